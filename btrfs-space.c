@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * btrfs-space: what the kernel's space accounting would say about an
+ * unmounted btrfs filesystem.  Global options, the command table, and the
+ * only exit() of the program.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmds/commands.h"
+#include "common/help.h"
+#include "common/messages.h"
+#include "common/units.h"
+
+static const struct cmd_struct * const commands[] = {
+	&cmd_struct_inspect,
+	&cmd_struct_chunks,
+	&cmd_struct_block_groups,
+	NULL
+};
+
+static const char * const btrfs_space_usage[] = {
+	"btrfs-space [global options] <command> [options] <device|image>...",
+	"Read a btrfs filesystem read-only, without mounting, and show the numbers the kernel's space accounting uses",
+	"",
+	HELPINFO_GLOBALS,
+	HELPINFO_UNITS_SHORT_LONG,
+	"",
+	"Commands:",
+	"inspect            filesystem, devices, space info, global reserve, block groups, I/O",
+	"chunks             the chunk map",
+	"block-groups       every block group",
+	"",
+	"Exit status: 0 success, 1 the filesystem could not be read as asked, 2 usage error.",
+	NULL
+};
+
+static const struct cmd_struct main_cmd = {
+	.token = "",
+	.usagestr = btrfs_space_usage,
+};
+
+static const struct cmd_struct *find_command(const char *token)
+{
+	int i;
+
+	for (i = 0; commands[i]; i++)
+		if (!strcmp(commands[i]->token, token))
+			return commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd_options opts = {
+		.format = FMT_TEXT,
+		.units = UNITS_DEFAULT,
+	};
+	const struct cmd_struct *cmd;
+	int first, ret;
+
+	ret = cmd_parse_options(&main_cmd, &opts, NULL, argc, argv, &first);
+	if (ret)
+		exit(ret == CMD_HELP_SHOWN ? 0 : ret);
+	if (first >= argc) {
+		usage_print(stderr, btrfs_space_usage);
+		exit(EXIT_USAGE);
+	}
+	cmd = find_command(argv[first]);
+	if (!cmd) {
+		error("unknown command '%s'", argv[first]);
+		fprintf(stderr, "Try 'btrfs-space --help' for more information.\n");
+		exit(EXIT_USAGE);
+	}
+	set_log_level(opts.verbose ? LOG_VERBOSE : LOG_DEFAULT);
+	ret = cmd->fn(cmd, &opts, argc - first, argv + first);
+	exit(ret);
+}

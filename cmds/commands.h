@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef BTRFS_SPACE_COMMANDS_H
+#define BTRFS_SPACE_COMMANDS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include "common/format-output.h"
+#include "kernel-shared/fs.h"
+
+/* Options every command takes, set globally or after the command name */
+struct cmd_options {
+	enum fmt_mode format;
+	unsigned int units;
+	int verbose;
+	int super_mirror;
+};
+
+struct cmd_struct {
+	const char *token;
+	int (*fn)(const struct cmd_struct *cmd, const struct cmd_options *global,
+		  int argc, char **argv);
+	const char * const *usagestr;
+};
+
+#define DEFINE_COMMAND(name, tok)					\
+	const struct cmd_struct cmd_struct_##name = {			\
+		.token = tok,						\
+		.fn = cmd_##name,					\
+		.usagestr = cmd_##name##_usage,				\
+	}
+
+extern const struct cmd_struct cmd_struct_inspect;
+extern const struct cmd_struct cmd_struct_chunks;
+extern const struct cmd_struct cmd_struct_block_groups;
+
+/* A command's own options, parsed beside the shared ones */
+struct cmd_extra_options {
+	const struct option *longopts;	/* values >= GETOPT_VAL_EXTRA, {0} ended */
+	int (*handle)(int opt, const char *arg, void *ctx);	/* 0 or -EINVAL */
+	void *ctx;
+};
+
+#define GETOPT_VAL_EXTRA	512
+#define CMD_HELP_SHOWN		(-1000)
+
+/*
+ * cmds/options.c: parse the shared options (and @extra), leaving the
+ * devices in argv[*first_arg..].  Returns 0, CMD_HELP_SHOWN, or
+ * EXIT_USAGE after printing why.
+ */
+int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
+		      const struct cmd_extra_options *extra, int argc,
+		      char **argv, int *first_arg);
+
+/* cmds/open.c: open read-only, optionally load block groups; 0 or exit status */
+int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
+		int nr_paths, char **paths, bool load_block_groups);
+
+#endif

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cmds/commands.h"
+#include "common/help.h"
+#include "common/messages.h"
+#include "kernel-shared/block-group.h"
+#include "kernel-shared/disk-io.h"
+
+/*
+ * Open the filesystem strictly read-only and, when asked, load its block
+ * groups.  Any failure is printed here as the one line the user sees.
+ */
+int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
+		int nr_paths, char **paths, bool load_block_groups)
+{
+	struct btrfs_open_args args = {
+		.paths = (const char * const *)paths,
+		.nr_paths = nr_paths,
+		.super_mirror = opts->super_mirror,
+	};
+	int ret;
+
+	set_log_level(opts->verbose ? LOG_VERBOSE : LOG_DEFAULT);
+	ret = btrfs_open_fs(fs_info, &args);
+	if (!ret && load_block_groups)
+		ret = btrfs_read_block_groups(fs_info);
+	if (fs_info->note[0])
+		pr_verbose(LOG_VERBOSE, "note: %s\n", fs_info->note);
+	if (ret) {
+		if (fs_info->err.err)
+			error("%s", fs_info->err.msg);
+		else
+			error("cannot read the filesystem: error %d", ret);
+		return EXIT_FS_ERROR;
+	}
+	if (fs_info->degraded)
+		warning("filesystem is degraded: some devices are missing, every chunk read was served by the devices present");
+	return 0;
+}

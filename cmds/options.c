@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmds/commands.h"
+#include "common/help.h"
+#include "common/messages.h"
+#include "common/units.h"
+
+enum {
+	GETOPT_VAL_FORMAT = 256,
+	GETOPT_VAL_SUPER,
+	GETOPT_VAL_HELP,
+	GETOPT_VAL_IEC,
+	GETOPT_VAL_SI,
+};
+
+#define MAX_LONGOPTS	64
+
+static const struct option shared_longopts[] = {
+	{ "format", required_argument, NULL, GETOPT_VAL_FORMAT },
+	{ "super", required_argument, NULL, GETOPT_VAL_SUPER },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, GETOPT_VAL_HELP },
+	{ "raw", no_argument, NULL, 'b' },
+	{ "human-readable", no_argument, NULL, 'h' },
+	{ "iec", no_argument, NULL, GETOPT_VAL_IEC },
+	{ "si", no_argument, NULL, GETOPT_VAL_SI },
+	{ "kbytes", no_argument, NULL, 'k' },
+	{ "mbytes", no_argument, NULL, 'm' },
+	{ "gbytes", no_argument, NULL, 'g' },
+	{ "tbytes", no_argument, NULL, 't' },
+};
+
+static int build_longopts(struct option *out, const struct cmd_extra_options *extra)
+{
+	int n = sizeof(shared_longopts) / sizeof(shared_longopts[0]);
+	int i;
+
+	memcpy(out, shared_longopts, sizeof(shared_longopts));
+	for (i = 0; extra && extra->longopts && extra->longopts[i].name; i++) {
+		if (n + 1 >= MAX_LONGOPTS)
+			return -E2BIG;
+		out[n++] = extra->longopts[i];
+	}
+	memset(&out[n], 0, sizeof(out[n]));
+	return 0;
+}
+
+static int parse_format(const char *arg, enum fmt_mode *mode)
+{
+	if (!strcmp(arg, "text"))
+		*mode = FMT_TEXT;
+	else if (!strcmp(arg, "json"))
+		*mode = FMT_JSON;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Unit options map onto the option strings units_parse_option() knows */
+static const char *unit_option_name(int c)
+{
+	switch (c) {
+	case 'b': return "-b";
+	case 'h': return "-h";
+	case 'H': return "-H";
+	case GETOPT_VAL_IEC: return "--iec";
+	case GETOPT_VAL_SI: return "--si";
+	case 'k': return "-k";
+	case 'm': return "-m";
+	case 'g': return "-g";
+	case 't': return "-t";
+	default: return NULL;
+	}
+}
+
+static int usage_error(const struct cmd_struct *cmd, const char *fmt, const char *arg)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	error("%s", msg);
+	fprintf(stderr, "Try 'btrfs-space %s --help' for more information.\n",
+		cmd ? cmd->token : "");
+	return EXIT_USAGE;
+}
+
+static int parse_super(const char *arg, int *mirror)
+{
+	char *end;
+	long val = strtol(arg, &end, 10);
+
+	if (*end || end == arg || val < 0 || val > 2)
+		return -EINVAL;
+	*mirror = val;
+	return 0;
+}
+
+int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
+		      const struct cmd_extra_options *extra, int argc,
+		      char **argv, int *first_arg)
+{
+	struct option longopts[MAX_LONGOPTS];
+	int c;
+
+	if (build_longopts(longopts, extra))
+		return EXIT_USAGE;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+bhHkmgtv", longopts, NULL)) != -1) {
+		const char *unit = unit_option_name(c);
+
+		if (unit) {
+			units_parse_option(unit, &opts->units);
+		} else if (c == 'v') {
+			opts->verbose++;
+		} else if (c == GETOPT_VAL_FORMAT) {
+			if (parse_format(optarg, &opts->format))
+				return usage_error(cmd, "unknown output format: %s", optarg);
+		} else if (c == GETOPT_VAL_SUPER) {
+			if (parse_super(optarg, &opts->super_mirror))
+				return usage_error(cmd, "invalid superblock copy '%s', expect 0, 1 or 2", optarg);
+		} else if (c == GETOPT_VAL_HELP) {
+			usage_print(stdout, cmd->usagestr);
+			return CMD_HELP_SHOWN;
+		} else if (c >= GETOPT_VAL_EXTRA && extra && extra->handle) {
+			if (extra->handle(c, optarg, extra->ctx))
+				return usage_error(cmd, "invalid value '%s'", optarg ? optarg : "");
+		} else if (c == '?' && optopt) {
+			char opt[2] = { (char)optopt, 0 };
+
+			return usage_error(cmd, "unrecognized option '-%s'", opt);
+		} else {
+			return usage_error(cmd, "unrecognized option '%s'", argv[optind - 1]);
+		}
+	}
+	*first_arg = optind;
+	return 0;
+}

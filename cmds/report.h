@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef BTRFS_SPACE_CMDS_REPORT_H
+#define BTRFS_SPACE_CMDS_REPORT_H
+
+#include "common/format-output.h"
+#include "kernel-shared/report.h"
+
+/* The printers: every section is written once, for text and JSON alike */
+void print_filesystem_section(struct fmt_ctx *fctx, const struct space_report *r);
+void print_devices_section(struct fmt_ctx *fctx, const struct space_report *r);
+void print_space_info_section(struct fmt_ctx *fctx, const struct space_report *r);
+void print_global_rsv_section(struct fmt_ctx *fctx, const struct space_report *r);
+void print_block_groups_summary(struct fmt_ctx *fctx, const struct space_report *r);
+void print_io_section(struct fmt_ctx *fctx, const struct space_report *r);
+void print_chunk_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info);
+void print_block_group_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info);
+
+#endif

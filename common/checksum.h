@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Checksums over plain byte buffers.  This layer knows nothing about btrfs
+ * structures; it only produces digests laid out the way btrfs stores them.
+ */
+#ifndef BTRFS_SPACE_COMMON_CHECKSUM_H
+#define BTRFS_SPACE_COMMON_CHECKSUM_H
+
+#include <stddef.h>
+
+/*
+ * The values match the csum_type field of the btrfs superblock, so a value
+ * read from disk can be passed straight in after csum_algo_valid().
+ */
+enum csum_algo {
+	CSUM_ALGO_CRC32C = 0,
+	CSUM_ALGO_XXHASH64 = 1,
+	CSUM_ALGO_SHA256 = 2,
+	CSUM_ALGO_BLAKE2B_256 = 3,
+};
+
+/* Largest digest of any algorithm above, and the size of a csum field. */
+#define CSUM_MAX_SIZE 32
+
+/* Return 1 if @algo names one of the algorithms above, 0 otherwise. */
+int csum_algo_valid(unsigned int algo);
+
+/* Digest size in bytes (4, 8, 32, 32), or 0 for an unknown algorithm. */
+size_t csum_algo_size(enum csum_algo algo);
+
+/*
+ * Short name as btrfs-progs and sysfs spell it ("crc32c", "xxhash64",
+ * "sha256", "blake2b"), or "unknown".
+ */
+const char *csum_algo_name(enum csum_algo algo);
+
+/*
+ * Checksum @len bytes at @buf into @out in on-disk byte order:
+ *  crc32c:   little-endian u32 of the standard (inverted) CRC-32C
+ *  xxhash64: little-endian u64 of XXH64 with seed 0
+ *  sha256:   the 32-byte digest
+ *  blake2b:  the 32-byte unkeyed BLAKE2b-256 digest
+ * Bytes of @out past the digest size are set to zero.
+ *
+ * Return 0 on success, -EINVAL for an unknown algorithm or a NULL buffer
+ * with non-zero length, -EIO if the crypto library cannot be used.
+ */
+int csum_compute(enum csum_algo algo, const void *buf, size_t len,
+		 unsigned char out[CSUM_MAX_SIZE]);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Counted, read-only I/O.  Every byte this tool takes from a device or an
+ * image goes through io_read(), so the counts it keeps are the whole truth
+ * about what a run read.  Callers tag each read with a purpose (a small
+ * integer they define) so the counts can be split, e.g. "superblock" vs
+ * "block-group search"; this layer knows nothing of what they mean.
+ */
+#ifndef BTRFS_SPACE_IO_H
+#define BTRFS_SPACE_IO_H
+
+#include <stdbool.h>
+#include "common/types.h"
+
+#define IO_MAX_PURPOSES	8
+
+struct io_counter {
+	u64 reads;
+	u64 bytes;
+};
+
+struct io_stats {
+	struct io_counter total;
+	struct io_counter by_purpose[IO_MAX_PURPOSES];
+};
+
+struct io_dev {
+	int fd;
+	char *path;
+	u64 size;		/* bytes readable: file size or block device size */
+	bool is_blockdev;
+	struct io_stats *stats;
+};
+
+int io_open(struct io_dev *dev, const char *path, struct io_stats *stats);
+void io_close(struct io_dev *dev);
+int io_read(struct io_dev *dev, void *buf, u64 len, u64 offset,
+	    unsigned int purpose);
+
+#endif

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fixed-width integer names used throughout btrfs-space.  They are plain
+ * aliases of the <stdint.h> types so that code reads like the kernel and
+ * btrfs-progs without depending on either.
+ */
+#ifndef BTRFS_SPACE_COMMON_TYPES_H
+#define BTRFS_SPACE_COMMON_TYPES_H
+
+#include <stdint.h>
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+typedef uint16_t u16;
+typedef uint8_t u8;
+
+#endif

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Typed getters for on-disk fields.  Every multi-byte field is stored
+ * little-endian and may be unaligned inside a block, so each getter goes
+ * through the packed struct and converts; nothing reads a field raw.
+ *
+ * The structs passed in must lie fully inside memory that was checked
+ * against the block size first: tree-checker.c checks item bounds and the
+ * callers check each item's size before handing its data to a getter.
+ */
+#ifndef BTRFS_SPACE_ACCESSORS_H
+#define BTRFS_SPACE_ACCESSORS_H
+
+#include <endian.h>
+#include "kernel-shared/ctree.h"
+
+#define le8toh(x) (x)
+
+#define BTRFS_SETGET_STACK_FUNCS(name, type, member, bits)		\
+static inline u##bits btrfs_##name(const type *s)			\
+{									\
+	return le##bits##toh(s->member);				\
+}
+
+/* Superblock */
+BTRFS_SETGET_STACK_FUNCS(super_bytenr, struct btrfs_super_block, bytenr, 64)
+BTRFS_SETGET_STACK_FUNCS(super_flags, struct btrfs_super_block, flags, 64)
+BTRFS_SETGET_STACK_FUNCS(super_magic, struct btrfs_super_block, magic, 64)
+BTRFS_SETGET_STACK_FUNCS(super_generation, struct btrfs_super_block, generation, 64)
+BTRFS_SETGET_STACK_FUNCS(super_root, struct btrfs_super_block, root, 64)
+BTRFS_SETGET_STACK_FUNCS(super_chunk_root, struct btrfs_super_block, chunk_root, 64)
+BTRFS_SETGET_STACK_FUNCS(super_log_root, struct btrfs_super_block, log_root, 64)
+BTRFS_SETGET_STACK_FUNCS(super_total_bytes, struct btrfs_super_block, total_bytes, 64)
+BTRFS_SETGET_STACK_FUNCS(super_bytes_used, struct btrfs_super_block, bytes_used, 64)
+BTRFS_SETGET_STACK_FUNCS(super_num_devices, struct btrfs_super_block, num_devices, 64)
+BTRFS_SETGET_STACK_FUNCS(super_sectorsize, struct btrfs_super_block, sectorsize, 32)
+BTRFS_SETGET_STACK_FUNCS(super_nodesize, struct btrfs_super_block, nodesize, 32)
+BTRFS_SETGET_STACK_FUNCS(super_leafsize, struct btrfs_super_block, __unused_leafsize, 32)
+BTRFS_SETGET_STACK_FUNCS(super_stripesize, struct btrfs_super_block, stripesize, 32)
+BTRFS_SETGET_STACK_FUNCS(super_sys_array_size, struct btrfs_super_block, sys_chunk_array_size, 32)
+BTRFS_SETGET_STACK_FUNCS(super_chunk_root_generation, struct btrfs_super_block, chunk_root_generation, 64)
+BTRFS_SETGET_STACK_FUNCS(super_compat_flags, struct btrfs_super_block, compat_flags, 64)
+BTRFS_SETGET_STACK_FUNCS(super_compat_ro_flags, struct btrfs_super_block, compat_ro_flags, 64)
+BTRFS_SETGET_STACK_FUNCS(super_incompat_flags, struct btrfs_super_block, incompat_flags, 64)
+BTRFS_SETGET_STACK_FUNCS(super_csum_type, struct btrfs_super_block, csum_type, 16)
+BTRFS_SETGET_STACK_FUNCS(super_root_level, struct btrfs_super_block, root_level, 8)
+BTRFS_SETGET_STACK_FUNCS(super_chunk_root_level, struct btrfs_super_block, chunk_root_level, 8)
+BTRFS_SETGET_STACK_FUNCS(super_log_root_level, struct btrfs_super_block, log_root_level, 8)
+BTRFS_SETGET_STACK_FUNCS(super_cache_generation, struct btrfs_super_block, cache_generation, 64)
+BTRFS_SETGET_STACK_FUNCS(super_uuid_tree_generation, struct btrfs_super_block, uuid_tree_generation, 64)
+
+/* Device item */
+BTRFS_SETGET_STACK_FUNCS(stack_device_id, struct btrfs_dev_item, devid, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_device_total_bytes, struct btrfs_dev_item, total_bytes, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_device_bytes_used, struct btrfs_dev_item, bytes_used, 64)
+
+/* Tree block header */
+BTRFS_SETGET_STACK_FUNCS(header_bytenr, struct btrfs_header, bytenr, 64)
+BTRFS_SETGET_STACK_FUNCS(header_generation, struct btrfs_header, generation, 64)
+BTRFS_SETGET_STACK_FUNCS(header_owner, struct btrfs_header, owner, 64)
+BTRFS_SETGET_STACK_FUNCS(header_nritems, struct btrfs_header, nritems, 32)
+BTRFS_SETGET_STACK_FUNCS(header_level, struct btrfs_header, level, 8)
+
+/* Keys, items, pointers */
+BTRFS_SETGET_STACK_FUNCS(disk_key_objectid, struct btrfs_disk_key, objectid, 64)
+BTRFS_SETGET_STACK_FUNCS(disk_key_type, struct btrfs_disk_key, type, 8)
+BTRFS_SETGET_STACK_FUNCS(disk_key_offset, struct btrfs_disk_key, offset, 64)
+BTRFS_SETGET_STACK_FUNCS(raw_item_offset, struct btrfs_item, offset, 32)
+BTRFS_SETGET_STACK_FUNCS(raw_item_size, struct btrfs_item, size, 32)
+BTRFS_SETGET_STACK_FUNCS(key_ptr_blockptr, struct btrfs_key_ptr, blockptr, 64)
+BTRFS_SETGET_STACK_FUNCS(key_ptr_generation, struct btrfs_key_ptr, generation, 64)
+
+/* Chunk item and stripes */
+BTRFS_SETGET_STACK_FUNCS(stack_chunk_length, struct btrfs_chunk, length, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_chunk_owner, struct btrfs_chunk, owner, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_chunk_stripe_len, struct btrfs_chunk, stripe_len, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_chunk_type, struct btrfs_chunk, type, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_chunk_sector_size, struct btrfs_chunk, sector_size, 32)
+BTRFS_SETGET_STACK_FUNCS(stack_chunk_num_stripes, struct btrfs_chunk, num_stripes, 16)
+BTRFS_SETGET_STACK_FUNCS(stack_chunk_sub_stripes, struct btrfs_chunk, sub_stripes, 16)
+BTRFS_SETGET_STACK_FUNCS(stack_stripe_devid, struct btrfs_stripe, devid, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_stripe_offset, struct btrfs_stripe, offset, 64)
+
+/* Block group item */
+BTRFS_SETGET_STACK_FUNCS(stack_block_group_used, struct btrfs_block_group_item, used, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_block_group_chunk_objectid, struct btrfs_block_group_item, chunk_objectid, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_block_group_flags, struct btrfs_block_group_item, flags, 64)
+
+/* Root item (the fixed v0 part) */
+BTRFS_SETGET_STACK_FUNCS(root_generation, struct btrfs_root_item_head, generation, 64)
+BTRFS_SETGET_STACK_FUNCS(root_bytenr, struct btrfs_root_item_head, bytenr, 64)
+BTRFS_SETGET_STACK_FUNCS(root_bytes_used, struct btrfs_root_item_head, bytes_used, 64)
+BTRFS_SETGET_STACK_FUNCS(root_level, struct btrfs_root_item_head, level, 8)
+
+/* Balance item */
+BTRFS_SETGET_STACK_FUNCS(balance_flags, struct btrfs_balance_item, flags, 64)
+BTRFS_SETGET_STACK_FUNCS(balance_args_target, struct btrfs_disk_balance_args, target, 64)
+BTRFS_SETGET_STACK_FUNCS(balance_args_flags, struct btrfs_disk_balance_args, flags, 64)
+
+static inline void btrfs_disk_key_to_cpu(struct btrfs_key *cpu,
+					 const struct btrfs_disk_key *disk)
+{
+	cpu->objectid = btrfs_disk_key_objectid(disk);
+	cpu->type = btrfs_disk_key_type(disk);
+	cpu->offset = btrfs_disk_key_offset(disk);
+}
+
+#endif

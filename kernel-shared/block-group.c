@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Block groups, after fs/btrfs/block-group.c.  The kernel's
+ * btrfs_read_block_groups() walks forward from the end of the previous
+ * block group (find_first_block_group); here every block group is found by
+ * a pinpoint search instead: its key is known from the chunk, (chunk start,
+ * BLOCK_GROUP_ITEM, chunk length), so one root-to-leaf descent per chunk
+ * with cached nodes reads exactly the blocks on those paths.  The
+ * verdicts are the kernel's: read_bg_from_eb(), read_one_block_group(),
+ * check_chunk_block_group_mappings().  Accounting as read_one_block_group()
+ * does it: exclude_super_stripes()/btrfs_rmap_block() for bytes_super,
+ * btrfs_chunk_writeable() and the end-of-load profile rule for read-only
+ * block groups (inc_block_group_ro), btrfs_get_alloc_profile().
+ * Behaviour reproduced: 6.1-6.18, non-zoned.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/block-group.h"
+#include "kernel-shared/block-rsv.h"
+#include "kernel-shared/space-info.h"
+#include "kernel-shared/tree-block.h"
+#include "kernel-shared/tree-checker.h"
+#include "kernel-shared/volumes.h"
+
+/* A chunk item fits in one leaf, which bounds its stripes (64 KiB / 32 bytes) */
+#define BTRFS_MAX_STRIPES_SUPER	(BTRFS_MAX_METADATA_BLOCKSIZE / sizeof(struct btrfs_stripe))
+
+const struct btrfs_root_ref *btrfs_block_group_root(const struct btrfs_fs_info *fs_info)
+{
+	if (btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE))
+		return &fs_info->block_group_root;
+	return &fs_info->extent_root;
+}
+
+/*
+ * read_bg_from_eb() and read_one_block_group() verdicts for the item found
+ * at the chunk's key.  The pinpoint key already matches start and length,
+ * so what is left is the type and the mixed-groups rule.
+ */
+static int check_bg_against_chunk(struct btrfs_fs_info *fs_info,
+				  const struct btrfs_chunk_map *map, u64 flags)
+{
+	if ((flags & BTRFS_BLOCK_GROUP_TYPE_MASK) !=
+	    (map->type & BTRFS_BLOCK_GROUP_TYPE_MASK))
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"block group %llu len %llu type flags 0x%llx mismatch with chunk type flags 0x%llx",
+			(unsigned long long)map->start, (unsigned long long)map->length,
+			(unsigned long long)(flags & BTRFS_BLOCK_GROUP_TYPE_MASK),
+			(unsigned long long)(map->type & BTRFS_BLOCK_GROUP_TYPE_MASK));
+	if ((flags & BTRFS_BLOCK_GROUP_METADATA) && (flags & BTRFS_BLOCK_GROUP_DATA) &&
+	    !btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS))
+		return btrfs_fs_error(fs_info, -EINVAL,
+			"block group %llu len %llu: mixed block group (flags 0x%llx) without the MIXED_GROUPS feature",
+			(unsigned long long)map->start, (unsigned long long)map->length,
+			(unsigned long long)flags);
+	return 0;
+}
+
+static int find_block_group(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_root_ref *root,
+			    struct btrfs_chunk_map *map, struct btrfs_block_group *bg)
+{
+	struct btrfs_key key = { map->start, BTRFS_BLOCK_GROUP_ITEM_KEY, map->length };
+	const struct btrfs_block_group_item *item;
+	struct btrfs_path path = { 0 };
+	u32 size;
+	int ret;
+
+	ret = btrfs_search_slot(fs_info, root, &key, &path, BTRFS_IO_BG_SEARCH);
+	if (ret > 0)
+		ret = btrfs_fs_error(fs_info, -EUCLEAN,
+			"chunk start=%llu len=%llu doesn't have corresponding block group (searched %s)",
+			(unsigned long long)map->start, (unsigned long long)map->length,
+			btrfs_root_name(root->objectid));
+	if (ret)
+		goto out;
+	ret = btrfs_check_block_group_item(fs_info, path.nodes[0], path.slots[0]);
+	if (ret)
+		goto out;
+	item = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+	bg->start = map->start;
+	bg->length = map->length;
+	bg->used = btrfs_stack_block_group_used(item);
+	bg->flags = btrfs_stack_block_group_flags(item);
+	bg->leaf = path.nodes[0]->start;
+	bg->map = map;
+	ret = check_bg_against_chunk(fs_info, map, bg->flags);
+out:
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/*
+ * btrfs_rmap_block() for one superblock copy: the logical addresses in
+ * this chunk that land on @physical, each counted once.  Returns how many
+ * were written to @logical (at most num_stripes).
+ */
+static int rmap_super_copy(const struct btrfs_chunk_map *map, u64 physical,
+			   u64 *logical, u64 *io_size)
+{
+	u64 io_stripe = BTRFS_STRIPE_LEN;
+	int nr = 0;
+	u16 i;
+
+	if (map->type & BTRFS_BLOCK_GROUP_RAID56_MASK)
+		io_stripe *= btrfs_chunk_data_stripes(map->type, map->num_stripes);
+	*io_size = io_stripe;
+	for (i = 0; i < map->num_stripes; i++) {
+		u64 stripe_start = map->stripes[i].physical;
+		u64 stripe_nr, offset, bytenr;
+		int j;
+
+		if (physical < stripe_start || physical - stripe_start >= map->stripe_size)
+			continue;
+		stripe_nr = (physical - stripe_start) >> BTRFS_STRIPE_LEN_SHIFT;
+		offset = (physical - stripe_start) & (BTRFS_STRIPE_LEN - 1);
+		if (map->type & (BTRFS_BLOCK_GROUP_RAID0 | BTRFS_BLOCK_GROUP_RAID10))
+			stripe_nr = (stripe_nr * map->num_stripes + i) / map->sub_stripes;
+		bytenr = map->start + stripe_nr * io_stripe + offset;
+		for (j = 0; j < nr && logical[j] != bytenr; j++)
+			;
+		if (j == nr)
+			logical[nr++] = bytenr;
+	}
+	return nr;
+}
+
+/* exclude_super_stripes(): the bytes superblock copies take from a block group */
+static u64 calc_bytes_super(const struct btrfs_block_group *bg)
+{
+	u64 logical[BTRFS_MAX_STRIPES_SUPER];
+	u64 bytes = 0;
+	int mirror;
+
+	if (bg->start < BTRFS_SUPER_INFO_OFFSET)
+		bytes += BTRFS_SUPER_INFO_OFFSET - bg->start;
+	for (mirror = 0; mirror < BTRFS_SUPER_MIRROR_MAX; mirror++) {
+		u64 io_size;
+		int nr = rmap_super_copy(bg->map, btrfs_sb_offset(mirror),
+					 logical, &io_size);
+
+		while (nr--)
+			bytes += min_t(u64, io_size,
+				       bg->start + bg->length - logical[nr]);
+	}
+	return bytes;
+}
+
+/* btrfs_chunk_writeable(): every device present is taken as writeable */
+static bool chunk_writeable(const struct btrfs_chunk_map *map)
+{
+	int missing = 0;
+	u16 i;
+
+	for (i = 0; i < map->num_stripes; i++)
+		if (!map->stripes[i].dev)
+			missing++;
+	return missing <= btrfs_chunk_max_errors(map);
+}
+
+/* inc_block_group_ro(cache, force=1) at mount: its free space becomes read-only */
+static void inc_block_group_ro(struct btrfs_fs_info *fs_info,
+			       struct btrfs_block_group *bg)
+{
+	struct btrfs_space_info *sinfo = btrfs_find_space_info(fs_info, bg->flags);
+
+	if (bg->ro || !sinfo)
+		return;
+	bg->ro = true;
+	sinfo->bytes_readonly += bg->length - bg->bytes_super - bg->used;
+}
+
+static u64 restripe_target(const struct btrfs_fs_info *fs_info, u64 flags)
+{
+	if ((flags & BTRFS_BLOCK_GROUP_DATA) && fs_info->balance_convert[BTRFS_SPACE_DATA])
+		return BTRFS_BLOCK_GROUP_DATA | fs_info->balance_convert[BTRFS_SPACE_DATA];
+	if ((flags & BTRFS_BLOCK_GROUP_SYSTEM) && fs_info->balance_convert[BTRFS_SPACE_SYSTEM])
+		return BTRFS_BLOCK_GROUP_SYSTEM | fs_info->balance_convert[BTRFS_SPACE_SYSTEM];
+	if ((flags & BTRFS_BLOCK_GROUP_METADATA) && fs_info->balance_convert[BTRFS_SPACE_METADATA])
+		return BTRFS_BLOCK_GROUP_METADATA | fs_info->balance_convert[BTRFS_SPACE_METADATA];
+	return 0;
+}
+
+/* btrfs_reduce_alloc_profile(): the best profile the writeable devices allow */
+static u64 reduce_alloc_profile(const struct btrfs_fs_info *fs_info, u64 flags)
+{
+	static const u64 preference[] = {
+		BTRFS_BLOCK_GROUP_RAID1C4, BTRFS_BLOCK_GROUP_RAID6,
+		BTRFS_BLOCK_GROUP_RAID1C3, BTRFS_BLOCK_GROUP_RAID5,
+		BTRFS_BLOCK_GROUP_RAID10, BTRFS_BLOCK_GROUP_RAID1,
+		BTRFS_BLOCK_GROUP_DUP, BTRFS_BLOCK_GROUP_RAID0,
+	};
+	u64 target = restripe_target(fs_info, flags);
+	u64 allowed = 0;
+	unsigned int i;
+
+	if (target)
+		return target & ~BTRFS_AVAIL_ALLOC_BIT_SINGLE;
+	for (i = 0; i < BTRFS_NR_RAID_TYPES; i++)
+		if (fs_info->rw_devices >= btrfs_raid_array[i].devs_min)
+			allowed |= btrfs_raid_array[i].bg_flag;
+	allowed &= flags;
+	for (i = 0; i < sizeof(preference) / sizeof(preference[0]); i++) {
+		if (allowed & preference[i]) {
+			allowed = preference[i];
+			break;
+		}
+	}
+	flags &= ~(BTRFS_BLOCK_GROUP_PROFILE_MASK | BTRFS_AVAIL_ALLOC_BIT_SINGLE);
+	return flags | allowed;
+}
+
+u64 btrfs_get_alloc_profile(const struct btrfs_fs_info *fs_info, u64 orig_flags)
+{
+	const struct btrfs_space_info *sinfo =
+		btrfs_find_space_info((struct btrfs_fs_info *)fs_info, orig_flags);
+
+	return reduce_alloc_profile(fs_info,
+				    orig_flags | (sinfo ? sinfo->profile_bits : 0));
+}
+
+/*
+ * End of btrfs_read_block_groups(): once a space info allocates with a
+ * redundant profile, its leftover single and RAID0 block groups are made
+ * read-only so nothing new lands without redundancy.
+ */
+static void mark_unredundant_ro(struct btrfs_fs_info *fs_info)
+{
+	const u64 redundant = BTRFS_BLOCK_GROUP_RAID10 | BTRFS_BLOCK_GROUP_RAID1_MASK |
+			      BTRFS_BLOCK_GROUP_RAID56_MASK | BTRFS_BLOCK_GROUP_DUP;
+	int s;
+	u32 i;
+
+	for (s = 0; s < BTRFS_NR_SPACE_INFOS; s++) {
+		const struct btrfs_space_info *sinfo = &fs_info->space_info[s];
+
+		if (!sinfo->present ||
+		    !(btrfs_get_alloc_profile(fs_info, sinfo->flags) & redundant))
+			continue;
+		for (i = 0; i < fs_info->nr_block_groups; i++) {
+			struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+			if (btrfs_find_space_info(fs_info, bg->flags) != sinfo)
+				continue;
+			if (!(bg->flags & (BTRFS_BLOCK_GROUP_PROFILE_MASK &
+					   ~BTRFS_BLOCK_GROUP_RAID0)))
+				inc_block_group_ro(fs_info, bg);
+		}
+	}
+}
+
+static int load_block_groups(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_root_ref *root)
+{
+	u32 i;
+
+	fs_info->block_groups = calloc(fs_info->nr_chunks ? fs_info->nr_chunks : 1,
+				       sizeof(*fs_info->block_groups));
+	if (!fs_info->block_groups)
+		return -ENOMEM;
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		struct btrfs_block_group *bg = &fs_info->block_groups[i];
+		int ret;
+
+		ret = find_block_group(fs_info, root, fs_info->chunks[i], bg);
+		if (ret)
+			return ret;
+		fs_info->nr_block_groups++;
+	}
+	return 0;
+}
+
+int btrfs_read_block_groups(struct btrfs_fs_info *fs_info)
+{
+	const struct btrfs_root_ref *root = btrfs_block_group_root(fs_info);
+	u32 i;
+	int ret;
+
+	if (!root->found)
+		return btrfs_fs_error(fs_info, -ENOENT,
+			"no root item for the %s in the root tree",
+			btrfs_root_name(root->objectid));
+	fs_info->bg_from_bg_tree = root->objectid == BTRFS_BLOCK_GROUP_TREE_OBJECTID;
+	ret = load_block_groups(fs_info, root);
+	if (ret)
+		return ret;
+	btrfs_init_space_info(fs_info);
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		bg->bytes_super = calc_bytes_super(bg);
+		btrfs_add_bg_to_space_info(fs_info, bg);
+		if (!chunk_writeable(bg->map))
+			inc_block_group_ro(fs_info, bg);
+	}
+	mark_unredundant_ro(fs_info);
+	btrfs_init_global_block_rsv(fs_info);
+	return 0;
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef BTRFS_SPACE_BLOCK_GROUP_H
+#define BTRFS_SPACE_BLOCK_GROUP_H
+
+#include "kernel-shared/fs.h"
+
+int btrfs_read_block_groups(struct btrfs_fs_info *fs_info);
+u64 btrfs_get_alloc_profile(const struct btrfs_fs_info *fs_info, u64 orig_flags);
+const struct btrfs_root_ref *btrfs_block_group_root(const struct btrfs_fs_info *fs_info);
+
+#endif

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The global block reserve, after fs/btrfs/block-rsv.c:
+ * btrfs_update_global_block_rsv() and btrfs_init_global_block_rsv(), with
+ * the metadata size helpers of fs/btrfs/fs.h and
+ * btrfs_calc_delayed_ref_bytes() of delayed-ref.h.
+ * Behaviour reproduced: v6.4-6.18 and 6.1.112+ (floor with delayed refs);
+ * up to v6.3 and 6.1.0-6.1.111 (floor of roots + 10 items) on request.
+ * The reserve always takes its whole size (since v5.4).
+ */
+#include "kernel-shared/block-rsv.h"
+#include "kernel-shared/space-info.h"
+
+/* Every level may be COWed and split: two blocks per level per item */
+u64 btrfs_calc_insert_metadata_size(u32 nodesize, u32 num_items)
+{
+	return (u64)nodesize * BTRFS_MAX_LEVEL * 2 * num_items;
+}
+
+/* Modify or delete: COW only, one block per level per item */
+u64 btrfs_calc_metadata_size(u32 nodesize, u32 num_items)
+{
+	return (u64)nodesize * BTRFS_MAX_LEVEL * num_items;
+}
+
+/* Running a delayed ref also updates the free space tree when it is on */
+u64 btrfs_calc_delayed_ref_bytes(u32 nodesize, bool free_space_tree_opt,
+				 u32 num_updates)
+{
+	u64 bytes = btrfs_calc_insert_metadata_size(nodesize, num_updates);
+
+	return free_space_tree_opt ? bytes * 2 : bytes;
+}
+
+void btrfs_calc_global_rsv(const struct btrfs_global_rsv_inputs *in,
+			   enum btrfs_global_rsv_floor floor,
+			   struct btrfs_global_rsv_calc *out)
+{
+	out->num = in->tree_root_bytes_used + in->extent_bytes_used;
+	out->min_items = 2;		/* tree root, extent root */
+	if (in->has_csum_root) {
+		out->num += in->csum_bytes_used;
+		out->min_items++;
+	}
+	if (in->has_free_space_root) {
+		out->num += in->free_space_bytes_used;
+		out->min_items++;
+	}
+	if (in->has_block_group_root) {
+		out->num += in->block_group_bytes_used;
+		out->min_items++;
+	}
+	if (in->has_stripe_root) {
+		out->num += in->stripe_bytes_used;
+		out->min_items++;
+	}
+	if (floor == BTRFS_GLOBAL_RSV_FLOOR_PLUS_10_ITEMS) {
+		out->floor = btrfs_calc_insert_metadata_size(in->nodesize,
+							     out->min_items + 10);
+	} else {
+		out->floor = btrfs_calc_insert_metadata_size(in->nodesize,
+					out->min_items + BTRFS_UNLINK_METADATA_UNITS) +
+			     btrfs_calc_delayed_ref_bytes(in->nodesize,
+					in->free_space_tree_opt,
+					BTRFS_UNLINK_METADATA_UNITS);
+	}
+	out->size = max_t(u64, out->num, out->floor);
+	out->size = min_t(u64, out->size, SZ_512M);
+}
+
+/*
+ * Offline, the mount option FREE_SPACE_TREE follows the on-disk bit (it is
+ * set at mount when compat_ro FREE_SPACE_TREE is, and no option says
+ * otherwise), and the tree root's in-memory bytes_used is 0 at mount.
+ */
+void btrfs_global_rsv_inputs_from_fs(const struct btrfs_fs_info *fs_info,
+				     struct btrfs_global_rsv_inputs *in)
+{
+	*in = (struct btrfs_global_rsv_inputs) {
+		.nodesize = fs_info->nodesize,
+		.free_space_tree_opt = btrfs_fs_compat_ro(fs_info,
+					BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE),
+		.extent_bytes_used = fs_info->extent_root.bytes_used,
+		.has_csum_root = fs_info->csum_root.found,
+		.csum_bytes_used = fs_info->csum_root.bytes_used,
+		.has_free_space_root = fs_info->free_space_root.found,
+		.free_space_bytes_used = fs_info->free_space_root.bytes_used,
+		.has_block_group_root = fs_info->block_group_root.found,
+		.block_group_bytes_used = fs_info->block_group_root.bytes_used,
+		.has_stripe_root = fs_info->stripe_root.found,
+		.stripe_bytes_used = fs_info->stripe_root.bytes_used,
+	};
+}
+
+/*
+ * btrfs_init_global_block_rsv(): attach to the metadata (or mixed) space
+ * info and fill it: the whole size goes into bytes_may_use.
+ */
+void btrfs_init_global_block_rsv(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_space_info *sinfo =
+		btrfs_find_space_info(fs_info, BTRFS_BLOCK_GROUP_METADATA);
+	struct btrfs_global_rsv_inputs in;
+	struct btrfs_global_rsv_calc calc;
+
+	btrfs_global_rsv_inputs_from_fs(fs_info, &in);
+	btrfs_calc_global_rsv(&in, BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS, &calc);
+	fs_info->global_rsv_size = calc.size;
+	fs_info->global_rsv_reserved = calc.size;
+	if (sinfo)
+		sinfo->bytes_may_use += calc.size;
+}

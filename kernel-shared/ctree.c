@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read-only tree search, mirroring fs/btrfs/ctree.c: btrfs_search_slot()
+ * (0 found, 1 not found with the slot where the key would go, <0 error),
+ * btrfs_next_leaf(), and a whole-tree walk used for the chunk tree.
+ * Behaviour reproduced: kernels 5.x-6.18 (search contract unchanged).
+ *
+ * Every block read is cached by logical address so that no block is read
+ * twice in one run: internal nodes stay for the whole run (there are few
+ * of them), leaves are kept up to BTRFS_LEAF_CACHE_BYTES and then the
+ * oldest unreferenced ones are dropped, which bounds memory on any image.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/tree-block.h"
+
+#define BTRFS_CACHE_BUCKETS	65536
+#define BTRFS_LEAF_CACHE_BYTES	(64ULL << 20)
+
+int btrfs_comp_keys(const struct btrfs_key *a, const struct btrfs_key *b)
+{
+	if (a->objectid != b->objectid)
+		return a->objectid < b->objectid ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return 0;
+}
+
+static u32 cache_bucket(const struct btrfs_block_cache *cache, u64 bytenr)
+{
+	return (bytenr >> 12) % cache->nr_buckets;
+}
+
+struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,
+					    u64 bytenr)
+{
+	struct btrfs_block_cache *cache = &fs_info->cache;
+	struct btrfs_tree_block *eb;
+
+	if (!cache->buckets)
+		return NULL;
+	for (eb = cache->buckets[cache_bucket(cache, bytenr)]; eb;
+	     eb = eb->hash_next)
+		if (eb->start == bytenr)
+			return eb;
+	return NULL;
+}
+
+static void lru_unlink(struct btrfs_block_cache *cache,
+		       struct btrfs_tree_block *eb)
+{
+	if (eb->lru_prev)
+		eb->lru_prev->lru_next = eb->lru_next;
+	else
+		cache->lru_head = eb->lru_next;
+	if (eb->lru_next)
+		eb->lru_next->lru_prev = eb->lru_prev;
+	else
+		cache->lru_tail = eb->lru_prev;
+	eb->lru_prev = eb->lru_next = NULL;
+}
+
+static void cache_unhash(struct btrfs_block_cache *cache,
+			 struct btrfs_tree_block *eb)
+{
+	struct btrfs_tree_block **p = &cache->buckets[cache_bucket(cache, eb->start)];
+
+	while (*p && *p != eb)
+		p = &(*p)->hash_next;
+	if (*p)
+		*p = eb->hash_next;
+}
+
+/* Drop the oldest unreferenced leaves until the leaf budget holds again */
+static void cache_evict_leaves(struct btrfs_block_cache *cache)
+{
+	struct btrfs_tree_block *eb = cache->lru_head;
+
+	while (eb && cache->bytes > BTRFS_LEAF_CACHE_BYTES) {
+		struct btrfs_tree_block *next = eb->lru_next;
+
+		if (!eb->refs) {
+			lru_unlink(cache, eb);
+			cache_unhash(cache, eb);
+			cache->bytes -= eb->len;
+			cache->nr_leaves--;
+			free(eb);
+		}
+		eb = next;
+	}
+}
+
+int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb)
+{
+	struct btrfs_block_cache *cache = &fs_info->cache;
+	u32 bucket;
+
+	if (!cache->buckets) {
+		cache->buckets = calloc(BTRFS_CACHE_BUCKETS, sizeof(*cache->buckets));
+		if (!cache->buckets)
+			return -ENOMEM;
+		cache->nr_buckets = BTRFS_CACHE_BUCKETS;
+	}
+	bucket = cache_bucket(cache, eb->start);
+	eb->hash_next = cache->buckets[bucket];
+	cache->buckets[bucket] = eb;
+	if (eb->level == 0) {
+		eb->lru_prev = cache->lru_tail;
+		if (cache->lru_tail)
+			cache->lru_tail->lru_next = eb;
+		else
+			cache->lru_head = eb;
+		cache->lru_tail = eb;
+		cache->bytes += eb->len;
+		cache->nr_leaves++;
+		cache_evict_leaves(cache);
+	}
+	return 0;
+}
+
+void btrfs_tree_block_put(struct btrfs_tree_block *eb)
+{
+	if (eb && eb->refs)
+		eb->refs--;
+}
+
+void btrfs_free_block_cache(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_block_cache *cache = &fs_info->cache;
+	u32 i;
+
+	if (!cache->buckets)
+		return;
+	for (i = 0; i < cache->nr_buckets; i++) {
+		struct btrfs_tree_block *eb = cache->buckets[i];
+
+		while (eb) {
+			struct btrfs_tree_block *next = eb->hash_next;
+
+			free(eb);
+			eb = next;
+		}
+	}
+	free(cache->buckets);
+	memset(cache, 0, sizeof(*cache));
+}
+
+/* Item and pointer access; bounds were checked by tree-checker.c on read */
+static const struct btrfs_item *item_nr(const struct btrfs_tree_block *eb,
+					int slot)
+{
+	return (const struct btrfs_item *)(eb->data + sizeof(struct btrfs_header)) + slot;
+}
+
+static const struct btrfs_key_ptr *key_ptr_nr(const struct btrfs_tree_block *eb,
+					      int slot)
+{
+	return (const struct btrfs_key_ptr *)(eb->data + sizeof(struct btrfs_header)) + slot;
+}
+
+void btrfs_item_key_to_cpu(const struct btrfs_tree_block *eb, int slot,
+			   struct btrfs_key *key)
+{
+	btrfs_disk_key_to_cpu(key, &item_nr(eb, slot)->key);
+}
+
+const void *btrfs_item_ptr(const struct btrfs_tree_block *eb, int slot,
+			   u32 *size)
+{
+	const struct btrfs_item *item = item_nr(eb, slot);
+
+	*size = btrfs_raw_item_size(item);
+	return eb->data + sizeof(struct btrfs_header) + btrfs_raw_item_offset(item);
+}
+
+void btrfs_node_key_to_cpu(const struct btrfs_tree_block *eb, int slot,
+			   struct btrfs_key *key)
+{
+	btrfs_disk_key_to_cpu(key, &key_ptr_nr(eb, slot)->key);
+}
+
+u64 btrfs_node_blockptr(const struct btrfs_tree_block *eb, int slot)
+{
+	return btrfs_key_ptr_blockptr(key_ptr_nr(eb, slot));
+}
+
+u64 btrfs_node_ptr_generation(const struct btrfs_tree_block *eb, int slot)
+{
+	return btrfs_key_ptr_generation(key_ptr_nr(eb, slot));
+}
+
+/*
+ * Binary search over a block's keys.  Returns 0 and the slot of @key if it
+ * is there, else 1 and the slot of the first key above it.
+ */
+static int bin_search(const struct btrfs_tree_block *eb,
+		      const struct btrfs_key *key, int *slot)
+{
+	int low = 0, high = eb->nritems;
+
+	while (low < high) {
+		int mid = low + (high - low) / 2;
+		struct btrfs_key found;
+		int cmp;
+
+		if (eb->level)
+			btrfs_node_key_to_cpu(eb, mid, &found);
+		else
+			btrfs_item_key_to_cpu(eb, mid, &found);
+		cmp = btrfs_comp_keys(&found, key);
+		if (cmp < 0) {
+			low = mid + 1;
+		} else if (cmp > 0) {
+			high = mid;
+		} else {
+			*slot = mid;
+			return 0;
+		}
+	}
+	*slot = low;
+	return 1;
+}
+
+void btrfs_release_path(struct btrfs_path *path)
+{
+	int i;
+
+	for (i = 0; i < BTRFS_MAX_LEVEL; i++) {
+		btrfs_tree_block_put(path->nodes[i]);
+		path->nodes[i] = NULL;
+		path->slots[i] = 0;
+	}
+}
+
+static int read_child(struct btrfs_fs_info *fs_info, u64 root_id,
+		      const struct btrfs_tree_block *parent, int slot,
+		      unsigned int purpose, struct btrfs_tree_block **child)
+{
+	struct btrfs_tree_check check = {
+		.root = root_id,
+		.level = parent->level - 1,
+		.transid = btrfs_node_ptr_generation(parent, slot),
+		.has_first_key = true,
+	};
+
+	btrfs_node_key_to_cpu(parent, slot, &check.first_key);
+	return btrfs_read_tree_block(fs_info, btrfs_node_blockptr(parent, slot),
+				     &check, purpose, child);
+}
+
+static int read_root(struct btrfs_fs_info *fs_info,
+		     const struct btrfs_root_ref *root, unsigned int purpose,
+		     struct btrfs_tree_block **eb)
+{
+	struct btrfs_tree_check check = {
+		.root = root->objectid,
+		.level = root->level,
+		.transid = root->generation,
+	};
+
+	return btrfs_read_tree_block(fs_info, root->bytenr, &check, purpose, eb);
+}
+
+int btrfs_search_slot(struct btrfs_fs_info *fs_info,
+		      const struct btrfs_root_ref *root,
+		      const struct btrfs_key *key, struct btrfs_path *path,
+		      unsigned int purpose)
+{
+	struct btrfs_tree_block *eb;
+	int ret, slot;
+
+	btrfs_release_path(path);
+	ret = read_root(fs_info, root, purpose, &eb);
+	if (ret < 0)
+		return ret;
+	while (1) {
+		int level = eb->level;
+
+		ret = bin_search(eb, key, &slot);
+		path->nodes[level] = eb;
+		if (level == 0) {
+			path->slots[0] = slot;
+			return ret;
+		}
+		/* descend into the child whose range holds the key */
+		if (ret && slot > 0)
+			slot--;
+		path->slots[level] = slot;
+		ret = read_child(fs_info, root->objectid, eb, slot, purpose, &eb);
+		if (ret < 0) {
+			btrfs_release_path(path);
+			return ret;
+		}
+	}
+}
+
+/*
+ * Move the path to the first item of the next leaf.  Returns 0, 1 when the
+ * current leaf is the last one, <0 on error.
+ */
+int btrfs_next_leaf(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, struct btrfs_path *path,
+		    unsigned int purpose)
+{
+	struct btrfs_tree_block *eb;
+	int level = 1;
+	int ret;
+
+	while (level < BTRFS_MAX_LEVEL && path->nodes[level] &&
+	       path->slots[level] + 1 >= (int)path->nodes[level]->nritems)
+		level++;
+	if (level >= BTRFS_MAX_LEVEL || !path->nodes[level])
+		return 1;
+	path->slots[level]++;
+	eb = path->nodes[level];
+	while (level > 0) {
+		struct btrfs_tree_block *child;
+
+		ret = read_child(fs_info, root->objectid, eb, path->slots[level],
+				 purpose, &child);
+		if (ret < 0)
+			return ret;
+		level--;
+		btrfs_tree_block_put(path->nodes[level]);
+		path->nodes[level] = child;
+		path->slots[level] = 0;
+		eb = child;
+	}
+	return 0;
+}
+
+struct walk_state {
+	btrfs_leaf_fn leaf_fn;
+	void *ctx;
+	unsigned int purpose;
+	u64 root_id;
+	bool have_last;
+	struct btrfs_key last;
+};
+
+/*
+ * Keys must rise strictly across the whole walk.  Besides being what the
+ * kernel expects, this makes a block referenced twice (a cycle or a shared
+ * subtree in a corrupted image) an error instead of repeated work.
+ */
+static int walk_check_order(struct btrfs_fs_info *fs_info,
+			    struct walk_state *ws,
+			    const struct btrfs_tree_block *leaf)
+{
+	struct btrfs_key first;
+
+	if (!leaf->nritems)
+		return 0;
+	btrfs_item_key_to_cpu(leaf, 0, &first);
+	if (ws->have_last && btrfs_comp_keys(&ws->last, &first) >= 0)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"corrupt %s: leaf %llu first key (%llu %u %llu) is not above the previous leaf's last key (%llu %u %llu)",
+			btrfs_root_name(ws->root_id), (unsigned long long)leaf->start,
+			(unsigned long long)first.objectid, first.type,
+			(unsigned long long)first.offset,
+			(unsigned long long)ws->last.objectid, ws->last.type,
+			(unsigned long long)ws->last.offset);
+	btrfs_item_key_to_cpu(leaf, leaf->nritems - 1, &ws->last);
+	ws->have_last = true;
+	return 0;
+}
+
+static int walk_block(struct btrfs_fs_info *fs_info, struct walk_state *ws,
+		      struct btrfs_tree_block *eb)
+{
+	u32 slot;
+	int ret = 0;
+
+	if (eb->level == 0) {
+		ret = walk_check_order(fs_info, ws, eb);
+		if (!ret)
+			ret = ws->leaf_fn(fs_info, eb, ws->ctx);
+		return ret;
+	}
+	for (slot = 0; slot < eb->nritems && !ret; slot++) {
+		struct btrfs_tree_block *child;
+
+		ret = read_child(fs_info, ws->root_id, eb, slot, ws->purpose, &child);
+		if (ret < 0)
+			break;
+		ret = walk_block(fs_info, ws, child);
+		btrfs_tree_block_put(child);
+	}
+	return ret;
+}
+
+int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, unsigned int purpose,
+		    btrfs_leaf_fn leaf_fn, void *ctx)
+{
+	struct walk_state ws = {
+		.leaf_fn = leaf_fn,
+		.ctx = ctx,
+		.purpose = purpose,
+		.root_id = root->objectid,
+	};
+	struct btrfs_tree_block *eb;
+	int ret;
+
+	ret = read_root(fs_info, root, purpose, &eb);
+	if (ret < 0)
+		return ret;
+	ret = walk_block(fs_info, &ws, eb);
+	btrfs_tree_block_put(eb);
+	return ret;
+}

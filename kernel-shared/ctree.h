@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * On-disk format of btrfs: the structures this tool reads, as packed
+ * little-endian layouts.  Field names follow include/uapi/linux/btrfs_tree.h
+ * so a reviewer can hold them side by side; no field is ever read directly,
+ * only through the accessors in accessors.h.
+ */
+#ifndef BTRFS_SPACE_CTREE_H
+#define BTRFS_SPACE_CTREE_H
+
+#include <assert.h>
+#include <stddef.h>
+#include "common/types.h"
+
+typedef u16 __le16;
+typedef u32 __le32;
+typedef u64 __le64;
+
+#define BTRFS_MAGIC			0x4D5F53665248425FULL	/* "_BHRfS_M" */
+#define BTRFS_SUPER_INFO_OFFSET		65536
+#define BTRFS_SUPER_INFO_SIZE		4096
+#define BTRFS_SUPER_MIRROR_MAX		3
+#define BTRFS_SUPER_MIRROR_SHIFT	12
+#define BTRFS_SYSTEM_CHUNK_ARRAY_SIZE	2048
+#define BTRFS_CSUM_SIZE			32
+#define BTRFS_FSID_SIZE			16
+#define BTRFS_UUID_SIZE			16
+#define BTRFS_LABEL_SIZE		256
+#define BTRFS_MAX_LEVEL			8
+#define BTRFS_STRIPE_LEN		65536ULL
+#define BTRFS_STRIPE_LEN_SHIFT		16
+#define BTRFS_MIN_BLOCKSIZE		4096
+#define BTRFS_MAX_METADATA_BLOCKSIZE	65536
+
+/* Tree and object ids */
+#define BTRFS_ROOT_TREE_OBJECTID	1ULL
+#define BTRFS_EXTENT_TREE_OBJECTID	2ULL
+#define BTRFS_CHUNK_TREE_OBJECTID	3ULL
+#define BTRFS_DEV_TREE_OBJECTID		4ULL
+#define BTRFS_FS_TREE_OBJECTID		5ULL
+#define BTRFS_ROOT_TREE_DIR_OBJECTID	6ULL
+#define BTRFS_CSUM_TREE_OBJECTID	7ULL
+#define BTRFS_QUOTA_TREE_OBJECTID	8ULL
+#define BTRFS_UUID_TREE_OBJECTID	9ULL
+#define BTRFS_FREE_SPACE_TREE_OBJECTID	10ULL
+#define BTRFS_BLOCK_GROUP_TREE_OBJECTID	11ULL
+#define BTRFS_RAID_STRIPE_TREE_OBJECTID	12ULL
+#define BTRFS_DEV_ITEMS_OBJECTID	1ULL
+#define BTRFS_BALANCE_OBJECTID		((u64)-4)
+#define BTRFS_FIRST_CHUNK_TREE_OBJECTID	256ULL
+
+/* Item key types */
+#define BTRFS_INODE_ITEM_KEY		1
+#define BTRFS_ROOT_ITEM_KEY		132
+#define BTRFS_EXTENT_ITEM_KEY		168
+#define BTRFS_METADATA_ITEM_KEY		169
+#define BTRFS_BLOCK_GROUP_ITEM_KEY	192
+#define BTRFS_DEV_EXTENT_KEY		204
+#define BTRFS_DEV_ITEM_KEY		216
+#define BTRFS_CHUNK_ITEM_KEY		228
+#define BTRFS_TEMPORARY_ITEM_KEY	248
+
+/* Block group / chunk type and profile bits */
+#define BTRFS_BLOCK_GROUP_DATA		(1ULL << 0)
+#define BTRFS_BLOCK_GROUP_SYSTEM	(1ULL << 1)
+#define BTRFS_BLOCK_GROUP_METADATA	(1ULL << 2)
+#define BTRFS_BLOCK_GROUP_RAID0		(1ULL << 3)
+#define BTRFS_BLOCK_GROUP_RAID1		(1ULL << 4)
+#define BTRFS_BLOCK_GROUP_DUP		(1ULL << 5)
+#define BTRFS_BLOCK_GROUP_RAID10	(1ULL << 6)
+#define BTRFS_BLOCK_GROUP_RAID5		(1ULL << 7)
+#define BTRFS_BLOCK_GROUP_RAID6		(1ULL << 8)
+#define BTRFS_BLOCK_GROUP_RAID1C3	(1ULL << 9)
+#define BTRFS_BLOCK_GROUP_RAID1C4	(1ULL << 10)
+/* In-memory only: "single" as an explicit bit, as set_avail_alloc_bits keeps it */
+#define BTRFS_AVAIL_ALLOC_BIT_SINGLE	(1ULL << 48)
+
+#define BTRFS_BLOCK_GROUP_TYPE_MASK	(BTRFS_BLOCK_GROUP_DATA |	\
+					 BTRFS_BLOCK_GROUP_SYSTEM |	\
+					 BTRFS_BLOCK_GROUP_METADATA)
+#define BTRFS_BLOCK_GROUP_RAID1_MASK	(BTRFS_BLOCK_GROUP_RAID1 |	\
+					 BTRFS_BLOCK_GROUP_RAID1C3 |	\
+					 BTRFS_BLOCK_GROUP_RAID1C4)
+#define BTRFS_BLOCK_GROUP_RAID56_MASK	(BTRFS_BLOCK_GROUP_RAID5 |	\
+					 BTRFS_BLOCK_GROUP_RAID6)
+#define BTRFS_BLOCK_GROUP_PROFILE_MASK	(BTRFS_BLOCK_GROUP_RAID0 |	\
+					 BTRFS_BLOCK_GROUP_RAID1_MASK |	\
+					 BTRFS_BLOCK_GROUP_RAID56_MASK |\
+					 BTRFS_BLOCK_GROUP_DUP |	\
+					 BTRFS_BLOCK_GROUP_RAID10)
+
+/* Superblock feature bits */
+#define BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE		(1ULL << 0)
+#define BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID	(1ULL << 1)
+#define BTRFS_FEATURE_COMPAT_RO_VERITY			(1ULL << 2)
+#define BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE	(1ULL << 3)
+
+#define BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF	(1ULL << 0)
+#define BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL	(1ULL << 1)
+#define BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS	(1ULL << 2)
+#define BTRFS_FEATURE_INCOMPAT_COMPRESS_LZO	(1ULL << 3)
+#define BTRFS_FEATURE_INCOMPAT_COMPRESS_ZSTD	(1ULL << 4)
+#define BTRFS_FEATURE_INCOMPAT_BIG_METADATA	(1ULL << 5)
+#define BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF	(1ULL << 6)
+#define BTRFS_FEATURE_INCOMPAT_RAID56		(1ULL << 7)
+#define BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA	(1ULL << 8)
+#define BTRFS_FEATURE_INCOMPAT_NO_HOLES		(1ULL << 9)
+#define BTRFS_FEATURE_INCOMPAT_METADATA_UUID	(1ULL << 10)
+#define BTRFS_FEATURE_INCOMPAT_RAID1C34		(1ULL << 11)
+#define BTRFS_FEATURE_INCOMPAT_ZONED		(1ULL << 12)
+#define BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2	(1ULL << 13)
+#define BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE	(1ULL << 14)
+#define BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA	(1ULL << 16)
+
+/* Superblock flags */
+#define BTRFS_SUPER_FLAG_SEEDING		(1ULL << 32)
+#define BTRFS_SUPER_FLAG_METADUMP		(1ULL << 33)
+#define BTRFS_SUPER_FLAG_METADUMP_V2		(1ULL << 34)
+#define BTRFS_SUPER_FLAG_CHANGING_FSID		(1ULL << 35)
+#define BTRFS_SUPER_FLAG_CHANGING_FSID_V2	(1ULL << 36)
+#define BTRFS_SUPER_FLAG_CHANGING_BG_TREE	(1ULL << 38)
+
+/* Balance item and args flags (fs/btrfs/volumes.h, uapi) */
+#define BTRFS_BALANCE_DATA		(1ULL << 0)
+#define BTRFS_BALANCE_SYSTEM		(1ULL << 1)
+#define BTRFS_BALANCE_METADATA		(1ULL << 2)
+#define BTRFS_BALANCE_ARGS_CONVERT	(1ULL << 8)
+
+struct btrfs_disk_key {
+	__le64 objectid;
+	u8 type;
+	__le64 offset;
+} __attribute__ ((__packed__));
+
+struct btrfs_header {
+	u8 csum[BTRFS_CSUM_SIZE];
+	u8 fsid[BTRFS_FSID_SIZE];
+	__le64 bytenr;
+	__le64 flags;
+	u8 chunk_tree_uuid[BTRFS_UUID_SIZE];
+	__le64 generation;
+	__le64 owner;
+	__le32 nritems;
+	u8 level;
+} __attribute__ ((__packed__));
+
+/* A leaf item header; offset is relative to the end of the block header */
+struct btrfs_item {
+	struct btrfs_disk_key key;
+	__le32 offset;
+	__le32 size;
+} __attribute__ ((__packed__));
+
+struct btrfs_key_ptr {
+	struct btrfs_disk_key key;
+	__le64 blockptr;
+	__le64 generation;
+} __attribute__ ((__packed__));
+
+struct btrfs_dev_item {
+	__le64 devid;
+	__le64 total_bytes;
+	__le64 bytes_used;
+	__le32 io_align;
+	__le32 io_width;
+	__le32 sector_size;
+	__le64 type;
+	__le64 generation;
+	__le64 start_offset;
+	__le32 dev_group;
+	u8 seek_speed;
+	u8 bandwidth;
+	u8 uuid[BTRFS_UUID_SIZE];
+	u8 fsid[BTRFS_UUID_SIZE];
+} __attribute__ ((__packed__));
+
+struct btrfs_stripe {
+	__le64 devid;
+	__le64 offset;
+	u8 dev_uuid[BTRFS_UUID_SIZE];
+} __attribute__ ((__packed__));
+
+struct btrfs_chunk {
+	__le64 length;
+	__le64 owner;
+	__le64 stripe_len;
+	__le64 type;
+	__le32 io_align;
+	__le32 io_width;
+	__le32 sector_size;
+	__le16 num_stripes;
+	__le16 sub_stripes;
+	struct btrfs_stripe stripe;	/* first of num_stripes */
+} __attribute__ ((__packed__));
+
+struct btrfs_block_group_item {
+	__le64 used;
+	__le64 chunk_objectid;
+	__le64 flags;
+} __attribute__ ((__packed__));
+
+struct btrfs_root_backup {
+	__le64 tree_root;
+	__le64 tree_root_gen;
+	__le64 chunk_root;
+	__le64 chunk_root_gen;
+	__le64 extent_root;
+	__le64 extent_root_gen;
+	__le64 fs_root;
+	__le64 fs_root_gen;
+	__le64 dev_root;
+	__le64 dev_root_gen;
+	__le64 csum_root;
+	__le64 csum_root_gen;
+	__le64 total_bytes;
+	__le64 bytes_used;
+	__le64 num_devices;
+	__le64 unused_64[4];
+	u8 tree_root_level;
+	u8 chunk_root_level;
+	u8 extent_root_level;
+	u8 fs_root_level;
+	u8 dev_root_level;
+	u8 csum_root_level;
+	u8 unused_8[10];
+} __attribute__ ((__packed__));
+
+struct btrfs_super_block {
+	u8 csum[BTRFS_CSUM_SIZE];
+	u8 fsid[BTRFS_FSID_SIZE];
+	__le64 bytenr;
+	__le64 flags;
+	__le64 magic;
+	__le64 generation;
+	__le64 root;
+	__le64 chunk_root;
+	__le64 log_root;
+	__le64 __unused_log_root_transid;
+	__le64 total_bytes;
+	__le64 bytes_used;
+	__le64 root_dir_objectid;
+	__le64 num_devices;
+	__le32 sectorsize;
+	__le32 nodesize;
+	__le32 __unused_leafsize;
+	__le32 stripesize;
+	__le32 sys_chunk_array_size;
+	__le64 chunk_root_generation;
+	__le64 compat_flags;
+	__le64 compat_ro_flags;
+	__le64 incompat_flags;
+	__le16 csum_type;
+	u8 root_level;
+	u8 chunk_root_level;
+	u8 log_root_level;
+	struct btrfs_dev_item dev_item;
+	char label[BTRFS_LABEL_SIZE];
+	__le64 cache_generation;
+	__le64 uuid_tree_generation;
+	u8 metadata_uuid[BTRFS_FSID_SIZE];
+	__le64 nr_global_roots;
+	__le64 reserved[27];
+	u8 sys_chunk_array[BTRFS_SYSTEM_CHUNK_ARRAY_SIZE];
+	struct btrfs_root_backup super_roots[4];
+	u8 padding[565];
+} __attribute__ ((__packed__));
+
+/* The part of btrfs_root_item this tool reads (the rest follows on disk) */
+struct btrfs_root_item_head {
+	u8 inode[160];
+	__le64 generation;
+	__le64 root_dirid;
+	__le64 bytenr;
+	__le64 byte_limit;
+	__le64 bytes_used;
+	__le64 last_snapshot;
+	__le64 flags;
+	__le32 refs;
+	struct btrfs_disk_key drop_progress;
+	u8 drop_level;
+	u8 level;
+} __attribute__ ((__packed__));
+
+struct btrfs_disk_balance_args {
+	__le64 profiles;
+	__le64 usage;
+	__le64 devid;
+	__le64 pstart;
+	__le64 pend;
+	__le64 vstart;
+	__le64 vend;
+	__le64 target;
+	__le64 flags;
+	__le64 limit;
+	__le32 stripes_min;
+	__le32 stripes_max;
+	__le64 unused[6];
+} __attribute__ ((__packed__));
+
+struct btrfs_balance_item {
+	__le64 flags;
+	struct btrfs_disk_balance_args data;
+	struct btrfs_disk_balance_args meta;
+	struct btrfs_disk_balance_args sys;
+	__le64 unused[4];
+} __attribute__ ((__packed__));
+
+/* The sizes the kernel's format fixes; a wrong one here would misread every block */
+static_assert(sizeof(struct btrfs_disk_key) == 17, "disk key");
+static_assert(sizeof(struct btrfs_header) == 101, "header");
+static_assert(sizeof(struct btrfs_item) == 25, "item");
+static_assert(sizeof(struct btrfs_key_ptr) == 33, "key ptr");
+static_assert(sizeof(struct btrfs_dev_item) == 98, "dev item");
+static_assert(sizeof(struct btrfs_stripe) == 32, "stripe");
+static_assert(sizeof(struct btrfs_chunk) == 80, "chunk");
+static_assert(sizeof(struct btrfs_block_group_item) == 24, "bg item");
+static_assert(sizeof(struct btrfs_root_backup) == 168, "root backup");
+static_assert(sizeof(struct btrfs_super_block) == BTRFS_SUPER_INFO_SIZE, "super");
+static_assert(offsetof(struct btrfs_super_block, sys_chunk_array) == 811, "sys array");
+static_assert(offsetof(struct btrfs_root_item_head, bytes_used) == 192, "root bytes_used");
+static_assert(sizeof(struct btrfs_root_item_head) == 239, "root item v0");
+static_assert(sizeof(struct btrfs_disk_balance_args) == 136, "balance args");
+
+#define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
+#define max_t(type, a, b) ((type)(a) > (type)(b) ? (type)(a) : (type)(b))
+
+/* An in-memory key, compared in (objectid, type, offset) order */
+struct btrfs_key {
+	u64 objectid;
+	u8 type;
+	u64 offset;
+};
+
+static inline u64 btrfs_sb_offset(int mirror)
+{
+	u64 start = 16 * 1024;
+
+	if (mirror)
+		return start << (BTRFS_SUPER_MIRROR_SHIFT * mirror);
+	return BTRFS_SUPER_INFO_OFFSET;
+}
+
+static inline u32 btrfs_leaf_data_size(u32 nodesize)
+{
+	return nodesize - sizeof(struct btrfs_header);
+}
+
+static inline u32 btrfs_max_item_size(u32 nodesize)
+{
+	return btrfs_leaf_data_size(nodesize) - sizeof(struct btrfs_item);
+}
+
+static inline u32 btrfs_node_max_ptrs(u32 nodesize)
+{
+	return btrfs_leaf_data_size(nodesize) / sizeof(struct btrfs_key_ptr);
+}
+
+static inline u32 btrfs_chunk_item_size(u16 num_stripes)
+{
+	return offsetof(struct btrfs_chunk, stripe) +
+	       (u32)num_stripes * sizeof(struct btrfs_stripe);
+}
+
+int btrfs_comp_keys(const struct btrfs_key *a, const struct btrfs_key *b);
+
+#endif

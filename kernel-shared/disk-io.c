@@ -1,0 +1,725 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Opening a filesystem read-only, after fs/btrfs/disk-io.c: superblock
+ * checks (btrfs_validate_super, btrfs_check_super_csum), tree block
+ * verification (btrfs_validate_extent_buffer, verify_parent_transid, the
+ * first-key check of read_tree_block) with retry on the other copies like
+ * btrfs_read_extent_buffer(), and the root items open_ctree() loads.
+ * Behaviour reproduced: 6.1-6.18.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/checksum.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/tree-block.h"
+#include "kernel-shared/volumes.h"
+
+#define BTRFS_SUPER_FLAG_SUPP	(BTRFS_SUPER_FLAG_SEEDING |		\
+				 BTRFS_SUPER_FLAG_METADUMP |		\
+				 BTRFS_SUPER_FLAG_METADUMP_V2 |		\
+				 BTRFS_SUPER_FLAG_CHANGING_FSID |	\
+				 BTRFS_SUPER_FLAG_CHANGING_FSID_V2 |	\
+				 (1ULL << 2) /* BTRFS_SUPER_FLAG_ERROR */ | \
+				 (1ULL << 0) /* BTRFS_HEADER_FLAG_WRITTEN */ | \
+				 (1ULL << 1) /* BTRFS_HEADER_FLAG_RELOC */)
+
+/* Incompat features a 6.18 kernel without experimental options mounts */
+#define BTRFS_FEATURE_INCOMPAT_SUPP	(((1ULL << 13) - 1) |		\
+					 BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA)
+#define BTRFS_FEATURE_COMPAT_RO_SUPP	(BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE | \
+					 BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID | \
+					 BTRFS_FEATURE_COMPAT_RO_VERITY | \
+					 BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE)
+
+int btrfs_fs_error(struct btrfs_fs_info *fs_info, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fs_info->err.err)
+		return err;
+	fs_info->err.err = err;
+	va_start(ap, fmt);
+	vsnprintf(fs_info->err.msg, sizeof(fs_info->err.msg), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static void format_csum(char *buf, const u8 *csum, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < size; i++)
+		sprintf(buf + 2 * i, "%02x", csum[i]);
+}
+
+static bool csum_matches(u16 csum_type, const u8 *block, u32 len,
+			 char *wanted, char *found)
+{
+	unsigned char result[CSUM_MAX_SIZE];
+	size_t size = csum_algo_size(csum_type);
+
+	if (csum_compute(csum_type, block + BTRFS_CSUM_SIZE,
+			 len - BTRFS_CSUM_SIZE, result))
+		return false;
+	if (!memcmp(result, block, size))
+		return true;
+	format_csum(wanted, block, size);
+	format_csum(found, result, size);
+	return false;
+}
+
+static bool is_power_of_2(u64 n)
+{
+	return n && !(n & (n - 1));
+}
+
+#define super_error(fs_info, path, mirror, fmt, ...)			\
+	btrfs_fs_error(fs_info, -EUCLEAN,				\
+		"superblock copy %d of %s: " fmt, (mirror), (path), ##__VA_ARGS__)
+
+static int check_super_sizes(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_super_block *sb,
+			     const char *path, int mirror)
+{
+	u32 sectorsize = btrfs_super_sectorsize(sb);
+	u32 nodesize = btrfs_super_nodesize(sb);
+
+	if (!is_power_of_2(sectorsize) || sectorsize < BTRFS_MIN_BLOCKSIZE ||
+	    sectorsize > BTRFS_MAX_METADATA_BLOCKSIZE)
+		return super_error(fs_info, path, mirror,
+			"invalid sectorsize %u, expect a power of 2 in [4096, 65536]",
+			sectorsize);
+	if (!is_power_of_2(nodesize) || nodesize < sectorsize ||
+	    nodesize > BTRFS_MAX_METADATA_BLOCKSIZE)
+		return super_error(fs_info, path, mirror,
+			"invalid nodesize %u, expect a power of 2 in [%u, 65536]",
+			nodesize, sectorsize);
+	if (nodesize != btrfs_super_leafsize(sb))
+		return super_error(fs_info, path, mirror,
+			"invalid leafsize %u, expect nodesize %u",
+			btrfs_super_leafsize(sb), nodesize);
+	if (btrfs_super_root(sb) % sectorsize ||
+	    btrfs_super_chunk_root(sb) % sectorsize ||
+	    btrfs_super_log_root(sb) % sectorsize)
+		return super_error(fs_info, path, mirror,
+			"tree root %llu, chunk root %llu or log root %llu not aligned to sectorsize %u",
+			(unsigned long long)btrfs_super_root(sb),
+			(unsigned long long)btrfs_super_chunk_root(sb),
+			(unsigned long long)btrfs_super_log_root(sb), sectorsize);
+	return 0;
+}
+
+static int check_super_counts(struct btrfs_fs_info *fs_info,
+			      const struct btrfs_super_block *sb,
+			      const char *path, int mirror)
+{
+	u32 array_size = btrfs_super_sys_array_size(sb);
+
+	if (btrfs_super_root_level(sb) >= BTRFS_MAX_LEVEL ||
+	    btrfs_super_chunk_root_level(sb) >= BTRFS_MAX_LEVEL ||
+	    btrfs_super_log_root_level(sb) >= BTRFS_MAX_LEVEL)
+		return super_error(fs_info, path, mirror,
+			"invalid root level %u, chunk root level %u or log root level %u, max %d",
+			btrfs_super_root_level(sb), btrfs_super_chunk_root_level(sb),
+			btrfs_super_log_root_level(sb), BTRFS_MAX_LEVEL - 1);
+	if (btrfs_super_num_devices(sb) == 0)
+		return super_error(fs_info, path, mirror, "number of devices is 0");
+	if (btrfs_super_total_bytes(sb) == 0)
+		return super_error(fs_info, path, mirror, "total_bytes is 0");
+	if (btrfs_super_bytes_used(sb) < 6ULL * btrfs_super_nodesize(sb))
+		return super_error(fs_info, path, mirror,
+			"bytes_used is too small %llu, expect at least %llu",
+			(unsigned long long)btrfs_super_bytes_used(sb),
+			6ULL * btrfs_super_nodesize(sb));
+	if (array_size > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE ||
+	    array_size < sizeof(struct btrfs_disk_key) + sizeof(struct btrfs_chunk))
+		return super_error(fs_info, path, mirror,
+			"system chunk array size %u, expect [%zu, %u]", array_size,
+			sizeof(struct btrfs_disk_key) + sizeof(struct btrfs_chunk),
+			BTRFS_SYSTEM_CHUNK_ARRAY_SIZE);
+	return 0;
+}
+
+static int check_super_features(struct btrfs_fs_info *fs_info,
+				const struct btrfs_super_block *sb,
+				const char *path, int mirror)
+{
+	u64 flags = btrfs_super_flags(sb);
+	u64 incompat = btrfs_super_incompat_flags(sb);
+	u64 compat_ro = btrfs_super_compat_ro_flags(sb);
+
+	if (flags & ~BTRFS_SUPER_FLAG_SUPP)
+		return super_error(fs_info, path, mirror,
+			"unrecognized or unsupported super flag 0x%llx",
+			(unsigned long long)(flags & ~BTRFS_SUPER_FLAG_SUPP));
+	if (incompat & ~BTRFS_FEATURE_INCOMPAT_SUPP)
+		return super_error(fs_info, path, mirror,
+			"unsupported incompat features 0x%llx",
+			(unsigned long long)(incompat & ~BTRFS_FEATURE_INCOMPAT_SUPP));
+	if (compat_ro & ~BTRFS_FEATURE_COMPAT_RO_SUPP)
+		return super_error(fs_info, path, mirror,
+			"unsupported compat_ro features 0x%llx",
+			(unsigned long long)(compat_ro & ~BTRFS_FEATURE_COMPAT_RO_SUPP));
+	if ((compat_ro & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE) &&
+	    (!(compat_ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE) ||
+	     !(incompat & BTRFS_FEATURE_INCOMPAT_NO_HOLES)))
+		return super_error(fs_info, path, mirror,
+			"block-group-tree feature requires free-space-tree and no-holes");
+	if (incompat & BTRFS_FEATURE_INCOMPAT_ZONED)
+		return super_error(fs_info, path, mirror,
+			"zoned filesystems are not supported by this reader yet");
+	return 0;
+}
+
+/* btrfs_validate_super() plus the checksum, for one copy */
+int btrfs_validate_super(struct btrfs_fs_info *fs_info,
+			 const struct btrfs_super_block *sb, const char *path,
+			 int mirror)
+{
+	const u8 *metadata_fsid;
+	char wanted[2 * CSUM_MAX_SIZE + 1], found[2 * CSUM_MAX_SIZE + 1];
+	u16 csum_type = btrfs_super_csum_type(sb);
+	int ret;
+
+	if (btrfs_super_magic(sb) != BTRFS_MAGIC)
+		return btrfs_fs_error(fs_info, -EINVAL,
+			"%s: no btrfs superblock (bad magic) at offset %llu",
+			path, (unsigned long long)btrfs_sb_offset(mirror));
+	if (!csum_algo_valid(csum_type))
+		return super_error(fs_info, path, mirror,
+			"unsupported checksum type %u", csum_type);
+	if (!csum_matches(csum_type, (const u8 *)sb, BTRFS_SUPER_INFO_SIZE,
+			  wanted, found))
+		return super_error(fs_info, path, mirror,
+			"%s checksum mismatch, stored %s computed %s",
+			csum_algo_name(csum_type), wanted, found);
+	if (btrfs_super_bytenr(sb) != btrfs_sb_offset(mirror))
+		return super_error(fs_info, path, mirror,
+			"super bytenr %llu, expect %llu",
+			(unsigned long long)btrfs_super_bytenr(sb),
+			(unsigned long long)btrfs_sb_offset(mirror));
+	ret = check_super_features(fs_info, sb, path, mirror);
+	if (!ret)
+		ret = check_super_sizes(fs_info, sb, path, mirror);
+	if (!ret)
+		ret = check_super_counts(fs_info, sb, path, mirror);
+	if (ret)
+		return ret;
+	metadata_fsid = (btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_METADATA_UUID) ?
+			sb->metadata_uuid : sb->fsid;
+	if (memcmp(metadata_fsid, sb->dev_item.fsid, BTRFS_FSID_SIZE))
+		return super_error(fs_info, path, mirror,
+			"dev_item UUID does not match metadata fsid");
+	return 0;
+}
+
+static int read_one_super(struct btrfs_fs_info *fs_info, struct io_dev *io,
+			  int mirror, struct btrfs_super_block *sb)
+{
+	u64 offset = btrfs_sb_offset(mirror);
+	int ret;
+
+	ret = io_read(io, sb, sizeof(*sb), offset, BTRFS_IO_SUPERBLOCK);
+	if (ret == -ERANGE)
+		return btrfs_fs_error(fs_info, -EINVAL,
+			"%s: too small for superblock copy %d at offset %llu (size %llu)",
+			io->path, mirror, (unsigned long long)offset,
+			(unsigned long long)io->size);
+	if (ret)
+		return btrfs_fs_error(fs_info, ret,
+			"%s: cannot read superblock copy %d: %s", io->path,
+			mirror, strerror(-ret));
+	return btrfs_validate_super(fs_info, sb, io->path, mirror);
+}
+
+static void init_fs_from_super(struct btrfs_fs_info *fs_info,
+			       const struct btrfs_super_block *sb, int mirror)
+{
+	fs_info->super = *sb;
+	fs_info->super_mirror = mirror;
+	fs_info->nodesize = btrfs_super_nodesize(sb);
+	fs_info->sectorsize = btrfs_super_sectorsize(sb);
+	fs_info->csum_type = btrfs_super_csum_type(sb);
+	fs_info->csum_size = csum_algo_size(fs_info->csum_type);
+	fs_info->generation = btrfs_super_generation(sb);
+	fs_info->incompat = btrfs_super_incompat_flags(sb);
+	fs_info->compat_ro = btrfs_super_compat_ro_flags(sb);
+	memcpy(fs_info->fsid, sb->fsid, BTRFS_FSID_SIZE);
+	if (fs_info->incompat & BTRFS_FEATURE_INCOMPAT_METADATA_UUID)
+		memcpy(fs_info->metadata_uuid, sb->metadata_uuid, BTRFS_FSID_SIZE);
+	else
+		memcpy(fs_info->metadata_uuid, sb->fsid, BTRFS_FSID_SIZE);
+}
+
+/*
+ * Open every path, read its superblock and match it to the others by
+ * fsid; the newest generation wins as the filesystem's superblock, like
+ * the kernel's latest_dev.
+ */
+static int open_devices(struct btrfs_fs_info *fs_info,
+			const struct btrfs_open_args *args)
+{
+	struct btrfs_super_block sb, latest;
+	u64 latest_gen = 0;
+	int i, ret;
+
+	for (i = 0; i < args->nr_paths; i++) {
+		struct io_dev io;
+		struct btrfs_device *dev;
+		u64 devid;
+
+		ret = io_open(&io, args->paths[i], &fs_info->io_stats);
+		if (ret)
+			return btrfs_fs_error(fs_info, ret, "cannot open %s: %s",
+					      args->paths[i], strerror(-ret));
+		ret = read_one_super(fs_info, &io, args->super_mirror, &sb);
+		if (ret) {
+			io_close(&io);
+			return ret;
+		}
+		if (i && memcmp(sb.fsid, latest.fsid, BTRFS_FSID_SIZE)) {
+			io_close(&io);
+			return btrfs_fs_error(fs_info, -EINVAL,
+				"%s belongs to another filesystem than %s (fsid differs)",
+				args->paths[i], args->paths[0]);
+		}
+		devid = btrfs_stack_device_id(&sb.dev_item);
+		if (btrfs_find_device(fs_info, devid)) {
+			io_close(&io);
+			return btrfs_fs_error(fs_info, -EINVAL,
+				"%s: devid %llu was already given as %s", args->paths[i],
+				(unsigned long long)devid,
+				btrfs_find_device(fs_info, devid)->io.path);
+		}
+		dev = btrfs_add_device(fs_info, devid);
+		if (!dev) {
+			io_close(&io);
+			return -ENOMEM;
+		}
+		dev->io = io;
+		dev->present = true;
+		dev->sb_generation = btrfs_super_generation(&sb);
+		memcpy(dev->uuid, sb.dev_item.uuid, BTRFS_UUID_SIZE);
+		if (!i || dev->sb_generation > latest_gen) {
+			latest = sb;
+			latest_gen = dev->sb_generation;
+		}
+	}
+	init_fs_from_super(fs_info, &latest, args->super_mirror);
+	return 0;
+}
+
+static int read_block_copy(struct btrfs_fs_info *fs_info, u64 bytenr, u8 *buf,
+			   int mirror, unsigned int purpose)
+{
+	u64 done = 0;
+
+	while (done < fs_info->nodesize) {
+		struct btrfs_io_piece piece;
+		int ret;
+
+		ret = btrfs_map_block(fs_info, bytenr + done,
+				      fs_info->nodesize - done, mirror, &piece);
+		if (ret)
+			return ret;
+		if (!piece.dev)
+			return -ENODEV;
+		ret = io_read(&piece.dev->io, buf + done, piece.length,
+			      piece.physical, purpose);
+		if (ret)
+			return btrfs_fs_error(fs_info, ret,
+				"tree block %llu: cannot read %llu bytes at physical %llu of %s: %s",
+				(unsigned long long)bytenr,
+				(unsigned long long)piece.length,
+				(unsigned long long)piece.physical,
+				piece.dev->io.path,
+				ret == -ERANGE ? "beyond the end of the device" : strerror(-ret));
+		done += piece.length;
+	}
+	return 0;
+}
+
+static void fill_block_header(struct btrfs_tree_block *eb)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+
+	eb->level = btrfs_header_level(h);
+	eb->nritems = btrfs_header_nritems(h);
+	eb->owner = btrfs_header_owner(h);
+	eb->generation = btrfs_header_generation(h);
+}
+
+/* btrfs_validate_extent_buffer() + verify_parent_transid() + first key */
+static int verify_header(struct btrfs_fs_info *fs_info,
+			 const struct btrfs_tree_block *eb, int mirror)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+	char wanted[2 * CSUM_MAX_SIZE + 1], found[2 * CSUM_MAX_SIZE + 1];
+
+	if (btrfs_header_bytenr(h) != eb->start)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"bad tree block start, mirror %d want %llu have %llu",
+			mirror + 1, (unsigned long long)eb->start,
+			(unsigned long long)btrfs_header_bytenr(h));
+	if (memcmp(h->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE))
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"bad fsid on logical %llu mirror %d", (unsigned long long)eb->start,
+			mirror + 1);
+	if (eb->level >= BTRFS_MAX_LEVEL)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"bad tree block level, mirror %d level %d on logical %llu",
+			mirror + 1, eb->level, (unsigned long long)eb->start);
+	if (!csum_matches(fs_info->csum_type, eb->data, eb->len, wanted, found))
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"checksum verify failed on logical %llu mirror %d wanted 0x%s found 0x%s level %d",
+			(unsigned long long)eb->start, mirror + 1, wanted, found, eb->level);
+	return 0;
+}
+
+static int verify_expected(struct btrfs_fs_info *fs_info,
+			   const struct btrfs_tree_block *eb,
+			   const struct btrfs_tree_check *check, int mirror)
+{
+	struct btrfs_key first;
+
+	if (eb->level != check->level)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"level verify failed on logical %llu mirror %d wanted %d found %d",
+			(unsigned long long)eb->start, mirror + 1, check->level, eb->level);
+	if (check->transid && eb->generation != check->transid)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"parent transid verify failed on logical %llu mirror %d wanted %llu found %llu",
+			(unsigned long long)eb->start, mirror + 1,
+			(unsigned long long)check->transid,
+			(unsigned long long)eb->generation);
+	if (!check->has_first_key)
+		return 0;
+	if (!eb->nritems)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"invalid tree nritems, bytenr=%llu nritems=0 expect >0",
+			(unsigned long long)eb->start);
+	if (eb->level)
+		btrfs_node_key_to_cpu(eb, 0, &first);
+	else
+		btrfs_item_key_to_cpu(eb, 0, &first);
+	if (btrfs_comp_keys(&first, &check->first_key))
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"tree first key mismatch detected, bytenr=%llu parent_transid %llu key expected=(%llu,%u,%llu) has=(%llu,%u,%llu)",
+			(unsigned long long)eb->start,
+			(unsigned long long)check->transid,
+			(unsigned long long)check->first_key.objectid,
+			check->first_key.type,
+			(unsigned long long)check->first_key.offset,
+			(unsigned long long)first.objectid, first.type,
+			(unsigned long long)first.offset);
+	return 0;
+}
+
+static int read_and_verify(struct btrfs_fs_info *fs_info,
+			   struct btrfs_tree_block *eb,
+			   const struct btrfs_tree_check *check, int mirror,
+			   unsigned int purpose)
+{
+	int ret;
+
+	ret = read_block_copy(fs_info, eb->start, eb->data, mirror, purpose);
+	if (ret)
+		return ret;
+	fill_block_header(eb);
+	ret = verify_header(fs_info, eb, mirror);
+	if (!ret)
+		ret = btrfs_check_tree_block(fs_info, eb);
+	if (!ret)
+		ret = verify_expected(fs_info, eb, check, mirror);
+	return ret;
+}
+
+static int check_cached(struct btrfs_fs_info *fs_info,
+			struct btrfs_tree_block *eb,
+			const struct btrfs_tree_check *check)
+{
+	int ret = verify_expected(fs_info, eb, check, eb->mirror);
+
+	if (!ret)
+		eb->refs++;
+	return ret;
+}
+
+static void count_block(struct btrfs_fs_info *fs_info,
+			const struct btrfs_tree_block *eb, unsigned int purpose)
+{
+	if (purpose != BTRFS_IO_BG_SEARCH)
+		return;
+	if (eb->level)
+		fs_info->bg_search.nodes++;
+	else
+		fs_info->bg_search.leaves++;
+}
+
+/*
+ * Read and verify a tree block, trying every copy the profile keeps until
+ * one passes; a block already read is served from the cache.  On success
+ * from a later copy the failure of the first is kept as a note, not an
+ * error.
+ */
+int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
+			  const struct btrfs_tree_check *check,
+			  unsigned int purpose, struct btrfs_tree_block **ret_eb)
+{
+	struct btrfs_tree_block *eb = btrfs_cache_lookup(fs_info, bytenr);
+	struct btrfs_chunk_map *map;
+	struct btrfs_error first_err = fs_info->err;
+	int copies, mirror, ret = -EIO;
+
+	if (eb) {
+		ret = check_cached(fs_info, eb, check);
+		*ret_eb = ret ? NULL : eb;
+		return ret;
+	}
+	if (!bytenr || bytenr % fs_info->sectorsize)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"%s: tree block bytenr %llu is not aligned to sectorsize %u",
+			btrfs_root_name(check->root), (unsigned long long)bytenr,
+			fs_info->sectorsize);
+	map = btrfs_find_chunk_map(fs_info, bytenr, fs_info->nodesize);
+	if (!map || map->start > bytenr)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"%s: tree block %llu is not covered by any chunk",
+			btrfs_root_name(check->root), (unsigned long long)bytenr);
+	eb = calloc(1, sizeof(*eb) + fs_info->nodesize);
+	if (!eb)
+		return -ENOMEM;
+	eb->start = bytenr;
+	eb->len = fs_info->nodesize;
+	copies = btrfs_num_copies(map);
+	for (mirror = 0; mirror < copies; mirror++) {
+		ret = read_and_verify(fs_info, eb, check, mirror, purpose);
+		if (!ret)
+			break;
+		if (!fs_info->err.err)
+			btrfs_fs_error(fs_info, ret,
+				"%s: tree block %llu: copy %d is on a missing device",
+				btrfs_root_name(check->root),
+				(unsigned long long)bytenr, mirror + 1);
+		if (!first_err.err)
+			first_err = fs_info->err;
+		fs_info->err.err = 0;
+	}
+	if (ret) {
+		fs_info->err = first_err;
+		free(eb);
+		return ret;
+	}
+	if (mirror > 0)
+		snprintf(fs_info->note, sizeof(fs_info->note),
+			 "tree block %llu: copy %d failed (%s), copy %d used",
+			 (unsigned long long)bytenr, 1, first_err.msg, mirror + 1);
+	fs_info->err.err = 0;
+	eb->mirror = mirror;
+	eb->refs = 1;
+	count_block(fs_info, eb, purpose);
+	ret = btrfs_cache_insert(fs_info, eb);
+	if (ret) {
+		free(eb);
+		return ret;
+	}
+	*ret_eb = eb;
+	return 0;
+}
+
+static struct btrfs_root_ref tree_root_ref(const struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_root_ref root = {
+		.objectid = BTRFS_ROOT_TREE_OBJECTID,
+		.bytenr = btrfs_super_root(&fs_info->super),
+		.level = btrfs_super_root_level(&fs_info->super),
+		.generation = btrfs_super_generation(&fs_info->super),
+		.found = true,
+	};
+
+	return root;
+}
+
+/*
+ * Exact search of (objectid, type, offset) in the tree root.  Returns 0 and
+ * the item, 1 if absent, <0 on error.  The path keeps the leaf referenced
+ * until released.
+ */
+static int find_tree_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+			       u8 type, u64 offset, struct btrfs_path *path,
+			       const void **item, u32 *size)
+{
+	struct btrfs_root_ref tree_root = tree_root_ref(fs_info);
+	struct btrfs_key key = { objectid, type, offset };
+	int ret;
+
+	ret = btrfs_search_slot(fs_info, &tree_root, &key, path, BTRFS_IO_ROOT_TREE);
+	if (ret)
+		return ret;
+	*item = btrfs_item_ptr(path->nodes[0], path->slots[0], size);
+	return 0;
+}
+
+/* load_global_roots_objectid()/btrfs_read_tree_root() for one tree */
+static int read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+			  struct btrfs_root_ref *root)
+{
+	const struct btrfs_root_item_head *ri;
+	struct btrfs_path path = { 0 };
+	u32 size;
+	int ret;
+
+	memset(root, 0, sizeof(*root));
+	root->objectid = objectid;
+	ret = find_tree_root_item(fs_info, objectid, BTRFS_ROOT_ITEM_KEY, 0,
+				  &path, (const void **)&ri, &size);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : 0;
+	}
+	if (size < sizeof(*ri)) {
+		ret = btrfs_fs_error(fs_info, -EUCLEAN,
+			"corrupt leaf: root=1 block=%llu slot=%d, invalid root item size for %s, have %u expect at least %zu",
+			(unsigned long long)path.nodes[0]->start, path.slots[0],
+			btrfs_root_name(objectid), size, sizeof(*ri));
+		btrfs_release_path(&path);
+		return ret;
+	}
+	root->bytenr = btrfs_root_bytenr(ri);
+	root->level = btrfs_root_level(ri);
+	root->generation = btrfs_root_generation(ri);
+	root->bytes_used = btrfs_root_bytes_used(ri);
+	root->found = true;
+	btrfs_release_path(&path);
+	if (root->level >= BTRFS_MAX_LEVEL)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"root item of %s: invalid level %u", btrfs_root_name(objectid),
+			root->level);
+	return 0;
+}
+
+static u64 balance_target(const struct btrfs_disk_balance_args *args)
+{
+	if (!(btrfs_balance_args_flags(args) & BTRFS_BALANCE_ARGS_CONVERT))
+		return 0;
+	return btrfs_balance_args_target(args);
+}
+
+/*
+ * btrfs_recover_balance(): a paused balance that converts profiles makes
+ * its target the allocation profile from mount on (spec-corrections §4.4).
+ */
+static int read_balance_item(struct btrfs_fs_info *fs_info)
+{
+	const struct btrfs_balance_item *bi;
+	struct btrfs_path path = { 0 };
+	u32 size;
+	int ret;
+
+	ret = find_tree_root_item(fs_info, BTRFS_BALANCE_OBJECTID,
+				  BTRFS_TEMPORARY_ITEM_KEY, 0, &path,
+				  (const void **)&bi, &size);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : 0;
+	}
+	if (size < sizeof(*bi)) {
+		btrfs_release_path(&path);
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"balance item: invalid size %u, expect %zu", size, sizeof(*bi));
+	}
+	/* like get_restripe_target(), only the per-type CONVERT flag counts */
+	fs_info->balance_convert[BTRFS_SPACE_DATA] = balance_target(&bi->data);
+	fs_info->balance_convert[BTRFS_SPACE_METADATA] = balance_target(&bi->meta);
+	fs_info->balance_convert[BTRFS_SPACE_SYSTEM] = balance_target(&bi->sys);
+	btrfs_release_path(&path);
+	return 0;
+}
+
+static int read_roots(struct btrfs_fs_info *fs_info)
+{
+	int ret;
+
+	ret = read_root_item(fs_info, BTRFS_EXTENT_TREE_OBJECTID, &fs_info->extent_root);
+	if (!ret)
+		ret = read_root_item(fs_info, BTRFS_CSUM_TREE_OBJECTID, &fs_info->csum_root);
+	if (!ret && btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE))
+		ret = read_root_item(fs_info, BTRFS_FREE_SPACE_TREE_OBJECTID,
+				     &fs_info->free_space_root);
+	if (!ret && btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE))
+		ret = read_root_item(fs_info, BTRFS_BLOCK_GROUP_TREE_OBJECTID,
+				     &fs_info->block_group_root);
+	if (!ret && btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE))
+		ret = read_root_item(fs_info, BTRFS_RAID_STRIPE_TREE_OBJECTID,
+				     &fs_info->stripe_root);
+	if (!ret)
+		ret = read_balance_item(fs_info);
+	return ret;
+}
+
+/* Devices the chunk tree knows but the command line did not give */
+static int check_devices(struct btrfs_fs_info *fs_info)
+{
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_devices; i++) {
+		struct btrfs_device *dev = &fs_info->devices[i];
+
+		if (!dev->in_chunk_tree)
+			return btrfs_fs_error(fs_info, -EINVAL,
+				"%s: devid %llu is not a device of this filesystem (no dev item in the chunk tree)",
+				dev->io.path, (unsigned long long)dev->devid);
+		if (!dev->present) {
+			fs_info->degraded = true;
+			continue;
+		}
+		/* a seed device's dev item carries the seed's fsid */
+		if (memcmp(dev->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE))
+			continue;
+		fs_info->rw_devices++;
+		fs_info->total_rw_bytes += dev->total_bytes;
+		if (dev->total_bytes > dev->bytes_used)
+			fs_info->free_chunk_space += dev->total_bytes - dev->bytes_used;
+	}
+	return 0;
+}
+
+int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *args)
+{
+	int ret;
+
+	memset(fs_info, 0, sizeof(*fs_info));
+	if (args->super_mirror < 0 || args->super_mirror >= BTRFS_SUPER_MIRROR_MAX)
+		return btrfs_fs_error(fs_info, -EINVAL,
+			"superblock mirror %d out of range [0, %d]",
+			args->super_mirror, BTRFS_SUPER_MIRROR_MAX - 1);
+	ret = open_devices(fs_info, args);
+	if (!ret)
+		ret = btrfs_read_sys_array(fs_info);
+	if (!ret)
+		ret = btrfs_read_chunk_tree(fs_info);
+	if (!ret)
+		ret = check_devices(fs_info);
+	if (!ret)
+		ret = read_roots(fs_info);
+	return ret;
+}
+
+void btrfs_close_fs(struct btrfs_fs_info *fs_info)
+{
+	u32 i;
+
+	btrfs_free_block_cache(fs_info);
+	btrfs_free_chunk_maps(fs_info);
+	for (i = 0; i < fs_info->nr_devices; i++)
+		if (fs_info->devices[i].present)
+			io_close(&fs_info->devices[i].io);
+	free(fs_info->devices);
+	free(fs_info->block_groups);
+	fs_info->devices = NULL;
+	fs_info->block_groups = NULL;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef BTRFS_SPACE_DISK_IO_H
+#define BTRFS_SPACE_DISK_IO_H
+
+#include "kernel-shared/fs.h"
+
+struct btrfs_open_args {
+	const char * const *paths;
+	int nr_paths;
+	int super_mirror;		/* 0, 1 or 2 */
+};
+
+/*
+ * open_ctree() for a reader: devices, superblock, chunk map, root items
+ * and the balance item.  Block groups are loaded separately
+ * (block-group.c) so that commands that only need the chunk map skip it.
+ */
+int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *args);
+void btrfs_close_fs(struct btrfs_fs_info *fs_info);
+
+int btrfs_validate_super(struct btrfs_fs_info *fs_info,
+			 const struct btrfs_super_block *sb, const char *path,
+			 int mirror);
+
+#endif

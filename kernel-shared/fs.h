@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-memory picture of one filesystem, as the kernel's fs_info holds
+ * it after open_ctree(): devices, chunk maps, block groups and space infos.
+ * Everything here is filled from the image by disk-io.c, volumes.c and
+ * block-group.c; the formulas in space-info.c and block-rsv.c read it.
+ */
+#ifndef BTRFS_SPACE_FS_H
+#define BTRFS_SPACE_FS_H
+
+#include <stdbool.h>
+#include "common/io.h"
+#include "common/types.h"
+#include "kernel-shared/ctree.h"
+
+/* What each read was for; the I/O layer counts reads per purpose */
+enum btrfs_io_purpose {
+	BTRFS_IO_SUPERBLOCK,
+	BTRFS_IO_CHUNK_TREE,
+	BTRFS_IO_ROOT_TREE,
+	BTRFS_IO_BG_SEARCH,
+	BTRFS_IO_OTHER,
+};
+
+/*
+ * The first error found, with enough context to say what is wrong and
+ * where.  Functions return -errno; the message is formatted once here and
+ * printed by cmds/ as one line.
+ */
+struct btrfs_error {
+	int err;
+	char msg[512];
+};
+
+struct btrfs_device {
+	u64 devid;
+	u8 uuid[BTRFS_UUID_SIZE];
+	u8 fsid[BTRFS_FSID_SIZE];	/* DEV_ITEM fsid: differs for a seed */
+	u64 total_bytes;		/* DEV_ITEM */
+	u64 bytes_used;			/* DEV_ITEM */
+	bool in_chunk_tree;
+	bool present;			/* given on the command line and matched */
+	struct io_dev io;
+	u64 sb_generation;
+};
+
+struct btrfs_io_stripe {
+	u64 devid;
+	u64 physical;
+	struct btrfs_device *dev;	/* NULL when the device is missing */
+};
+
+struct btrfs_chunk_map {
+	u64 start;
+	u64 length;
+	u64 stripe_len;
+	u64 type;
+	u64 stripe_size;		/* bytes of each stripe on its device */
+	u16 num_stripes;
+	u16 sub_stripes;		/* from the profile table, not the disk */
+	u16 disk_sub_stripes;
+	bool from_sys_array;
+	struct btrfs_io_stripe stripes[];
+};
+
+struct btrfs_block_group {
+	u64 start;
+	u64 length;
+	u64 used;
+	u64 flags;
+	u64 bytes_super;
+	u64 leaf;			/* bytenr of the leaf holding its item */
+	bool ro;
+	struct btrfs_chunk_map *map;
+};
+
+enum btrfs_space_index {
+	BTRFS_SPACE_DATA,
+	BTRFS_SPACE_METADATA,
+	BTRFS_SPACE_SYSTEM,
+	BTRFS_SPACE_MIXED,
+	BTRFS_NR_SPACE_INFOS,
+};
+
+struct btrfs_space_info {
+	bool present;
+	u64 flags;
+	u64 total_bytes;
+	u64 bytes_used;
+	u64 bytes_readonly;
+	u64 bytes_zone_unusable;
+	u64 bytes_may_use;
+	u64 bytes_pinned;
+	u64 bytes_reserved;
+	u64 disk_total;
+	u64 disk_used;
+	u64 chunk_size;
+	u64 profile_bits;		/* profiles of its block groups, single as bit 48 */
+	u32 nr_block_groups;
+};
+
+/* A tree root as the tree root's ROOT_ITEM (or the superblock) gives it */
+struct btrfs_root_ref {
+	u64 objectid;
+	u64 bytenr;
+	u64 generation;
+	u64 bytes_used;
+	u8 level;
+	bool found;
+};
+
+struct btrfs_tree_block;
+
+/* Tree blocks read so far, by logical address; see ctree.c */
+struct btrfs_block_cache {
+	struct btrfs_tree_block **buckets;
+	u32 nr_buckets;
+	struct btrfs_tree_block *lru_head;	/* leaves, oldest first */
+	struct btrfs_tree_block *lru_tail;
+	u64 nr_leaves;
+	u64 bytes;
+};
+
+struct btrfs_block_search_stats {
+	u64 leaves;
+	u64 nodes;
+};
+
+struct btrfs_fs_info {
+	struct btrfs_super_block super;
+	int super_mirror;
+	u32 nodesize;
+	u32 sectorsize;
+	u16 csum_type;
+	u32 csum_size;
+	u64 generation;
+	u64 incompat;
+	u64 compat_ro;
+	u8 fsid[BTRFS_FSID_SIZE];
+	u8 metadata_uuid[BTRFS_FSID_SIZE];
+
+	struct io_stats io_stats;
+	struct btrfs_error err;
+	char note[768];			/* e.g. which mirror served a bad block */
+
+	struct btrfs_device *devices;
+	u32 nr_devices;
+	u32 devices_cap;
+	bool degraded;
+	/* read_one_dev(): only present, writeable, non-seed devices count */
+	u64 total_rw_bytes;
+	u64 free_chunk_space;
+	u32 rw_devices;
+
+	struct btrfs_chunk_map **chunks;	/* sorted by start, disjoint */
+	u32 nr_chunks;
+	u32 chunks_cap;
+
+	struct btrfs_root_ref extent_root;
+	struct btrfs_root_ref csum_root;
+	struct btrfs_root_ref free_space_root;
+	struct btrfs_root_ref block_group_root;
+	struct btrfs_root_ref stripe_root;
+	u64 balance_convert[BTRFS_NR_SPACE_INFOS];	/* target profile per type, 0 if none */
+
+	struct btrfs_block_group *block_groups;	/* sorted by start */
+	u32 nr_block_groups;
+	bool bg_from_bg_tree;
+	struct btrfs_block_search_stats bg_search;
+
+	struct btrfs_space_info space_info[BTRFS_NR_SPACE_INFOS];
+	u64 global_rsv_size;
+	u64 global_rsv_reserved;
+	struct btrfs_block_cache cache;
+};
+
+__attribute__ ((format (printf, 3, 4)))
+int btrfs_fs_error(struct btrfs_fs_info *fs_info, int err, const char *fmt, ...);
+
+static inline bool btrfs_fs_incompat(const struct btrfs_fs_info *fs_info,
+				     u64 bit)
+{
+	return (fs_info->incompat & bit) != 0;
+}
+
+static inline bool btrfs_fs_compat_ro(const struct btrfs_fs_info *fs_info,
+				      u64 bit)
+{
+	return (fs_info->compat_ro & bit) != 0;
+}
+
+#endif

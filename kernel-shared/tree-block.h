@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tree blocks in memory and the read-only search over them: the parts of
+ * the kernel's extent_io.h (extent_buffer) and ctree.c (btrfs_search_slot,
+ * btrfs_next_leaf) that a reader needs.
+ */
+#ifndef BTRFS_SPACE_TREE_BLOCK_H
+#define BTRFS_SPACE_TREE_BLOCK_H
+
+#include "kernel-shared/fs.h"
+
+struct btrfs_tree_block {
+	u64 start;
+	u32 len;
+	u8 level;
+	u32 nritems;
+	u64 owner;
+	u64 generation;
+	int mirror;			/* copy that passed verification */
+	u32 refs;			/* paths holding it; 0 = evictable leaf */
+	struct btrfs_tree_block *hash_next;
+	struct btrfs_tree_block *lru_prev;
+	struct btrfs_tree_block *lru_next;
+	u8 data[];
+};
+
+/* What the parent (or the superblock / root item) says the block must be */
+struct btrfs_tree_check {
+	u64 root;			/* owner tree, for messages */
+	int level;
+	u64 transid;			/* 0: unknown */
+	bool has_first_key;
+	struct btrfs_key first_key;
+};
+
+struct btrfs_path {
+	struct btrfs_tree_block *nodes[BTRFS_MAX_LEVEL];
+	int slots[BTRFS_MAX_LEVEL];
+};
+
+int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
+			  const struct btrfs_tree_check *check,
+			  unsigned int purpose, struct btrfs_tree_block **ret);
+void btrfs_tree_block_put(struct btrfs_tree_block *eb);
+struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,
+					    u64 bytenr);
+int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
+void btrfs_free_block_cache(struct btrfs_fs_info *fs_info);
+
+void btrfs_item_key_to_cpu(const struct btrfs_tree_block *eb, int slot,
+			   struct btrfs_key *key);
+const void *btrfs_item_ptr(const struct btrfs_tree_block *eb, int slot,
+			   u32 *size);
+void btrfs_node_key_to_cpu(const struct btrfs_tree_block *eb, int slot,
+			   struct btrfs_key *key);
+u64 btrfs_node_blockptr(const struct btrfs_tree_block *eb, int slot);
+u64 btrfs_node_ptr_generation(const struct btrfs_tree_block *eb, int slot);
+
+void btrfs_release_path(struct btrfs_path *path);
+int btrfs_search_slot(struct btrfs_fs_info *fs_info,
+		      const struct btrfs_root_ref *root,
+		      const struct btrfs_key *key, struct btrfs_path *path,
+		      unsigned int purpose);
+int btrfs_next_leaf(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, struct btrfs_path *path,
+		    unsigned int purpose);
+
+typedef int (*btrfs_leaf_fn)(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_tree_block *leaf, void *ctx);
+int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, unsigned int purpose,
+		    btrfs_leaf_fn leaf_fn, void *ctx);
+
+/* tree-checker.c */
+int btrfs_check_tree_block(struct btrfs_fs_info *fs_info,
+			   const struct btrfs_tree_block *eb);
+const char *btrfs_root_name(u64 objectid);
+
+#endif

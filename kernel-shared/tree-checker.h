@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef BTRFS_SPACE_TREE_CHECKER_H
+#define BTRFS_SPACE_TREE_CHECKER_H
+
+#include "kernel-shared/fs.h"
+
+struct btrfs_tree_block;
+
+/* Where a chunk item came from, for messages */
+struct btrfs_item_location {
+	const char *where;		/* "sys_array" or "chunk tree" */
+	u64 block;			/* leaf bytenr, or array offset */
+	int slot;
+};
+
+int btrfs_check_chunk_valid(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_chunk *chunk, u32 item_size,
+			    u64 logical, const struct btrfs_item_location *loc);
+int btrfs_check_block_group_item(struct btrfs_fs_info *fs_info,
+				 const struct btrfs_tree_block *leaf, int slot);
+
+#endif

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Devices and the chunk map, after fs/btrfs/volumes.c: the RAID attribute
+ * table (btrfs_raid_array), btrfs_read_sys_array(), btrfs_read_chunk_tree()
+ * with read_one_chunk()/read_one_dev(), and the logical-to-physical mapping
+ * of btrfs_map_block() for every profile.  Behaviour reproduced: 6.1-6.18
+ * (sub_stripes from the table, "btrfs: don't trust sub_stripes from disk").
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/tree-block.h"
+#include "kernel-shared/tree-checker.h"
+#include "kernel-shared/volumes.h"
+
+const struct btrfs_raid_attr btrfs_raid_array[BTRFS_NR_RAID_TYPES] = {
+	[BTRFS_RAID_RAID10] = { "raid10", BTRFS_BLOCK_GROUP_RAID10, 2, 1, 2, 1, 2, 0 },
+	[BTRFS_RAID_RAID1] = { "raid1", BTRFS_BLOCK_GROUP_RAID1, 1, 1, 2, 1, 2, 0 },
+	[BTRFS_RAID_DUP] = { "dup", BTRFS_BLOCK_GROUP_DUP, 1, 2, 1, 0, 2, 0 },
+	[BTRFS_RAID_RAID0] = { "raid0", BTRFS_BLOCK_GROUP_RAID0, 1, 1, 1, 0, 1, 0 },
+	[BTRFS_RAID_SINGLE] = { "single", 0, 1, 1, 1, 0, 1, 0 },
+	[BTRFS_RAID_RAID5] = { "raid5", BTRFS_BLOCK_GROUP_RAID5, 1, 1, 2, 1, 1, 1 },
+	[BTRFS_RAID_RAID6] = { "raid6", BTRFS_BLOCK_GROUP_RAID6, 1, 1, 3, 2, 1, 2 },
+	[BTRFS_RAID_RAID1C3] = { "raid1c3", BTRFS_BLOCK_GROUP_RAID1C3, 1, 1, 3, 2, 3, 0 },
+	[BTRFS_RAID_RAID1C4] = { "raid1c4", BTRFS_BLOCK_GROUP_RAID1C4, 1, 1, 4, 3, 4, 0 },
+};
+
+enum btrfs_raid_types btrfs_bg_flags_to_raid_index(u64 flags)
+{
+	int i;
+
+	flags &= BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	for (i = 0; i < BTRFS_NR_RAID_TYPES; i++)
+		if (btrfs_raid_array[i].bg_flag && (flags & btrfs_raid_array[i].bg_flag))
+			return i;
+	return BTRFS_RAID_SINGLE;
+}
+
+int btrfs_bg_type_to_factor(u64 flags)
+{
+	return btrfs_raid_array[btrfs_bg_flags_to_raid_index(flags)].ncopies;
+}
+
+const char *btrfs_bg_profile_name(u64 flags)
+{
+	return btrfs_raid_array[btrfs_bg_flags_to_raid_index(flags)].name;
+}
+
+const char *btrfs_bg_type_name(u64 flags)
+{
+	switch (flags & BTRFS_BLOCK_GROUP_TYPE_MASK) {
+	case BTRFS_BLOCK_GROUP_DATA: return "DATA";
+	case BTRFS_BLOCK_GROUP_METADATA: return "METADATA";
+	case BTRFS_BLOCK_GROUP_SYSTEM: return "SYSTEM";
+	case BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA: return "DATA+METADATA";
+	default: return "UNKNOWN";
+	}
+}
+
+/* How many stripes carry distinct data: what one stripe's size is divided by */
+u64 btrfs_chunk_data_stripes(u64 type, u16 num_stripes)
+{
+	const struct btrfs_raid_attr *attr =
+		&btrfs_raid_array[btrfs_bg_flags_to_raid_index(type)];
+
+	if (type & BTRFS_BLOCK_GROUP_RAID0)
+		return num_stripes;
+	if (type & BTRFS_BLOCK_GROUP_RAID10)
+		return num_stripes / attr->sub_stripes;
+	if (type & BTRFS_BLOCK_GROUP_RAID56_MASK)
+		return num_stripes - attr->nparity;
+	return 1;
+}
+
+int btrfs_chunk_max_errors(const struct btrfs_chunk_map *map)
+{
+	return btrfs_raid_array[btrfs_bg_flags_to_raid_index(map->type)].tolerated_failures;
+}
+
+/* Copies a reader may try; RAID5/6 parity is not rebuilt here */
+int btrfs_num_copies(const struct btrfs_chunk_map *map)
+{
+	if (map->type & (BTRFS_BLOCK_GROUP_DUP | BTRFS_BLOCK_GROUP_RAID1_MASK))
+		return map->num_stripes;
+	if (map->type & BTRFS_BLOCK_GROUP_RAID10)
+		return map->sub_stripes;
+	return 1;
+}
+
+struct btrfs_device *btrfs_find_device(struct btrfs_fs_info *fs_info, u64 devid)
+{
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_devices; i++)
+		if (fs_info->devices[i].devid == devid)
+			return &fs_info->devices[i];
+	return NULL;
+}
+
+/*
+ * The device array grows while the chunk tree is read; stripes get their
+ * device pointers only afterwards (resolve_stripes), so a realloc here
+ * never leaves one dangling.
+ */
+struct btrfs_device *btrfs_add_device(struct btrfs_fs_info *fs_info, u64 devid)
+{
+	struct btrfs_device *dev;
+
+	if (fs_info->nr_devices == fs_info->devices_cap) {
+		u32 cap = fs_info->devices_cap ? fs_info->devices_cap * 2 : 8;
+
+		dev = realloc(fs_info->devices, cap * sizeof(*dev));
+		if (!dev)
+			return NULL;
+		fs_info->devices = dev;
+		fs_info->devices_cap = cap;
+	}
+	dev = &fs_info->devices[fs_info->nr_devices++];
+	memset(dev, 0, sizeof(*dev));
+	dev->devid = devid;
+	dev->io.fd = -1;
+	return dev;
+}
+
+/* The chunk map whose range intersects [logical, logical + length) first */
+struct btrfs_chunk_map *btrfs_find_chunk_map(struct btrfs_fs_info *fs_info,
+					     u64 logical, u64 length)
+{
+	u32 low = 0, high = fs_info->nr_chunks;
+
+	while (low < high) {
+		u32 mid = low + (high - low) / 2;
+		struct btrfs_chunk_map *map = fs_info->chunks[mid];
+
+		if (map->start + map->length <= logical)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	if (low < fs_info->nr_chunks &&
+	    fs_info->chunks[low]->start < logical + length)
+		return fs_info->chunks[low];
+	return NULL;
+}
+
+static int insert_chunk_map(struct btrfs_fs_info *fs_info,
+			    struct btrfs_chunk_map *map)
+{
+	u32 pos = fs_info->nr_chunks;
+
+	if (fs_info->nr_chunks == fs_info->chunks_cap) {
+		u32 cap = fs_info->chunks_cap ? fs_info->chunks_cap * 2 : 64;
+		struct btrfs_chunk_map **maps;
+
+		maps = realloc(fs_info->chunks, cap * sizeof(*maps));
+		if (!maps)
+			return -ENOMEM;
+		fs_info->chunks = maps;
+		fs_info->chunks_cap = cap;
+	}
+	while (pos > 0 && fs_info->chunks[pos - 1]->start > map->start)
+		pos--;
+	memmove(&fs_info->chunks[pos + 1], &fs_info->chunks[pos],
+		(fs_info->nr_chunks - pos) * sizeof(map));
+	fs_info->chunks[pos] = map;
+	fs_info->nr_chunks++;
+	return 0;
+}
+
+static struct btrfs_chunk_map *alloc_chunk_map(const struct btrfs_chunk *chunk,
+					       u64 logical)
+{
+	u16 num_stripes = btrfs_stack_chunk_num_stripes(chunk);
+	struct btrfs_chunk_map *map;
+
+	map = calloc(1, sizeof(*map) + num_stripes * sizeof(map->stripes[0]));
+	if (!map)
+		return NULL;
+	map->start = logical;
+	map->length = btrfs_stack_chunk_length(chunk);
+	map->stripe_len = btrfs_stack_chunk_stripe_len(chunk);
+	map->type = btrfs_stack_chunk_type(chunk);
+	map->num_stripes = num_stripes;
+	map->disk_sub_stripes = btrfs_stack_chunk_sub_stripes(chunk);
+	map->sub_stripes = btrfs_raid_array[btrfs_bg_flags_to_raid_index(map->type)].sub_stripes;
+	map->stripe_size = map->length / btrfs_chunk_data_stripes(map->type, num_stripes);
+	return map;
+}
+
+/*
+ * read_one_chunk(): validate, then add the chunk unless an identical one is
+ * already mapped (the system chunks come twice: sys_array and chunk tree).
+ */
+static int read_one_chunk(struct btrfs_fs_info *fs_info,
+			  const struct btrfs_chunk *chunk, u32 item_size,
+			  u64 logical, const struct btrfs_item_location *loc)
+{
+	struct btrfs_chunk_map *map, *existing;
+	const struct btrfs_stripe *stripe = &chunk->stripe;
+	int ret;
+	u16 i;
+
+	ret = btrfs_check_chunk_valid(fs_info, chunk, item_size, logical, loc);
+	if (ret)
+		return ret;
+	existing = btrfs_find_chunk_map(fs_info, logical,
+					btrfs_stack_chunk_length(chunk));
+	if (existing) {
+		if (existing->start == logical &&
+		    existing->length == btrfs_stack_chunk_length(chunk) &&
+		    existing->from_sys_array && !strcmp(loc->where, "chunk tree"))
+			return 0;
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"corrupt chunk item in %s: block=%llu slot=%d, chunk [%llu, %llu) overlaps chunk [%llu, %llu)",
+			loc->where, (unsigned long long)loc->block, loc->slot,
+			(unsigned long long)logical,
+			(unsigned long long)(logical + btrfs_stack_chunk_length(chunk)),
+			(unsigned long long)existing->start,
+			(unsigned long long)(existing->start + existing->length));
+	}
+	map = alloc_chunk_map(chunk, logical);
+	if (!map)
+		return -ENOMEM;
+	map->from_sys_array = !strcmp(loc->where, "sys_array");
+	for (i = 0; i < map->num_stripes; i++, stripe++) {
+		map->stripes[i].devid = btrfs_stack_stripe_devid(stripe);
+		map->stripes[i].physical = btrfs_stack_stripe_offset(stripe);
+	}
+	ret = insert_chunk_map(fs_info, map);
+	if (ret)
+		free(map);
+	return ret;
+}
+
+#define sys_array_error(fs_info, offset, fmt, ...)			\
+	btrfs_fs_error(fs_info, -EUCLEAN,				\
+		"corrupt superblock sys_chunk_array at offset %u: " fmt,	\
+		(offset), ##__VA_ARGS__)
+
+/*
+ * btrfs_read_sys_array(): the superblock carries the SYSTEM chunks so the
+ * chunk tree itself can be found.  Every length is checked against what
+ * is left of the array before it is read.
+ */
+int btrfs_read_sys_array(struct btrfs_fs_info *fs_info)
+{
+	const u8 *array = fs_info->super.sys_chunk_array;
+	u32 size = btrfs_super_sys_array_size(&fs_info->super);
+	u32 cur = 0;
+
+	if (size > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE)
+		return sys_array_error(fs_info, 0,
+			"sys_chunk_array_size %u is larger than %u", size,
+			BTRFS_SYSTEM_CHUNK_ARRAY_SIZE);
+	if (size == 0)
+		return sys_array_error(fs_info, 0, "sys_chunk_array_size is 0");
+	while (cur < size) {
+		const struct btrfs_disk_key *disk_key = (const void *)(array + cur);
+		const struct btrfs_chunk *chunk;
+		struct btrfs_item_location loc = { "sys_array", cur, -1 };
+		struct btrfs_key key;
+		u32 len;
+		int ret;
+
+		if (size - cur < sizeof(*disk_key))
+			return sys_array_error(fs_info, cur,
+				"short key, %u bytes left, need %zu", size - cur,
+				sizeof(*disk_key));
+		btrfs_disk_key_to_cpu(&key, disk_key);
+		cur += sizeof(*disk_key);
+		if (key.type != BTRFS_CHUNK_ITEM_KEY)
+			return sys_array_error(fs_info, cur,
+				"unexpected item type %u in sys_array, expect %u",
+				key.type, BTRFS_CHUNK_ITEM_KEY);
+		chunk = (const void *)(array + cur);
+		if (size - cur < offsetof(struct btrfs_chunk, stripe))
+			return sys_array_error(fs_info, cur,
+				"short chunk item, %u bytes left, need %zu",
+				size - cur, offsetof(struct btrfs_chunk, stripe));
+		len = btrfs_chunk_item_size(btrfs_stack_chunk_num_stripes(chunk));
+		if (!btrfs_stack_chunk_num_stripes(chunk) || size - cur < len)
+			return sys_array_error(fs_info, cur,
+				"chunk item with num_stripes %u needs %u bytes, %u left",
+				btrfs_stack_chunk_num_stripes(chunk), len, size - cur);
+		if (!(btrfs_stack_chunk_type(chunk) & BTRFS_BLOCK_GROUP_SYSTEM))
+			return sys_array_error(fs_info, cur,
+				"invalid chunk type %llu in sys_array, must be SYSTEM",
+				(unsigned long long)btrfs_stack_chunk_type(chunk));
+		ret = read_one_chunk(fs_info, chunk, len, key.offset, &loc);
+		if (ret)
+			return ret;
+		cur += len;
+	}
+	return 0;
+}
+
+/* read_one_dev(): record a DEV_ITEM, creating a missing device if needed */
+static int read_one_dev(struct btrfs_fs_info *fs_info,
+			const struct btrfs_tree_block *leaf, int slot)
+{
+	const struct btrfs_dev_item *item;
+	struct btrfs_device *dev;
+	u32 size;
+	u64 devid;
+
+	item = btrfs_item_ptr(leaf, slot, &size);
+	if (size < sizeof(*item))
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"corrupt leaf: root=3 block=%llu slot=%d, invalid dev item size %u, expect %zu",
+			(unsigned long long)leaf->start, slot, size, sizeof(*item));
+	devid = btrfs_stack_device_id(item);
+	dev = btrfs_find_device(fs_info, devid);
+	if (dev && dev->in_chunk_tree)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"corrupt leaf: root=3 block=%llu slot=%d, duplicate dev item for devid %llu",
+			(unsigned long long)leaf->start, slot, (unsigned long long)devid);
+	if (!dev) {
+		dev = btrfs_add_device(fs_info, devid);
+		if (!dev)
+			return -ENOMEM;
+	}
+	if (dev->present && memcmp(dev->uuid, item->uuid, BTRFS_UUID_SIZE))
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"device %s: devid %llu has a different device uuid than the chunk tree's dev item",
+			dev->io.path, (unsigned long long)devid);
+	memcpy(dev->uuid, item->uuid, BTRFS_UUID_SIZE);
+	memcpy(dev->fsid, item->fsid, BTRFS_FSID_SIZE);
+	dev->total_bytes = btrfs_stack_device_total_bytes(item);
+	dev->bytes_used = btrfs_stack_device_bytes_used(item);
+	dev->in_chunk_tree = true;
+	return 0;
+}
+
+static int chunk_tree_leaf(struct btrfs_fs_info *fs_info,
+			   const struct btrfs_tree_block *leaf, void *ctx)
+{
+	u32 slot;
+
+	for (slot = 0; slot < leaf->nritems; slot++) {
+		struct btrfs_item_location loc = { "chunk tree", leaf->start, slot };
+		struct btrfs_key key;
+		const void *ptr;
+		u32 size;
+		int ret = 0;
+
+		btrfs_item_key_to_cpu(leaf, slot, &key);
+		ptr = btrfs_item_ptr(leaf, slot, &size);
+		if (key.type == BTRFS_DEV_ITEM_KEY)
+			ret = read_one_dev(fs_info, leaf, slot);
+		else if (key.type == BTRFS_CHUNK_ITEM_KEY)
+			ret = read_one_chunk(fs_info, ptr, size, key.offset, &loc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Attach every stripe to its device; a stripe may name a missing one */
+static int resolve_stripes(struct btrfs_fs_info *fs_info)
+{
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		struct btrfs_chunk_map *map = fs_info->chunks[i];
+		u16 s;
+
+		for (s = 0; s < map->num_stripes; s++) {
+			struct btrfs_device *dev = btrfs_find_device(fs_info,
+							map->stripes[s].devid);
+
+			if (!dev || !dev->in_chunk_tree)
+				return btrfs_fs_error(fs_info, -EUCLEAN,
+					"chunk %llu stripe %u: devid %llu has no dev item in the chunk tree",
+					(unsigned long long)map->start, s,
+					(unsigned long long)map->stripes[s].devid);
+			map->stripes[s].dev = dev->present ? dev : NULL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * btrfs_read_chunk_tree(): the whole chunk tree, DEV_ITEMs then
+ * CHUNK_ITEMs in key order, as the kernel reads it at every mount.
+ */
+int btrfs_read_chunk_tree(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_root_ref root = {
+		.objectid = BTRFS_CHUNK_TREE_OBJECTID,
+		.bytenr = btrfs_super_chunk_root(&fs_info->super),
+		.level = btrfs_super_chunk_root_level(&fs_info->super),
+		.generation = btrfs_super_chunk_root_generation(&fs_info->super),
+	};
+	int ret;
+
+	ret = btrfs_walk_tree(fs_info, &root, BTRFS_IO_CHUNK_TREE,
+			      chunk_tree_leaf, NULL);
+	if (ret)
+		return ret;
+	return resolve_stripes(fs_info);
+}
+
+/* Looked up by devid: stripe pointers are not resolved while reading the chunk tree */
+static struct btrfs_device *present_device(struct btrfs_fs_info *fs_info, u64 devid)
+{
+	struct btrfs_device *dev = btrfs_find_device(fs_info, devid);
+
+	return dev && dev->present ? dev : NULL;
+}
+
+/*
+ * btrfs_map_block() for one mirror: where the bytes at @logical live, and
+ * how many of the @length bytes are contiguous there (up to the end of
+ * the stripe).  RAID5/6 map to the data stripe; parity is not used.
+ */
+int btrfs_map_block(struct btrfs_fs_info *fs_info, u64 logical, u64 length,
+		    int mirror, struct btrfs_io_piece *piece)
+{
+	struct btrfs_chunk_map *map = btrfs_find_chunk_map(fs_info, logical, 1);
+	u64 offset, stripe_nr, stripe_offset, row;
+	u32 index;
+
+	if (!map || map->start > logical)
+		return btrfs_fs_error(fs_info, -ENOENT,
+			"logical %llu is not covered by any chunk",
+			(unsigned long long)logical);
+	offset = logical - map->start;
+	stripe_nr = offset >> BTRFS_STRIPE_LEN_SHIFT;
+	stripe_offset = offset & (BTRFS_STRIPE_LEN - 1);
+	if (map->type & BTRFS_BLOCK_GROUP_RAID0) {
+		index = stripe_nr % map->num_stripes;
+		row = stripe_nr / map->num_stripes;
+	} else if (map->type & BTRFS_BLOCK_GROUP_RAID10) {
+		u32 factor = map->num_stripes / map->sub_stripes;
+
+		index = (stripe_nr % factor) * map->sub_stripes + mirror;
+		row = stripe_nr / factor;
+	} else if (map->type & BTRFS_BLOCK_GROUP_RAID56_MASK) {
+		u32 data_stripes = btrfs_chunk_data_stripes(map->type, map->num_stripes);
+
+		row = stripe_nr / data_stripes;
+		/* parity rotates by one stripe per full row */
+		index = (stripe_nr % data_stripes + row) % map->num_stripes;
+	} else {
+		/* single, DUP, RAID1*: every copy is the whole chunk */
+		if (mirror >= map->num_stripes)
+			return -EINVAL;
+		piece->dev = present_device(fs_info, map->stripes[mirror].devid);
+		piece->physical = map->stripes[mirror].physical + offset;
+		piece->length = min_t(u64, length, map->length - offset);
+		return 0;
+	}
+	if (index >= map->num_stripes)
+		return -EINVAL;
+	piece->dev = present_device(fs_info, map->stripes[index].devid);
+	piece->physical = map->stripes[index].physical +
+			  (row << BTRFS_STRIPE_LEN_SHIFT) + stripe_offset;
+	piece->length = min_t(u64, length, BTRFS_STRIPE_LEN - stripe_offset);
+	return 0;
+}
+
+void btrfs_free_chunk_maps(struct btrfs_fs_info *fs_info)
+{
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_chunks; i++)
+		free(fs_info->chunks[i]);
+	free(fs_info->chunks);
+	fs_info->chunks = NULL;
+	fs_info->nr_chunks = 0;
+}

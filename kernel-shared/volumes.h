@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef BTRFS_SPACE_VOLUMES_H
+#define BTRFS_SPACE_VOLUMES_H
+
+#include "kernel-shared/fs.h"
+
+enum btrfs_raid_types {
+	BTRFS_RAID_RAID10,
+	BTRFS_RAID_RAID1,
+	BTRFS_RAID_DUP,
+	BTRFS_RAID_RAID0,
+	BTRFS_RAID_SINGLE,
+	BTRFS_RAID_RAID5,
+	BTRFS_RAID_RAID6,
+	BTRFS_RAID_RAID1C3,
+	BTRFS_RAID_RAID1C4,
+	BTRFS_NR_RAID_TYPES
+};
+
+/* The kernel's btrfs_raid_array: what each profile means for space */
+struct btrfs_raid_attr {
+	const char *name;
+	u64 bg_flag;
+	u8 sub_stripes;
+	u8 dev_stripes;
+	u8 devs_min;
+	u8 tolerated_failures;
+	u8 ncopies;
+	u8 nparity;
+};
+
+extern const struct btrfs_raid_attr btrfs_raid_array[BTRFS_NR_RAID_TYPES];
+
+enum btrfs_raid_types btrfs_bg_flags_to_raid_index(u64 flags);
+int btrfs_bg_type_to_factor(u64 flags);
+const char *btrfs_bg_type_name(u64 flags);
+const char *btrfs_bg_profile_name(u64 flags);
+u64 btrfs_chunk_data_stripes(u64 type, u16 num_stripes);
+int btrfs_chunk_max_errors(const struct btrfs_chunk_map *map);
+int btrfs_num_copies(const struct btrfs_chunk_map *map);
+
+struct btrfs_device *btrfs_find_device(struct btrfs_fs_info *fs_info, u64 devid);
+struct btrfs_device *btrfs_add_device(struct btrfs_fs_info *fs_info, u64 devid);
+struct btrfs_chunk_map *btrfs_find_chunk_map(struct btrfs_fs_info *fs_info,
+					     u64 logical, u64 length);
+
+int btrfs_read_sys_array(struct btrfs_fs_info *fs_info);
+int btrfs_read_chunk_tree(struct btrfs_fs_info *fs_info);
+
+/* One contiguous piece of a logical range on one device */
+struct btrfs_io_piece {
+	struct btrfs_device *dev;
+	u64 physical;
+	u64 length;
+};
+
+int btrfs_map_block(struct btrfs_fs_info *fs_info, u64 logical, u64 length,
+		    int mirror, struct btrfs_io_piece *piece);
+
+void btrfs_free_chunk_maps(struct btrfs_fs_info *fs_info);
+
+#endif
