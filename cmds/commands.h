@@ -13,6 +13,7 @@ struct cmd_options {
 	unsigned int units;
 	int verbose;
 	int super_mirror;
+	bool allow_degraded;
 };
 
 struct cmd_struct {

@@ -16,6 +16,7 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		.paths = (const char * const *)paths,
 		.nr_paths = nr_paths,
 		.super_mirror = opts->super_mirror,
+		.allow_degraded = opts->allow_degraded,
 	};
 	int ret;
 

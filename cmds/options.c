@@ -14,6 +14,7 @@ enum {
 	GETOPT_VAL_HELP,
 	GETOPT_VAL_IEC,
 	GETOPT_VAL_SI,
+	GETOPT_VAL_DEGRADED,
 };
 
 #define MAX_LONGOPTS	64
@@ -21,6 +22,7 @@ enum {
 static const struct option shared_longopts[] = {
 	{ "format", required_argument, NULL, GETOPT_VAL_FORMAT },
 	{ "super", required_argument, NULL, GETOPT_VAL_SUPER },
+	{ "degraded", no_argument, NULL, GETOPT_VAL_DEGRADED },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, GETOPT_VAL_HELP },
 	{ "raw", no_argument, NULL, 'b' },
@@ -114,6 +116,8 @@ int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 
 		if (unit) {
 			units_parse_option(unit, &opts->units);
+		} else if (c == GETOPT_VAL_DEGRADED) {
+			opts->allow_degraded = true;
 		} else if (c == 'v') {
 			opts->verbose++;
 		} else if (c == GETOPT_VAL_FORMAT) {

@@ -22,6 +22,7 @@
 #define HELPINFO_GLOBALS						\
 	"--format text|json output format (default text)",		\
 	"--super N          read superblock copy N (0, 1 or 2) instead of the primary", \
+	"--degraded         read with devices missing, like mount -o degraded", \
 	"-v|--verbose       say more on stderr (which copy was used, ...)", \
 	"--help             show this help"
 

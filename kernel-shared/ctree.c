@@ -333,6 +333,22 @@ int btrfs_next_leaf(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
+/* Step to the next item, crossing into the next leaf when needed */
+int btrfs_next_item(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, struct btrfs_path *path,
+		    unsigned int purpose)
+{
+	int ret;
+
+	path->slots[0]++;
+	while (path->slots[0] >= (int)path->nodes[0]->nritems) {
+		ret = btrfs_next_leaf(fs_info, root, path, purpose);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 struct walk_state {
 	btrfs_leaf_fn leaf_fn;
 	void *ctx;

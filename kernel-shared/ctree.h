@@ -193,6 +193,14 @@ struct btrfs_chunk {
 	struct btrfs_stripe stripe;	/* first of num_stripes */
 } __attribute__ ((__packed__));
 
+struct btrfs_dev_extent {
+	__le64 chunk_tree;
+	__le64 chunk_objectid;
+	__le64 chunk_offset;
+	__le64 length;
+	u8 chunk_tree_uuid[BTRFS_UUID_SIZE];
+} __attribute__ ((__packed__));
+
 struct btrfs_block_group_item {
 	__le64 used;
 	__le64 chunk_objectid;
@@ -314,6 +322,7 @@ static_assert(sizeof(struct btrfs_dev_item) == 98, "dev item");
 static_assert(sizeof(struct btrfs_stripe) == 32, "stripe");
 static_assert(sizeof(struct btrfs_chunk) == 80, "chunk");
 static_assert(sizeof(struct btrfs_block_group_item) == 24, "bg item");
+static_assert(sizeof(struct btrfs_dev_extent) == 48, "dev extent");
 static_assert(sizeof(struct btrfs_root_backup) == 168, "root backup");
 static_assert(sizeof(struct btrfs_super_block) == BTRFS_SUPER_INFO_SIZE, "super");
 static_assert(offsetof(struct btrfs_super_block, sys_chunk_array) == 811, "sys array");

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uuid/uuid.h>
 #include "common/checksum.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
@@ -646,6 +647,8 @@ static int read_roots(struct btrfs_fs_info *fs_info)
 
 	ret = read_root_item(fs_info, BTRFS_EXTENT_TREE_OBJECTID, &fs_info->extent_root);
 	if (!ret)
+		ret = read_root_item(fs_info, BTRFS_DEV_TREE_OBJECTID, &fs_info->dev_root);
+	if (!ret)
 		ret = read_root_item(fs_info, BTRFS_CSUM_TREE_OBJECTID, &fs_info->csum_root);
 	if (!ret && btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE))
 		ret = read_root_item(fs_info, BTRFS_FREE_SPACE_TREE_OBJECTID,
@@ -662,8 +665,9 @@ static int read_roots(struct btrfs_fs_info *fs_info)
 }
 
 /* Devices the chunk tree knows but the command line did not give */
-static int check_devices(struct btrfs_fs_info *fs_info)
+static int check_devices(struct btrfs_fs_info *fs_info, bool allow_degraded)
 {
+	char uuid[37];
 	u32 i;
 
 	for (i = 0; i < fs_info->nr_devices; i++) {
@@ -673,6 +677,13 @@ static int check_devices(struct btrfs_fs_info *fs_info)
 			return btrfs_fs_error(fs_info, -EINVAL,
 				"%s: devid %llu is not a device of this filesystem (no dev item in the chunk tree)",
 				dev->io.path, (unsigned long long)dev->devid);
+		if (!dev->present && !allow_degraded) {
+			uuid_unparse(dev->uuid, uuid);
+			return btrfs_fs_error(fs_info, -ENOENT,
+				"devid %llu uuid %s is missing: the superblock lists %llu devices: give all of them, or --degraded to read what the present ones hold",
+				(unsigned long long)dev->devid, uuid,
+				(unsigned long long)btrfs_super_num_devices(&fs_info->super));
+		}
 		if (!dev->present) {
 			fs_info->degraded = true;
 			continue;
@@ -703,9 +714,11 @@ int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *a
 	if (!ret)
 		ret = btrfs_read_chunk_tree(fs_info);
 	if (!ret)
-		ret = check_devices(fs_info);
+		ret = check_devices(fs_info, args->allow_degraded);
 	if (!ret)
 		ret = read_roots(fs_info);
+	if (!ret)
+		ret = btrfs_verify_dev_extents(fs_info);
 	return ret;
 }
 

@@ -8,6 +8,7 @@ struct btrfs_open_args {
 	const char * const *paths;
 	int nr_paths;
 	int super_mirror;		/* 0, 1 or 2 */
+	bool allow_degraded;		/* like mount -o degraded */
 };
 
 /*

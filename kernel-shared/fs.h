@@ -19,6 +19,7 @@ enum btrfs_io_purpose {
 	BTRFS_IO_CHUNK_TREE,
 	BTRFS_IO_ROOT_TREE,
 	BTRFS_IO_BG_SEARCH,
+	BTRFS_IO_DEV_TREE,
 	BTRFS_IO_OTHER,
 };
 
@@ -60,6 +61,7 @@ struct btrfs_chunk_map {
 	u16 sub_stripes;		/* from the profile table, not the disk */
 	u16 disk_sub_stripes;
 	bool from_sys_array;
+	u16 verified_stripes;		/* dev extents found for it */
 	struct btrfs_io_stripe stripes[];
 };
 
@@ -161,6 +163,7 @@ struct btrfs_fs_info {
 	struct btrfs_root_ref free_space_root;
 	struct btrfs_root_ref block_group_root;
 	struct btrfs_root_ref stripe_root;
+	struct btrfs_root_ref dev_root;
 	u64 balance_convert[BTRFS_NR_SPACE_INFOS];	/* target profile per type, 0 if none */
 
 	struct btrfs_block_group *block_groups;	/* sorted by start */

@@ -61,6 +61,9 @@ int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 		      const struct btrfs_root_ref *root,
 		      const struct btrfs_key *key, struct btrfs_path *path,
 		      unsigned int purpose);
+int btrfs_next_item(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, struct btrfs_path *path,
+		    unsigned int purpose);
 int btrfs_next_leaf(struct btrfs_fs_info *fs_info,
 		    const struct btrfs_root_ref *root, struct btrfs_path *path,
 		    unsigned int purpose);

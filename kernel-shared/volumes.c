@@ -470,3 +470,131 @@ void btrfs_free_chunk_maps(struct btrfs_fs_info *fs_info)
 	fs_info->chunks = NULL;
 	fs_info->nr_chunks = 0;
 }
+
+/* verify_one_dev_extent(): the dev extent must be exactly one chunk stripe */
+static int verify_one_dev_extent(struct btrfs_fs_info *fs_info, u64 chunk_offset,
+				 u64 devid, u64 physical, u64 length)
+{
+	struct btrfs_chunk_map *map = btrfs_find_chunk_map(fs_info, chunk_offset, 1);
+	struct btrfs_device *dev;
+	u16 i;
+
+	if (!map)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"dev extent physical offset %llu on devid %llu doesn't have corresponding chunk",
+			(unsigned long long)physical, (unsigned long long)devid);
+	if (length != map->stripe_size)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"dev extent physical offset %llu on devid %llu length doesn't match chunk %llu, have %llu expect %llu",
+			(unsigned long long)physical, (unsigned long long)devid,
+			(unsigned long long)map->start, (unsigned long long)length,
+			(unsigned long long)map->stripe_size);
+	dev = btrfs_find_device(fs_info, devid);
+	if (!dev || !dev->in_chunk_tree)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"dev extent physical offset %llu: failed to find devid %llu",
+			(unsigned long long)physical, (unsigned long long)devid);
+	if (physical + length < physical || physical + length > dev->total_bytes)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"dev extent devid %llu physical offset %llu len %llu is beyond device boundary %llu",
+			(unsigned long long)devid, (unsigned long long)physical,
+			(unsigned long long)length, (unsigned long long)dev->total_bytes);
+	for (i = 0; i < map->num_stripes; i++) {
+		if (map->stripes[i].devid != devid || map->stripes[i].physical != physical)
+			continue;
+		if (map->verified_stripes >= map->num_stripes)
+			return btrfs_fs_error(fs_info, -EUCLEAN,
+				"too many dev extents for chunk %llu found",
+				(unsigned long long)map->start);
+		map->verified_stripes++;
+		return 0;
+	}
+	return btrfs_fs_error(fs_info, -EUCLEAN,
+		"dev extent physical offset %llu devid %llu has no corresponding chunk",
+		(unsigned long long)physical, (unsigned long long)devid);
+}
+
+/* verify_chunk_dev_extent_mapping(): every stripe needs its dev extent */
+static int verify_chunk_dev_extent_mapping(struct btrfs_fs_info *fs_info)
+{
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = fs_info->chunks[i];
+
+		if (map->verified_stripes != map->num_stripes)
+			return btrfs_fs_error(fs_info, -EUCLEAN,
+				"chunk %llu has missing dev extent, have %d expect %d",
+				(unsigned long long)map->start, map->verified_stripes,
+				map->num_stripes);
+	}
+	return 0;
+}
+
+static int check_dev_extent_item(struct btrfs_fs_info *fs_info,
+				 const struct btrfs_path *path,
+				 const struct btrfs_key *key, u64 *prev_devid,
+				 u64 *prev_end)
+{
+	const struct btrfs_dev_extent *dext;
+	u64 length, chunk_offset;
+	u32 size;
+
+	dext = btrfs_item_ptr(path->nodes[0], path->slots[0], &size);
+	if (size != sizeof(*dext))
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"corrupt leaf: root=4 block=%llu slot=%d, invalid dev extent item size, have %u expect %zu",
+			(unsigned long long)path->nodes[0]->start, path->slots[0],
+			size, sizeof(*dext));
+	length = btrfs_stack_dev_extent_length(dext);
+	chunk_offset = btrfs_stack_dev_extent_chunk_offset(dext);
+	if (key->objectid == *prev_devid && key->offset < *prev_end)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"dev extent devid %llu physical offset %llu overlap with previous dev extent end %llu",
+			(unsigned long long)key->objectid,
+			(unsigned long long)key->offset, (unsigned long long)*prev_end);
+	*prev_devid = key->objectid;
+	*prev_end = key->offset + length;
+	return verify_one_dev_extent(fs_info, chunk_offset, key->objectid,
+				     key->offset, length);
+}
+
+/*
+ * btrfs_verify_dev_extents(): at every mount the kernel walks all
+ * DEV_EXTENT items and checks them against the chunk map; a mismatch fails
+ * the mount, so it fails here too.  This reads the whole dev tree, as the
+ * kernel does.
+ */
+int btrfs_verify_dev_extents(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_key key = { 1, BTRFS_DEV_EXTENT_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	u64 prev_devid = 0, prev_end = 0;
+	int ret;
+
+	if (!fs_info->dev_root.found)
+		return btrfs_fs_error(fs_info, -ENOENT, "no root item for the dev tree");
+	ret = btrfs_search_slot(fs_info, &fs_info->dev_root, &key, &path,
+				BTRFS_IO_DEV_TREE);
+	if (ret < 0)
+		goto out;
+	ret = 0;
+	if (path.slots[0] >= (int)path.nodes[0]->nritems)
+		ret = btrfs_next_leaf(fs_info, &fs_info->dev_root, &path,
+				      BTRFS_IO_DEV_TREE);
+	while (ret == 0) {
+		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
+		if (key.type != BTRFS_DEV_EXTENT_KEY)
+			break;
+		ret = check_dev_extent_item(fs_info, &path, &key, &prev_devid,
+					    &prev_end);
+		if (!ret)
+			ret = btrfs_next_item(fs_info, &fs_info->dev_root, &path,
+					      BTRFS_IO_DEV_TREE);
+	}
+	if (ret >= 0)
+		ret = verify_chunk_dev_extent_mapping(fs_info);
+out:
+	btrfs_release_path(&path);
+	return ret;
+}

@@ -57,6 +57,7 @@ struct btrfs_io_piece {
 int btrfs_map_block(struct btrfs_fs_info *fs_info, u64 logical, u64 length,
 		    int mirror, struct btrfs_io_piece *piece);
 
+int btrfs_verify_dev_extents(struct btrfs_fs_info *fs_info);
 void btrfs_free_chunk_maps(struct btrfs_fs_info *fs_info);
 
 #endif
