@@ -16,6 +16,9 @@ static const struct cmd_struct * const commands[] = {
 	&cmd_struct_inspect,
 	&cmd_struct_chunks,
 	&cmd_struct_block_groups,
+	&cmd_struct_global_rsv,
+	&cmd_struct_overcommit,
+	&cmd_struct_preempt,
 	NULL
 };
 
@@ -30,6 +33,9 @@ static const char * const btrfs_space_usage[] = {
 	"inspect            filesystem, devices, space info, global reserve, block groups, I/O",
 	"chunks             the chunk map",
 	"block-groups       every block group",
+	"global-rsv         the global block reserve, its inputs, by kernel version",
+	"overcommit         metadata over-commit room, by kernel version",
+	"preempt            preemptive flushing thresholds and verdict, by kernel version",
 	"",
 	"Exit status: 0 success, 1 the filesystem could not be read as asked, 2 usage error.",
 	NULL

@@ -33,6 +33,9 @@ struct cmd_struct {
 extern const struct cmd_struct cmd_struct_inspect;
 extern const struct cmd_struct cmd_struct_chunks;
 extern const struct cmd_struct cmd_struct_block_groups;
+extern const struct cmd_struct cmd_struct_global_rsv;
+extern const struct cmd_struct cmd_struct_overcommit;
+extern const struct cmd_struct cmd_struct_preempt;
 
 /* A command's own options, parsed beside the shared ones */
 struct cmd_extra_options {
@@ -52,6 +55,10 @@ struct cmd_extra_options {
 int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 		      const struct cmd_extra_options *extra, int argc,
 		      char **argv, int *first_arg);
+
+/* Print the usual errors; return the exit status */
+int cmd_missing_device(const struct cmd_struct *cmd);
+int cmd_out_of_memory(void);
 
 /* cmds/open.c: open read-only, optionally load block groups; 0 or exit status */
 int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,

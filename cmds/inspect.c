@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 #include "cmds/commands.h"
+#include "cmds/model-options.h"
 #include "cmds/report.h"
 #include "common/help.h"
 #include "common/messages.h"
@@ -11,6 +12,7 @@ static const char * const cmd_inspect_usage[] = {
 	"Show what the kernel would report for an unmounted filesystem: space info, global reserve, block groups",
 	"",
 	HELPINFO_GLOBALS,
+	HELPINFO_MODEL,
 	HELPINFO_UNITS_SHORT_LONG,
 	NULL
 };
@@ -19,12 +21,19 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 		       int argc, char **argv)
 {
 	struct cmd_options opts = *global;
+	struct report_options ropts;
+	struct cmd_extra_options extra = {
+		.longopts = model_longopts,
+		.handle = model_handle_option,
+		.ctx = &ropts,
+	};
 	struct btrfs_fs_info fs_info;
 	struct space_report report;
 	struct fmt_ctx fctx;
 	int first, ret;
 
-	ret = cmd_parse_options(cmd, &opts, NULL, argc, argv, &first);
+	report_options_init(&ropts);
+	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
 	if (ret)
 		return ret == CMD_HELP_SHOWN ? 0 : ret;
 	if (first >= argc) {
@@ -35,7 +44,7 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, true);
 	if (ret)
 		goto out;
-	if (btrfs_build_space_report(&fs_info, &report)) {
+	if (btrfs_build_space_report(&fs_info, &ropts, &report)) {
 		error("out of memory");
 		ret = EXIT_FS_ERROR;
 		goto out;
@@ -45,6 +54,10 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 	print_devices_section(&fctx, &report);
 	print_space_info_section(&fctx, &report);
 	print_global_rsv_section(&fctx, &report);
+	print_kernel_section(&fctx, &report);
+	print_global_rsv_detail(&fctx, &report);
+	print_overcommit_section(&fctx, &report);
+	print_preempt_section(&fctx, &report);
 	print_block_groups_summary(&fctx, &report);
 	print_io_section(&fctx, &report);
 	fmt_end(&fctx);

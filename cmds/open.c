@@ -37,3 +37,16 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		warning("filesystem is degraded: some devices are missing, every chunk read was served by the devices present");
 	return 0;
 }
+
+int cmd_missing_device(const struct cmd_struct *cmd)
+{
+	error("%s: need at least one device or image", cmd->token);
+	usage_print(stderr, cmd->usagestr);
+	return EXIT_USAGE;
+}
+
+int cmd_out_of_memory(void)
+{
+	error("out of memory");
+	return EXIT_FS_ERROR;
+}

@@ -8,6 +8,7 @@
 #include "cmds/report.h"
 #include "common/checksum.h"
 #include "kernel-shared/accessors.h"
+#include "kernel-shared/kernel-version.h"
 #include "kernel-shared/volumes.h"
 
 static const char * const incompat_names[64] = {
@@ -225,4 +226,97 @@ void print_block_group_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs
 		fmt_group_end(fctx);
 	}
 	fmt_array_end(fctx);
+}
+
+void print_kernel_section(struct fmt_ctx *fctx, const struct space_report *r)
+{
+	const struct btrfs_kernel_model *m = &r->reserve.model;
+	const char *unconfirmed[4];
+	int n = 0;
+	char version[32];
+
+	if (m->csum_delete_unconfirmed)
+		unconfirmed[n++] = "csum-deletion reservation (release of the change: 6.7 believed)";
+	if (m->zoned_unconfirmed)
+		unconfirmed[n++] = "zoned metadata over-commit (releases of 85e79ec7b78f / 5b135b382a36)";
+	fmt_group_start(fctx, "kernel", "Kernel model");
+	fmt_str(fctx, "version", "Version",
+		btrfs_kernel_version_str(r->reserve.kernel_version, version, sizeof(version)));
+	fmt_str_list(fctx, "unconfirmed", "Unconfirmed", unconfirmed, n);
+	fmt_group_end(fctx);
+}
+
+void print_global_rsv_detail(struct fmt_ctx *fctx, const struct space_report *r)
+{
+	const struct btrfs_global_rsv_inputs *in = &r->global_rsv_inputs;
+	const struct btrfs_global_rsv_calc *c = &r->global_rsv;
+
+	fmt_group_start(fctx, "global_rsv", "Global reserve (btrfs_update_global_block_rsv)");
+	fmt_size(fctx, "size", "Size", c->size);
+	fmt_size(fctx, "roots_bytes_used", "Roots bytes used", c->num);
+	fmt_size(fctx, "tree_root_bytes_used", "Tree root (in memory)", in->tree_root_bytes_used);
+	fmt_size(fctx, "extent_bytes_used", "Extent tree", in->extent_bytes_used);
+	fmt_size(fctx, "csum_bytes_used", "Csum tree", in->csum_bytes_used);
+	fmt_size(fctx, "free_space_bytes_used", "Free space tree", in->free_space_bytes_used);
+	fmt_size(fctx, "block_group_bytes_used", "Block group tree", in->block_group_bytes_used);
+	fmt_size(fctx, "raid_stripe_bytes_used", "Raid stripe tree", in->stripe_bytes_used);
+	fmt_u64(fctx, "min_items", "Min items", c->min_items);
+	fmt_bool(fctx, "free_space_tree_option", "Free space tree option", in->free_space_tree_opt);
+	fmt_str(fctx, "floor_formula", "Floor formula",
+		r->reserve.model.global_rsv_unlink_floor ?
+		"insert(min_items + 6) + delayed_ref_bytes(6)" : "insert(min_items + 10)");
+	fmt_size(fctx, "floor", "Floor", c->floor);
+	fmt_size(fctx, "cap", "Cap", 512ULL << 20);
+	fmt_group_end(fctx);
+}
+
+void print_overcommit_section(struct fmt_ctx *fctx, const struct space_report *r)
+{
+	const struct space_report_reserve *rs = &r->reserve;
+
+	fmt_group_start(fctx, "overcommit", "Metadata over-commit (calc_available_free_space)");
+	fmt_size(fctx, "free_chunk_space", "Free chunk space", rs->state.free_chunk_space);
+	fmt_size(fctx, "total_rw_bytes", "Total rw bytes", rs->state.total_rw_bytes);
+	fmt_str(fctx, "metadata_profile", "Metadata profile",
+		btrfs_bg_profile_name(rs->state.profile));
+	fmt_u64(fctx, "metadata_profile_copies", "Profile copies", rs->state.profile_copies);
+	fmt_size(fctx, "effective_data_chunk_size", "Effective data chunk size",
+		 rs->effective_data_chunk_size);
+	fmt_size(fctx, "avail_flush_all", "Room, FLUSH_ALL", rs->avail_flush_all);
+	fmt_size(fctx, "avail_other", "Room, other flush modes", rs->avail_other);
+	fmt_size(fctx, "largest_reservation_flush_all", "Largest grant, FLUSH_ALL",
+		 rs->largest_flush_all);
+	fmt_size(fctx, "largest_reservation_other", "Largest grant, other modes",
+		 rs->largest_other);
+	fmt_group_end(fctx);
+}
+
+void print_preempt_section(struct fmt_ctx *fctx, const struct space_report *r)
+{
+	const struct btrfs_preempt_result *p = &r->reserve.preempt;
+	static const char * const clamp_keys[] = {
+		"0", "1", "2", "3", "4", "5", "6", "7", "8",
+	};
+	int clamp;
+
+	fmt_group_start(fctx, "preempt", "Preemptive flushing (need_preemptive_reclaim)");
+	fmt_size(fctx, "full_limit", "Plain full limit", p->full_limit);
+	fmt_size(fctx, "full_used", "Used for that limit", p->full_used);
+	fmt_size(fctx, "floor", "Non-global floor", p->floor);
+	fmt_size(fctx, "thresh_base", "Threshold before clamp", p->thresh_base);
+	fmt_group_start(fctx, "thresh_by_clamp", "Threshold by clamp");
+	for (clamp = 1; clamp <= BTRFS_PREEMPT_MAX_CLAMP; clamp++)
+		fmt_size(fctx, clamp_keys[clamp], clamp_keys[clamp], p->thresh_by_clamp[clamp]);
+	fmt_group_end(fctx);
+	fmt_u64(fctx, "clamp", "Clamp", r->reserve.state.clamp);
+	fmt_size(fctx, "bytes_may_use", "Bytes may use", r->reserve.state.bytes_may_use);
+	fmt_size(fctx, "used", "Weighed against threshold", p->used);
+	fmt_str(fctx, "verdict", "Verdict", p->verdict ? "flush" : "no-flush");
+	fmt_str(fctx, "reason", "Reason", p->reason);
+	if (p->can_flush)
+		fmt_size(fctx, "min_bytes_may_use_to_flush", "Flushes from bytes_may_use",
+			 p->min_may_use_to_flush);
+	else
+		fmt_str(fctx, "min_bytes_may_use_to_flush", "Flushes from bytes_may_use", NULL);
+	fmt_group_end(fctx);
 }

@@ -12,6 +12,10 @@ void print_space_info_section(struct fmt_ctx *fctx, const struct space_report *r
 void print_global_rsv_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_block_groups_summary(struct fmt_ctx *fctx, const struct space_report *r);
 void print_io_section(struct fmt_ctx *fctx, const struct space_report *r);
+void print_kernel_section(struct fmt_ctx *fctx, const struct space_report *r);
+void print_global_rsv_detail(struct fmt_ctx *fctx, const struct space_report *r);
+void print_overcommit_section(struct fmt_ctx *fctx, const struct space_report *r);
+void print_preempt_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_chunk_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info);
 void print_block_group_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info);
 

@@ -4,7 +4,7 @@
 #include "common/format-output.h"
 #include "common/units.h"
 
-#define TEXT_LABEL_WIDTH	28
+#define TEXT_LABEL_WIDTH	32
 
 static bool is_json(const struct fmt_ctx *ctx)
 {

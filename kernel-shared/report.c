@@ -74,6 +74,22 @@ static void fill_space_infos(const struct btrfs_fs_info *fs_info,
 	}
 }
 
+/* The space info holding the reserve shows the chosen kernel's size */
+static void rebase_global_rsv(const struct btrfs_fs_info *fs_info,
+			      struct space_report *report)
+{
+	int i;
+
+	for (i = 0; i < report->nr_space_infos; i++) {
+		struct btrfs_space_info *si = &report->space_infos[i].info;
+
+		if (!(si->flags & BTRFS_BLOCK_GROUP_METADATA))
+			continue;
+		si->bytes_may_use += report->global_rsv.size;
+		si->bytes_may_use -= fs_info->global_rsv_reserved;
+	}
+}
+
 static void fill_io(const struct btrfs_fs_info *fs_info, struct space_report *report)
 {
 	const struct io_stats *st = &fs_info->io_stats;
@@ -86,23 +102,93 @@ static void fill_io(const struct btrfs_fs_info *fs_info, struct space_report *re
 	report->io.bg_nodes = fs_info->bg_search.nodes;
 }
 
+void report_options_init(struct report_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->kernel_version = BTRFS_DEFAULT_KERNEL;
+	opts->clamp = 1;
+}
+
+static void apply_runtime(const struct report_options *o,
+			  struct btrfs_reserve_state *st)
+{
+	if (o->runtime_set & RT_MAY_USE)
+		st->bytes_may_use = o->bytes_may_use;
+	if (o->runtime_set & RT_PINNED)
+		st->bytes_pinned = o->bytes_pinned;
+	if (o->runtime_set & RT_RESERVED)
+		st->bytes_reserved = o->bytes_reserved;
+	if (o->runtime_set & RT_DELALLOC)
+		st->delalloc_bytes = o->delalloc_bytes;
+	if (o->runtime_set & RT_ORDERED)
+		st->ordered_bytes = o->ordered_bytes;
+	if (o->runtime_set & RT_DELAYED_REFS_RSV)
+		st->delayed_refs_rsv_reserved = o->delayed_refs_rsv;
+	if (o->runtime_set & RT_DELAYED_RSV)
+		st->delayed_block_rsv_reserved = o->delayed_rsv;
+	if (o->runtime_set & RT_RECLAIM_SIZE)
+		st->reclaim_size = o->reclaim_size;
+	if (o->runtime_set & RT_CLAMP)
+		st->clamp = o->clamp;
+	st->zoned = o->zoned;
+	st->zone_size = o->zone_size;
+	st->max_active_zones = o->max_active_zones;
+}
+
+/*
+ * The reservation model for the chosen kernel: right after mount the
+ * global reserve is the only thing in bytes_may_use, so that kernel's
+ * reserve size replaces 6.18's before any what-if input is applied.
+ */
+static void fill_reserve(const struct btrfs_fs_info *fs_info,
+			 const struct report_options *opts,
+			 struct space_report *report)
+{
+	struct space_report_reserve *r = &report->reserve;
+	u64 others;
+
+	r->kernel_version = opts->kernel_version;
+	btrfs_kernel_model(opts->kernel_version, &r->model);
+	btrfs_reserve_state_from_fs(fs_info, &r->state);
+	others = r->state.bytes_may_use > fs_info->global_rsv_reserved ?
+		 r->state.bytes_may_use - fs_info->global_rsv_reserved : 0;
+	r->state.global_rsv_reserved = report->global_rsv.size;
+	r->state.bytes_may_use = report->global_rsv.size + others;
+	apply_runtime(opts, &r->state);
+	r->effective_data_chunk_size = r->model.overcommit_data_chunk ?
+				       btrfs_calc_effective_data_chunk_size(&r->state) : 0;
+	r->avail_flush_all = btrfs_calc_available_free_space(&r->state, true, &r->model);
+	r->avail_other = btrfs_calc_available_free_space(&r->state, false, &r->model);
+	r->largest_flush_all = btrfs_largest_reservation(&r->state, true, &r->model);
+	r->largest_other = btrfs_largest_reservation(&r->state, false, &r->model);
+	btrfs_need_preemptive_reclaim(&r->state, &r->model, &r->preempt);
+}
+
 int btrfs_build_space_report(const struct btrfs_fs_info *fs_info,
+			     const struct report_options *opts,
 			     struct space_report *report)
 {
+	struct btrfs_kernel_model model;
+
 	memset(report, 0, sizeof(*report));
+	btrfs_kernel_model(opts->kernel_version, &model);
 	report->fs_info = fs_info;
 	if (fill_devices(fs_info, report))
 		return -ENOMEM;
 	fill_space_infos(fs_info, report);
 	btrfs_global_rsv_inputs_from_fs(fs_info, &report->global_rsv_inputs);
 	btrfs_calc_global_rsv(&report->global_rsv_inputs,
-			      BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS,
+			      model.global_rsv_unlink_floor ?
+			      BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS :
+			      BTRFS_GLOBAL_RSV_FLOOR_PLUS_10_ITEMS,
 			      &report->global_rsv);
-	report->global_rsv_reserved = fs_info->global_rsv_reserved;
+	report->global_rsv_reserved = report->global_rsv.size;
+	rebase_global_rsv(fs_info, report);
 	report->nr_block_groups = fs_info->nr_block_groups;
 	report->block_group_source = fs_info->bg_from_bg_tree ?
 				     "block-group-tree" : "extent-tree";
 	fill_io(fs_info, report);
+	fill_reserve(fs_info, opts, report);
 	return 0;
 }
 

@@ -9,6 +9,8 @@
 
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/fs.h"
+#include "kernel-shared/kernel-version.h"
+#include "kernel-shared/space-info.h"
 
 struct space_report_device {
 	u64 devid;
@@ -36,6 +38,48 @@ struct space_report_io {
 	u64 bg_nodes;
 };
 
+/* Runtime inputs of the reservation model; each applies when its bit is set */
+enum {
+	RT_MAY_USE = 1 << 0,
+	RT_PINNED = 1 << 1,
+	RT_RESERVED = 1 << 2,
+	RT_DELALLOC = 1 << 3,
+	RT_ORDERED = 1 << 4,
+	RT_DELAYED_REFS_RSV = 1 << 5,
+	RT_DELAYED_RSV = 1 << 6,
+	RT_RECLAIM_SIZE = 1 << 7,
+	RT_CLAMP = 1 << 8,
+};
+
+struct report_options {
+	u32 kernel_version;
+	u32 runtime_set;
+	u64 bytes_may_use;
+	u64 bytes_pinned;
+	u64 bytes_reserved;
+	u64 delalloc_bytes;
+	u64 ordered_bytes;
+	u64 delayed_refs_rsv;
+	u64 delayed_rsv;
+	u64 reclaim_size;
+	u32 clamp;
+	bool zoned;			/* what-if: the same figures on a zoned fs */
+	u64 zone_size;
+	u32 max_active_zones;
+};
+
+struct space_report_reserve {
+	u32 kernel_version;
+	struct btrfs_kernel_model model;
+	struct btrfs_reserve_state state;
+	u64 effective_data_chunk_size;
+	u64 avail_flush_all;
+	u64 avail_other;
+	u64 largest_flush_all;
+	u64 largest_other;
+	struct btrfs_preempt_result preempt;
+};
+
 struct space_report {
 	const struct btrfs_fs_info *fs_info;
 	struct space_report_device *devices;
@@ -48,9 +92,12 @@ struct space_report {
 	u32 nr_block_groups;
 	const char *block_group_source;
 	struct space_report_io io;
+	struct space_report_reserve reserve;
 };
 
+void report_options_init(struct report_options *opts);
 int btrfs_build_space_report(const struct btrfs_fs_info *fs_info,
+			     const struct report_options *opts,
 			     struct space_report *report);
 void btrfs_free_space_report(struct space_report *report);
 

@@ -5,7 +5,15 @@
  * btrfs_find_space_info(), btrfs_add_bg_to_space_info() and
  * btrfs_space_info_used().  Behaviour reproduced: 6.1-6.18 (non-zoned).
  * The figures are the ones /sys/fs/btrfs/<uuid>/allocation/ shows.
+ *
+ * Then the reservation decisions: calc_effective_data_chunk_size(),
+ * calc_available_free_space(), btrfs_can_overcommit() and
+ * need_preemptive_reclaim(), for 6.18 and, where the seeds' patches
+ * changed them, the kernels before (kernel-version.c says which).
  */
+#include <string.h>
+#include "kernel-shared/block-group.h"
+#include "kernel-shared/kernel-version.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/volumes.h"
 
@@ -100,4 +108,235 @@ u64 btrfs_space_info_used(const struct btrfs_space_info *sinfo,
 	return sinfo->bytes_used + sinfo->bytes_reserved + sinfo->bytes_pinned +
 	       sinfo->bytes_readonly + sinfo->bytes_zone_unusable +
 	       (may_use_included ? sinfo->bytes_may_use : 0);
+}
+
+/*
+ * calc_effective_data_chunk_size() (v6.9+): the room over-commit keeps
+ * free so a data chunk can still be allocated.
+ */
+u64 btrfs_calc_effective_data_chunk_size(const struct btrfs_reserve_state *st)
+{
+	u64 size;
+
+	if (st->zoned)
+		return st->data_chunk_size;
+	size = min_t(u64, st->data_chunk_size, st->total_rw_bytes * 10 / 100);
+	return min_t(u64, size, SZ_1G);
+}
+
+/*
+ * calc_available_free_space(): how much unallocated space metadata may
+ * count on.  FLUSH_ALL reservations get an eighth, every other flush mode
+ * half, because the former can wait for flushing to make room.
+ */
+u64 btrfs_calc_available_free_space(const struct btrfs_reserve_state *st,
+				    bool flush_all,
+				    const struct btrfs_kernel_model *model)
+{
+	u64 avail = st->free_chunk_space / max_t(u32, st->profile_copies, 1);
+
+	if (avail == 0)
+		return 0;
+	if (model->overcommit_data_chunk) {
+		u64 data_chunk = btrfs_calc_effective_data_chunk_size(st);
+
+		if (avail <= data_chunk)
+			return 0;
+		avail -= data_chunk;
+	}
+	avail >>= flush_all ? 3 : 1;
+	if (st->zoned && st->zone_size)
+		avail -= avail % st->zone_size;
+	return avail;
+}
+
+/* BTRFS_FS_NO_OVERCOMMIT / ACTIVE_ZONE_TRACKING in the kernels that had it */
+static bool zoned_blocks_overcommit(const struct btrfs_reserve_state *st,
+				    const struct btrfs_kernel_model *model)
+{
+	if (!st->zoned || !(st->flags & BTRFS_BLOCK_GROUP_METADATA))
+		return false;
+	if (model->zoned_overcommit == ZONED_OVERCOMMIT_NEVER)
+		return true;
+	if (model->zoned_overcommit == ZONED_OVERCOMMIT_UNLESS_ACTIVE_ZONES)
+		return st->max_active_zones != 0;
+	return false;
+}
+
+static u64 overcommit_room(const struct btrfs_reserve_state *st, bool flush_all,
+			   const struct btrfs_kernel_model *model)
+{
+	if (zoned_blocks_overcommit(st, model))
+		return 0;
+	return btrfs_calc_available_free_space(st, flush_all, model);
+}
+
+static u64 reserve_state_used(const struct btrfs_reserve_state *st)
+{
+	return st->bytes_used + st->bytes_reserved + st->bytes_pinned +
+	       st->bytes_readonly + st->bytes_zone_unusable + st->bytes_may_use;
+}
+
+/* btrfs_can_overcommit(): data (and mixed) never over-commits */
+bool btrfs_can_overcommit(const struct btrfs_reserve_state *st, u64 bytes,
+			  bool flush_all, const struct btrfs_kernel_model *model)
+{
+	if (st->flags & BTRFS_BLOCK_GROUP_DATA)
+		return false;
+	return reserve_state_used(st) + bytes <
+	       st->total_bytes + overcommit_room(st, flush_all, model);
+}
+
+/*
+ * The biggest single reservation reserve_bytes() grants now without
+ * flushing: it fits in total_bytes (<=), or over-commit allows it (<).
+ */
+u64 btrfs_largest_reservation(const struct btrfs_reserve_state *st,
+			      bool flush_all, const struct btrfs_kernel_model *model)
+{
+	u64 used = reserve_state_used(st);
+	u64 fits = st->total_bytes > used ? st->total_bytes - used : 0;
+	u64 limit;
+
+	if (st->flags & BTRFS_BLOCK_GROUP_DATA)
+		return fits;
+	limit = st->total_bytes + overcommit_room(st, flush_all, model);
+	if (limit > used + 1)
+		return max_t(u64, fits, limit - used - 1);
+	return fits;
+}
+
+/* The threshold before and after the 2021 series (patch 4/7) */
+static u64 preempt_thresh_base(const struct btrfs_reserve_state *st,
+			       const struct btrfs_kernel_model *model)
+{
+	u64 thresh = btrfs_calc_available_free_space(st, true, model);
+	u64 g = model->preempt_global_rsv_terms ? st->global_rsv_reserved : 0;
+	u64 hard = st->bytes_used + st->bytes_reserved + st->bytes_readonly + g;
+
+	if (!model->preempt_global_rsv_terms)
+		return thresh + (st->total_bytes - hard);	/* unguarded in 5.12 */
+	if (hard < st->total_bytes)
+		thresh += st->total_bytes - hard;
+	return thresh;
+}
+
+/*
+ * What need_preemptive_reclaim() weighs against the threshold: ordered
+ * extents that will finish soon make delalloc flushing pointless, so
+ * either the delayed reserves or the flushable may_use count.
+ */
+static bool preempt_counts_may_use(const struct btrfs_reserve_state *st,
+				   const struct btrfs_kernel_model *model)
+{
+	u64 ordered = st->ordered_bytes;
+
+	if (model->preempt_global_rsv_terms)
+		ordered >>= 1;
+	return ordered < st->delalloc_bytes;
+}
+
+static u64 preempt_used(const struct btrfs_reserve_state *st,
+			const struct btrfs_kernel_model *model)
+{
+	u64 g = model->preempt_global_rsv_terms ? st->global_rsv_reserved : 0;
+
+	if (!preempt_counts_may_use(st, model))
+		return st->bytes_pinned + st->delayed_refs_rsv_reserved +
+		       st->delayed_block_rsv_reserved;
+	return st->bytes_pinned + (st->bytes_may_use > g ? st->bytes_may_use - g : 0);
+}
+
+/* The smallest bytes_may_use for which the predicate would say "flush" */
+static void preempt_min_may_use(const struct btrfs_reserve_state *st,
+				const struct btrfs_kernel_model *model,
+				struct btrfs_preempt_result *res)
+{
+	u64 g = model->preempt_global_rsv_terms ? st->global_rsv_reserved : 0;
+	u64 thresh = res->thresh_by_clamp[st->clamp];
+	u64 need = 0;
+
+	res->can_flush = false;
+	if (res->full_used >= res->full_limit || st->reclaim_size)
+		return;
+	if (model->preempt_majority_global)
+		need = g + res->floor + 1;	/* used - G > 128 MiB */
+	if (preempt_counts_may_use(st, model)) {
+		need = max_t(u64, need, thresh + g);
+	} else if (preempt_used(st, model) < thresh) {
+		return;				/* may_use is not weighed at all */
+	}
+	res->can_flush = true;
+	res->min_may_use_to_flush = need > st->bytes_pinned ? need - st->bytes_pinned : 0;
+}
+
+/*
+ * need_preemptive_reclaim() after a successful metadata reservation, for
+ * the given kernel: 6.18 (and 5.15+), the 2021 series alone (5.14), or
+ * before it (5.12).  Closing and remounting states are taken as false.
+ */
+void btrfs_need_preemptive_reclaim(const struct btrfs_reserve_state *st,
+				   const struct btrfs_kernel_model *model,
+				   struct btrfs_preempt_result *res)
+{
+	u64 g = model->preempt_global_rsv_terms ? st->global_rsv_reserved : 0;
+	u32 clamp;
+
+	res->full_limit = st->total_bytes * model->preempt_full_percent / 100;
+	res->full_used = st->bytes_used + st->bytes_reserved + g;
+	res->floor = model->preempt_majority_global ? SZ_128M : 0;
+	res->thresh_base = preempt_thresh_base(st, model);
+	res->thresh_by_clamp[0] = res->thresh_base;
+	for (clamp = 1; clamp <= BTRFS_PREEMPT_MAX_CLAMP; clamp++)
+		res->thresh_by_clamp[clamp] = res->thresh_base >> clamp;
+	res->used = preempt_used(st, model);
+	preempt_min_may_use(st, model, res);
+	res->verdict = false;
+	if (res->full_used >= res->full_limit) {
+		res->reason = "the space info is nearly full (plain full limit reached)";
+	} else if (model->preempt_majority_global &&
+		   g >= st->bytes_may_use + st->bytes_pinned) {
+		res->reason = "everything flushable is the global reserve";
+	} else if (model->preempt_majority_global &&
+		   st->bytes_may_use + st->bytes_pinned - g <= res->floor) {
+		res->reason = "less than 128 MiB of reservations besides the global reserve";
+	} else if (st->reclaim_size) {
+		res->reason = "tickets are queued: the async flusher handles them";
+	} else if (res->used < res->thresh_by_clamp[st->clamp]) {
+		res->reason = "flushable reservations are below the threshold";
+	} else {
+		res->verdict = true;
+		res->reason = "flushable reservations reached the threshold";
+	}
+}
+
+/* The metadata (or mixed) space info right after mount */
+void btrfs_reserve_state_from_fs(const struct btrfs_fs_info *fs_info,
+				 struct btrfs_reserve_state *st)
+{
+	struct btrfs_fs_info *fs = (struct btrfs_fs_info *)fs_info;
+	const struct btrfs_space_info *meta =
+		btrfs_find_space_info(fs, BTRFS_BLOCK_GROUP_METADATA);
+	const struct btrfs_space_info *data =
+		btrfs_find_space_info(fs, BTRFS_BLOCK_GROUP_DATA);
+	u64 profile = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_METADATA);
+
+	memset(st, 0, sizeof(*st));
+	if (meta) {
+		st->flags = meta->flags;
+		st->total_bytes = meta->total_bytes;
+		st->bytes_used = meta->bytes_used;
+		st->bytes_reserved = meta->bytes_reserved;
+		st->bytes_pinned = meta->bytes_pinned;
+		st->bytes_readonly = meta->bytes_readonly;
+		st->bytes_zone_unusable = meta->bytes_zone_unusable;
+		st->bytes_may_use = meta->bytes_may_use;
+	}
+	st->free_chunk_space = fs_info->free_chunk_space;
+	st->total_rw_bytes = fs_info->total_rw_bytes;
+	st->profile = profile;
+	st->profile_copies = btrfs_bg_type_to_factor(profile);
+	st->data_chunk_size = data ? data->chunk_size : BTRFS_MAX_DATA_CHUNK_SIZE;
+	st->global_rsv_reserved = fs_info->global_rsv_reserved;
+	st->clamp = 1;
 }

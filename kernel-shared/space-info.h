@@ -21,4 +21,68 @@ u64 btrfs_space_info_used(const struct btrfs_space_info *sinfo,
 			  bool may_use_included);
 const char *btrfs_space_info_name(enum btrfs_space_index index);
 
+
+struct btrfs_kernel_model;
+
+/*
+ * The inputs of the reservation decisions for one space info (metadata,
+ * or mixed): the space info's counters, the fs-wide figures they are
+ * weighed against, and the runtime state, which defaults to its value
+ * right after mount and can be set for what-if questions.
+ */
+struct btrfs_reserve_state {
+	u64 flags;
+	u64 total_bytes;
+	u64 bytes_used;
+	u64 bytes_reserved;
+	u64 bytes_pinned;
+	u64 bytes_readonly;
+	u64 bytes_zone_unusable;
+	u64 bytes_may_use;
+	u64 free_chunk_space;
+	u64 total_rw_bytes;
+	u32 profile_copies;		/* ncopies of the allocation profile */
+	u64 profile;
+	u64 data_chunk_size;		/* data (or mixed) space info chunk_size */
+	bool zoned;
+	u64 zone_size;
+	u32 max_active_zones;
+	u64 global_rsv_reserved;
+	u64 delalloc_bytes;
+	u64 ordered_bytes;
+	u64 delayed_refs_rsv_reserved;
+	u64 delayed_block_rsv_reserved;
+	u64 reclaim_size;
+	u32 clamp;			/* [1, 8] */
+};
+
+#define BTRFS_PREEMPT_MAX_CLAMP	8
+
+struct btrfs_preempt_result {
+	u64 full_limit;			/* "plain full": no flushing at or above */
+	u64 full_used;			/* bytes_used + bytes_reserved (+ global rsv) */
+	u64 floor;			/* non-global reservations needed: 128 MiB */
+	u64 thresh_base;		/* threshold before the clamp shift */
+	u64 thresh_by_clamp[BTRFS_PREEMPT_MAX_CLAMP + 1];
+	u64 used;			/* what is weighed against the threshold */
+	bool verdict;
+	const char *reason;
+	bool can_flush;			/* some bytes_may_use would flush */
+	u64 min_may_use_to_flush;
+};
+
+u64 btrfs_calc_effective_data_chunk_size(const struct btrfs_reserve_state *st);
+u64 btrfs_calc_available_free_space(const struct btrfs_reserve_state *st,
+				    bool flush_all,
+				    const struct btrfs_kernel_model *model);
+bool btrfs_can_overcommit(const struct btrfs_reserve_state *st, u64 bytes,
+			  bool flush_all, const struct btrfs_kernel_model *model);
+u64 btrfs_largest_reservation(const struct btrfs_reserve_state *st,
+			      bool flush_all, const struct btrfs_kernel_model *model);
+void btrfs_need_preemptive_reclaim(const struct btrfs_reserve_state *st,
+				   const struct btrfs_kernel_model *model,
+				   struct btrfs_preempt_result *res);
+void btrfs_reserve_state_from_fs(const struct btrfs_fs_info *fs_info,
+				 struct btrfs_reserve_state *st);
+
 #endif

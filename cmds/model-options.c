@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include "cmds/model-options.h"
+#include "cmds/report.h"
+#include "common/parse-utils.h"
+#include "kernel-shared/disk-io.h"
+
+enum {
+	OPT_KERNEL = GETOPT_VAL_EXTRA,
+	OPT_MAY_USE,
+	OPT_PINNED,
+	OPT_RESERVED,
+	OPT_DELALLOC,
+	OPT_ORDERED,
+	OPT_DELAYED_REFS_RSV,
+	OPT_DELAYED_RSV,
+	OPT_RECLAIM_SIZE,
+	OPT_CLAMP,
+	OPT_ZONED,
+	OPT_ZONE_SIZE,
+	OPT_MAX_ACTIVE_ZONES,
+};
+
+const struct option model_longopts[] = {
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "may-use", required_argument, NULL, OPT_MAY_USE },
+	{ "pinned", required_argument, NULL, OPT_PINNED },
+	{ "reserved", required_argument, NULL, OPT_RESERVED },
+	{ "delalloc", required_argument, NULL, OPT_DELALLOC },
+	{ "ordered", required_argument, NULL, OPT_ORDERED },
+	{ "delayed-refs-rsv", required_argument, NULL, OPT_DELAYED_REFS_RSV },
+	{ "delayed-rsv", required_argument, NULL, OPT_DELAYED_RSV },
+	{ "reclaim-size", required_argument, NULL, OPT_RECLAIM_SIZE },
+	{ "clamp", required_argument, NULL, OPT_CLAMP },
+	{ "zoned", no_argument, NULL, OPT_ZONED },
+	{ "zone-size", required_argument, NULL, OPT_ZONE_SIZE },
+	{ "max-active-zones", required_argument, NULL, OPT_MAX_ACTIVE_ZONES },
+	{ NULL, 0, NULL, 0 }
+};
+
+const char * const model_compare_kernels[] = {
+	"5.12", "5.15", "6.1", "6.1.112", "6.6", "6.18", NULL
+};
+
+static int set_size(const char *arg, u64 *dst, u32 *set, u32 bit)
+{
+	if (parse_size(arg, dst))
+		return -EINVAL;
+	*set |= bit;
+	return 0;
+}
+
+static int set_clamp(const char *arg, struct report_options *o)
+{
+	u64 v;
+
+	if (parse_u64(arg, &v) || v < 1 || v > 8)
+		return -EINVAL;
+	o->clamp = v;
+	o->runtime_set |= RT_CLAMP;
+	return 0;
+}
+
+static int set_kernel(const char *arg, struct report_options *o)
+{
+	u32 version;
+
+	if (btrfs_parse_kernel_version(arg, &version) ||
+	    version < KERNEL_VERSION(5, 12, 0))
+		return -EINVAL;
+	o->kernel_version = version;
+	return 0;
+}
+
+static int set_zones(const char *arg, struct report_options *o)
+{
+	u64 v;
+
+	if (parse_u64(arg, &v) || v > 0xffffffffULL)
+		return -EINVAL;
+	o->max_active_zones = v;
+	return 0;
+}
+
+int model_handle_option(int opt, const char *arg, void *ctx)
+{
+	struct report_options *o = ctx;
+
+	switch (opt) {
+	case OPT_KERNEL: return set_kernel(arg, o);
+	case OPT_MAY_USE: return set_size(arg, &o->bytes_may_use, &o->runtime_set, RT_MAY_USE);
+	case OPT_PINNED: return set_size(arg, &o->bytes_pinned, &o->runtime_set, RT_PINNED);
+	case OPT_RESERVED: return set_size(arg, &o->bytes_reserved, &o->runtime_set, RT_RESERVED);
+	case OPT_DELALLOC: return set_size(arg, &o->delalloc_bytes, &o->runtime_set, RT_DELALLOC);
+	case OPT_ORDERED: return set_size(arg, &o->ordered_bytes, &o->runtime_set, RT_ORDERED);
+	case OPT_DELAYED_REFS_RSV:
+		return set_size(arg, &o->delayed_refs_rsv, &o->runtime_set, RT_DELAYED_REFS_RSV);
+	case OPT_DELAYED_RSV:
+		return set_size(arg, &o->delayed_rsv, &o->runtime_set, RT_DELAYED_RSV);
+	case OPT_RECLAIM_SIZE:
+		return set_size(arg, &o->reclaim_size, &o->runtime_set, RT_RECLAIM_SIZE);
+	case OPT_CLAMP: return set_clamp(arg, o);
+	case OPT_ZONED:
+		o->zoned = true;
+		if (!o->zone_size)
+			o->zone_size = 256ULL << 20;
+		return 0;
+	case OPT_ZONE_SIZE:
+		return parse_size(arg, &o->zone_size) || !o->zone_size ? -EINVAL : 0;
+	case OPT_MAX_ACTIVE_ZONES: return set_zones(arg, o);
+	default: return -EINVAL;
+	}
+}
+
+static void print_compare(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
+			  const struct report_options *chosen, model_print_fn row)
+{
+	int i;
+
+	fmt_array_start(fctx, "kernels", "By kernel version");
+	for (i = 0; model_compare_kernels[i]; i++) {
+		struct report_options o = *chosen;
+		struct space_report r;
+		char version[32];
+
+		btrfs_parse_kernel_version(model_compare_kernels[i], &o.kernel_version);
+		if (btrfs_build_space_report(fs_info, &o, &r))
+			break;
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_str(fctx, "version", "kernel",
+			btrfs_kernel_version_str(o.kernel_version, version, sizeof(version)));
+		row(fctx, &r);
+		fmt_group_end(fctx);
+		btrfs_free_space_report(&r);
+	}
+	fmt_array_end(fctx);
+}
+
+int run_model_command(const struct cmd_struct *cmd, const struct cmd_options *global,
+		      int argc, char **argv, model_print_fn detail, model_print_fn row)
+{
+	struct cmd_options opts = *global;
+	struct report_options ropts;
+	struct cmd_extra_options extra = {
+		.longopts = model_longopts,
+		.handle = model_handle_option,
+		.ctx = &ropts,
+	};
+	struct btrfs_fs_info fs_info;
+	struct space_report report;
+	struct fmt_ctx fctx;
+	int first, ret;
+
+	report_options_init(&ropts);
+	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
+	if (ret)
+		return ret == CMD_HELP_SHOWN ? 0 : ret;
+	if (first >= argc)
+		return cmd_missing_device(cmd);
+	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, true);
+	if (!ret && btrfs_build_space_report(&fs_info, &ropts, &report))
+		ret = cmd_out_of_memory();
+	if (!ret) {
+		fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
+		print_kernel_section(&fctx, &report);
+		detail(&fctx, &report);
+		print_compare(&fctx, &fs_info, &ropts, row);
+		fmt_end(&fctx);
+		btrfs_free_space_report(&report);
+	}
+	btrfs_close_fs(&fs_info);
+	return ret;
+}

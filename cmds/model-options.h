@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef BTRFS_SPACE_MODEL_OPTIONS_H
+#define BTRFS_SPACE_MODEL_OPTIONS_H
+
+#include "cmds/commands.h"
+#include "kernel-shared/report.h"
+
+/* --kernel and the runtime what-if options, shared by the model commands */
+extern const struct option model_longopts[];
+int model_handle_option(int opt, const char *arg, void *ctx);
+
+#define HELPINFO_MODEL							\
+	"--kernel VERSION   kernel whose formulas to use: 5.12, 5.15, 6.1, 6.1.112, 6.6, 6.18 (default 6.18)", \
+	"--may-use SIZE     metadata bytes_may_use (default: the global reserve, as right after mount)", \
+	"--pinned SIZE      metadata bytes_pinned (default 0)",	\
+	"--reserved SIZE    metadata bytes_reserved (default 0)",	\
+	"--delalloc SIZE    delalloc bytes (default 0)",		\
+	"--ordered SIZE     ordered extent bytes (default 0)",	\
+	"--delayed-refs-rsv SIZE  delayed refs reserve, reserved bytes (default 0)", \
+	"--delayed-rsv SIZE delayed block reserve, reserved bytes (default 0)", \
+	"--reclaim-size SIZE bytes of queued tickets (default 0)",	\
+	"--clamp N          preemptive flushing clamp, 1 to 8 (default 1)", \
+	"--zoned            what-if: treat the filesystem as zoned",	\
+	"--zone-size SIZE   zone size for --zoned (default 256M)",	\
+	"--max-active-zones N  active zone limit of the device for --zoned (0: none)"
+
+/* The kernels shown side by side: before and after the seeds' patches */
+extern const char * const model_compare_kernels[];
+
+
+
+typedef void (*model_print_fn)(struct fmt_ctx *fctx, const struct space_report *r);
+
+/*
+ * The body of a model command: open, build the report for the chosen
+ * kernel, print @detail, then one @row per kernel of model_compare_kernels
+ * under "kernels" so the seeds' before/after can be read side by side.
+ */
+int run_model_command(const struct cmd_struct *cmd, const struct cmd_options *global,
+		      int argc, char **argv, model_print_fn detail, model_print_fn row);
+#endif

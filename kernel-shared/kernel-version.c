@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel versions and the space-reservation changes they carry.  Sources:
+ * the linux-btrfs patches in the project's seeds and the spec
+ * (Documentation/formulas.md lists each with its commit and release).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "kernel-shared/kernel-version.h"
+
+/* "6.18", "6.1.112", "5.15" */
+int btrfs_parse_kernel_version(const char *str, u32 *version)
+{
+	unsigned long part[3] = { 0, 0, 0 };
+	const char *p = str;
+	char *end;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		part[i] = strtoul(p, &end, 10);
+		if (end == p || part[i] > 999)
+			return -EINVAL;
+		if (*end == '\0')
+			break;
+		if (*end != '.' || i == 2)
+			return -EINVAL;
+		p = end + 1;
+	}
+	if (i == 0 || part[0] < 3 || part[0] > 99)
+		return -EINVAL;
+	*version = KERNEL_VERSION(part[0], part[1], part[2]);
+	return 0;
+}
+
+const char *btrfs_kernel_version_str(u32 version, char *buf, int len)
+{
+	snprintf(buf, len, "%u.%u.%u", version >> 16, (version >> 8) & 0xff,
+		 version & 0xff);
+	return buf;
+}
+
+static bool at_least(u32 version, u32 a, u32 b, u32 c)
+{
+	return version >= KERNEL_VERSION(a, b, c);
+}
+
+/* 6.1.y stable got the v6.4 floor in 6.1.112 (spec-corrections §1) */
+static bool has_unlink_floor(u32 version)
+{
+	if (at_least(version, 6, 4, 0))
+		return true;
+	return at_least(version, 6, 1, 112) && !at_least(version, 6, 2, 0);
+}
+
+void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *m)
+{
+	m->version = version;
+	m->global_rsv_unlink_floor = has_unlink_floor(version);
+	m->csum_delete_metadata_size = at_least(version, 6, 7, 0);
+	/* the release of "stop doing excessive space reservation for csum deletion" */
+	m->csum_delete_unconfirmed = at_least(version, 6, 6, 0) &&
+				     !at_least(version, 6, 8, 0);
+	m->overcommit_data_chunk = at_least(version, 6, 9, 0);
+	m->preempt_global_rsv_terms = at_least(version, 5, 14, 0);
+	m->preempt_full_percent = at_least(version, 5, 15, 0) ? 90 : 98;
+	m->preempt_majority_global = at_least(version, 5, 15, 0);
+	if (at_least(version, 6, 6, 0))
+		m->zoned_overcommit = ZONED_OVERCOMMIT_ALWAYS;
+	else if (at_least(version, 6, 2, 0))
+		m->zoned_overcommit = ZONED_OVERCOMMIT_UNLESS_ACTIVE_ZONES;
+	else if (at_least(version, 6, 0, 0))
+		m->zoned_overcommit = ZONED_OVERCOMMIT_NEVER;
+	else
+		m->zoned_overcommit = ZONED_OVERCOMMIT_ALWAYS;
+	/* 85e79ec7b78f and 5b135b382a36: releases not confirmed (spec §11.5) */
+	m->zoned_unconfirmed = at_least(version, 6, 2, 0) && !at_least(version, 6, 7, 0);
+}

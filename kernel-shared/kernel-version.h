@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Which variant of each formula a kernel version uses.  The differences
+ * are data here, keyed by the version that brought each change, so the
+ * formula files stay single functions with small branches.
+ */
+#ifndef BTRFS_SPACE_KERNEL_VERSION_H
+#define BTRFS_SPACE_KERNEL_VERSION_H
+
+#include <stdbool.h>
+#include "common/types.h"
+
+#define KERNEL_VERSION(a, b, c)	(((a) << 16) | ((b) << 8) | ((c) > 255 ? 255 : (c)))
+#define BTRFS_DEFAULT_KERNEL	KERNEL_VERSION(6, 18, 0)
+
+struct btrfs_kernel_model {
+	u32 version;
+	/* global reserve floor: insert(roots + 6) + delayed_ref_bytes(6) (v6.4, 6.1.112) */
+	bool global_rsv_unlink_floor;
+	/* csum deletion charged as calc_metadata_size per leaf (v6.7) */
+	bool csum_delete_metadata_size;
+	bool csum_delete_unconfirmed;
+	/* calc_available_free_space subtracts the data chunk size (v6.9) */
+	bool overcommit_data_chunk;
+	/* preemptive flushing: 2021 series (v5.14) and 90 % / majority-global rsv (v5.15) */
+	bool preempt_global_rsv_terms;
+	u32 preempt_full_percent;
+	bool preempt_majority_global;
+	/* zoned metadata over-commit: off (6.0-6.1), off with active-zone limit (6.2-6.5), on */
+	enum {
+		ZONED_OVERCOMMIT_ALWAYS,
+		ZONED_OVERCOMMIT_NEVER,
+		ZONED_OVERCOMMIT_UNLESS_ACTIVE_ZONES,
+	} zoned_overcommit;
+	bool zoned_unconfirmed;
+};
+
+int btrfs_parse_kernel_version(const char *str, u32 *version);
+void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *model);
+const char *btrfs_kernel_version_str(u32 version, char *buf, int len);
+
+#endif
