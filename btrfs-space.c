@@ -19,6 +19,7 @@ static const struct cmd_struct * const commands[] = {
 	&cmd_struct_global_rsv,
 	&cmd_struct_overcommit,
 	&cmd_struct_preempt,
+	&cmd_struct_csum_delete,
 	NULL
 };
 
@@ -36,6 +37,7 @@ static const char * const btrfs_space_usage[] = {
 	"global-rsv         the global block reserve, its inputs, by kernel version",
 	"overcommit         metadata over-commit room, by kernel version",
 	"preempt            preemptive flushing thresholds and verdict, by kernel version",
+	"csum-delete        delayed-ref reservation for deleting data extents",
 	"",
 	"Exit status: 0 success, 1 the filesystem could not be read as asked, 2 usage error.",
 	NULL

@@ -36,6 +36,7 @@ extern const struct cmd_struct cmd_struct_block_groups;
 extern const struct cmd_struct cmd_struct_global_rsv;
 extern const struct cmd_struct cmd_struct_overcommit;
 extern const struct cmd_struct cmd_struct_preempt;
+extern const struct cmd_struct cmd_struct_csum_delete;
 
 /* A command's own options, parsed beside the shared ones */
 struct cmd_extra_options {
