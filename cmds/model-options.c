@@ -19,6 +19,11 @@ enum {
 	OPT_ZONED,
 	OPT_ZONE_SIZE,
 	OPT_MAX_ACTIVE_ZONES,
+	OPT_TOTAL_BYTES,
+	OPT_BYTES_USED,
+	OPT_BYTES_READONLY,
+	OPT_FREE_CHUNK_SPACE,
+	OPT_GLOBAL_RSV,
 };
 
 const struct option model_longopts[] = {
@@ -35,6 +40,11 @@ const struct option model_longopts[] = {
 	{ "zoned", no_argument, NULL, OPT_ZONED },
 	{ "zone-size", required_argument, NULL, OPT_ZONE_SIZE },
 	{ "max-active-zones", required_argument, NULL, OPT_MAX_ACTIVE_ZONES },
+	{ "total-bytes", required_argument, NULL, OPT_TOTAL_BYTES },
+	{ "bytes-used", required_argument, NULL, OPT_BYTES_USED },
+	{ "bytes-readonly", required_argument, NULL, OPT_BYTES_READONLY },
+	{ "free-chunk-space", required_argument, NULL, OPT_FREE_CHUNK_SPACE },
+	{ "global-rsv", required_argument, NULL, OPT_GLOBAL_RSV },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -108,6 +118,16 @@ int model_handle_option(int opt, const char *arg, void *ctx)
 	case OPT_ZONE_SIZE:
 		return parse_size(arg, &o->zone_size) || !o->zone_size ? -EINVAL : 0;
 	case OPT_MAX_ACTIVE_ZONES: return set_zones(arg, o);
+	case OPT_TOTAL_BYTES:
+		return set_size(arg, &o->total_bytes, &o->runtime_set, RT_TOTAL_BYTES);
+	case OPT_BYTES_USED:
+		return set_size(arg, &o->bytes_used, &o->runtime_set, RT_BYTES_USED);
+	case OPT_BYTES_READONLY:
+		return set_size(arg, &o->bytes_readonly, &o->runtime_set, RT_BYTES_READONLY);
+	case OPT_FREE_CHUNK_SPACE:
+		return set_size(arg, &o->free_chunk_space, &o->runtime_set, RT_FREE_CHUNK_SPACE);
+	case OPT_GLOBAL_RSV:
+		return set_size(arg, &o->global_rsv, &o->runtime_set, RT_GLOBAL_RSV);
 	default: return -EINVAL;
 	}
 }

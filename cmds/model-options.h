@@ -22,7 +22,11 @@ int model_handle_option(int opt, const char *arg, void *ctx);
 	"--clamp N          preemptive flushing clamp, 1 to 8 (default 1)", \
 	"--zoned            what-if: treat the filesystem as zoned",	\
 	"--zone-size SIZE   zone size for --zoned (default 256M)",	\
-	"--max-active-zones N  active zone limit of the device for --zoned (0: none)"
+	"--max-active-zones N  active zone limit of the device for --zoned (0: none)", \
+	"--total-bytes SIZE, --bytes-used SIZE, --bytes-readonly SIZE", \
+	"                   metadata space info figures recorded elsewhere (e.g. a tracepoint)", \
+	"--free-chunk-space SIZE  unallocated device space (default: from the dev items)", \
+	"--global-rsv SIZE  global reserve, reserved bytes (default: computed)"
 
 /* The kernels shown side by side: before and after the seeds' patches */
 extern const char * const model_compare_kernels[];

@@ -130,6 +130,16 @@ static void apply_runtime(const struct report_options *o,
 		st->reclaim_size = o->reclaim_size;
 	if (o->runtime_set & RT_CLAMP)
 		st->clamp = o->clamp;
+	if (o->runtime_set & RT_TOTAL_BYTES)
+		st->total_bytes = o->total_bytes;
+	if (o->runtime_set & RT_BYTES_USED)
+		st->bytes_used = o->bytes_used;
+	if (o->runtime_set & RT_BYTES_READONLY)
+		st->bytes_readonly = o->bytes_readonly;
+	if (o->runtime_set & RT_FREE_CHUNK_SPACE)
+		st->free_chunk_space = o->free_chunk_space;
+	if (o->runtime_set & RT_GLOBAL_RSV)
+		st->global_rsv_reserved = o->global_rsv;
 	st->zoned = o->zoned;
 	st->zone_size = o->zone_size;
 	st->max_active_zones = o->max_active_zones;

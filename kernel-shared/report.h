@@ -49,6 +49,11 @@ enum {
 	RT_DELAYED_RSV = 1 << 6,
 	RT_RECLAIM_SIZE = 1 << 7,
 	RT_CLAMP = 1 << 8,
+	RT_TOTAL_BYTES = 1 << 9,
+	RT_BYTES_USED = 1 << 10,
+	RT_BYTES_READONLY = 1 << 11,
+	RT_FREE_CHUNK_SPACE = 1 << 12,
+	RT_GLOBAL_RSV = 1 << 13,
 };
 
 struct report_options {
@@ -63,6 +68,11 @@ struct report_options {
 	u64 delayed_rsv;
 	u64 reclaim_size;
 	u32 clamp;
+	u64 total_bytes;		/* the space info as recorded elsewhere */
+	u64 bytes_used;
+	u64 bytes_readonly;
+	u64 free_chunk_space;
+	u64 global_rsv;
 	bool zoned;			/* what-if: the same figures on a zoned fs */
 	u64 zone_size;
 	u32 max_active_zones;
