@@ -14,6 +14,7 @@ struct cmd_options {
 	int verbose;
 	int super_mirror;
 	bool allow_degraded;
+	bool bg_search_scan;
 };
 
 struct cmd_struct {

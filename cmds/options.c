@@ -15,6 +15,7 @@ enum {
 	GETOPT_VAL_IEC,
 	GETOPT_VAL_SI,
 	GETOPT_VAL_DEGRADED,
+	GETOPT_VAL_BG_SEARCH,
 };
 
 #define MAX_LONGOPTS	64
@@ -23,6 +24,7 @@ static const struct option shared_longopts[] = {
 	{ "format", required_argument, NULL, GETOPT_VAL_FORMAT },
 	{ "super", required_argument, NULL, GETOPT_VAL_SUPER },
 	{ "degraded", no_argument, NULL, GETOPT_VAL_DEGRADED },
+	{ "bg-search", required_argument, NULL, GETOPT_VAL_BG_SEARCH },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, GETOPT_VAL_HELP },
 	{ "raw", no_argument, NULL, 'b' },
@@ -116,6 +118,10 @@ int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 
 		if (unit) {
 			units_parse_option(unit, &opts->units);
+		} else if (c == GETOPT_VAL_BG_SEARCH) {
+			if (strcmp(optarg, "pinpoint") && strcmp(optarg, "scan"))
+				return usage_error(cmd, "unknown block-group search '%s', expect pinpoint or scan", optarg);
+			opts->bg_search_scan = !strcmp(optarg, "scan");
 		} else if (c == GETOPT_VAL_DEGRADED) {
 			opts->allow_degraded = true;
 		} else if (c == 'v') {

@@ -75,20 +75,26 @@ static void put_le64(unsigned char *p, u64 v)
  */
 #define CRC32C_CHUNK (1U << 30)
 
-static void csum_crc32c(const unsigned char *buf, size_t len,
-			unsigned char *out)
+u32 crc32c_raw(u32 seed, const void *buf, size_t len)
 {
-	unsigned int crc = ~0U;
+	const unsigned char *p = buf;
+	u32 crc = seed;
 
 	while (len) {
 		size_t n = len < CRC32C_CHUNK ? len : CRC32C_CHUNK;
 
 		/* The prototype lacks const but the buffer is only read. */
-		crc = crc32_iscsi((unsigned char *)buf, (int)n, crc);
-		buf += n;
+		crc = crc32_iscsi((unsigned char *)p, (int)n, crc);
+		p += n;
 		len -= n;
 	}
-	put_le32(out, ~crc);
+	return crc;
+}
+
+static void csum_crc32c(const unsigned char *buf, size_t len,
+			unsigned char *out)
+{
+	put_le32(out, ~crc32c_raw(~0U, buf, len));
 }
 
 static void csum_xxhash64(const void *buf, size_t len, unsigned char *out)

@@ -7,6 +7,7 @@
 #define BTRFS_SPACE_COMMON_CHECKSUM_H
 
 #include <stddef.h>
+#include "common/types.h"
 
 /*
  * The values match the csum_type field of the btrfs superblock, so a value
@@ -47,5 +48,13 @@ const char *csum_algo_name(enum csum_algo algo);
  */
 int csum_compute(enum csum_algo algo, const void *buf, size_t len,
 		 unsigned char out[CSUM_MAX_SIZE]);
+
+/*
+ * CRC-32C of @len bytes at @buf continuing from @seed, with neither the
+ * seed nor the result inverted: the kernel's crc32c(), which btrfs uses
+ * raw for name and back reference hashes.  The checksum of a buffer is
+ * ~crc32c_raw(~0, buf, len).
+ */
+u32 crc32c_raw(u32 seed, const void *buf, size_t len);
 
 #endif

@@ -23,6 +23,7 @@
 	"--format text|json output format (default text)",		\
 	"--super N          read superblock copy N (0, 1 or 2) instead of the primary", \
 	"--degraded         read with devices missing, like mount -o degraded", \
+	"--bg-search pinpoint|scan  find block groups by exact key (default) or walk like the kernel", \
 	"-v|--verbose       say more on stderr (which copy was used, ...)", \
 	"--help             show this help"
 

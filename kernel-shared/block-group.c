@@ -57,36 +57,52 @@ static int check_bg_against_chunk(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
+/* The item at the path, checked, into @bg */
+static int fill_block_group(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_path *path,
+			    struct btrfs_chunk_map *map, struct btrfs_block_group *bg)
+{
+	const struct btrfs_block_group_item *item;
+	u32 size;
+	int ret;
+
+	ret = btrfs_check_block_group_item(fs_info, path->nodes[0], path->slots[0]);
+	if (ret)
+		return ret;
+	item = btrfs_item_ptr(path->nodes[0], path->slots[0], &size);
+	bg->start = map->start;
+	bg->length = map->length;
+	bg->used = btrfs_stack_block_group_used(item);
+	bg->flags = btrfs_stack_block_group_flags(item);
+	bg->leaf = path->nodes[0]->start;
+	bg->map = map;
+	return check_bg_against_chunk(fs_info, map, bg->flags);
+}
+
+static int no_block_group_error(struct btrfs_fs_info *fs_info,
+				const struct btrfs_root_ref *root,
+				const struct btrfs_chunk_map *map)
+{
+	return btrfs_fs_error(fs_info, -EUCLEAN,
+		"chunk start=%llu len=%llu doesn't have corresponding block group (searched %s)",
+		(unsigned long long)map->start, (unsigned long long)map->length,
+		btrfs_root_name(root->objectid));
+}
+
+/* Pinpoint: the chunk gives the whole key, one exact search finds the item */
 static int find_block_group(struct btrfs_fs_info *fs_info,
 			    const struct btrfs_root_ref *root,
 			    struct btrfs_chunk_map *map, struct btrfs_block_group *bg)
 {
 	struct btrfs_key key = { map->start, BTRFS_BLOCK_GROUP_ITEM_KEY, map->length };
-	const struct btrfs_block_group_item *item;
 	struct btrfs_path path = { 0 };
-	u32 size;
 	int ret;
 
 	ret = btrfs_search_slot(fs_info, root, &key, &path, BTRFS_IO_BG_SEARCH);
 	if (ret > 0)
-		ret = btrfs_fs_error(fs_info, -EUCLEAN,
-			"chunk start=%llu len=%llu doesn't have corresponding block group (searched %s)",
-			(unsigned long long)map->start, (unsigned long long)map->length,
-			btrfs_root_name(root->objectid));
-	if (ret)
-		goto out;
-	ret = btrfs_check_block_group_item(fs_info, path.nodes[0], path.slots[0]);
-	if (ret)
-		goto out;
-	item = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
-	bg->start = map->start;
-	bg->length = map->length;
-	bg->used = btrfs_stack_block_group_used(item);
-	bg->flags = btrfs_stack_block_group_flags(item);
-	bg->leaf = path.nodes[0]->start;
-	bg->map = map;
-	ret = check_bg_against_chunk(fs_info, map, bg->flags);
-out:
+		ret = no_block_group_error(fs_info, root, map);
+	if (!ret)
+		ret = fill_block_group(fs_info, &path, map, bg);
 	btrfs_release_path(&path);
 	return ret;
 }
@@ -250,6 +266,112 @@ static void mark_unredundant_ro(struct btrfs_fs_info *fs_info)
 	}
 }
 
+/*
+ * find_first_block_group(): from @key, walk forward item by item (into the
+ * next leaves as needed) to the first BLOCK_GROUP_ITEM at or after it.
+ * Returns 0 with the path at it, 1 when there is none.
+ */
+static int find_first_block_group(struct btrfs_fs_info *fs_info,
+				  const struct btrfs_root_ref *root,
+				  const struct btrfs_key *key, struct btrfs_path *path)
+{
+	int ret = btrfs_search_slot(fs_info, root, key, path, BTRFS_IO_BG_SEARCH);
+
+	if (ret < 0)
+		return ret;
+	while (1) {
+		struct btrfs_key found;
+
+		if (path->slots[0] >= (int)path->nodes[0]->nritems) {
+			ret = btrfs_next_leaf(fs_info, root, path, BTRFS_IO_BG_SEARCH);
+			if (ret)
+				return ret;
+			continue;
+		}
+		btrfs_item_key_to_cpu(path->nodes[0], path->slots[0], &found);
+		if (found.objectid >= key->objectid &&
+		    found.type == BTRFS_BLOCK_GROUP_ITEM_KEY)
+			return 0;
+		path->slots[0]++;
+	}
+}
+
+/* read_bg_from_eb(): the item found must match a chunk exactly */
+static int match_scanned_item(struct btrfs_fs_info *fs_info,
+			      const struct btrfs_key *found, u32 *index)
+{
+	struct btrfs_chunk_map *map = btrfs_find_chunk_map(fs_info, found->objectid,
+							   found->offset);
+	u32 low = 0, high = fs_info->nr_chunks;
+
+	if (!map)
+		return btrfs_fs_error(fs_info, -ENOENT,
+			"logical %llu len %llu found bg but no related chunk",
+			(unsigned long long)found->objectid,
+			(unsigned long long)found->offset);
+	if (map->start != found->objectid || map->length != found->offset)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"block group %llu len %llu mismatch with chunk %llu len %llu",
+			(unsigned long long)found->objectid,
+			(unsigned long long)found->offset,
+			(unsigned long long)map->start, (unsigned long long)map->length);
+	while (low < high) {
+		u32 mid = low + (high - low) / 2;
+
+		if (fs_info->chunks[mid]->start < map->start)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	*index = low;
+	return 0;
+}
+
+/*
+ * The kernel's way (btrfs_read_block_groups, 6.18): search the end of the
+ * previous block group and walk forward.  Kept to compare with pinpoint and
+ * to replay the blocks a mount reads; unlike pinpoint it also meets block
+ * group items that have no chunk, which the kernel rejects.
+ */
+static int scan_block_groups(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_root_ref *root)
+{
+	struct btrfs_key key = { 0, BTRFS_BLOCK_GROUP_ITEM_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	u32 i;
+	int ret;
+
+	while ((ret = find_first_block_group(fs_info, root, &key, &path)) == 0) {
+		struct btrfs_key found;
+		u32 index;
+
+		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &found);
+		ret = match_scanned_item(fs_info, &found, &index);
+		if (!ret && fs_info->block_groups[index].map)
+			ret = btrfs_fs_error(fs_info, -EEXIST,
+				"duplicate block group item for %llu len %llu",
+				(unsigned long long)found.objectid,
+				(unsigned long long)found.offset);
+		if (!ret)
+			ret = fill_block_group(fs_info, &path, fs_info->chunks[index],
+					       &fs_info->block_groups[index]);
+		if (ret)
+			break;
+		key.objectid = found.objectid + found.offset;
+		key.offset = 0;
+		btrfs_release_path(&path);
+	}
+	btrfs_release_path(&path);
+	if (ret < 0)
+		return ret;
+	/* check_chunk_block_group_mappings() */
+	for (i = 0; i < fs_info->nr_chunks; i++)
+		if (!fs_info->block_groups[i].map)
+			return no_block_group_error(fs_info, root, fs_info->chunks[i]);
+	fs_info->nr_block_groups = fs_info->nr_chunks;
+	return 0;
+}
+
 static int load_block_groups(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_root_ref *root)
 {
@@ -259,6 +381,8 @@ static int load_block_groups(struct btrfs_fs_info *fs_info,
 				       sizeof(*fs_info->block_groups));
 	if (!fs_info->block_groups)
 		return -ENOMEM;
+	if (fs_info->bg_search_scan)
+		return scan_block_groups(fs_info, root);
 	for (i = 0; i < fs_info->nr_chunks; i++) {
 		struct btrfs_block_group *bg = &fs_info->block_groups[i];
 		int ret;

@@ -53,27 +53,58 @@ void btrfs_csum_params_from_fs(const struct btrfs_fs_info *fs_info,
 				BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
 }
 
+static void csum_delete_update_totals(struct btrfs_csum_delete_calc *calc)
+{
+	calc->total = calc->drop_ref_bytes + calc->csum_bytes;
+	calc->total_before = calc->drop_ref_bytes + calc->csum_bytes_before;
+}
+
 /*
- * @count extents of @disk_bytes each are dropped, each its own delayed-ref
- * head (distinct bytenr): every head rounds its csum leaves up on its own,
- * which is why the total is not the rounding of the summed bytes.
+ * @count new delayed-ref heads for extents of @disk_bytes each, as
+ * add_delayed_ref_head() charges a data head whose first action is a drop:
+ * every head rounds its csum leaves up on its own, which is why the total
+ * is not the rounding of the summed bytes.  The ref nodes are separate
+ * (btrfs_csum_delete_add_refs): heads and refs only go one to one when
+ * each extent has a single reference.
  */
+void btrfs_csum_delete_add_heads(const struct btrfs_csum_params *p,
+				 const struct btrfs_kernel_model *model,
+				 struct btrfs_csum_delete_calc *calc,
+				 u64 disk_bytes, u64 count)
+{
+	u64 leaves = btrfs_csum_bytes_to_leaves(p, disk_bytes);
+	u64 before = leaves * btrfs_calc_delayed_ref_bytes(p->nodesize,
+							   p->free_space_tree_opt, 1);
+	u64 after = btrfs_calc_delayed_ref_csum_bytes(p, leaves);
+
+	calc->extents += count;
+	calc->disk_bytes += disk_bytes * count;
+	calc->csum_leaves += leaves * count;
+	calc->csum_bytes_before += before * count;
+	calc->csum_bytes += (model->csum_delete_metadata_size ? after : before) * count;
+	csum_delete_update_totals(calc);
+}
+
+/*
+ * @count ref nodes that insert_delayed_ref() did not merge into an existing
+ * one: each is one delayed_ref_updates, charged delayed_ref_bytes(1).
+ */
+void btrfs_csum_delete_add_refs(const struct btrfs_csum_params *p,
+				struct btrfs_csum_delete_calc *calc, u64 count)
+{
+	u64 ref = btrfs_calc_delayed_ref_bytes(p->nodesize, p->free_space_tree_opt, 1);
+
+	calc->refs += count;
+	calc->drop_ref_bytes += ref * count;
+	csum_delete_update_totals(calc);
+}
+
+/* @count extents of @disk_bytes each, each with one dropped ref */
 void btrfs_csum_delete_add(const struct btrfs_csum_params *p,
 			   const struct btrfs_kernel_model *model,
 			   struct btrfs_csum_delete_calc *calc, u64 disk_bytes,
 			   u64 count)
 {
-	u64 leaves = btrfs_csum_bytes_to_leaves(p, disk_bytes);
-	u64 ref = btrfs_calc_delayed_ref_bytes(p->nodesize, p->free_space_tree_opt, 1);
-	u64 after = btrfs_calc_delayed_ref_csum_bytes(p, leaves);
-	u64 before = leaves * ref;
-
-	calc->extents += count;
-	calc->disk_bytes += disk_bytes * count;
-	calc->csum_leaves += leaves * count;
-	calc->drop_ref_bytes += ref * count;
-	calc->csum_bytes_before += before * count;
-	calc->csum_bytes += (model->csum_delete_metadata_size ? after : before) * count;
-	calc->total = calc->drop_ref_bytes + calc->csum_bytes;
-	calc->total_before = calc->drop_ref_bytes + calc->csum_bytes_before;
+	btrfs_csum_delete_add_heads(p, model, calc, disk_bytes, count);
+	btrfs_csum_delete_add_refs(p, calc, count);
 }

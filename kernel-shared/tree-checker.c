@@ -1,16 +1,122 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Checks on tree blocks and items before any field is used, after the
- * kernel's fs/btrfs/tree-checker.c: check_leaf(), check_node(),
- * btrfs_check_chunk_valid() and check_block_group_item(), with the
- * kernel's wording where it has one.  Behaviour reproduced: 6.1-6.18.
+ * kernel's fs/btrfs/tree-checker.c: check_leaf() with the item checks of
+ * check_leaf_item() for the items this tool can meet (chunk, dev item,
+ * dev extent, block group, root item, extent and metadata items),
+ * check_node() and btrfs_check_chunk_valid(), with the kernel's wording
+ * where it has one.  Behaviour reproduced: 6.18.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include "common/checksum.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
+
+/*
+ * Item layouts only the checker reads.  The names carry a chk_ prefix so
+ * they cannot clash with the full definitions ctree.h may grow later.
+ */
+#ifndef BTRFS_TREE_RELOC_OBJECTID
+#define BTRFS_TREE_RELOC_OBJECTID	((u64)-8)
+#endif
+#ifndef BTRFS_DATA_RELOC_TREE_OBJECTID
+#define BTRFS_DATA_RELOC_TREE_OBJECTID	((u64)-9)
+#endif
+#ifndef BTRFS_FIRST_FREE_OBJECTID
+#define BTRFS_FIRST_FREE_OBJECTID	256ULL
+#endif
+#ifndef BTRFS_LAST_FREE_OBJECTID
+#define BTRFS_LAST_FREE_OBJECTID	((u64)-256)
+#endif
+#ifndef BTRFS_EXTENT_OWNER_REF_KEY
+#define BTRFS_EXTENT_OWNER_REF_KEY	172
+#endif
+#ifndef BTRFS_TREE_BLOCK_REF_KEY
+#define BTRFS_TREE_BLOCK_REF_KEY	176
+#endif
+#ifndef BTRFS_EXTENT_DATA_REF_KEY
+#define BTRFS_EXTENT_DATA_REF_KEY	178
+#endif
+#ifndef BTRFS_SHARED_BLOCK_REF_KEY
+#define BTRFS_SHARED_BLOCK_REF_KEY	182
+#endif
+#ifndef BTRFS_SHARED_DATA_REF_KEY
+#define BTRFS_SHARED_DATA_REF_KEY	184
+#endif
+
+#define CHK_EXTENT_FLAG_DATA		(1ULL << 0)
+#define CHK_EXTENT_FLAG_TREE_BLOCK	(1ULL << 1)
+#define CHK_BLOCK_FLAG_FULL_BACKREF	(1ULL << 8)
+#define CHK_ROOT_SUBVOL_RDONLY		(1ULL << 0)
+#define CHK_ROOT_SUBVOL_DEAD		(1ULL << 48)
+#define CHK_QGROUP_LEVEL_SHIFT		48
+
+struct chk_root_item {
+	struct btrfs_root_item_head head;
+	__le64 generation_v2;
+	u8 rest[192];			/* uuids, transids, times, reserved */
+} __attribute__ ((__packed__));
+
+struct chk_extent_item {
+	__le64 refs;
+	__le64 generation;
+	__le64 flags;
+} __attribute__ ((__packed__));
+
+struct chk_tree_block_info {
+	struct btrfs_disk_key key;
+	u8 level;
+} __attribute__ ((__packed__));
+
+/* Every inline ref starts with its type; most carry one u64 after it */
+struct chk_inline_ref {
+	u8 type;
+	__le64 offset;
+} __attribute__ ((__packed__));
+
+/* EXTENT_DATA_REF inline: these follow the type, with no offset field */
+struct chk_extent_data_ref {
+	__le64 root;
+	__le64 objectid;
+	__le64 offset;
+	__le32 count;
+} __attribute__ ((__packed__));
+
+/* SHARED_DATA_REF inline: follows the type and the parent's bytenr */
+struct chk_shared_data_ref {
+	__le32 count;
+} __attribute__ ((__packed__));
+
+static_assert(sizeof(struct chk_root_item) == 439, "root item");
+static_assert(offsetof(struct chk_root_item, generation_v2) == 239, "root item v2");
+static_assert(sizeof(struct chk_extent_item) == 24, "extent item");
+static_assert(sizeof(struct chk_tree_block_info) == 18, "tree block info");
+static_assert(sizeof(struct chk_inline_ref) == 9, "inline ref");
+static_assert(sizeof(struct chk_extent_data_ref) == 28, "extent data ref");
+
+BTRFS_SETGET_STACK_FUNCS(chk_root_last_snapshot, struct btrfs_root_item_head, last_snapshot, 64)
+BTRFS_SETGET_STACK_FUNCS(chk_root_flags, struct btrfs_root_item_head, flags, 64)
+BTRFS_SETGET_STACK_FUNCS(chk_root_drop_level, struct btrfs_root_item_head, drop_level, 8)
+BTRFS_SETGET_STACK_FUNCS(chk_root_generation_v2, struct chk_root_item, generation_v2, 64)
+BTRFS_SETGET_STACK_FUNCS(chk_dev_extent_chunk_tree, struct btrfs_dev_extent, chunk_tree, 64)
+BTRFS_SETGET_STACK_FUNCS(chk_dev_extent_chunk_objectid, struct btrfs_dev_extent, chunk_objectid, 64)
+BTRFS_SETGET_STACK_FUNCS(chk_extent_refs, struct chk_extent_item, refs, 64)
+BTRFS_SETGET_STACK_FUNCS(chk_extent_generation, struct chk_extent_item, generation, 64)
+BTRFS_SETGET_STACK_FUNCS(chk_extent_flags, struct chk_extent_item, flags, 64)
+BTRFS_SETGET_STACK_FUNCS(chk_tree_block_level, struct chk_tree_block_info, level, 8)
+BTRFS_SETGET_STACK_FUNCS(chk_inline_ref_type, struct chk_inline_ref, type, 8)
+BTRFS_SETGET_STACK_FUNCS(chk_inline_ref_offset, struct chk_inline_ref, offset, 64)
+BTRFS_SETGET_STACK_FUNCS(chk_data_ref_root, struct chk_extent_data_ref, root, 64)
+BTRFS_SETGET_STACK_FUNCS(chk_data_ref_objectid, struct chk_extent_data_ref, objectid, 64)
+BTRFS_SETGET_STACK_FUNCS(chk_data_ref_offset, struct chk_extent_data_ref, offset, 64)
+BTRFS_SETGET_STACK_FUNCS(chk_data_ref_count, struct chk_extent_data_ref, count, 32)
+BTRFS_SETGET_STACK_FUNCS(chk_shared_data_ref_count, struct chk_shared_data_ref, count, 32)
 
 const char *btrfs_root_name(u64 objectid)
 {
