@@ -20,6 +20,7 @@ static const struct cmd_struct * const commands[] = {
 	&cmd_struct_overcommit,
 	&cmd_struct_preempt,
 	&cmd_struct_csum_delete,
+	&cmd_struct_mount_estimate,
 	NULL
 };
 
@@ -38,6 +39,7 @@ static const char * const btrfs_space_usage[] = {
 	"overcommit         metadata over-commit room, by kernel version",
 	"preempt            preemptive flushing thresholds and verdict, by kernel version",
 	"csum-delete        delayed-ref reservation for deleting data extents",
+	"mount-estimate     tree-block reads and time of a mount, with and without block-group tree",
 	"",
 	"Exit status: 0 success, 1 the filesystem could not be read as asked, 2 usage error.",
 	NULL

@@ -38,6 +38,7 @@ extern const struct cmd_struct cmd_struct_global_rsv;
 extern const struct cmd_struct cmd_struct_overcommit;
 extern const struct cmd_struct cmd_struct_preempt;
 extern const struct cmd_struct cmd_struct_csum_delete;
+extern const struct cmd_struct cmd_struct_mount_estimate;
 
 /* A command's own options, parsed beside the shared ones */
 struct cmd_extra_options {
@@ -60,6 +61,8 @@ int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 
 /* Print the usual errors; return the exit status */
 int cmd_missing_device(const struct cmd_struct *cmd);
+struct btrfs_mount_estimate;
+int cmd_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est);
 int cmd_out_of_memory(void);
 
 /* cmds/open.c: open read-only, optionally load block groups; 0 or exit status */

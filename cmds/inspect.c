@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <string.h>
 #include "cmds/commands.h"
 #include "cmds/model-options.h"
+#include "cmds/mount-estimate.h"
 #include "cmds/report.h"
 #include "common/help.h"
 #include "common/messages.h"
@@ -13,26 +15,60 @@ static const char * const cmd_inspect_usage[] = {
 	"",
 	HELPINFO_GLOBALS,
 	HELPINFO_MODEL,
+	HELPINFO_MOUNT_ESTIMATE,
 	HELPINFO_UNITS_SHORT_LONG,
 	NULL
 };
+
+/* inspect takes the model options and the mount-estimate options */
+struct inspect_args {
+	struct report_options report;
+	struct mount_estimate_args mount;
+};
+
+static struct option inspect_longopts[32];
+
+static int build_inspect_longopts(void)
+{
+	int n = 0, i;
+
+	for (i = 0; model_longopts[i].name; i++)
+		inspect_longopts[n++] = model_longopts[i];
+	for (i = 0; mount_estimate_longopts[i].name; i++)
+		inspect_longopts[n++] = mount_estimate_longopts[i];
+	memset(&inspect_longopts[n], 0, sizeof(inspect_longopts[n]));
+	return n >= 32 ? -E2BIG : 0;
+}
+
+static int inspect_option(int opt, const char *arg, void *ctx)
+{
+	struct inspect_args *args = ctx;
+
+	if (!model_handle_option(opt, arg, &args->report))
+		return 0;
+	return mount_estimate_option(opt, arg, &args->mount);
+}
 
 static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *global,
 		       int argc, char **argv)
 {
 	struct cmd_options opts = *global;
-	struct report_options ropts;
+	struct inspect_args args;
 	struct cmd_extra_options extra = {
-		.longopts = model_longopts,
-		.handle = model_handle_option,
-		.ctx = &ropts,
+		.longopts = inspect_longopts,
+		.handle = inspect_option,
+		.ctx = &args,
 	};
+	struct btrfs_mount_estimate est;
 	struct btrfs_fs_info fs_info;
 	struct space_report report;
 	struct fmt_ctx fctx;
 	int first, ret;
 
-	report_options_init(&ropts);
+	if (build_inspect_longopts())
+		return EXIT_USAGE;
+	report_options_init(&args.report);
+	mount_estimate_args_init(&args.mount);
 	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
 	if (ret)
 		return ret == CMD_HELP_SHOWN ? 0 : ret;
@@ -44,11 +80,17 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, true);
 	if (ret)
 		goto out;
-	if (btrfs_build_space_report(&fs_info, &ropts, &report)) {
+	if (btrfs_build_space_report(&fs_info, &args.report, &report)) {
 		error("out of memory");
 		ret = EXIT_FS_ERROR;
 		goto out;
 	}
+	ret = cmd_estimate_mount(&fs_info, &est);
+	if (ret) {
+		btrfs_free_space_report(&report);
+		goto out;
+	}
+	btrfs_report_fill_io(&fs_info, &report);
 	fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
 	print_filesystem_section(&fctx, &report);
 	print_devices_section(&fctx, &report);
@@ -59,6 +101,7 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 	print_overcommit_section(&fctx, &report);
 	print_preempt_section(&fctx, &report);
 	print_block_groups_summary(&fctx, &report);
+	print_mount_estimate(&fctx, &est, &args.mount);
 	print_io_section(&fctx, &report);
 	fmt_end(&fctx);
 	btrfs_free_space_report(&report);

@@ -4,6 +4,7 @@
 #include "common/messages.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/disk-io.h"
+#include "kernel-shared/mount-cost.h"
 
 /*
  * Open the filesystem strictly read-only and, when asked, load its block
@@ -49,5 +50,18 @@ int cmd_missing_device(const struct cmd_struct *cmd)
 int cmd_out_of_memory(void)
 {
 	error("out of memory");
+	return EXIT_FS_ERROR;
+}
+
+int cmd_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est)
+{
+	int ret = btrfs_estimate_mount(fs_info, est);
+
+	if (!ret)
+		return 0;
+	if (fs_info->err.err)
+		error("mount estimate: %s", fs_info->err.msg);
+	else
+		error("mount estimate: error %d", ret);
 	return EXIT_FS_ERROR;
 }

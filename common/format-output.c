@@ -259,6 +259,20 @@ void fmt_ratio(struct fmt_ctx *ctx, const char *key, const char *label,
 		text_value_end(ctx);
 }
 
+void fmt_seconds(struct fmt_ctx *ctx, const char *key, const char *label,
+		 double value)
+{
+	if (text_skip(ctx, label))
+		return;
+	if (is_json(ctx))
+		json_member(ctx, key);
+	else
+		text_label(ctx, label);
+	fprintf(ctx->out, "%.6f", value);
+	if (!is_json(ctx))
+		text_value_end(ctx);
+}
+
 void fmt_str_list(struct fmt_ctx *ctx, const char *key, const char *label,
 		  const char * const *values, int count)
 {

@@ -48,6 +48,8 @@ void fmt_str(struct fmt_ctx *ctx, const char *key, const char *label,
 void fmt_bool(struct fmt_ctx *ctx, const char *key, const char *label, bool value);
 void fmt_ratio(struct fmt_ctx *ctx, const char *key, const char *label,
 	       double value);
+void fmt_seconds(struct fmt_ctx *ctx, const char *key, const char *label,
+		 double value);
 void fmt_str_list(struct fmt_ctx *ctx, const char *key, const char *label,
 		  const char * const *values, int count);
 

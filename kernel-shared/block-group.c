@@ -296,6 +296,34 @@ static int find_first_block_group(struct btrfs_fs_info *fs_info,
 	}
 }
 
+/*
+ * The searches btrfs_read_block_groups() makes, without loading anything:
+ * what the mount model counts.
+ */
+int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info)
+{
+	const struct btrfs_root_ref *root = btrfs_block_group_root(fs_info);
+	struct btrfs_key key = { 0, BTRFS_BLOCK_GROUP_ITEM_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	int ret;
+
+	if (!root->found)
+		return 0;
+	while ((ret = find_first_block_group(fs_info, root, &key, &path)) == 0) {
+		struct btrfs_key found;
+
+		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &found);
+		if (found.objectid + found.offset <= key.objectid) {
+			ret = -EUCLEAN;		/* cannot advance: corrupted keys */
+			break;
+		}
+		key.objectid = found.objectid + found.offset;
+		btrfs_release_path(&path);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
 /* read_bg_from_eb(): the item found must match a chunk exactly */
 static int match_scanned_item(struct btrfs_fs_info *fs_info,
 			      const struct btrfs_key *found, u32 *index)

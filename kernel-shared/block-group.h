@@ -6,6 +6,7 @@
 
 int btrfs_read_block_groups(struct btrfs_fs_info *fs_info);
 u64 btrfs_get_alloc_profile(const struct btrfs_fs_info *fs_info, u64 orig_flags);
+int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info);
 const struct btrfs_root_ref *btrfs_block_group_root(const struct btrfs_fs_info *fs_info);
 
 #endif

@@ -476,6 +476,8 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 	struct btrfs_error first_err = fs_info->err;
 	int copies, mirror, ret = -EIO;
 
+	if (fs_info->trace.active && btrfs_trace_block(&fs_info->trace, bytenr))
+		return -ENOMEM;
 	if (eb) {
 		ret = check_cached(fs_info, eb, check);
 		*ret_eb = ret ? NULL : eb;
@@ -532,7 +534,7 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 	return 0;
 }
 
-static struct btrfs_root_ref tree_root_ref(const struct btrfs_fs_info *fs_info)
+struct btrfs_root_ref btrfs_tree_root_ref(const struct btrfs_fs_info *fs_info)
 {
 	struct btrfs_root_ref root = {
 		.objectid = BTRFS_ROOT_TREE_OBJECTID,
@@ -554,7 +556,7 @@ static int find_tree_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 			       u8 type, u64 offset, struct btrfs_path *path,
 			       const void **item, u32 *size)
 {
-	struct btrfs_root_ref tree_root = tree_root_ref(fs_info);
+	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info);
 	struct btrfs_key key = { objectid, type, offset };
 	int ret;
 
@@ -566,7 +568,7 @@ static int find_tree_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 }
 
 /* load_global_roots_objectid()/btrfs_read_tree_root() for one tree */
-static int read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 			  struct btrfs_root_ref *root)
 {
 	const struct btrfs_root_item_head *ri;
@@ -645,19 +647,19 @@ static int read_roots(struct btrfs_fs_info *fs_info)
 {
 	int ret;
 
-	ret = read_root_item(fs_info, BTRFS_EXTENT_TREE_OBJECTID, &fs_info->extent_root);
+	ret = btrfs_read_root_item(fs_info, BTRFS_EXTENT_TREE_OBJECTID, &fs_info->extent_root);
 	if (!ret)
-		ret = read_root_item(fs_info, BTRFS_DEV_TREE_OBJECTID, &fs_info->dev_root);
+		ret = btrfs_read_root_item(fs_info, BTRFS_DEV_TREE_OBJECTID, &fs_info->dev_root);
 	if (!ret)
-		ret = read_root_item(fs_info, BTRFS_CSUM_TREE_OBJECTID, &fs_info->csum_root);
+		ret = btrfs_read_root_item(fs_info, BTRFS_CSUM_TREE_OBJECTID, &fs_info->csum_root);
 	if (!ret && btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE))
-		ret = read_root_item(fs_info, BTRFS_FREE_SPACE_TREE_OBJECTID,
+		ret = btrfs_read_root_item(fs_info, BTRFS_FREE_SPACE_TREE_OBJECTID,
 				     &fs_info->free_space_root);
 	if (!ret && btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE))
-		ret = read_root_item(fs_info, BTRFS_BLOCK_GROUP_TREE_OBJECTID,
+		ret = btrfs_read_root_item(fs_info, BTRFS_BLOCK_GROUP_TREE_OBJECTID,
 				     &fs_info->block_group_root);
 	if (!ret && btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE))
-		ret = read_root_item(fs_info, BTRFS_RAID_STRIPE_TREE_OBJECTID,
+		ret = btrfs_read_root_item(fs_info, BTRFS_RAID_STRIPE_TREE_OBJECTID,
 				     &fs_info->stripe_root);
 	if (!ret)
 		ret = read_balance_item(fs_info);
@@ -733,6 +735,8 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 			io_close(&fs_info->devices[i].io);
 	free(fs_info->devices);
 	free(fs_info->block_groups);
+	free(fs_info->trace.slots);
+	fs_info->trace.slots = NULL;
 	fs_info->devices = NULL;
 	fs_info->block_groups = NULL;
 }

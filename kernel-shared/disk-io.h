@@ -17,6 +17,10 @@ struct btrfs_open_args {
  * (block-group.c) so that commands that only need the chunk map skip it.
  */
 int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *args);
+struct btrfs_root_ref btrfs_tree_root_ref(const struct btrfs_fs_info *fs_info);
+/* The ROOT_ITEM (objectid, ROOT_ITEM, 0) of the tree root; found=false if absent */
+int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+			 struct btrfs_root_ref *root);
 void btrfs_close_fs(struct btrfs_fs_info *fs_info);
 
 int btrfs_validate_super(struct btrfs_fs_info *fs_info,

@@ -123,6 +123,18 @@ struct btrfs_block_cache {
 	u64 bytes;
 };
 
+/*
+ * Which tree blocks a sequence of searches touches, cache hits included:
+ * the mount model replays the kernel's searches and counts distinct blocks.
+ */
+struct btrfs_read_trace {
+	bool active;
+	u64 *slots;			/* open addressing, bytenr + 1, 0 = empty */
+	u32 cap;
+	u32 nr;
+	u64 new_blocks;			/* first touches since the counter was reset */
+};
+
 struct btrfs_block_search_stats {
 	u64 leaves;
 	u64 nodes;
@@ -176,6 +188,7 @@ struct btrfs_fs_info {
 	u64 global_rsv_size;
 	u64 global_rsv_reserved;
 	struct btrfs_block_cache cache;
+	struct btrfs_read_trace trace;
 };
 
 __attribute__ ((format (printf, 3, 4)))

@@ -90,7 +90,7 @@ static void rebase_global_rsv(const struct btrfs_fs_info *fs_info,
 	}
 }
 
-static void fill_io(const struct btrfs_fs_info *fs_info, struct space_report *report)
+void btrfs_report_fill_io(const struct btrfs_fs_info *fs_info, struct space_report *report)
 {
 	const struct io_stats *st = &fs_info->io_stats;
 
@@ -197,7 +197,7 @@ int btrfs_build_space_report(const struct btrfs_fs_info *fs_info,
 	report->nr_block_groups = fs_info->nr_block_groups;
 	report->block_group_source = fs_info->bg_from_bg_tree ?
 				     "block-group-tree" : "extent-tree";
-	fill_io(fs_info, report);
+	btrfs_report_fill_io(fs_info, report);
 	fill_reserve(fs_info, opts, report);
 	return 0;
 }

@@ -109,6 +109,8 @@ void report_options_init(struct report_options *opts);
 int btrfs_build_space_report(const struct btrfs_fs_info *fs_info,
 			     const struct report_options *opts,
 			     struct space_report *report);
+/* Take the I/O counters again, e.g. after more work in the same run */
+void btrfs_report_fill_io(const struct btrfs_fs_info *fs_info, struct space_report *report);
 void btrfs_free_space_report(struct space_report *report);
 
 #endif

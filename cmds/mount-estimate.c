@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What mounting this filesystem will read, phase by phase, how long that
+ * takes at a given device latency, and the same after conversion to the
+ * block-group tree.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmds/commands.h"
+#include "cmds/mount-estimate.h"
+#include "common/help.h"
+#include "kernel-shared/disk-io.h"
+
+static const char * const cmd_mount_estimate_usage[] = {
+	"btrfs-space mount-estimate [options] <device|image> [<device|image>...]",
+	"Estimate the tree-block reads and the time of a mount, and what the block-group tree would save",
+	"",
+	HELPINFO_MOUNT_ESTIMATE,
+	HELPINFO_GLOBALS,
+	HELPINFO_UNITS_SHORT_LONG,
+	NULL
+};
+
+enum {
+	OPT_LATENCY = GETOPT_VAL_EXTRA + 200,
+	OPT_PROFILE,
+};
+
+const struct option mount_estimate_longopts[] = {
+	{ "latency", required_argument, NULL, OPT_LATENCY },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* "0.1ms", "80us", "0.008s", "2ms" */
+static int parse_latency(const char *arg, double *seconds)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || v < 0 || v > 10)
+		return -EINVAL;
+	if (!strcmp(end, "ms"))
+		v /= 1000;
+	else if (!strcmp(end, "us"))
+		v /= 1000000;
+	else if (strcmp(end, "s") && *end)
+		return -EINVAL;
+	*seconds = v;
+	return 0;
+}
+
+int mount_estimate_option(int opt, const char *arg, void *ctx)
+{
+	struct mount_estimate_args *a = ctx;
+	int i;
+
+	if (opt == OPT_LATENCY) {
+		a->profile = NULL;
+		return parse_latency(arg, &a->latency);
+	}
+	if (opt != OPT_PROFILE)
+		return -EINVAL;
+	for (i = 0; btrfs_latency_profiles[i].name; i++) {
+		if (!strcmp(arg, btrfs_latency_profiles[i].name)) {
+			a->profile = btrfs_latency_profiles[i].name;
+			a->latency = btrfs_latency_profiles[i].seconds;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+void mount_estimate_args_init(struct mount_estimate_args *a)
+{
+	a->profile = btrfs_latency_profiles[0].name;
+	a->latency = btrfs_latency_profiles[0].seconds;
+}
+
+static void print_reads(struct fmt_ctx *fctx, const struct btrfs_mount_reads *r,
+			double latency)
+{
+	int i;
+
+	fmt_u64(fctx, "total_reads", "Reads", r->total_reads);
+	fmt_size(fctx, "total_bytes", "Bytes", r->total_bytes);
+	fmt_seconds(fctx, "seconds", "Seconds", btrfs_mount_seconds(r->total_reads, latency));
+	fmt_group_start(fctx, "phases", "Reads by phase");
+	for (i = 0; i < MOUNT_NR_PHASES; i++)
+		fmt_u64(fctx, btrfs_mount_phase_name(i), btrfs_mount_phase_name(i),
+			r->phase[i]);
+	fmt_group_end(fctx);
+}
+
+void print_mount_estimate(struct fmt_ctx *fctx, const struct btrfs_mount_estimate *est,
+			  const struct mount_estimate_args *args)
+{
+	fmt_group_start(fctx, "mount_estimate", "Mount estimate (open_ctree reads)");
+	fmt_str(fctx, "profile", "Latency profile", args->profile);
+	fmt_seconds(fctx, "latency_seconds", "Latency (s per read)", args->latency);
+	print_reads(fctx, &est->now, args->latency);
+	fmt_bool(fctx, "log_replay_partial", "Log replay counted in part", est->log_partial);
+	fmt_group_start(fctx, "block_group_tree", "After conversion to block-group tree");
+	fmt_bool(fctx, "already", "Already has it", est->has_bg_tree);
+	print_reads(fctx, &est->bg_tree, args->latency);
+	fmt_group_end(fctx);
+	fmt_group_end(fctx);
+}
+
+static int cmd_mount_estimate(const struct cmd_struct *cmd,
+			      const struct cmd_options *global, int argc, char **argv)
+{
+	struct cmd_options opts = *global;
+	struct mount_estimate_args args;
+	struct cmd_extra_options extra = {
+		.longopts = mount_estimate_longopts,
+		.handle = mount_estimate_option,
+		.ctx = &args,
+	};
+	struct btrfs_mount_estimate est;
+	struct btrfs_fs_info fs_info;
+	struct fmt_ctx fctx;
+	int first, ret;
+
+	mount_estimate_args_init(&args);
+	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
+	if (ret)
+		return ret == CMD_HELP_SHOWN ? 0 : ret;
+	if (first >= argc)
+		return cmd_missing_device(cmd);
+	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, false);
+	if (!ret)
+		ret = cmd_estimate_mount(&fs_info, &est);
+	if (!ret) {
+		fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
+		print_mount_estimate(&fctx, &est, &args);
+		fmt_end(&fctx);
+	}
+	btrfs_close_fs(&fs_info);
+	return ret;
+}
+DEFINE_COMMAND(mount_estimate, "mount-estimate");

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef BTRFS_SPACE_MOUNT_COST_H
+#define BTRFS_SPACE_MOUNT_COST_H
+
+#include "kernel-shared/fs.h"
+
+enum btrfs_mount_phase {
+	MOUNT_PHASE_SUPERBLOCK,
+	MOUNT_PHASE_CHUNK_TREE,
+	MOUNT_PHASE_ROOT_TREE,
+	MOUNT_PHASE_ROOTS,
+	MOUNT_PHASE_DEV_EXTENTS,
+	MOUNT_PHASE_BLOCK_GROUPS,
+	MOUNT_PHASE_QUOTA,
+	MOUNT_PHASE_LOG,
+	MOUNT_PHASE_FS_ROOTS,
+	MOUNT_NR_PHASES,
+};
+
+struct btrfs_mount_reads {
+	u64 phase[MOUNT_NR_PHASES];
+	u64 total_reads;
+	u64 total_bytes;
+};
+
+struct btrfs_mount_estimate {
+	struct btrfs_mount_reads now;
+	struct btrfs_mount_reads bg_tree;	/* after btrfstune --convert-to-block-group-tree */
+	bool has_bg_tree;
+	bool log_partial;			/* log replay also reads subvolume trees */
+	u64 bg_tree_blocks;			/* blocks of the (would-be) block-group tree */
+};
+
+/* Device latency profiles, seconds per read (Documentation/mount-estimate.md) */
+struct btrfs_latency_profile {
+	const char *name;
+	double seconds;
+};
+
+extern const struct btrfs_latency_profile btrfs_latency_profiles[];
+
+const char *btrfs_mount_phase_name(enum btrfs_mount_phase phase);
+int btrfs_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est);
+double btrfs_mount_seconds(u64 reads, double latency);
+
+#endif
