@@ -1,0 +1,17 @@
+#!/bin/bash
+# First run on a fresh machine: install what is missing, configure, build,
+# and show `btrfs-space inspect` on a small image shipped in the repo
+# (tests/fixtures/ns16k-1g: 1 GiB, nodesize 16K, as mkfs.btrfs 6.2 makes it).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+tests/install-deps.sh
+[ -x configure ] || ./autogen.sh
+[ -f Makefile ] || ./configure
+make -j"$(nproc)"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tar -xSJf tests/fixtures/ns16k-1g.tar.xz -C "$tmp"
+echo "== ./btrfs-space inspect tests/fixtures/ns16k-1g.img"
+./btrfs-space inspect "$tmp/ns16k-1g.img"

@@ -1,0 +1,220 @@
+#!/bin/bash
+# Run the btrfs-space tests; `make check` calls this after building.
+#
+# Usage: tests/run-tests.sh [CATEGORY...]
+#   CATEGORY: unit cli image fuzz kernel (default: all, in that order)
+#
+# unit:   every tests/unit/test-NAME.c must have been built to tests/unit/test-NAME;
+#         each program is one test.
+# others: every tests/CATEGORY-tests/NNN-name/test.sh, sorted, run with bash in
+#         its own directory.
+# A test exits 0 (pass), 77 (skipped; the reason is its last line) or anything
+# else (fail). Each test gets a fresh, empty TEST_TMP, removed afterwards.
+#
+# Environment:
+#   TEST=glob       run only tests whose name or category/name matches
+#   INSTRUMENT=cmd  wrapper for btrfs-space and the unit programs (e.g. valgrind)
+#   TEST_TIMEOUT=s  seconds before a test is killed (default 900, 0 = none)
+#   BTRFS_SPACE     the binary to test (default: ./btrfs-space in the top folder)
+#   SHARED          the shared material (default: ../shared beside the top folder)
+#
+# Output: one line per test, "PASS|FAIL|SKIP  category/name  (reason)", the
+# last 20 lines of a failed test's output, and a final line
+# "N passed, N failed, N skipped". Full output: tests/CATEGORY-tests-results.txt.
+# Exit status: 1 if any test failed, else 0.
+
+set -u
+
+TEST_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$TEST_TOP/.." && pwd)
+BTRFS_SPACE=${BTRFS_SPACE:-$TOP/btrfs-space}
+SHARED=${SHARED:-$(cd "$TOP/.." && pwd)/shared}
+INSTRUMENT=${INSTRUMENT:-}
+TEST=${TEST:-}
+TEST_TIMEOUT=${TEST_TIMEOUT:-900}
+export TEST_TOP TOP BTRFS_SPACE SHARED INSTRUMENT
+# UBSan only prints by default; make its first report fail the program, as
+# ASan does. The caller's setting wins.
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LC_ALL=C
+
+ALL_CATEGORIES="unit cli image fuzz kernel"
+categories=${*:-$ALL_CATEGORIES}
+for cat in $categories; do
+	case " $ALL_CATEGORIES " in
+	*" $cat "*) ;;
+	*) echo "run-tests.sh: unknown category '$cat' (known: $ALL_CATEGORIES)" >&2; exit 2 ;;
+	esac
+done
+
+passed=0
+failed=0
+skipped=0
+
+RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/btrfs-space-tests.XXXXXX") || exit 2
+CUR_TMP=
+TEST_PID=
+on_exit()
+{
+	# interrupted: stop the running test (timeout passes the signal on)
+	if [ -n "$TEST_PID" ]; then
+		kill -TERM "$TEST_PID" 2>/dev/null
+		wait "$TEST_PID" 2>/dev/null
+	fi
+	[ -n "$CUR_TMP" ] && cleanup_tmp "$CUR_TMP" > /dev/null
+	rm -rf "$RUN_DIR"
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+[ -x "$BTRFS_SPACE" ] || echo "warning: $BTRFS_SPACE not built (run make)" >&2
+
+# Backstop for tests that did not clean up: unmount whatever is mounted below
+# DIR, detach loop devices whose backing file is below DIR, then remove DIR
+# without crossing into another file system.
+cleanup_tmp()
+{
+	local dir=$1 mnt dev back left=
+	[ -d "$dir" ] || return 0
+	if command -v findmnt >/dev/null 2>&1; then
+		while read -r mnt; do
+			case "$mnt" in
+			"$dir"/*)
+				left="$left mount:$mnt"
+				umount "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
+				;;
+			esac
+		done < <(findmnt -rn -o TARGET | sed 's/\\x20/ /g' | sort -r)
+	fi
+	if command -v losetup >/dev/null 2>&1; then
+		while read -r dev back; do
+			back=${back% (deleted)}
+			case "$back" in
+			"$dir"/*)
+				left="$left loop:$dev"
+				btrfs device scan --forget "$dev" >/dev/null 2>&1
+				losetup -d "$dev" 2>/dev/null
+				;;
+			esac
+		done < <(losetup -n -l -O NAME,BACK-FILE 2>/dev/null)
+	fi
+	rm -rf --one-file-system "$dir"
+	[ -z "$left" ] || echo "$left"
+}
+
+# run_one CATEGORY NAME DIR CMD...: run one test, print its line, count it
+run_one()
+{
+	local cat=$1 name=$2 dir=$3
+	shift 3
+	local log=$TEST_TOP/$cat-tests-results.txt
+	local out=$RUN_DIR/output rc reason leftovers
+
+	CUR_TMP=$(mktemp -d "${TMPDIR:-/tmp}/btrfs-space-test.XXXXXX") || exit 2
+	(
+		export TEST_TMP=$CUR_TMP
+		cd "$dir" || exit 1
+		if [ "$TEST_TIMEOUT" != 0 ] && command -v timeout >/dev/null 2>&1; then
+			exec timeout -k 10 "$TEST_TIMEOUT" "$@"
+		fi
+		exec "$@"
+	) < /dev/null > "$out" 2>&1 &
+	TEST_PID=$!
+	wait "$TEST_PID"
+	rc=$?
+	TEST_PID=
+
+	if [ "$rc" -gt 128 ]; then
+		reason="exit status $rc, killed by signal $((rc - 128))"
+	else
+		# the last line, without the "SKIP: "/"FAIL: " of skip and fail
+		reason=$(grep -v '^[[:space:]]*$' "$out" | tail -n 1 | sed -E 's/^(SKIP|FAIL): //')
+	fi
+	leftovers=$(cleanup_tmp "$CUR_TMP")
+	CUR_TMP=
+
+	case $rc in
+	0)	result=PASS; reason= ;;
+	77)	result=SKIP; [ -n "$reason" ] || reason="skipped" ;;
+	124)	result=FAIL; reason="timed out after ${TEST_TIMEOUT}s" ;;
+	*)	result=FAIL; [ -n "$reason" ] || reason="exit status $rc" ;;
+	esac
+	if [ -n "$leftovers" ]; then
+		echo "test left behind:$leftovers (cleaned up by the runner)" >> "$out"
+		if [ "$result" = PASS ]; then
+			result=FAIL
+			reason="left behind:$leftovers"
+		fi
+	fi
+
+	{
+		echo "====== $result $cat/$name (exit status $rc)"
+		cat "$out"
+		echo
+	} >> "$log"
+
+	if [ -n "$reason" ]; then
+		printf '%s  %s/%s  (%s)\n' "$result" "$cat" "$name" "$reason"
+	else
+		printf '%s  %s/%s\n' "$result" "$cat" "$name"
+	fi
+	case $result in
+	PASS)	passed=$((passed + 1)) ;;
+	SKIP)	skipped=$((skipped + 1)) ;;
+	FAIL)	failed=$((failed + 1))
+		tail -n 20 "$out" | sed 's/^/    /'
+		;;
+	esac
+}
+
+selected()
+{
+	[ -z "$TEST" ] && return 0
+	# shellcheck disable=SC2053
+	[[ $2 == $TEST || $1/$2 == $TEST ]]
+}
+
+run_unit()
+{
+	local src prog name
+	for src in "$TEST_TOP"/unit/test-*.c; do
+		[ -e "$src" ] || continue
+		prog=${src%.c}
+		name=$(basename "$prog")
+		selected unit "$name" || continue
+		if [ ! -x "$prog" ]; then
+			printf 'FAIL  unit/%s  (not built: run make)\n' "$name"
+			echo "====== FAIL unit/$name (not built)" >> "$TEST_TOP/unit-tests-results.txt"
+			failed=$((failed + 1))
+			continue
+		fi
+		# word splitting of INSTRUMENT is intended
+		# shellcheck disable=SC2086
+		run_one unit "$name" "$TEST_TOP/unit" $INSTRUMENT "$prog"
+	done
+}
+
+run_category()
+{
+	local cat=$1 dir name
+	for dir in "$TEST_TOP/$cat-tests"/*/; do
+		dir=${dir%/}
+		[ -f "$dir/test.sh" ] || continue
+		name=$(basename "$dir")
+		selected "$cat" "$name" || continue
+		run_one "$cat" "$name" "$dir" bash ./test.sh
+	done
+}
+
+for cat in $categories; do
+	: > "$TEST_TOP/$cat-tests-results.txt"
+	if [ "$cat" = unit ]; then
+		run_unit
+	else
+		run_category "$cat"
+	fi
+done
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
