@@ -65,6 +65,7 @@ int main(int argc, char **argv)
 	struct cmd_options opts = {
 		.format = FMT_TEXT,
 		.units = UNITS_DEFAULT,
+		.io_threads = DEFAULT_IO_THREADS,
 	};
 	const struct cmd_struct *cmd;
 	int first, ret;

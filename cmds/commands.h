@@ -15,7 +15,10 @@ struct cmd_options {
 	int super_mirror;
 	bool allow_degraded;
 	bool bg_search_scan;
+	u32 io_threads;
 };
+
+#define DEFAULT_IO_THREADS	16
 
 struct cmd_struct {
 	const char *token;

@@ -24,6 +24,7 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 	set_log_level(opts->verbose ? LOG_VERBOSE : LOG_DEFAULT);
 	ret = btrfs_open_fs(fs_info, &args);
 	fs_info->bg_search_scan = opts->bg_search_scan;
+	fs_info->io_threads = opts->io_threads;
 	if (!ret && load_block_groups)
 		ret = btrfs_read_block_groups(fs_info);
 	if (fs_info->note[0])

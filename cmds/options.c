@@ -16,6 +16,7 @@ enum {
 	GETOPT_VAL_SI,
 	GETOPT_VAL_DEGRADED,
 	GETOPT_VAL_BG_SEARCH,
+	GETOPT_VAL_IO_THREADS,
 };
 
 #define MAX_LONGOPTS	64
@@ -25,6 +26,7 @@ static const struct option shared_longopts[] = {
 	{ "super", required_argument, NULL, GETOPT_VAL_SUPER },
 	{ "degraded", no_argument, NULL, GETOPT_VAL_DEGRADED },
 	{ "bg-search", required_argument, NULL, GETOPT_VAL_BG_SEARCH },
+	{ "io-threads", required_argument, NULL, GETOPT_VAL_IO_THREADS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, GETOPT_VAL_HELP },
 	{ "raw", no_argument, NULL, 'b' },
@@ -102,6 +104,17 @@ static int parse_super(const char *arg, int *mirror)
 	return 0;
 }
 
+static int parse_threads(const char *arg, u32 *threads)
+{
+	char *end;
+	long val = strtol(arg, &end, 10);
+
+	if (*end || end == arg || val < 1 || val > 64)
+		return -EINVAL;
+	*threads = val;
+	return 0;
+}
+
 int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 		      const struct cmd_extra_options *extra, int argc,
 		      char **argv, int *first_arg)
@@ -122,6 +135,9 @@ int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 			if (strcmp(optarg, "pinpoint") && strcmp(optarg, "scan"))
 				return usage_error(cmd, "unknown block-group search '%s', expect pinpoint or scan", optarg);
 			opts->bg_search_scan = !strcmp(optarg, "scan");
+		} else if (c == GETOPT_VAL_IO_THREADS) {
+			if (parse_threads(optarg, &opts->io_threads))
+				return usage_error(cmd, "invalid --io-threads '%s', expect 1 to 64", optarg);
 		} else if (c == GETOPT_VAL_DEGRADED) {
 			opts->allow_degraded = true;
 		} else if (c == 'v') {

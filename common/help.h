@@ -24,6 +24,7 @@
 	"--super N          read superblock copy N (0, 1 or 2) instead of the primary", \
 	"--degraded         read with devices missing, like mount -o degraded", \
 	"--bg-search pinpoint|scan  find block groups by exact key (default) or walk like the kernel", \
+	"--io-threads N     concurrent reads per tree level for pinpoint (default 16, 1 = one descent per block group)", \
 	"-v|--verbose       say more on stderr (which copy was used, ...)", \
 	"--help             show this help"
 

@@ -273,9 +273,10 @@ static void mark_unredundant_ro(struct btrfs_fs_info *fs_info)
  */
 static int find_first_block_group(struct btrfs_fs_info *fs_info,
 				  const struct btrfs_root_ref *root,
-				  const struct btrfs_key *key, struct btrfs_path *path)
+				  const struct btrfs_key *key, struct btrfs_path *path,
+				  unsigned int purpose)
 {
-	int ret = btrfs_search_slot(fs_info, root, key, path, BTRFS_IO_BG_SEARCH);
+	int ret = btrfs_search_slot(fs_info, root, key, path, purpose);
 
 	if (ret < 0)
 		return ret;
@@ -283,7 +284,7 @@ static int find_first_block_group(struct btrfs_fs_info *fs_info,
 		struct btrfs_key found;
 
 		if (path->slots[0] >= (int)path->nodes[0]->nritems) {
-			ret = btrfs_next_leaf(fs_info, root, path, BTRFS_IO_BG_SEARCH);
+			ret = btrfs_next_leaf(fs_info, root, path, purpose);
 			if (ret)
 				return ret;
 			continue;
@@ -309,7 +310,8 @@ int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info)
 
 	if (!root->found)
 		return 0;
-	while ((ret = find_first_block_group(fs_info, root, &key, &path)) == 0) {
+	while ((ret = find_first_block_group(fs_info, root, &key, &path,
+					     BTRFS_IO_OTHER)) == 0) {
 		struct btrfs_key found;
 
 		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &found);
@@ -369,7 +371,8 @@ static int scan_block_groups(struct btrfs_fs_info *fs_info,
 	u32 i;
 	int ret;
 
-	while ((ret = find_first_block_group(fs_info, root, &key, &path)) == 0) {
+	while ((ret = find_first_block_group(fs_info, root, &key, &path,
+					     BTRFS_IO_BG_SEARCH)) == 0) {
 		struct btrfs_key found;
 		u32 index;
 
@@ -400,6 +403,127 @@ static int scan_block_groups(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
+/*
+ * Level-by-level pinpoint: all chunk keys descend together, and the
+ * children they need at one level are read in one concurrent batch, so a
+ * slow device costs about tree height times its latency, not one latency
+ * per block group.  The blocks read are the same minimal set as the
+ * serial descent.  Windows bound the leaves held at once.
+ */
+#define BG_BATCH_WINDOW	1024
+
+struct bg_descent {
+	struct btrfs_tree_block **node;		/* per chunk: node at this level */
+	u64 *bytenr;				/* distinct children of one window */
+	struct btrfs_tree_check *check;
+	struct btrfs_tree_block **child;
+	u32 *first_key;				/* first chunk index of each child */
+};
+
+static int child_slot(const struct btrfs_tree_block *node, const struct btrfs_chunk_map *map)
+{
+	struct btrfs_key key = { map->start, BTRFS_BLOCK_GROUP_ITEM_KEY, map->length };
+	int slot;
+
+	if (bin_search_block(node, &key, &slot) && slot > 0)
+		slot--;
+	return slot;
+}
+
+/* The leaf step of one chunk: exact item, or the kernel's verdict */
+static int finish_in_leaf(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *root,
+			  struct btrfs_tree_block *leaf, u32 index)
+{
+	struct btrfs_chunk_map *map = fs_info->chunks[index];
+	struct btrfs_key key = { map->start, BTRFS_BLOCK_GROUP_ITEM_KEY, map->length };
+	struct btrfs_path path = { 0 };
+
+	if (bin_search_block(leaf, &key, &path.slots[0]))
+		return no_block_group_error(fs_info, root, map);
+	path.nodes[0] = leaf;
+	return fill_block_group(fs_info, &path, map, &fs_info->block_groups[index]);
+}
+
+/* Children of chunks [start, end) of one level, read together, then used */
+static int descend_window(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *root,
+			  struct bg_descent *d, u32 start, u32 *end)
+{
+	u32 nr = 0, i, c;
+	int ret;
+
+	for (i = start; i < fs_info->nr_chunks && nr < BG_BATCH_WINDOW; i++) {
+		struct btrfs_tree_block *node = d->node[i];
+		int slot = child_slot(node, fs_info->chunks[i]);
+		u64 bytenr = btrfs_node_blockptr(node, slot);
+
+		if (nr && d->bytenr[nr - 1] == bytenr)
+			continue;
+		d->bytenr[nr] = bytenr;
+		d->first_key[nr] = i;
+		d->check[nr] = (struct btrfs_tree_check) {
+			.root = root->objectid, .level = node->level - 1,
+			.transid = btrfs_node_ptr_generation(node, slot),
+			.has_first_key = true,
+		};
+		btrfs_node_key_to_cpu(node, slot, &d->check[nr].first_key);
+		nr++;
+	}
+	*end = i;
+	ret = btrfs_read_tree_blocks(fs_info, d->bytenr, d->check, nr, BTRFS_IO_BG_SEARCH,
+				     fs_info->io_threads, d->child);
+	for (c = 0; c < nr; c++) {
+		u32 last = c + 1 < nr ? d->first_key[c + 1] : *end;
+
+		for (i = d->first_key[c]; i < last && !ret && d->child[c]; i++) {
+			if (d->child[c]->level)
+				d->node[i] = d->child[c];	/* nodes stay cached */
+			else
+				ret = finish_in_leaf(fs_info, root, d->child[c], i);
+		}
+		btrfs_tree_block_put(d->child[c]);
+	}
+	return ret;
+}
+
+static int load_block_groups_batched(struct btrfs_fs_info *fs_info,
+				     const struct btrfs_root_ref *root)
+{
+	struct btrfs_tree_check check = {
+		.root = root->objectid, .level = root->level, .transid = root->generation,
+	};
+	struct bg_descent d = { 0 };
+	struct btrfs_tree_block *eb = NULL;
+	u32 n = fs_info->nr_chunks, i, end;
+	int level, ret;
+
+	ret = btrfs_read_tree_block(fs_info, root->bytenr, &check, BTRFS_IO_BG_SEARCH, &eb);
+	if (ret)
+		return ret;
+	d.node = calloc(n, sizeof(*d.node));
+	d.bytenr = calloc(BG_BATCH_WINDOW, sizeof(*d.bytenr));
+	d.check = calloc(BG_BATCH_WINDOW, sizeof(*d.check));
+	d.child = calloc(BG_BATCH_WINDOW, sizeof(*d.child));
+	d.first_key = calloc(BG_BATCH_WINDOW, sizeof(*d.first_key));
+	if (!d.node || !d.bytenr || !d.check || !d.child || !d.first_key)
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < n; i++)
+		d.node[i] = eb;
+	for (i = 0; !ret && eb->level == 0 && i < n; i++)
+		ret = finish_in_leaf(fs_info, root, eb, i);
+	for (level = eb->level; !ret && level > 0; level--)
+		for (i = 0; !ret && i < n; i = end)
+			ret = descend_window(fs_info, root, &d, i, &end);
+	if (!ret)
+		fs_info->nr_block_groups = n;
+	btrfs_tree_block_put(eb);
+	free(d.node);
+	free(d.bytenr);
+	free(d.check);
+	free(d.child);
+	free(d.first_key);
+	return ret;
+}
+
 static int load_block_groups(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_root_ref *root)
 {
@@ -411,6 +535,8 @@ static int load_block_groups(struct btrfs_fs_info *fs_info,
 		return -ENOMEM;
 	if (fs_info->bg_search_scan)
 		return scan_block_groups(fs_info, root);
+	if (fs_info->io_threads > 1)
+		return load_block_groups_batched(fs_info, root);
 	for (i = 0; i < fs_info->nr_chunks; i++) {
 		struct btrfs_block_group *bg = &fs_info->block_groups[i];
 		int ret;

@@ -197,8 +197,8 @@ u64 btrfs_node_ptr_generation(const struct btrfs_tree_block *eb, int slot)
  * Binary search over a block's keys.  Returns 0 and the slot of @key if it
  * is there, else 1 and the slot of the first key above it.
  */
-static int bin_search(const struct btrfs_tree_block *eb,
-		      const struct btrfs_key *key, int *slot)
+int bin_search_block(const struct btrfs_tree_block *eb,
+		     const struct btrfs_key *key, int *slot)
 {
 	int low = 0, high = eb->nritems;
 
@@ -280,7 +280,7 @@ int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 	while (1) {
 		int level = eb->level;
 
-		ret = bin_search(eb, key, &slot);
+		ret = bin_search_block(eb, key, &slot);
 		path->nodes[level] = eb;
 		if (level == 0) {
 			path->slots[0] = slot;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 #include "common/checksum.h"
+#include "common/io-batch.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/tree-block.h"
@@ -739,4 +740,110 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 	fs_info->trace.slots = NULL;
 	fs_info->devices = NULL;
 	fs_info->block_groups = NULL;
+}
+
+/* Where the first copy of a block lives, if it is one piece on a present device */
+static bool first_copy_request(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb,
+			       unsigned int purpose, struct io_request *req)
+{
+	struct btrfs_io_piece piece;
+	int ret;
+
+	if (!fs_info->nr_chunks || eb->start % fs_info->sectorsize)
+		return false;
+	ret = btrfs_map_block(fs_info, eb->start, fs_info->nodesize, 0, &piece);
+	fs_info->err.err = 0;
+	if (ret || !piece.dev || piece.length != fs_info->nodesize)
+		return false;
+	*req = (struct io_request) {
+		.dev = &piece.dev->io, .buf = eb->data, .len = eb->len,
+		.offset = piece.physical, .purpose = purpose,
+	};
+	return true;
+}
+
+/* Verify a block the batch read, and cache it; false sends it the serial way */
+static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb,
+			   const struct btrfs_tree_check *check, unsigned int purpose)
+{
+	struct btrfs_error saved = fs_info->err;
+
+	fill_block_header(eb);
+	if (verify_header(fs_info, eb, 0) || btrfs_check_tree_block(fs_info, eb) ||
+	    verify_expected(fs_info, eb, check, 0) || btrfs_cache_insert(fs_info, eb)) {
+		fs_info->err = saved;
+		return false;
+	}
+	eb->mirror = 0;
+	eb->refs = 1;
+	count_block(fs_info, eb, purpose);
+	return true;
+}
+
+static struct btrfs_tree_block *alloc_block(struct btrfs_fs_info *fs_info, u64 bytenr)
+{
+	struct btrfs_tree_block *eb = calloc(1, sizeof(*eb) + fs_info->nodesize);
+
+	if (eb) {
+		eb->start = bytenr;
+		eb->len = fs_info->nodesize;
+	}
+	return eb;
+}
+
+/*
+ * Read @nr distinct tree blocks together: the first copy of every block
+ * not cached yet goes out in one batch of concurrent reads; each block is
+ * then verified as btrfs_read_tree_block() does.  A block that fails, or
+ * that spans stripes, is read again the serial way, which tries its other
+ * copies and reports the error.  On error, blocks already returned in
+ * @out are the caller's to put.
+ */
+int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
+			   const struct btrfs_tree_check *checks, u32 nr,
+			   unsigned int purpose, u32 max_threads,
+			   struct btrfs_tree_block **out)
+{
+	struct io_request *reqs = calloc(nr ? nr : 1, sizeof(*reqs));
+	u32 *req_of = calloc(nr ? nr : 1, sizeof(*req_of));
+	u32 i, nr_reqs = 0;
+	int ret = 0;
+
+	if (!reqs || !req_of) {
+		free(reqs);
+		free(req_of);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		out[i] = NULL;
+		req_of[i] = nr;
+		if (btrfs_cache_lookup(fs_info, bytenrs[i]))
+			continue;
+		out[i] = alloc_block(fs_info, bytenrs[i]);
+		if (!out[i]) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (first_copy_request(fs_info, out[i], purpose, &reqs[nr_reqs]))
+			req_of[i] = nr_reqs++;
+	}
+	if (!ret)
+		ret = io_read_batch(reqs, nr_reqs, max_threads);
+	for (i = 0; i < nr; i++) {
+		bool batched = !ret && req_of[i] < nr && !reqs[req_of[i]].result;
+
+		if (batched && fs_info->trace.active &&
+		    btrfs_trace_block(&fs_info->trace, bytenrs[i]))
+			batched = false;
+		if (batched && accept_batched(fs_info, out[i], &checks[i], purpose))
+			continue;
+		free(out[i]);
+		out[i] = NULL;
+		if (!ret)
+			ret = btrfs_read_tree_block(fs_info, bytenrs[i], &checks[i],
+						    purpose, &out[i]);
+	}
+	free(reqs);
+	free(req_of);
+	return ret;
 }

@@ -182,6 +182,7 @@ struct btrfs_fs_info {
 	u32 nr_block_groups;
 	bool bg_from_bg_tree;
 	bool bg_search_scan;		/* kernel-style forward walk, not pinpoint */
+	u32 io_threads;			/* >1: level-by-level batched pinpoint */
 	struct btrfs_block_search_stats bg_search;
 
 	struct btrfs_space_info space_info[BTRFS_NR_SPACE_INFOS];

@@ -42,6 +42,10 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 			  const struct btrfs_tree_check *check,
 			  unsigned int purpose, struct btrfs_tree_block **ret);
 void btrfs_tree_block_put(struct btrfs_tree_block *eb);
+int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
+			   const struct btrfs_tree_check *checks, u32 nr,
+			   unsigned int purpose, u32 max_threads,
+			   struct btrfs_tree_block **out);
 struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,
 					    u64 bytenr);
 int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
@@ -56,6 +60,9 @@ void btrfs_node_key_to_cpu(const struct btrfs_tree_block *eb, int slot,
 u64 btrfs_node_blockptr(const struct btrfs_tree_block *eb, int slot);
 u64 btrfs_node_ptr_generation(const struct btrfs_tree_block *eb, int slot);
 
+/* 0 and the slot of @key, or 1 and the slot of the first key above it */
+int bin_search_block(const struct btrfs_tree_block *eb, const struct btrfs_key *key,
+		     int *slot);
 void btrfs_release_path(struct btrfs_path *path);
 int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 		      const struct btrfs_root_ref *root,

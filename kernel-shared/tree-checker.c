@@ -148,6 +148,7 @@ const char *btrfs_root_name(u64 objectid)
 		(unsigned long long)(eb)->owner,			\
 		(unsigned long long)(eb)->start, (slot), ##__VA_ARGS__)
 
+/* @prev holds the previous slot's key on entry and this slot's on return */
 static int check_key_order(struct btrfs_fs_info *fs_info,
 			   const struct btrfs_tree_block *eb, int slot,
 			   struct btrfs_key *prev)
@@ -178,10 +179,604 @@ static int check_key_order(struct btrfs_fs_info *fs_info,
 }
 
 /*
+ * btrfs_is_fstree(): the fs tree and subvolume ids, which are below the
+ * qgroup level bits.
+ */
+static bool is_fstree(u64 rootid)
+{
+	if (rootid == BTRFS_FS_TREE_OBJECTID)
+		return true;
+	if ((int64_t)rootid < (int64_t)BTRFS_FIRST_FREE_OBJECTID)
+		return false;
+	return (rootid >> CHK_QGROUP_LEVEL_SHIFT) == 0;
+}
+
+static int check_leaf_chunk(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_tree_block *eb, int slot,
+			    const struct btrfs_key *key)
+{
+	struct btrfs_item_location loc = { "leaf", eb->start, slot };
+	const struct btrfs_chunk *chunk;
+	u32 size;
+
+	chunk = btrfs_item_ptr(eb, slot, &size);
+	return btrfs_check_chunk_valid(fs_info, chunk, size, key->offset, &loc);
+}
+
+/* dev_item_err(): names the key objectid as "devid", and has no comma */
+#define dev_item_error(fs_info, eb, slot, key, fmt, ...)		\
+	btrfs_fs_error(fs_info, -EUCLEAN,				\
+		"corrupt leaf: root=%llu block=%llu slot=%d devid=%llu " fmt, \
+		(unsigned long long)(eb)->owner,			\
+		(unsigned long long)(eb)->start, (slot),		\
+		(unsigned long long)(key)->objectid, ##__VA_ARGS__)
+
+static int check_dev_item(struct btrfs_fs_info *fs_info,
+			  const struct btrfs_tree_block *eb, int slot,
+			  const struct btrfs_key *key)
+{
+	const struct btrfs_dev_item *item;
+	u32 size;
+
+	if (key->objectid != BTRFS_DEV_ITEMS_OBJECTID)
+		return dev_item_error(fs_info, eb, slot, key,
+			"invalid objectid: has=%llu expect=%llu",
+			(unsigned long long)key->objectid,
+			(unsigned long long)BTRFS_DEV_ITEMS_OBJECTID);
+	item = btrfs_item_ptr(eb, slot, &size);
+	if (size != sizeof(*item))
+		return dev_item_error(fs_info, eb, slot, key,
+			"invalid item size: has %u expect %zu", size, sizeof(*item));
+	if (btrfs_stack_device_id(item) != key->offset)
+		return dev_item_error(fs_info, eb, slot, key,
+			"devid mismatch: key has=%llu item has=%llu",
+			(unsigned long long)key->offset,
+			(unsigned long long)btrfs_stack_device_id(item));
+	/* total_bytes itself is 0 while a device is being removed */
+	if (btrfs_stack_device_bytes_used(item) > btrfs_stack_device_total_bytes(item))
+		return dev_item_error(fs_info, eb, slot, key,
+			"invalid bytes used: have %llu expect [0, %llu]",
+			(unsigned long long)btrfs_stack_device_bytes_used(item),
+			(unsigned long long)btrfs_stack_device_total_bytes(item));
+	return 0;
+}
+
+static int check_dev_extent_fields(struct btrfs_fs_info *fs_info,
+				   const struct btrfs_tree_block *eb, int slot,
+				   const struct btrfs_key *key,
+				   const struct btrfs_dev_extent *de)
+{
+	const u32 sectorsize = fs_info->sectorsize;
+
+	if (btrfs_chk_dev_extent_chunk_tree(de) != BTRFS_CHUNK_TREE_OBJECTID)
+		return leaf_error(fs_info, eb, slot,
+			"invalid dev extent chunk tree id, has %llu expect %llu",
+			(unsigned long long)btrfs_chk_dev_extent_chunk_tree(de),
+			(unsigned long long)BTRFS_CHUNK_TREE_OBJECTID);
+	if (btrfs_chk_dev_extent_chunk_objectid(de) != BTRFS_FIRST_CHUNK_TREE_OBJECTID)
+		return leaf_error(fs_info, eb, slot,
+			"invalid dev extent chunk objectid, has %llu expect %llu",
+			(unsigned long long)btrfs_chk_dev_extent_chunk_objectid(de),
+			(unsigned long long)BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+	if (key->offset % sectorsize)
+		return leaf_error(fs_info, eb, slot,
+			"invalid dev extent key.offset, has %llu not aligned to %u",
+			(unsigned long long)key->offset, sectorsize);
+	if (btrfs_stack_dev_extent_chunk_offset(de) % sectorsize)
+		return leaf_error(fs_info, eb, slot,
+			"invalid dev extent chunk offset, has %llu not aligned to %u",
+			(unsigned long long)btrfs_stack_dev_extent_chunk_offset(de),
+			sectorsize);
+	if (btrfs_stack_dev_extent_length(de) % sectorsize)
+		return leaf_error(fs_info, eb, slot,
+			"invalid dev extent length, has %llu not aligned to %u",
+			(unsigned long long)btrfs_stack_dev_extent_length(de),
+			sectorsize);
+	return 0;
+}
+
+/*
+ * The kernel reads the fields without a size check (its accessors stay
+ * inside the block); here a short item could end at the block's end, so
+ * the size is checked first.  Dev extents of one device are keyed by
+ * their physical start, so key order alone does not rule out overlap.
+ */
+static int check_dev_extent(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_tree_block *eb, int slot,
+			    const struct btrfs_key *key,
+			    const struct btrfs_key *prev)
+{
+	const struct btrfs_dev_extent *de, *prev_de;
+	u64 prev_len;
+	u32 size;
+	int ret;
+
+	de = btrfs_item_ptr(eb, slot, &size);
+	if (size != sizeof(*de))
+		return leaf_error(fs_info, eb, slot,
+			"invalid dev extent item size, has %u expect %zu",
+			size, sizeof(*de));
+	ret = check_dev_extent_fields(fs_info, eb, slot, key, de);
+	if (ret || !slot || prev->objectid != key->objectid ||
+	    prev->type != key->type)
+		return ret;
+	/* The previous item passed this same check, size included */
+	prev_de = btrfs_item_ptr(eb, slot - 1, &size);
+	prev_len = btrfs_stack_dev_extent_length(prev_de);
+	if (prev->offset + prev_len > key->offset)
+		return leaf_error(fs_info, eb, slot,
+			"dev extent overlap, prev offset %llu len %llu current offset %llu",
+			(unsigned long long)prev->offset,
+			(unsigned long long)prev_len,
+			(unsigned long long)key->offset);
+	return 0;
+}
+
+/*
+ * check_root_key() for a ROOT_ITEM key.  Only subvolume trees get a reloc
+ * tree, the others are just COWed.  Older kernels also gave one to the
+ * data reloc tree; 6.5+ refuse such a leaf, but btrfs check accepts it
+ * (progs test fsck 020 tree_reloc_for_data_reloc) and so does this
+ * reader: the one place where it is laxer than the kernel.
+ */
+static int check_root_key(struct btrfs_fs_info *fs_info,
+			  const struct btrfs_tree_block *eb, int slot,
+			  const struct btrfs_key *key)
+{
+	if (key->objectid == BTRFS_TREE_RELOC_OBJECTID && !is_fstree(key->offset) &&
+	    key->offset != BTRFS_DATA_RELOC_TREE_OBJECTID)
+		return leaf_error(fs_info, eb, slot,
+			"invalid reloc tree for root %lld, root id is not a subvolume tree",
+			(long long)key->offset);
+	if (key->objectid == 0)
+		return leaf_error(fs_info, eb, slot, "invalid root id 0");
+	if (key->objectid == BTRFS_TREE_RELOC_OBJECTID && key->offset == 0)
+		return leaf_error(fs_info, eb, slot, "invalid root id 0 for reloc tree");
+	return 0;
+}
+
+/*
+ * Super generation + 1: a log tree written after the last commit may
+ * carry the next transaction's generation.
+ */
+static int check_root_generations(struct btrfs_fs_info *fs_info,
+				  const struct btrfs_tree_block *eb, int slot,
+				  const struct btrfs_root_item_head *ri, u64 gen_v2)
+{
+	const u64 max_gen = fs_info->generation + 1;
+
+	if (btrfs_root_generation(ri) > max_gen)
+		return leaf_error(fs_info, eb, slot,
+			"invalid root generation, have %llu expect (0, %llu]",
+			(unsigned long long)btrfs_root_generation(ri),
+			(unsigned long long)max_gen);
+	if (gen_v2 > max_gen)
+		return leaf_error(fs_info, eb, slot,
+			"invalid root v2 generation, have %llu expect (0, %llu]",
+			(unsigned long long)gen_v2, (unsigned long long)max_gen);
+	if (btrfs_chk_root_last_snapshot(ri) > max_gen)
+		return leaf_error(fs_info, eb, slot,
+			"invalid root last_snapshot, have %llu expect (0, %llu]",
+			(unsigned long long)btrfs_chk_root_last_snapshot(ri),
+			(unsigned long long)max_gen);
+	return 0;
+}
+
+/*
+ * A legacy (pre-3.x) root item stops before generation_v2; the kernel
+ * reads it as if the rest were zero, so generation_v2 passes as 0.
+ * A bad drop_level is reported as "root level", as 6.18 does (later
+ * kernels say "root drop_level").
+ */
+static int check_root_item(struct btrfs_fs_info *fs_info,
+			   const struct btrfs_tree_block *eb, int slot,
+			   const struct btrfs_key *key)
+{
+	const u64 valid_flags = CHK_ROOT_SUBVOL_RDONLY | CHK_ROOT_SUBVOL_DEAD;
+	const struct chk_root_item *ri;
+	u32 size;
+	int ret;
+
+	ret = check_root_key(fs_info, eb, slot, key);
+	if (ret)
+		return ret;
+	ri = btrfs_item_ptr(eb, slot, &size);
+	if (size != sizeof(*ri) && size != sizeof(ri->head))
+		return leaf_error(fs_info, eb, slot,
+			"invalid root item size, have %u expect %zu or %zu",
+			size, sizeof(*ri), sizeof(ri->head));
+	ret = check_root_generations(fs_info, eb, slot, &ri->head,
+			size == sizeof(*ri) ? btrfs_chk_root_generation_v2(ri) : 0);
+	if (ret)
+		return ret;
+	if (btrfs_root_bytenr(&ri->head) % fs_info->sectorsize)
+		return leaf_error(fs_info, eb, slot,
+			"invalid root bytenr, have %llu expect to be aligned to %u",
+			(unsigned long long)btrfs_root_bytenr(&ri->head),
+			fs_info->sectorsize);
+	if (btrfs_root_level(&ri->head) >= BTRFS_MAX_LEVEL)
+		return leaf_error(fs_info, eb, slot,
+			"invalid root level, have %u expect [0, %u]",
+			btrfs_root_level(&ri->head), BTRFS_MAX_LEVEL - 1);
+	if (btrfs_chk_root_drop_level(&ri->head) >= BTRFS_MAX_LEVEL)
+		return leaf_error(fs_info, eb, slot,
+			"invalid root level, have %u expect [0, %u]",
+			btrfs_chk_root_drop_level(&ri->head), BTRFS_MAX_LEVEL - 1);
+	if (btrfs_chk_root_flags(&ri->head) & ~valid_flags)
+		return leaf_error(fs_info, eb, slot,
+			"invalid root flags, have 0x%llx expect mask 0x%llx",
+			(unsigned long long)btrfs_chk_root_flags(&ri->head),
+			(unsigned long long)valid_flags);
+	return 0;
+}
+
+/* extent_err(): no root, the extent's range instead, and no comma */
+#define extent_error(fs_info, eb, slot, key, fmt, ...)			\
+	btrfs_fs_error(fs_info, -EUCLEAN,				\
+		"corrupt leaf: block=%llu slot=%d extent bytenr=%llu len=%llu " fmt, \
+		(unsigned long long)(eb)->start, (slot),		\
+		(unsigned long long)(key)->objectid,			\
+		(unsigned long long)((key)->type == BTRFS_METADATA_ITEM_KEY ? \
+				     (fs_info)->nodesize : (key)->offset), \
+		##__VA_ARGS__)
+
+/* What the key alone says: alignment, level, the skinny feature */
+static int check_extent_key(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_tree_block *eb, int slot,
+			    const struct btrfs_key *key)
+{
+	if (key->type == BTRFS_METADATA_ITEM_KEY &&
+	    !btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA))
+		return leaf_error(fs_info, eb, slot,
+			"invalid key type, METADATA_ITEM type invalid when SKINNY_METADATA feature disabled");
+	if (key->objectid % fs_info->sectorsize)
+		return leaf_error(fs_info, eb, slot,
+			"invalid key objectid, have %llu expect to be aligned to %u",
+			(unsigned long long)key->objectid, fs_info->sectorsize);
+	/* key.offset is the tree level for a METADATA_ITEM */
+	if (key->type == BTRFS_METADATA_ITEM_KEY && key->offset >= BTRFS_MAX_LEVEL)
+		return extent_error(fs_info, eb, slot, key,
+			"invalid tree level, have %llu expect [0, %u]",
+			(unsigned long long)key->offset, BTRFS_MAX_LEVEL - 1);
+	return 0;
+}
+
+/*
+ * Generation and flags of the btrfs_extent_item, and the length the
+ * flags imply.  Unknown flag bits are not rejected (nor by the kernel).
+ */
+static int check_extent_head(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_tree_block *eb, int slot,
+			     const struct btrfs_key *key,
+			     const struct chk_extent_item *ei)
+{
+	const u64 kinds = CHK_EXTENT_FLAG_DATA | CHK_EXTENT_FLAG_TREE_BLOCK;
+	u64 flags = btrfs_chk_extent_flags(ei);
+
+	if (btrfs_chk_extent_generation(ei) > fs_info->generation + 1)
+		return extent_error(fs_info, eb, slot, key,
+			"invalid generation, have %llu expect (0, %llu]",
+			(unsigned long long)btrfs_chk_extent_generation(ei),
+			(unsigned long long)fs_info->generation + 1);
+	if ((flags & kinds) != CHK_EXTENT_FLAG_DATA &&
+	    (flags & kinds) != CHK_EXTENT_FLAG_TREE_BLOCK)
+		return extent_error(fs_info, eb, slot, key,
+			"invalid extent flag, have 0x%llx expect 1 bit set in 0x%llx",
+			(unsigned long long)flags, (unsigned long long)kinds);
+	if (flags & CHK_EXTENT_FLAG_TREE_BLOCK) {
+		if (key->type == BTRFS_EXTENT_ITEM_KEY && key->offset != fs_info->nodesize)
+			return extent_error(fs_info, eb, slot, key,
+				"invalid extent length, have %llu expect %u",
+				(unsigned long long)key->offset, fs_info->nodesize);
+		return 0;
+	}
+	if (key->type != BTRFS_EXTENT_ITEM_KEY)
+		return extent_error(fs_info, eb, slot, key,
+			"invalid key type, have %u expect %u for data backref",
+			key->type, BTRFS_EXTENT_ITEM_KEY);
+	if (key->offset % fs_info->sectorsize)
+		return extent_error(fs_info, eb, slot, key,
+			"invalid extent length, have %llu expect aligned to %u",
+			(unsigned long long)key->offset, fs_info->sectorsize);
+	if (flags & CHK_BLOCK_FLAG_FULL_BACKREF)
+		return extent_error(fs_info, eb, slot, key,
+			"invalid extent flag, data has full backref set");
+	return 0;
+}
+
+/* btrfs_extent_inline_ref_size(): 0 for a type that is not an inline ref */
+static u32 inline_ref_size(u8 type)
+{
+	switch (type) {
+	case BTRFS_TREE_BLOCK_REF_KEY:
+	case BTRFS_SHARED_BLOCK_REF_KEY:
+	case BTRFS_EXTENT_OWNER_REF_KEY:
+		return sizeof(struct chk_inline_ref);
+	case BTRFS_SHARED_DATA_REF_KEY:
+		return sizeof(struct chk_inline_ref) + sizeof(struct chk_shared_data_ref);
+	case BTRFS_EXTENT_DATA_REF_KEY:
+		return 1 + sizeof(struct chk_extent_data_ref);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * hash_extent_data_ref(): the order key of data refs, from the kernel's
+ * raw crc32c (no inversion) of each little-endian u64.
+ */
+static u64 hash_extent_data_ref(u64 root, u64 objectid, u64 offset)
+{
+	__le64 le;
+	u32 high, low;
+
+	le = htole64(root);
+	high = crc32c_raw(~0U, &le, sizeof(le));
+	le = htole64(objectid);
+	low = crc32c_raw(~0U, &le, sizeof(le));
+	le = htole64(offset);
+	low = crc32c_raw(low, &le, sizeof(le));
+	return ((u64)high << 31) ^ (u64)low;
+}
+
+/* Data refs may name subvolumes, the data reloc tree, or the tree root (v1 space cache) */
+static bool is_valid_dref_root(u64 rootid)
+{
+	return is_fstree(rootid) || rootid == BTRFS_DATA_RELOC_TREE_OBJECTID ||
+	       rootid == BTRFS_ROOT_TREE_OBJECTID;
+}
+
+/* An inline EXTENT_DATA_REF: owner root, inode, file offset, count */
+static int check_inline_data_ref(struct btrfs_fs_info *fs_info,
+				 const struct btrfs_tree_block *eb, int slot,
+				 const struct btrfs_key *key,
+				 const struct chk_extent_data_ref *dref,
+				 u64 *seq, u64 *refs)
+{
+	u64 root = btrfs_chk_data_ref_root(dref);
+	u64 objectid = btrfs_chk_data_ref_objectid(dref);
+	u64 offset = btrfs_chk_data_ref_offset(dref);
+
+	*seq = hash_extent_data_ref(root, objectid, offset);
+	if (!is_valid_dref_root(root))
+		return extent_error(fs_info, eb, slot, key,
+			"invalid data ref root value %llu", (unsigned long long)root);
+	if (objectid < BTRFS_FIRST_FREE_OBJECTID || objectid > BTRFS_LAST_FREE_OBJECTID)
+		return extent_error(fs_info, eb, slot, key,
+			"invalid data ref objectid value %llu",
+			(unsigned long long)objectid);
+	if (offset % fs_info->sectorsize)
+		return extent_error(fs_info, eb, slot, key,
+			"invalid data ref offset, have %llu expect aligned to %u",
+			(unsigned long long)offset, fs_info->sectorsize);
+	if (!btrfs_chk_data_ref_count(dref))
+		return extent_error(fs_info, eb, slot, key,
+			"invalid data ref count, should have non-zero value");
+	*refs += btrfs_chk_data_ref_count(dref);
+	return 0;
+}
+
+/*
+ * One inline ref, whose whole size is known to lie inside the item: the
+ * checks of its type, its order key (@seq) and the references it holds
+ * (added to @refs).  An owner ref without SIMPLE_QUOTA only warns in the
+ * kernel, so it passes here.
+ */
+static int check_inline_ref(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_tree_block *eb, int slot,
+			    const struct btrfs_key *key,
+			    const struct chk_inline_ref *iref, u64 *seq, u64 *refs)
+{
+	u8 type = btrfs_chk_inline_ref_type(iref);
+	u64 offset = btrfs_chk_inline_ref_offset(iref);
+	const struct chk_shared_data_ref *sref = (const void *)(iref + 1);
+
+	*seq = offset;
+	switch (type) {
+	case BTRFS_TREE_BLOCK_REF_KEY:
+		*refs += 1;
+		return 0;
+	case BTRFS_SHARED_BLOCK_REF_KEY:
+		if (offset % fs_info->sectorsize)
+			return extent_error(fs_info, eb, slot, key,
+				"invalid tree parent bytenr, have %llu expect aligned to %u",
+				(unsigned long long)offset, fs_info->sectorsize);
+		*refs += 1;
+		return 0;
+	case BTRFS_EXTENT_DATA_REF_KEY:
+		return check_inline_data_ref(fs_info, eb, slot, key,
+				(const void *)((const u8 *)iref + 1), seq, refs);
+	case BTRFS_SHARED_DATA_REF_KEY:
+		if (offset % fs_info->sectorsize)
+			return extent_error(fs_info, eb, slot, key,
+				"invalid data parent bytenr, have %llu expect aligned to %u",
+				(unsigned long long)offset, fs_info->sectorsize);
+		if (!btrfs_chk_shared_data_ref_count(sref))
+			return extent_error(fs_info, eb, slot, key,
+				"invalid shared data ref count, should have non-zero value");
+		*refs += btrfs_chk_shared_data_ref_count(sref);
+		return 0;
+	case BTRFS_EXTENT_OWNER_REF_KEY:
+		return 0;
+	default:
+		return extent_error(fs_info, eb, slot, key,
+			"unknown inline ref type: %u", type);
+	}
+}
+
+/*
+ * Inline refs run from @p to the item's @end.  The kernel inserts them in
+ * ascending type order and, within a type, in descending order of their
+ * sequence (the ref's offset, or the hash for EXTENT_DATA_REF), and its
+ * lookup relies on that order; an equal sequence is allowed.  Messages
+ * give positions as offsets in the block, like the kernel's.
+ */
+static int check_inline_refs(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_tree_block *eb, int slot,
+			     const struct btrfs_key *key,
+			     const u8 *p, const u8 *end, u64 *refs)
+{
+	u64 last_seq = (u64)-1;
+	u8 last_type = 0;
+
+	while (p < end) {
+		const struct chk_inline_ref *iref = (const void *)p;
+		u64 seq;
+		u32 size;
+		u8 type;
+		int ret;
+
+		if ((size_t)(end - p) < sizeof(*iref))
+			return extent_error(fs_info, eb, slot, key,
+				"inline ref item overflows extent item, ptr %lu iref size %zu end %lu",
+				(unsigned long)(p - eb->data), sizeof(*iref),
+				(unsigned long)(end - eb->data));
+		type = btrfs_chk_inline_ref_type(iref);
+		size = inline_ref_size(type);
+		if ((size_t)(end - p) < size)
+			return extent_error(fs_info, eb, slot, key,
+				"inline ref item overflows extent item, ptr %lu iref size %u end %lu",
+				(unsigned long)(p - eb->data), size,
+				(unsigned long)(end - eb->data));
+		ret = check_inline_ref(fs_info, eb, slot, key, iref, &seq, refs);
+		if (ret)
+			return ret;
+		if (type < last_type)
+			return extent_error(fs_info, eb, slot, key,
+				"inline ref out-of-order: has type %u, prev type %u",
+				type, last_type);
+		if (type > last_type)
+			last_seq = (u64)-1;
+		if (seq > last_seq)
+			return extent_error(fs_info, eb, slot, key,
+				"inline ref out-of-order: has type %u offset %llu seq 0x%llx, prev type %u seq 0x%llx",
+				type, (unsigned long long)btrfs_chk_inline_ref_offset(iref),
+				(unsigned long long)seq, last_type,
+				(unsigned long long)last_seq);
+		last_type = type;
+		last_seq = seq;
+		p += size;
+	}
+	return 0;
+}
+
+/*
+ * Extent items of one leaf are sorted by bytenr; an item must start at or
+ * after the end of the previous one (a METADATA_ITEM covers nodesize).
+ */
+static int check_extent_overlap(struct btrfs_fs_info *fs_info,
+				const struct btrfs_tree_block *eb, int slot,
+				const struct btrfs_key *key,
+				const struct btrfs_key *prev)
+{
+	u64 prev_end = prev->objectid;
+
+	if (prev->type == BTRFS_METADATA_ITEM_KEY)
+		prev_end += fs_info->nodesize;
+	else if (prev->type == BTRFS_EXTENT_ITEM_KEY)
+		prev_end += prev->offset;
+	else
+		return 0;
+	if (prev_end > key->objectid)
+		return extent_error(fs_info, eb, slot, key,
+			"previous extent [%llu %u %llu] overlaps current extent [%llu %u %llu]",
+			(unsigned long long)prev->objectid, prev->type,
+			(unsigned long long)prev->offset,
+			(unsigned long long)key->objectid, key->type,
+			(unsigned long long)key->offset);
+	return 0;
+}
+
+/*
+ * check_extent_item(): EXTENT_ITEM and METADATA_ITEM.  The item is a
+ * btrfs_extent_item, then for a non-skinny tree block a
+ * btrfs_tree_block_info, then inline refs up to the item's end exactly.
+ * Keyed refs may hold further references, so the inline ones can only be
+ * checked not to exceed the item's count.
+ */
+static int check_extent_item(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_tree_block *eb, int slot,
+			     const struct btrfs_key *key,
+			     const struct btrfs_key *prev)
+{
+	const struct chk_extent_item *ei;
+	const u8 *p, *end;
+	u64 refs = 0;
+	u32 size;
+	int ret;
+
+	ret = check_extent_key(fs_info, eb, slot, key);
+	if (ret)
+		return ret;
+	ei = btrfs_item_ptr(eb, slot, &size);
+	if (size < sizeof(*ei))
+		return extent_error(fs_info, eb, slot, key,
+			"invalid item size, have %u expect [%zu, %u)",
+			size, sizeof(*ei), btrfs_leaf_data_size(fs_info->nodesize));
+	ret = check_extent_head(fs_info, eb, slot, key, ei);
+	if (ret)
+		return ret;
+	p = (const u8 *)(ei + 1);
+	end = (const u8 *)ei + size;
+	if ((btrfs_chk_extent_flags(ei) & CHK_EXTENT_FLAG_TREE_BLOCK) &&
+	    key->type == BTRFS_EXTENT_ITEM_KEY) {
+		const struct chk_tree_block_info *info = (const void *)p;
+
+		/*
+		 * The kernel reads the level unchecked (inside its buffer)
+		 * and then finds the refs start past the item's end.
+		 */
+		if ((size_t)(end - p) < sizeof(*info))
+			return extent_error(fs_info, eb, slot, key,
+				"invalid extent item size, padding bytes found");
+		if (btrfs_chk_tree_block_level(info) >= BTRFS_MAX_LEVEL)
+			return extent_error(fs_info, eb, slot, key,
+				"invalid tree block info level, have %u expect [0, %u]",
+				btrfs_chk_tree_block_level(info), BTRFS_MAX_LEVEL - 1);
+		p += sizeof(*info);
+	}
+	ret = check_inline_refs(fs_info, eb, slot, key, p, end, &refs);
+	if (ret)
+		return ret;
+	if (refs > btrfs_chk_extent_refs(ei))
+		return extent_error(fs_info, eb, slot, key,
+			"invalid extent refs, have %llu expect >= inline %llu",
+			(unsigned long long)btrfs_chk_extent_refs(ei),
+			(unsigned long long)refs);
+	return check_extent_overlap(fs_info, eb, slot, key, prev);
+}
+
+/* check_leaf_item(): the items whose contents are checked at read time */
+static int check_leaf_item(struct btrfs_fs_info *fs_info,
+			   const struct btrfs_tree_block *eb, int slot,
+			   const struct btrfs_key *key,
+			   const struct btrfs_key *prev)
+{
+	switch (key->type) {
+	case BTRFS_CHUNK_ITEM_KEY:
+		return check_leaf_chunk(fs_info, eb, slot, key);
+	case BTRFS_DEV_ITEM_KEY:
+		return check_dev_item(fs_info, eb, slot, key);
+	case BTRFS_DEV_EXTENT_KEY:
+		return check_dev_extent(fs_info, eb, slot, key, prev);
+	case BTRFS_BLOCK_GROUP_ITEM_KEY:
+		return btrfs_check_block_group_item(fs_info, eb, slot);
+	case BTRFS_ROOT_ITEM_KEY:
+		return check_root_item(fs_info, eb, slot, key);
+	case BTRFS_EXTENT_ITEM_KEY:
+	case BTRFS_METADATA_ITEM_KEY:
+		return check_extent_item(fs_info, eb, slot, key, prev);
+	default:
+		return 0;
+	}
+}
+
+/*
  * Items grow from the end of the block towards the item headers: item 0's
  * data ends at the end of the data area and every item's data ends where
  * the previous item's begins.  Checking exactly that (as the kernel does)
- * also proves that no item points outside the block.
+ * also proves that no item points outside the block, so the contents of
+ * each item can be checked right after its bounds.
  */
 static int check_leaf(struct btrfs_fs_info *fs_info,
 		      const struct btrfs_tree_block *eb)
@@ -189,7 +784,7 @@ static int check_leaf(struct btrfs_fs_info *fs_info,
 	const u32 data_size = btrfs_leaf_data_size(eb->len);
 	const struct btrfs_item *items =
 		(const struct btrfs_item *)(eb->data + sizeof(struct btrfs_header));
-	struct btrfs_key prev = { 0 };
+	struct btrfs_key key = { 0 };
 	u32 slot;
 
 	if ((u64)eb->nritems * sizeof(struct btrfs_item) > data_size)
@@ -200,9 +795,10 @@ static int check_leaf(struct btrfs_fs_info *fs_info,
 		u32 expected_end = slot ? btrfs_raw_item_offset(&items[slot - 1]) : data_size;
 		u32 offset = btrfs_raw_item_offset(&items[slot]);
 		u32 size = btrfs_raw_item_size(&items[slot]);
+		struct btrfs_key prev = key;	/* all zero for slot 0 */
 		int ret;
 
-		ret = check_key_order(fs_info, eb, slot, &prev);
+		ret = check_key_order(fs_info, eb, slot, &key);
 		if (ret)
 			return ret;
 		if ((u64)offset + size != expected_end)
@@ -213,6 +809,9 @@ static int check_leaf(struct btrfs_fs_info *fs_info,
 			return leaf_error(fs_info, eb, slot,
 				"slot overlaps with its data, item data starts at %u, header ends at %zu",
 				offset, (size_t)(slot + 1) * sizeof(struct btrfs_item));
+		ret = check_leaf_item(fs_info, eb, slot, &key, &prev);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -253,11 +852,33 @@ int btrfs_check_tree_block(struct btrfs_fs_info *fs_info,
 	return check_node(fs_info, eb);
 }
 
-#define chunk_error(fs_info, loc, logical, fmt, ...)			\
-	btrfs_fs_error(fs_info, -EUCLEAN,				\
-		"corrupt chunk item in %s: block=%llu slot=%d chunk_start=%llu, " fmt, \
-		(loc)->where, (unsigned long long)(loc)->block, (loc)->slot, \
-		(unsigned long long)(logical), ##__VA_ARGS__)
+/*
+ * chunk_err(): a chunk item met by check_leaf() ("leaf") is reported as
+ * the kernel reports it, as a leaf of the chunk tree whatever tree the
+ * leaf belongs to.
+ */
+__attribute__ ((format (printf, 4, 5)))
+static int chunk_error(struct btrfs_fs_info *fs_info,
+		       const struct btrfs_item_location *loc, u64 logical,
+		       const char *fmt, ...)
+{
+	char msg[sizeof(fs_info->err.msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!strcmp(loc->where, "leaf"))
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"corrupt leaf: root=%llu block=%llu slot=%d chunk_start=%llu, %s",
+			(unsigned long long)BTRFS_CHUNK_TREE_OBJECTID,
+			(unsigned long long)loc->block, loc->slot,
+			(unsigned long long)logical, msg);
+	return btrfs_fs_error(fs_info, -EUCLEAN,
+		"corrupt chunk item in %s: block=%llu slot=%d chunk_start=%llu, %s",
+		loc->where, (unsigned long long)loc->block, loc->slot,
+		(unsigned long long)logical, msg);
+}
 
 /* The stripe count each profile allows (kernel: btrfs_check_chunk_valid) */
 static bool chunk_stripes_valid(u64 type, u16 num_stripes, u16 sub_stripes)
@@ -399,22 +1020,22 @@ int btrfs_check_block_group_item(struct btrfs_fs_info *fs_info,
 			(unsigned long long)BTRFS_FIRST_CHUNK_TREE_OBJECTID);
 	if (btrfs_stack_block_group_used(bgi) > key.offset)
 		return bg_error(fs_info, leaf, slot, &key,
-			"invalid block group used, have %llu expect [0, %llu]",
+			"invalid block group used, have %llu expect [0, %llu)",
 			(unsigned long long)btrfs_stack_block_group_used(bgi),
 			(unsigned long long)key.offset);
 	flags = btrfs_stack_block_group_flags(bgi);
 	profile = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
 	if (profile & (profile - 1))
 		return bg_error(fs_info, leaf, slot, &key,
-			"invalid profile flags, have 0x%llx expect 0 or 1 bit set",
-			(unsigned long long)profile);
+			"invalid profile flags, have 0x%llx (%d bits set) expect no more than 1 bit set",
+			(unsigned long long)profile, __builtin_popcountll(profile));
 	type = flags & BTRFS_BLOCK_GROUP_TYPE_MASK;
 	if (type != BTRFS_BLOCK_GROUP_DATA && type != BTRFS_BLOCK_GROUP_METADATA &&
 	    type != BTRFS_BLOCK_GROUP_SYSTEM &&
 	    type != (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DATA))
 		return bg_error(fs_info, leaf, slot, &key,
-			"invalid type, have 0x%llx expect either 0x%llx, 0x%llx, 0x%llx or 0x%llx",
-			(unsigned long long)type,
+			"invalid type, have 0x%llx (%d bits set) expect either 0x%llx, 0x%llx, 0x%llx or 0x%llx",
+			(unsigned long long)type, __builtin_popcountll(type),
 			(unsigned long long)BTRFS_BLOCK_GROUP_DATA,
 			(unsigned long long)BTRFS_BLOCK_GROUP_METADATA,
 			(unsigned long long)BTRFS_BLOCK_GROUP_SYSTEM,

@@ -8,7 +8,7 @@ struct btrfs_tree_block;
 
 /* Where a chunk item came from, for messages */
 struct btrfs_item_location {
-	const char *where;		/* "sys_array" or "chunk tree" */
+	const char *where;		/* "sys_array", "chunk tree" or "leaf" */
 	u64 block;			/* leaf bytenr, or array offset */
 	int slot;
 };
