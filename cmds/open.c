@@ -27,8 +27,9 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 	fs_info->io_threads = opts->io_threads;
 	if (!ret && load_block_groups)
 		ret = btrfs_read_block_groups(fs_info);
+	/* a bad copy is worth knowing even when another one served */
 	if (fs_info->note[0])
-		pr_verbose(LOG_VERBOSE, "note: %s\n", fs_info->note);
+		warning("%s", fs_info->note);
 	if (ret) {
 		if (fs_info->err.err)
 			error("%s", fs_info->err.msg);

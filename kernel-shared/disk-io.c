@@ -515,6 +515,13 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 	}
 	if (ret) {
 		fs_info->err = first_err;
+		if (copies > 1 && first_err.err) {
+			struct btrfs_error all = first_err;
+
+			snprintf(all.msg, sizeof(all.msg), "all %d copies bad; copy 1: %.440s",
+				 copies, first_err.msg);
+			fs_info->err = all;
+		}
 		free(eb);
 		return ret;
 	}
