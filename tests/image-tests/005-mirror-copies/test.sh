@@ -14,16 +14,15 @@ img=$TEST_TMP/ns16k-1g.img
 # the chunk root's logical address, from the superblock at 64 KiB (offset 88)
 chunk_root=$(od -An -t u8 -j $((65536 + 88)) -N 8 "$img" | tr -d ' ')
 chunks=$(run_check_stdout "$BTRFS_SPACE" --format json chunks "$img") || exit
+# where each copy of the block lives: stripe start + offset in the chunk
 physical=($(jq -r --argjson l "$chunk_root" '.chunks[] |
 	select(.logical <= $l and $l < .logical + .length) |
-	.stripes[].offset' <<< "$chunks"))
-base=$(jq -r --argjson l "$chunk_root" '.chunks[] |
-	select(.logical <= $l and $l < .logical + .length) | .logical' <<< "$chunks")
+	(.logical) as $start | .stripes[] | .offset + $l - $start' <<< "$chunks"))
 [ "${#physical[@]}" -eq 2 ] || fail "expected a DUP chunk for the chunk root, got ${#physical[@]} stripes"
 
 corrupt() {
 	# four bytes inside the block, past the checksum field
-	printf '\xde\xad\xbe\xef' | dd of="$img" bs=1 seek=$(($1 - base + 200)) conv=notrunc status=none
+	printf '\xde\xad\xbe\xef' | dd of="$img" bs=1 seek=$(($1 + 200)) conv=notrunc status=none
 }
 
 corrupt "${physical[0]}"
