@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <inttypes.h>
+#include <stdarg.h>
 #include <string.h>
 #include "common/format-output.h"
 #include "common/units.h"
@@ -117,7 +118,14 @@ static void open_container(struct fmt_ctx *ctx, const char *key,
 		return;
 	}
 	if (ctx->row_depth) {
-		text_label(ctx, label ? label : key);
+		if (label || key) {
+			text_label(ctx, label ? label : key);
+		} else {
+			/* an element of a list inside a row */
+			if (!ctx->first[ctx->depth])
+				fputs(" ", ctx->out);
+			ctx->first[ctx->depth] = false;
+		}
 		fputc(array ? '[' : '{', ctx->out);
 		push(ctx, array);
 		return;
@@ -185,17 +193,29 @@ static bool text_skip(const struct fmt_ctx *ctx, const char *label)
 	return !is_json(ctx) && !label;
 }
 
-void fmt_u64(struct fmt_ctx *ctx, const char *key, const char *label, u64 value)
+/* A value printed the same way in text and JSON */
+__attribute__ ((format (printf, 4, 5)))
+static void fmt_plain(struct fmt_ctx *ctx, const char *key, const char *label,
+		      const char *fmt, ...)
 {
+	va_list ap;
+
 	if (text_skip(ctx, label))
 		return;
 	if (is_json(ctx))
 		json_member(ctx, key);
 	else
 		text_label(ctx, label);
-	fprintf(ctx->out, "%" PRIu64, value);
+	va_start(ap, fmt);
+	vfprintf(ctx->out, fmt, ap);
+	va_end(ap);
 	if (!is_json(ctx))
 		text_value_end(ctx);
+}
+
+void fmt_u64(struct fmt_ctx *ctx, const char *key, const char *label, u64 value)
+{
+	fmt_plain(ctx, key, label, "%" PRIu64, value);
 }
 
 void fmt_size(struct fmt_ctx *ctx, const char *key, const char *label, u64 value)
@@ -248,29 +268,13 @@ void fmt_bool(struct fmt_ctx *ctx, const char *key, const char *label, bool valu
 void fmt_ratio(struct fmt_ctx *ctx, const char *key, const char *label,
 	       double value)
 {
-	if (text_skip(ctx, label))
-		return;
-	if (is_json(ctx))
-		json_member(ctx, key);
-	else
-		text_label(ctx, label);
-	fprintf(ctx->out, "%.2f", value);
-	if (!is_json(ctx))
-		text_value_end(ctx);
+	fmt_plain(ctx, key, label, "%.2f", value);
 }
 
 void fmt_seconds(struct fmt_ctx *ctx, const char *key, const char *label,
 		 double value)
 {
-	if (text_skip(ctx, label))
-		return;
-	if (is_json(ctx))
-		json_member(ctx, key);
-	else
-		text_label(ctx, label);
-	fprintf(ctx->out, "%.6f", value);
-	if (!is_json(ctx))
-		text_value_end(ctx);
+	fmt_plain(ctx, key, label, "%.6f", value);
 }
 
 void fmt_str_list(struct fmt_ctx *ctx, const char *key, const char *label,

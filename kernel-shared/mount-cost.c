@@ -14,16 +14,10 @@
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/disk-io.h"
+#include "kernel-shared/inode.h"
 #include "kernel-shared/mount-cost.h"
 #include "kernel-shared/tree-block.h"
 
-#define BTRFS_ORPHAN_OBJECTID		((u64)-5)
-#define BTRFS_TREE_LOG_OBJECTID		((u64)-6)
-#define BTRFS_DATA_RELOC_TREE_OBJECTID	((u64)-9)
-#define BTRFS_LAST_FREE_OBJECTID	((u64)-256)
-#define BTRFS_FIRST_FREE_OBJECTID	256ULL
-#define BTRFS_ORPHAN_ITEM_KEY		48
-#define BTRFS_DIR_ITEM_KEY		84
 
 /*
  * Measured on the truth images (Linux 6.18, loop devices on a VM disk):
@@ -141,12 +135,6 @@ static int walk_all(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *
 	if (!root->found)
 		return 0;
 	return btrfs_walk_tree(fs_info, root, BTRFS_IO_OTHER, count_leaf, NULL);
-}
-
-/* The name hash of DIR_ITEM keys: raw crc32c seeded with ~1 */
-static u64 btrfs_name_hash(const char *name, size_t len)
-{
-	return crc32c_raw((u32)~1, name, len);
 }
 
 /*

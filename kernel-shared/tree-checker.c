@@ -22,33 +22,6 @@
  * Item layouts only the checker reads.  The names carry a chk_ prefix so
  * they cannot clash with the full definitions ctree.h may grow later.
  */
-#ifndef BTRFS_TREE_RELOC_OBJECTID
-#define BTRFS_TREE_RELOC_OBJECTID	((u64)-8)
-#endif
-#ifndef BTRFS_DATA_RELOC_TREE_OBJECTID
-#define BTRFS_DATA_RELOC_TREE_OBJECTID	((u64)-9)
-#endif
-#ifndef BTRFS_FIRST_FREE_OBJECTID
-#define BTRFS_FIRST_FREE_OBJECTID	256ULL
-#endif
-#ifndef BTRFS_LAST_FREE_OBJECTID
-#define BTRFS_LAST_FREE_OBJECTID	((u64)-256)
-#endif
-#ifndef BTRFS_EXTENT_OWNER_REF_KEY
-#define BTRFS_EXTENT_OWNER_REF_KEY	172
-#endif
-#ifndef BTRFS_TREE_BLOCK_REF_KEY
-#define BTRFS_TREE_BLOCK_REF_KEY	176
-#endif
-#ifndef BTRFS_EXTENT_DATA_REF_KEY
-#define BTRFS_EXTENT_DATA_REF_KEY	178
-#endif
-#ifndef BTRFS_SHARED_BLOCK_REF_KEY
-#define BTRFS_SHARED_BLOCK_REF_KEY	182
-#endif
-#ifndef BTRFS_SHARED_DATA_REF_KEY
-#define BTRFS_SHARED_DATA_REF_KEY	184
-#endif
 
 #define CHK_EXTENT_FLAG_DATA		(1ULL << 0)
 #define CHK_EXTENT_FLAG_TREE_BLOCK	(1ULL << 1)

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What deleting a file queues as delayed refs, from its EXTENT_DATA items.
+ *
+ * When the last link of an inode goes, btrfs_truncate_inode_items() drops
+ * every file extent item that has an extent (not inline, disk_bytenr not
+ * 0) with btrfs_free_extent(): a DROP data ref for (disk_bytenr,
+ * disk_num_bytes) owned by (root, inode, file offset - extent offset).
+ * In delayed-ref.c the first ref of a bytenr creates its head, charged the
+ * csum deletion of disk_num_bytes (add_delayed_ref_head()); later refs of
+ * the same bytenr join that head, and a ref node equal in (root, owner,
+ * offset) to one already queued merges into it (insert_delayed_ref())
+ * instead of adding a delayed_ref_updates.  Both are counted per file
+ * here, with the merging done by two sets.  Other references to the same
+ * extents (reflinks, snapshots) do not change the charge: it is made at
+ * head creation whatever the extent's other refs.
+ *
+ * Behaviour reproduced: 6.7-6.18 for the charge (delayed-ref.c), the
+ * truncation order does not matter for the counts.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel-shared/file-item.h"
+#include "kernel-shared/tree-block.h"
+
+/* splitmix64's finalizer: spreads bytenrs, which share their low bits */
+static u64 mix64(u64 x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static void drop_set_reset(struct btrfs_drop_set *s)
+{
+	s->used = 0;
+	if (++s->gen == 0) {
+		/* after 2^32 files: old slots could look current again */
+		if (s->slots)
+			memset(s->slots, 0, s->cap * sizeof(*s->slots));
+		s->gen = 1;
+	}
+}
+
+/* The slot holding (@a, @b) (@b ignored unless @match_b), or the free one */
+static struct btrfs_drop_slot *drop_set_slot(const struct btrfs_drop_set *s,
+					     u64 a, u64 b, bool match_b)
+{
+	u64 mask = s->cap - 1;
+	u64 i = mix64(a ^ mix64(match_b ? b : 0)) & mask;
+
+	while (s->slots[i].gen == s->gen) {
+		if (s->slots[i].a == a && (!match_b || s->slots[i].b == b))
+			break;
+		i = (i + 1) & mask;
+	}
+	return &s->slots[i];
+}
+
+static int drop_set_grow(struct btrfs_drop_set *s, bool match_b)
+{
+	struct btrfs_drop_set bigger = { .gen = s->gen };
+	u64 i;
+
+	bigger.cap = s->cap ? s->cap * 2 : 256;
+	if (bigger.cap > SIZE_MAX / sizeof(*bigger.slots))
+		return -ENOMEM;
+	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
+	if (!bigger.slots)
+		return -ENOMEM;
+	for (i = 0; i < s->cap; i++) {
+		const struct btrfs_drop_slot *old = &s->slots[i];
+
+		if (old->gen == s->gen)
+			*drop_set_slot(&bigger, old->a, old->b, match_b) = *old;
+	}
+	bigger.used = s->used;
+	free(s->slots);
+	*s = bigger;
+	return 0;
+}
+
+/*
+ * Add (@a, @b) unless present.  Returns 1 if added, 0 if it was there
+ * (*@old_b then holds the value stored with it), <0 on error.
+ */
+static int drop_set_add(struct btrfs_drop_set *s, u64 a, u64 b, bool match_b,
+			u64 *old_b)
+{
+	struct btrfs_drop_slot *slot;
+	int ret;
+
+	if ((s->used + 1) * 2 > s->cap) {
+		ret = drop_set_grow(s, match_b);
+		if (ret)
+			return ret;
+	}
+	slot = drop_set_slot(s, a, b, match_b);
+	if (slot->gen == s->gen) {
+		*old_b = slot->b;
+		return 0;
+	}
+	slot->a = a;
+	slot->b = b;
+	slot->gen = s->gen;
+	s->used++;
+	return 1;
+}
+
+void btrfs_drop_tracker_init(struct btrfs_drop_tracker *t,
+			     const struct btrfs_csum_params *params,
+			     const struct btrfs_kernel_model *model)
+{
+	memset(t, 0, sizeof(*t));
+	t->params = params;
+	t->model = model;
+	t->heads.gen = 1;
+	t->refs.gen = 1;
+}
+
+void btrfs_drop_tracker_release(struct btrfs_drop_tracker *t)
+{
+	free(t->heads.slots);
+	free(t->refs.slots);
+	t->heads.slots = t->refs.slots = NULL;
+	t->heads.cap = t->refs.cap = 0;
+}
+
+/* Forget the previous file: a new inode's deletion starts with no heads */
+static void drop_tracker_next_file(struct btrfs_drop_tracker *t,
+				   struct btrfs_file_drop *drop)
+{
+	drop_set_reset(&t->heads);
+	drop_set_reset(&t->refs);
+	memset(drop, 0, sizeof(*drop));
+}
+
+#define file_extent_error(fs_info, subvol, leaf, slot, key, fmt, ...)	\
+	btrfs_fs_error(fs_info, -EUCLEAN,					\
+		"corrupt file extent (%llu EXTENT_DATA %llu) in subvolume %llu, block %llu slot %d: " fmt, \
+		(unsigned long long)(key)->objectid,				\
+		(unsigned long long)(key)->offset, (unsigned long long)(subvol), \
+		(unsigned long long)(leaf)->start, (slot), ##__VA_ARGS__)
+
+/*
+ * Queue the head and the ref of one extent, merging as delayed-ref.c does.
+ * Returns 0, 1 when an earlier item gave the same extent another size
+ * (*@old_num_bytes), <0 on error.
+ */
+static int drop_extent_ref(struct btrfs_drop_tracker *t, u64 bytenr,
+			   u64 disk_num_bytes, u64 ref_offset,
+			   struct btrfs_file_drop *drop, u64 *old_num_bytes)
+{
+	u64 unused;
+	int ret;
+
+	ret = drop_set_add(&t->heads, bytenr, disk_num_bytes, false, old_num_bytes);
+	if (ret < 0)
+		return ret;
+	if (ret == 1)
+		btrfs_csum_delete_add_heads(t->params, t->model, &drop->calc,
+					    disk_num_bytes, 1);
+	else if (*old_num_bytes != disk_num_bytes)
+		return 1;
+	ret = drop_set_add(&t->refs, bytenr, ref_offset, true, &unused);
+	if (ret < 0)
+		return ret;
+	if (ret == 1)
+		btrfs_csum_delete_add_refs(t->params, &drop->calc, 1);
+	return 0;
+}
+
+static int drop_file_extent(struct btrfs_fs_info *fs_info, u64 subvol_id,
+			    struct btrfs_drop_tracker *t,
+			    const struct btrfs_tree_block *leaf, int slot,
+			    const struct btrfs_key *key, struct btrfs_file_drop *drop)
+{
+	const struct btrfs_file_extent_item *fi;
+	u64 bytenr, num_bytes, old_num_bytes = 0;
+	u32 size;
+	u8 type;
+	int ret;
+
+	fi = btrfs_item_ptr(leaf, slot, &size);
+	if (size < BTRFS_FILE_EXTENT_INLINE_DATA_START)
+		return file_extent_error(fs_info, subvol_id, leaf, slot, key,
+			"item size %u is below the %zu bytes every file extent has",
+			size, BTRFS_FILE_EXTENT_INLINE_DATA_START);
+	drop->items++;
+	type = btrfs_stack_file_extent_type(fi);
+	if (type == BTRFS_FILE_EXTENT_INLINE) {
+		drop->inline_items++;
+		return 0;
+	}
+	if (type != BTRFS_FILE_EXTENT_REG && type != BTRFS_FILE_EXTENT_PREALLOC)
+		return file_extent_error(fs_info, subvol_id, leaf, slot, key,
+			"invalid type %u, expect 0 to 2", type);
+	if (size != sizeof(*fi))
+		return file_extent_error(fs_info, subvol_id, leaf, slot, key,
+			"invalid item size for reg/prealloc file extent, have %u expect %zu",
+			size, sizeof(*fi));
+	bytenr = btrfs_stack_file_extent_disk_bytenr(fi);
+	num_bytes = btrfs_stack_file_extent_disk_num_bytes(fi);
+	if (!bytenr) {
+		drop->holes++;
+		return 0;
+	}
+	if (!num_bytes || (bytenr | num_bytes) % fs_info->sectorsize)
+		return file_extent_error(fs_info, subvol_id, leaf, slot, key,
+			"disk_bytenr %llu or disk_num_bytes %llu is zero or not aligned to sectorsize %u",
+			(unsigned long long)bytenr, (unsigned long long)num_bytes,
+			fs_info->sectorsize);
+	/* the ref's offset field, as truncation computes it (may wrap, as there) */
+	ret = drop_extent_ref(t, bytenr, num_bytes,
+			      key->offset - btrfs_stack_file_extent_offset(fi),
+			      drop, &old_num_bytes);
+	if (ret == 1)
+		return file_extent_error(fs_info, subvol_id, leaf, slot, key,
+			"extent %llu has disk_num_bytes %llu, an earlier item of the inode says %llu",
+			(unsigned long long)bytenr, (unsigned long long)num_bytes,
+			(unsigned long long)old_num_bytes);
+	return ret;
+}
+
+/*
+ * Count what deleting inode @ino of @sv queues: every EXTENT_DATA item of
+ * the inode, one search then item by item.
+ */
+int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
+			  const struct btrfs_subvol *sv, u64 ino,
+			  struct btrfs_drop_tracker *t, struct btrfs_file_drop *drop)
+{
+	struct btrfs_key key = { ino, BTRFS_EXTENT_DATA_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	int ret;
+
+	drop_tracker_next_file(t, drop);
+	ret = btrfs_search_slot(fs_info, &sv->root, &key, &path, BTRFS_IO_OTHER);
+	while (ret >= 0) {
+		const struct btrfs_tree_block *leaf = path.nodes[0];
+
+		if (path.slots[0] >= (int)leaf->nritems) {
+			ret = btrfs_next_leaf(fs_info, &sv->root, &path, BTRFS_IO_OTHER);
+			if (ret)
+				break;
+			continue;
+		}
+		btrfs_item_key_to_cpu(leaf, path.slots[0], &key);
+		if (key.objectid != ino || key.type != BTRFS_EXTENT_DATA_KEY) {
+			ret = 0;
+			break;
+		}
+		ret = drop_file_extent(fs_info, sv->root.objectid, t, leaf,
+				       path.slots[0], &key, drop);
+		if (ret)
+			break;
+		path.slots[0]++;
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/* Where a subvolume scan is: the inode whose items are being read */
+struct scan_state {
+	struct btrfs_fs_info *fs_info;
+	const struct btrfs_subvol *sv;
+	struct btrfs_drop_tracker *t;
+	struct btrfs_subvol_scan *scan;
+	u64 ino;			/* 0: none yet */
+	bool is_file;			/* its inode item says regular file */
+	struct btrfs_inode_info info;
+	struct btrfs_file_drop drop;
+};
+
+/* The items of the current inode are all read: report it if it is a file */
+static int scan_finish_inode(struct scan_state *ss)
+{
+	if (!ss->ino || !ss->is_file)
+		return 0;
+	ss->scan->files++;
+	return ss->scan->file_fn(&ss->info, &ss->drop, ss->scan->ctx);
+}
+
+static int scan_inode_item(struct scan_state *ss,
+			   const struct btrfs_tree_block *leaf, int slot,
+			   const struct btrfs_key *key)
+{
+	const struct btrfs_inode_item *ii;
+	u32 size;
+
+	ii = btrfs_item_ptr(leaf, slot, &size);
+	if (size < sizeof(*ii))
+		return btrfs_fs_error(ss->fs_info, -EUCLEAN,
+			"corrupt inode item of inode %llu in subvolume %llu, block %llu slot %d: size %u, expect %zu",
+			(unsigned long long)key->objectid,
+			(unsigned long long)ss->sv->root.objectid,
+			(unsigned long long)leaf->start, slot, size, sizeof(*ii));
+	btrfs_inode_info_from_item(ii, key->objectid, &ss->info);
+	ss->is_file = btrfs_mode_is(ss->info.mode, BTRFS_S_IFREG);
+	ss->scan->inodes++;
+	return 0;
+}
+
+static int scan_item(struct scan_state *ss, const struct btrfs_tree_block *leaf,
+		     int slot)
+{
+	struct btrfs_key key;
+	int ret;
+
+	btrfs_item_key_to_cpu(leaf, slot, &key);
+	/* orphan items, the old free-inode cache and the like are no files */
+	if (key.objectid < BTRFS_FIRST_FREE_OBJECTID ||
+	    key.objectid > BTRFS_LAST_FREE_OBJECTID)
+		return 0;
+	if (key.objectid != ss->ino) {
+		ret = scan_finish_inode(ss);
+		if (ret)
+			return ret;
+		ss->ino = key.objectid;
+		ss->is_file = false;
+		drop_tracker_next_file(ss->t, &ss->drop);
+	}
+	/* the inode item sorts first among an inode's items */
+	if (key.type == BTRFS_INODE_ITEM_KEY)
+		return scan_inode_item(ss, leaf, slot, &key);
+	if (key.type != BTRFS_EXTENT_DATA_KEY || !ss->is_file)
+		return 0;
+	ss->scan->extent_items++;
+	return drop_file_extent(ss->fs_info, ss->sv->root.objectid, ss->t, leaf,
+				slot, &key, &ss->drop);
+}
+
+static int scan_leaf(struct btrfs_fs_info *fs_info,
+		     const struct btrfs_tree_block *leaf, void *ctx)
+{
+	struct scan_state *ss = ctx;
+	u32 slot;
+	int ret;
+
+	for (slot = 0; slot < leaf->nritems; slot++) {
+		ret = scan_item(ss, leaf, slot);
+		if (ret)
+			return ret;
+	}
+	ss->scan->leaves++;
+	if (ss->scan->progress_fn)
+		ss->scan->progress_fn(ss->scan->leaves, ss->scan->ctx);
+	return 0;
+}
+
+/*
+ * Read the whole tree of @sv once, in key order, and report every regular
+ * file with what deleting it would queue.  Each file is counted on its
+ * own, as if deleted in its own transaction.
+ */
+int btrfs_scan_subvol_drops(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_subvol *sv,
+			    struct btrfs_drop_tracker *t,
+			    struct btrfs_subvol_scan *scan)
+{
+	struct scan_state ss = {
+		.fs_info = fs_info,
+		.sv = sv,
+		.t = t,
+		.scan = scan,
+	};
+	int ret;
+
+	scan->leaves = scan->inodes = scan->files = scan->extent_items = 0;
+	ret = btrfs_walk_tree(fs_info, &sv->root, BTRFS_IO_OTHER, scan_leaf, &ss);
+	if (!ret)
+		ret = scan_finish_inode(&ss);
+	return ret;
+}

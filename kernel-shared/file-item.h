@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A file's data extents and what deleting the file puts on the delayed-ref
+ * queue: the file extent items (file-item.c) as btrfs_truncate_inode_items()
+ * of inode-item.c drops them, merged the way delayed-ref.c merges heads and
+ * ref nodes.
+ */
+#ifndef BTRFS_SPACE_FILE_ITEM_H
+#define BTRFS_SPACE_FILE_ITEM_H
+
+#include "kernel-shared/delayed-ref.h"
+#include "kernel-shared/inode.h"
+
+
+#define BTRFS_FILE_EXTENT_INLINE	0
+#define BTRFS_FILE_EXTENT_REG		1
+#define BTRFS_FILE_EXTENT_PREALLOC	2
+
+struct btrfs_file_extent_item {
+	__le64 generation;
+	__le64 ram_bytes;
+	u8 compression;
+	u8 encryption;
+	__le16 other_encoding;
+	u8 type;
+	/* the fields below are absent from inline extents */
+	__le64 disk_bytenr;
+	__le64 disk_num_bytes;
+	__le64 offset;
+	__le64 num_bytes;
+} __attribute__ ((__packed__));
+
+#define BTRFS_FILE_EXTENT_INLINE_DATA_START \
+	offsetof(struct btrfs_file_extent_item, disk_bytenr)
+
+static_assert(BTRFS_FILE_EXTENT_INLINE_DATA_START == 21, "inline extent header");
+static_assert(sizeof(struct btrfs_file_extent_item) == 53, "file extent item");
+
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_type, struct btrfs_file_extent_item, type, 8)
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_disk_bytenr, struct btrfs_file_extent_item, disk_bytenr, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_disk_num_bytes, struct btrfs_file_extent_item, disk_num_bytes, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_offset, struct btrfs_file_extent_item, offset, 64)
+
+/*
+ * Keys seen so far for one file.  Each slot carries the generation it was
+ * filled in, so moving on to the next file is one increment, not a clear.
+ */
+struct btrfs_drop_slot {
+	u64 a;
+	u64 b;
+	u32 gen;
+};
+
+struct btrfs_drop_set {
+	struct btrfs_drop_slot *slots;
+	u64 cap;			/* a power of 2, or 0 */
+	u64 used;
+	u32 gen;
+};
+
+/* The delayed-ref heads and ref nodes one file's deletion has queued */
+struct btrfs_drop_tracker {
+	const struct btrfs_csum_params *params;
+	const struct btrfs_kernel_model *model;
+	struct btrfs_drop_set heads;	/* disk_bytenr -> disk_num_bytes */
+	struct btrfs_drop_set refs;	/* (disk_bytenr, file offset - extent offset) */
+};
+
+/* What dropping every data reference of one inode queues */
+struct btrfs_file_drop {
+	u64 items;			/* EXTENT_DATA items */
+	u64 inline_items;		/* no extent, nothing queued */
+	u64 holes;			/* disk_bytenr 0, nothing queued */
+	struct btrfs_csum_delete_calc calc;	/* heads, refs and their charge */
+};
+
+void btrfs_drop_tracker_init(struct btrfs_drop_tracker *t,
+			     const struct btrfs_csum_params *params,
+			     const struct btrfs_kernel_model *model);
+void btrfs_drop_tracker_release(struct btrfs_drop_tracker *t);
+
+int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
+			  const struct btrfs_subvol *sv, u64 ino,
+			  struct btrfs_drop_tracker *t, struct btrfs_file_drop *drop);
+
+/* Called once per regular file of a subvolume scan, in inode order */
+typedef int (*btrfs_file_drop_fn)(const struct btrfs_inode_info *info,
+				  const struct btrfs_file_drop *drop, void *ctx);
+/* Called after each leaf; may be NULL */
+typedef void (*btrfs_scan_progress_fn)(u64 leaves, void *ctx);
+
+struct btrfs_subvol_scan {
+	btrfs_file_drop_fn file_fn;
+	btrfs_scan_progress_fn progress_fn;
+	void *ctx;
+	/* filled by the scan */
+	u64 leaves;
+	u64 inodes;
+	u64 files;
+	u64 extent_items;
+};
+
+int btrfs_scan_subvol_drops(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_subvol *sv,
+			    struct btrfs_drop_tracker *t,
+			    struct btrfs_subvol_scan *scan);
+
+#endif
