@@ -374,7 +374,7 @@ static int scan_block_groups(struct btrfs_fs_info *fs_info,
 	while ((ret = find_first_block_group(fs_info, root, &key, &path,
 					     BTRFS_IO_BG_SEARCH)) == 0) {
 		struct btrfs_key found;
-		u32 index;
+		u32 index = 0;
 
 		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &found);
 		ret = match_scanned_item(fs_info, &found, &index);

@@ -295,7 +295,7 @@ static int lookup_component(struct btrfs_fs_info *fs_info,
 			    const struct walk_pos *cur, const char *name,
 			    u32 len, struct walk_pos *next)
 {
-	struct dir_entry entry;
+	struct dir_entry entry = { 0 };
 	int ret;
 
 	if (len > BTRFS_NAME_LEN)
@@ -462,7 +462,7 @@ int btrfs_inode_path(struct btrfs_fs_info *fs_info,
 	buf[pos] = '\0';
 	while (ino != sv->dirid && !ret) {
 		struct btrfs_path path = { 0 };
-		struct back_ref ref;
+		struct back_ref ref = { 0 };
 
 		if (++depth > BTRFS_MAX_PATH_COMPONENTS)
 			return 1;

@@ -19,23 +19,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tests/unit/unit-test.h"
 #include "common/checksum.h"
 #include "common/types.h"
 
-static int failures;
-
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", cond ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		failures++;
-}
 
 static void to_hex(const unsigned char *p, size_t len, char *hex)
 {
@@ -232,5 +219,5 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++)
 		test_image(argv[i]);
 
-	return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -6,22 +6,12 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "tests/unit/unit-test.h"
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/delayed-ref.h"
 #include "kernel-shared/kernel-version.h"
 #include "kernel-shared/space-info.h"
 
-static int failures;
-
-static void check(const char *what, unsigned long long got, unsigned long long want)
-{
-	if (got == want) {
-		printf("ok - %s = %llu\n", what, got);
-		return;
-	}
-	printf("not ok - %s: got %llu, want %llu\n", what, got, want);
-	failures++;
-}
 
 static struct btrfs_kernel_model model_of(const char *version)
 {
@@ -44,28 +34,28 @@ static void test_global_rsv(void)
 	struct btrfs_global_rsv_calc c;
 
 	btrfs_calc_global_rsv(&in, BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS, &c);
-	check("§3.3 min_items", c.min_items + BTRFS_UNLINK_METADATA_UNITS, 10);
-	check("§3.3 global rsv, FST 16K", c.size, 5767168);
+	check_u64("§3.3 min_items", c.min_items + BTRFS_UNLINK_METADATA_UNITS, 10);
+	check_u64("§3.3 global rsv, FST 16K", c.size, 5767168);
 	in.has_block_group_root = true;
 	btrfs_calc_global_rsv(&in, BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS, &c);
-	check("§3.4 FST+BGT", c.size, 6029312);
+	check_u64("§3.4 FST+BGT", c.size, 6029312);
 	in.has_stripe_root = true;
 	btrfs_calc_global_rsv(&in, BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS, &c);
-	check("§3.4 FST+BGT+RST", c.size, 6291456);
+	check_u64("§3.4 FST+BGT+RST", c.size, 6291456);
 	in.has_block_group_root = in.has_stripe_root = false;
 	in.has_free_space_root = in.free_space_tree_opt = false;
 	btrfs_calc_global_rsv(&in, BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS, &c);
-	check("§3.4 no FST", c.size, 3932160);
+	check_u64("§3.4 no FST", c.size, 3932160);
 	in.has_free_space_root = in.free_space_tree_opt = true;
 	in.nodesize = 4096;
 	btrfs_calc_global_rsv(&in, BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS, &c);
-	check("§3.4 FST 4K", c.size, 1441792);
+	check_u64("§3.4 FST 4K", c.size, 1441792);
 	in.nodesize = 16384;
 	btrfs_calc_global_rsv(&in, BTRFS_GLOBAL_RSV_FLOOR_PLUS_10_ITEMS, &c);
-	check("corrections §1 pre-6.4 floor, FST 16K", c.size, 3670016);
+	check_u64("corrections §1 pre-6.4 floor, FST 16K", c.size, 3670016);
 	in.extent_bytes_used = 600ULL << 20;
 	btrfs_calc_global_rsv(&in, BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS, &c);
-	check("512 MiB cap", c.size, 536870912);
+	check_u64("512 MiB cap", c.size, 536870912);
 }
 
 static void test_csum_delete(void)
@@ -74,15 +64,15 @@ static void test_csum_delete(void)
 	struct btrfs_kernel_model after = model_of("6.18"), before = model_of("6.6");
 	struct btrfs_csum_delete_calc a = { 0 }, b = { 0 };
 
-	check("§2.2 csums_per_leaf 16K crc32c", btrfs_csums_per_leaf(&p), 4064);
-	check("§2.5 one 128 KiB extent: leaves", btrfs_csum_bytes_to_leaves(&p, 131072), 1);
-	check("§2.5 128 MiB extent: leaves", btrfs_csum_bytes_to_leaves(&p, 128ULL << 20), 9);
+	check_u64("§2.2 csums_per_leaf 16K crc32c", btrfs_csums_per_leaf(&p), 4064);
+	check_u64("§2.5 one 128 KiB extent: leaves", btrfs_csum_bytes_to_leaves(&p, 131072), 1);
+	check_u64("§2.5 128 MiB extent: leaves", btrfs_csum_bytes_to_leaves(&p, 128ULL << 20), 9);
 	btrfs_csum_delete_add(&p, &after, &a, 131072, 983040);
 	btrfs_csum_delete_add(&p, &before, &b, 131072, 983040);
-	check("§2.5 seed test: csum leaves (per head)", a.csum_leaves, 983040);
-	check("§2.5 seed test: AFTER csum part", a.csum_bytes, 128849018880ULL);
-	check("§2.5 seed test: BEFORE csum part", b.csum_bytes, 515396075520ULL);
-	check("§2.5 seed test: drop refs", a.drop_ref_bytes, 515396075520ULL);
+	check_u64("§2.5 seed test: csum leaves (per head)", a.csum_leaves, 983040);
+	check_u64("§2.5 seed test: AFTER csum part", a.csum_bytes, 128849018880ULL);
+	check_u64("§2.5 seed test: BEFORE csum part", b.csum_bytes, 515396075520ULL);
+	check_u64("§2.5 seed test: drop refs", a.drop_ref_bytes, 515396075520ULL);
 }
 
 /* Image S6 of the spec: 2 GiB, DUP metadata, right after mount */
@@ -110,12 +100,12 @@ static void test_overcommit(void)
 	struct btrfs_reserve_state st = s6_state();
 	struct btrfs_kernel_model m = model_of("6.18");
 
-	check("§5.6 effective data chunk", btrfs_calc_effective_data_chunk_size(&st), 214748364);
-	check("§5.6 avail FLUSH_ALL", btrfs_calc_available_free_space(&st, true, &m), 92382822);
-	check("§5.6 avail other", btrfs_calc_available_free_space(&st, false, &m), 369531290);
-	check("§5.6 largest FLUSH_ALL", btrfs_largest_reservation(&st, true, &m), 193767013);
-	check("§5.6 largest NO_FLUSH", btrfs_largest_reservation(&st, false, &m), 470915481);
-	check("§5.6 can_overcommit at the limit", btrfs_can_overcommit(&st, 193767014, true, &m), 0);
+	check_u64("§5.6 effective data chunk", btrfs_calc_effective_data_chunk_size(&st), 214748364);
+	check_u64("§5.6 avail FLUSH_ALL", btrfs_calc_available_free_space(&st, true, &m), 92382822);
+	check_u64("§5.6 avail other", btrfs_calc_available_free_space(&st, false, &m), 369531290);
+	check_u64("§5.6 largest FLUSH_ALL", btrfs_largest_reservation(&st, true, &m), 193767013);
+	check_u64("§5.6 largest NO_FLUSH", btrfs_largest_reservation(&st, false, &m), 470915481);
+	check_u64("§5.6 can_overcommit at the limit", btrfs_can_overcommit(&st, 193767014, true, &m), 0);
 }
 
 static void test_preempt(void)
@@ -125,17 +115,17 @@ static void test_preempt(void)
 	struct btrfs_preempt_result r;
 
 	btrfs_need_preemptive_reclaim(&st, &m, &r);
-	check("§6.5 verdict right after mount", r.verdict, 0);
-	check("§6.5 plain full limit", r.full_limit, 96613171);
-	check("§6.5 thresh clamp 1", r.thresh_by_clamp[1], 96883507);
-	check("§6.5 thresh clamp 8", r.thresh_by_clamp[8], 756902);
+	check_u64("§6.5 verdict right after mount", r.verdict, 0);
+	check_u64("§6.5 plain full limit", r.full_limit, 96613171);
+	check_u64("§6.5 thresh clamp 1", r.thresh_by_clamp[1], 96883507);
+	check_u64("§6.5 thresh clamp 8", r.thresh_by_clamp[8], 756902);
 	st.delalloc_bytes = 1;
 	btrfs_need_preemptive_reclaim(&st, &m, &r);
-	check("§6.5 flushes from may_use (G + thresh)", r.min_may_use_to_flush,
+	check_u64("§6.5 flushes from may_use (G + thresh)", r.min_may_use_to_flush,
 	      5767168ULL + 134217728ULL + 1);
 	btrfs_need_preemptive_reclaim(&st, &old, &r);
-	check("§6.5 5.12 plain full (98%)", r.full_limit, 105201008);
-	check("§6.5 5.12 thresh clamp 1", r.thresh_by_clamp[1], 113188864);
+	check_u64("§6.5 5.12 plain full (98%)", r.full_limit, 105201008);
+	check_u64("§6.5 5.12 thresh clamp 1", r.thresh_by_clamp[1], 113188864);
 }
 
 int main(void)
@@ -144,5 +134,5 @@ int main(void)
 	test_csum_delete();
 	test_overcommit();
 	test_preempt();
-	return failures ? 1 : 0;
+	return unit_failures ? 1 : 0;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/unit/unit-test.h"
 #include "common/checksum.h"
 #include "kernel-shared/tree-block.h"
 
@@ -25,20 +26,6 @@
 #define TREE_BLOCK_REF	176
 #define SHARED_BLOCK_REF	182
 
-static int failures;
-
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", cond ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		failures++;
-}
 
 /* A leaf under construction: items appended in key order */
 struct leaf {
@@ -400,6 +387,6 @@ int main(void)
 	test_dev_items(fs_info);
 	test_chunk_in_leaf(fs_info);
 	free(fs_info);
-	printf("%s\n", failures ? "FAILED" : "PASSED");
-	return failures ? 1 : 0;
+	printf("%s\n", unit_failures ? "FAILED" : "PASSED");
+	return unit_failures ? 1 : 0;
 }

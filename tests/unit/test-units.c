@@ -13,22 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/unit/unit-test.h"
 #include "common/units.h"
 
-static int failures;
-
-static void check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", cond ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		failures++;
-}
 
 static void check_size(u64 size, unsigned int mode, const char *want)
 {
@@ -281,5 +268,5 @@ int main(void)
 	test_parse_single();
 	test_parse_combined();
 
-	return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }
