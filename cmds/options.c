@@ -88,8 +88,11 @@ static int usage_error(const struct cmd_struct *cmd, const char *fmt, const char
 
 	snprintf(msg, sizeof(msg), fmt, arg);
 	error("%s", msg);
-	fprintf(stderr, "Try 'btrfs-space %s --help' for more information.\n",
-		cmd ? cmd->token : "");
+	if (cmd && cmd->token[0])
+		fprintf(stderr, "Try 'btrfs-space %s --help' for more information.\n",
+			cmd->token);
+	else
+		fprintf(stderr, "Try 'btrfs-space --help' for more information.\n");
 	return EXIT_USAGE;
 }
 
@@ -126,7 +129,7 @@ int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 		return EXIT_USAGE;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+bhHkmgtv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:bhHkmgtv", longopts, NULL)) != -1) {
 		const char *unit = unit_option_name(c);
 
 		if (unit) {
@@ -154,6 +157,8 @@ int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 		} else if (c >= GETOPT_VAL_EXTRA && extra && extra->handle) {
 			if (extra->handle(c, optarg, extra->ctx))
 				return usage_error(cmd, "invalid value '%s'", optarg ? optarg : "");
+		} else if (c == ':') {
+			return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
 		} else if (c == '?' && optopt) {
 			char opt[2] = { (char)optopt, 0 };
 
