@@ -468,14 +468,48 @@ static void count_block(struct btrfs_fs_info *fs_info,
  * from a later copy the failure of the first is kept as a note, not an
  * error.
  */
+static struct btrfs_tree_block *alloc_block(struct btrfs_fs_info *fs_info, u64 bytenr)
+{
+	struct btrfs_tree_block *eb = calloc(1, sizeof(*eb) + fs_info->nodesize);
+
+	if (eb) {
+		eb->start = bytenr;
+		eb->len = fs_info->nodesize;
+	}
+	return eb;
+}
+
+/* Why no copy served: the first bad copy's error, or that all are missing */
+static void record_read_failure(struct btrfs_fs_info *fs_info, u64 bytenr,
+				const struct btrfs_tree_check *check,
+				const struct btrfs_error *first_bad, int bad, int copies)
+{
+	if (!bad) {
+		btrfs_fs_error(fs_info, -ENODEV,
+			"%s: tree block %llu: every copy is on a missing device",
+			btrfs_root_name(check->root), (unsigned long long)bytenr);
+	} else if (copies > 1) {
+		btrfs_fs_error(fs_info, first_bad->err, "all %d copies bad; copy 1: %.440s",
+			       copies, first_bad->msg);
+	} else {
+		btrfs_fs_error(fs_info, first_bad->err, "%s", first_bad->msg);
+	}
+}
+
+/*
+ * Read and verify a tree block, trying every copy the profile keeps until
+ * one passes; a block already read is served from the cache.  A copy on a
+ * missing device is skipped quietly; a bad copy that another one replaced
+ * is kept as a note for the user, not an error.
+ */
 int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 			  const struct btrfs_tree_check *check,
 			  unsigned int purpose, struct btrfs_tree_block **ret_eb)
 {
 	struct btrfs_tree_block *eb = btrfs_cache_lookup(fs_info, bytenr);
+	struct btrfs_error prior = fs_info->err, first_bad = { 0 };
 	struct btrfs_chunk_map *map;
-	struct btrfs_error first_err = fs_info->err;
-	int copies, mirror, ret = -EIO;
+	int copies, mirror, bad = 0, ret = -EIO;
 
 	if (fs_info->trace.active && btrfs_trace_block(&fs_info->trace, bytenr))
 		return -ENOMEM;
@@ -494,42 +528,29 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 		return btrfs_fs_error(fs_info, -EUCLEAN,
 			"%s: tree block %llu is not covered by any chunk",
 			btrfs_root_name(check->root), (unsigned long long)bytenr);
-	eb = calloc(1, sizeof(*eb) + fs_info->nodesize);
+	eb = alloc_block(fs_info, bytenr);
 	if (!eb)
 		return -ENOMEM;
-	eb->start = bytenr;
-	eb->len = fs_info->nodesize;
 	copies = btrfs_num_copies(map);
 	for (mirror = 0; mirror < copies; mirror++) {
+		fs_info->err.err = 0;
 		ret = read_and_verify(fs_info, eb, check, mirror, purpose);
 		if (!ret)
 			break;
-		if (!fs_info->err.err)
-			btrfs_fs_error(fs_info, ret,
-				"%s: tree block %llu: copy %d is on a missing device",
-				btrfs_root_name(check->root),
-				(unsigned long long)bytenr, mirror + 1);
-		if (!first_err.err)
-			first_err = fs_info->err;
-		fs_info->err.err = 0;
+		if (ret != -ENODEV && !bad++)
+			first_bad = fs_info->err;
 	}
+	fs_info->err = prior;
 	if (ret) {
-		fs_info->err = first_err;
-		if (copies > 1 && first_err.err) {
-			struct btrfs_error all = first_err;
-
-			snprintf(all.msg, sizeof(all.msg), "all %d copies bad; copy 1: %.440s",
-				 copies, first_err.msg);
-			fs_info->err = all;
-		}
+		record_read_failure(fs_info, bytenr, check, &first_bad, bad, copies);
 		free(eb);
 		return ret;
 	}
-	if (mirror > 0)
+	if (bad)
 		snprintf(fs_info->note, sizeof(fs_info->note),
-			 "tree block %llu: copy %d failed (%s), copy %d used",
-			 (unsigned long long)bytenr, 1, first_err.msg, mirror + 1);
-	fs_info->err.err = 0;
+			 "tree block %llu: %d bad cop%s (%.400s), copy %d used",
+			 (unsigned long long)bytenr, bad, bad > 1 ? "ies" : "y",
+			 first_bad.msg, mirror + 1);
 	eb->mirror = mirror;
 	eb->refs = 1;
 	count_block(fs_info, eb, purpose);
@@ -787,16 +808,6 @@ static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
 	return true;
 }
 
-static struct btrfs_tree_block *alloc_block(struct btrfs_fs_info *fs_info, u64 bytenr)
-{
-	struct btrfs_tree_block *eb = calloc(1, sizeof(*eb) + fs_info->nodesize);
-
-	if (eb) {
-		eb->start = bytenr;
-		eb->len = fs_info->nodesize;
-	}
-	return eb;
-}
 
 /*
  * Read @nr distinct tree blocks together: the first copy of every block

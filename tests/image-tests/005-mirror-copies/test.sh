@@ -30,7 +30,7 @@ out=$("$BTRFS_SPACE" inspect "$img" 2>&1 >/dev/null)
 rc=$?
 echo "$out"
 [ "$rc" -eq 0 ] || fail "first copy bad: expected exit 0, got $rc"
-grep -q "copy 1 failed .*copy 2 used" <<< "$out" || fail "no warning naming the copy used"
+grep -q "1 bad copy .*copy 2 used" <<< "$out" || fail "no warning naming the copy used"
 
 corrupt "${physical[1]}"
 run_mustfail "both copies of the chunk root are bad" "$BTRFS_SPACE" inspect "$img"
