@@ -98,7 +98,11 @@ static int csum_delete_option(int opt, const char *arg, void *ctx)
 	switch (opt) {
 	case OPT_EXTENTS: return parse_u64(arg, &a->extents);
 	case OPT_EXTENT_SIZE: return parse_size(arg, &a->extent_size);
-	case OPT_CD_KERNEL: return btrfs_parse_kernel_version(arg, &a->kernel_version);
+	case OPT_CD_KERNEL:
+		if (btrfs_parse_kernel_version(arg, &a->kernel_version) ||
+		    a->kernel_version < KERNEL_VERSION(5, 12, 0))
+			return -EINVAL;
+		return 0;
 	case OPT_CD_FILE: a->file = arg; return 0;
 	case OPT_CD_SUBVOL: return parse_subvol(arg, a);
 	case OPT_CD_TOP: return parse_top(arg, &a->top);
@@ -513,6 +517,9 @@ static int run_csum_delete(struct btrfs_fs_info *fs_info, const struct cmd_optio
 
 	btrfs_kernel_model(args->kernel_version, &cd.model);
 	btrfs_csum_params_from_fs(fs_info, &cd.params);
+	/* before v5.17 delayed refs did not account for the free space tree */
+	if (!cd.model.free_space_tree_accounting)
+		cd.params.free_space_tree_opt = false;
 	btrfs_drop_tracker_init(&cd.tracker, &cd.params, &cd.model);
 	if (args->file)
 		ret = run_file(&cd, opts, args, token);

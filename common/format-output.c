@@ -297,7 +297,7 @@ void fmt_str_list(struct fmt_ctx *ctx, const char *key, const char *label,
 	}
 	text_label(ctx, label);
 	for (i = 0; i < count; i++)
-		fprintf(ctx->out, "%s%s", i ? "," : "", values[i]);
+		fprintf(ctx->out, "%s%s", i ? ", " : "", values[i]);
 	if (!count)
 		fputs("-", ctx->out);
 	text_value_end(ctx);

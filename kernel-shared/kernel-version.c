@@ -57,6 +57,7 @@ void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *m)
 {
 	m->version = version;
 	m->global_rsv_unlink_floor = has_unlink_floor(version);
+	m->free_space_tree_accounting = at_least(version, 5, 17, 0);
 	m->csum_delete_metadata_size = at_least(version, 6, 7, 0);
 	/* the release of "stop doing excessive space reservation for csum deletion" */
 	m->csum_delete_unconfirmed = at_least(version, 6, 6, 0) &&
@@ -73,6 +74,6 @@ void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *m)
 		m->zoned_overcommit = ZONED_OVERCOMMIT_NEVER;
 	else
 		m->zoned_overcommit = ZONED_OVERCOMMIT_ALWAYS;
-	/* 85e79ec7b78f and 5b135b382a36: releases not confirmed (spec §11.5) */
-	m->zoned_unconfirmed = at_least(version, 6, 2, 0) && !at_least(version, 6, 7, 0);
+	/* 79417d040f4f, 85e79ec7b78f, 5b135b382a36: releases not confirmed (spec §11.5) */
+	m->zoned_unconfirmed = at_least(version, 6, 0, 0) && !at_least(version, 6, 7, 0);
 }

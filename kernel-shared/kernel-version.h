@@ -17,10 +17,15 @@ struct btrfs_kernel_model {
 	u32 version;
 	/* global reserve floor: insert(roots + 6) + delayed_ref_bytes(6) (v6.4, 6.1.112) */
 	bool global_rsv_unlink_floor;
+	/*
+	 * v5.17: the free space tree counts in the global reserve (its root
+	 * and min_items) and doubles the delayed-ref charge
+	 */
+	bool free_space_tree_accounting;
 	/* csum deletion charged as calc_metadata_size per leaf (v6.7) */
 	bool csum_delete_metadata_size;
 	bool csum_delete_unconfirmed;
-	/* calc_available_free_space subtracts the data chunk size (v6.9) */
+	/* calc_available_free_space subtracts the data chunk size (v6.9), zoned: zone size, rounded (6.10, 6.9.y) */
 	bool overcommit_data_chunk;
 	/* preemptive flushing: 2021 series (v5.14) and 90 % / majority-global rsv (v5.15) */
 	bool preempt_global_rsv_terms;

@@ -187,6 +187,11 @@ int btrfs_build_space_report(const struct btrfs_fs_info *fs_info,
 		return -ENOMEM;
 	fill_space_infos(fs_info, report);
 	btrfs_global_rsv_inputs_from_fs(fs_info, &report->global_rsv_inputs);
+	if (!model.free_space_tree_accounting) {
+		/* before v5.17 the free space tree was not counted at all */
+		report->global_rsv_inputs.has_free_space_root = false;
+		report->global_rsv_inputs.free_space_tree_opt = false;
+	}
 	btrfs_calc_global_rsv(&report->global_rsv_inputs,
 			      model.global_rsv_unlink_floor ?
 			      BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS :

@@ -145,7 +145,7 @@ u64 btrfs_calc_available_free_space(const struct btrfs_reserve_state *st,
 		avail -= data_chunk;
 	}
 	avail >>= flush_all ? 3 : 1;
-	if (st->zoned && st->zone_size)
+	if (model->overcommit_data_chunk && st->zoned && st->zone_size)
 		avail -= avail % st->zone_size;
 	return avail;
 }
