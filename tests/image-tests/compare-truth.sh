@@ -56,6 +56,8 @@ $exp[0] as $e | $ins[0] as $i | $chk[0] as $c | $bgs[0] as $b |
 		cmp("devices[devid=\($d.devid)].missing"; false; $g.missing)
 	   end),
 	cmp("global_rsv_size"; $e.allocation.global_rsv_size; $i.global_rsv_size),
+	# the reads the kernel issued during a cold mount (block_bio_queue)
+	cmp("mount_estimate.total_reads"; $e.mount_reads.reads; $i.mount_estimate.total_reads),
 	cmp("global_rsv_reserved"; $e.allocation.global_rsv_reserved; $i.global_rsv_reserved),
 	($e.allocation | to_entries[] | select(.value | type == "object")
 	 | .key as $t
