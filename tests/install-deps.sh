@@ -8,7 +8,7 @@ set -u
 PACKAGES="
 	build-essential autoconf automake pkg-config
 	libblkid-dev uuid-dev libisal-dev libxxhash-dev libgcrypt20-dev zlib1g-dev
-	btrfs-progs xz-utils jq python3 util-linux e2fsprogs attr strace
+	btrfs-progs xz-utils jq python3 util-linux e2fsprogs attr strace python3-docutils
 "
 
 missing=
