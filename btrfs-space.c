@@ -21,6 +21,7 @@ static const struct cmd_struct * const commands[] = {
 	&cmd_struct_preempt,
 	&cmd_struct_csum_delete,
 	&cmd_struct_mount_estimate,
+	&cmd_struct_map,
 	NULL
 };
 
@@ -40,6 +41,7 @@ static const char * const btrfs_space_usage[] = {
 	"preempt            preemptive flushing thresholds and verdict, by kernel version",
 	"csum-delete        delayed-ref reservation for deleting data extents",
 	"mount-estimate     tree-block reads and time of a mount, with and without block-group tree",
+	"map                every block group as a cell of an SVG picture, or summed up by type and fill",
 	"",
 	"Exit status: 0 success, 1 the filesystem could not be read as asked, 2 usage error.",
 	NULL

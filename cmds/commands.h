@@ -16,6 +16,9 @@ struct cmd_options {
 	bool allow_degraded;
 	bool bg_search_scan;
 	u32 io_threads;
+	bool scan_devices;	/* --scan: find the other members of the filesystem */
+	u64 readonly_devids[64];
+	int nr_readonly_devids;
 };
 
 #define DEFAULT_IO_THREADS	16
@@ -42,6 +45,7 @@ extern const struct cmd_struct cmd_struct_overcommit;
 extern const struct cmd_struct cmd_struct_preempt;
 extern const struct cmd_struct cmd_struct_csum_delete;
 extern const struct cmd_struct cmd_struct_mount_estimate;
+extern const struct cmd_struct cmd_struct_map;
 
 /* A command's own options, parsed beside the shared ones */
 struct cmd_extra_options {

@@ -11,7 +11,7 @@
 
 static const char * const cmd_inspect_usage[] = {
 	"btrfs-space inspect [options] <device|image> [<device|image>...]",
-	"Show what the kernel would report for an unmounted filesystem: space info, global reserve, block groups",
+	"Show what the kernel would report for a filesystem (unmounted, or a mount point: live mode): space info, global reserve, block groups",
 	"",
 	HELPINFO_GLOBALS,
 	HELPINFO_MODEL,

@@ -39,13 +39,16 @@ static int parse_latency(const char *arg, double *seconds)
 	char *end;
 	double v = strtod(arg, &end);
 
-	if (end == arg || v < 0 || v > 10)
+	if (end == arg || v < 0)
 		return -EINVAL;
 	if (!strcmp(end, "ms"))
 		v /= 1000;
 	else if (!strcmp(end, "us"))
 		v /= 1000000;
 	else if (strcmp(end, "s") && *end)
+		return -EINVAL;
+	/* the unit first, then the range: "80us" and "10.5ms" are fine */
+	if (v > 10)
 		return -EINVAL;
 	*seconds = v;
 	return 0;

@@ -1,10 +1,80 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <string.h>
 #include "cmds/commands.h"
+#include "common/device-scan.h"
 #include "common/help.h"
+#include "common/io.h"
 #include "common/messages.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/disk-io.h"
+#include "kernel-shared/live.h"
 #include "kernel-shared/mount-cost.h"
+
+/*
+ * The one line for a failed open: why a file could not be read as a
+ * device (a broken dump, bad compressed data), or what a path holds when
+ * it is not btrfs at all, else the reader's own error.
+ */
+static void print_open_error(const struct btrfs_fs_info *fs_info, int ret,
+			     const struct btrfs_open_args *args)
+{
+	const char *detail = io_open_error();
+	char msg[512];
+	int i;
+
+	if (detail) {
+		error("%s", detail);
+		return;
+	}
+	for (i = 0; i < args->nr_paths; i++) {
+		if (device_explain_not_btrfs(args->paths[i], msg, sizeof(msg))) {
+			error("%s", msg);
+			return;
+		}
+	}
+	if (fs_info->err.err)
+		error("%s", fs_info->err.msg);
+	else
+		error("cannot read the filesystem: error %d", ret);
+}
+
+/* --scan: the members found replace the paths given */
+static int scan_devices(const struct cmd_options *opts, struct btrfs_open_args *args,
+			char ***found, int *nr_found)
+{
+	int ret;
+
+	if (!opts->scan_devices)
+		return 0;
+	ret = device_scan((char * const *)args->paths, args->nr_paths, found, nr_found);
+	if (ret) {
+		error("--scan: %s", strerror(-ret));
+		return EXIT_FS_ERROR;
+	}
+	if (*found) {
+		args->paths = (const char * const *)*found;
+		args->nr_paths = *nr_found;
+	}
+	return 0;
+}
+
+/* Live mode: a mounted filesystem's directory, read through the kernel */
+static int open_live(struct btrfs_fs_info *fs_info, const char *path,
+		     bool load_block_groups)
+{
+	int ret = btrfs_live_open(fs_info, path, load_block_groups);
+
+	if (ret) {
+		error("%s", fs_info->err.err ? fs_info->err.msg : strerror(-ret));
+		return EXIT_FS_ERROR;
+	}
+	pr_verbose(LOG_VERBOSE, "%s: live mode, %llu tree searches returned %llu items\n",
+		   fs_info->live->mountpoint, (unsigned long long)fs_info->live->searches,
+		   (unsigned long long)fs_info->live->items);
+	if (fs_info->degraded)
+		warning("filesystem is degraded: some devices are missing");
+	return 0;
+}
 
 /*
  * Open the filesystem strictly read-only and, when asked, load its block
@@ -18,10 +88,19 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		.nr_paths = nr_paths,
 		.super_mirror = opts->super_mirror,
 		.allow_degraded = opts->allow_degraded,
+		.readonly_devids = opts->readonly_devids,
+		.nr_readonly_devids = opts->nr_readonly_devids,
 	};
+	char **found = NULL;
+	int nr_found = 0;
 	int ret;
 
 	set_log_level(opts->verbose ? LOG_VERBOSE : LOG_DEFAULT);
+	if (nr_paths == 1 && btrfs_live_path(paths[0]))
+		return open_live(fs_info, paths[0], load_block_groups);
+	ret = scan_devices(opts, &args, &found, &nr_found);
+	if (ret)
+		return ret;
 	ret = btrfs_open_fs(fs_info, &args);
 	fs_info->bg_search_scan = opts->bg_search_scan;
 	fs_info->io_threads = opts->io_threads;
@@ -30,13 +109,11 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 	/* a bad copy is worth knowing even when another one served */
 	if (fs_info->note[0])
 		warning("%s", fs_info->note);
-	if (ret) {
-		if (fs_info->err.err)
-			error("%s", fs_info->err.msg);
-		else
-			error("cannot read the filesystem: error %d", ret);
+	if (ret)
+		print_open_error(fs_info, ret, &args);
+	device_scan_free(found, nr_found);
+	if (ret)
 		return EXIT_FS_ERROR;
-	}
 	if (fs_info->degraded)
 		warning("filesystem is degraded: some devices are missing, every chunk read was served by the devices present");
 	return 0;
@@ -57,8 +134,15 @@ int cmd_out_of_memory(void)
 
 int cmd_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est)
 {
-	int ret = btrfs_estimate_mount(fs_info, est);
+	int ret;
 
+	/* live mode replays the mount on the devices' on-disk trees, if readable */
+	if (fs_info->live && !btrfs_live_on_disk_readable(fs_info)) {
+		memset(est, 0, sizeof(*est));
+		warning("mount estimate: the devices could not be read, nothing estimated");
+		return 0;
+	}
+	ret = btrfs_estimate_mount(fs_info, est);
 	if (!ret)
 		return 0;
 	if (fs_info->err.err)

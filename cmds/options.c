@@ -6,6 +6,7 @@
 #include "cmds/commands.h"
 #include "common/help.h"
 #include "common/messages.h"
+#include "common/parse-utils.h"
 #include "common/units.h"
 
 enum {
@@ -17,6 +18,8 @@ enum {
 	GETOPT_VAL_DEGRADED,
 	GETOPT_VAL_BG_SEARCH,
 	GETOPT_VAL_IO_THREADS,
+	GETOPT_VAL_RO_DEVICE,
+	GETOPT_VAL_SCAN,
 };
 
 #define MAX_LONGOPTS	64
@@ -27,6 +30,8 @@ static const struct option shared_longopts[] = {
 	{ "degraded", no_argument, NULL, GETOPT_VAL_DEGRADED },
 	{ "bg-search", required_argument, NULL, GETOPT_VAL_BG_SEARCH },
 	{ "io-threads", required_argument, NULL, GETOPT_VAL_IO_THREADS },
+	{ "readonly-device", required_argument, NULL, GETOPT_VAL_RO_DEVICE },
+	{ "scan", no_argument, NULL, GETOPT_VAL_SCAN },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, GETOPT_VAL_HELP },
 	{ "raw", no_argument, NULL, 'b' },
@@ -118,6 +123,18 @@ static int parse_threads(const char *arg, u32 *threads)
 	return 0;
 }
 
+static int add_readonly_device(const char *arg, struct cmd_options *opts)
+{
+	u64 devid;
+
+	if (parse_u64(arg, &devid) || !devid ||
+	    opts->nr_readonly_devids >= (int)(sizeof(opts->readonly_devids) /
+					      sizeof(opts->readonly_devids[0])))
+		return -EINVAL;
+	opts->readonly_devids[opts->nr_readonly_devids++] = devid;
+	return 0;
+}
+
 int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 		      const struct cmd_extra_options *extra, int argc,
 		      char **argv, int *first_arg)
@@ -141,6 +158,11 @@ int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 		} else if (c == GETOPT_VAL_IO_THREADS) {
 			if (parse_threads(optarg, &opts->io_threads))
 				return usage_error(cmd, "invalid --io-threads '%s', expect 1 to 64", optarg);
+		} else if (c == GETOPT_VAL_SCAN) {
+			opts->scan_devices = true;
+		} else if (c == GETOPT_VAL_RO_DEVICE) {
+			if (add_readonly_device(optarg, opts))
+				return usage_error(cmd, "invalid --readonly-device '%s', expect a devid", optarg);
 		} else if (c == GETOPT_VAL_DEGRADED) {
 			opts->allow_degraded = true;
 		} else if (c == 'v') {

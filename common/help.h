@@ -22,7 +22,9 @@
 #define HELPINFO_GLOBALS						\
 	"--format text|json output format (default text)",		\
 	"--super N          read superblock copy N (0, 1 or 2) instead of the primary", \
+	"--scan             find the other devices of the filesystem (given paths, block devices)", \
 	"--degraded         read with devices missing, like mount -o degraded", \
+	"--readonly-device DEVID  model that device as read-only media (default: every present device is writeable)", \
 	"--bg-search pinpoint|scan  find block groups by exact key (default) or walk like the kernel", \
 	"--io-threads N     concurrent reads per tree level for pinpoint (default 16, 1 = one descent per block group)", \
 	"-v|--verbose       say more on stderr (which copy was used, ...)", \

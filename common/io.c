@@ -1,13 +1,119 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <linux/fs.h>
+#include "common/decompress.h"
+#include "common/image-dump.h"
 #include "common/io.h"
+#include "common/messages.h"
+
+static char open_error[512];
+static bool open_failed;
+
+const char *io_open_error(void)
+{
+	return open_failed && open_error[0] ? open_error : NULL;
+}
+
+/* The first bytes of a regular file, for its format; not counted */
+static size_t read_magic(int fd, u8 *buf, size_t len)
+{
+	ssize_t ret;
+
+	do {
+		ret = pread(fd, buf, len, 0);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? 0 : ret;
+}
+
+static void note_decompressed(const struct io_dev *dev, const struct stat *st)
+{
+	const char *dir = getenv("TMPDIR");
+
+	pr_verbose(LOG_VERBOSE,
+		   "%s: %s-compressed, decompressed to a sparse temporary file in %s (%llu bytes, %llu allocated), deleted at exit\n",
+		   dev->path, dev->compression, dir && *dir ? dir : "/tmp",
+		   (unsigned long long)st->st_size,
+		   (unsigned long long)st->st_blocks * 512);
+}
+
+/* Replace dev->fd by a descriptor of the decompressed content */
+static int open_compressed(struct io_dev *dev, struct stat *st,
+			   enum compress_kind kind)
+{
+	char err[256];
+	bool fresh;
+	int fd = decompress_open(dev->fd, st, kind, &fresh, err, sizeof(err));
+
+	if (fd < 0) {
+		snprintf(open_error, sizeof(open_error), "%s: %s-compressed: %s",
+			 dev->path, compress_name(kind), err);
+		return fd;
+	}
+	close(dev->fd);
+	dev->fd = fd;
+	dev->compression = compress_name(kind);
+	if (fstat(fd, st) < 0)
+		return -errno;
+	if (fresh)
+		note_decompressed(dev, st);
+	return 0;
+}
+
+static int open_dump(struct io_dev *dev, const struct stat *st)
+{
+	static bool noted;
+	char err[256];
+	int ret;
+
+	ret = image_dump_open(dev->fd, st->st_size, &dev->dump, &dev->size,
+			      err, sizeof(err));
+	if (ret) {
+		snprintf(open_error, sizeof(open_error),
+			 "%s: btrfs-image dump: %s", dev->path, err);
+		return ret;
+	}
+	image_dump_describe(dev->dump, err, sizeof(err));
+	pr_verbose(LOG_VERBOSE, "%s: %s, read as restored\n", dev->path, err);
+	/* once a run: the not-btrfs check opens the path again */
+	if (image_dump_note(dev->dump) && !noted) {
+		warning("%s: %s", dev->path, image_dump_note(dev->dump));
+		noted = true;
+	}
+	return 0;
+}
+
+/* A regular file: raw, compressed, a dump, or a compressed dump */
+static int open_regular(struct io_dev *dev, struct stat *st)
+{
+	u8 magic[8];
+	size_t n = read_magic(dev->fd, magic, sizeof(magic));
+	enum compress_kind kind = compress_detect(magic, n);
+	int ret;
+
+	if (kind != COMPRESS_NONE) {
+		ret = open_compressed(dev, st, kind);
+		if (ret)
+			return ret;
+		n = read_magic(dev->fd, magic, sizeof(magic));
+	}
+	dev->size = st->st_size;
+	if (image_dump_magic(magic, n))
+		return open_dump(dev, st);
+	return 0;
+}
+
+static int open_blockdev(struct io_dev *dev)
+{
+	dev->is_blockdev = true;
+	return ioctl(dev->fd, BLKGETSIZE64, &dev->size) < 0 ? -errno : 0;
+}
 
 /*
  * Open strictly read-only: the tool must never be able to write to its
@@ -17,41 +123,39 @@
 int io_open(struct io_dev *dev, const char *path, struct io_stats *stats)
 {
 	struct stat st;
-	u64 size;
+	int ret;
 
 	memset(dev, 0, sizeof(*dev));
+	dev->fd = -1;
+	open_error[0] = 0;
+	open_failed = true;
+	dev->path = strdup(path);
+	if (!dev->path)
+		return -ENOMEM;
 	dev->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (dev->fd < 0)
-		return -errno;
-	if (fstat(dev->fd, &st) < 0)
-		goto fail;
-	if (S_ISBLK(st.st_mode)) {
-		if (ioctl(dev->fd, BLKGETSIZE64, &size) < 0)
-			goto fail;
-		dev->is_blockdev = true;
-	} else if (S_ISREG(st.st_mode)) {
-		size = st.st_size;
-	} else {
-		errno = ENOTBLK;
-		goto fail;
-	}
-	dev->size = size;
-	dev->path = strdup(path);
-	if (!dev->path) {
-		errno = ENOMEM;
-		goto fail;
+		ret = -errno;
+	else if (fstat(dev->fd, &st) < 0)
+		ret = -errno;
+	else if (S_ISBLK(st.st_mode))
+		ret = open_blockdev(dev);
+	else if (S_ISREG(st.st_mode))
+		ret = open_regular(dev, &st);
+	else
+		ret = -ENOTBLK;
+	if (ret) {
+		io_close(dev);
+		return ret;
 	}
 	dev->stats = stats;
+	open_failed = false;
 	return 0;
-fail:
-	size = errno;
-	close(dev->fd);
-	dev->fd = -1;
-	return -(int)size;
 }
 
 void io_close(struct io_dev *dev)
 {
+	image_dump_close(dev->dump);
+	dev->dump = NULL;
 	if (dev->fd >= 0)
 		close(dev->fd);
 	dev->fd = -1;
@@ -83,6 +187,8 @@ int io_read(struct io_dev *dev, void *buf, u64 len, u64 offset,
 	if (offset > dev->size || len > dev->size - offset)
 		return -ERANGE;
 	io_count(dev, len, purpose);
+	if (dev->dump)
+		return image_dump_read(dev->dump, buf, len, offset);
 	while (done < len) {
 		ssize_t ret = pread(dev->fd, (char *)buf + done, len - done,
 				    offset + done);

@@ -24,15 +24,29 @@ struct io_stats {
 	struct io_counter by_purpose[IO_MAX_PURPOSES];
 };
 
+struct image_dump;
+
 struct io_dev {
 	int fd;
 	char *path;
 	u64 size;		/* bytes readable: file size or block device size */
 	bool is_blockdev;
 	struct io_stats *stats;
+	/* a btrfs-image dump, read as the device "btrfs-image -r" restores */
+	struct image_dump *dump;
+	/* "xz", "zstd" or "gzip" when the file was decompressed, else NULL */
+	const char *compression;
 };
 
+/*
+ * Open @path read-only.  The format is found by magic bytes: a compressed
+ * file (xz, zstd, gzip) is read through a sparse temporary copy, a
+ * btrfs-image dump through its index; either way @dev then reads like the
+ * raw device.  Returns 0 or -errno; see io_open_error() for why.
+ */
 int io_open(struct io_dev *dev, const char *path, struct io_stats *stats);
+/* One line saying why the last io_open() failed, or NULL if it did not */
+const char *io_open_error(void);
 void io_close(struct io_dev *dev);
 int io_read(struct io_dev *dev, void *buf, u64 len, u64 offset,
 	    unsigned int purpose);

@@ -57,6 +57,25 @@ static int check_bg_against_chunk(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
+/*
+ * The block group item of @map into @bg, with read_one_block_group()'s
+ * checks against the chunk.  @leaf is where it was found (0 when the
+ * kernel's tree search found it, live.c).
+ */
+int btrfs_set_block_group_item(struct btrfs_fs_info *fs_info,
+			       struct btrfs_chunk_map *map,
+			       const struct btrfs_block_group_item *item, u64 leaf,
+			       struct btrfs_block_group *bg)
+{
+	bg->start = map->start;
+	bg->length = map->length;
+	bg->used = btrfs_stack_block_group_used(item);
+	bg->flags = btrfs_stack_block_group_flags(item);
+	bg->leaf = leaf;
+	bg->map = map;
+	return check_bg_against_chunk(fs_info, map, bg->flags);
+}
+
 /* The item at the path, checked, into @bg */
 static int fill_block_group(struct btrfs_fs_info *fs_info,
 			    const struct btrfs_path *path,
@@ -70,13 +89,7 @@ static int fill_block_group(struct btrfs_fs_info *fs_info,
 	if (ret)
 		return ret;
 	item = btrfs_item_ptr(path->nodes[0], path->slots[0], &size);
-	bg->start = map->start;
-	bg->length = map->length;
-	bg->used = btrfs_stack_block_group_used(item);
-	bg->flags = btrfs_stack_block_group_flags(item);
-	bg->leaf = path->nodes[0]->start;
-	bg->map = map;
-	return check_bg_against_chunk(fs_info, map, bg->flags);
+	return btrfs_set_block_group_item(fs_info, map, item, path->nodes[0]->start, bg);
 }
 
 static int no_block_group_error(struct btrfs_fs_info *fs_info,
@@ -163,15 +176,22 @@ static u64 calc_bytes_super(const struct btrfs_block_group *bg)
 	return bytes;
 }
 
-/* btrfs_chunk_writeable(): every device present is taken as writeable */
+/*
+ * btrfs_chunk_writeable(): a stripe on a present device that cannot be
+ * written (seed, read-only media) makes the chunk read-only outright;
+ * missing devices only beyond what the profile tolerates.
+ */
 static bool chunk_writeable(const struct btrfs_chunk_map *map)
 {
 	int missing = 0;
 	u16 i;
 
-	for (i = 0; i < map->num_stripes; i++)
+	for (i = 0; i < map->num_stripes; i++) {
 		if (!map->stripes[i].dev)
 			missing++;
+		else if (!map->stripes[i].dev->writeable)
+			return false;
+	}
 	return missing <= btrfs_chunk_max_errors(map);
 }
 
@@ -552,7 +572,6 @@ static int load_block_groups(struct btrfs_fs_info *fs_info,
 int btrfs_read_block_groups(struct btrfs_fs_info *fs_info)
 {
 	const struct btrfs_root_ref *root = btrfs_block_group_root(fs_info);
-	u32 i;
 	int ret;
 
 	if (!root->found)
@@ -563,6 +582,20 @@ int btrfs_read_block_groups(struct btrfs_fs_info *fs_info)
 	ret = load_block_groups(fs_info, root);
 	if (ret)
 		return ret;
+	btrfs_account_block_groups(fs_info);
+	return 0;
+}
+
+/*
+ * The rest of btrfs_read_block_groups() once every chunk's block group is
+ * in fs_info->block_groups (read here, or found by the kernel's tree
+ * search in live mode): bytes_super, space infos, the read-only rules and
+ * the global reserve.
+ */
+void btrfs_account_block_groups(struct btrfs_fs_info *fs_info)
+{
+	u32 i;
+
 	btrfs_init_space_info(fs_info);
 	for (i = 0; i < fs_info->nr_block_groups; i++) {
 		struct btrfs_block_group *bg = &fs_info->block_groups[i];
@@ -574,5 +607,4 @@ int btrfs_read_block_groups(struct btrfs_fs_info *fs_info)
 	}
 	mark_unredundant_ro(fs_info);
 	btrfs_init_global_block_rsv(fs_info);
-	return 0;
 }

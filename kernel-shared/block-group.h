@@ -5,6 +5,12 @@
 #include "kernel-shared/fs.h"
 
 int btrfs_read_block_groups(struct btrfs_fs_info *fs_info);
+/* Live mode: block group items found by the kernel's tree search */
+int btrfs_set_block_group_item(struct btrfs_fs_info *fs_info,
+			       struct btrfs_chunk_map *map,
+			       const struct btrfs_block_group_item *item, u64 leaf,
+			       struct btrfs_block_group *bg);
+void btrfs_account_block_groups(struct btrfs_fs_info *fs_info);
 u64 btrfs_get_alloc_profile(const struct btrfs_fs_info *fs_info, u64 orig_flags);
 int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info);
 const struct btrfs_root_ref *btrfs_block_group_root(const struct btrfs_fs_info *fs_info);

@@ -16,8 +16,17 @@
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/tree-block.h"
 
+/*
+ * Both can be set at build time: the fuzz build makes them tiny so that
+ * hash chains and leaf eviction run on every small image
+ * (Documentation/dev/fuzzing.md).
+ */
+#ifndef BTRFS_CACHE_BUCKETS
 #define BTRFS_CACHE_BUCKETS	65536
+#endif
+#ifndef BTRFS_LEAF_CACHE_BYTES
 #define BTRFS_LEAF_CACHE_BYTES	(64ULL << 20)
+#endif
 
 int btrfs_comp_keys(const struct btrfs_key *a, const struct btrfs_key *b)
 {

@@ -641,6 +641,16 @@ static u64 balance_target(const struct btrfs_disk_balance_args *args)
 	return btrfs_balance_args_target(args);
 }
 
+/* The convert targets of a balance item; live.c finds the item by tree search */
+void btrfs_set_balance_convert(struct btrfs_fs_info *fs_info,
+			       const struct btrfs_balance_item *bi)
+{
+	/* like get_restripe_target(), only the per-type CONVERT flag counts */
+	fs_info->balance_convert[BTRFS_SPACE_DATA] = balance_target(&bi->data);
+	fs_info->balance_convert[BTRFS_SPACE_METADATA] = balance_target(&bi->meta);
+	fs_info->balance_convert[BTRFS_SPACE_SYSTEM] = balance_target(&bi->sys);
+}
+
 /*
  * btrfs_recover_balance(): a paused balance that converts profiles makes
  * its target the allocation profile from mount on (spec-corrections §4.4).
@@ -664,10 +674,7 @@ static int read_balance_item(struct btrfs_fs_info *fs_info)
 		return btrfs_fs_error(fs_info, -EUCLEAN,
 			"balance item: invalid size %u, expect %zu", size, sizeof(*bi));
 	}
-	/* like get_restripe_target(), only the per-type CONVERT flag counts */
-	fs_info->balance_convert[BTRFS_SPACE_DATA] = balance_target(&bi->data);
-	fs_info->balance_convert[BTRFS_SPACE_METADATA] = balance_target(&bi->meta);
-	fs_info->balance_convert[BTRFS_SPACE_SYSTEM] = balance_target(&bi->sys);
+	btrfs_set_balance_convert(fs_info, bi);
 	btrfs_release_path(&path);
 	return 0;
 }
@@ -695,9 +702,26 @@ static int read_roots(struct btrfs_fs_info *fs_info)
 	return ret;
 }
 
-/* Devices the chunk tree knows but the command line did not give */
-static int check_devices(struct btrfs_fs_info *fs_info, bool allow_degraded)
+static bool listed(u64 devid, const u64 *devids, int nr)
 {
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (devids[i] == devid)
+			return true;
+	return false;
+}
+
+/*
+ * Devices the chunk tree knows but the command line did not give, and the
+ * fs-wide figures read_one_dev() keeps for writeable devices only.  Every
+ * present device counts as writeable unless the user says it is not
+ * (spec-corrections §2: a read-only device changes §4 and §5).
+ */
+static int check_devices(struct btrfs_fs_info *fs_info,
+			 const struct btrfs_open_args *args)
+{
+	bool allow_degraded = args->allow_degraded;
 	char uuid[37];
 	u32 i;
 
@@ -722,6 +746,9 @@ static int check_devices(struct btrfs_fs_info *fs_info, bool allow_degraded)
 		/* a seed device's dev item carries the seed's fsid */
 		if (memcmp(dev->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE))
 			continue;
+		if (listed(dev->devid, args->readonly_devids, args->nr_readonly_devids))
+			continue;
+		dev->writeable = true;
 		fs_info->rw_devices++;
 		fs_info->total_rw_bytes += dev->total_bytes;
 		if (dev->total_bytes > dev->bytes_used)
@@ -745,7 +772,7 @@ int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *a
 	if (!ret)
 		ret = btrfs_read_chunk_tree(fs_info);
 	if (!ret)
-		ret = check_devices(fs_info, args->allow_degraded);
+		ret = check_devices(fs_info, args);
 	if (!ret)
 		ret = read_roots(fs_info);
 	if (!ret)
@@ -764,6 +791,8 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 			io_close(&fs_info->devices[i].io);
 	free(fs_info->devices);
 	free(fs_info->block_groups);
+	free(fs_info->live);		/* flat: kernel-shared/live.h */
+	fs_info->live = NULL;
 	free(fs_info->trace.slots);
 	fs_info->trace.slots = NULL;
 	fs_info->devices = NULL;
@@ -798,12 +827,23 @@ static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
 
 	fill_block_header(eb);
 	if (verify_header(fs_info, eb, 0) || btrfs_check_tree_block(fs_info, eb) ||
-	    verify_expected(fs_info, eb, check, 0) || btrfs_cache_insert(fs_info, eb)) {
+	    verify_expected(fs_info, eb, check, 0)) {
 		fs_info->err = saved;
 		return false;
 	}
+	/*
+	 * Referenced before it is cached, as in btrfs_read_tree_block():
+	 * inserting a leaf evicts unreferenced leaves when the cache is over
+	 * budget, and while the leaves of a batch window are held, a new leaf
+	 * without a reference can be the one freed (found by fuzzing with a
+	 * small leaf cache).
+	 */
 	eb->mirror = 0;
 	eb->refs = 1;
+	if (btrfs_cache_insert(fs_info, eb)) {
+		fs_info->err = saved;
+		return false;
+	}
 	count_block(fs_info, eb, purpose);
 	return true;
 }

@@ -9,6 +9,8 @@ struct btrfs_open_args {
 	int nr_paths;
 	int super_mirror;		/* 0, 1 or 2 */
 	bool allow_degraded;		/* like mount -o degraded */
+	const u64 *readonly_devids;	/* present but not writeable (read-only media) */
+	int nr_readonly_devids;
 };
 
 /*
@@ -22,6 +24,8 @@ struct btrfs_root_ref btrfs_tree_root_ref(const struct btrfs_fs_info *fs_info);
 int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 			 struct btrfs_root_ref *root);
 void btrfs_close_fs(struct btrfs_fs_info *fs_info);
+void btrfs_set_balance_convert(struct btrfs_fs_info *fs_info,
+			       const struct btrfs_balance_item *bi);
 
 int btrfs_validate_super(struct btrfs_fs_info *fs_info,
 			 const struct btrfs_super_block *sb, const char *path,

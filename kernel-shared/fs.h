@@ -41,6 +41,7 @@ struct btrfs_device {
 	u64 bytes_used;			/* DEV_ITEM */
 	bool in_chunk_tree;
 	bool present;			/* given on the command line and matched */
+	bool writeable;			/* present, not a seed, not read-only */
 	struct io_dev io;
 	u64 sb_generation;
 };
@@ -112,6 +113,7 @@ struct btrfs_root_ref {
 };
 
 struct btrfs_tree_block;
+struct btrfs_live;
 
 /* Tree blocks read so far, by logical address; see ctree.c */
 struct btrfs_block_cache {
@@ -190,6 +192,7 @@ struct btrfs_fs_info {
 	u64 global_rsv_reserved;
 	struct btrfs_block_cache cache;
 	struct btrfs_read_trace trace;
+	struct btrfs_live *live;	/* live mode (live.c): NULL offline */
 };
 
 __attribute__ ((format (printf, 3, 4)))

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernel-shared/live.h"
 #include "kernel-shared/report.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/volumes.h"
@@ -179,7 +180,14 @@ int btrfs_build_space_report(const struct btrfs_fs_info *fs_info,
 			     struct space_report *report)
 {
 	struct btrfs_kernel_model model;
+	struct report_options live_opts;
 
+	if (fs_info->live) {
+		/* live mode: the runtime inputs sysfs gives, unless given */
+		live_opts = *opts;
+		btrfs_live_report_options(fs_info, &live_opts);
+		opts = &live_opts;
+	}
 	memset(report, 0, sizeof(*report));
 	btrfs_kernel_model(opts->kernel_version, &model);
 	report->fs_info = fs_info;

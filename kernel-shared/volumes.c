@@ -88,38 +88,77 @@ int btrfs_num_copies(const struct btrfs_chunk_map *map)
 	return 1;
 }
 
+/*
+ * Devices are found by devid through an index kept in the same allocation,
+ * after the devices_cap devices: 2 * devices_cap open-addressing slots of
+ * (array index + 1), 0 for empty.  A chunk tree may hold any number of
+ * DEV_ITEMs and every item, stripe and dev extent looks its device up, so
+ * a linear search let a crafted image with 10^5 DEV_ITEMs take minutes.
+ */
+static u32 *devid_index(const struct btrfs_fs_info *fs_info)
+{
+	return (u32 *)(fs_info->devices + fs_info->devices_cap);
+}
+
+static u32 devid_slot(u64 devid, u32 nr_slots)
+{
+	return (u32)((devid * 0x9e3779b97f4a7c15ULL) >> 32) & (nr_slots - 1);
+}
+
+static void devid_index_add(struct btrfs_fs_info *fs_info, u32 i)
+{
+	u32 nr_slots = 2 * fs_info->devices_cap;
+	u32 *index = devid_index(fs_info);
+	u32 pos = devid_slot(fs_info->devices[i].devid, nr_slots);
+
+	while (index[pos])
+		pos = (pos + 1) & (nr_slots - 1);
+	index[pos] = i + 1;
+}
+
 struct btrfs_device *btrfs_find_device(struct btrfs_fs_info *fs_info, u64 devid)
 {
-	u32 i;
+	u32 nr_slots = 2 * fs_info->devices_cap;
+	const u32 *index;
+	u32 pos;
 
-	for (i = 0; i < fs_info->nr_devices; i++)
-		if (fs_info->devices[i].devid == devid)
-			return &fs_info->devices[i];
+	if (!nr_slots)
+		return NULL;
+	index = devid_index(fs_info);
+	for (pos = devid_slot(devid, nr_slots); index[pos]; pos = (pos + 1) & (nr_slots - 1))
+		if (fs_info->devices[index[pos] - 1].devid == devid)
+			return &fs_info->devices[index[pos] - 1];
 	return NULL;
 }
 
 /*
  * The device array grows while the chunk tree is read; stripes get their
  * device pointers only afterwards (resolve_stripes), so a realloc here
- * never leaves one dangling.
+ * never leaves one dangling.  The devid index is rebuilt when it grows.
  */
 struct btrfs_device *btrfs_add_device(struct btrfs_fs_info *fs_info, u64 devid)
 {
 	struct btrfs_device *dev;
+	u32 i;
 
 	if (fs_info->nr_devices == fs_info->devices_cap) {
 		u32 cap = fs_info->devices_cap ? fs_info->devices_cap * 2 : 8;
 
-		dev = realloc(fs_info->devices, cap * sizeof(*dev));
+		dev = realloc(fs_info->devices,
+			      (size_t)cap * (sizeof(*dev) + 2 * sizeof(u32)));
 		if (!dev)
 			return NULL;
 		fs_info->devices = dev;
 		fs_info->devices_cap = cap;
+		memset(devid_index(fs_info), 0, (size_t)2 * cap * sizeof(u32));
+		for (i = 0; i < fs_info->nr_devices; i++)
+			devid_index_add(fs_info, i);
 	}
 	dev = &fs_info->devices[fs_info->nr_devices++];
 	memset(dev, 0, sizeof(*dev));
 	dev->devid = devid;
 	dev->io.fd = -1;
+	devid_index_add(fs_info, fs_info->nr_devices - 1);
 	return dev;
 }
 
@@ -231,6 +270,16 @@ static int read_one_chunk(struct btrfs_fs_info *fs_info,
 	if (ret)
 		free(map);
 	return ret;
+}
+
+/*
+ * read_one_chunk() for a chunk item found by other means than this reader's
+ * tree walk (live mode: the kernel's tree search); @loc names where.
+ */
+int btrfs_add_chunk_item(struct btrfs_fs_info *fs_info, const struct btrfs_chunk *chunk,
+			 u32 item_size, u64 logical, const struct btrfs_item_location *loc)
+{
+	return read_one_chunk(fs_info, chunk, item_size, logical, loc);
 }
 
 #define sys_array_error(fs_info, offset, fmt, ...)			\
@@ -357,7 +406,7 @@ static int chunk_tree_leaf(struct btrfs_fs_info *fs_info,
 }
 
 /* Attach every stripe to its device; a stripe may name a missing one */
-static int resolve_stripes(struct btrfs_fs_info *fs_info)
+int btrfs_resolve_stripes(struct btrfs_fs_info *fs_info)
 {
 	u32 i;
 
@@ -398,7 +447,7 @@ int btrfs_read_chunk_tree(struct btrfs_fs_info *fs_info)
 			      chunk_tree_leaf, NULL);
 	if (ret)
 		return ret;
-	return resolve_stripes(fs_info);
+	return btrfs_resolve_stripes(fs_info);
 }
 
 /* Looked up by devid: stripe pointers are not resolved while reading the chunk tree */

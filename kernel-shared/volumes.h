@@ -47,6 +47,12 @@ struct btrfs_chunk_map *btrfs_find_chunk_map(struct btrfs_fs_info *fs_info,
 int btrfs_read_sys_array(struct btrfs_fs_info *fs_info);
 int btrfs_read_chunk_tree(struct btrfs_fs_info *fs_info);
 
+/* Live mode (live.c): chunk items the kernel's tree search returned */
+struct btrfs_item_location;
+int btrfs_add_chunk_item(struct btrfs_fs_info *fs_info, const struct btrfs_chunk *chunk,
+			 u32 item_size, u64 logical, const struct btrfs_item_location *loc);
+int btrfs_resolve_stripes(struct btrfs_fs_info *fs_info);
+
 /* One contiguous piece of a logical range on one device */
 struct btrfs_io_piece {
 	struct btrfs_device *dev;

@@ -9,6 +9,7 @@ PACKAGES="
 	build-essential autoconf automake pkg-config
 	libblkid-dev uuid-dev libisal-dev libxxhash-dev libgcrypt20-dev zlib1g-dev
 	btrfs-progs xz-utils jq python3 util-linux e2fsprogs attr strace python3-docutils
+	liblzma-dev libzstd-dev zstd libxml2-utils clang libclang-rt-14-dev
 "
 
 missing=

@@ -359,16 +359,20 @@ while read -r line; do
 	[ "$used" = "$want_used" ] ||
 		fail "tool weighs $used, expected $want_used ($branch branch); $desc"
 
+	branch_args=()
 	if [ "$verdict" != no-flush ] && $ambiguous; then
 		# the kernel's approximate counters may have taken the other branch
 		if [ "$branch" = may_use ]; then
-			r=$(tool "${args[@]}" --delalloc 0 --ordered 0) || fail "btrfs-space failed on $desc"
+			other_args=(--delalloc 0 --ordered 0)
 			other=delayed
 		else
-			r=$(tool "${args[@]}" --delalloc 1 --ordered 0) || fail "btrfs-space failed on $desc"
+			other_args=(--delalloc 1 --ordered 0)
 			other=may_use
 		fi
+		r=$(tool "${args[@]}" "${other_args[@]}") || fail "btrfs-space failed on $desc"
 		if [ "${r%% *}" = no-flush ]; then
+			# the boundary probes below must stay in that branch
+			branch_args=("${other_args[@]}")
 			read -r verdict used thresh min clamp tmu reason <<< "$r"
 			branch=$other
 			n_other_branch=$((n_other_branch + 1))
@@ -400,9 +404,9 @@ while read -r line; do
 			fail "min_bytes_may_use_to_flush $min <= recorded bytes_may_use $mu; $desc"
 		margin=$((min - mu))
 		# the boundary: flush at min, not one byte below
-		r=$(tool "${args[@]}" --may-use "$min") || fail "btrfs-space failed on $desc"
+		r=$(tool "${args[@]}" "${branch_args[@]}" --may-use "$min") || fail "btrfs-space failed on $desc"
 		[ "${r%% *}" = flush ] || fail "tool says ${r%% *} at its min_bytes_may_use_to_flush $min; $desc"
-		r=$(tool "${args[@]}" --may-use $((min - 1))) || fail "btrfs-space failed on $desc"
+		r=$(tool "${args[@]}" "${branch_args[@]}" --may-use $((min - 1))) || fail "btrfs-space failed on $desc"
 		[ "${r%% *}" = no-flush ] || fail "tool says ${r%% *} below its min_bytes_may_use_to_flush $min; $desc"
 		n_probed=$((n_probed + 1))
 		n_mayuse=$((n_mayuse + 1))
@@ -415,10 +419,10 @@ while read -r line; do
 		margin=$((thresh - used))
 		case "$reason" in
 		*below*threshold*)
-			r=$(tool "${args[@]}" --delayed-refs-rsv $((drr + margin))) ||
+			r=$(tool "${args[@]}" "${branch_args[@]}" --delayed-refs-rsv $((drr + margin))) ||
 				fail "btrfs-space failed on $desc"
 			[ "${r%% *}" = flush ] || fail "tool says ${r%% *} with the delayed reserves at the threshold; $desc"
-			r=$(tool "${args[@]}" --delayed-refs-rsv $((drr + margin - 1))) ||
+			r=$(tool "${args[@]}" "${branch_args[@]}" --delayed-refs-rsv $((drr + margin - 1))) ||
 				fail "btrfs-space failed on $desc"
 			[ "${r%% *}" = no-flush ] || fail "tool says ${r%% *} one byte below the threshold; $desc"
 			n_probed=$((n_probed + 1))

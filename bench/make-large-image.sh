@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make-large-image.sh [SIZE] [OUT]: build (or reuse) a large sparse btrfs image
+# for bench/run.sh: thousands of 1 GiB data block groups, each holding several
+# hundred preallocated extents of one medium size, so the BLOCK_GROUP_ITEMs lie
+# far apart in a big extent tree.  No data is written: the image file stays
+# sparse (its metadata is a few hundred MiB for 3 TiB).
+#
+#   SIZE   size of the sparse file (default 3T; anything truncate(1) takes)
+#   OUT    image path (default /tmp/btrfs-space-bench/large-SIZE.img)
+#
+# Environment:
+#   EXTENT=1M     size of every preallocated extent (one size only: since Linux
+#                 6.3 data extents go to block groups by size class, so mixing
+#                 sizes would not interleave them; <= 8 MiB is "medium")
+#   GAP=4K        file-offset gap between two extents (keeps them separate)
+#   FILL_PCT=98   preallocate this share of SIZE (stops early on ENOSPC)
+#   MKFS_OPTS=    extra mkfs.btrfs options (e.g. "-n 4096")
+#   FORCE=1       rebuild even when OUT was built with the same parameters
+#   BTRFSTUNE=    a btrfstune that has --convert-to-block-group-tree; when it
+#                 (or the one on PATH) has it, OUT's twin OUT-bgt.img is made
+#
+# Needs root (loop device and a read-write mount), mkfs.btrfs, gcc.
+# Prints the time each step took.  The image is cleanly unmounted at the end.
+set -euo pipefail
+
+SIZE=${1:-3T}
+OUT=${2:-/tmp/btrfs-space-bench/large-$SIZE.img}
+EXTENT=${EXTENT:-1M}
+GAP=${GAP:-4K}
+FILL_PCT=${FILL_PCT:-98}
+MKFS_OPTS=${MKFS_OPTS:-}
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+
+die() { echo "make-large-image: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root (losetup, mount)"
+for t in mkfs.btrfs losetup gcc truncate btrfs; do
+	command -v $t >/dev/null || die "$t not found"
+done
+
+PARAMS="size=$SIZE extent=$EXTENT gap=$GAP fill_pct=$FILL_PCT mkfs_opts=$MKFS_OPTS"
+BGT="${OUT%.img}-bgt.img"
+mkdir -p "$(dirname "$OUT")"
+
+WORK=$(mktemp -d /tmp/make-large-image.XXXXXX)
+LOOP=
+cleanup() {
+	if mountpoint -q "$WORK/mnt" 2>/dev/null; then
+		umount "$WORK/mnt" || true
+	fi
+	if [ -n "$LOOP" ]; then
+		btrfs device scan -u "$LOOP" >/dev/null 2>&1 || true
+		losetup -d "$LOOP" || true
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# the block-group-tree twin, when some btrfstune can convert
+bgt_twin() {
+	local tune=${BTRFSTUNE:-btrfstune} t0
+	if ! "$tune" --help 2>&1 | grep -q -- '--convert-to-block-group-tree'; then
+		echo "block-group-tree twin: skipped ($tune of $(btrfs --version 2>&1 | head -1) has no --convert-to-block-group-tree; set BTRFSTUNE= to a btrfs-progs >= 6.3 btrfstune)"
+		return 0
+	fi
+	if [ -f "$BGT" ] && [ "$(cat "$BGT.params" 2>/dev/null)" = "$PARAMS" ] && [ -z "${FORCE:-}" ]; then
+		echo "block-group-tree twin: reusing $BGT"
+		return 0
+	fi
+	t0=$(now)
+	rm -f "$BGT" "$BGT.params"
+	cp --sparse=always "$OUT" "$BGT"
+	"$tune" --convert-to-block-group-tree "$BGT"
+	echo "$PARAMS" > "$BGT.params"
+	echo "block-group-tree twin: $BGT ($(elapsed "$t0") s)"
+}
+
+if [ -f "$OUT" ] && [ "$(cat "$OUT.params" 2>/dev/null)" = "$PARAMS" ] && [ -z "${FORCE:-}" ]; then
+	echo "reusing $OUT ($PARAMS); FORCE=1 rebuilds"
+	bgt_twin
+	exit 0
+fi
+
+T0=$(now)
+gcc -O2 -Wall -o "$WORK/falloc-loop" "$BENCH_DIR/falloc-loop.c"
+rm -f "$OUT" "$OUT.params"
+truncate -s "$SIZE" "$OUT"
+BYTES=$(stat -c %s "$OUT")
+TOTAL=$((BYTES * FILL_PCT / 100))
+# shellcheck disable=SC2086
+mkfs.btrfs -q $MKFS_OPTS "$OUT" >/dev/null
+mkdir "$WORK/mnt"
+LOOP=$(losetup -f --show "$OUT")
+mount -t btrfs "$LOOP" "$WORK/mnt"
+echo "mkfs + mount: $(elapsed "$T0") s ($OUT, $SIZE, $LOOP)"
+
+T1=$(now)
+echo "preallocating ${TOTAL} bytes as $EXTENT extents, $GAP apart"
+"$WORK/falloc-loop" "$WORK/mnt/prealloc" "$EXTENT" "$GAP" "$TOTAL"
+sync
+echo "fallocate: $(elapsed "$T1") s"
+
+T2=$(now)
+btrfs filesystem df "$WORK/mnt" | sed 's/^/    /'
+umount "$WORK/mnt"
+btrfs device scan -u "$LOOP" >/dev/null 2>&1 || true
+losetup -d "$LOOP"
+LOOP=
+echo "umount: $(elapsed "$T2") s"
+
+echo "$PARAMS" > "$OUT.params"
+T3=$(now)
+read -r BGS LEAVES < <(btrfs inspect-internal dump-tree -t extent "$OUT" |
+	awk '/^leaf [0-9]+ items/ { l++ } /^\titem [0-9]+ key \([0-9]+ BLOCK_GROUP_ITEM / { b++ }
+	     END { print b + 0, l + 0 }')
+echo "image: $OUT: $BGS block groups, $LEAVES extent-tree leaves, $(du -h "$OUT" | cut -f1) on disk (counted in $(elapsed "$T3") s)"
+echo "built in $(elapsed "$T0") s"
+bgt_twin

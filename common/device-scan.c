@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <blkid/blkid.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+#include "common/device-scan.h"
+#include "common/io.h"
+#include "common/messages.h"
+
+#define SUPER_OFFSET		65536
+#define SUPER_SIZE		4096
+#define SB_FSID			32
+#define SB_MAGIC		64
+#define SB_NUM_DEVICES		136
+#define SB_DEVID		201
+#define BTRFS_MAGIC_LE		0x4D5F53665248425FULL
+#define MAX_MEMBERS		1024
+
+struct sb_id {
+	u8 fsid[16];
+	u64 devid;
+	u64 num_devices;
+};
+
+static u64 get_le64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+/*
+ * The primary superblock's identity; 1 if there is no btrfs magic, <0 if
+ * the path cannot be read.  Not counted: no stats.
+ */
+static int read_sb_id(const char *path, struct sb_id *id, int *fd_out)
+{
+	struct io_dev dev;
+	u8 sb[SUPER_SIZE];
+	int ret;
+
+	ret = io_open(&dev, path, NULL);
+	if (ret)
+		return ret;
+	ret = io_read(&dev, sb, sizeof(sb), SUPER_OFFSET, 0);
+	if (!ret && get_le64(sb + SB_MAGIC) != BTRFS_MAGIC_LE)
+		ret = 1;
+	if (ret == -ERANGE)
+		ret = 1;
+	if (!ret) {
+		memcpy(id->fsid, sb + SB_FSID, sizeof(id->fsid));
+		id->devid = get_le64(sb + SB_DEVID);
+		id->num_devices = get_le64(sb + SB_NUM_DEVICES);
+	}
+	if (ret == 1 && fd_out && !dev.dump) {
+		*fd_out = dev.fd;
+		dev.fd = -1;
+	}
+	io_close(&dev);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------
+ * What it is, when not btrfs
+ */
+
+static const char *probe_value(blkid_probe pr, const char *name)
+{
+	const char *val = NULL;
+
+	if (blkid_probe_lookup_value(pr, name, &val, NULL))
+		return NULL;
+	return val;
+}
+
+static void describe_probe(blkid_probe pr, int rc, const char *path,
+			   char *msg, size_t len)
+{
+	const char *type = probe_value(pr, "TYPE");
+	const char *usage = probe_value(pr, "USAGE");
+	const char *pttype = probe_value(pr, "PTTYPE");
+
+	if (rc == -2)
+		snprintf(msg, len, "%s: several filesystem signatures, none of them btrfs",
+			 path);
+	else if (type && (!usage || !strcmp(usage, "filesystem")))
+		snprintf(msg, len, "%s: %s filesystem, not btrfs", path, type);
+	else if (type)
+		snprintf(msg, len, "%s: %s (%s), not btrfs", path, type, usage);
+	else if (pttype)
+		snprintf(msg, len, "%s: %s partition table, not btrfs (give the partition)",
+			 path, pttype);
+	else
+		snprintf(msg, len,
+			 "%s: no recognised filesystem (no btrfs superblock at offset %d)",
+			 path, SUPER_OFFSET);
+}
+
+static bool probe_fd(int fd, const char *path, char *msg, size_t len)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *type;
+	int rc;
+
+	if (!pr)
+		return false;
+	if (blkid_probe_set_device(pr, fd, 0, 0)) {
+		blkid_free_probe(pr);
+		return false;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+	blkid_probe_enable_partitions(pr, 1);
+	rc = blkid_do_safeprobe(pr);
+	type = rc ? NULL : probe_value(pr, "TYPE");
+	if (rc == -1 || (type && !strcmp(type, "btrfs"))) {
+		blkid_free_probe(pr);
+		return false;
+	}
+	describe_probe(pr, rc, path, msg, len);
+	blkid_free_probe(pr);
+	return true;
+}
+
+bool device_explain_not_btrfs(const char *path, char *msg, size_t len)
+{
+	struct sb_id id;
+	int fd = -1;
+	bool ret;
+
+	if (read_sb_id(path, &id, &fd) != 1)
+		return false;
+	if (fd < 0) {
+		snprintf(msg, len, "%s: no recognised filesystem (no btrfs superblock at offset %d)",
+			 path, SUPER_OFFSET);
+		return true;
+	}
+	ret = probe_fd(fd, path, msg, len);
+	close(fd);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------
+ * --scan
+ */
+
+struct members {
+	struct sb_id fs;
+	char **paths;
+	u64 *devids;
+	int nr;
+};
+
+static bool has_devid(const struct members *m, u64 devid)
+{
+	int i;
+
+	for (i = 0; i < m->nr; i++)
+		if (m->devids[i] == devid)
+			return true;
+	return false;
+}
+
+static int add_member(struct members *m, const char *path, u64 devid)
+{
+	void *p;
+
+	if (m->nr >= MAX_MEMBERS)
+		return -E2BIG;
+	p = realloc(m->paths, (m->nr + 1) * sizeof(*m->paths));
+	if (!p)
+		return -ENOMEM;
+	m->paths = p;
+	p = realloc(m->devids, (m->nr + 1) * sizeof(*m->devids));
+	if (!p)
+		return -ENOMEM;
+	m->devids = p;
+	m->paths[m->nr] = strdup(path);
+	if (!m->paths[m->nr])
+		return -ENOMEM;
+	m->devids[m->nr++] = devid;
+	return 0;
+}
+
+/* A candidate: kept when it holds another devid of the same filesystem */
+static int consider(struct members *m, const char *path, bool given)
+{
+	struct sb_id id;
+	int ret = read_sb_id(path, &id, NULL);
+
+	if (ret) {
+		if (given)
+			pr_verbose(LOG_VERBOSE, "scan: %s: not btrfs, left out\n", path);
+		return 0;
+	}
+	if (memcmp(id.fsid, m->fs.fsid, sizeof(id.fsid))) {
+		if (given)
+			pr_verbose(LOG_VERBOSE, "scan: %s: another filesystem, left out\n", path);
+		return 0;
+	}
+	if (has_devid(m, id.devid))
+		return 0;
+	pr_verbose(LOG_VERBOSE, "scan: %s: devid %llu\n", path,
+		   (unsigned long long)id.devid);
+	return add_member(m, path, id.devid);
+}
+
+/* TYPE=btrfs with our fsid as UUID, by libblkid's probe of @path */
+static bool blkid_says_member(const char *path, const char *uuid)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(path);
+	const char *type, *val;
+	bool ret = false;
+
+	if (!pr)
+		return false;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID);
+	if (!blkid_do_safeprobe(pr)) {
+		type = probe_value(pr, "TYPE");
+		val = probe_value(pr, "UUID");
+		ret = type && val && !strcmp(type, "btrfs") && !strcmp(val, uuid);
+	}
+	blkid_free_probe(pr);
+	return ret;
+}
+
+/* Every block device of /proc/partitions (disks, partitions, loop, dm) */
+static int scan_block_devices(struct members *m)
+{
+	FILE *f = fopen("/proc/partitions", "r");
+	char line[512], name[256], path[300], uuid[37];
+	unsigned long long blocks;
+	int ret = 0;
+
+	if (!f)
+		return 0;
+	uuid_unparse(m->fs.fsid, uuid);
+	while (!ret && (u64)m->nr < m->fs.num_devices && fgets(line, sizeof(line), f)) {
+		unsigned int major, minor;
+		struct stat st;
+
+		if (sscanf(line, " %u %u %llu %255s", &major, &minor, &blocks, name) != 4 ||
+		    blocks < 2)
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", name);
+		if (stat(path, &st) || !S_ISBLK(st.st_mode) ||
+		    !blkid_says_member(path, uuid))
+			continue;
+		ret = consider(m, path, false);
+	}
+	fclose(f);
+	return ret;
+}
+
+void device_scan_free(char **paths, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+int device_scan(char * const *paths, int nr_paths, char ***ret, int *nr_ret)
+{
+	struct members m = { 0 };
+	int i, err = 0;
+
+	*ret = NULL;
+	*nr_ret = 0;
+	if (nr_paths < 1 || read_sb_id(paths[0], &m.fs, NULL))
+		return 0;
+	for (i = 0; !err && i < nr_paths; i++)
+		err = consider(&m, paths[i], true);
+	if (!err && (u64)m.nr < m.fs.num_devices)
+		err = scan_block_devices(&m);
+	free(m.devids);
+	if (err) {
+		device_scan_free(m.paths, m.nr);
+		return err;
+	}
+	*ret = m.paths;
+	*nr_ret = m.nr;
+	return 0;
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "common/output-file.h"
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * A block device is refused whatever it holds: truncating one, or writing
+ * a picture over its start, would destroy a filesystem.
+ */
+static bool stat_is_input(const struct stat *out, const struct output_inputs *in)
+{
+	struct stat st;
+	int i;
+
+	if (S_ISBLK(out->st_mode))
+		return true;
+	for (i = 0; i < in->nr_paths; i++)
+		if (!stat(in->paths[i], &st) && same_file(out, &st))
+			return true;
+	for (i = 0; i < in->nr_fds; i++)
+		if (in->fds[i] >= 0 && !fstat(in->fds[i], &st) && same_file(out, &st))
+			return true;
+	return false;
+}
+
+bool output_is_input(const char *path, const struct output_inputs *in)
+{
+	struct stat st;
+
+	return !stat(path, &st) && stat_is_input(&st, in);
+}
+
+int output_open(const char *path, const struct output_inputs *in, FILE **out)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto out_close;
+	}
+	if (stat_is_input(&st, in)) {
+		ret = -EPERM;
+		goto out_close;
+	}
+	/* a pipe or /dev/null cannot be truncated, and need not be */
+	if (S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
+		ret = -errno;
+		goto out_close;
+	}
+	*out = fdopen(fd, "w");
+	if (*out)
+		return 0;
+	ret = -errno;
+out_close:
+	close(fd);
+	return ret;
+}
