@@ -106,14 +106,14 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 	fs_info->io_threads = opts->io_threads;
 	if (!ret && load_block_groups)
 		ret = btrfs_read_block_groups(fs_info);
-	/* a bad copy is worth knowing even when another one served */
-	if (fs_info->note[0])
-		warning("%s", fs_info->note);
 	if (ret)
 		print_open_error(fs_info, ret, &args);
 	device_scan_free(found, nr_found);
 	if (ret)
-		return EXIT_FS_ERROR;
+		return EXIT_FS_ERROR;	/* the error is the one line said */
+	/* a bad copy is worth knowing even when another one served */
+	if (fs_info->note[0])
+		warning("%s", fs_info->note);
 	if (fs_info->degraded)
 		warning("filesystem is degraded: some devices are missing, every chunk read was served by the devices present");
 	return 0;
