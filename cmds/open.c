@@ -5,6 +5,7 @@
 #include "common/help.h"
 #include "common/io.h"
 #include "common/messages.h"
+#include "common/progress.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/live.h"
@@ -76,6 +77,11 @@ static int open_live(struct btrfs_fs_info *fs_info, const char *path,
 	return 0;
 }
 
+static void show_progress(u64 done, u64 total, void *ctx)
+{
+	progress_update(ctx, done, total);
+}
+
 /*
  * Open the filesystem strictly read-only and, when asked, load its block
  * groups.  Any failure is printed here as the one line the user sees.
@@ -104,8 +110,16 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 	ret = btrfs_open_fs(fs_info, &args);
 	fs_info->bg_search_scan = opts->bg_search_scan;
 	fs_info->io_threads = opts->io_threads;
-	if (!ret && load_block_groups)
+	if (!ret && load_block_groups) {
+		struct progress progress;
+
+		progress_init(&progress, "loading block groups");
+		fs_info->progress_fn = show_progress;
+		fs_info->progress_ctx = &progress;
 		ret = btrfs_read_block_groups(fs_info);
+		progress_clear(&progress);
+		fs_info->progress_fn = NULL;
+	}
 	if (ret)
 		print_open_error(fs_info, ret, &args);
 	device_scan_free(found, nr_found);

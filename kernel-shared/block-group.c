@@ -23,6 +23,12 @@
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
 
+static void report_progress(struct btrfs_fs_info *fs_info, u64 done)
+{
+	if (fs_info->progress_fn)
+		fs_info->progress_fn(done, fs_info->nr_chunks, fs_info->progress_ctx);
+}
+
 /* A chunk item fits in one leaf, which bounds its stripes (64 KiB / 32 bytes) */
 #define BTRFS_MAX_STRIPES_SUPER	(BTRFS_MAX_METADATA_BLOCKSIZE / sizeof(struct btrfs_stripe))
 
@@ -411,6 +417,7 @@ static int scan_block_groups(struct btrfs_fs_info *fs_info,
 		key.objectid = found.objectid + found.offset;
 		key.offset = 0;
 		btrfs_release_path(&path);
+		report_progress(fs_info, index + 1);
 	}
 	btrfs_release_path(&path);
 	if (ret < 0)
@@ -530,9 +537,13 @@ static int load_block_groups_batched(struct btrfs_fs_info *fs_info,
 		d.node[i] = eb;
 	for (i = 0; !ret && eb->level == 0 && i < n; i++)
 		ret = finish_in_leaf(fs_info, root, eb, i);
-	for (level = eb->level; !ret && level > 0; level--)
-		for (i = 0; !ret && i < n; i = end)
+	for (level = eb->level; !ret && level > 0; level--) {
+		for (i = 0; !ret && i < n; i = end) {
 			ret = descend_window(fs_info, root, &d, i, &end);
+			if (level == 1)
+				report_progress(fs_info, end);
+		}
+	}
 	if (!ret)
 		fs_info->nr_block_groups = n;
 	btrfs_tree_block_put(eb);
@@ -564,6 +575,7 @@ static int load_block_groups(struct btrfs_fs_info *fs_info,
 		ret = find_block_group(fs_info, root, fs_info->chunks[i], bg);
 		if (ret)
 			return ret;
+		report_progress(fs_info, i + 1);
 		fs_info->nr_block_groups++;
 	}
 	return 0;

@@ -185,6 +185,9 @@ struct btrfs_fs_info {
 	bool bg_from_bg_tree;
 	bool bg_search_scan;		/* kernel-style forward walk, not pinpoint */
 	u32 io_threads;			/* >1: level-by-level batched pinpoint */
+	/* told how far block-group loading got (cmds/ shows it on a tty) */
+	void (*progress_fn)(u64 done, u64 total, void *ctx);
+	void *progress_ctx;
 	struct btrfs_block_search_stats bg_search;
 
 	struct btrfs_space_info space_info[BTRFS_NR_SPACE_INFOS];

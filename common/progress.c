@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <unistd.h>
+#include "common/progress.h"
+
+void progress_init(struct progress *p, const char *what)
+{
+	p->enabled = isatty(STDERR_FILENO);
+	p->shown = false;
+	p->what = what;
+	clock_gettime(CLOCK_MONOTONIC, &p->last);
+}
+
+static double seconds_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+void progress_update(struct progress *p, u64 done, u64 total)
+{
+	if (!p->enabled || seconds_since(&p->last) < 0.2)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &p->last);
+	p->shown = true;
+	fprintf(stderr, "\r%s: %llu of %llu (%llu%%) ", p->what,
+		(unsigned long long)done, (unsigned long long)total,
+		(unsigned long long)(total ? done * 100 / total : 0));
+}
+
+void progress_clear(struct progress *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\r%78s\r", "");
+	p->shown = false;
+}
