@@ -679,24 +679,41 @@ static int read_balance_item(struct btrfs_fs_info *fs_info)
 	return 0;
 }
 
-static int read_roots(struct btrfs_fs_info *fs_info)
+/*
+ * The trees whose root items open_ctree() loads (btrfs_read_roots,
+ * load_global_roots), whatever reads the items: the image, or the
+ * kernel's tree search in live mode.
+ */
+int btrfs_load_roots(struct btrfs_fs_info *fs_info, btrfs_root_item_fn read_item,
+		     void *ctx)
 {
 	int ret;
 
-	ret = btrfs_read_root_item(fs_info, BTRFS_EXTENT_TREE_OBJECTID, &fs_info->extent_root);
+	ret = read_item(ctx, BTRFS_EXTENT_TREE_OBJECTID, &fs_info->extent_root);
 	if (!ret)
-		ret = btrfs_read_root_item(fs_info, BTRFS_DEV_TREE_OBJECTID, &fs_info->dev_root);
+		ret = read_item(ctx, BTRFS_DEV_TREE_OBJECTID, &fs_info->dev_root);
 	if (!ret)
-		ret = btrfs_read_root_item(fs_info, BTRFS_CSUM_TREE_OBJECTID, &fs_info->csum_root);
+		ret = read_item(ctx, BTRFS_CSUM_TREE_OBJECTID, &fs_info->csum_root);
 	if (!ret && btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE))
-		ret = btrfs_read_root_item(fs_info, BTRFS_FREE_SPACE_TREE_OBJECTID,
-				     &fs_info->free_space_root);
+		ret = read_item(ctx, BTRFS_FREE_SPACE_TREE_OBJECTID,
+				&fs_info->free_space_root);
 	if (!ret && btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE))
-		ret = btrfs_read_root_item(fs_info, BTRFS_BLOCK_GROUP_TREE_OBJECTID,
-				     &fs_info->block_group_root);
+		ret = read_item(ctx, BTRFS_BLOCK_GROUP_TREE_OBJECTID,
+				&fs_info->block_group_root);
 	if (!ret && btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE))
-		ret = btrfs_read_root_item(fs_info, BTRFS_RAID_STRIPE_TREE_OBJECTID,
-				     &fs_info->stripe_root);
+		ret = read_item(ctx, BTRFS_RAID_STRIPE_TREE_OBJECTID, &fs_info->stripe_root);
+	return ret;
+}
+
+static int image_root_item(void *ctx, u64 objectid, struct btrfs_root_ref *root)
+{
+	return btrfs_read_root_item(ctx, objectid, root);
+}
+
+static int read_roots(struct btrfs_fs_info *fs_info)
+{
+	int ret = btrfs_load_roots(fs_info, image_root_item, fs_info);
+
 	if (!ret)
 		ret = read_balance_item(fs_info);
 	return ret;

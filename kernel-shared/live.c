@@ -471,6 +471,11 @@ static int live_root_item(struct live_ctx *ctx, u64 objectid, struct btrfs_root_
 	return 0;
 }
 
+static int live_root_item_fn(void *ctx, u64 objectid, struct btrfs_root_ref *root)
+{
+	return live_root_item(ctx, objectid, root);
+}
+
 /* read_roots(): the same trees, and the balance item */
 static int live_roots(struct live_ctx *ctx)
 {
@@ -480,20 +485,7 @@ static int live_roots(struct live_ctx *ctx)
 	u32 len;
 	int ret;
 
-	ret = live_root_item(ctx, BTRFS_EXTENT_TREE_OBJECTID, &fs_info->extent_root);
-	if (!ret)
-		ret = live_root_item(ctx, BTRFS_DEV_TREE_OBJECTID, &fs_info->dev_root);
-	if (!ret)
-		ret = live_root_item(ctx, BTRFS_CSUM_TREE_OBJECTID, &fs_info->csum_root);
-	if (!ret && btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE))
-		ret = live_root_item(ctx, BTRFS_FREE_SPACE_TREE_OBJECTID,
-				     &fs_info->free_space_root);
-	if (!ret && btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE))
-		ret = live_root_item(ctx, BTRFS_BLOCK_GROUP_TREE_OBJECTID,
-				     &fs_info->block_group_root);
-	if (!ret && btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE))
-		ret = live_root_item(ctx, BTRFS_RAID_STRIPE_TREE_OBJECTID,
-				     &fs_info->stripe_root);
+	ret = btrfs_load_roots(fs_info, live_root_item_fn, ctx);
 	if (ret)
 		return ret;
 	ret = search_exact(ctx, BTRFS_ROOT_TREE_OBJECTID, &key, &bi, sizeof(bi), &len);
