@@ -56,5 +56,7 @@ int csum_compute(enum csum_algo algo, const void *buf, size_t len,
  * ~crc32c_raw(~0, buf, len).
  */
 u32 crc32c_raw(u32 seed, const void *buf, size_t len);
+/* The same by table lookups, what short buffers use without SSE4.2 */
+u32 crc32c_raw_table(u32 seed, const void *buf, size_t len);
 
 #endif

@@ -8,6 +8,7 @@
 struct batch_worker {
 	pthread_t thread;
 	struct io_request *reqs;
+	const u32 *pending;		/* indexes into reqs still to read */
 	u32 nr;
 	u32 *next;			/* shared cursor */
 	pthread_mutex_t *lock;
@@ -34,7 +35,7 @@ static void *batch_worker_fn(void *arg)
 	u32 i;
 
 	while ((i = take_next(w)) < w->nr) {
-		struct io_request *req = &w->reqs[i];
+		struct io_request *req = &w->reqs[w->pending[i]];
 		struct io_dev dev = *req->dev;
 
 		dev.stats = &w->stats;
@@ -56,13 +57,33 @@ static void merge_stats(struct io_stats *into, const struct io_stats *from)
 	}
 }
 
-static void read_serially(struct io_request *reqs, u32 nr)
+/*
+ * What the page cache already holds is read on the spot, without a
+ * thread; returns how many requests are left, their indexes in @pending.
+ */
+static u32 read_cached(struct io_request *reqs, u32 nr, u32 *pending)
+{
+	u32 i, left = 0;
+
+	for (i = 0; i < nr; i++) {
+		reqs[i].result = io_read_cached(reqs[i].dev, reqs[i].buf, reqs[i].len,
+						reqs[i].offset, reqs[i].purpose);
+		if (reqs[i].result == -EAGAIN)
+			pending[left++] = i;
+	}
+	return left;
+}
+
+static void read_serially(struct io_request *reqs, const u32 *pending, u32 nr)
 {
 	u32 i;
 
-	for (i = 0; i < nr; i++)
-		reqs[i].result = io_read(reqs[i].dev, reqs[i].buf, reqs[i].len,
-					 reqs[i].offset, reqs[i].purpose);
+	for (i = 0; i < nr; i++) {
+		struct io_request *req = &reqs[pending[i]];
+
+		req->result = io_read(req->dev, req->buf, req->len, req->offset,
+				      req->purpose);
+	}
 }
 
 /*
@@ -73,33 +94,41 @@ int io_read_batch(struct io_request *reqs, u32 nr, u32 max_threads)
 {
 	struct batch_worker *workers;
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	u32 next = 0, nr_workers, i, started = 0;
+	u32 next = 0, nr_workers, i, started = 0, left;
+	u32 *pending;
 
 	if (max_threads > IO_BATCH_MAX_THREADS)
 		max_threads = IO_BATCH_MAX_THREADS;
-	nr_workers = nr < max_threads ? nr : max_threads;
-	if (nr_workers <= 1) {
-		read_serially(reqs, nr);
-		return 0;
-	}
-	workers = calloc(nr_workers, sizeof(*workers));
-	if (!workers)
+	pending = calloc(nr ? nr : 1, sizeof(*pending));
+	if (!pending)
 		return -ENOMEM;
-	for (i = 0; i < nr_workers; i++) {
+	/* one at a time there is nothing to overlap: no need to look first */
+	if (max_threads <= 1) {
+		for (i = 0; i < nr; i++)
+			pending[i] = i;
+		left = nr;
+	} else {
+		left = read_cached(reqs, nr, pending);
+	}
+	nr_workers = left < max_threads ? left : max_threads;
+	workers = nr_workers > 1 ? calloc(nr_workers, sizeof(*workers)) : NULL;
+	for (i = 0; workers && i < nr_workers; i++) {
 		workers[i] = (struct batch_worker) {
-			.reqs = reqs, .nr = nr, .next = &next, .lock = &lock,
+			.reqs = reqs, .pending = pending, .nr = left,
+			.next = &next, .lock = &lock,
 		};
 		if (pthread_create(&workers[i].thread, NULL, batch_worker_fn, &workers[i]))
 			break;
 		started++;
 	}
 	if (!started)
-		read_serially(reqs, nr);
+		read_serially(reqs, pending, left);
 	for (i = 0; i < started; i++) {
 		pthread_join(workers[i].thread, NULL);
 		if (reqs[0].dev->stats)
 			merge_stats(reqs[0].dev->stats, &workers[i].stats);
 	}
 	free(workers);
+	free(pending);
 	return 0;
 }

@@ -36,6 +36,8 @@ struct io_dev {
 	struct image_dump *dump;
 	/* "xz", "zstd" or "gzip" when the file was decompressed, else NULL */
 	const char *compression;
+	/* preadv2(RWF_NOWAIT) refused once: io_read_cached() stops trying */
+	bool no_nowait;
 };
 
 /*
@@ -50,5 +52,7 @@ const char *io_open_error(void);
 void io_close(struct io_dev *dev);
 int io_read(struct io_dev *dev, void *buf, u64 len, u64 offset,
 	    unsigned int purpose);
+int io_read_cached(struct io_dev *dev, void *buf, u64 len, u64 offset,
+		   unsigned int purpose);
 
 #endif

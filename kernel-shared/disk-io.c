@@ -462,23 +462,6 @@ static void count_block(struct btrfs_fs_info *fs_info,
 		fs_info->bg_search.leaves++;
 }
 
-/*
- * Read and verify a tree block, trying every copy the profile keeps until
- * one passes; a block already read is served from the cache.  On success
- * from a later copy the failure of the first is kept as a note, not an
- * error.
- */
-static struct btrfs_tree_block *alloc_block(struct btrfs_fs_info *fs_info, u64 bytenr)
-{
-	struct btrfs_tree_block *eb = calloc(1, sizeof(*eb) + fs_info->nodesize);
-
-	if (eb) {
-		eb->start = bytenr;
-		eb->len = fs_info->nodesize;
-	}
-	return eb;
-}
-
 /* Why no copy served: the first bad copy's error, or that all are missing */
 static void record_read_failure(struct btrfs_fs_info *fs_info, u64 bytenr,
 				const struct btrfs_tree_check *check,
@@ -528,7 +511,7 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 		return btrfs_fs_error(fs_info, -EUCLEAN,
 			"%s: tree block %llu is not covered by any chunk",
 			btrfs_root_name(check->root), (unsigned long long)bytenr);
-	eb = alloc_block(fs_info, bytenr);
+	eb = btrfs_alloc_tree_block(fs_info, bytenr);
 	if (!eb)
 		return -ENOMEM;
 	copies = btrfs_num_copies(map);
@@ -543,7 +526,7 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 	fs_info->err = prior;
 	if (ret) {
 		record_read_failure(fs_info, bytenr, check, &first_bad, bad, copies);
-		free(eb);
+		btrfs_free_tree_block(fs_info, eb);
 		return ret;
 	}
 	if (bad)
@@ -556,7 +539,7 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 	count_block(fs_info, eb, purpose);
 	ret = btrfs_cache_insert(fs_info, eb);
 	if (ret) {
-		free(eb);
+		btrfs_free_tree_block(fs_info, eb);
 		return ret;
 	}
 	*ret_eb = eb;
@@ -894,7 +877,7 @@ int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
 		req_of[i] = nr;
 		if (btrfs_cache_lookup(fs_info, bytenrs[i]))
 			continue;
-		out[i] = alloc_block(fs_info, bytenrs[i]);
+		out[i] = btrfs_alloc_tree_block(fs_info, bytenrs[i]);
 		if (!out[i]) {
 			ret = -ENOMEM;
 			break;
@@ -912,7 +895,7 @@ int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
 			batched = false;
 		if (batched && accept_batched(fs_info, out[i], &checks[i], purpose))
 			continue;
-		free(out[i]);
+		btrfs_free_tree_block(fs_info, out[i]);
 		out[i] = NULL;
 		if (!ret)
 			ret = btrfs_read_tree_block(fs_info, bytenrs[i], &checks[i],

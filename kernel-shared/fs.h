@@ -123,6 +123,11 @@ struct btrfs_block_cache {
 	struct btrfs_tree_block *lru_tail;
 	u64 nr_leaves;
 	u64 bytes;
+	/* where the blocks live: see btrfs_alloc_tree_block() */
+	u8 **regions;
+	u32 nr_regions;
+	u32 region_used;		/* bytes carved from the last region */
+	struct btrfs_tree_block *free_blocks;	/* chained by hash_next */
 };
 
 /*
