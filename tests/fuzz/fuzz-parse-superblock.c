@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * parse-superblock: btrfs_validate_super() on 4096 fuzzed bytes, in
+ * memory; a superblock it accepts then has its sys_chunk_array read
+ * (btrfs_read_sys_array()), as the reader does next.
+ * Input: template byte (only for the seeds' sake), flags (PZ_NOFIX:
+ * keep the checksum; bits 4-5: the copy, 0-2, whose bytenr is expected),
+ * then up to 4096 bytes of superblock (the rest zeros).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/checksum.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/volumes.h"
+#include "tests/fuzz/parse-common.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *dir = fz_dump_dir();
+	u32 t;
+
+	if (!dir)
+		return 0;
+	for (t = 0; t < fz_nr_templates(); t++) {
+		struct fz_image img;
+		u8 seed[FZ_CONTROL + BTRFS_SUPER_INFO_SIZE];
+		char name[128];
+
+		fz_clone(&img, fz_template(t));
+		seed[0] = t;
+		seed[1] = 0;
+		memcpy(seed + FZ_CONTROL, fz_super(&img, 0), BTRFS_SUPER_INFO_SIZE);
+		snprintf(name, sizeof(name), "%s.super", fz_template_name(t));
+		fz_write_seed(dir, name, seed, sizeof(seed));
+		fz_free(&img);
+	}
+	exit(0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct btrfs_fs_info fs_info;
+	static struct btrfs_super_block sb;
+	int mirror, ret;
+
+	if (size < FZ_CONTROL)
+		return -1;
+	mirror = ((data[1] >> 4) & 3) % BTRFS_SUPER_MIRROR_MAX;
+	memset(&sb, 0, sizeof(sb));
+	memcpy(&sb, data + FZ_CONTROL,
+	       size - FZ_CONTROL < sizeof(sb) ? size - FZ_CONTROL : sizeof(sb));
+	if (!(data[1] & PZ_NOFIX))
+		pz_set_csum(btrfs_super_csum_type(&sb), (u8 *)&sb, sizeof(sb));
+	memset(&fs_info, 0, sizeof(fs_info));
+	ret = btrfs_validate_super(&fs_info, &sb, "fuzz", mirror);
+	pz_check(&fs_info, ret);
+	if (!ret) {
+		/* what the reader takes from an accepted superblock for the array */
+		fs_info.super = sb;
+		fs_info.nodesize = btrfs_super_nodesize(&sb);
+		fs_info.sectorsize = btrfs_super_sectorsize(&sb);
+		fs_info.csum_type = btrfs_super_csum_type(&sb);
+		fs_info.csum_size = csum_algo_size(fs_info.csum_type);
+		ret = btrfs_read_sys_array(&fs_info);
+		pz_check(&fs_info, ret);
+		btrfs_free_chunk_maps(&fs_info);
+	}
+	pz_end();
+	return 0;
+}
