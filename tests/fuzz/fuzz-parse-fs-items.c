@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * parse-fs-items: the FS_TREE root leaf of an opened template replaced by a
+ * leaf built from the input (INODE_ITEM, INODE_REF, INODE_EXTREF,
+ * DIR_ITEM, DIR_INDEX, EXTENT_DATA and whatever else; the template's
+ * header, checksum fixed unless PZ_NOFIX), then what csum-delete reads of
+ * a subvolume: btrfs_read_subvol(), btrfs_scan_subvol_drops() (every
+ * inode item and file extent item, the drop tracker), and for the first
+ * DIR_ITEM/DIR_INDEX names of the input btrfs_lookup_path() of
+ * "<directory's path>/<name>", btrfs_read_inode_info() and
+ * btrfs_count_file_drop() on what it finds; for the first INODE_ITEMs
+ * btrfs_inode_path() (INODE_REF/INODE_EXTREF back to the top).
+ * Input: template and flags (PZ_NOFIX, PZ_UNSORTED) bytes, then items
+ * (parse-common.h).  Templates whose fs tree is more than a leaf are
+ * skipped for the next one.  Seeds: the templates' fs leaves, and every fs
+ * tree leaf of 08-raid0-2dev (301 files) in the template with the largest
+ * nodesize.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/delayed-ref.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/file-item.h"
+#include "kernel-shared/inode.h"
+#include "kernel-shared/kernel-version.h"
+#include "tests/fuzz/parse-common.h"
+
+#define MAX_LOOKUPS	4
+/* a directory's entries by index: the same item as DIR_ITEM, other key */
+#define DIR_INDEX_KEY	96
+#define MAX_BLOCKS	4096
+
+static struct pz_root_leaf *cache;
+
+static int fs_tree(struct pz_fs *fs, struct btrfs_root_ref *root)
+{
+	int ret = btrfs_read_root_item(&fs->fs_info, BTRFS_FS_TREE_OBJECTID, root);
+
+	fs->fs_info.err.err = 0;
+	return ret || !root->found ? -1 : 0;
+}
+
+static void seed_leaf(const char *dir, const char *name, u32 t, const u8 *leaf, u32 len)
+{
+	u8 *seed = calloc(1, FZ_CONTROL + BTRFS_MAX_METADATA_BLOCKSIZE);
+	size_t n;
+
+	if (!seed)
+		abort();
+	seed[0] = t;
+	n = pz_dump_leaf_items(leaf, len, seed, FZ_CONTROL,
+			       FZ_CONTROL + BTRFS_MAX_METADATA_BLOCKSIZE);
+	fz_write_seed(dir, name, seed, n);
+	free(seed);
+}
+
+/* The fs tree leaves of templates whose fs tree is larger, into template @into */
+static void seed_other_leaves(const char *dir, u32 into)
+{
+	static struct fz_block blocks[MAX_BLOCKS];
+	u32 t, nr, b;
+
+	for (t = 0; t < fz_nr_templates(); t++) {
+		struct fz_image img;
+
+		if (cache[t].leaf)
+			continue;
+		fz_clone(&img, fz_template(t));
+		nr = fz_find_blocks(&img, blocks, MAX_BLOCKS);
+		for (b = 0; b < nr; b++) {
+			char name[128];
+
+			if (blocks[b].owner != BTRFS_FS_TREE_OBJECTID || blocks[b].level)
+				continue;
+			snprintf(name, sizeof(name), "%s.fs-leaf-%llu.in-%s", fz_template_name(t),
+				 (unsigned long long)blocks[b].logical, fz_template_name(into));
+			seed_leaf(dir, name, into, blocks[b].data, blocks[b].len);
+		}
+		fz_free(&img);
+	}
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *dir = fz_dump_dir();
+	u32 t, largest = 0, best = 0;
+
+	if (!dir)
+		return 0;
+	for (t = 0; t < fz_nr_templates(); t++) {
+		const struct pz_root_leaf *found;
+		struct pz_fs *fs = pz_open_root_leaf(t, fs_tree, &cache, &found);
+		char name[128];
+
+		if (!fs || fs->t != t)
+			continue;
+		snprintf(name, sizeof(name), "%s.fs-leaf", fz_template_name(t));
+		seed_leaf(dir, name, t, found->leaf, fs->fs_info.nodesize);
+		if (fs->fs_info.nodesize > largest) {
+			largest = fs->fs_info.nodesize;
+			best = t;
+		}
+	}
+	if (largest)
+		seed_other_leaves(dir, best);
+	exit(0);
+}
+
+static int count_file(const struct btrfs_inode_info *info,
+		      const struct btrfs_file_drop *drop, void *ctx)
+{
+	return 0;
+}
+
+/* "<path of the directory>/<name>" for a DIR_ITEM or DIR_INDEX */
+static bool entry_path(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv,
+		       const struct pz_item *item, char *path, size_t size)
+{
+	const struct btrfs_dir_item *di = (const void *)item->data;
+	u32 name_len;
+	size_t len;
+
+	if (item->size < sizeof(*di))
+		return false;
+	name_len = btrfs_stack_dir_name_len(di);
+	if (name_len > item->size - sizeof(*di))
+		name_len = item->size - sizeof(*di);
+	if (name_len > BTRFS_NAME_LEN)
+		name_len = BTRFS_NAME_LEN;
+	if (btrfs_inode_path(fs_info, sv, fz_get64(&item->key.objectid), path,
+			     size - BTRFS_NAME_LEN - 2))
+		strcpy(path, "");
+	fs_info->err.err = 0;
+	len = strlen(path);
+	if (!len || path[len - 1] != '/')
+		path[len++] = '/';
+	memcpy(path + len, di + 1, name_len);
+	path[len + name_len] = 0;
+	return true;
+}
+
+static void look_up(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv,
+		    const struct pz_item *items, u32 nr, struct btrfs_drop_tracker *tracker)
+{
+	static char path[4096 + BTRFS_NAME_LEN + 2];
+	u32 i, n = 0;
+
+	for (i = 0; i < nr && n < MAX_LOOKUPS; i++) {
+		struct btrfs_inode_info info;
+		struct btrfs_file_drop drop;
+		struct btrfs_subvol found;
+		u8 type = items[i].key.type;
+		u64 ino;
+		int ret;
+
+		if (type != BTRFS_DIR_ITEM_KEY && type != DIR_INDEX_KEY)
+			continue;
+		if (!entry_path(fs_info, sv, &items[i], path, sizeof(path)))
+			continue;
+		n++;
+		ret = btrfs_lookup_path(fs_info, BTRFS_FS_TREE_OBJECTID, path, &found, &ino);
+		pz_check_aside(fs_info, ret);
+		if (ret)
+			continue;
+		ret = btrfs_read_inode_info(fs_info, &found, ino, &info);
+		pz_check_aside(fs_info, ret);
+		memset(&drop, 0, sizeof(drop));
+		pz_check_aside(fs_info, btrfs_count_file_drop(fs_info, &found, ino, tracker,
+							      &drop));
+	}
+	for (i = 0, n = 0; i < nr && n < MAX_LOOKUPS; i++) {
+		if (items[i].key.type != BTRFS_INODE_ITEM_KEY)
+			continue;
+		n++;
+		pz_check_aside(fs_info, btrfs_inode_path(fs_info, sv,
+				fz_get64(&items[i].key.objectid), path, sizeof(path)));
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct pz_item items[PZ_MAX_ITEMS];
+	static u8 leaf[BTRFS_MAX_METADATA_BLOCKSIZE];
+	const struct pz_root_leaf *found;
+	struct btrfs_drop_tracker tracker;
+	struct btrfs_subvol_scan scan = { .file_fn = count_file };
+	struct btrfs_kernel_model model;
+	struct btrfs_csum_params params;
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_subvol sv;
+	struct pz_fs *fs;
+	u32 nr;
+	int ret;
+
+	if (size < FZ_CONTROL)
+		return -1;
+	fs = pz_open_root_leaf(data[0], fs_tree, &cache, &found);
+	if (!fs)
+		return 0;
+	fs_info = &fs->fs_info;
+	nr = pz_parse_items(data + FZ_CONTROL, size - FZ_CONTROL, items, PZ_MAX_ITEMS);
+	nr = pz_build_leaf(leaf, fs_info->nodesize, found->leaf, items, nr,
+			   data[1] & PZ_UNSORTED);
+	if (!(data[1] & PZ_NOFIX))
+		pz_set_csum(fs_info->csum_type, leaf, fs_info->nodesize);
+	if (pz_place(fs, found->root.bytenr, leaf)) {
+		pz_restore(fs);
+		return 0;
+	}
+	ret = btrfs_read_subvol(fs_info, BTRFS_FS_TREE_OBJECTID, &sv);
+	pz_check(fs_info, ret);
+	if (!ret) {
+		/* as csum-delete sets them up (cmds/csum-delete.c) */
+		btrfs_kernel_model(BTRFS_DEFAULT_KERNEL, &model);
+		btrfs_csum_params_from_fs(fs_info, &params);
+		btrfs_drop_tracker_init(&tracker, &params, &model);
+		pz_check(fs_info, btrfs_scan_subvol_drops(fs_info, &sv, &tracker, &scan));
+		look_up(fs_info, &sv, items, nr, &tracker);
+		btrfs_drop_tracker_release(&tracker);
+	}
+	pz_restore(fs);
+	pz_end();
+	return 0;
+}
