@@ -91,6 +91,7 @@ static void put_le64(unsigned char *p, u64 v)
 static u32 crc32c_table[8][256];
 static pthread_once_t crc32c_table_once = PTHREAD_ONCE_INIT;
 static bool crc32c_use_sse42;
+static int crc32c_ready;		/* the two above are set */
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 /* The SSE4.2 crc32 instruction computes exactly this CRC, 8 bytes a step */
@@ -134,11 +135,14 @@ static void crc32c_table_init(void)
 		for (k = 1; k < 8; k++)
 			crc32c_table[k][i] = (crc32c_table[k - 1][i] >> 8) ^
 					     crc32c_table[0][crc32c_table[k - 1][i] & 0xff];
+	__atomic_store_n(&crc32c_ready, 1, __ATOMIC_RELEASE);
 }
 
 static u32 crc32c_small(u32 crc, const unsigned char *p, size_t len)
 {
-	pthread_once(&crc32c_table_once, crc32c_table_init);
+	/* set once, before any use; read without the cost of pthread_once */
+	if (!__atomic_load_n(&crc32c_ready, __ATOMIC_ACQUIRE))
+		pthread_once(&crc32c_table_once, crc32c_table_init);
 #ifdef HAVE_CRC32C_SSE42
 	if (crc32c_use_sse42)
 		return crc32c_sse42(crc, p, len);
@@ -151,7 +155,8 @@ u32 crc32c_raw_table(u32 seed, const void *buf, size_t len)
 	const unsigned char *p = buf;
 	u32 crc = seed;
 
-	pthread_once(&crc32c_table_once, crc32c_table_init);
+	if (!__atomic_load_n(&crc32c_ready, __ATOMIC_ACQUIRE))
+		pthread_once(&crc32c_table_once, crc32c_table_init);
 	for (; len >= 8; p += 8, len -= 8) {
 		u32 lo = crc ^ ((u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24);
 

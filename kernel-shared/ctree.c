@@ -151,17 +151,6 @@ void btrfs_free_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
 	ASAN_POISON_MEMORY_REGION(eb->data, eb->len);
 }
 
-int btrfs_comp_keys(const struct btrfs_key *a, const struct btrfs_key *b)
-{
-	if (a->objectid != b->objectid)
-		return a->objectid < b->objectid ? -1 : 1;
-	if (a->type != b->type)
-		return a->type < b->type ? -1 : 1;
-	if (a->offset != b->offset)
-		return a->offset < b->offset ? -1 : 1;
-	return 0;
-}
-
 static u32 cache_bucket(const struct btrfs_block_cache *cache, u64 bytenr)
 {
 	return (bytenr >> 12) % cache->nr_buckets;
@@ -274,50 +263,6 @@ void btrfs_free_block_cache(struct btrfs_fs_info *fs_info)
 	free(cache->regions);
 	free(cache->buckets);
 	memset(cache, 0, sizeof(*cache));
-}
-
-/* Item and pointer access; bounds were checked by tree-checker.c on read */
-static const struct btrfs_item *item_nr(const struct btrfs_tree_block *eb,
-					int slot)
-{
-	return (const struct btrfs_item *)(eb->data + sizeof(struct btrfs_header)) + slot;
-}
-
-static const struct btrfs_key_ptr *key_ptr_nr(const struct btrfs_tree_block *eb,
-					      int slot)
-{
-	return (const struct btrfs_key_ptr *)(eb->data + sizeof(struct btrfs_header)) + slot;
-}
-
-void btrfs_item_key_to_cpu(const struct btrfs_tree_block *eb, int slot,
-			   struct btrfs_key *key)
-{
-	btrfs_disk_key_to_cpu(key, &item_nr(eb, slot)->key);
-}
-
-const void *btrfs_item_ptr(const struct btrfs_tree_block *eb, int slot,
-			   u32 *size)
-{
-	const struct btrfs_item *item = item_nr(eb, slot);
-
-	*size = btrfs_raw_item_size(item);
-	return eb->data + sizeof(struct btrfs_header) + btrfs_raw_item_offset(item);
-}
-
-void btrfs_node_key_to_cpu(const struct btrfs_tree_block *eb, int slot,
-			   struct btrfs_key *key)
-{
-	btrfs_disk_key_to_cpu(key, &key_ptr_nr(eb, slot)->key);
-}
-
-u64 btrfs_node_blockptr(const struct btrfs_tree_block *eb, int slot)
-{
-	return btrfs_key_ptr_blockptr(key_ptr_nr(eb, slot));
-}
-
-u64 btrfs_node_ptr_generation(const struct btrfs_tree_block *eb, int slot)
-{
-	return btrfs_key_ptr_generation(key_ptr_nr(eb, slot));
 }
 
 /*

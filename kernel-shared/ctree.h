@@ -386,6 +386,16 @@ static inline u32 btrfs_chunk_item_size(u16 num_stripes)
 	       (u32)num_stripes * sizeof(struct btrfs_stripe);
 }
 
-int btrfs_comp_keys(const struct btrfs_key *a, const struct btrfs_key *b);
+/* btrfs_comp_cpu_keys(): objectid, then type, then offset */
+static inline int btrfs_comp_keys(const struct btrfs_key *a, const struct btrfs_key *b)
+{
+	if (a->objectid != b->objectid)
+		return a->objectid < b->objectid ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return 0;
+}
 
 #endif

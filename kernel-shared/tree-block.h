@@ -7,6 +7,7 @@
 #ifndef BTRFS_SPACE_TREE_BLOCK_H
 #define BTRFS_SPACE_TREE_BLOCK_H
 
+#include "kernel-shared/accessors.h"
 #include "kernel-shared/fs.h"
 
 struct btrfs_tree_block {
@@ -53,14 +54,53 @@ void btrfs_free_block_cache(struct btrfs_fs_info *fs_info);
 struct btrfs_tree_block *btrfs_alloc_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr);
 void btrfs_free_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
 
-void btrfs_item_key_to_cpu(const struct btrfs_tree_block *eb, int slot,
-			   struct btrfs_key *key);
-const void *btrfs_item_ptr(const struct btrfs_tree_block *eb, int slot,
-			   u32 *size);
-void btrfs_node_key_to_cpu(const struct btrfs_tree_block *eb, int slot,
-			   struct btrfs_key *key);
-u64 btrfs_node_blockptr(const struct btrfs_tree_block *eb, int slot);
-u64 btrfs_node_ptr_generation(const struct btrfs_tree_block *eb, int slot);
+/*
+ * Item and pointer access, inline as the kernel's accessors are (every
+ * leaf check and search step goes through them); bounds were checked by
+ * tree-checker.c when the block was read.
+ */
+static inline const struct btrfs_item *btrfs_item_nr(const struct btrfs_tree_block *eb,
+						     int slot)
+{
+	return (const struct btrfs_item *)(eb->data + sizeof(struct btrfs_header)) + slot;
+}
+
+static inline const struct btrfs_key_ptr *btrfs_key_ptr_nr(const struct btrfs_tree_block *eb,
+							   int slot)
+{
+	return (const struct btrfs_key_ptr *)(eb->data + sizeof(struct btrfs_header)) + slot;
+}
+
+static inline void btrfs_item_key_to_cpu(const struct btrfs_tree_block *eb, int slot,
+					 struct btrfs_key *key)
+{
+	btrfs_disk_key_to_cpu(key, &btrfs_item_nr(eb, slot)->key);
+}
+
+static inline const void *btrfs_item_ptr(const struct btrfs_tree_block *eb, int slot,
+					 u32 *size)
+{
+	const struct btrfs_item *item = btrfs_item_nr(eb, slot);
+
+	*size = btrfs_raw_item_size(item);
+	return eb->data + sizeof(struct btrfs_header) + btrfs_raw_item_offset(item);
+}
+
+static inline void btrfs_node_key_to_cpu(const struct btrfs_tree_block *eb, int slot,
+					 struct btrfs_key *key)
+{
+	btrfs_disk_key_to_cpu(key, &btrfs_key_ptr_nr(eb, slot)->key);
+}
+
+static inline u64 btrfs_node_blockptr(const struct btrfs_tree_block *eb, int slot)
+{
+	return btrfs_key_ptr_blockptr(btrfs_key_ptr_nr(eb, slot));
+}
+
+static inline u64 btrfs_node_ptr_generation(const struct btrfs_tree_block *eb, int slot)
+{
+	return btrfs_key_ptr_generation(btrfs_key_ptr_nr(eb, slot));
+}
 
 /* 0 and the slot of @key, or 1 and the slot of the first key above it */
 int bin_search_block(const struct btrfs_tree_block *eb, const struct btrfs_key *key,
