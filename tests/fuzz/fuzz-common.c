@@ -292,6 +292,12 @@ static void write_devices(struct fz_image *img)
 	}
 }
 
+/* The image target has no template: the one path with files behind it */
+static const char *csum_file(const struct fz_image *img)
+{
+	return img->file ? img->file : "/small/d001/f000001";
+}
+
 void fz_export_if_asked(struct fz_image *img)
 {
 	const char *prefix = getenv("FUZZ_EXPORT");
@@ -325,11 +331,14 @@ void fz_export_if_asked(struct fz_image *img)
 			(img->flags & FZ_DEGRADED) && img->ndev > 1 && d == img->ndev - 1u ?
 			" (left out of the run: degraded)" : "");
 	}
-	fprintf(stderr, "FUZZ_EXPORT: flags 0x%x: --super %u%s%s%s%s%s\n", img->flags,
+	fprintf(stderr, "FUZZ_EXPORT: flags 0x%x: --super %u%s%s%s%s%s%s%s%s\n", img->flags,
 		img->mirror, img->flags & FZ_SCAN ? " --bg-search scan" : "",
 		img->flags & FZ_DEGRADED ? " --degraded" : "",
 		img->flags & FZ_SERIAL ? " --io-threads 1" : "",
 		img->flags & FZ_CSUM_DELETE ? " (then csum-delete --top 3)" : "",
+		img->flags & FZ_CSUM_FILE ? " (then csum-delete --file " : "",
+		img->flags & FZ_CSUM_FILE ? csum_file(img) : "",
+		img->flags & FZ_CSUM_FILE ? ")" : "",
 		img->flags & FZ_NOFIX ? " (checksums not fixed)" : "");
 }
 
@@ -395,8 +404,9 @@ static void print_all(struct btrfs_fs_info *fs_info, struct space_report *report
 	free(buf);
 }
 
-/* The command as the CLI runs it: options as arguments */
-static void run_csum_delete(const struct fz_image *img, const char **paths, int nr_paths)
+/* The command as the CLI runs it: options as arguments; --top 3 or --file */
+static void run_csum_delete(const struct fz_image *img, const char **paths, int nr_paths,
+			    const char *file)
 {
 	struct cmd_options opts = {
 		.format = FMT_TEXT,
@@ -408,8 +418,8 @@ static void run_csum_delete(const struct fz_image *img, const char **paths, int 
 	int argc = 0, i;
 
 	argv[argc++] = "csum-delete";
-	argv[argc++] = "--top";
-	argv[argc++] = "3";
+	argv[argc++] = file ? "--file" : "--top";
+	argv[argc++] = file ? (char *)file : "3";
 	argv[argc++] = "--io-threads";
 	argv[argc++] = img->flags & FZ_SERIAL ? "1" : "2";
 	argv[argc++] = "--super";
@@ -481,13 +491,16 @@ void fz_run(struct fz_image *img)
 			ret ? (fs_info.err.err ? fs_info.err.msg : "(no message)") : "");
 	btrfs_close_fs(&fs_info);
 	if (img->flags & FZ_CSUM_DELETE)
-		run_csum_delete(img, paths, args.nr_paths);
+		run_csum_delete(img, paths, args.nr_paths, NULL);
+	if (img->flags & FZ_CSUM_FILE)
+		run_csum_delete(img, paths, args.nr_paths, csum_file(img));
 }
 
 void fz_start(struct fz_image *img, const u8 *data)
 {
 	fz_clone(img, fz_template(data[0] % fz_nr_templates()));
 	img->flags = data[1] & FZ_FLAGS_MASK;
+	img->file = fz_template_file(data[0] % fz_nr_templates());
 }
 
 /* --- templates ------------------------------------------------------------ */
@@ -530,6 +543,19 @@ const struct fz_image *fz_template(u32 i)
 		}
 	}
 	return &parsed[i];
+}
+
+/*
+ * Of the templates with an fs tree only 08-raid0-2dev holds files (/big,
+ * /small/dNNN/fNNNNNN); a path two directories deep walks the lookup
+ * through every step.  The others have only their top directory: "/" is
+ * found, then refused as a directory.
+ */
+const char *fz_template_file(u32 i)
+{
+	if (!strcmp(fz_template_names[i], "08-raid0-2dev"))
+		return "/small/d001/f000001";
+	return "/";
 }
 
 const char *fz_dump_dir(void)

@@ -36,7 +36,8 @@
 #define FZ_SERIAL	0x08	/* --io-threads 1: serial pinpoint (else 2) */
 #define FZ_JSON		0x10	/* print in JSON instead of text */
 #define FZ_CSUM_DELETE	0x20	/* then "csum-delete --top 3" too */
-#define FZ_FLAGS_MASK	0x3f
+#define FZ_CSUM_FILE	0x40	/* then "csum-delete --file PATH" too */
+#define FZ_FLAGS_MASK	0x7f
 
 struct bfz_head {
 	char magic[4];
@@ -71,6 +72,7 @@ struct fz_image {
 	u32 recs_cap;
 	u8 *buf;
 	size_t buf_len;
+	const char *file;	/* FZ_CSUM_FILE: a path of the template, or NULL */
 };
 
 /* A tree block found in an image, for the targets that rebuild one */
@@ -148,8 +150,10 @@ u32 fz_find_blocks(struct fz_image *img, struct fz_block *out, u32 max);
  * Write the devices, run the inspect pipeline.  Aborts (a finding) when an
  * error message is not one line or the JSON output holds nan/inf.  With
  * FZ_CSUM_DELETE, then runs the csum-delete command itself (--top 3, the
- * flags as options), which walks the fs tree: its output goes to stdout
- * and stderr (run-all.sh closes them, -close_fd_mask=3).
+ * flags as options), which walks the fs tree, and with FZ_CSUM_FILE
+ * "csum-delete --file PATH" for a path of the template (fz_template_file()),
+ * which looks the path up (btrfs_lookup_path()): their output goes to
+ * stdout and stderr (run-all.sh closes them, -close_fd_mask=3).
  */
 void fz_run(struct fz_image *img);
 
@@ -161,6 +165,8 @@ void fz_run(struct fz_image *img);
 u32 fz_nr_templates(void);
 const char *fz_template_name(u32 i);
 const struct fz_image *fz_template(u32 i);
+/* The path FZ_CSUM_FILE gives csum-delete --file for template @i */
+const char *fz_template_file(u32 i);
 
 /*
  * Environment of every target:

@@ -31,8 +31,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		bfz = fz_serialize(&img, &size);
 		snprintf(name, sizeof(name), "%s.bfz", fz_template_name(t));
 		fz_write_seed(dir, name, bfz, size);
-		/* the same image for inspect and then csum-delete --top */
-		((struct bfz_head *)bfz)->flags = FZ_CSUM_DELETE;
+		/* the same image for inspect, then csum-delete --top and --file */
+		((struct bfz_head *)bfz)->flags = FZ_CSUM_DELETE | FZ_CSUM_FILE;
 		snprintf(name, sizeof(name), "%s.csum-delete.bfz", fz_template_name(t));
 		fz_write_seed(dir, name, bfz, size);
 		free(bfz);
