@@ -442,6 +442,8 @@ void pz_check_aside(struct btrfs_fs_info *fs_info, int ret)
 			fs_info->err.msg);
 		abort();
 	}
+	if (ret && fs_info->err.err && getenv("FUZZ_VERBOSE"))
+		fprintf(stderr, "fuzz: aside, %s\n", fs_info->err.msg);
 	fs_info->err.err = 0;
 	fs_info->err.msg[0] = 0;
 }
