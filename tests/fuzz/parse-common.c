@@ -118,10 +118,16 @@ void pz_drop_cached(struct btrfs_fs_info *fs_info)
 void pz_work_init(struct btrfs_fs_info *work, const struct pz_fs *fs, bool dev_items)
 {
 	const struct btrfs_fs_info *base = &fs->fs_info;
-	struct btrfs_block_cache cache = work->cache;
+	struct btrfs_block_cache cache;
 	u32 i;
 
-	/* the cache's memory stays from run to run (pz_work_free()) */
+	/*
+	 * The cache's memory stays from run to run (pz_work_free()), for the
+	 * same nodesize: its free blocks have the size of the last one's.
+	 */
+	if (work->nodesize != base->nodesize)
+		btrfs_free_block_cache(work);
+	cache = work->cache;
 	memset(work, 0, sizeof(*work));
 	work->cache = cache;
 	work->super = base->super;
