@@ -27,7 +27,7 @@ static void *xcalloc(size_t n, size_t size)
 
 /* --- templates opened once ------------------------------------------------ */
 
-static bool write_template(struct pz_fs *fs, const struct fz_image *img)
+static void write_template(struct pz_fs *fs, const struct fz_image *img)
 {
 	u32 d, i;
 
@@ -45,7 +45,6 @@ static bool write_template(struct pz_fs *fs, const struct fz_image *img)
 			abort();
 	}
 	fs->ndev = img->ndev;
-	return true;
 }
 
 struct pz_fs *pz_open(u32 t)
@@ -294,9 +293,8 @@ struct pz_fs *pz_open_root_leaf(u32 t, pz_root_fn get, struct pz_root_leaf **cac
 {
 	u32 k, n = fz_nr_templates();
 
-	if (!*cache) {
+	if (!*cache)
 		*cache = xcalloc(n, sizeof(**cache));
-	}
 	for (k = 0; k < n; k++) {
 		u32 u = (t + k) % n;
 		struct pz_root_leaf *c = &(*cache)[u];
