@@ -129,12 +129,6 @@ static bool entry_path(struct btrfs_fs_info *fs_info, const struct btrfs_subvol 
 		name_len = item->size - sizeof(*di);
 	if (name_len > BTRFS_NAME_LEN)
 		name_len = BTRFS_NAME_LEN;
-	/*
-	 * The path is the user's argument in the CLI, and the lookup's
-	 * messages quote it: a newline there is the user's, not the image's.
-	 */
-	if (memchr(di + 1, '\n', name_len))
-		return false;
 	if (btrfs_inode_path(fs_info, sv, fz_get64(&item->key.objectid), path,
 			     size - BTRFS_NAME_LEN - 2))
 		strcpy(path, "");
@@ -144,7 +138,12 @@ static bool entry_path(struct btrfs_fs_info *fs_info, const struct btrfs_subvol 
 		path[len++] = '/';
 	memcpy(path + len, di + 1, name_len);
 	path[len + name_len] = 0;
-	return true;
+	/*
+	 * The path is the user's argument in the CLI, and the lookup's
+	 * messages quote it: a newline there is the user's, not the image's.
+	 * Here the names come from the input (DIR_ITEM, INODE_REFs).
+	 */
+	return !strchr(path, '\n');
 }
 
 static void look_up(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv,
