@@ -250,6 +250,34 @@ void btrfs_tree_block_put(struct btrfs_tree_block *eb)
 		eb->refs--;
 }
 
+/*
+ * Forget every cached block but keep the memory: the blocks go to the free
+ * list that the next reads take from.  For callers that open many small
+ * filesystems one after another with one fs_info (the fuzz targets), where
+ * mapping a fresh region for each would cost more than the reading.
+ */
+void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_block_cache *cache = &fs_info->cache;
+	u32 i;
+
+	for (i = 0; cache->buckets && i < cache->nr_buckets; i++) {
+		struct btrfs_tree_block *eb = cache->buckets[i];
+
+		while (eb) {
+			struct btrfs_tree_block *next = eb->hash_next;
+
+			btrfs_free_tree_block(fs_info, eb);
+			eb = next;
+		}
+		cache->buckets[i] = NULL;
+	}
+	cache->lru_head = NULL;
+	cache->lru_tail = NULL;
+	cache->nr_leaves = 0;
+	cache->bytes = 0;
+}
+
 void btrfs_free_block_cache(struct btrfs_fs_info *fs_info)
 {
 	struct btrfs_block_cache *cache = &fs_info->cache;

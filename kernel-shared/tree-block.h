@@ -51,6 +51,7 @@ struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,
 					    u64 bytenr);
 int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
 void btrfs_free_block_cache(struct btrfs_fs_info *fs_info);
+void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info);
 struct btrfs_tree_block *btrfs_alloc_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr);
 void btrfs_free_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
 

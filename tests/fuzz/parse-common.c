@@ -81,37 +81,9 @@ struct pz_fs *pz_open(u32 t)
 		return NULL;
 	}
 	/* reads must reach the devices, where the fuzzed blocks go */
-	pz_drop_cached(&fs->fs_info);
+	btrfs_drop_block_cache(&fs->fs_info);
 	opened[t] = fs;
 	return fs;
-}
-
-/*
- * Empty the block cache but keep its memory: btrfs_free_block_cache()
- * unmaps the 2 MiB regions the blocks are carved from, and mapping (and
- * poisoning, under ASan) a fresh one for every run cost more than the
- * parsers.  The blocks go to the free list the cache reuses.
- */
-void pz_drop_cached(struct btrfs_fs_info *fs_info)
-{
-	struct btrfs_block_cache *cache = &fs_info->cache;
-	u32 i;
-
-	for (i = 0; i < cache->nr_buckets; i++) {
-		struct btrfs_tree_block *eb = cache->buckets[i];
-
-		while (eb) {
-			struct btrfs_tree_block *next = eb->hash_next;
-
-			btrfs_free_tree_block(fs_info, eb);
-			eb = next;
-		}
-		cache->buckets[i] = NULL;
-	}
-	cache->lru_head = NULL;
-	cache->lru_tail = NULL;
-	cache->nr_leaves = 0;
-	cache->bytes = 0;
 }
 
 void pz_work_init(struct btrfs_fs_info *work, const struct pz_fs *fs, bool dev_items)
@@ -165,7 +137,7 @@ void pz_work_init(struct btrfs_fs_info *work, const struct pz_fs *fs, bool dev_i
 
 void pz_work_free(struct btrfs_fs_info *work)
 {
-	pz_drop_cached(work);
+	btrfs_drop_block_cache(work);
 	btrfs_free_chunk_maps(work);
 	free(work->devices);
 	free(work->block_groups);
@@ -251,7 +223,7 @@ int pz_place(struct pz_fs *fs, u64 logical, const u8 *block)
 			abort();
 	}
 	fs_info->err.err = 0;
-	pz_drop_cached(fs_info);
+	btrfs_drop_block_cache(fs_info);
 	return m == copies ? 0 : -1;
 }
 
@@ -264,7 +236,7 @@ void pz_restore(struct pz_fs *fs)
 			abort();
 	}
 	if (fs)
-		pz_drop_cached(&fs->fs_info);
+		btrfs_drop_block_cache(&fs->fs_info);
 }
 
 int pz_read_block(struct pz_fs *fs, const struct btrfs_root_ref *root, u8 *out)
@@ -284,7 +256,7 @@ int pz_read_block(struct pz_fs *fs, const struct btrfs_root_ref *root, u8 *out)
 		return -1;
 	memcpy(out, eb->data, eb->len);
 	btrfs_tree_block_put(eb);
-	pz_drop_cached(&fs->fs_info);
+	btrfs_drop_block_cache(&fs->fs_info);
 	return 0;
 }
 

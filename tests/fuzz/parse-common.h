@@ -84,9 +84,6 @@ typedef int (*pz_root_fn)(struct pz_fs *fs, struct btrfs_root_ref *root);
 struct pz_fs *pz_open_root_leaf(u32 t, pz_root_fn get, struct pz_root_leaf **cache,
 			       const struct pz_root_leaf **found);
 
-/* Empty @fs_info's block cache, keeping its memory for the next run */
-void pz_drop_cached(struct btrfs_fs_info *fs_info);
-
 /* Parse the item list at @data; returns how many (at most @max) */
 u32 pz_parse_items(const u8 *data, size_t size, struct pz_item *items, u32 max);
 /*
