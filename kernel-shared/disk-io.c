@@ -37,6 +37,17 @@
 					 BTRFS_FEATURE_COMPAT_RO_VERITY | \
 					 BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE)
 
+/*
+ * An error is one line, whatever it quotes: file names from the image or a
+ * --file argument may hold a newline or a terminal escape, shown as '?'.
+ */
+static void one_line(char *msg)
+{
+	for (; *msg; msg++)
+		if ((unsigned char)*msg < 0x20 || *msg == 0x7f)
+			*msg = '?';
+}
+
 int btrfs_fs_error(struct btrfs_fs_info *fs_info, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -47,6 +58,7 @@ int btrfs_fs_error(struct btrfs_fs_info *fs_info, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(fs_info->err.msg, sizeof(fs_info->err.msg), fmt, ap);
 	va_end(ap);
+	one_line(fs_info->err.msg);
 	return err;
 }
 

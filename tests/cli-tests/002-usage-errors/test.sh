@@ -5,7 +5,8 @@
 #   --format value
 # - an unreadable filesystem exits 1 with exactly one stderr line starting
 #   "ERROR: ": nonexistent file, 4 KiB file (too short for a superblock),
-#   zero-filled 1 MiB file (the message must mention the superblock)
+#   zero-filled 1 MiB file (the message must mention the superblock); a
+#   csum-delete --file path with a newline in it (still one line)
 
 source "$TEST_TOP/common" || exit
 
@@ -94,5 +95,12 @@ for cmd in $commands; do
 			fail "btrfs-space --format $fmt $cmd <zero-filled file>: the error does not mention the superblock"
 	done
 done
+
+# a path that quotes a newline and an escape in its message: still one line
+if [ "$img" != "$zero" ]; then
+	fs_error csum-delete --file "$(printf '/no\nsuch\033[31m')" "$img"
+	grep -q "no?such?\[31m" "$err" ||
+		fail "csum-delete --file with a newline: control characters not shown as '?'"
+fi
 
 exit 0
