@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,15 @@
 static void *xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
 
 	if (!p)
 		abort();
@@ -578,6 +588,79 @@ void fz_write_seed(const char *dir, const char *name, const void *data, size_t l
 	}
 }
 
+void fz_write_template_seed(const char *dir, u32 t, const void *data, size_t len,
+			    const char *fmt, ...)
+{
+	char name[128];
+	va_list ap;
+	int n;
+
+	n = snprintf(name, sizeof(name), "%s.", fz_template_name(t));
+	va_start(ap, fmt);
+	vsnprintf(name + n, sizeof(name) - n, fmt, ap);
+	va_end(ap);
+	fz_write_seed(dir, name, data, len);
+}
+
+void fz_dump_each_template(void (*dump)(const char *dir, u32 t))
+{
+	const char *dir = fz_dump_dir();
+	u32 t;
+
+	if (!dir)
+		return;
+	for (t = 0; t < fz_nr_templates(); t++)
+		dump(dir, t);
+	exit(0);
+}
+
+void fz_dump_template_seeds(const char *suffix, size_t cap, fz_seed_fn make)
+{
+	const char *dir = fz_dump_dir();
+	u32 t;
+
+	if (!dir)
+		return;
+	for (t = 0; t < fz_nr_templates(); t++) {
+		/* zeroed: the flags byte and any padding of a seed stay 0 */
+		u8 *seed = xcalloc(1, cap);
+		size_t len = make(t, seed, cap);
+
+		if (len)
+			fz_write_template_seed(dir, t, seed, len, "%s", suffix);
+		free(seed);
+	}
+	exit(0);
+}
+
+/* The superblock and sys-array targets, pipeline and parse-*: same inputs */
+size_t fz_super_seed(u32 t, u8 *seed, size_t cap)
+{
+	struct fz_image img;
+
+	fz_clone(&img, fz_template(t));
+	seed[0] = t;
+	memcpy(seed + FZ_CONTROL, fz_super(&img, 0), BTRFS_SUPER_INFO_SIZE);
+	fz_free(&img);
+	return FZ_SUPER_SEED;
+}
+
+size_t fz_sys_array_seed(u32 t, u8 *seed, size_t cap)
+{
+	struct btrfs_super_block *sb;
+	struct fz_image img;
+	u32 len;
+
+	fz_clone(&img, fz_template(t));
+	sb = fz_super(&img, 0);
+	len = btrfs_super_sys_array_size(sb);
+	seed[0] = t;
+	fz_put16(seed + FZ_CONTROL, len);
+	memcpy(seed + FZ_CONTROL + 2, sb->sys_chunk_array, len);
+	fz_free(&img);
+	return FZ_CONTROL + 2 + len;
+}
+
 /* --- item targets --------------------------------------------------------- */
 
 #define FZ_MAX_BLOCKS	4096
@@ -630,18 +713,51 @@ static struct fz_block *spec_leaf(struct fz_image *img, struct fz_block *blocks,
 	return first;
 }
 
-static int cmp_items(const void *a, const void *b)
+int fz_cmp_disk_keys(const struct btrfs_disk_key *x, const struct btrfs_disk_key *y)
 {
-	const struct fz_item *x = a, *y = b;
-	u64 xo = fz_get64(&x->key.objectid), yo = fz_get64(&y->key.objectid);
-	u64 xf = fz_get64(&x->key.offset), yf = fz_get64(&y->key.offset);
+	u64 xo = fz_get64(&x->objectid), yo = fz_get64(&y->objectid);
+	u64 xf = fz_get64(&x->offset), yf = fz_get64(&y->offset);
 
 	if (xo != yo)
 		return xo < yo ? -1 : 1;
-	if (x->key.type != y->key.type)
-		return x->key.type < y->key.type ? -1 : 1;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
 	if (xf != yf)
 		return xf < yf ? -1 : 1;
+	return 0;
+}
+
+bool fz_leaf_put(u8 *leaf, u32 *data_end, u32 slot, const struct btrfs_disk_key *key,
+		 const u8 *data, u32 size)
+{
+	struct btrfs_item *table = (void *)(leaf + sizeof(struct btrfs_header));
+
+	if (size > *data_end || *data_end - size < (slot + 1) * sizeof(*table))
+		return false;
+	*data_end -= size;
+	table[slot].key = *key;
+	fz_put32(&table[slot].offset, *data_end);
+	fz_put32(&table[slot].size, size);
+	memcpy(leaf + sizeof(struct btrfs_header) + *data_end, data, size);
+	return true;
+}
+
+void fz_leaf_end(u8 *leaf, u32 data_end, u32 nritems)
+{
+	struct btrfs_header *h = (void *)leaf;
+	struct btrfs_item *table = (void *)(leaf + sizeof(*h));
+
+	memset(&table[nritems], 0, data_end - nritems * sizeof(*table));
+	fz_put32(&h->nritems, nritems);
+}
+
+static int cmp_items(const void *a, const void *b)
+{
+	const struct fz_item *x = a, *y = b;
+	int ret = fz_cmp_disk_keys(&x->key, &y->key);
+
+	if (ret)
+		return ret;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -718,18 +834,12 @@ static void rebuild_leaf(struct fz_image *img, struct fz_block *blocks, u32 nr_b
 	}
 	qsort(items, n, sizeof(items[0]), cmp_items);
 	for (i = 0; i < n; i++) {
-		if (items[i].size > data_end ||
-		    data_end - items[i].size < (slot + 1) * sizeof(*out))
+		if (!fz_leaf_put(leaf->data, &data_end, slot, &items[i].key, items[i].data,
+				 items[i].size))
 			break;
-		data_end -= items[i].size;
-		out[slot].key = items[i].key;
-		fz_put32(&out[slot].offset, data_end);
-		fz_put32(&out[slot].size, items[i].size);
-		memcpy(leaf->data + sizeof(*h) + data_end, items[i].data, items[i].size);
 		slot++;
 	}
-	memset(&out[slot], 0, data_end - slot * sizeof(*out));
-	fz_put32(&h->nritems, slot);
+	fz_leaf_end(leaf->data, data_end, slot);
 	if (slot && memcmp(&out[0].key, &old_first, sizeof(old_first)))
 		fix_parent_keys(blocks, nr_blocks, leaf->owner, leaf->logical,
 				&out[0].key, 0);
@@ -804,7 +914,6 @@ void fz_items_dump(const char *dir, const struct fz_item_spec *specs, u32 nr_spe
 		u8 *out = xmalloc(FZ_CONTROL + nr_specs * BTRFS_MAX_METADATA_BLOCKSIZE);
 		size_t len = FZ_CONTROL;
 		u32 nr_blocks, s;
-		char name[128];
 
 		fz_clone(&img, fz_template(t));
 		nr_blocks = fz_find_blocks(&img, blocks, FZ_MAX_BLOCKS);
@@ -834,8 +943,7 @@ void fz_items_dump(const char *dir, const struct fz_item_spec *specs, u32 nr_spe
 				len += FZ_ITEM_HEAD + size;
 			}
 		}
-		snprintf(name, sizeof(name), "%s.items", fz_template_name(t));
-		fz_write_seed(dir, name, out, len);
+		fz_write_template_seed(dir, t, out, len, "items");
 		free(out);
 		fz_free(&img);
 	}

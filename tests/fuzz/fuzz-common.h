@@ -18,6 +18,7 @@
 #ifndef BTRFS_SPACE_FUZZ_COMMON_H
 #define BTRFS_SPACE_FUZZ_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "common/types.h"
@@ -131,6 +132,18 @@ static inline u16 fz_get16(const void *p)
 	return b[0] | (b[1] << 8);
 }
 
+/* Key order of two disk keys: -1, 0 or 1 */
+int fz_cmp_disk_keys(const struct btrfs_disk_key *x, const struct btrfs_disk_key *y);
+/*
+ * Leaves built item by item: fz_leaf_put() puts item @slot, its data below
+ * @data_end (offset in the item area, the leaf's size less the header to
+ * start with), false when it does not fit; fz_leaf_end() zeroes what lies
+ * between table and data and sets nritems.
+ */
+bool fz_leaf_put(u8 *leaf, u32 *data_end, u32 slot, const struct btrfs_disk_key *key,
+		 const u8 *data, u32 size);
+void fz_leaf_end(u8 *leaf, u32 data_end, u32 nritems);
+
 /* Parse a BFZ file into @img (a private copy); 0 or -1 when not one */
 int fz_parse(const u8 *data, size_t size, struct fz_image *img);
 /* Serialize @img as a BFZ file; returns a malloc'd buffer */
@@ -180,6 +193,28 @@ const char *fz_template_file(u32 i);
 void fz_export_if_asked(struct fz_image *img);
 const char *fz_dump_dir(void);
 void fz_write_seed(const char *dir, const char *name, const void *data, size_t len);
+/* fz_write_seed() as "<name of template t>.<fmt...>" */
+void fz_write_template_seed(const char *dir, u32 t, const void *data, size_t len,
+			    const char *fmt, ...) __attribute__ ((format (printf, 5, 6)));
+/*
+ * LLVMFuzzerInitialize's FUZZ_DUMP_SEEDS: return when it is not set, else
+ * write the seeds and exit.  fz_dump_each_template() lets @dump write any
+ * number of seeds for template @t; fz_dump_template_seeds() writes one per
+ * template, "<template>.<suffix>", of the length @make returns (0: none)
+ * after building it into @seed (@cap bytes, zeroed).
+ */
+typedef size_t (*fz_seed_fn)(u32 t, u8 *seed, size_t cap);
+void fz_dump_each_template(void (*dump)(const char *dir, u32 t));
+void fz_dump_template_seeds(const char *suffix, size_t cap, fz_seed_fn make);
+
+/*
+ * Seeds shared by a pipeline target and its parse-* twin (same input):
+ * the template's superblock, and its sys_chunk_array with le16 size.
+ */
+#define FZ_SUPER_SEED		(FZ_CONTROL + BTRFS_SUPER_INFO_SIZE)
+#define FZ_SYS_ARRAY_SEED	(FZ_CONTROL + 2 + BTRFS_SYSTEM_CHUNK_ARRAY_SIZE)
+size_t fz_super_seed(u32 t, u8 *seed, size_t cap);
+size_t fz_sys_array_seed(u32 t, u8 *seed, size_t cap);
 
 /* A copy of the template the input's first byte picks, with its flags */
 void fz_start(struct fz_image *img, const u8 *data);

@@ -14,31 +14,26 @@
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
+static void dump_seeds(const char *dir, u32 t)
+{
+	struct fz_image img;
+	size_t size;
+	u8 *bfz;
+
+	fz_clone(&img, fz_template(t));
+	bfz = fz_serialize(&img, &size);
+	fz_write_template_seed(dir, t, bfz, size, "bfz");
+	/* the same image for inspect, then csum-delete --top and --file */
+	((struct bfz_head *)bfz)->flags = FZ_CSUM_DELETE | FZ_CSUM_FILE;
+	fz_write_template_seed(dir, t, bfz, size, "csum-delete.bfz");
+	free(bfz);
+	fz_free(&img);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = fz_dump_dir();
-	u32 t;
-
-	if (!dir)
-		return 0;
-	for (t = 0; t < fz_nr_templates(); t++) {
-		struct fz_image img;
-		size_t size;
-		u8 *bfz;
-		char name[128];
-
-		fz_clone(&img, fz_template(t));
-		bfz = fz_serialize(&img, &size);
-		snprintf(name, sizeof(name), "%s.bfz", fz_template_name(t));
-		fz_write_seed(dir, name, bfz, size);
-		/* the same image for inspect, then csum-delete --top and --file */
-		((struct bfz_head *)bfz)->flags = FZ_CSUM_DELETE | FZ_CSUM_FILE;
-		snprintf(name, sizeof(name), "%s.csum-delete.bfz", fz_template_name(t));
-		fz_write_seed(dir, name, bfz, size);
-		free(bfz);
-		fz_free(&img);
-	}
-	exit(0);
+	fz_dump_each_template(dump_seeds);
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

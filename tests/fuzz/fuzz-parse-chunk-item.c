@@ -17,70 +17,25 @@
 #include "kernel-shared/volumes.h"
 #include "tests/fuzz/parse-common.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+static size_t chunk_seed(u32 t, u8 *seed, size_t cap)
 {
-	const char *dir = fz_dump_dir();
-	u32 t;
-
-	if (!dir)
-		return 0;
-	for (t = 0; t < fz_nr_templates(); t++) {
-		u8 *seed = calloc(1, FZ_CONTROL + BTRFS_MAX_METADATA_BLOCKSIZE);
-		const u8 *leaf;
-		char name[128];
-		size_t len;
-		u64 logical;
-		u32 nodesize;
-
-		leaf = pz_template_leaf(t, BTRFS_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY,
-					&logical, &nodesize);
-		if (!seed || !leaf)
-			abort();
-		seed[0] = t;
-		len = pz_dump_leaf_items(leaf, nodesize, seed, FZ_CONTROL,
-					 FZ_CONTROL + BTRFS_MAX_METADATA_BLOCKSIZE);
-		snprintf(name, sizeof(name), "%s.chunk-leaf", fz_template_name(t));
-		fz_write_seed(dir, name, seed, len);
-		free(seed);
-	}
-	exit(0);
+	return pz_template_leaf_seed(t, BTRFS_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY,
+				     seed, cap);
 }
 
-/* Per template: the header of its chunk leaf */
-static const u8 *chunk_header(u32 t, u64 *logical)
+int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	static u8 (*headers)[sizeof(struct btrfs_header)];
-	static u64 *where;
-	u32 nodesize;
-
-	if (!headers) {
-		headers = calloc(fz_nr_templates(), sizeof(*headers));
-		where = calloc(fz_nr_templates(), sizeof(*where));
-		if (!headers || !where)
-			abort();
-	}
-	if (!where[t]) {
-		const u8 *leaf = pz_template_leaf(t, BTRFS_CHUNK_TREE_OBJECTID,
-						  BTRFS_CHUNK_ITEM_KEY, &where[t], &nodesize);
-
-		if (!leaf)
-			abort();
-		memcpy(headers[t], leaf, sizeof(headers[t]));
-	}
-	*logical = where[t];
-	return headers[t];
+	fz_dump_template_seeds("chunk-leaf", FZ_CONTROL + BTRFS_MAX_METADATA_BLOCKSIZE,
+			       chunk_seed);
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct pz_item items[PZ_MAX_ITEMS];
 	static struct btrfs_fs_info work;
-	static u8 leaf[BTRFS_MAX_METADATA_BLOCKSIZE];
 	struct btrfs_tree_block *eb;
 	struct pz_fs *fs;
-	const u8 *header;
-	u64 logical;
-	u32 nr, slot;
+	u32 slot;
 	int ret;
 
 	if (size < FZ_CONTROL)
@@ -88,11 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fs = pz_open(data[0]);
 	if (!fs)
 		return 0;
-	header = chunk_header(fs->t, &logical);
-	nr = pz_parse_items(data + FZ_CONTROL, size - FZ_CONTROL, items, PZ_MAX_ITEMS);
-	pz_build_leaf(leaf, fs->fs_info.nodesize, header, items, nr,
-		      data[1] & PZ_UNSORTED);
-	eb = pz_block(leaf, fs->fs_info.nodesize, logical);
+	eb = pz_items_block(fs, BTRFS_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY, data, size);
 	pz_work_init(&work, fs, true);
 	pz_check(&work, btrfs_check_tree_block(&work, eb));
 	ret = 0;

@@ -60,34 +60,24 @@ static struct pz_fs *pick(u32 t, const struct pz_root_leaf **chunk,
 	return NULL;
 }
 
+/* Both leaves' items in one seed */
+static size_t dev_seed(u32 t, u8 *seed, size_t cap)
+{
+	const struct pz_root_leaf *chunk, *dev;
+	struct pz_fs *fs = pick(t, &chunk, &dev);
+	size_t len;
+
+	if (!fs || fs->t != t)
+		return 0;
+	len = pz_leaf_seed(t, chunk->leaf, fs->fs_info.nodesize, seed, cap);
+	return pz_dump_leaf_items(dev->leaf, fs->fs_info.nodesize, seed, len, cap);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = fz_dump_dir();
-	u32 t;
-
-	if (!dir)
-		return 0;
-	for (t = 0; t < fz_nr_templates(); t++) {
-		size_t max = FZ_CONTROL + 2 * BTRFS_MAX_METADATA_BLOCKSIZE, len;
-		const struct pz_root_leaf *chunk, *dev;
-		u8 *seed = calloc(1, max);
-		struct pz_fs *fs = pick(t, &chunk, &dev);
-		char name[128];
-
-		if (!seed)
-			abort();
-		if (fs && fs->t == t) {
-			seed[0] = t;
-			len = pz_dump_leaf_items(chunk->leaf, fs->fs_info.nodesize, seed,
-						 FZ_CONTROL, max);
-			len = pz_dump_leaf_items(dev->leaf, fs->fs_info.nodesize, seed,
-						 len, max);
-			snprintf(name, sizeof(name), "%s.dev-leaves", fz_template_name(t));
-			fz_write_seed(dir, name, seed, len);
-		}
-		free(seed);
-	}
-	exit(0);
+	fz_dump_template_seeds("dev-leaves", FZ_CONTROL + 2 * BTRFS_MAX_METADATA_BLOCKSIZE,
+			       dev_seed);
+	return 0;
 }
 
 static bool in_dev_tree(const struct pz_item *item)

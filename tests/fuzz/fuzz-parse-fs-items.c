@@ -44,15 +44,12 @@ static int fs_tree(struct pz_fs *fs, struct btrfs_root_ref *root)
 
 static void seed_leaf(const char *dir, const char *name, u32 t, const u8 *leaf, u32 len)
 {
-	u8 *seed = calloc(1, FZ_CONTROL + BTRFS_MAX_METADATA_BLOCKSIZE);
-	size_t n;
+	size_t cap = FZ_CONTROL + BTRFS_MAX_METADATA_BLOCKSIZE;
+	u8 *seed = calloc(1, cap);
 
 	if (!seed)
 		abort();
-	seed[0] = t;
-	n = pz_dump_leaf_items(leaf, len, seed, FZ_CONTROL,
-			       FZ_CONTROL + BTRFS_MAX_METADATA_BLOCKSIZE);
-	fz_write_seed(dir, name, seed, n);
+	fz_write_seed(dir, name, seed, pz_leaf_seed(t, leaf, len, seed, cap));
 	free(seed);
 }
 
@@ -186,9 +183,7 @@ static void look_up(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct pz_item items[PZ_MAX_ITEMS];
-	static u8 leaf[BTRFS_MAX_METADATA_BLOCKSIZE];
-	const struct pz_root_leaf *found;
+	static struct pz_leaf_run run;
 	struct btrfs_drop_tracker tracker;
 	struct btrfs_subvol_scan scan = { .file_fn = count_file };
 	struct btrfs_kernel_model model;
@@ -196,24 +191,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct btrfs_fs_info *fs_info;
 	struct btrfs_subvol sv;
 	struct pz_fs *fs;
-	u32 nr;
 	int ret;
 
 	if (size < FZ_CONTROL)
 		return -1;
-	fs = pz_open_root_leaf(data[0], fs_tree, &cache, &found);
+	fs = pz_swap_root_leaf(data, size, fs_tree, &cache, &run);
 	if (!fs)
 		return 0;
 	fs_info = &fs->fs_info;
-	nr = pz_parse_items(data + FZ_CONTROL, size - FZ_CONTROL, items, PZ_MAX_ITEMS);
-	nr = pz_build_leaf(leaf, fs_info->nodesize, found->leaf, items, nr,
-			   data[1] & PZ_UNSORTED);
-	if (!(data[1] & PZ_NOFIX))
-		pz_set_csum(fs_info->csum_type, leaf, fs_info->nodesize);
-	if (pz_place(fs, found->root.bytenr, leaf)) {
-		pz_restore(fs);
-		return 0;
-	}
 	ret = btrfs_read_subvol(fs_info, BTRFS_FS_TREE_OBJECTID, &sv);
 	pz_check(fs_info, ret);
 	if (!ret) {
@@ -222,7 +207,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		btrfs_csum_params_from_fs(fs_info, &params);
 		btrfs_drop_tracker_init(&tracker, &params, &model);
 		pz_check(fs_info, btrfs_scan_subvol_drops(fs_info, &sv, &tracker, &scan));
-		look_up(fs_info, &sv, items, nr, &tracker);
+		look_up(fs_info, &sv, run.items, run.nr, &tracker);
 		btrfs_drop_tracker_release(&tracker);
 	}
 	pz_restore(fs);

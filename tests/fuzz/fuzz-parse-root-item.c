@@ -34,33 +34,21 @@ static int root_tree(struct pz_fs *fs, struct btrfs_root_ref *root)
 	return 0;
 }
 
+static size_t root_seed(u32 t, u8 *seed, size_t cap)
+{
+	const struct pz_root_leaf *found;
+	struct pz_fs *fs = pz_open_root_leaf(t, root_tree, &cache, &found);
+
+	if (!fs || fs->t != t)
+		return 0;
+	return pz_leaf_seed(t, found->leaf, fs->fs_info.nodesize, seed, cap);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = fz_dump_dir();
-	u32 t;
-
-	if (!dir)
-		return 0;
-	for (t = 0; t < fz_nr_templates(); t++) {
-		u8 *seed = calloc(1, FZ_CONTROL + BTRFS_MAX_METADATA_BLOCKSIZE);
-		const struct pz_root_leaf *found;
-		struct pz_fs *fs = pz_open_root_leaf(t, root_tree, &cache, &found);
-		char name[128];
-		size_t len;
-
-		if (!seed)
-			abort();
-		if (fs && fs->t == t) {
-			seed[0] = t;
-			len = pz_dump_leaf_items(found->leaf, fs->fs_info.nodesize, seed,
-						 FZ_CONTROL,
-						 FZ_CONTROL + BTRFS_MAX_METADATA_BLOCKSIZE);
-			snprintf(name, sizeof(name), "%s.root-leaf", fz_template_name(t));
-			fz_write_seed(dir, name, seed, len);
-		}
-		free(seed);
-	}
-	exit(0);
+	fz_dump_template_seeds("root-leaf", FZ_CONTROL + BTRFS_MAX_METADATA_BLOCKSIZE,
+			       root_seed);
+	return 0;
 }
 
 static int image_root_item(void *ctx, u64 objectid, struct btrfs_root_ref *root)
@@ -106,38 +94,26 @@ static void subvols(struct btrfs_fs_info *fs_info, const struct btrfs_tree_block
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct pz_item items[PZ_MAX_ITEMS];
-	static u8 leaf[BTRFS_MAX_METADATA_BLOCKSIZE];
+	static struct pz_leaf_run run;
 	static struct btrfs_fs_info saved;
-	const struct pz_root_leaf *found;
 	struct btrfs_fs_info *fs_info;
 	struct btrfs_tree_block *eb;
 	struct pz_fs *fs;
-	u32 nr;
 	int ret;
 
 	if (size < FZ_CONTROL)
 		return -1;
-	fs = pz_open_root_leaf(data[0], root_tree, &cache, &found);
+	fs = pz_swap_root_leaf(data, size, root_tree, &cache, &run);
 	if (!fs)
 		return 0;
 	fs_info = &fs->fs_info;
-	nr = pz_parse_items(data + FZ_CONTROL, size - FZ_CONTROL, items, PZ_MAX_ITEMS);
-	pz_build_leaf(leaf, fs_info->nodesize, found->leaf, items, nr,
-		      data[1] & PZ_UNSORTED);
-	if (!(data[1] & PZ_NOFIX))
-		pz_set_csum(fs_info->csum_type, leaf, fs_info->nodesize);
-	if (pz_place(fs, found->root.bytenr, leaf)) {
-		pz_restore(fs);
-		return 0;
-	}
 	/* the roots this run loads replace the template's until restored */
 	memcpy(&saved.extent_root, &fs_info->extent_root,
 	       ROOTS_SIZE);
 	ret = btrfs_load_roots(fs_info, image_root_item, fs_info);
 	pz_check(fs_info, ret);
 	if (!ret) {
-		eb = pz_block(leaf, fs_info->nodesize, found->root.bytenr);
+		eb = pz_block(run.leaf, fs_info->nodesize, run.found->root.bytenr);
 		pz_check(fs_info, balance(fs_info, eb));
 		subvols(fs_info, eb);
 		free(eb);

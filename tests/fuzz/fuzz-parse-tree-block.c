@@ -64,63 +64,60 @@ static struct tb_list *blocks_of(struct pz_fs *fs)
 	return l;
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+static void dump_seeds(const char *dir, u32 t)
 {
 	static struct fz_block found[MAX_BLOCKS];
-	const char *dir = fz_dump_dir();
-	u32 t;
+	struct pz_fs *fs = pz_open(t);
+	struct tb_list *l;
+	struct fz_image img;
+	u32 nr, i, b, step;
 
-	if (!dir)
-		return 0;
-	for (t = 0; t < fz_nr_templates(); t++) {
-		struct pz_fs *fs = pz_open(t);
-		struct tb_list *l;
-		struct fz_image img;
-		u32 nr, i, b, step;
+	if (!fs)
+		return;
+	l = blocks_of(fs);
+	fz_clone(&img, fz_template(t));
+	nr = fz_find_blocks(&img, found, MAX_BLOCKS);
+	/* a spread of each template's blocks, leaves and nodes */
+	step = l->nr > 8 ? l->nr / 8 : 1;
+	for (i = 0; i < l->nr; i += step) {
+		u8 *seed = calloc(1, TB_HEAD + BTRFS_MAX_METADATA_BLOCKSIZE);
+		const struct btrfs_header *h;
+		struct btrfs_tree_block *eb;
+		struct btrfs_key key = { 0 };
 
-		if (!fs)
-			continue;
-		l = blocks_of(fs);
-		fz_clone(&img, fz_template(t));
-		nr = fz_find_blocks(&img, found, MAX_BLOCKS);
-		/* a spread of each template's blocks, leaves and nodes */
-		step = l->nr > 8 ? l->nr / 8 : 1;
-		for (i = 0; i < l->nr; i += step) {
-			u8 *seed = calloc(1, TB_HEAD + BTRFS_MAX_METADATA_BLOCKSIZE);
-			const struct btrfs_header *h;
-			struct btrfs_tree_block *eb;
-			struct btrfs_key key = { 0 };
-			char name[128];
-
-			for (b = 0; b < nr && found[b].logical != l->logical[i]; b++)
-				;
-			if (!seed || b == nr)
-				abort();
-			h = (const void *)found[b].data;
-			eb = pz_block(found[b].data, found[b].len, found[b].logical);
-			if (eb->nritems && eb->level)
-				btrfs_node_key_to_cpu(eb, 0, &key);
-			else if (eb->nritems)
-				btrfs_item_key_to_cpu(eb, 0, &key);
-			seed[0] = t;
-			seed[1] = TB_KEEP_ADDR | TB_TRANSID | (eb->nritems ? TB_FIRST_KEY : 0);
-			fz_put16(seed + 2, i);
-			seed[4] = eb->level;
-			fz_put64(seed + 5, btrfs_header_owner(h));
-			fz_put64(seed + 13, btrfs_header_generation(h));
-			fz_put64(seed + 21, key.objectid);
-			seed[29] = key.type;
-			fz_put64(seed + 30, key.offset);
-			memcpy(seed + TB_HEAD, found[b].data, found[b].len);
-			snprintf(name, sizeof(name), "%s.block%u-owner%llu-level%u",
-				 fz_template_name(t), i, (unsigned long long)eb->owner, eb->level);
-			fz_write_seed(dir, name, seed, TB_HEAD + found[b].len);
-			free(eb);
-			free(seed);
-		}
-		fz_free(&img);
+		for (b = 0; b < nr && found[b].logical != l->logical[i]; b++)
+			;
+		if (!seed || b == nr)
+			abort();
+		h = (const void *)found[b].data;
+		eb = pz_block(found[b].data, found[b].len, found[b].logical);
+		if (eb->nritems && eb->level)
+			btrfs_node_key_to_cpu(eb, 0, &key);
+		else if (eb->nritems)
+			btrfs_item_key_to_cpu(eb, 0, &key);
+		seed[0] = t;
+		seed[1] = TB_KEEP_ADDR | TB_TRANSID | (eb->nritems ? TB_FIRST_KEY : 0);
+		fz_put16(seed + 2, i);
+		seed[4] = eb->level;
+		fz_put64(seed + 5, btrfs_header_owner(h));
+		fz_put64(seed + 13, btrfs_header_generation(h));
+		fz_put64(seed + 21, key.objectid);
+		seed[29] = key.type;
+		fz_put64(seed + 30, key.offset);
+		memcpy(seed + TB_HEAD, found[b].data, found[b].len);
+		fz_write_template_seed(dir, t, seed, TB_HEAD + found[b].len,
+				       "block%u-owner%llu-level%u", i,
+				       (unsigned long long)eb->owner, eb->level);
+		free(eb);
+		free(seed);
 	}
-	exit(0);
+	fz_free(&img);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fz_dump_each_template(dump_seeds);
+	return 0;
 }
 
 /* What a reader does with a block that passed: every key and pointer */

@@ -16,25 +16,8 @@
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = fz_dump_dir();
-	u32 t;
-
-	if (!dir)
-		return 0;
-	for (t = 0; t < fz_nr_templates(); t++) {
-		struct fz_image img;
-		u8 seed[FZ_CONTROL + BTRFS_SUPER_INFO_SIZE];
-		char name[128];
-
-		fz_clone(&img, fz_template(t));
-		seed[0] = t;
-		seed[1] = 0;
-		memcpy(seed + FZ_CONTROL, fz_super(&img, 0), BTRFS_SUPER_INFO_SIZE);
-		snprintf(name, sizeof(name), "%s.super", fz_template_name(t));
-		fz_write_seed(dir, name, seed, sizeof(seed));
-		fz_free(&img);
-	}
-	exit(0);
+	fz_dump_template_seeds("super", FZ_SUPER_SEED, fz_super_seed);
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -15,30 +15,8 @@
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = fz_dump_dir();
-	u32 t;
-
-	if (!dir)
-		return 0;
-	for (t = 0; t < fz_nr_templates(); t++) {
-		struct fz_image img;
-		struct btrfs_super_block *sb;
-		u8 seed[FZ_CONTROL + 2 + BTRFS_SYSTEM_CHUNK_ARRAY_SIZE];
-		u32 len;
-		char name[128];
-
-		fz_clone(&img, fz_template(t));
-		sb = fz_super(&img, 0);
-		len = btrfs_super_sys_array_size(sb);
-		seed[0] = t;
-		seed[1] = 0;
-		fz_put16(seed + FZ_CONTROL, len);
-		memcpy(seed + FZ_CONTROL + 2, sb->sys_chunk_array, len);
-		snprintf(name, sizeof(name), "%s.sys-array", fz_template_name(t));
-		fz_write_seed(dir, name, seed, FZ_CONTROL + 2 + len);
-		fz_free(&img);
-	}
-	exit(0);
+	fz_dump_template_seeds("sys-array", FZ_SYS_ARRAY_SEED, fz_sys_array_seed);
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

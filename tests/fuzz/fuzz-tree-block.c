@@ -18,42 +18,38 @@
 #define MAX_BLOCKS	4096
 #define SEEDS_PER_TEMPLATE 12
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+static void dump_seeds(const char *dir, u32 t)
 {
 	static struct fz_block blocks[MAX_BLOCKS];
-	const char *dir = fz_dump_dir();
-	u32 t;
+	struct fz_image img;
+	u32 nr, i, step;
 
-	if (!dir)
-		return 0;
-	for (t = 0; t < fz_nr_templates(); t++) {
-		struct fz_image img;
-		u32 nr, i, step;
+	fz_clone(&img, fz_template(t));
+	nr = fz_find_blocks(&img, blocks, MAX_BLOCKS);
+	/* a spread of each template's blocks, leaves and nodes */
+	step = nr > SEEDS_PER_TEMPLATE ? nr / SEEDS_PER_TEMPLATE : 1;
+	for (i = 0; i < nr && i < 256; i += step) {
+		u8 *seed = malloc(4 + blocks[i].len);
 
-		fz_clone(&img, fz_template(t));
-		nr = fz_find_blocks(&img, blocks, MAX_BLOCKS);
-		/* a spread of each template's blocks, leaves and nodes */
-		step = nr > SEEDS_PER_TEMPLATE ? nr / SEEDS_PER_TEMPLATE : 1;
-		for (i = 0; i < nr && i < 256; i += step) {
-			u8 *seed = malloc(4 + blocks[i].len);
-			char name[128];
-
-			if (!seed)
-				abort();
-			seed[0] = t;
-			seed[1] = 0;
-			seed[2] = i;
-			seed[3] = 1;
-			memcpy(seed + 4, blocks[i].data, blocks[i].len);
-			snprintf(name, sizeof(name), "%s.block%u-owner%llu-level%u",
-				 fz_template_name(t), i,
-				 (unsigned long long)blocks[i].owner, blocks[i].level);
-			fz_write_seed(dir, name, seed, 4 + blocks[i].len);
-			free(seed);
-		}
-		fz_free(&img);
+		if (!seed)
+			abort();
+		seed[0] = t;
+		seed[1] = 0;
+		seed[2] = i;
+		seed[3] = 1;
+		memcpy(seed + 4, blocks[i].data, blocks[i].len);
+		fz_write_template_seed(dir, t, seed, 4 + blocks[i].len,
+				       "block%u-owner%llu-level%u", i,
+				       (unsigned long long)blocks[i].owner, blocks[i].level);
+		free(seed);
 	}
-	exit(0);
+	fz_free(&img);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fz_dump_each_template(dump_seeds);
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

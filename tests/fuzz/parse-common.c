@@ -316,15 +316,10 @@ u32 pz_parse_items(const u8 *data, size_t size, struct pz_item *items, u32 max)
 static int cmp_keys(const void *a, const void *b)
 {
 	const struct pz_item *x = a, *y = b;
-	u64 xo = fz_get64(&x->key.objectid), yo = fz_get64(&y->key.objectid);
-	u64 xf = fz_get64(&x->key.offset), yf = fz_get64(&y->key.offset);
+	int ret = fz_cmp_disk_keys(&x->key, &y->key);
 
-	if (xo != yo)
-		return xo < yo ? -1 : 1;
-	if (x->key.type != y->key.type)
-		return x->key.type < y->key.type ? -1 : 1;
-	if (xf != yf)
-		return xf < yf ? -1 : 1;
+	if (ret)
+		return ret;
 	/* equal keys keep their input order: the checker's to refuse */
 	return x->data < y->data ? -1 : x->data > y->data;
 }
@@ -333,25 +328,18 @@ u32 pz_build_leaf(u8 *out, u32 len, const u8 *header, struct pz_item *items,
 		  u32 nr, bool unsorted)
 {
 	struct btrfs_header *h = (void *)out;
-	struct btrfs_item *table = (void *)(out + sizeof(*h));
 	u32 data_end = len - sizeof(*h), slot = 0, i;
 
 	memcpy(out, header, sizeof(*h));
 	if (!unsorted)
 		qsort(items, nr, sizeof(items[0]), cmp_keys);
 	for (i = 0; i < nr; i++) {
-		if (items[i].size > data_end ||
-		    data_end - items[i].size < (slot + 1) * sizeof(*table))
+		if (!fz_leaf_put(out, &data_end, slot, &items[i].key, items[i].data,
+				 items[i].size))
 			break;
-		data_end -= items[i].size;
-		table[slot].key = items[i].key;
-		fz_put32(&table[slot].offset, data_end);
-		fz_put32(&table[slot].size, items[i].size);
-		memcpy(out + sizeof(*h) + data_end, items[i].data, items[i].size);
 		slot++;
 	}
-	memset(&table[slot], 0, data_end - slot * sizeof(*table));
-	fz_put32(&h->nritems, slot);
+	fz_leaf_end(out, data_end, slot);
 	h->level = 0;
 	return slot;
 }
@@ -435,6 +423,89 @@ const u8 *pz_template_leaf(u32 t, u64 owner, u8 type, u64 *logical, u32 *len)
 			}
 	}
 	return first;
+}
+
+/* The header of template @t's leaf of @type in tree @owner (it must exist) */
+static const u8 *template_header(u32 t, u64 owner, u8 type, u64 *logical)
+{
+	static struct {
+		u8 header[sizeof(struct btrfs_header)];
+		u64 logical;
+		u64 owner;
+		u8 type;
+	} *cache;
+	u32 len;
+
+	if (!cache)
+		cache = xcalloc(fz_nr_templates(), sizeof(*cache));
+	/* a fresh copy for a new leaf: pz_template_leaf() clones the image */
+	if (!cache[t].logical || cache[t].owner != owner || cache[t].type != type) {
+		const u8 *leaf = pz_template_leaf(t, owner, type, &cache[t].logical, &len);
+
+		if (!leaf)
+			abort();
+		memcpy(cache[t].header, leaf, sizeof(cache[t].header));
+		cache[t].owner = owner;
+		cache[t].type = type;
+	}
+	*logical = cache[t].logical;
+	return cache[t].header;
+}
+
+struct btrfs_tree_block *pz_items_block(const struct pz_fs *fs, u64 owner, u8 type,
+				       const u8 *data, size_t size)
+{
+	static struct pz_item items[PZ_MAX_ITEMS];
+	static u8 leaf[BTRFS_MAX_METADATA_BLOCKSIZE];
+	const u8 *header;
+	u64 logical;
+	u32 nr;
+
+	header = template_header(fs->t, owner, type, &logical);
+	nr = pz_parse_items(data + FZ_CONTROL, size - FZ_CONTROL, items, PZ_MAX_ITEMS);
+	pz_build_leaf(leaf, fs->fs_info.nodesize, header, items, nr,
+		      data[1] & PZ_UNSORTED);
+	return pz_block(leaf, fs->fs_info.nodesize, logical);
+}
+
+size_t pz_leaf_seed(u32 t, const u8 *leaf, u32 len, u8 *seed, size_t cap)
+{
+	seed[0] = t;
+	return pz_dump_leaf_items(leaf, len, seed, FZ_CONTROL, cap);
+}
+
+size_t pz_template_leaf_seed(u32 t, u64 owner, u8 type, u8 *seed, size_t cap)
+{
+	const u8 *leaf;
+	u64 logical;
+	u32 len;
+
+	leaf = pz_template_leaf(t, owner, type, &logical, &len);
+	if (!leaf)
+		abort();
+	return pz_leaf_seed(t, leaf, len, seed, cap);
+}
+
+struct pz_fs *pz_swap_root_leaf(const u8 *data, size_t size, pz_root_fn get,
+				struct pz_root_leaf **cache, struct pz_leaf_run *run)
+{
+	struct pz_fs *fs = pz_open_root_leaf(data[0], get, cache, &run->found);
+	struct btrfs_fs_info *fs_info;
+
+	if (!fs)
+		return NULL;
+	fs_info = &fs->fs_info;
+	run->nr = pz_parse_items(data + FZ_CONTROL, size - FZ_CONTROL, run->items,
+				 PZ_MAX_ITEMS);
+	run->nr = pz_build_leaf(run->leaf, fs_info->nodesize, run->found->leaf,
+				run->items, run->nr, data[1] & PZ_UNSORTED);
+	if (!(data[1] & PZ_NOFIX))
+		pz_set_csum(fs_info->csum_type, run->leaf, fs_info->nodesize);
+	if (pz_place(fs, run->found->root.bytenr, run->leaf)) {
+		pz_restore(fs);
+		return NULL;
+	}
+	return fs;
 }
 
 /* --- the invariant -------------------------------------------------------- */

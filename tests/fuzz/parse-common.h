@@ -84,6 +84,23 @@ typedef int (*pz_root_fn)(struct pz_fs *fs, struct btrfs_root_ref *root);
 struct pz_fs *pz_open_root_leaf(u32 t, pz_root_fn get, struct pz_root_leaf **cache,
 			       const struct pz_root_leaf **found);
 
+/*
+ * The run of a target that swaps a root leaf: template data[0]
+ * (pz_open_root_leaf()), the items after the control bytes built into
+ * @run->leaf on the template's header (sorted unless PZ_UNSORTED),
+ * checksummed unless PZ_NOFIX, and put in place.  The template, or NULL
+ * when there is none or the leaf could not be placed (nothing to restore);
+ * else pz_restore() when done.  @run->nr: the items in the leaf.
+ */
+struct pz_leaf_run {
+	const struct pz_root_leaf *found;
+	struct pz_item items[PZ_MAX_ITEMS];
+	u32 nr;
+	u8 leaf[BTRFS_MAX_METADATA_BLOCKSIZE];
+};
+struct pz_fs *pz_swap_root_leaf(const u8 *data, size_t size, pz_root_fn get,
+				struct pz_root_leaf **cache, struct pz_leaf_run *run);
+
 /* Parse the item list at @data; returns how many (at most @max) */
 u32 pz_parse_items(const u8 *data, size_t size, struct pz_item *items, u32 max);
 /*
@@ -104,6 +121,17 @@ struct btrfs_tree_block *pz_block(const u8 *data, u32 len, u64 start);
 
 /* A leaf of template @t holding items of @type in tree @owner, or NULL */
 const u8 *pz_template_leaf(u32 t, u64 owner, u8 type, u64 *logical, u32 *len);
+/*
+ * The input's items (after the control bytes) in a leaf on the header of
+ * that leaf of template @fs (it must exist), sorted unless PZ_UNSORTED, as
+ * a tree block in memory at its bytenr (for the checkers); free() it
+ */
+struct btrfs_tree_block *pz_items_block(const struct pz_fs *fs, u64 owner, u8 type,
+				       const u8 *data, size_t size);
+/* Seeds: template byte @t, then the items of @leaf (fz_dump_template_seeds()) */
+size_t pz_leaf_seed(u32 t, const u8 *leaf, u32 len, u8 *seed, size_t cap);
+/* The same of the leaf pz_template_leaf() finds (it must exist) */
+size_t pz_template_leaf_seed(u32 t, u64 owner, u8 type, u8 *seed, size_t cap);
 
 /*
  * The invariant of every run: an error leaves one non-empty line (else
