@@ -138,25 +138,15 @@ static void crc32c_table_init(void)
 	__atomic_store_n(&crc32c_ready, 1, __ATOMIC_RELEASE);
 }
 
-static u32 crc32c_small(u32 crc, const unsigned char *p, size_t len)
+/* set once, before any use; checked without the cost of pthread_once */
+static void crc32c_small_init(void)
 {
-	/* set once, before any use; read without the cost of pthread_once */
 	if (!__atomic_load_n(&crc32c_ready, __ATOMIC_ACQUIRE))
 		pthread_once(&crc32c_table_once, crc32c_table_init);
-#ifdef HAVE_CRC32C_SSE42
-	if (crc32c_use_sse42)
-		return crc32c_sse42(crc, p, len);
-#endif
-	return crc32c_raw_table(crc, p, len);
 }
 
-u32 crc32c_raw_table(u32 seed, const void *buf, size_t len)
+static u32 crc32c_by_table(u32 crc, const unsigned char *p, size_t len)
 {
-	const unsigned char *p = buf;
-	u32 crc = seed;
-
-	if (!__atomic_load_n(&crc32c_ready, __ATOMIC_ACQUIRE))
-		pthread_once(&crc32c_table_once, crc32c_table_init);
 	for (; len >= 8; p += 8, len -= 8) {
 		u32 lo = crc ^ ((u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24);
 
@@ -168,6 +158,22 @@ u32 crc32c_raw_table(u32 seed, const void *buf, size_t len)
 	for (; len; p++, len--)
 		crc = (crc >> 8) ^ crc32c_table[0][(crc ^ *p) & 0xff];
 	return crc;
+}
+
+static u32 crc32c_small(u32 crc, const unsigned char *p, size_t len)
+{
+	crc32c_small_init();
+#ifdef HAVE_CRC32C_SSE42
+	if (crc32c_use_sse42)
+		return crc32c_sse42(crc, p, len);
+#endif
+	return crc32c_by_table(crc, p, len);
+}
+
+u32 crc32c_raw_table(u32 seed, const void *buf, size_t len)
+{
+	crc32c_small_init();
+	return crc32c_by_table(seed, buf, len);
 }
 
 u32 crc32c_raw(u32 seed, const void *buf, size_t len)

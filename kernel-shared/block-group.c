@@ -515,15 +515,12 @@ static int descend_window(struct btrfs_fs_info *fs_info, const struct btrfs_root
 static int load_block_groups_batched(struct btrfs_fs_info *fs_info,
 				     const struct btrfs_root_ref *root)
 {
-	struct btrfs_tree_check check = {
-		.root = root->objectid, .level = root->level, .transid = root->generation,
-	};
 	struct bg_descent d = { 0 };
 	struct btrfs_tree_block *eb = NULL;
 	u32 n = fs_info->nr_chunks, i, end;
 	int level, ret;
 
-	ret = btrfs_read_tree_block(fs_info, root->bytenr, &check, BTRFS_IO_BG_SEARCH, &eb);
+	ret = btrfs_read_root_node(fs_info, root, BTRFS_IO_BG_SEARCH, &eb);
 	if (ret)
 		return ret;
 	d.node = calloc(n, sizeof(*d.node));

@@ -95,25 +95,38 @@ static u8 *map_block_region(void)
 	return (u8 *)start;
 }
 
+/* The next region to carve from: one already mapped after a drop, or a new one */
+static int next_region(struct btrfs_block_cache *cache)
+{
+	u8 **regions;
+	u8 *region;
+
+	if (cache->nr_regions && cache->cur_region + 1 < cache->nr_regions) {
+		cache->cur_region++;
+		cache->region_used = 0;
+		return 0;
+	}
+	regions = realloc(cache->regions, (cache->nr_regions + 1) * sizeof(*regions));
+	if (!regions)
+		return -ENOMEM;
+	cache->regions = regions;
+	region = map_block_region();
+	if (!region)
+		return -ENOMEM;
+	cache->regions[cache->nr_regions] = region;
+	cache->cur_region = cache->nr_regions++;
+	cache->region_used = 0;
+	return 0;
+}
+
 static struct btrfs_tree_block *carve_block(struct btrfs_block_cache *cache, u32 size)
 {
 	struct btrfs_tree_block *eb;
 
-	if (!cache->nr_regions || cache->region_used + size > BTRFS_BLOCK_REGION) {
-		u8 **regions = realloc(cache->regions,
-				       (cache->nr_regions + 1) * sizeof(*regions));
-		u8 *region;
-
-		if (!regions)
-			return NULL;
-		cache->regions = regions;
-		region = map_block_region();
-		if (!region)
-			return NULL;
-		cache->regions[cache->nr_regions++] = region;
-		cache->region_used = 0;
-	}
-	eb = (struct btrfs_tree_block *)(cache->regions[cache->nr_regions - 1] +
+	if ((!cache->nr_regions || cache->region_used + size > BTRFS_BLOCK_REGION) &&
+	    next_region(cache))
+		return NULL;
+	eb = (struct btrfs_tree_block *)(cache->regions[cache->cur_region] +
 					 cache->region_used);
 	cache->region_used += size;
 	return eb;
@@ -126,16 +139,15 @@ struct btrfs_tree_block *btrfs_alloc_tree_block(struct btrfs_fs_info *fs_info, u
 	struct btrfs_tree_block *eb = cache->free_blocks;
 
 	if (eb) {
-		ASAN_UNPOISON_MEMORY_REGION(eb, block_bytes(fs_info));
 		cache->free_blocks = eb->hash_next;
-		memset(eb, 0, sizeof(*eb));
 	} else {
-		/* fresh region memory is zero */
 		eb = carve_block(cache, block_slot_size(fs_info));
 		if (!eb)
 			return NULL;
-		ASAN_UNPOISON_MEMORY_REGION(eb, block_bytes(fs_info));
 	}
+	ASAN_UNPOISON_MEMORY_REGION(eb, block_bytes(fs_info));
+	/* the data is what the read puts there; a reused slot's header is not zero */
+	memset(eb, 0, sizeof(*eb));
 	eb->start = bytenr;
 	eb->len = fs_info->nodesize;
 	return eb;
@@ -251,31 +263,28 @@ void btrfs_tree_block_put(struct btrfs_tree_block *eb)
 }
 
 /*
- * Forget every cached block but keep the memory: the blocks go to the free
- * list that the next reads take from.  For callers that open many small
- * filesystems one after another with one fs_info (the fuzz targets), where
- * mapping a fresh region for each would cost more than the reading.
+ * Forget every cached block but keep the memory: the next reads carve
+ * their blocks from the same regions again, whatever their nodesize.  For
+ * callers that open many small filesystems one after another with one
+ * fs_info (the fuzz targets), where mapping a fresh region for each would
+ * cost more than the reading.  No block may be held when it is called.
  */
 void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info)
 {
 	struct btrfs_block_cache *cache = &fs_info->cache;
 	u32 i;
 
-	for (i = 0; cache->buckets && i < cache->nr_buckets; i++) {
-		struct btrfs_tree_block *eb = cache->buckets[i];
-
-		while (eb) {
-			struct btrfs_tree_block *next = eb->hash_next;
-
-			btrfs_free_tree_block(fs_info, eb);
-			eb = next;
-		}
-		cache->buckets[i] = NULL;
-	}
+	if (cache->buckets)
+		memset(cache->buckets, 0, cache->nr_buckets * sizeof(*cache->buckets));
+	for (i = 0; i < cache->nr_regions; i++)
+		ASAN_POISON_MEMORY_REGION(cache->regions[i], BTRFS_BLOCK_REGION);
 	cache->lru_head = NULL;
 	cache->lru_tail = NULL;
 	cache->nr_leaves = 0;
 	cache->bytes = 0;
+	cache->free_blocks = NULL;
+	cache->cur_region = 0;
+	cache->region_used = 0;
 }
 
 void btrfs_free_block_cache(struct btrfs_fs_info *fs_info)
@@ -352,9 +361,10 @@ static int read_child(struct btrfs_fs_info *fs_info, u64 root_id,
 				     &check, purpose, child);
 }
 
-static int read_root(struct btrfs_fs_info *fs_info,
-		     const struct btrfs_root_ref *root, unsigned int purpose,
-		     struct btrfs_tree_block **eb)
+/* A tree's root block, as its root item or the superblock describes it */
+int btrfs_read_root_node(struct btrfs_fs_info *fs_info,
+			 const struct btrfs_root_ref *root, unsigned int purpose,
+			 struct btrfs_tree_block **eb)
 {
 	struct btrfs_tree_check check = {
 		.root = root->objectid,
@@ -374,7 +384,7 @@ int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 	int ret, slot;
 
 	btrfs_release_path(path);
-	ret = read_root(fs_info, root, purpose, &eb);
+	ret = btrfs_read_root_node(fs_info, root, purpose, &eb);
 	if (ret < 0)
 		return ret;
 	while (1) {
@@ -522,7 +532,7 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
 	struct btrfs_tree_block *eb;
 	int ret;
 
-	ret = read_root(fs_info, root, purpose, &eb);
+	ret = btrfs_read_root_node(fs_info, root, purpose, &eb);
 	if (ret < 0)
 		return ret;
 	ret = walk_block(fs_info, &ws, eb);

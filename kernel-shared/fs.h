@@ -126,7 +126,8 @@ struct btrfs_block_cache {
 	/* where the blocks live: see btrfs_alloc_tree_block() */
 	u8 **regions;
 	u32 nr_regions;
-	u32 region_used;		/* bytes carved from the last region */
+	u32 cur_region;			/* the region being carved */
+	u32 region_used;		/* bytes carved from it */
 	struct btrfs_tree_block *free_blocks;	/* chained by hash_next */
 };
 

@@ -108,17 +108,12 @@ static int search_path(struct btrfs_fs_info *fs_info, const struct btrfs_root_re
 
 static int read_root_node(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *root)
 {
-	struct btrfs_tree_check check = {
-		.root = root->objectid,
-		.level = root->level,
-		.transid = root->generation,
-	};
 	struct btrfs_tree_block *eb;
 	int ret;
 
 	if (!root->found)
 		return 0;
-	ret = btrfs_read_tree_block(fs_info, root->bytenr, &check, BTRFS_IO_OTHER, &eb);
+	ret = btrfs_read_root_node(fs_info, root, BTRFS_IO_OTHER, &eb);
 	if (!ret)
 		btrfs_tree_block_put(eb);
 	return ret;

@@ -107,6 +107,9 @@ static inline u64 btrfs_node_ptr_generation(const struct btrfs_tree_block *eb, i
 int bin_search_block(const struct btrfs_tree_block *eb, const struct btrfs_key *key,
 		     int *slot);
 void btrfs_release_path(struct btrfs_path *path);
+int btrfs_read_root_node(struct btrfs_fs_info *fs_info,
+			 const struct btrfs_root_ref *root, unsigned int purpose,
+			 struct btrfs_tree_block **eb);
 int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 		      const struct btrfs_root_ref *root,
 		      const struct btrfs_key *key, struct btrfs_path *path,

@@ -92,12 +92,7 @@ void pz_work_init(struct btrfs_fs_info *work, const struct pz_fs *fs, bool dev_i
 	struct btrfs_block_cache cache;
 	u32 i;
 
-	/*
-	 * The cache's memory stays from run to run (pz_work_free()), for the
-	 * same nodesize: its free blocks have the size of the last one's.
-	 */
-	if (work->nodesize != base->nodesize)
-		btrfs_free_block_cache(work);
+	/* the cache's memory stays from run to run (pz_work_free()) */
 	cache = work->cache;
 	memset(work, 0, sizeof(*work));
 	work->cache = cache;
@@ -241,16 +236,10 @@ void pz_restore(struct pz_fs *fs)
 
 int pz_read_block(struct pz_fs *fs, const struct btrfs_root_ref *root, u8 *out)
 {
-	struct btrfs_tree_check check = {
-		.root = root->objectid,
-		.level = root->level,
-		.transid = root->generation,
-	};
 	struct btrfs_tree_block *eb;
 	int ret;
 
-	ret = btrfs_read_tree_block(&fs->fs_info, root->bytenr, &check,
-				    BTRFS_IO_OTHER, &eb);
+	ret = btrfs_read_root_node(&fs->fs_info, root, BTRFS_IO_OTHER, &eb);
 	fs->fs_info.err.err = 0;
 	if (ret)
 		return -1;
