@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cmds/commands.h"
 #include "common/device-scan.h"
@@ -77,6 +79,35 @@ static int open_live(struct btrfs_fs_info *fs_info, const char *path,
 	return 0;
 }
 
+/* What the kernel would warn about while it mounts */
+static void print_fs_warnings(const struct btrfs_fs_info *fs_info)
+{
+	u32 shown = fs_info->nr_warnings;
+	u32 i;
+
+	if (shown > BTRFS_MAX_WARNINGS)
+		shown = BTRFS_MAX_WARNINGS;
+	for (i = 0; i < shown; i++)
+		warning("%s", fs_info->warnings[i]);
+	if (fs_info->nr_warnings > shown)
+		warning("%u more warnings not shown",
+			fs_info->nr_warnings - shown);
+}
+
+/*
+ * The rest of what a mount reads (root nodes, the root directory inode,
+ * the log root, the block-group walk): every command checks what the
+ * kernel checks before it would accept the filesystem, and the mount
+ * estimate is this replay's count.
+ */
+static int check_mount(struct btrfs_fs_info *fs_info)
+{
+	fs_info->mount_est = calloc(1, sizeof(*fs_info->mount_est));
+	if (!fs_info->mount_est)
+		return -ENOMEM;
+	return btrfs_estimate_mount(fs_info, fs_info->mount_est);
+}
+
 static void show_progress(u64 done, u64 total, void *ctx)
 {
 	progress_update(ctx, done, total);
@@ -120,6 +151,8 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		progress_clear(&progress);
 		fs_info->progress_fn = NULL;
 	}
+	if (!ret)
+		ret = check_mount(fs_info);
 	if (ret)
 		print_open_error(fs_info, ret, &args);
 	device_scan_free(found, nr_found);
@@ -128,6 +161,7 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 	/* a bad copy is worth knowing even when another one served */
 	if (fs_info->note[0])
 		warning("%s", fs_info->note);
+	print_fs_warnings(fs_info);
 	if (fs_info->degraded)
 		warning("filesystem is degraded: some devices are missing, every chunk read was served by the devices present");
 	return 0;
@@ -154,6 +188,10 @@ int cmd_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimat
 	if (fs_info->live && !btrfs_live_on_disk_readable(fs_info)) {
 		memset(est, 0, sizeof(*est));
 		warning("mount estimate: the devices could not be read, nothing estimated");
+		return 0;
+	}
+	if (fs_info->mount_est) {
+		*est = *fs_info->mount_est;
 		return 0;
 	}
 	ret = btrfs_estimate_mount(fs_info, est);

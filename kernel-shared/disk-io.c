@@ -62,6 +62,24 @@ int btrfs_fs_error(struct btrfs_fs_info *fs_info, int err, const char *fmt, ...)
 	return err;
 }
 
+/*
+ * btrfs_warn(): the kernel logs it and goes on mounting.  Kept one line
+ * each, in order; past the last slot only the count grows.
+ */
+void btrfs_fs_warn(struct btrfs_fs_info *fs_info, const char *fmt, ...)
+{
+	va_list ap;
+	char *slot;
+
+	if (fs_info->nr_warnings++ >= BTRFS_MAX_WARNINGS)
+		return;
+	slot = fs_info->warnings[fs_info->nr_warnings - 1];
+	va_start(ap, fmt);
+	vsnprintf(slot, sizeof(fs_info->warnings[0]), fmt, ap);
+	va_end(ap);
+	one_line(slot);
+}
+
 static void format_csum(char *buf, const u8 *csum, size_t size)
 {
 	size_t i;
@@ -116,6 +134,10 @@ static int check_super_sizes(struct btrfs_fs_info *fs_info,
 		return super_error(fs_info, path, mirror,
 			"invalid leafsize %u, expect nodesize %u",
 			btrfs_super_leafsize(sb), nodesize);
+	/* only the power of two is checked: mkfs writes the sector size */
+	if (!is_power_of_2(btrfs_super_stripesize(sb)))
+		return super_error(fs_info, path, mirror, "invalid stripesize %u",
+			btrfs_super_stripesize(sb));
 	if (btrfs_super_root(sb) % sectorsize ||
 	    btrfs_super_chunk_root(sb) % sectorsize ||
 	    btrfs_super_log_root(sb) % sectorsize)
@@ -250,11 +272,36 @@ static int read_one_super(struct btrfs_fs_info *fs_info, struct io_dev *io,
 	return btrfs_validate_super(fs_info, sb, io->path, mirror);
 }
 
+/*
+ * What validate_super() only warns about, for the superblock the mount
+ * uses: the kernel mounts anyway, so these are warnings, not errors.
+ */
+static void warn_suspicious_super(struct btrfs_fs_info *fs_info,
+				  const struct btrfs_super_block *sb)
+{
+	u64 generation = btrfs_super_generation(sb);
+	u64 cache_gen = btrfs_super_cache_generation(sb);
+
+	if (btrfs_super_num_devices(sb) > (1ULL << 31))
+		btrfs_fs_warn(fs_info, "suspicious number of devices: %llu",
+			      (unsigned long long)btrfs_super_num_devices(sb));
+	if (generation < btrfs_super_chunk_root_generation(sb))
+		btrfs_fs_warn(fs_info,
+			"suspicious: generation < chunk_root_generation: %llu < %llu",
+			(unsigned long long)generation,
+			(unsigned long long)btrfs_super_chunk_root_generation(sb));
+	if (generation < cache_gen && cache_gen != (u64)-1)
+		btrfs_fs_warn(fs_info,
+			"suspicious: generation < cache_generation: %llu < %llu",
+			(unsigned long long)generation, (unsigned long long)cache_gen);
+}
+
 static void init_fs_from_super(struct btrfs_fs_info *fs_info,
 			       const struct btrfs_super_block *sb, int mirror)
 {
 	fs_info->super = *sb;
 	fs_info->super_mirror = mirror;
+	warn_suspicious_super(fs_info, sb);
 	fs_info->nodesize = btrfs_super_nodesize(sb);
 	fs_info->sectorsize = btrfs_super_sectorsize(sb);
 	fs_info->csum_type = btrfs_super_csum_type(sb);
@@ -267,6 +314,21 @@ static void init_fs_from_super(struct btrfs_fs_info *fs_info,
 		memcpy(fs_info->metadata_uuid, sb->metadata_uuid, BTRFS_FSID_SIZE);
 	else
 		memcpy(fs_info->metadata_uuid, sb->fsid, BTRFS_FSID_SIZE);
+}
+
+/*
+ * device_list_add(): a device whose metadata_uuid change (btrfstune -m)
+ * was interrupted is refused at scan time, before any mount (v6.7+;
+ * older kernels tried to pair it with its half-changed siblings).
+ */
+static int check_scanned_super(struct btrfs_fs_info *fs_info,
+			       const struct btrfs_super_block *sb, const char *path)
+{
+	if (btrfs_super_flags(sb) & BTRFS_SUPER_FLAG_CHANGING_FSID_V2)
+		return btrfs_fs_error(fs_info, -EAGAIN,
+			"device %s has incomplete metadata_uuid change, please use btrfstune to complete",
+			path);
+	return 0;
 }
 
 /*
@@ -291,6 +353,8 @@ static int open_devices(struct btrfs_fs_info *fs_info,
 			return btrfs_fs_error(fs_info, ret, "cannot open %s: %s",
 					      args->paths[i], strerror(-ret));
 		ret = read_one_super(fs_info, &io, args->super_mirror, &sb);
+		if (!ret)
+			ret = check_scanned_super(fs_info, &sb, args->paths[i]);
 		if (ret) {
 			io_close(&io);
 			return ret;
@@ -725,6 +789,33 @@ static bool listed(u64 devid, const u64 *devids, int nr)
 }
 
 /*
+ * The end of btrfs_read_chunk_tree(): the DEV_ITEM count only warns
+ * (since 5.18 and stable 4.14+; it failed the mount before), a
+ * superblock total_bytes below the writeable devices' sum fails it.
+ */
+static int check_device_totals(struct btrfs_fs_info *fs_info)
+{
+	u64 super_total = btrfs_super_total_bytes(&fs_info->super);
+	u64 super_devices = btrfs_super_num_devices(&fs_info->super);
+	u64 dev_items = 0;
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_devices; i++)
+		dev_items += fs_info->devices[i].in_chunk_tree;
+	if (dev_items != super_devices)
+		btrfs_fs_warn(fs_info,
+			"super block num_devices %llu mismatch with DEV_ITEM count %llu, will be repaired on next transaction commit",
+			(unsigned long long)super_devices,
+			(unsigned long long)dev_items);
+	if (super_total < fs_info->total_rw_bytes)
+		return btrfs_fs_error(fs_info, -EINVAL,
+			"super_total_bytes %llu mismatch with fs_devices total_rw_bytes %llu",
+			(unsigned long long)super_total,
+			(unsigned long long)fs_info->total_rw_bytes);
+	return 0;
+}
+
+/*
  * Devices the chunk tree knows but the command line did not give, and the
  * fs-wide figures read_one_dev() keeps for writeable devices only.  Every
  * present device counts as writeable unless the user says it is not
@@ -755,9 +846,20 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 			fs_info->degraded = true;
 			continue;
 		}
-		/* a seed device's dev item carries the seed's fsid */
-		if (memcmp(dev->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE))
-			continue;
+		/*
+		 * A seed device's dev item carries the seed's fsid, and the
+		 * kernel must find that filesystem among the scanned devices
+		 * (open_seed_devices()); the devices given here all belong
+		 * to this filesystem, so it never does.
+		 */
+		if (memcmp(dev->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE)) {
+			if (allow_degraded)
+				continue;
+			uuid_unparse(dev->fsid, uuid);
+			return btrfs_fs_error(fs_info, -ENOENT,
+				"failed to read chunk tree: -2: the dev item of devid %llu names fsid %s, a seed filesystem whose devices were not given",
+				(unsigned long long)dev->devid, uuid);
+		}
 		if (listed(dev->devid, args->readonly_devids, args->nr_readonly_devids))
 			continue;
 		dev->writeable = true;
@@ -766,7 +868,7 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 		if (dev->total_bytes > dev->bytes_used)
 			fs_info->free_chunk_space += dev->total_bytes - dev->bytes_used;
 	}
-	return 0;
+	return check_device_totals(fs_info);
 }
 
 int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *args)
@@ -774,6 +876,7 @@ int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *a
 	int ret;
 
 	memset(fs_info, 0, sizeof(*fs_info));
+	fs_info->allow_degraded = args->allow_degraded;
 	if (args->super_mirror < 0 || args->super_mirror >= BTRFS_SUPER_MIRROR_MAX)
 		return btrfs_fs_error(fs_info, -EINVAL,
 			"superblock mirror %d out of range [0, %d]",
@@ -798,6 +901,8 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 
 	btrfs_free_block_cache(fs_info);
 	btrfs_free_chunk_maps(fs_info);
+	free(fs_info->mount_est);
+	fs_info->mount_est = NULL;
 	for (i = 0; i < fs_info->nr_devices; i++)
 		if (fs_info->devices[i].present)
 			io_close(&fs_info->devices[i].io);

@@ -28,6 +28,11 @@ enum btrfs_io_purpose {
  * where.  Functions return -errno; the message is formatted once here and
  * printed by cmds/ as one line.
  */
+/* Warnings kept for the user; more are counted in the last one's place */
+#define BTRFS_MAX_WARNINGS	8
+
+struct btrfs_mount_estimate;
+
 struct btrfs_error {
 	int err;
 	char msg[512];
@@ -49,6 +54,7 @@ struct btrfs_device {
 struct btrfs_io_stripe {
 	u64 devid;
 	u64 physical;
+	u8 dev_uuid[BTRFS_UUID_SIZE];	/* the kernel finds devices by devid and uuid */
 	struct btrfs_device *dev;	/* NULL when the device is missing */
 };
 
@@ -164,10 +170,14 @@ struct btrfs_fs_info {
 	struct io_stats io_stats;
 	struct btrfs_error err;
 	char note[768];			/* e.g. which mirror served a bad block */
+	/* what the kernel would log as a warning and still mount (btrfs_warn) */
+	char warnings[BTRFS_MAX_WARNINGS][256];
+	u32 nr_warnings;
 
 	struct btrfs_device *devices;
 	u32 nr_devices;
 	u32 devices_cap;
+	bool allow_degraded;		/* -o degraded: missing devices are allowed */
 	bool degraded;
 	/* read_one_dev(): only present, writeable, non-seed devices count */
 	u64 total_rw_bytes;
@@ -202,10 +212,14 @@ struct btrfs_fs_info {
 	struct btrfs_block_cache cache;
 	struct btrfs_read_trace trace;
 	struct btrfs_live *live;	/* live mode (live.c): NULL offline */
+	/* the mount's reads replayed at open, the kernel's verdict (mount-cost.c) */
+	struct btrfs_mount_estimate *mount_est;
 };
 
 __attribute__ ((format (printf, 3, 4)))
 int btrfs_fs_error(struct btrfs_fs_info *fs_info, int err, const char *fmt, ...);
+__attribute__ ((format (printf, 2, 3)))
+void btrfs_fs_warn(struct btrfs_fs_info *fs_info, const char *fmt, ...);
 
 static inline bool btrfs_fs_incompat(const struct btrfs_fs_info *fs_info,
 				     u64 bit)

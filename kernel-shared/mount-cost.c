@@ -197,6 +197,25 @@ static int read_mount_roots(struct btrfs_fs_info *fs_info, struct mount_roots *r
 	return ret;
 }
 
+/*
+ * btrfs_fill_super() gets the root directory (inode 256) of the fs tree;
+ * without its INODE_ITEM the mount fails with ENOENT, which the kernel
+ * logs as "error ... in btrfs_fill_super: errno=-2 No such entry".
+ */
+static int check_root_dir(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *root)
+{
+	struct btrfs_key key = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	int ret = btrfs_search_slot(fs_info, root, &key, &path, BTRFS_IO_OTHER);
+
+	btrfs_release_path(&path);
+	if (ret > 0 && root->objectid == BTRFS_FS_TREE_OBJECTID)
+		return btrfs_fs_error(fs_info, -ENOENT,
+			"mount fails in btrfs_fill_super: errno=-2 No such entry: the fs tree has no INODE_ITEM for its root directory (inode %llu)",
+			(unsigned long long)BTRFS_FIRST_FREE_OBJECTID);
+	return ret < 0 ? ret : 0;
+}
+
 /* btrfs_get_fs_root(): root node, root inode, highest objectid */
 static int replay_fs_root(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *root)
 {
@@ -206,8 +225,7 @@ static int replay_fs_root(struct btrfs_fs_info *fs_info, const struct btrfs_root
 		return 0;
 	ret = read_root_node(fs_info, root);
 	if (!ret)
-		ret = search_path(fs_info, root, BTRFS_FIRST_FREE_OBJECTID,
-				  BTRFS_INODE_ITEM_KEY, 0);
+		ret = check_root_dir(fs_info, root);
 	if (!ret)
 		ret = search_path(fs_info, root, BTRFS_LAST_FREE_OBJECTID, 255, (u64)-1);
 	return ret;

@@ -298,16 +298,15 @@ static int check_dev_extent(struct btrfs_fs_info *fs_info,
 /*
  * check_root_key() for a ROOT_ITEM key.  Only subvolume trees get a reloc
  * tree, the others are just COWed.  Older kernels also gave one to the
- * data reloc tree; 6.5+ refuse such a leaf, but btrfs check accepts it
- * (progs test fsck 020 tree_reloc_for_data_reloc) and so does this
- * reader: the one place where it is laxer than the kernel.
+ * data reloc tree; 6.5+ refuse such a leaf, and so does this reader,
+ * although btrfs check accepts it (progs test fsck 020
+ * tree_reloc_for_data_reloc): the kernel decides whether it mounts.
  */
 static int check_root_key(struct btrfs_fs_info *fs_info,
 			  const struct btrfs_tree_block *eb, int slot,
 			  const struct btrfs_key *key)
 {
-	if (key->objectid == BTRFS_TREE_RELOC_OBJECTID && !is_fstree(key->offset) &&
-	    key->offset != BTRFS_DATA_RELOC_TREE_OBJECTID)
+	if (key->objectid == BTRFS_TREE_RELOC_OBJECTID && !is_fstree(key->offset))
 		return leaf_error(fs_info, eb, slot,
 			"invalid reloc tree for root %lld, root id is not a subvolume tree",
 			(long long)key->offset);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uuid/uuid.h>
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
@@ -265,6 +266,7 @@ static int read_one_chunk(struct btrfs_fs_info *fs_info,
 	for (i = 0; i < map->num_stripes; i++, stripe++) {
 		map->stripes[i].devid = btrfs_stack_stripe_devid(stripe);
 		map->stripes[i].physical = btrfs_stack_stripe_offset(stripe);
+		memcpy(map->stripes[i].dev_uuid, stripe->dev_uuid, BTRFS_UUID_SIZE);
 	}
 	ret = insert_chunk_map(fs_info, map);
 	if (ret)
@@ -405,6 +407,40 @@ static int chunk_tree_leaf(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
+/*
+ * read_one_chunk() looks a stripe's device up by devid and dev_uuid
+ * together: a stripe whose uuid names no device is on a missing device,
+ * which without -o degraded fails the mount (btrfs_report_missing_device).
+ */
+static int resolve_stripe(struct btrfs_fs_info *fs_info,
+			  struct btrfs_chunk_map *map, u16 s)
+{
+	struct btrfs_io_stripe *stripe = &map->stripes[s];
+	struct btrfs_device *dev = btrfs_find_device(fs_info, stripe->devid);
+	char uuid[37];
+
+	if (!dev || !dev->in_chunk_tree)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"chunk %llu stripe %u: devid %llu has no dev item in the chunk tree",
+			(unsigned long long)map->start, s,
+			(unsigned long long)stripe->devid);
+	if (!memcmp(dev->uuid, stripe->dev_uuid, BTRFS_UUID_SIZE)) {
+		stripe->dev = dev->present ? dev : NULL;
+		return 0;
+	}
+	if (!fs_info->allow_degraded) {
+		uuid_unparse(stripe->dev_uuid, uuid);
+		return btrfs_fs_error(fs_info, -ENOENT,
+			"devid %llu uuid %s is missing (chunk %llu stripe %u names it; devid %llu of this filesystem has another uuid)",
+			(unsigned long long)stripe->devid, uuid,
+			(unsigned long long)map->start, s,
+			(unsigned long long)stripe->devid);
+	}
+	stripe->dev = NULL;
+	fs_info->degraded = true;
+	return 0;
+}
+
 /* Attach every stripe to its device; a stripe may name a missing one */
 int btrfs_resolve_stripes(struct btrfs_fs_info *fs_info)
 {
@@ -415,15 +451,10 @@ int btrfs_resolve_stripes(struct btrfs_fs_info *fs_info)
 		u16 s;
 
 		for (s = 0; s < map->num_stripes; s++) {
-			struct btrfs_device *dev = btrfs_find_device(fs_info,
-							map->stripes[s].devid);
+			int ret = resolve_stripe(fs_info, map, s);
 
-			if (!dev || !dev->in_chunk_tree)
-				return btrfs_fs_error(fs_info, -EUCLEAN,
-					"chunk %llu stripe %u: devid %llu has no dev item in the chunk tree",
-					(unsigned long long)map->start, s,
-					(unsigned long long)map->stripes[s].devid);
-			map->stripes[s].dev = dev->present ? dev : NULL;
+			if (ret)
+				return ret;
 		}
 	}
 	return 0;

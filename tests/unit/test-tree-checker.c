@@ -287,8 +287,8 @@ static void test_root_items(struct btrfs_fs_info *fs_info)
 	root_item(buf, 239, 90, 9 << 20, 0, 0, 0);
 	leaf_add(&l, 5, BTRFS_ROOT_ITEM_KEY, 0, buf, 239);
 	root_item(buf, 439, 90, 10 << 20, 0, 0, 0);
-	leaf_add(&l, (u64)-8, BTRFS_ROOT_ITEM_KEY, (u64)-9, buf, 439);
-	expect(fs_info, &l, "root items, legacy and full, reloc of data reloc", NULL);
+	leaf_add(&l, (u64)-8, BTRFS_ROOT_ITEM_KEY, 256, buf, 439);
+	expect(fs_info, &l, "root items, legacy and full, reloc of a subvolume", NULL);
 
 	leaf_init(&l, 1);
 	leaf_add(&l, 2, BTRFS_ROOT_ITEM_KEY, 0, buf, 300);
@@ -318,6 +318,13 @@ static void test_root_items(struct btrfs_fs_info *fs_info)
 	leaf_add(&l, (u64)-8, BTRFS_ROOT_ITEM_KEY, 2, buf, 439);
 	expect(fs_info, &l, "reloc tree of the extent tree",
 	       "corrupt leaf: root=1 block=1048576 slot=0, invalid reloc tree for root 2, root id is not a subvolume tree");
+
+	/* older kernels made one, 6.5+ refuse it (btrfs check accepts it) */
+	leaf_init(&l, 1);
+	root_item(buf, 439, 90, 10 << 20, 0, 0, 0);
+	leaf_add(&l, (u64)-8, BTRFS_ROOT_ITEM_KEY, (u64)-9, buf, 439);
+	expect(fs_info, &l, "reloc tree of the data reloc tree",
+	       "corrupt leaf: root=1 block=1048576 slot=0, invalid reloc tree for root -9, root id is not a subvolume tree");
 }
 
 static void test_dev_items(struct btrfs_fs_info *fs_info)

@@ -6,6 +6,11 @@
 # under a 20 s timeout:
 #  * never a timeout, a signal, an exit status other than 0/1, a sanitizer
 #    or valgrind report, nor a change to the image file;
+#  * the kernel is the referee: for every image that kernel-verdict.jsonl
+#    says Linux 6.18 mounted with -o ro, exit 0; for every image it refused,
+#    exit 1 with one "ERROR: " line ("chunks" reads less and may pass). The
+#    catalog's "valid" is btrfs check's view and decides only for images
+#    with no kernel verdict (fuzz-tests, never mounted);
 #  * "valid": true -> exit 0, and the chunk list (logical, length, type,
 #    num_stripes, stripes devid/offset) and block-group list (start, length,
 #    used, flags) equal the catalog's;
@@ -30,6 +35,7 @@ catalog=$corpus/catalog.jsonl
 check_prereq btrfs-space
 check_prereq jq xz tar od timeout sha256sum btrfs-image
 
+kernel_verdicts=$corpus/kernel-verdict.jsonl
 outside_list=$TEST_TOP/fuzz-tests/001-corpus/damage-outside-reader.txt
 [ -f "$outside_list" ] || fail "missing $outside_list"
 
@@ -51,6 +57,18 @@ while IFS=$'\t' read -r name valid mustfail group; do
 	MUSTFAIL[$name]=$mustfail
 	GROUP[$name]=$group
 done < "$work/catalog.tsv"
+
+# what Linux 6.18 did with each non-fuzz image: "mounts" or "refuses"
+declare -A KERNEL
+if [ -f "$kernel_verdicts" ]; then
+	while IFS=$'\t' read -r name verdict; do
+		KERNEL[$name]=$verdict
+	done < <(jq -r 'select(.kind == "image") | [.name,
+		(if .kernel.mounted then "mounts" else "refuses" end)] | @tsv' \
+		"$kernel_verdicts") || fail "cannot read $kernel_verdicts"
+else
+	echo "note: no $kernel_verdicts: the catalog decides every verdict"
+fi
 
 while read -r name reason; do
 	case "$name" in ''|'#'*) continue ;; esac
@@ -272,6 +290,12 @@ for name in "${files[@]}"; do
 	elif [ "${GROUP[$name]}" != - ]; then
 		class=member
 		expect=reject
+	elif [ "${KERNEL[$name]:-}" = mounts ]; then
+		class=kernel-mounts
+		expect=ok
+	elif [ "${KERNEL[$name]:-}" = refuses ]; then
+		class=kernel-refuses
+		expect=reject
 	elif [ "${VALID[$name]}" = true ]; then
 		class=valid
 		expect=ok
@@ -319,9 +343,9 @@ for name in "${files[@]}"; do
 		printf '    %s\n' "${PROBLEMS[@]}"
 	else
 		case "$class:$CODES" in
-		valid:*)
+		valid:*|kernel-mounts:*)
 			valid_ok=$((valid_ok + 1))
-			echo "ok   valid             $name"
+			echo "ok   $class $(printf '%*s' $((17 - ${#class})) '')$name"
 			;;
 		outside:*0*|unknown:*0*)
 			accepted=$((accepted + 1))
