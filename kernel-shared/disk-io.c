@@ -857,8 +857,8 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 				continue;
 			uuid_unparse(dev->fsid, uuid);
 			return btrfs_fs_error(fs_info, -ENOENT,
-				"failed to read chunk tree: -2: the dev item of devid %llu names fsid %s, a seed filesystem whose devices were not given",
-				(unsigned long long)dev->devid, uuid);
+				"failed to find fsid %s when attempting to open seed devices (the dev item of devid %llu names it; btrfs-space is given this filesystem's devices only)",
+				uuid, (unsigned long long)dev->devid);
 		}
 		if (listed(dev->devid, args->readonly_devids, args->nr_readonly_devids))
 			continue;

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Make one-field mutants of a crc32c btrfs image, checksums fixed.
+
+usage: common-mutate.py IMAGE MUTATION
+
+Each mutation changes exactly one thing a mount checks, and rewrites the
+checksum of what it changed (the primary superblock, or every copy of the
+chunk-tree leaf), so that the mutant fails only on the rule under test:
+
+  stripesize=N        superblock stripesize
+  super-flag=BIT      set bit BIT of the superblock flags
+  total-bytes=N       superblock total_bytes
+  num-devices=N       superblock num_devices
+  sys-stripe-uuid     flip a byte of the first sys_chunk_array stripe's dev_uuid
+  dev-item-fsid       flip a byte of the fsid of the chunk tree's first DEV_ITEM
+
+Only the primary superblock is rewritten (backup copies stay as they
+were: the kernel mounts from the primary). Single-device images whose
+chunk root is one leaf, as mkfs.btrfs makes them.
+"""
+import struct
+import sys
+
+SB_OFFSET = 65536
+SB_SIZE = 4096
+CSUM_SIZE = 32
+HEADER_SIZE = 101
+ITEM_SIZE = 25
+DEV_ITEM_KEY = 216
+
+
+def crc32c_table():
+    table = []
+    for i in range(256):
+        crc = i
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+        table.append(crc)
+    return table
+
+
+TABLE = crc32c_table()
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc = TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def set_csum(block):
+    """crc32c of everything after the checksum field, little-endian."""
+    block[0:CSUM_SIZE] = b"\0" * CSUM_SIZE
+    block[0:4] = struct.pack("<I", crc32c(bytes(block[CSUM_SIZE:])))
+
+
+# superblock field offsets (ctree.h: struct btrfs_super_block)
+SB_FLAGS = 0x38
+SB_CHUNK_ROOT = 0x58
+SB_TOTAL_BYTES = 0x70
+SB_NUM_DEVICES = 0x88
+SB_NODESIZE = 0x94
+SB_STRIPESIZE = 0x9c
+SB_SYS_ARRAY_SIZE = 0xa0
+SB_CSUM_TYPE = 0xc4
+SB_SYS_ARRAY = 0x32b
+CHUNK_STRIPES = 48		# offset of the first stripe in a chunk item
+STRIPE_DEV_UUID = 16
+
+
+def read_super(f):
+    f.seek(SB_OFFSET)
+    sb = bytearray(f.read(SB_SIZE))
+    if sb[0x40:0x48] != b"_BHRfS_M":
+        sys.exit("not a btrfs image")
+    if struct.unpack_from("<H", sb, SB_CSUM_TYPE)[0] != 0:
+        sys.exit("only crc32c images are supported")
+    return sb
+
+
+def write_super(f, sb):
+    set_csum(sb)
+    f.seek(SB_OFFSET)
+    f.write(sb)
+
+
+def sys_array_chunk(sb):
+    """(logical, chunk item offset in sb) of the first system chunk."""
+    key = SB_SYS_ARRAY
+    logical = struct.unpack_from("<Q", sb, key + 9)[0]
+    return logical, key + 17
+
+
+def physical_copies(sb, logical):
+    """Physical offsets of every stripe of the sys chunk holding @logical."""
+    start, chunk = sys_array_chunk(sb)
+    num_stripes = struct.unpack_from("<H", sb, chunk + 44)[0]
+    copies = []
+    for i in range(num_stripes):
+        stripe = chunk + CHUNK_STRIPES + i * 32
+        offset = struct.unpack_from("<Q", sb, stripe + 8)[0]
+        copies.append(offset + logical - start)
+    return copies
+
+
+def mutate_chunk_leaf(f, sb, change):
+    nodesize = struct.unpack_from("<I", sb, SB_NODESIZE)[0]
+    chunk_root = struct.unpack_from("<Q", sb, SB_CHUNK_ROOT)[0]
+    copies = physical_copies(sb, chunk_root)
+    f.seek(copies[0])
+    leaf = bytearray(f.read(nodesize))
+    if leaf[HEADER_SIZE - 1] != 0:
+        sys.exit("the chunk root is not a leaf")
+    change(leaf)
+    set_csum(leaf)
+    for phys in copies:
+        f.seek(phys)
+        f.write(leaf)
+
+
+def flip_dev_item_fsid(leaf):
+    nritems = struct.unpack_from("<I", leaf, HEADER_SIZE - 5)[0]
+    for slot in range(nritems):
+        item = HEADER_SIZE + slot * ITEM_SIZE
+        if leaf[item + 8] != DEV_ITEM_KEY:
+            continue
+        data = HEADER_SIZE + struct.unpack_from("<I", leaf, item + 17)[0]
+        # dev item: ... uuid at 66, fsid at 82
+        leaf[data + 82] ^= 0xff
+        return
+    sys.exit("no DEV_ITEM in the chunk root leaf")
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    path, mutation = sys.argv[1], sys.argv[2]
+    name, _, value = mutation.partition("=")
+    with open(path, "r+b") as f:
+        sb = read_super(f)
+        if name == "stripesize":
+            struct.pack_into("<I", sb, SB_STRIPESIZE, int(value))
+        elif name == "super-flag":
+            flags = struct.unpack_from("<Q", sb, SB_FLAGS)[0]
+            struct.pack_into("<Q", sb, SB_FLAGS, flags | (1 << int(value)))
+        elif name == "total-bytes":
+            struct.pack_into("<Q", sb, SB_TOTAL_BYTES, int(value))
+        elif name == "num-devices":
+            struct.pack_into("<Q", sb, SB_NUM_DEVICES, int(value))
+        elif name == "sys-stripe-uuid":
+            _, chunk = sys_array_chunk(sb)
+            sb[chunk + CHUNK_STRIPES + STRIPE_DEV_UUID] ^= 0xff
+        elif name == "dev-item-fsid":
+            mutate_chunk_leaf(f, sb, flip_dev_item_fsid)
+            return
+        else:
+            sys.exit("unknown mutation: " + mutation)
+        write_super(f, sb)
+
+
+if __name__ == "__main__":
+    main()
