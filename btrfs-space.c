@@ -42,6 +42,10 @@ static const char * const btrfs_space_usage[] = {
 	"csum-delete        delayed-ref reservation for deleting data extents",
 	"mount-estimate     tree-block reads and time of a mount, with and without block-group tree",
 	"map                every block group as a cell of an SVG picture, or summed up by type and fill",
+	"help [COMMAND]     this text, or the help of COMMAND",
+	"",
+	"A command may be shortened to any unambiguous prefix (insp, mount-e).",
+	"Options may come before or after the devices; -- ends them.",
 	"",
 	"Exit status: 0 success, 1 the filesystem could not be read as asked, 2 usage error.",
 	NULL
@@ -52,14 +56,57 @@ static const struct cmd_struct main_cmd = {
 	.usagestr = btrfs_space_usage,
 };
 
+/*
+ * The command named @token, or the only one it is a prefix of ("insp",
+ * "mount-e"), as btrfs-progs takes "btrfs fi us".  NULL and a message
+ * when there is none or several.
+ */
 static const struct cmd_struct *find_command(const char *token)
 {
-	int i;
+	const struct cmd_struct *found = NULL;
+	size_t len = strlen(token);
+	int i, matches = 0;
 
 	for (i = 0; commands[i]; i++)
 		if (!strcmp(commands[i]->token, token))
 			return commands[i];
+	for (i = 0; len && commands[i]; i++) {
+		if (strncmp(commands[i]->token, token, len))
+			continue;
+		found = commands[i];
+		matches++;
+	}
+	if (matches == 1)
+		return found;
+	if (!matches) {
+		error("unknown command '%s'", token);
+	} else {
+		char names[256] = "";
+
+		for (i = 0; commands[i]; i++)
+			if (!strncmp(commands[i]->token, token, len))
+				snprintf(names + strlen(names), sizeof(names) - strlen(names),
+					 "%s%s", names[0] ? ", " : "", commands[i]->token);
+		error("ambiguous command '%s': %s", token, names);
+	}
+	fprintf(stderr, "Try 'btrfs-space --help' for more information.\n");
 	return NULL;
+}
+
+/* "help" alone is --help; "help COMMAND" is that command's --help */
+static int cmd_help(int argc, char **argv)
+{
+	const struct cmd_struct *cmd;
+
+	if (argc < 2 || !strcmp(argv[1], "--help")) {
+		usage_print(stdout, btrfs_space_usage);
+		return 0;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd)
+		return EXIT_USAGE;
+	usage_print(stdout, cmd->usagestr);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -79,13 +126,12 @@ int main(int argc, char **argv)
 		usage_print(stderr, btrfs_space_usage);
 		exit(EXIT_USAGE);
 	}
+	if (!strcmp(argv[first], "help"))
+		exit(cmd_help(argc - first, argv + first));
 	cmd = find_command(argv[first]);
-	if (!cmd) {
-		error("unknown command '%s'", argv[first]);
-		fprintf(stderr, "Try 'btrfs-space --help' for more information.\n");
+	if (!cmd)
 		exit(EXIT_USAGE);
-	}
-	set_log_level(opts.verbose ? LOG_VERBOSE : LOG_DEFAULT);
+	set_log_level(cmd_log_level(&opts));
 	ret = cmd->fn(cmd, &opts, argc - first, argv + first);
 	exit(ret);
 }

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include "common/format-output.h"
+#include "common/messages.h"
 #include "kernel-shared/fs.h"
 
 /* Options every command takes, set globally or after the command name */
@@ -17,6 +18,7 @@ struct cmd_options {
 	bool bg_search_scan;
 	u32 io_threads;
 	bool scan_devices;	/* --scan: find the other members of the filesystem */
+	bool quiet;		/* -q: errors only */
 	u64 readonly_devids[64];
 	int nr_readonly_devids;
 };
@@ -47,11 +49,18 @@ extern const struct cmd_struct cmd_struct_csum_delete;
 extern const struct cmd_struct cmd_struct_mount_estimate;
 extern const struct cmd_struct cmd_struct_map;
 
+/* What an option takes, for the usage error of a bad value */
+struct cmd_option_expect {
+	int val;			/* the option's getopt value */
+	const char *expect;		/* e.g. "1 to 8", "a size such as 512M" */
+};
+
 /* A command's own options, parsed beside the shared ones */
 struct cmd_extra_options {
 	const struct option *longopts;	/* values >= GETOPT_VAL_EXTRA, {0} ended */
 	int (*handle)(int opt, const char *arg, void *ctx);	/* 0 or -EINVAL */
 	void *ctx;
+	const struct cmd_option_expect *expect;	/* {0} ended, may be NULL */
 };
 
 #define GETOPT_VAL_EXTRA	512
@@ -65,6 +74,14 @@ struct cmd_extra_options {
 int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 		      const struct cmd_extra_options *extra, int argc,
 		      char **argv, int *first_arg);
+
+/* -q wins over -v: a script asked for errors only */
+static inline int cmd_log_level(const struct cmd_options *opts)
+{
+	if (opts->quiet)
+		return LOG_QUIET;
+	return opts->verbose ? LOG_VERBOSE : LOG_DEFAULT;
+}
 
 /* Print the usual errors; return the exit status */
 int cmd_missing_device(const struct cmd_struct *cmd);

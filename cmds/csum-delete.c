@@ -76,6 +76,15 @@ static const struct option csum_delete_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+static const struct cmd_option_expect csum_delete_option_expect[] = {
+	{ OPT_EXTENTS, "a count, such as 1000" },
+	{ OPT_EXTENT_SIZE, "a size such as 4096, 512K or 1.5G" },
+	{ OPT_CD_KERNEL, "a kernel version 5.12 or later, such as 6.1 or 6.6" },
+	{ OPT_CD_SUBVOL, "a subvolume id: 5, or 256 and above" },
+	{ OPT_CD_TOP, "1 to 100000" },
+	{ 0, NULL }
+};
+
 static int parse_subvol(const char *arg, struct csum_delete_args *a)
 {
 	if (parse_u64(arg, &a->subvol) || !btrfs_is_subvol_id(a->subvol))
@@ -551,6 +560,7 @@ static int cmd_csum_delete(const struct cmd_struct *cmd, const struct cmd_option
 		.longopts = csum_delete_longopts,
 		.handle = csum_delete_option,
 		.ctx = &args,
+		.expect = csum_delete_option_expect,
 	};
 	struct btrfs_fs_info fs_info;
 	int first, ret;

@@ -27,6 +27,7 @@ struct inspect_args {
 };
 
 static struct option inspect_longopts[32];
+static struct cmd_option_expect inspect_option_expect[32];
 
 static int build_inspect_longopts(void)
 {
@@ -37,6 +38,12 @@ static int build_inspect_longopts(void)
 	for (i = 0; mount_estimate_longopts[i].name; i++)
 		inspect_longopts[n++] = mount_estimate_longopts[i];
 	memset(&inspect_longopts[n], 0, sizeof(inspect_longopts[n]));
+	n = 0;
+	for (i = 0; model_option_expect[i].val; i++)
+		inspect_option_expect[n++] = model_option_expect[i];
+	for (i = 0; mount_estimate_option_expect[i].val; i++)
+		inspect_option_expect[n++] = mount_estimate_option_expect[i];
+	memset(&inspect_option_expect[n], 0, sizeof(inspect_option_expect[n]));
 	return n >= 32 ? -E2BIG : 0;
 }
 
@@ -58,6 +65,7 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 		.longopts = inspect_longopts,
 		.handle = inspect_option,
 		.ctx = &args,
+		.expect = inspect_option_expect,
 	};
 	struct btrfs_mount_estimate est;
 	struct btrfs_fs_info fs_info;

@@ -65,6 +65,12 @@ static const struct option map_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+static const struct cmd_option_expect map_option_expect[] = {
+	{ OPT_SVG, "a file name, or - for standard output" },
+	{ OPT_MAX_CELLS, "1 to 65536" },
+	{ 0, NULL }
+};
+
 struct map_args {
 	const char *svg_path;
 	u32 max_cells;
@@ -845,6 +851,7 @@ static int cmd_map(const struct cmd_struct *cmd, const struct cmd_options *globa
 		.longopts = map_longopts,
 		.handle = map_option,
 		.ctx = &args,
+		.expect = map_option_expect,
 	};
 	struct output_inputs in;
 	struct btrfs_fs_info fs_info;

@@ -48,6 +48,29 @@ const struct option model_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+#define SIZE_EXPECT	"a size such as 4096, 512K or 1.5G"
+
+const struct cmd_option_expect model_option_expect[] = {
+	{ OPT_KERNEL, "a kernel version 5.12 or later, such as 6.1 or 6.1.112" },
+	{ OPT_MAY_USE, SIZE_EXPECT },
+	{ OPT_PINNED, SIZE_EXPECT },
+	{ OPT_RESERVED, SIZE_EXPECT },
+	{ OPT_DELALLOC, SIZE_EXPECT },
+	{ OPT_ORDERED, SIZE_EXPECT },
+	{ OPT_DELAYED_REFS_RSV, SIZE_EXPECT },
+	{ OPT_DELAYED_RSV, SIZE_EXPECT },
+	{ OPT_RECLAIM_SIZE, SIZE_EXPECT },
+	{ OPT_CLAMP, "1 to 8" },
+	{ OPT_ZONE_SIZE, "a size above 0, such as 256M" },
+	{ OPT_MAX_ACTIVE_ZONES, "0 (no limit) to 4294967295" },
+	{ OPT_TOTAL_BYTES, SIZE_EXPECT },
+	{ OPT_BYTES_USED, SIZE_EXPECT },
+	{ OPT_BYTES_READONLY, SIZE_EXPECT },
+	{ OPT_FREE_CHUNK_SPACE, SIZE_EXPECT },
+	{ OPT_GLOBAL_RSV, SIZE_EXPECT },
+	{ 0, NULL }
+};
+
 const char * const model_compare_kernels[] = {
 	"5.12", "5.15", "6.1", "6.1.112", "6.6", "6.18", NULL
 };
@@ -165,6 +188,7 @@ int run_model_command(const struct cmd_struct *cmd, const struct cmd_options *gl
 		.longopts = model_longopts,
 		.handle = model_handle_option,
 		.ctx = &ropts,
+		.expect = model_option_expect,
 	};
 	struct btrfs_fs_info fs_info;
 	struct space_report report;

@@ -7,6 +7,7 @@
 
 /* --kernel and the runtime what-if options, shared by the model commands */
 extern const struct option model_longopts[];
+extern const struct cmd_option_expect model_option_expect[];
 int model_handle_option(int opt, const char *arg, void *ctx);
 
 #define HELPINFO_MODEL							\

@@ -33,6 +33,12 @@ const struct option mount_estimate_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+const struct cmd_option_expect mount_estimate_option_expect[] = {
+	{ OPT_LATENCY, "a time up to 10s, such as 0.1ms, 80us or 8ms" },
+	{ OPT_PROFILE, "nvme, ssd or hdd" },
+	{ 0, NULL }
+};
+
 /* "0.1ms", "80us", "0.008s", "2ms" */
 static int parse_latency(const char *arg, double *seconds)
 {
@@ -120,6 +126,7 @@ static int cmd_mount_estimate(const struct cmd_struct *cmd,
 		.longopts = mount_estimate_longopts,
 		.handle = mount_estimate_option,
 		.ctx = &args,
+		.expect = mount_estimate_option_expect,
 	};
 	struct btrfs_mount_estimate est;
 	struct btrfs_fs_info fs_info;

@@ -20,6 +20,7 @@ enum {
 	GETOPT_VAL_IO_THREADS,
 	GETOPT_VAL_RO_DEVICE,
 	GETOPT_VAL_SCAN,
+	GETOPT_VAL_VERSION,
 };
 
 #define MAX_LONGOPTS	64
@@ -33,6 +34,8 @@ static const struct option shared_longopts[] = {
 	{ "readonly-device", required_argument, NULL, GETOPT_VAL_RO_DEVICE },
 	{ "scan", no_argument, NULL, GETOPT_VAL_SCAN },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "version", no_argument, NULL, GETOPT_VAL_VERSION },
 	{ "help", no_argument, NULL, GETOPT_VAL_HELP },
 	{ "raw", no_argument, NULL, 'b' },
 	{ "human-readable", no_argument, NULL, 'h' },
@@ -101,6 +104,44 @@ static int usage_error(const struct cmd_struct *cmd, const char *fmt, const char
 	return EXIT_USAGE;
 }
 
+/* The long name of option @c, as the user may have typed it */
+static const char *option_name(const struct option *longopts, int c)
+{
+	for (; longopts->name; longopts++)
+		if (longopts->val == c)
+			return longopts->name;
+	return "?";
+}
+
+static const char *option_expect(const struct cmd_extra_options *extra, int c)
+{
+	const struct cmd_option_expect *e;
+
+	for (e = extra->expect; e && e->val; e++)
+		if (e->val == c)
+			return e->expect;
+	return NULL;
+}
+
+/* "--clamp: invalid value '9', expect 1 to 8" */
+static int bad_value(const struct cmd_struct *cmd, const struct option *longopts,
+		     const struct cmd_extra_options *extra, int c, const char *arg)
+{
+	const char *expect = option_expect(extra, c);
+	char what[128];
+
+	snprintf(what, sizeof(what), "--%s: invalid value '%%s'%s%s",
+		 option_name(longopts, c), expect ? ", expect " : "",
+		 expect ? expect : "");
+	return usage_error(cmd, what, arg ? arg : "");
+}
+
+static int print_version(void)
+{
+	printf("btrfs-space %s\n", BTRFS_SPACE_VERSION);
+	return CMD_HELP_SHOWN;
+}
+
 static int parse_super(const char *arg, int *mirror)
 {
 	char *end;
@@ -144,41 +185,52 @@ int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 
 	if (build_longopts(longopts, extra))
 		return EXIT_USAGE;
-	optind = 1;
+	/* 0, not 1: GNU getopt then also forgets the first call's ordering mode */
+	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:bhHkmgtv", longopts, NULL)) != -1) {
+	/*
+	 * Before the command, stop at its name; after it, options may come
+	 * before or after the devices, as btrfs-progs takes them ("--" ends
+	 * the options).
+	 */
+	while ((c = getopt_long(argc, argv, cmd->token[0] ? ":bhHkmgtvq" : "+:bhHkmgtvq",
+				longopts, NULL)) != -1) {
 		const char *unit = unit_option_name(c);
 
 		if (unit) {
 			units_parse_option(unit, &opts->units);
 		} else if (c == GETOPT_VAL_BG_SEARCH) {
 			if (strcmp(optarg, "pinpoint") && strcmp(optarg, "scan"))
-				return usage_error(cmd, "unknown block-group search '%s', expect pinpoint or scan", optarg);
+				return usage_error(cmd, "--bg-search: invalid value '%s', expect pinpoint or scan", optarg);
 			opts->bg_search_scan = !strcmp(optarg, "scan");
 		} else if (c == GETOPT_VAL_IO_THREADS) {
 			if (parse_threads(optarg, &opts->io_threads))
-				return usage_error(cmd, "invalid --io-threads '%s', expect 1 to 64", optarg);
+				return usage_error(cmd, "--io-threads: invalid value '%s', expect 1 to 64", optarg);
 		} else if (c == GETOPT_VAL_SCAN) {
 			opts->scan_devices = true;
 		} else if (c == GETOPT_VAL_RO_DEVICE) {
 			if (add_readonly_device(optarg, opts))
-				return usage_error(cmd, "invalid --readonly-device '%s', expect a devid", optarg);
+				return usage_error(cmd, "--readonly-device: invalid value '%s', expect a devid (1 or more; at most 64 devices)", optarg);
 		} else if (c == GETOPT_VAL_DEGRADED) {
 			opts->allow_degraded = true;
 		} else if (c == 'v') {
 			opts->verbose++;
+		} else if (c == 'q') {
+			opts->quiet = true;
+		} else if (c == GETOPT_VAL_VERSION) {
+			return print_version();
 		} else if (c == GETOPT_VAL_FORMAT) {
 			if (parse_format(optarg, &opts->format))
-				return usage_error(cmd, "unknown output format: %s", optarg);
+				return usage_error(cmd, "--format: invalid value '%s', expect text or json", optarg);
 		} else if (c == GETOPT_VAL_SUPER) {
 			if (parse_super(optarg, &opts->super_mirror))
-				return usage_error(cmd, "invalid superblock copy '%s', expect 0, 1 or 2", optarg);
+				return usage_error(cmd, "--super: invalid value '%s', expect 0, 1 or 2", optarg);
 		} else if (c == GETOPT_VAL_HELP) {
 			usage_print(stdout, cmd->usagestr);
 			return CMD_HELP_SHOWN;
 		} else if (c >= GETOPT_VAL_EXTRA && extra && extra->handle) {
 			if (extra->handle(c, optarg, extra->ctx))
-				return usage_error(cmd, "invalid value '%s'", optarg ? optarg : "");
+				return bad_value(cmd, longopts, extra, c, optarg);
 		} else if (c == ':') {
 			return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
 		} else if (c == '?' && optopt) {

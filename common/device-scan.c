@@ -128,9 +128,19 @@ static bool probe_fd(int fd, const char *path, char *msg, size_t len)
 	return true;
 }
 
+/* POSIX tar: "ustar" at offset 257 of the first header (the fixtures' .tar.xz) */
+static bool is_tar(int fd)
+{
+	char magic[5];
+
+	return pread(fd, magic, sizeof(magic), 257) == sizeof(magic) &&
+	       !memcmp(magic, "ustar", sizeof(magic));
+}
+
 bool device_explain_not_btrfs(const char *path, char *msg, size_t len)
 {
 	struct sb_id id;
+	struct stat st;
 	int fd = -1;
 	bool ret;
 
@@ -141,7 +151,21 @@ bool device_explain_not_btrfs(const char *path, char *msg, size_t len)
 			 path, SUPER_OFFSET);
 		return true;
 	}
-	ret = probe_fd(fd, path, msg, len);
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size < SUPER_OFFSET + SUPER_SIZE) {
+		if (st.st_size)
+			snprintf(msg, len, "%s: %lld bytes, too small for a btrfs superblock (which ends at %d)",
+				 path, (long long)st.st_size, SUPER_OFFSET + SUPER_SIZE);
+		else
+			snprintf(msg, len, "%s: an empty file", path);
+		close(fd);
+		return true;
+	}
+	ret = is_tar(fd);
+	if (ret)
+		snprintf(msg, len, "%s: a tar archive, not a filesystem image: unpack it first (tar -xSf)",
+			 path);
+	else
+		ret = probe_fd(fd, path, msg, len);
 	close(fd);
 	return ret;
 }

@@ -28,6 +28,8 @@
 	"--bg-search pinpoint|scan  find block groups by exact key (default) or walk like the kernel", \
 	"--io-threads N     concurrent reads per tree level for pinpoint (default 16, 1 = one descent per block group)", \
 	"-v|--verbose       say more on stderr (which copy was used, ...)", \
+	"-q|--quiet         errors only: no warnings, no progress", \
+	"--version          show the version and exit", \
 	"--help             show this help"
 
 void usage_print(FILE *out, const char * const *usagestr);

@@ -116,6 +116,25 @@ static int open_blockdev(struct io_dev *dev)
 	return ioctl(dev->fd, BLKGETSIZE64, &dev->size) < 0 ? -errno : 0;
 }
 
+/* Neither an image file nor a block device: say what it is instead */
+static int explain_file_type(struct io_dev *dev, const struct stat *st)
+{
+	const char *what;
+
+	if (S_ISDIR(st->st_mode))
+		what = "a directory, not a mounted btrfs filesystem (a mount point reads live)";
+	else if (S_ISCHR(st->st_mode))
+		what = "a character device, not a block device or an image file";
+	else if (S_ISFIFO(st->st_mode))
+		what = "a FIFO: btrfs-space reads by offset, give an image file or a block device";
+	else if (S_ISSOCK(st->st_mode))
+		what = "a socket, not a block device or an image file";
+	else
+		what = "not a block device or an image file";
+	snprintf(open_error, sizeof(open_error), "%s: %s", dev->path, what);
+	return -ENOTBLK;
+}
+
 /*
  * Open strictly read-only: the tool must never be able to write to its
  * input, whatever a later bug might try.  O_CLOEXEC keeps the descriptor
@@ -133,17 +152,20 @@ int io_open(struct io_dev *dev, const char *path, struct io_stats *stats)
 	dev->path = strdup(path);
 	if (!dev->path)
 		return -ENOMEM;
-	dev->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	dev->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (dev->fd < 0)
 		ret = -errno;
 	else if (fstat(dev->fd, &st) < 0)
 		ret = -errno;
+	else if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
+		ret = explain_file_type(dev, &st);
+	else if (fcntl(dev->fd, F_SETFL, 0) < 0)
+		ret = -errno;
 	else if (S_ISBLK(st.st_mode))
 		ret = open_blockdev(dev);
-	else if (S_ISREG(st.st_mode))
-		ret = open_regular(dev, &st);
 	else
-		ret = -ENOTBLK;
+		ret = open_regular(dev, &st);
 	if (ret) {
 		io_close(dev);
 		return ret;

@@ -35,6 +35,8 @@ void warning(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (log_level < LOG_DEFAULT)
+		return;
 	va_start(ap, fmt);
 	vprint_prefixed("WARNING: ", fmt, ap);
 	va_end(ap);

@@ -7,6 +7,7 @@
 #ifndef BTRFS_SPACE_MESSAGES_H
 #define BTRFS_SPACE_MESSAGES_H
 
+#define LOG_QUIET	0	/* -q: errors only */
 #define LOG_DEFAULT	1
 #define LOG_VERBOSE	2
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
 #include <unistd.h>
+#include "common/messages.h"
 #include "common/progress.h"
 
 void progress_init(struct progress *p, const char *what)
 {
-	p->enabled = isatty(STDERR_FILENO);
+	p->enabled = isatty(STDERR_FILENO) && get_log_level() >= LOG_DEFAULT;
 	p->shown = false;
 	p->what = what;
 	clock_gettime(CLOCK_MONOTONIC, &p->last);

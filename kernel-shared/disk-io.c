@@ -815,6 +815,26 @@ static int check_device_totals(struct btrfs_fs_info *fs_info)
 	return 0;
 }
 
+/* A --readonly-device must name a device of this filesystem */
+static int check_readonly_devids(struct btrfs_fs_info *fs_info,
+				 const struct btrfs_open_args *args)
+{
+	int i;
+
+	for (i = 0; i < args->nr_readonly_devids; i++) {
+		const struct btrfs_device *dev =
+			btrfs_find_device(fs_info, args->readonly_devids[i]);
+
+		if (!dev || !dev->in_chunk_tree)
+			return btrfs_fs_error(fs_info, -EINVAL,
+				"--readonly-device %llu: the filesystem has no devid %llu (its chunk tree lists %u device%s)",
+				(unsigned long long)args->readonly_devids[i],
+				(unsigned long long)args->readonly_devids[i],
+				fs_info->nr_devices, fs_info->nr_devices == 1 ? "" : "s");
+	}
+	return 0;
+}
+
 /*
  * Devices the chunk tree knows but the command line did not give, and the
  * fs-wide figures read_one_dev() keeps for writeable devices only.  Every
@@ -827,6 +847,7 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 	bool allow_degraded = args->allow_degraded;
 	char uuid[37];
 	u32 i;
+	int ret;
 
 	for (i = 0; i < fs_info->nr_devices; i++) {
 		struct btrfs_device *dev = &fs_info->devices[i];
@@ -868,6 +889,9 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 		if (dev->total_bytes > dev->bytes_used)
 			fs_info->free_chunk_space += dev->total_bytes - dev->bytes_used;
 	}
+	ret = check_readonly_devids(fs_info, args);
+	if (ret)
+		return ret;
 	return check_device_totals(fs_info);
 }
 

@@ -193,6 +193,8 @@ for cmd in $commands; do
 	if [ -f "$completion" ] && ! complete_words btrfs-space "" 2>/dev/null | grep -qxF -- "$cmd"; then
 		problem "bash completion: 'btrfs-space ' does not offer the command $cmd"
 	fi
+	# "help" only prints the others' texts: btrfs-space(8) documents it
+	[ "$cmd" != help ] || continue
 	help=$TEST_TMP/help-$cmd
 	run_check_stdout "$BTRFS_SPACE" "$cmd" --help > "$help"
 	words=(btrfs-space "$cmd")

@@ -1,0 +1,87 @@
+#!/bin/bash
+# The command line a btrfs-progs user expects:
+# - options before or after the devices (GNU permutation), "--" ends them;
+# - --version prints the VERSION file's version; "help" and "help COMMAND"
+#   print the texts --help prints; a command may be an unambiguous prefix,
+#   an ambiguous one is a usage error naming the candidates;
+# - -q keeps warnings off stderr (a mutant that the kernel mounts with a
+#   warning: num_devices 2 on a one-device filesystem);
+# - a bad option value names the option, the value and what is allowed;
+# - inputs that are not images say what they are: a directory, a character
+#   device, a FIFO (without waiting for a writer), an empty file, a tar
+#   archive; a --readonly-device devid the filesystem lacks is an error.
+
+source "$TEST_TOP/common" || exit
+check_prereq btrfs-space
+check_prereq tar xz python3 timeout mkfifo
+
+tar -xSJf "$TEST_TOP/fixtures/ns16k-1g.tar.xz" -C "$TEST_TMP" || fail "cannot unpack fixture"
+img=$TEST_TMP/ns16k-1g.img
+
+# same_output WHY ARGS_A -- ARGS_B: both runs print the same stdout
+same_output()
+{
+	local why=$1 a=() b=()
+	shift
+	while [ "$1" != -- ]; do a+=("$1"); shift; done
+	shift
+	b=("$@")
+	diff <("$BTRFS_SPACE" "${a[@]}" 2>&1) <("$BTRFS_SPACE" "${b[@]}" 2>&1) > /dev/null ||
+		fail "$why: 'btrfs-space ${a[*]}' and 'btrfs-space ${b[*]}' differ"
+	echo "ok: $why"
+}
+
+# stderr_is CODE PATTERN ARGS: exit CODE, stderr matching PATTERN
+stderr_is()
+{
+	local want=$1 pattern=$2 err rc
+	shift 2
+	err=$(timeout 20 "$BTRFS_SPACE" "$@" 2>&1 > /dev/null)
+	rc=$?
+	echo "btrfs-space $*: exit $rc: $err"
+	[ "$rc" -eq "$want" ] || fail "expected exit $want"
+	grep -qE -- "$pattern" <<< "$err" || fail "stderr does not match '$pattern'"
+}
+
+same_output "unit option after the device" overcommit -g "$img" -- overcommit "$img" -g
+same_output "--format after the device" inspect --format json "$img" -- inspect "$img" --format json
+same_output "global option before the command" --format json chunks "$img" -- chunks --format json "$img"
+stderr_is 1 "cannot open -q" inspect -- "$img" -q
+
+version=$(tr -d '[:space:]' < "$TOP/VERSION")
+[ "$("$BTRFS_SPACE" --version)" = "btrfs-space $version" ] ||
+	fail "--version does not print 'btrfs-space $version'"
+echo "ok: --version"
+same_output "help" help -- --help
+same_output "help COMMAND" help csum-delete -- csum-delete --help
+same_output "command prefix" insp "$img" -- inspect "$img"
+same_output "help with a prefix" help mount-e -- mount-estimate --help
+stderr_is 2 "ambiguous command 'm': mount-estimate, map" m "$img"
+stderr_is 2 "unknown command 'frobnicate'" frobnicate "$img"
+
+# -q: the warning goes, the report stays
+warned=$TEST_TMP/warned.img
+cp --sparse=always "$img" "$warned"
+python3 "$TEST_TOP/common-mutate.py" "$warned" num-devices=2 || fail "common-mutate.py failed"
+stderr_is 0 "^WARNING: super block num_devices 2 mismatch" inspect "$warned"
+[ -z "$("$BTRFS_SPACE" -q inspect "$warned" 2>&1 > /dev/null)" ] || fail "-q left something on stderr"
+[ -z "$("$BTRFS_SPACE" inspect "$warned" --quiet 2>&1 > /dev/null)" ] || fail "--quiet left something on stderr"
+"$BTRFS_SPACE" -q inspect "$warned" | grep -q '^Space info' || fail "-q dropped the report"
+echo "ok: -q"
+
+stderr_is 2 "^ERROR: --clamp: invalid value '9', expect 1 to 8" preempt --clamp 9 "$img"
+stderr_is 2 "^ERROR: --kernel: invalid value '4.19', expect a kernel version 5.12 or later" inspect --kernel 4.19 "$img"
+stderr_is 2 "^ERROR: --profile: invalid value 'floppy', expect nvme, ssd or hdd" mount-estimate --profile floppy "$img"
+stderr_is 2 "^ERROR: --top: invalid value '0', expect 1 to 100000" csum-delete --top 0 "$img"
+stderr_is 2 "^ERROR: --format: invalid value 'xml', expect text or json" inspect --format xml "$img"
+stderr_is 1 "^ERROR: --readonly-device 7: the filesystem has no devid 7" inspect --readonly-device 7 "$img"
+
+stderr_is 1 "^ERROR: $TEST_TMP: a directory, not a mounted btrfs filesystem" inspect "$TEST_TMP"
+stderr_is 1 "^ERROR: /dev/null: a character device" inspect /dev/null
+mkfifo "$TEST_TMP/fifo"
+stderr_is 1 "^ERROR: $TEST_TMP/fifo: a FIFO" inspect "$TEST_TMP/fifo"
+: > "$TEST_TMP/empty.img"
+stderr_is 1 "^ERROR: $TEST_TMP/empty.img: an empty file$" inspect "$TEST_TMP/empty.img"
+stderr_is 1 "^ERROR: .*ns16k-1g.tar.xz: a tar archive, not a filesystem image: unpack it first" \
+	inspect "$TEST_TOP/fixtures/ns16k-1g.tar.xz"
+echo "command line: ok"
