@@ -154,6 +154,35 @@ message_text()
 	fi
 }
 
+# contains_text LINE TEXT: LINE contains TEXT as a whole (not followed or
+# preceded by a letter, digit or underscore: "expect 15018" is not in
+# "expect 150180")
+contains_text()
+{
+	local rest=$1 text=$2 pre post
+	[ -n "$text" ] || return 1
+	while [[ $rest == *"$text"* ]]; do
+		pre=${rest%%"$text"*}
+		post=${rest#*"$text"}
+		if ! [[ ${pre: -1} =~ [A-Za-z0-9_] ]] && ! [[ ${post:0:1} =~ [A-Za-z0-9_] ]]; then
+			return 0
+		fi
+		rest=$post
+	done
+	return 1
+}
+
+# mount_said FILE MNT DEV...: the first line mount(8) printed, the mount
+# point as MNT, the devices as DEV
+mount_said()
+{
+	local f=$1 mnt=$2 l
+	shift 2
+	l=$(grep -m1 -v '^[[:space:]]*$' "$f" | normalise_kernel "$@")
+	l=${l//"$mnt"/MNT}
+	printf '%s\n' "${l:0:160}"
+}
+
 # read_allocation DIR: sysfs allocation/ as {"space_info": {type: {...}},
 # "global_rsv_size": N}
 read_allocation()
@@ -246,13 +275,21 @@ run_unit()
 
 	# unpack: the pristine file(s) the tool reads
 	mkdir -p "$dir/pristine" "$dir/copy" "$dir/mnt" || fail "cannot create $dir"
+	# (members of a group are unpacked once, for the image and the group)
 	i=0
 	for src in "$@"; do
-		if ! raw=$(unpack_image "$src" "$dir/pristine/$i" 2> "$dir/unpack.err"); then
-			echo "FAIL  $name: cannot unpack $(basename "$src"): $(tail -n 1 "$dir/unpack.err")"
+		local base cache=
+		base=$(basename "$src")
+		[ -z "${MEMBER[$base]+set}" ] || cache=$work/members/$base
+		if [ -n "$cache" ] && [ -s "$cache.list" ]; then
+			raw=$(cat "$cache.list")
+		elif ! raw=$(unpack_image "$src" "${cache:-$dir/pristine/$i}" 2> "$dir/unpack.err"); then
+			echo "FAIL  $name: cannot unpack $base: $(tail -n 1 "$dir/unpack.err")"
 			failures+=("$name")
 			rm -rf -- "$dir"
 			return
+		elif [ -n "$cache" ]; then
+			printf '%s\n' "$raw" > "$cache.list"
 		fi
 		mapfile -t -O "${#raws[@]}" raws <<< "$raw"
 		i=$((i + 1))
@@ -387,14 +424,14 @@ run_unit()
 		exit_agree=$((exit_agree + 1))
 		if [ -z "$kern_first" ]; then
 			refused_nomsg=$((refused_nomsg + 1))
-			line="both refuse (the kernel printed no BTRFS error: $(tail -n 1 "$dir/mount.log" | cut -c1-100)); tool: $tool_err"
+			line="both refuse (the kernel printed no BTRFS error: $(mount_said "$dir/mount.log" "$dir/mnt" "${devs[@]}")); tool: $tool_err"
 		else
 			refused_both=$((refused_both + 1))
 			msg=$(message_text "$kern_first")
 			kern_func=${msg%%$'\t'*}
 			kern_text=${msg#*$'\t'}
-			if [[ $tool_err == *"$kern_text"* ]] &&
-			   { [ -z "$kern_func" ] || [[ $tool_err == *"$kern_func"* ]]; }; then
+			if contains_text "$tool_err" "$kern_text" &&
+			   { [ -z "$kern_func" ] || contains_text "$tool_err" "$kern_func"; }; then
 				msg_agree=$((msg_agree + 1))
 				line="both refuse, same check: ${kern_func:+$kern_func: }$kern_text"
 			else
@@ -407,7 +444,7 @@ run_unit()
 		if [ "$kernel_mounted" = yes ]; then
 			line="kernel mounts, tool refuses: $tool_err"
 		else
-			line="kernel refuses (${kern_first:-no BTRFS error line: $(tail -n 1 "$dir/mount.log" | cut -c1-100)}), tool exits 0"
+			line="kernel refuses (${kern_first:-no BTRFS error line: $(mount_said "$dir/mount.log" "$dir/mnt" "${devs[@]}")}), tool exits 0"
 		fi
 	fi
 
@@ -465,6 +502,12 @@ run_unit()
 
 # --- the images ----------------------------------------------------------------
 
+declare -A MEMBER
+while read -r m; do
+	[ -n "$m" ] && MEMBER[$m]=1
+done < <(jq -r 'select(.device_group) | .device_group.members[]' "$catalog" | LC_ALL=C sort -u)
+mkdir -p "$work/members" || fail "cannot create $work/members"
+
 mapfile -t files < <(cd "$corpus" && find . -maxdepth 1 -type f \
 	! -name 'fuzz-tests__*' ! -name '*.jsonl' ! -name '*.md' ! -name '*.sh' ! -name '*.txt' |
 	sed 's#^\./##' | LC_ALL=C sort)
@@ -513,6 +556,8 @@ if [ -z "$out_of_time" ]; then
 	done < <(jq -r 'select(.device_group) | [.device_group.id,
 		(.device_group.members | join(" "))] | @tsv' "$catalog" | LC_ALL=C sort -u)
 fi
+
+rm -rf -- "$work/members"
 
 # --- known gaps not seen ---------------------------------------------------------
 
