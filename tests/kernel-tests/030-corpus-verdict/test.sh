@@ -56,6 +56,7 @@ TOOL_TIMEOUT=${TOOL_TIMEOUT:-60}
 MOUNT_TIMEOUT=${MOUNT_TIMEOUT:-60}
 # stop (and fail) before the runner's 900 s timeout would kill us unexplained
 BUDGET=${CORPUS_BUDGET:-780}
+REPORT_RE='AddressSanitizer|LeakSanitizer|MemorySanitizer|UndefinedBehaviorSanitizer|runtime error:|==[0-9]+== (Invalid (read|write|free)|Conditional jump|Use of uninitialised|Mismatched free|Source and destination overlap)'
 FIELDS="total_bytes bytes_used bytes_readonly bytes_zone_unusable bytes_may_use
 	bytes_pinned bytes_reserved disk_total disk_used chunk_size flags"
 START=$SECONDS
@@ -301,6 +302,15 @@ run_unit()
 	timeout -k 5 "$TOOL_TIMEOUT" $INSTRUMENT "$BTRFS_SPACE" inspect --format json "${raws[@]}" \
 		< /dev/null > "$dir/tool.json" 2> "$dir/tool.err"
 	tool_rc=$?
+	# (ASan exits 1 too: a report is a crash, never a refusal)
+	if grep -q -E "$REPORT_RE" "$dir/tool.err"; then
+		echo "FAIL  $name: sanitizer or valgrind report from the tool (exit $tool_rc): $(grep -m1 -E "$REPORT_RE" "$dir/tool.err" | cut -c1-160)"
+		failures+=("$name")
+		rm -rf -- "$dir"
+		return
+	fi
+	[ "$tool_rc" != 1 ] || [ "$(grep -c '' "$dir/tool.err")" = 1 ] ||
+		echo "      note: $name: the tool printed $(grep -c '' "$dir/tool.err") lines on stderr, not one"
 	tool_err=$(grep -m1 '^ERROR: ' "$dir/tool.err")
 	[ -n "$tool_err" ] || tool_err=$(grep -m1 -v '^[[:space:]]*$' "$dir/tool.err")
 	for raw in "${raws[@]}"; do
@@ -371,6 +381,10 @@ run_unit()
 		echo "    note: $name: the filesystem is mounted elsewhere on this machine, retrying"
 		sleep 5
 	done
+	if ! dmesg 2> /dev/null | grep -q -F "$marker"; then
+		echo "FAIL  $name: the kernel log lost the marker written before the mount (ring buffer overrun?)"
+		failures+=("$name")
+	fi
 	kern_first=$(kernel_errors "$marker" "${devs[@]}" | head -n 1 | cut -c1-400)
 
 	if [ "$mnt_rc" = 0 ] && mountpoint -q "$dir/mnt"; then
