@@ -23,8 +23,10 @@
 # verdict|message|space; NAME an image or group:ID). The test fails on a
 # disagreement not listed or listed with another kind, on a listed image
 # that now agrees (a stale entry: remove it), on a tool crash or timeout, a
-# mount that hangs, and on any trouble reading sysfs or unmounting.
-# As information only, what this kernel did is compared with what
+# mount that hangs, a tool that changes its input, and on any trouble
+# reading sysfs or unmounting.
+# As information only, what this kernel did (mounted, first error line,
+# allocation/, whether it wrote the copy: log replay) is compared with what
 # kernel-verdict.jsonl recorded on another machine.
 # CORPUS_ONLY=REGEX limits the run to matching names (debugging; the
 # known-gaps checks then apply to what was run).
@@ -184,6 +186,25 @@ mount_said()
 	printf '%s\n' "${l:0:160}"
 }
 
+# digest FILE: sha256 of the data regions, hole map, size and mtime (GNU tar
+# with SEEK_DATA/SEEK_HOLE: a restored dump is a sparse file of up to 3 TB)
+digest()
+{
+	local sum
+	sum=$(timeout 120 tar -cS --hole-detection=seek -f - -C "$(dirname "$1")" \
+		"$(basename "$1")" 2> /dev/null | sha256sum) || sum=unavailable
+	echo "${sum%% *} $(stat -c '%s %y' "$1")"
+}
+
+# digests FILE...: one line of digest FILE per file
+digests()
+{
+	local f
+	for f in "$@"; do
+		digest "$f"
+	done
+}
+
 # read_allocation DIR: sysfs allocation/ as {"space_info": {type: {...}},
 # "global_rsv_size": N}
 read_allocation()
@@ -297,6 +318,8 @@ run_unit()
 	done
 
 	# the tool, on the pristine files, before anything is mounted
+	local before wrote=no
+	before=$(digests "${raws[@]}")
 	# word splitting of INSTRUMENT is intended
 	# shellcheck disable=SC2086
 	timeout -k 5 "$TOOL_TIMEOUT" $INSTRUMENT "$BTRFS_SPACE" inspect --format json "${raws[@]}" \
@@ -305,6 +328,12 @@ run_unit()
 	# (ASan exits 1 too: a report is a crash, never a refusal)
 	if grep -q -E "$REPORT_RE" "$dir/tool.err"; then
 		echo "FAIL  $name: sanitizer or valgrind report from the tool (exit $tool_rc): $(grep -m1 -E "$REPORT_RE" "$dir/tool.err" | cut -c1-160)"
+		failures+=("$name")
+		rm -rf -- "$dir"
+		return
+	fi
+	if [ "$(digests "${raws[@]}")" != "$before" ]; then
+		echo "FAIL  $name: the tool changed its input file(s)"
 		failures+=("$name")
 		rm -rf -- "$dir"
 		return
@@ -338,6 +367,7 @@ run_unit()
 		register_loop "$dev"
 		devs+=("$dev")
 	done
+	before=$(digests "${copies[@]}")
 	opts=ro
 	if [ "${#devs[@]}" -gt 1 ]; then
 		for dev in "${devs[@]}"; do
@@ -407,6 +437,7 @@ run_unit()
 		fi
 	fi
 	detach "${devs[@]}"
+	[ "$(digests "${copies[@]}")" = "$before" ] || wrote=yes
 
 	# --- compare ---
 	case "$tool_rc" in
@@ -478,7 +509,9 @@ run_unit()
 		echo "FAIL  $name ($kind): $line"
 		disagree_new+=("$name")
 	fi
-	verdicts="kernel $([ "$kernel_mounted" = yes ] && echo mounted || echo refused), tool exit $tool_rc"
+	verdicts="kernel $([ "$kernel_mounted" = yes ] && echo mounted || echo refused)"
+	[ "$wrote" = no ] || verdicts="$verdicts and wrote the copy"
+	verdicts="$verdicts, tool exit $tool_rc"
 	echo "      ($verdicts; $((SECONDS - t0)) s)"
 
 	# --- information: the recorded verdict of the other machine ---
@@ -488,11 +521,13 @@ run_unit()
 	if [ -n "$rec" ]; then
 		local rdiff
 		rdiff=$(jq -n -r --argjson r "$rec" --arg mounted "$kernel_mounted" \
-			--arg first "$kern_first" --arg fields "$FIELDS" \
+			--arg first "$kern_first" --arg fields "$FIELDS" --arg wrote "$wrote" \
 			--slurpfile k <( [ -s "$dir/kernel.json" ] && cat "$dir/kernel.json" || echo '{}' ) '
 			($fields | split(" ") | map(select(. != ""))) as $fl |
 			(if ($r.kernel.mounted | tostring) != ($mounted == "yes" | tostring)
 			 then "mounted: recorded \($r.kernel.mounted), here \($mounted == "yes")" else empty end),
+			(if $r.kernel_wrote_image != null and ($r.kernel_wrote_image | tostring) != ($wrote == "yes" | tostring)
+			 then "wrote the image: recorded \($r.kernel_wrote_image), here \($wrote == "yes")" else empty end),
 			(if ($r.kernel.first_error // "") != $first
 			 then "first error: recorded \"\($r.kernel.first_error // "")\", here \"\($first)\"" else empty end),
 			(if $mounted == "yes" and $r.kernel.allocation then
