@@ -265,6 +265,7 @@ do_umount()
 # --- one image or group ------------------------------------------------------------
 
 units=0
+attached_any=
 exit_agree=0
 refused_both=0
 refused_nomsg=0
@@ -358,13 +359,14 @@ run_unit()
 	for raw in "${copies[@]}"; do
 		if ! dev=$(losetup -f --show "$raw" 2> "$dir/losetup.err"); then
 			detach "${devs[@]}"
-			[ "$units" -gt 1 ] || skip "cannot attach a loop device: $(tail -n 1 "$dir/losetup.err")"
+			[ -n "$attached_any" ] || skip "cannot attach a loop device: $(tail -n 1 "$dir/losetup.err")"
 			echo "FAIL  $name: cannot attach a loop device: $(tail -n 1 "$dir/losetup.err")"
 			failures+=("$name")
 			rm -rf -- "$dir"
 			return
 		fi
 		register_loop "$dev"
+		attached_any=yes
 		devs+=("$dev")
 	done
 	before=$(digests "${copies[@]}")
