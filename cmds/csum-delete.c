@@ -478,6 +478,7 @@ static int run_file(struct csum_delete_ctx *cd, const struct cmd_options *opts,
 		return ret;
 	warn_links(&res);
 	fmt_start(&fctx, stdout, opts->format, opts->units, token);
+	print_mode(&fctx, cd->fs_info);
 	print_csum_params(&fctx, &cd->params);
 	print_file_section(&fctx, cd, &res);
 	print_csum_delete_calc(&fctx, &res.drop.calc);
@@ -496,6 +497,7 @@ static int run_top(struct csum_delete_ctx *cd, const struct cmd_options *opts,
 	ret = scan_top(cd, args->subvol, &tl, &scan);
 	if (!ret) {
 		fmt_start(&fctx, stdout, opts->format, opts->units, token);
+		print_mode(&fctx, cd->fs_info);
 		print_csum_params(&fctx, &cd->params);
 		print_top(&fctx, cd, &tl, &scan);
 		fmt_end(&fctx);
@@ -513,6 +515,7 @@ static void run_extents(struct csum_delete_ctx *cd, const struct cmd_options *op
 	btrfs_csum_delete_add(&cd->params, &cd->model, &calc, args->extent_size,
 			      args->extents);
 	fmt_start(&fctx, stdout, opts->format, opts->units, token);
+	print_mode(&fctx, cd->fs_info);
 	print_csum_params(&fctx, &cd->params);
 	print_csum_delete_calc(&fctx, &calc);
 	fmt_end(&fctx);

@@ -100,6 +100,7 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 	}
 	btrfs_report_fill_io(&fs_info, &report);
 	fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
+	print_mode(&fctx, &fs_info);
 	print_filesystem_section(&fctx, &report);
 	print_devices_section(&fctx, &report);
 	print_space_info_section(&fctx, &report);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cmds/list.h"
+#include "cmds/report.h"
 #include "kernel-shared/disk-io.h"
 
 int run_list_command(const struct cmd_struct *cmd, const struct cmd_options *global,
@@ -18,6 +19,7 @@ int run_list_command(const struct cmd_struct *cmd, const struct cmd_options *glo
 	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, load_block_groups);
 	if (!ret) {
 		fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
+		print_mode(&fctx, &fs_info);
 		print(&fctx, &fs_info);
 		fmt_end(&fctx);
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 #include "cmds/commands.h"
+#include "cmds/report.h"
 #include "common/help.h"
 #include "common/messages.h"
 #include "common/output-file.h"
@@ -833,6 +834,7 @@ static int run_map(const struct map_args *args, const struct cmd_options *opts,
 	}
 	if (!ret) {
 		fmt_start(&fctx, stdout, opts->format, opts->units, "map");
+		print_mode(&fctx, fs_info);
 		print_summary(&fctx, fs_info, &sum);
 		if (args->svg_path)
 			print_svg_section(&fctx, args->svg_path, &d);

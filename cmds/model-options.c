@@ -206,6 +206,7 @@ int run_model_command(const struct cmd_struct *cmd, const struct cmd_options *gl
 		ret = cmd_out_of_memory();
 	if (!ret) {
 		fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
+		print_mode(&fctx, &fs_info);
 		print_kernel_section(&fctx, &report);
 		detail(&fctx, &report);
 		print_compare(&fctx, &fs_info, &ropts, row);

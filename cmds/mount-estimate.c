@@ -5,10 +5,12 @@
  * block-group tree.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/commands.h"
 #include "cmds/mount-estimate.h"
+#include "cmds/report.h"
 #include "common/help.h"
 #include "kernel-shared/disk-io.h"
 
@@ -106,6 +108,19 @@ void print_mount_estimate(struct fmt_ctx *fctx, const struct btrfs_mount_estimat
 			  const struct mount_estimate_args *args)
 {
 	fmt_group_start(fctx, "mount_estimate", "Mount estimate (open_ctree reads)");
+	fmt_bool(fctx, "available", NULL, !est->fs_changed);
+	fmt_u64(fctx, "attempts", est->attempts > 1 ? "Attempts" : NULL, est->attempts);
+	if (est->fs_changed) {
+		char why[96];
+
+		/* live mode: each replay of the disk saw a commit land */
+		snprintf(why, sizeof(why),
+			 "the filesystem changed during %u attempts; estimate not available",
+			 est->attempts);
+		fmt_str(fctx, "reason", "Not available", why);
+		fmt_group_end(fctx);
+		return;
+	}
 	fmt_str(fctx, "profile", "Latency profile", args->profile);
 	fmt_seconds(fctx, "latency_seconds", "Latency (s per read)", args->latency);
 	print_reads(fctx, &est->now, args->latency);
@@ -144,6 +159,7 @@ static int cmd_mount_estimate(const struct cmd_struct *cmd,
 		ret = cmd_estimate_mount(&fs_info, &est);
 	if (!ret) {
 		fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
+		print_mode(&fctx, &fs_info);
 		print_mount_estimate(&fctx, &est, &args);
 		fmt_end(&fctx);
 	}

@@ -194,7 +194,14 @@ int cmd_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimat
 		*est = *fs_info->mount_est;
 		return 0;
 	}
-	ret = btrfs_estimate_mount(fs_info, est);
+	if (fs_info->live) {
+		ret = btrfs_live_estimate_mount(fs_info, est);
+		if (!ret && est->attempts > 1)
+			pr_verbose(LOG_VERBOSE, "mount estimate: %u attempts, the filesystem changed during %u\n",
+				   est->attempts, est->attempts - !est->fs_changed);
+	} else {
+		ret = btrfs_estimate_mount(fs_info, est);
+	}
 	if (!ret)
 		return 0;
 	if (fs_info->err.err)

@@ -3,12 +3,14 @@
  * The one place where report figures become output.  JSON keys are the
  * sysfs file names where the kernel has one (Documentation/dev/json-format.md).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <uuid/uuid.h>
 #include "cmds/report.h"
 #include "common/checksum.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/kernel-version.h"
+#include "kernel-shared/live.h"
 #include "kernel-shared/volumes.h"
 
 static const char * const incompat_names[64] = {
@@ -53,6 +55,25 @@ static void print_flags(struct fmt_ctx *fctx, const char *key_flags,
 
 	fmt_u64(fctx, key_flags, NULL, flags);
 	fmt_str_list(fctx, key_names, label, names, n);
+}
+
+/*
+ * JSON: "mode", "live" for a mount point read through the kernel, "image"
+ * for devices and images read offline.  Text: a line in live mode only.
+ */
+void print_mode(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info)
+{
+	const struct btrfs_live *live = fs_info->live;
+	char line[PATH_MAX + 64];
+
+	if (fctx->mode == FMT_JSON) {
+		fmt_str(fctx, "mode", NULL, live ? "live" : "image");
+		return;
+	}
+	if (!live)
+		return;
+	snprintf(line, sizeof(line), "live, %s (the kernel's figures now)", live->mountpoint);
+	fmt_str(fctx, "mode", "Mode", line);
 }
 
 void print_filesystem_section(struct fmt_ctx *fctx, const struct space_report *r)
@@ -130,7 +151,9 @@ void print_space_info_section(struct fmt_ctx *fctx, const struct space_report *r
 {
 	int i;
 
-	fmt_group_start(fctx, "space_info", "Space info (sysfs allocation/, right after mount)");
+	fmt_group_start(fctx, "space_info", r->live ?
+			"Space info (live, sysfs allocation/ now)" :
+			"Space info (sysfs allocation/, right after mount)");
 	for (i = 0; i < r->nr_space_infos; i++)
 		print_one_space_info(fctx, &r->space_infos[i]);
 	fmt_group_end(fctx);
@@ -138,7 +161,7 @@ void print_space_info_section(struct fmt_ctx *fctx, const struct space_report *r
 
 void print_global_rsv_section(struct fmt_ctx *fctx, const struct space_report *r)
 {
-	fmt_size(fctx, "global_rsv_size", "Global reserve", r->global_rsv.size);
+	fmt_size(fctx, "global_rsv_size", "Global reserve", r->global_rsv_size);
 	fmt_size(fctx, "global_rsv_reserved", "Global reserve reserved",
 		 r->global_rsv_reserved);
 }

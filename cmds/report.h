@@ -6,6 +6,7 @@
 #include "kernel-shared/report.h"
 
 /* The printers: every section is written once, for text and JSON alike */
+void print_mode(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info);
 void print_filesystem_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_devices_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_space_info_section(struct fmt_ctx *fctx, const struct space_report *r);

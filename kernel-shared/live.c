@@ -24,17 +24,22 @@
  *
  * The items come from the kernel's trees in memory.  On a read-write mount
  * the block group and root items are written back at transaction commit,
- * so the accounting is that of the last commit, while sysfs allocation/ is
- * the kernel's accounting of this moment: it gives the runtime inputs of
- * the reservation model (btrfs_live_report_options()).  The kernel ran the
+ * so the block groups are those of the last commit.  The space infos, the
+ * global reserve and the devices' sizes are the kernel's figures of this
+ * moment instead: sysfs allocation/ and BTRFS_IOC_DEV_INFO, read once, right
+ * after the tree searches (live_snapshot()), replace what the accounting of
+ * the block group items gave, so that every section of the report and every
+ * input of the reservation model is the same snapshot.  The kernel ran the
  * tree checker on every leaf it read, so only the item sizes are checked
  * again here; read_one_chunk()'s checks still run.
  *
- * The superblock (label, total and used bytes, the tree roots the mount
- * estimate replays) is read read-only from the devices the kernel names,
- * the newest generation winning as offline: on a read-write mount that is
- * the last commit's.  When no device can be read, its fields are filled
- * from the ioctls and sysfs and the mount estimate is not available.
+ * The superblock (label, total and used bytes) is read read-only from the
+ * devices the kernel names, the newest generation winning as offline: on a
+ * read-write mount that is the last commit's.  When no device can be read,
+ * its fields are filled from the ioctls and sysfs and the mount estimate is
+ * not available.  The mount estimate replays a mount of what is on disk:
+ * an offline open of the devices, started over when it fails while a
+ * commit changes the superblocks (btrfs_live_estimate_mount()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +56,7 @@
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/ioctl.h"
 #include "kernel-shared/live.h"
+#include "kernel-shared/mount-cost.h"
 #include "kernel-shared/report.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
@@ -400,8 +406,8 @@ static int live_chunk_tree(struct live_ctx *ctx)
 
 /*
  * The devices the kernel holds: BTRFS_IOC_DEV_INFO for the path, sysfs
- * devinfo/ for missing and writeable; then what check_devices() and
- * read_one_dev() count for the writeable ones.
+ * devinfo/ for missing and writeable, as check_devices() and
+ * read_one_dev() tell them apart.
  */
 static int live_devices(struct live_ctx *ctx)
 {
@@ -437,11 +443,9 @@ static int live_devices(struct live_ctx *ctx)
 		/* a seed device's dev item carries the seed's fsid */
 		if (!writeable || memcmp(dev->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE))
 			continue;
+		/* their sizes come with the snapshot: live_read_device_sizes() */
 		dev->writeable = true;
 		fs_info->rw_devices++;
-		fs_info->total_rw_bytes += dev->total_bytes;
-		if (dev->total_bytes > dev->bytes_used)
-			fs_info->free_chunk_space += dev->total_bytes - dev->bytes_used;
 	}
 	return btrfs_resolve_stripes(fs_info);
 }
@@ -527,8 +531,14 @@ static int live_block_groups(struct live_ctx *ctx)
 		ret = search_exact(ctx, root->objectid, &key, &item, sizeof(item), &len);
 		if (ret < 0)
 			return ret;
+		/*
+		 * The chunk item goes into the chunk tree when the chunk is
+		 * allocated, its block group item at the end of that
+		 * transaction handle (btrfs_create_pending_block_groups()):
+		 * in between, a live search finds the one without the other.
+		 */
 		if (ret)
-			return btrfs_fs_error(fs_info, -EUCLEAN,
+			return btrfs_fs_error(fs_info, -EAGAIN,
 				"chunk start=%llu len=%llu doesn't have corresponding block group (searched %s)",
 				(unsigned long long)map->start, (unsigned long long)map->length,
 				btrfs_root_name(root->objectid));
@@ -662,14 +672,109 @@ static void live_read_allocation(struct live_ctx *ctx)
 		read_sysfs_u64(sdir, "bytes_zone_unusable", &s->bytes_zone_unusable);
 		read_sysfs_u64(sdir, "disk_total", &s->disk_total);
 		read_sysfs_u64(sdir, "disk_used", &s->disk_used);
+		/* since 6.0; the user may have changed it */
+		s->has_chunk_size = !read_sysfs_u64(sdir, "chunk_size", &s->chunk_size);
 	}
-	/* the reservation model's space info: mixed when there is one */
-	i = live->sysfs[BTRFS_SPACE_MIXED].present ? BTRFS_SPACE_MIXED : BTRFS_SPACE_METADATA;
-	if (live->sysfs[i].present)
-		live->runtime_set |= RT_MAY_USE | RT_PINNED | RT_RESERVED | RT_TOTAL_BYTES |
-				     RT_BYTES_USED | RT_BYTES_READONLY;
-	if (live->has_global_rsv)
-		live->runtime_set |= RT_GLOBAL_RSV;
+}
+
+/*
+ * The devices' sizes as the kernel holds them now (BTRFS_IOC_DEV_INFO
+ * gives the in-memory bytes_used, which chunk allocation changes before
+ * the dev item), and what read_one_dev() and the allocator keep of them:
+ * total_rw_bytes and free_chunk_space of the writeable devices.
+ */
+static int live_read_device_sizes(struct live_ctx *ctx)
+{
+	struct btrfs_fs_info *fs_info = ctx->fs_info;
+	u32 i;
+
+	fs_info->total_rw_bytes = 0;
+	fs_info->free_chunk_space = 0;
+	for (i = 0; i < fs_info->nr_devices; i++) {
+		struct btrfs_device *dev = &fs_info->devices[i];
+		struct btrfs_ioctl_dev_info_args di;
+
+		if (!dev->present)
+			continue;
+		memset(&di, 0, sizeof(di));
+		di.devid = dev->devid;
+		if (ioctl(ctx->fd, BTRFS_IOC_DEV_INFO, &di) < 0)
+			return live_error(ctx, -errno, "BTRFS_IOC_DEV_INFO");
+		dev->total_bytes = di.total_bytes;
+		dev->bytes_used = di.bytes_used;
+		if (!dev->writeable)
+			continue;
+		fs_info->total_rw_bytes += dev->total_bytes;
+		if (dev->total_bytes > dev->bytes_used)
+			fs_info->free_chunk_space += dev->total_bytes - dev->bytes_used;
+	}
+	return 0;
+}
+
+static u64 space_info_type_flags(int index)
+{
+	switch (index) {
+	case BTRFS_SPACE_DATA: return BTRFS_BLOCK_GROUP_DATA;
+	case BTRFS_SPACE_METADATA: return BTRFS_BLOCK_GROUP_METADATA;
+	case BTRFS_SPACE_SYSTEM: return BTRFS_BLOCK_GROUP_SYSTEM;
+	default: return BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA;
+	}
+}
+
+/*
+ * The kernel's figures now replace those of the last commit's block group
+ * items: each space info sysfs shows, and the global reserve.  The
+ * profiles and block-group counts stay those of the items.
+ */
+static void live_apply_allocation(struct live_ctx *ctx)
+{
+	struct btrfs_fs_info *fs_info = ctx->fs_info;
+	const struct btrfs_live *live = ctx->live;
+	int i;
+
+	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++) {
+		const struct btrfs_live_space_info *s = &live->sysfs[i];
+		struct btrfs_space_info *si = &fs_info->space_info[i];
+
+		if (!s->present)
+			continue;
+		if (!si->present) {
+			si->present = true;
+			si->flags = space_info_type_flags(i);
+		}
+		si->total_bytes = s->total_bytes;
+		si->bytes_used = s->bytes_used;
+		si->bytes_readonly = s->bytes_readonly;
+		si->bytes_zone_unusable = s->bytes_zone_unusable;
+		si->bytes_may_use = s->bytes_may_use;
+		si->bytes_pinned = s->bytes_pinned;
+		si->bytes_reserved = s->bytes_reserved;
+		si->disk_total = s->disk_total;
+		si->disk_used = s->disk_used;
+		if (s->has_chunk_size)
+			si->chunk_size = s->chunk_size;
+	}
+	if (live->has_global_rsv) {
+		fs_info->global_rsv_size = live->global_rsv_size;
+		fs_info->global_rsv_reserved = live->global_rsv_reserved;
+	}
+}
+
+/*
+ * One snapshot of the kernel's accounting, taken right after the tree
+ * searches: the devices' sizes, then sysfs allocation/, each file read
+ * once.  Every section of the report uses these same numbers.
+ */
+static int live_snapshot(struct live_ctx *ctx, bool load_block_groups)
+{
+	int ret = live_read_device_sizes(ctx);
+
+	if (ret)
+		return ret;
+	live_read_allocation(ctx);
+	if (load_block_groups)
+		live_apply_allocation(ctx);
+	return 0;
 }
 
 static int live_setup(struct live_ctx *ctx, const char *path)
@@ -689,8 +794,9 @@ static int live_setup(struct live_ctx *ctx, const char *path)
 	return ctx->args ? 0 : -ENOMEM;
 }
 
-int btrfs_live_open(struct btrfs_fs_info *fs_info, const char *path,
-		    bool load_block_groups)
+/* One pass over the kernel's trees; -EAGAIN when they changed under it */
+static int live_open_once(struct btrfs_fs_info *fs_info, const char *path,
+			  bool load_block_groups)
 {
 	struct live_ctx ctx = { .fs_info = fs_info, .fd = -1 };
 	u64 num_devices = 0;
@@ -719,8 +825,9 @@ int btrfs_live_open(struct btrfs_fs_info *fs_info, const char *path,
 		ret = live_roots(&ctx);
 	if (!ret && load_block_groups)
 		ret = live_block_groups(&ctx);
+	if (!ret)
+		ret = live_snapshot(&ctx, load_block_groups);
 	if (!ret) {
-		live_read_allocation(&ctx);
 		ctx.live->super_from_device = live_super_from_devices(fs_info);
 		if (!ctx.live->super_from_device)
 			live_super_synth(&ctx, num_devices);
@@ -731,36 +838,158 @@ int btrfs_live_open(struct btrfs_fs_info *fs_info, const char *path,
 	return ret;
 }
 
+int btrfs_live_open(struct btrfs_fs_info *fs_info, const char *path,
+		    bool load_block_groups)
+{
+	struct btrfs_error last;
+	int attempt, ret;
+
+	for (attempt = 1; ; attempt++) {
+		ret = live_open_once(fs_info, path, load_block_groups);
+		if (ret != -EAGAIN)
+			return ret;
+		if (attempt == BTRFS_LIVE_ATTEMPTS)
+			break;
+		/* a transaction is between two steps: let it finish */
+		btrfs_close_fs(fs_info);
+		usleep(attempt * 20000);
+	}
+	last = fs_info->err;
+	memset(&fs_info->err, 0, sizeof(fs_info->err));
+	return btrfs_fs_error(fs_info, -EAGAIN,
+			      "the filesystem changed during %d attempts: %s",
+			      BTRFS_LIVE_ATTEMPTS, last.msg);
+}
+
 bool btrfs_live_on_disk_readable(const struct btrfs_fs_info *fs_info)
 {
 	return fs_info->live && fs_info->live->super_from_device;
 }
 
-void btrfs_live_report_options(const struct btrfs_fs_info *fs_info,
-			       struct report_options *opts)
+/*
+ * The primary superblock's generation on each present device, read past
+ * the page cache: the kernel writes the devices without going through it,
+ * so a page we read before may be older than the disk.
+ */
+static int disk_generations(const struct btrfs_fs_info *fs_info, u64 *gens)
 {
-	const struct btrfs_live *live = fs_info->live;
-	const struct btrfs_live_space_info *s;
-	u32 set;
+	struct btrfs_super_block sb;
+	u32 i, n = 0;
 
-	if (!live)
-		return;
-	s = &live->sysfs[live->sysfs[BTRFS_SPACE_MIXED].present ?
-			 BTRFS_SPACE_MIXED : BTRFS_SPACE_METADATA];
-	set = live->runtime_set & ~opts->runtime_set;
-	if (set & RT_MAY_USE)
-		opts->bytes_may_use = s->bytes_may_use;
-	if (set & RT_PINNED)
-		opts->bytes_pinned = s->bytes_pinned;
-	if (set & RT_RESERVED)
-		opts->bytes_reserved = s->bytes_reserved;
-	if (set & RT_TOTAL_BYTES)
-		opts->total_bytes = s->total_bytes;
-	if (set & RT_BYTES_USED)
-		opts->bytes_used = s->bytes_used;
-	if (set & RT_BYTES_READONLY)
-		opts->bytes_readonly = s->bytes_readonly;
-	if (set & RT_GLOBAL_RSV)
-		opts->global_rsv = live->global_rsv_reserved;
-	opts->runtime_set |= set;
+	for (i = 0; i < fs_info->nr_devices; i++) {
+		const struct btrfs_device *dev = &fs_info->devices[i];
+		ssize_t got;
+		int fd;
+
+		if (!dev->present)
+			continue;
+		fd = open(dev->io.path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		/* the whole device: the replay reads what is on disk now */
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		got = pread(fd, &sb, sizeof(sb), BTRFS_SUPER_INFO_OFFSET);
+		close(fd);
+		if (got != (ssize_t)sizeof(sb) || btrfs_super_magic(&sb) != BTRFS_MAGIC ||
+		    memcmp(sb.fsid, fs_info->fsid, BTRFS_FSID_SIZE))
+			return -EIO;
+		gens[n++] = btrfs_super_generation(&sb);
+	}
+	return 0;
+}
+
+static void add_io_stats(struct io_stats *to, const struct io_stats *from)
+{
+	int i;
+
+	to->total.reads += from->total.reads;
+	to->total.bytes += from->total.bytes;
+	for (i = 0; i < IO_MAX_PURPOSES; i++) {
+		to->by_purpose[i].reads += from->by_purpose[i].reads;
+		to->by_purpose[i].bytes += from->by_purpose[i].bytes;
+	}
+}
+
+/*
+ * One offline open of the devices and the replay on it.  A replay that
+ * passed is right whatever the kernel did meanwhile: every block was
+ * checked against its parent's pointer (bytenr, generation, checksum), and
+ * a block written again since carries a newer generation.  A failure is
+ * a race when a superblock changed during the attempt (@settled false);
+ * on unchanged superblocks every block reachable from them stayed in
+ * place (a commit writes only space free in the last one, and what it
+ * frees stays pinned until its own superblock is written), so it is real
+ * corruption.
+ */
+static int estimate_attempt(struct btrfs_fs_info *fs_info, u64 *before, u64 *after,
+			    struct btrfs_mount_estimate *est, bool *settled)
+{
+	struct btrfs_open_args args = { .allow_degraded = fs_info->degraded };
+	struct btrfs_fs_info *disk;
+	const char **paths;
+	u32 i, n = 0;
+	int ret;
+
+	*settled = false;
+	paths = calloc(fs_info->nr_devices ? fs_info->nr_devices : 1, sizeof(*paths));
+	disk = calloc(1, sizeof(*disk));
+	if (!paths || !disk) {
+		free(paths);
+		free(disk);
+		return -ENOMEM;
+	}
+	for (i = 0; i < fs_info->nr_devices; i++)
+		if (fs_info->devices[i].present)
+			paths[n++] = fs_info->devices[i].io.path;
+	args.paths = paths;
+	args.nr_paths = (int)n;
+	ret = disk_generations(fs_info, before);
+	if (!ret) {
+		ret = btrfs_open_fs(disk, &args);
+		if (!ret)
+			ret = btrfs_estimate_mount(disk, est);
+		*settled = !ret || ret == -ENOMEM ||
+			   (!disk_generations(fs_info, after) &&
+			    !memcmp(before, after, n * sizeof(*before)));
+	}
+	add_io_stats(&fs_info->io_stats, &disk->io_stats);
+	if (ret && *settled && !fs_info->err.err)
+		fs_info->err = disk->err;
+	btrfs_close_fs(disk);
+	free(disk);
+	free(paths);
+	return ret;
+}
+
+int btrfs_live_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est)
+{
+	u64 *before, *after;
+	bool settled = false;
+	int ret = 0;
+	u32 attempt;
+
+	before = calloc(fs_info->nr_devices + 1, sizeof(*before));
+	after = calloc(fs_info->nr_devices + 1, sizeof(*after));
+	if (!before || !after) {
+		free(before);
+		free(after);
+		return -ENOMEM;
+	}
+	for (attempt = 1; attempt <= BTRFS_LIVE_ATTEMPTS; attempt++) {
+		ret = estimate_attempt(fs_info, before, after, est, &settled);
+		if (settled)
+			break;
+		/* a commit is under way: give it the time to end */
+		usleep(attempt * 20000);
+	}
+	free(before);
+	free(after);
+	if (settled) {
+		est->attempts = attempt;
+		return ret;
+	}
+	memset(est, 0, sizeof(*est));
+	est->attempts = BTRFS_LIVE_ATTEMPTS;
+	est->fs_changed = true;
+	return 0;
 }

@@ -23,7 +23,12 @@ struct btrfs_live_space_info {
 	u64 bytes_reserved;
 	u64 disk_total;
 	u64 disk_used;
+	u64 chunk_size;
+	bool has_chunk_size;		/* allocation/<type>/chunk_size (6.0+) */
 };
+
+/* Tries of a live read that races with the kernel's commits */
+#define BTRFS_LIVE_ATTEMPTS	3
 
 /* Flat (no pointers): btrfs_close_fs() frees it with free() */
 struct btrfs_live {
@@ -34,15 +39,18 @@ struct btrfs_live {
 	bool super_from_device;		/* fs_info->super read from the devices */
 	u64 searches;			/* BTRFS_IOC_TREE_SEARCH_V2 calls */
 	u64 items;			/* items they returned */
-	/* sysfs allocation/, read once right after the tree searches */
+	/*
+	 * sysfs allocation/, read once right after the tree searches; with
+	 * the block groups loaded these figures are fs_info's space infos
+	 * and global reserve
+	 */
 	struct btrfs_live_space_info sysfs[BTRFS_NR_SPACE_INFOS];
 	bool has_global_rsv;
 	u64 global_rsv_size;
 	u64 global_rsv_reserved;
-	u32 runtime_set;		/* RT_* bits sysfs could give (report.h) */
 };
 
-struct report_options;
+struct btrfs_mount_estimate;
 
 /* True for a directory on a mounted btrfs (statfs f_type) */
 bool btrfs_live_path(const char *path);
@@ -50,8 +58,12 @@ bool btrfs_live_path(const char *path);
 /*
  * Fill @fs_info from the filesystem mounted at @path, as btrfs_open_fs()
  * and (@load_block_groups) btrfs_read_block_groups() fill it from the
- * devices.  Needs CAP_SYS_ADMIN (tree search).  0 or -errno with the
- * reason in fs_info->err; btrfs_close_fs() releases it either way.
+ * devices, then put the kernel's space infos, global reserve and device
+ * sizes of this moment in it (one snapshot of sysfs and DEV_INFO).  Needs
+ * CAP_SYS_ADMIN (tree search).  A search that raced with a transaction
+ * is started over, BTRFS_LIVE_ATTEMPTS times at most (then -EAGAIN).
+ * 0 or -errno with the reason in fs_info->err; btrfs_close_fs() releases
+ * it either way.
  */
 int btrfs_live_open(struct btrfs_fs_info *fs_info, const char *path,
 		    bool load_block_groups);
@@ -60,12 +72,14 @@ int btrfs_live_open(struct btrfs_fs_info *fs_info, const char *path,
 bool btrfs_live_on_disk_readable(const struct btrfs_fs_info *fs_info);
 
 /*
- * Set the runtime inputs of the reservation model that sysfs gives (those
- * @opts does not set already: the user's what-if wins).  Delalloc and
- * ordered bytes, the delayed reserves, tickets and the clamp are not in
- * sysfs and keep their defaults.
+ * btrfs_estimate_mount() of what is on the devices now: an offline open
+ * of them and the replay on it.  One that fails while a superblock
+ * changed raced with a commit and is tried again from the new
+ * superblocks, BTRFS_LIVE_ATTEMPTS times at most.  0 with est->fs_changed
+ * set when every attempt raced; <0 (the reason in fs_info->err) only for
+ * a failure on unchanged superblocks: real corruption.
  */
-void btrfs_live_report_options(const struct btrfs_fs_info *fs_info,
-			       struct report_options *opts);
+int btrfs_live_estimate_mount(struct btrfs_fs_info *fs_info,
+			      struct btrfs_mount_estimate *est);
 
 #endif

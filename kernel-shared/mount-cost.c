@@ -363,5 +363,6 @@ int btrfs_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estim
 		return ret;
 	sum_reads(fs_info, &est->now);
 	estimate_bg_tree(fs_info, est);
+	est->attempts = 1;
 	return 0;
 }

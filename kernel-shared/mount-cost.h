@@ -29,6 +29,8 @@ struct btrfs_mount_estimate {
 	bool has_bg_tree;
 	bool log_partial;			/* log replay also reads subvolume trees */
 	u64 bg_tree_blocks;			/* blocks of the (would-be) block-group tree */
+	u32 attempts;				/* replays run (live mode may retry) */
+	bool fs_changed;			/* live: a commit during every attempt */
 };
 
 /* Device latency profiles, seconds per read (Documentation/mount-estimate.md) */

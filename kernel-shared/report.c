@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kernel-shared/live.h"
 #include "kernel-shared/report.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/volumes.h"
@@ -75,11 +74,18 @@ static void fill_space_infos(const struct btrfs_fs_info *fs_info,
 	}
 }
 
-/* The space info holding the reserve shows the chosen kernel's size */
+/*
+ * The space info holding the reserve shows the chosen kernel's size.  Not
+ * in live mode: there bytes_may_use is the running kernel's, reserve and
+ * all (live.c).
+ */
 static void rebase_global_rsv(const struct btrfs_fs_info *fs_info,
 			      struct space_report *report)
 {
 	int i;
+
+	if (fs_info->live)
+		return;
 
 	for (i = 0; i < report->nr_space_infos; i++) {
 		struct btrfs_space_info *si = &report->space_infos[i].info;
@@ -149,7 +155,8 @@ static void apply_runtime(const struct report_options *o,
 /*
  * The reservation model for the chosen kernel: right after mount the
  * global reserve is the only thing in bytes_may_use, so that kernel's
- * reserve size replaces 6.18's before any what-if input is applied.
+ * reserve size replaces 6.18's before any what-if input is applied.  In
+ * live mode the state is the kernel's now, as the space infos show it.
  */
 static void fill_reserve(const struct btrfs_fs_info *fs_info,
 			 const struct report_options *opts,
@@ -161,10 +168,12 @@ static void fill_reserve(const struct btrfs_fs_info *fs_info,
 	r->kernel_version = opts->kernel_version;
 	btrfs_kernel_model(opts->kernel_version, &r->model);
 	btrfs_reserve_state_from_fs(fs_info, &r->state);
-	others = r->state.bytes_may_use > fs_info->global_rsv_reserved ?
-		 r->state.bytes_may_use - fs_info->global_rsv_reserved : 0;
-	r->state.global_rsv_reserved = report->global_rsv.size;
-	r->state.bytes_may_use = report->global_rsv.size + others;
+	if (!fs_info->live) {
+		others = r->state.bytes_may_use > fs_info->global_rsv_reserved ?
+			 r->state.bytes_may_use - fs_info->global_rsv_reserved : 0;
+		r->state.global_rsv_reserved = report->global_rsv.size;
+		r->state.bytes_may_use = report->global_rsv.size + others;
+	}
 	apply_runtime(opts, &r->state);
 	r->effective_data_chunk_size = r->model.overcommit_data_chunk ?
 				       btrfs_calc_effective_data_chunk_size(&r->state) : 0;
@@ -180,14 +189,7 @@ int btrfs_build_space_report(const struct btrfs_fs_info *fs_info,
 			     struct space_report *report)
 {
 	struct btrfs_kernel_model model;
-	struct report_options live_opts;
 
-	if (fs_info->live) {
-		/* live mode: the runtime inputs sysfs gives, unless given */
-		live_opts = *opts;
-		btrfs_live_report_options(fs_info, &live_opts);
-		opts = &live_opts;
-	}
 	memset(report, 0, sizeof(*report));
 	btrfs_kernel_model(opts->kernel_version, &model);
 	report->fs_info = fs_info;
@@ -205,7 +207,12 @@ int btrfs_build_space_report(const struct btrfs_fs_info *fs_info,
 			      BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS :
 			      BTRFS_GLOBAL_RSV_FLOOR_PLUS_10_ITEMS,
 			      &report->global_rsv);
-	report->global_rsv_reserved = report->global_rsv.size;
+	/* live mode: the kernel's reserve (sysfs), the formula's offline */
+	report->live = fs_info->live != NULL;
+	report->global_rsv_size = report->live ? fs_info->global_rsv_size :
+				  report->global_rsv.size;
+	report->global_rsv_reserved = report->live ? fs_info->global_rsv_reserved :
+				      report->global_rsv.size;
 	rebase_global_rsv(fs_info, report);
 	report->nr_block_groups = fs_info->nr_block_groups;
 	report->block_group_source = fs_info->bg_from_bg_tree ?

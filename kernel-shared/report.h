@@ -98,6 +98,8 @@ struct space_report {
 	int nr_space_infos;
 	struct btrfs_global_rsv_inputs global_rsv_inputs;
 	struct btrfs_global_rsv_calc global_rsv;
+	bool live;			/* live mode: the kernel's figures now */
+	u64 global_rsv_size;		/* live: sysfs; offline: global_rsv.size */
 	u64 global_rsv_reserved;
 	u32 nr_block_groups;
 	const char *block_group_source;
