@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/commands.h"
@@ -7,6 +8,7 @@
 #include "common/help.h"
 #include "common/io.h"
 #include "common/messages.h"
+#include "common/mounted.h"
 #include "common/progress.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/disk-io.h"
@@ -39,6 +41,13 @@ static void print_open_error(const struct btrfs_fs_info *fs_info, int ret,
 		error("%s", fs_info->err.msg);
 	else
 		error("cannot read the filesystem: error %d", ret);
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
 }
 
 /* --scan: the members found replace the paths given */
@@ -108,6 +117,31 @@ static int check_mount(struct btrfs_fs_info *fs_info)
 	return btrfs_estimate_mount(fs_info, fs_info->mount_est);
 }
 
+/*
+ * A device the kernel has mounted holds its last commit, not what the
+ * kernel counts now: one line says so, and where the live figures are.
+ */
+static void warn_if_mounted(const struct btrfs_open_args *args)
+{
+	char dev[NAME_MAX + 1], mnt[PATH_MAX], on[NAME_MAX + 32];
+	int i;
+
+	for (i = 0; i < args->nr_paths; i++) {
+		if (device_mounted_btrfs(args->paths[i], dev, sizeof(dev), mnt, sizeof(mnt)) != 1)
+			continue;
+		on[0] = 0;
+		if (strcmp(dev, basename_of(args->paths[i])))
+			snprintf(on, sizeof(on), " (on /dev/%s)", dev);
+		if (mnt[0])
+			warning("%s%s is mounted at %s: this reads its last commit on disk, not the kernel's figures now; give the mount point %s for live figures",
+				args->paths[i], on, mnt, mnt);
+		else
+			warning("%s%s is a device of a mounted btrfs: this reads its last commit on disk, not the kernel's figures now; give its mount point for live figures",
+				args->paths[i], on);
+		return;
+	}
+}
+
 static void show_progress(u64 done, u64 total, void *ctx)
 {
 	progress_update(ctx, done, total);
@@ -138,6 +172,7 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 	ret = scan_devices(opts, &args, &found, &nr_found);
 	if (ret)
 		return ret;
+	warn_if_mounted(&args);
 	ret = btrfs_open_fs(fs_info, &args);
 	fs_info->bg_search_scan = opts->bg_search_scan;
 	fs_info->io_threads = opts->io_threads;

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Is a device given for an offline read mounted right now?  The mount
+ * table alone cannot say: a btrfs mount's major:minor in
+ * /proc/self/mountinfo is an anonymous device, and only one of a
+ * multi-device filesystem's devices is its source.  The kernel's own list
+ * is /sys/fs/btrfs/<uuid>/devices/, one entry per device of each mounted
+ * btrfs (the directory exists from mount to unmount); a regular file is
+ * found through the loop devices reading it
+ * (/sys/block/loopN/loop/backing_file).  The mount point is then a
+ * mountinfo line whose source is one of that filesystem's devices.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include "common/mounted.h"
+
+#define MAX_LOOPS	16
+
+static int read_line(const char *file, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* A sysfs "dev" file: "MAJ:MIN" */
+static int read_devt(const char *file, dev_t *devt)
+{
+	unsigned int maj, min;
+	char buf[32];
+
+	if (read_line(file, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &maj, &min) != 2)
+		return -1;
+	*devt = makedev(maj, min);
+	return 0;
+}
+
+/* The loop devices whose backing file is the inode @st */
+static int loops_of_file(const struct stat *st, dev_t *devts)
+{
+	DIR *dir = opendir("/sys/block");
+	struct dirent *de;
+	int n = 0;
+
+	if (!dir)
+		return 0;
+	while (n < MAX_LOOPS && (de = readdir(dir))) {
+		char file[PATH_MAX], backing[PATH_MAX];
+		struct stat bst;
+		char *deleted;
+
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(file, sizeof(file), "/sys/block/%s/loop/backing_file", de->d_name);
+		if (read_line(file, backing, sizeof(backing)))
+			continue;	/* not attached */
+		deleted = strstr(backing, " (deleted)");
+		if (deleted)
+			*deleted = 0;
+		if (stat(backing, &bst) || bst.st_dev != st->st_dev || bst.st_ino != st->st_ino)
+			continue;
+		snprintf(file, sizeof(file), "/sys/block/%s/dev", de->d_name);
+		if (!read_devt(file, &devts[n]))
+			n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* @devt is one of the devices listed in @fsdir/devices/ */
+static bool fs_has_device(const char *fsdir, dev_t devt, char *name, size_t size)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	bool found = false;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/devices", fsdir);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (!found && (de = readdir(dir))) {
+		char file[PATH_MAX + NAME_MAX + 8];
+		dev_t d;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(file, sizeof(file), "%s/%s/dev", path, de->d_name);
+		if (read_devt(file, &d) || d != devt)
+			continue;
+		if (name)
+			snprintf(name, size, "%s", de->d_name);
+		found = true;
+	}
+	closedir(dir);
+	return found;
+}
+
+/* The /sys/fs/btrfs/<uuid> of the mounted btrfs that has @devt */
+static bool mounted_fs_of(dev_t devt, char *fsdir, size_t size, char *name, size_t name_size)
+{
+	DIR *dir = opendir("/sys/fs/btrfs");
+	struct dirent *de;
+	bool found = false;
+
+	if (!dir)
+		return false;
+	while (!found && (de = readdir(dir))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "features"))
+			continue;
+		snprintf(fsdir, size, "/sys/fs/btrfs/%s", de->d_name);
+		found = fs_has_device(fsdir, devt, name, name_size);
+	}
+	closedir(dir);
+	return found;
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void unescape(char *s)
+{
+	char *out = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 4;
+		} else {
+			*out++ = *s++;
+		}
+	}
+	*out = 0;
+}
+
+/*
+ * A mount point of the filesystem @fsdir: a btrfs line of mountinfo whose
+ * source is one of its devices, the top of the filesystem (root "/")
+ * preferred over a subvolume mount.
+ */
+static void find_mount_point(const char *fsdir, char *mnt, size_t size)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[3 * PATH_MAX];
+	bool top = false;
+
+	mnt[0] = 0;
+	if (!f)
+		return;
+	while (!top && fgets(line, sizeof(line), f)) {
+		char root[PATH_MAX], point[PATH_MAX], fstype[64], source[PATH_MAX];
+		const char *sep = strstr(line, " - ");
+		struct stat st;
+
+		if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", root, point) != 2 ||
+		    sscanf(sep + 3, "%63s %4095s", fstype, source) != 2 ||
+		    strcmp(fstype, "btrfs"))
+			continue;
+		unescape(source);
+		if (stat(source, &st) || !S_ISBLK(st.st_mode) ||
+		    !fs_has_device(fsdir, st.st_rdev, NULL, 0))
+			continue;
+		if (mnt[0] && strcmp(root, "/"))
+			continue;
+		unescape(point);
+		snprintf(mnt, size, "%s", point);
+		top = !strcmp(root, "/");
+	}
+	fclose(f);
+}
+
+int device_mounted_btrfs(const char *path, char *dev, size_t dev_size,
+			 char *mnt, size_t mnt_size)
+{
+	char fsdir[PATH_MAX];
+	dev_t devts[MAX_LOOPS];
+	struct stat st;
+	int n, i;
+
+	if (stat(path, &st))
+		return 0;
+	if (S_ISBLK(st.st_mode)) {
+		devts[0] = st.st_rdev;
+		n = 1;
+	} else if (S_ISREG(st.st_mode)) {
+		n = loops_of_file(&st, devts);
+	} else {
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (!mounted_fs_of(devts[i], fsdir, sizeof(fsdir), dev, dev_size))
+			continue;
+		find_mount_point(fsdir, mnt, mnt_size);
+		return 1;
+	}
+	return 0;
+}
