@@ -16,10 +16,14 @@
 # (b) 50 live runs while one process writes small files and commits (sync)
 #     in a loop and another rebalances the metadata in a loop: every run
 #     exits 0 with a live JSON report; the runs whose mount estimate had to
-#     start over, and those that found it unavailable, are counted.
+#     start over, and those that found it unavailable, are counted. Then 10
+#     runs with each block-device read slowed by 40 ms (slow-reads.c), where
+#     commits do land during the replay: they too exit 0.
 # (c) The loop device read offline while it is mounted, and the image file
-#     behind it, print one warning naming the mount point; after unmount,
-#     and for an image never mounted, no warning. Exit status 0 throughout.
+#     behind it, print one warning naming the mount point (run before (b),
+#     once the generation has settled: an offline read of a filesystem being
+#     committed races like any reader of the disk); after unmount, and for an
+#     image never mounted, no warning. Exit status 0 throughout.
 
 source "$TEST_TOP/common" || exit
 
@@ -144,6 +148,33 @@ run_check_stdout "$BTRFS_SPACE" inspect "$mnt" > "$out/live.txt"
 grep -q '^Space info (live, sysfs allocation/ now):' "$out/live.txt" && echo "match text heading live" ||
 	mismatch "live text heading: $(grep '^Space info' "$out/live.txt")"
 
+# --- (c) offline read of a mounted device -----------------------------------
+
+# An offline read of a mounted filesystem races with its commits like any
+# reader of the disk: let the delalloc of (a) reach the disk and the
+# generation settle first.
+sync
+super_gen() { btrfs inspect-internal dump-super "$dev" 2> /dev/null | awk '$1 == "generation" { print $2 }'; }
+for try in $(seq 1 10); do
+	g=$(super_gen)
+	sleep 1
+	[ "$g" = "$(super_gen)" ] && break
+done
+# warned CMD...: the "is mounted at" warning lines of an offline run
+warned()
+{
+	run_check_stdout "$BTRFS_SPACE" "$@" > /dev/null 2> "$out/offline.err"
+	grep -c "is mounted at $mnt: this reads its last commit on disk" "$out/offline.err"
+}
+n=$(warned inspect "$dev")
+[ "$n" = 1 ] && echo "match mounted $dev: one warning" || mismatch "mounted $dev: $n warning lines: $(cat "$out/offline.err")"
+n=$(warned inspect "$img")
+[ "$n" = 1 ] && grep -q "(on $dev)" "$out/offline.err" && echo "match mounted image behind $dev: one warning" ||
+	mismatch "mounted image: $n warning lines: $(cat "$out/offline.err")"
+n=$(warned --format json block-groups "$dev")
+[ "$n" = 1 ] && echo "match mounted $dev, block-groups: one warning" || mismatch "block-groups $dev: $n warning lines"
+
+
 # --- (b) 50 live runs while the filesystem is written and committed ---------
 
 (
@@ -175,27 +206,39 @@ for i in $(seq 1 50); do
 	[ "$(jq .mount_estimate.available "$out/run.json")" = true ] || unavailable=$((unavailable + 1))
 done
 gen1=$(jq .filesystem.generation "$out/run.json" 2> /dev/null)
+
+# The same with every block-device read slowed (slow-reads.c, LD_PRELOAD),
+# so that commits land during the replay and the retry path runs; the runs
+# must still exit 0. Not under $INSTRUMENT nor a sanitizer build, whose
+# runtimes must come first.
+slow_failed=0 slow_retried=0 slow_unavailable=0 slow_runs=0
+so="$TEST_TMP/slow-reads.so"
+if [ -z "$INSTRUMENT" ] && ! ldd "$BTRFS_SPACE" 2> /dev/null | grep -q -e libasan -e libubsan &&
+		cc -shared -fPIC -O2 -o "$so" "$TEST_TOP/kernel-tests/021-live-one-truth/slow-reads.c" -ldl \
+			2> "$out/cc.log"; then
+	for i in $(seq 1 10); do
+		slow_runs=$i
+		if ! env SLOW_READS_MS=40 LD_PRELOAD="$so" "$BTRFS_SPACE" --format json inspect "$mnt" \
+				> "$out/run.json" 2> "$out/run.err"; then
+			slow_failed=$((slow_failed + 1))
+			echo "slowed run $i failed: $(tail -n 1 "$out/run.err")"
+			continue
+		fi
+		[ "$(jq .mount_estimate.attempts "$out/run.json")" = 1 ] || slow_retried=$((slow_retried + 1))
+		[ "$(jq .mount_estimate.available "$out/run.json")" = true ] ||
+			slow_unavailable=$((slow_unavailable + 1))
+	done
+	echo "$slow_runs live runs with 40 ms per device read: $slow_failed failed, $slow_retried retried the mount estimate, $slow_unavailable without one"
+else
+	echo "note: slowed runs not made (instrumented or sanitizer build, or no cc: $(tail -n 1 "$out/cc.log" 2> /dev/null))"
+fi
 stop_writers
 btrfs balance cancel "$mnt" > /dev/null 2>&1
 echo "50 live runs under writes: $failed failed, $retried retried the mount estimate, $unavailable without one; generation $gen0 -> ${gen1:-?}"
 [ "$failed" = 0 ] || mismatch "$failed of 50 live runs failed while the filesystem was written"
+[ "$slow_failed" = 0 ] || mismatch "$slow_failed of $slow_runs slowed live runs failed"
 
-# --- (c) offline read of a mounted device -----------------------------------
-
-sync
-# warned CMD...: the "is mounted at" warning lines of an offline run
-warned()
-{
-	run_check_stdout "$BTRFS_SPACE" "$@" > /dev/null 2> "$out/offline.err"
-	grep -c "is mounted at $mnt: this reads its last commit on disk" "$out/offline.err"
-}
-n=$(warned inspect "$dev")
-[ "$n" = 1 ] && echo "match mounted $dev: one warning" || mismatch "mounted $dev: $n warning lines: $(cat "$out/offline.err")"
-n=$(warned inspect "$img")
-[ "$n" = 1 ] && grep -q "(on $dev)" "$out/offline.err" && echo "match mounted image behind $dev: one warning" ||
-	mismatch "mounted image: $n warning lines: $(cat "$out/offline.err")"
-n=$(warned --format json block-groups "$dev")
-[ "$n" = 1 ] && echo "match mounted $dev, block-groups: one warning" || mismatch "block-groups $dev: $n warning lines"
+# --- (c) continued: nothing to warn about once unmounted ---------------------
 
 umount "$mnt" || fail "umount $mnt failed"
 # quiet FILE: no line of the tool's stderr besides the logged command lines
