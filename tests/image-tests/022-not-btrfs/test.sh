@@ -43,7 +43,7 @@ one_error "all-zero image" "no recognised filesystem" "$zero"
 
 small=$TEST_TMP/small.img
 printf 'not a filesystem\n' > "$small"
-one_error "17-byte file" "no recognised filesystem" "$small"
+one_error "17-byte file" "17 bytes, too small for a btrfs superblock" "$small"
 
 if command -v mkswap > /dev/null 2>&1; then
 	swap=$TEST_TMP/swap.img
