@@ -56,6 +56,7 @@ BTRFS_SETGET_STACK_FUNCS(stack_device_bytes_used, struct btrfs_dev_item, bytes_u
 
 /* Tree block header */
 BTRFS_SETGET_STACK_FUNCS(header_bytenr, struct btrfs_header, bytenr, 64)
+BTRFS_SETGET_STACK_FUNCS(header_flags, struct btrfs_header, flags, 64)
 BTRFS_SETGET_STACK_FUNCS(header_generation, struct btrfs_header, generation, 64)
 BTRFS_SETGET_STACK_FUNCS(header_owner, struct btrfs_header, owner, 64)
 BTRFS_SETGET_STACK_FUNCS(header_nritems, struct btrfs_header, nritems, 32)
@@ -96,10 +97,69 @@ BTRFS_SETGET_STACK_FUNCS(root_bytenr, struct btrfs_root_item_head, bytenr, 64)
 BTRFS_SETGET_STACK_FUNCS(root_bytes_used, struct btrfs_root_item_head, bytes_used, 64)
 BTRFS_SETGET_STACK_FUNCS(root_level, struct btrfs_root_item_head, level, 8)
 
+/* Root item: the flags, snapshot and drop fields, the v2 generation */
+BTRFS_SETGET_STACK_FUNCS(stack_root_dirid, struct btrfs_root_item_head, root_dirid, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_root_refs, struct btrfs_root_item_head, refs, 32)
+BTRFS_SETGET_STACK_FUNCS(root_last_snapshot, struct btrfs_root_item_head, last_snapshot, 64)
+BTRFS_SETGET_STACK_FUNCS(root_flags, struct btrfs_root_item_head, flags, 64)
+BTRFS_SETGET_STACK_FUNCS(root_drop_level, struct btrfs_root_item_head, drop_level, 8)
+BTRFS_SETGET_STACK_FUNCS(root_generation_v2, struct btrfs_root_item, generation_v2, 64)
+
+/* Device extent: the owner fields */
+BTRFS_SETGET_STACK_FUNCS(stack_dev_extent_chunk_tree, struct btrfs_dev_extent, chunk_tree, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_dev_extent_chunk_objectid, struct btrfs_dev_extent, chunk_objectid, 64)
+
+/* Inode item */
+BTRFS_SETGET_STACK_FUNCS(stack_inode_generation, struct btrfs_inode_item, generation, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_inode_transid, struct btrfs_inode_item, transid, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_inode_size, struct btrfs_inode_item, size, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_inode_nbytes, struct btrfs_inode_item, nbytes, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_inode_nlink, struct btrfs_inode_item, nlink, 32)
+BTRFS_SETGET_STACK_FUNCS(stack_inode_mode, struct btrfs_inode_item, mode, 32)
+BTRFS_SETGET_STACK_FUNCS(stack_inode_flags, struct btrfs_inode_item, flags, 64)
+
+/* Directory entries, inode refs, root refs */
+BTRFS_SETGET_STACK_FUNCS(stack_dir_data_len, struct btrfs_dir_item, data_len, 16)
+BTRFS_SETGET_STACK_FUNCS(stack_dir_name_len, struct btrfs_dir_item, name_len, 16)
+BTRFS_SETGET_STACK_FUNCS(stack_dir_type, struct btrfs_dir_item, type, 8)
+BTRFS_SETGET_STACK_FUNCS(stack_inode_ref_name_len, struct btrfs_inode_ref, name_len, 16)
+BTRFS_SETGET_STACK_FUNCS(stack_inode_extref_parent, struct btrfs_inode_extref, parent_objectid, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_inode_extref_name_len, struct btrfs_inode_extref, name_len, 16)
+BTRFS_SETGET_STACK_FUNCS(stack_root_ref_name_len, struct btrfs_disk_root_ref, name_len, 16)
+
+/* File extent item */
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_ram_bytes, struct btrfs_file_extent_item, ram_bytes, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_compression, struct btrfs_file_extent_item, compression, 8)
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_encryption, struct btrfs_file_extent_item, encryption, 8)
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_type, struct btrfs_file_extent_item, type, 8)
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_disk_bytenr, struct btrfs_file_extent_item, disk_bytenr, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_disk_num_bytes, struct btrfs_file_extent_item, disk_num_bytes, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_offset, struct btrfs_file_extent_item, offset, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_num_bytes, struct btrfs_file_extent_item, num_bytes, 64)
+
+/* Extent items and their back references */
+BTRFS_SETGET_STACK_FUNCS(stack_extent_refs, struct btrfs_extent_item, refs, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_extent_generation, struct btrfs_extent_item, generation, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_extent_flags, struct btrfs_extent_item, flags, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_tree_block_level, struct btrfs_tree_block_info, level, 8)
+BTRFS_SETGET_STACK_FUNCS(stack_extent_inline_ref_type, struct btrfs_extent_inline_ref, type, 8)
+BTRFS_SETGET_STACK_FUNCS(stack_extent_inline_ref_offset, struct btrfs_extent_inline_ref, offset, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_extent_data_ref_root, struct btrfs_extent_data_ref, root, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_extent_data_ref_objectid, struct btrfs_extent_data_ref, objectid, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_extent_data_ref_offset, struct btrfs_extent_data_ref, offset, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_extent_data_ref_count, struct btrfs_extent_data_ref, count, 32)
+BTRFS_SETGET_STACK_FUNCS(stack_shared_data_ref_count, struct btrfs_shared_data_ref, count, 32)
+
 /* Balance item */
 BTRFS_SETGET_STACK_FUNCS(balance_flags, struct btrfs_balance_item, flags, 64)
 BTRFS_SETGET_STACK_FUNCS(balance_args_target, struct btrfs_disk_balance_args, target, 64)
 BTRFS_SETGET_STACK_FUNCS(balance_args_flags, struct btrfs_disk_balance_args, flags, 64)
+
+/* btrfs_dir_ftype(): the type without the fscrypt bit */
+static inline u8 btrfs_stack_dir_ftype(const struct btrfs_dir_item *di)
+{
+	return btrfs_stack_dir_type(di) & ~BTRFS_FT_ENCRYPTED;
+}
 
 static inline void btrfs_disk_key_to_cpu(struct btrfs_key *cpu,
 					 const struct btrfs_disk_key *disk)

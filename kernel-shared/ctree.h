@@ -51,6 +51,8 @@ typedef u64 __le64;
 #define BTRFS_TREE_LOG_OBJECTID		((u64)-6)
 #define BTRFS_TREE_RELOC_OBJECTID	((u64)-8)
 #define BTRFS_DATA_RELOC_TREE_OBJECTID	((u64)-9)
+#define BTRFS_EXTENT_CSUM_OBJECTID	((u64)-10)
+#define BTRFS_FREE_INO_OBJECTID		((u64)-12)
 #define BTRFS_FIRST_CHUNK_TREE_OBJECTID	256ULL
 #define BTRFS_FIRST_FREE_OBJECTID	256ULL
 #define BTRFS_LAST_FREE_OBJECTID	((u64)-256)
@@ -59,10 +61,15 @@ typedef u64 __le64;
 #define BTRFS_INODE_ITEM_KEY		1
 #define BTRFS_INODE_REF_KEY		12
 #define BTRFS_INODE_EXTREF_KEY		13
+#define BTRFS_XATTR_ITEM_KEY		24
 #define BTRFS_ORPHAN_ITEM_KEY		48
 #define BTRFS_DIR_ITEM_KEY		84
+#define BTRFS_DIR_INDEX_KEY		96
 #define BTRFS_EXTENT_DATA_KEY		108
+#define BTRFS_EXTENT_CSUM_KEY		128
 #define BTRFS_ROOT_ITEM_KEY		132
+#define BTRFS_ROOT_BACKREF_KEY		144
+#define BTRFS_ROOT_REF_KEY		156
 #define BTRFS_EXTENT_OWNER_REF_KEY	172
 #define BTRFS_TREE_BLOCK_REF_KEY	176
 #define BTRFS_EXTENT_DATA_REF_KEY	178
@@ -74,7 +81,54 @@ typedef u64 __le64;
 #define BTRFS_DEV_EXTENT_KEY		204
 #define BTRFS_DEV_ITEM_KEY		216
 #define BTRFS_CHUNK_ITEM_KEY		228
+#define BTRFS_RAID_STRIPE_KEY		230
 #define BTRFS_TEMPORARY_ITEM_KEY	248
+
+/* Tree block header flags */
+#define BTRFS_HEADER_FLAG_WRITTEN	(1ULL << 0)
+#define BTRFS_HEADER_FLAG_RELOC		(1ULL << 1)
+
+/* Extent item flags */
+#define BTRFS_EXTENT_FLAG_DATA		(1ULL << 0)
+#define BTRFS_EXTENT_FLAG_TREE_BLOCK	(1ULL << 1)
+#define BTRFS_BLOCK_FLAG_FULL_BACKREF	(1ULL << 8)
+
+/* Root item flags; qgroup ids carry their level above this shift */
+#define BTRFS_ROOT_SUBVOL_RDONLY	(1ULL << 0)
+#define BTRFS_ROOT_SUBVOL_DEAD		(1ULL << 48)
+#define BTRFS_QGROUP_LEVEL_SHIFT	48
+
+/* Names: a directory entry's (BTRFS_NAME_LEN) and an xattr's (XATTR_NAME_MAX) */
+#define BTRFS_NAME_LEN			255
+#define BTRFS_XATTR_NAME_MAX		255
+
+/* Directory entry types (btrfs_dir_item::type); bit 7 marks fscrypt names */
+#define BTRFS_FT_UNKNOWN		0
+#define BTRFS_FT_REG_FILE		1
+#define BTRFS_FT_DIR			2
+#define BTRFS_FT_CHRDEV			3
+#define BTRFS_FT_BLKDEV			4
+#define BTRFS_FT_FIFO			5
+#define BTRFS_FT_SOCK			6
+#define BTRFS_FT_SYMLINK		7
+#define BTRFS_FT_XATTR			8
+#define BTRFS_FT_MAX			9
+#define BTRFS_FT_ENCRYPTED		0x80
+
+/* File extent types and compression (btrfs_file_extent_item) */
+#define BTRFS_FILE_EXTENT_INLINE	0
+#define BTRFS_FILE_EXTENT_REG		1
+#define BTRFS_FILE_EXTENT_PREALLOC	2
+#define BTRFS_NR_FILE_EXTENT_TYPES	3
+#define BTRFS_COMPRESS_NONE		0
+#define BTRFS_NR_COMPRESS_TYPES		4	/* none, zlib, lzo, zstd */
+
+/*
+ * Inode flags (btrfs_inode_item::flags): the low 32 bits are incompat
+ * flags, the high 32 bits read-only-compat flags (fs/btrfs/btrfs_inode.h).
+ */
+#define BTRFS_INODE_FLAG_MASK		0x80000fffU	/* bits 0-11, ROOT_ITEM_INIT */
+#define BTRFS_INODE_RO_FLAG_MASK	0x1U		/* VERITY */
 
 /* Block group / chunk type and profile bits */
 #define BTRFS_BLOCK_GROUP_DATA		(1ULL << 0)
@@ -289,6 +343,31 @@ struct btrfs_super_block {
 	u8 padding[565];
 } __attribute__ ((__packed__));
 
+struct btrfs_timespec {
+	__le64 sec;
+	__le32 nsec;
+} __attribute__ ((__packed__));
+
+struct btrfs_inode_item {
+	__le64 generation;
+	__le64 transid;
+	__le64 size;
+	__le64 nbytes;
+	__le64 block_group;
+	__le32 nlink;
+	__le32 uid;
+	__le32 gid;
+	__le32 mode;
+	__le64 rdev;
+	__le64 flags;
+	__le64 sequence;
+	__le64 reserved[4];
+	struct btrfs_timespec atime;
+	struct btrfs_timespec ctime;
+	struct btrfs_timespec mtime;
+	struct btrfs_timespec otime;
+} __attribute__ ((__packed__));
+
 /* The part of btrfs_root_item this tool reads (the rest follows on disk) */
 struct btrfs_root_item_head {
 	u8 inode[160];
@@ -303,6 +382,104 @@ struct btrfs_root_item_head {
 	struct btrfs_disk_key drop_progress;
 	u8 drop_level;
 	u8 level;
+} __attribute__ ((__packed__));
+
+/*
+ * The whole root item.  A legacy (pre-3.x) item stops after the head:
+ * its size is sizeof(struct btrfs_root_item_head).
+ */
+struct btrfs_root_item {
+	struct btrfs_root_item_head head;
+	__le64 generation_v2;
+	u8 rest[192];			/* uuids, transids, times, reserved */
+} __attribute__ ((__packed__));
+
+/*
+ * ROOT_REF and ROOT_BACKREF (the kernel's struct btrfs_root_ref: that
+ * name is taken by fs.h's in-memory root reference); the name follows.
+ */
+struct btrfs_disk_root_ref {
+	__le64 dirid;
+	__le64 sequence;
+	__le16 name_len;
+} __attribute__ ((__packed__));
+
+/* One entry of a DIR_ITEM, DIR_INDEX or XATTR_ITEM; name, then data follow */
+struct btrfs_dir_item {
+	struct btrfs_disk_key location;
+	__le64 transid;
+	__le16 data_len;
+	__le16 name_len;
+	u8 type;
+} __attribute__ ((__packed__));
+
+/* One entry of an INODE_REF (key offset: the parent); the name follows */
+struct btrfs_inode_ref {
+	__le64 index;
+	__le16 name_len;
+} __attribute__ ((__packed__));
+
+/* One entry of an INODE_EXTREF (key offset: a hash); the name follows */
+struct btrfs_inode_extref {
+	__le64 parent_objectid;
+	__le64 index;
+	__le16 name_len;
+} __attribute__ ((__packed__));
+
+struct btrfs_file_extent_item {
+	__le64 generation;
+	__le64 ram_bytes;
+	u8 compression;
+	u8 encryption;
+	__le16 other_encoding;
+	u8 type;
+	/* the fields below are absent from inline extents */
+	__le64 disk_bytenr;
+	__le64 disk_num_bytes;
+	__le64 offset;
+	__le64 num_bytes;
+} __attribute__ ((__packed__));
+
+#define BTRFS_FILE_EXTENT_INLINE_DATA_START \
+	offsetof(struct btrfs_file_extent_item, disk_bytenr)
+
+/* EXTENT_CSUM: an array of checksums, one per sector from key.offset */
+struct btrfs_csum_item {
+	u8 csum;
+} __attribute__ ((__packed__));
+
+struct btrfs_extent_item {
+	__le64 refs;
+	__le64 generation;
+	__le64 flags;
+} __attribute__ ((__packed__));
+
+/* Follows the extent item of a non-skinny tree block */
+struct btrfs_tree_block_info {
+	struct btrfs_disk_key key;
+	u8 level;
+} __attribute__ ((__packed__));
+
+/* Every inline ref starts with its type; most carry one u64 after it */
+struct btrfs_extent_inline_ref {
+	u8 type;
+	__le64 offset;
+} __attribute__ ((__packed__));
+
+/*
+ * EXTENT_DATA_REF, keyed, or inline right after the type (no offset
+ * field then).
+ */
+struct btrfs_extent_data_ref {
+	__le64 root;
+	__le64 objectid;
+	__le64 offset;
+	__le32 count;
+} __attribute__ ((__packed__));
+
+/* SHARED_DATA_REF, keyed, or inline after the type and parent bytenr */
+struct btrfs_shared_data_ref {
+	__le32 count;
 } __attribute__ ((__packed__));
 
 struct btrfs_disk_balance_args {
@@ -345,6 +522,27 @@ static_assert(offsetof(struct btrfs_super_block, sys_chunk_array) == 811, "sys a
 static_assert(offsetof(struct btrfs_root_item_head, bytes_used) == 192, "root bytes_used");
 static_assert(sizeof(struct btrfs_root_item_head) == 239, "root item v0");
 static_assert(sizeof(struct btrfs_disk_balance_args) == 136, "balance args");
+static_assert(sizeof(struct btrfs_timespec) == 12, "timespec");
+static_assert(sizeof(struct btrfs_inode_item) == 160, "inode item");
+static_assert(offsetof(struct btrfs_inode_item, mode) == 52, "inode mode");
+static_assert(offsetof(struct btrfs_inode_item, flags) == 64, "inode flags");
+static_assert(offsetof(struct btrfs_inode_item, atime) == 112, "inode atime");
+static_assert(sizeof(struct btrfs_root_item) == 439, "root item");
+static_assert(offsetof(struct btrfs_root_item, generation_v2) == 239, "root item v2");
+static_assert(sizeof(struct btrfs_disk_root_ref) == 18, "root ref");
+static_assert(sizeof(struct btrfs_dir_item) == 30, "dir item");
+static_assert(offsetof(struct btrfs_dir_item, type) == 29, "dir item type");
+static_assert(sizeof(struct btrfs_inode_ref) == 10, "inode ref");
+static_assert(sizeof(struct btrfs_inode_extref) == 18, "inode extref");
+static_assert(BTRFS_FILE_EXTENT_INLINE_DATA_START == 21, "inline extent header");
+static_assert(offsetof(struct btrfs_file_extent_item, num_bytes) == 45, "file extent num_bytes");
+static_assert(sizeof(struct btrfs_file_extent_item) == 53, "file extent item");
+static_assert(sizeof(struct btrfs_csum_item) == 1, "csum item");
+static_assert(sizeof(struct btrfs_extent_item) == 24, "extent item");
+static_assert(sizeof(struct btrfs_tree_block_info) == 18, "tree block info");
+static_assert(sizeof(struct btrfs_extent_inline_ref) == 9, "inline ref");
+static_assert(sizeof(struct btrfs_extent_data_ref) == 28, "extent data ref");
+static_assert(sizeof(struct btrfs_shared_data_ref) == 4, "shared data ref");
 
 #define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
 #define max_t(type, a, b) ((type)(a) > (type)(b) ? (type)(a) : (type)(b))

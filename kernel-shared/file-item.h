@@ -11,36 +11,6 @@
 #include "kernel-shared/delayed-ref.h"
 #include "kernel-shared/inode.h"
 
-
-#define BTRFS_FILE_EXTENT_INLINE	0
-#define BTRFS_FILE_EXTENT_REG		1
-#define BTRFS_FILE_EXTENT_PREALLOC	2
-
-struct btrfs_file_extent_item {
-	__le64 generation;
-	__le64 ram_bytes;
-	u8 compression;
-	u8 encryption;
-	__le16 other_encoding;
-	u8 type;
-	/* the fields below are absent from inline extents */
-	__le64 disk_bytenr;
-	__le64 disk_num_bytes;
-	__le64 offset;
-	__le64 num_bytes;
-} __attribute__ ((__packed__));
-
-#define BTRFS_FILE_EXTENT_INLINE_DATA_START \
-	offsetof(struct btrfs_file_extent_item, disk_bytenr)
-
-static_assert(BTRFS_FILE_EXTENT_INLINE_DATA_START == 21, "inline extent header");
-static_assert(sizeof(struct btrfs_file_extent_item) == 53, "file extent item");
-
-BTRFS_SETGET_STACK_FUNCS(stack_file_extent_type, struct btrfs_file_extent_item, type, 8)
-BTRFS_SETGET_STACK_FUNCS(stack_file_extent_disk_bytenr, struct btrfs_file_extent_item, disk_bytenr, 64)
-BTRFS_SETGET_STACK_FUNCS(stack_file_extent_disk_num_bytes, struct btrfs_file_extent_item, disk_num_bytes, 64)
-BTRFS_SETGET_STACK_FUNCS(stack_file_extent_offset, struct btrfs_file_extent_item, offset, 64)
-
 /*
  * Keys seen so far for one file.  Each slot carries the generation it was
  * filled in, so moving on to the next file is one increment, not a clear.

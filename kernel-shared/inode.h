@@ -11,82 +11,8 @@
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/fs.h"
 
-#define BTRFS_NAME_LEN			255
-
-/* Directory entry types (btrfs_dir_item::type); bit 7 marks fscrypt names */
-#define BTRFS_FT_REG_FILE		1
-#define BTRFS_FT_DIR			2
-#define BTRFS_FT_SYMLINK		7
-#define BTRFS_FT_ENCRYPTED		0x80
-
 /* Deeper paths are refused, so a loop in a corrupted image cannot spin */
 #define BTRFS_MAX_PATH_COMPONENTS	4096
-
-/* One entry of a DIR_ITEM; name_len bytes of name and data_len of data follow */
-struct btrfs_dir_item {
-	struct btrfs_disk_key location;
-	__le64 transid;
-	__le16 data_len;
-	__le16 name_len;
-	u8 type;
-} __attribute__ ((__packed__));
-
-/* One entry of an INODE_REF (key offset: the parent); the name follows */
-struct btrfs_inode_ref {
-	__le64 index;
-	__le16 name_len;
-} __attribute__ ((__packed__));
-
-/* One entry of an INODE_EXTREF (key offset: a hash); the name follows */
-struct btrfs_inode_extref {
-	__le64 parent_objectid;
-	__le64 index;
-	__le16 name_len;
-} __attribute__ ((__packed__));
-
-struct btrfs_timespec {
-	__le64 sec;
-	__le32 nsec;
-} __attribute__ ((__packed__));
-
-struct btrfs_inode_item {
-	__le64 generation;
-	__le64 transid;
-	__le64 size;
-	__le64 nbytes;
-	__le64 block_group;
-	__le32 nlink;
-	__le32 uid;
-	__le32 gid;
-	__le32 mode;
-	__le64 rdev;
-	__le64 flags;
-	__le64 sequence;
-	__le64 reserved[4];
-	struct btrfs_timespec atime;
-	struct btrfs_timespec ctime;
-	struct btrfs_timespec mtime;
-	struct btrfs_timespec otime;
-} __attribute__ ((__packed__));
-
-static_assert(sizeof(struct btrfs_dir_item) == 30, "dir item");
-static_assert(sizeof(struct btrfs_inode_ref) == 10, "inode ref");
-static_assert(sizeof(struct btrfs_inode_extref) == 18, "inode extref");
-static_assert(sizeof(struct btrfs_inode_item) == 160, "inode item");
-
-BTRFS_SETGET_STACK_FUNCS(stack_dir_data_len, struct btrfs_dir_item, data_len, 16)
-BTRFS_SETGET_STACK_FUNCS(stack_dir_name_len, struct btrfs_dir_item, name_len, 16)
-BTRFS_SETGET_STACK_FUNCS(stack_dir_type, struct btrfs_dir_item, type, 8)
-BTRFS_SETGET_STACK_FUNCS(stack_inode_ref_name_len, struct btrfs_inode_ref, name_len, 16)
-BTRFS_SETGET_STACK_FUNCS(stack_inode_extref_parent, struct btrfs_inode_extref, parent_objectid, 64)
-BTRFS_SETGET_STACK_FUNCS(stack_inode_extref_name_len, struct btrfs_inode_extref, name_len, 16)
-BTRFS_SETGET_STACK_FUNCS(stack_inode_size, struct btrfs_inode_item, size, 64)
-BTRFS_SETGET_STACK_FUNCS(stack_inode_nbytes, struct btrfs_inode_item, nbytes, 64)
-BTRFS_SETGET_STACK_FUNCS(stack_inode_nlink, struct btrfs_inode_item, nlink, 32)
-BTRFS_SETGET_STACK_FUNCS(stack_inode_mode, struct btrfs_inode_item, mode, 32)
-BTRFS_SETGET_STACK_FUNCS(stack_inode_flags, struct btrfs_inode_item, flags, 64)
-BTRFS_SETGET_STACK_FUNCS(stack_root_dirid, struct btrfs_root_item_head, root_dirid, 64)
-BTRFS_SETGET_STACK_FUNCS(stack_root_refs, struct btrfs_root_item_head, refs, 32)
 
 /* A subvolume's tree and the inode of its top directory */
 struct btrfs_subvol {

@@ -18,79 +18,6 @@
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
 
-/*
- * Item layouts only the checker reads.  The names carry a chk_ prefix so
- * they cannot clash with the full definitions ctree.h may grow later.
- */
-
-#define CHK_EXTENT_FLAG_DATA		(1ULL << 0)
-#define CHK_EXTENT_FLAG_TREE_BLOCK	(1ULL << 1)
-#define CHK_BLOCK_FLAG_FULL_BACKREF	(1ULL << 8)
-#define CHK_ROOT_SUBVOL_RDONLY		(1ULL << 0)
-#define CHK_ROOT_SUBVOL_DEAD		(1ULL << 48)
-#define CHK_QGROUP_LEVEL_SHIFT		48
-
-struct chk_root_item {
-	struct btrfs_root_item_head head;
-	__le64 generation_v2;
-	u8 rest[192];			/* uuids, transids, times, reserved */
-} __attribute__ ((__packed__));
-
-struct chk_extent_item {
-	__le64 refs;
-	__le64 generation;
-	__le64 flags;
-} __attribute__ ((__packed__));
-
-struct chk_tree_block_info {
-	struct btrfs_disk_key key;
-	u8 level;
-} __attribute__ ((__packed__));
-
-/* Every inline ref starts with its type; most carry one u64 after it */
-struct chk_inline_ref {
-	u8 type;
-	__le64 offset;
-} __attribute__ ((__packed__));
-
-/* EXTENT_DATA_REF inline: these follow the type, with no offset field */
-struct chk_extent_data_ref {
-	__le64 root;
-	__le64 objectid;
-	__le64 offset;
-	__le32 count;
-} __attribute__ ((__packed__));
-
-/* SHARED_DATA_REF inline: follows the type and the parent's bytenr */
-struct chk_shared_data_ref {
-	__le32 count;
-} __attribute__ ((__packed__));
-
-static_assert(sizeof(struct chk_root_item) == 439, "root item");
-static_assert(offsetof(struct chk_root_item, generation_v2) == 239, "root item v2");
-static_assert(sizeof(struct chk_extent_item) == 24, "extent item");
-static_assert(sizeof(struct chk_tree_block_info) == 18, "tree block info");
-static_assert(sizeof(struct chk_inline_ref) == 9, "inline ref");
-static_assert(sizeof(struct chk_extent_data_ref) == 28, "extent data ref");
-
-BTRFS_SETGET_STACK_FUNCS(chk_root_last_snapshot, struct btrfs_root_item_head, last_snapshot, 64)
-BTRFS_SETGET_STACK_FUNCS(chk_root_flags, struct btrfs_root_item_head, flags, 64)
-BTRFS_SETGET_STACK_FUNCS(chk_root_drop_level, struct btrfs_root_item_head, drop_level, 8)
-BTRFS_SETGET_STACK_FUNCS(chk_root_generation_v2, struct chk_root_item, generation_v2, 64)
-BTRFS_SETGET_STACK_FUNCS(chk_dev_extent_chunk_tree, struct btrfs_dev_extent, chunk_tree, 64)
-BTRFS_SETGET_STACK_FUNCS(chk_dev_extent_chunk_objectid, struct btrfs_dev_extent, chunk_objectid, 64)
-BTRFS_SETGET_STACK_FUNCS(chk_extent_refs, struct chk_extent_item, refs, 64)
-BTRFS_SETGET_STACK_FUNCS(chk_extent_generation, struct chk_extent_item, generation, 64)
-BTRFS_SETGET_STACK_FUNCS(chk_extent_flags, struct chk_extent_item, flags, 64)
-BTRFS_SETGET_STACK_FUNCS(chk_tree_block_level, struct chk_tree_block_info, level, 8)
-BTRFS_SETGET_STACK_FUNCS(chk_inline_ref_type, struct chk_inline_ref, type, 8)
-BTRFS_SETGET_STACK_FUNCS(chk_inline_ref_offset, struct chk_inline_ref, offset, 64)
-BTRFS_SETGET_STACK_FUNCS(chk_data_ref_root, struct chk_extent_data_ref, root, 64)
-BTRFS_SETGET_STACK_FUNCS(chk_data_ref_objectid, struct chk_extent_data_ref, objectid, 64)
-BTRFS_SETGET_STACK_FUNCS(chk_data_ref_offset, struct chk_extent_data_ref, offset, 64)
-BTRFS_SETGET_STACK_FUNCS(chk_data_ref_count, struct chk_extent_data_ref, count, 32)
-BTRFS_SETGET_STACK_FUNCS(chk_shared_data_ref_count, struct chk_shared_data_ref, count, 32)
-
 const char *btrfs_root_name(u64 objectid)
 {
 	switch (objectid) {
@@ -171,7 +98,7 @@ static bool is_fstree(u64 rootid)
 		return true;
 	if ((int64_t)rootid < (int64_t)BTRFS_FIRST_FREE_OBJECTID)
 		return false;
-	return (rootid >> CHK_QGROUP_LEVEL_SHIFT) == 0;
+	return (rootid >> BTRFS_QGROUP_LEVEL_SHIFT) == 0;
 }
 
 static int check_leaf_chunk(struct btrfs_fs_info *fs_info,
@@ -231,15 +158,15 @@ static int check_dev_extent_fields(struct btrfs_fs_info *fs_info,
 {
 	const u32 sectorsize = fs_info->sectorsize;
 
-	if (btrfs_chk_dev_extent_chunk_tree(de) != BTRFS_CHUNK_TREE_OBJECTID)
+	if (btrfs_stack_dev_extent_chunk_tree(de) != BTRFS_CHUNK_TREE_OBJECTID)
 		return leaf_error(fs_info, eb, slot,
 			"invalid dev extent chunk tree id, has %llu expect %llu",
-			(unsigned long long)btrfs_chk_dev_extent_chunk_tree(de),
+			(unsigned long long)btrfs_stack_dev_extent_chunk_tree(de),
 			(unsigned long long)BTRFS_CHUNK_TREE_OBJECTID);
-	if (btrfs_chk_dev_extent_chunk_objectid(de) != BTRFS_FIRST_CHUNK_TREE_OBJECTID)
+	if (btrfs_stack_dev_extent_chunk_objectid(de) != BTRFS_FIRST_CHUNK_TREE_OBJECTID)
 		return leaf_error(fs_info, eb, slot,
 			"invalid dev extent chunk objectid, has %llu expect %llu",
-			(unsigned long long)btrfs_chk_dev_extent_chunk_objectid(de),
+			(unsigned long long)btrfs_stack_dev_extent_chunk_objectid(de),
 			(unsigned long long)BTRFS_FIRST_CHUNK_TREE_OBJECTID);
 	if (key->offset % sectorsize)
 		return leaf_error(fs_info, eb, slot,
@@ -336,10 +263,10 @@ static int check_root_generations(struct btrfs_fs_info *fs_info,
 		return leaf_error(fs_info, eb, slot,
 			"invalid root v2 generation, have %llu expect (0, %llu]",
 			(unsigned long long)gen_v2, (unsigned long long)max_gen);
-	if (btrfs_chk_root_last_snapshot(ri) > max_gen)
+	if (btrfs_root_last_snapshot(ri) > max_gen)
 		return leaf_error(fs_info, eb, slot,
 			"invalid root last_snapshot, have %llu expect (0, %llu]",
-			(unsigned long long)btrfs_chk_root_last_snapshot(ri),
+			(unsigned long long)btrfs_root_last_snapshot(ri),
 			(unsigned long long)max_gen);
 	return 0;
 }
@@ -354,8 +281,8 @@ static int check_root_item(struct btrfs_fs_info *fs_info,
 			   const struct btrfs_tree_block *eb, int slot,
 			   const struct btrfs_key *key)
 {
-	const u64 valid_flags = CHK_ROOT_SUBVOL_RDONLY | CHK_ROOT_SUBVOL_DEAD;
-	const struct chk_root_item *ri;
+	const u64 valid_flags = BTRFS_ROOT_SUBVOL_RDONLY | BTRFS_ROOT_SUBVOL_DEAD;
+	const struct btrfs_root_item *ri;
 	u32 size;
 	int ret;
 
@@ -368,7 +295,7 @@ static int check_root_item(struct btrfs_fs_info *fs_info,
 			"invalid root item size, have %u expect %zu or %zu",
 			size, sizeof(*ri), sizeof(ri->head));
 	ret = check_root_generations(fs_info, eb, slot, &ri->head,
-			size == sizeof(*ri) ? btrfs_chk_root_generation_v2(ri) : 0);
+			size == sizeof(*ri) ? btrfs_root_generation_v2(ri) : 0);
 	if (ret)
 		return ret;
 	if (!sector_aligned(fs_info, btrfs_root_bytenr(&ri->head)))
@@ -380,14 +307,14 @@ static int check_root_item(struct btrfs_fs_info *fs_info,
 		return leaf_error(fs_info, eb, slot,
 			"invalid root level, have %u expect [0, %u]",
 			btrfs_root_level(&ri->head), BTRFS_MAX_LEVEL - 1);
-	if (btrfs_chk_root_drop_level(&ri->head) >= BTRFS_MAX_LEVEL)
+	if (btrfs_root_drop_level(&ri->head) >= BTRFS_MAX_LEVEL)
 		return leaf_error(fs_info, eb, slot,
 			"invalid root level, have %u expect [0, %u]",
-			btrfs_chk_root_drop_level(&ri->head), BTRFS_MAX_LEVEL - 1);
-	if (btrfs_chk_root_flags(&ri->head) & ~valid_flags)
+			btrfs_root_drop_level(&ri->head), BTRFS_MAX_LEVEL - 1);
+	if (btrfs_root_flags(&ri->head) & ~valid_flags)
 		return leaf_error(fs_info, eb, slot,
 			"invalid root flags, have 0x%llx expect mask 0x%llx",
-			(unsigned long long)btrfs_chk_root_flags(&ri->head),
+			(unsigned long long)btrfs_root_flags(&ri->head),
 			(unsigned long long)valid_flags);
 	return 0;
 }
@@ -430,22 +357,22 @@ static int check_extent_key(struct btrfs_fs_info *fs_info,
 static int check_extent_head(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_tree_block *eb, int slot,
 			     const struct btrfs_key *key,
-			     const struct chk_extent_item *ei)
+			     const struct btrfs_extent_item *ei)
 {
-	const u64 kinds = CHK_EXTENT_FLAG_DATA | CHK_EXTENT_FLAG_TREE_BLOCK;
-	u64 flags = btrfs_chk_extent_flags(ei);
+	const u64 kinds = BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK;
+	u64 flags = btrfs_stack_extent_flags(ei);
 
-	if (btrfs_chk_extent_generation(ei) > fs_info->generation + 1)
+	if (btrfs_stack_extent_generation(ei) > fs_info->generation + 1)
 		return extent_error(fs_info, eb, slot, key,
 			"invalid generation, have %llu expect (0, %llu]",
-			(unsigned long long)btrfs_chk_extent_generation(ei),
+			(unsigned long long)btrfs_stack_extent_generation(ei),
 			(unsigned long long)fs_info->generation + 1);
-	if ((flags & kinds) != CHK_EXTENT_FLAG_DATA &&
-	    (flags & kinds) != CHK_EXTENT_FLAG_TREE_BLOCK)
+	if ((flags & kinds) != BTRFS_EXTENT_FLAG_DATA &&
+	    (flags & kinds) != BTRFS_EXTENT_FLAG_TREE_BLOCK)
 		return extent_error(fs_info, eb, slot, key,
 			"invalid extent flag, have 0x%llx expect 1 bit set in 0x%llx",
 			(unsigned long long)flags, (unsigned long long)kinds);
-	if (flags & CHK_EXTENT_FLAG_TREE_BLOCK) {
+	if (flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) {
 		if (key->type == BTRFS_EXTENT_ITEM_KEY && key->offset != fs_info->nodesize)
 			return extent_error(fs_info, eb, slot, key,
 				"invalid extent length, have %llu expect %u",
@@ -460,7 +387,7 @@ static int check_extent_head(struct btrfs_fs_info *fs_info,
 		return extent_error(fs_info, eb, slot, key,
 			"invalid extent length, have %llu expect aligned to %u",
 			(unsigned long long)key->offset, fs_info->sectorsize);
-	if (flags & CHK_BLOCK_FLAG_FULL_BACKREF)
+	if (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)
 		return extent_error(fs_info, eb, slot, key,
 			"invalid extent flag, data has full backref set");
 	return 0;
@@ -473,11 +400,11 @@ static u32 inline_ref_size(u8 type)
 	case BTRFS_TREE_BLOCK_REF_KEY:
 	case BTRFS_SHARED_BLOCK_REF_KEY:
 	case BTRFS_EXTENT_OWNER_REF_KEY:
-		return sizeof(struct chk_inline_ref);
+		return sizeof(struct btrfs_extent_inline_ref);
 	case BTRFS_SHARED_DATA_REF_KEY:
-		return sizeof(struct chk_inline_ref) + sizeof(struct chk_shared_data_ref);
+		return sizeof(struct btrfs_extent_inline_ref) + sizeof(struct btrfs_shared_data_ref);
 	case BTRFS_EXTENT_DATA_REF_KEY:
-		return 1 + sizeof(struct chk_extent_data_ref);
+		return 1 + sizeof(struct btrfs_extent_data_ref);
 	default:
 		return 0;
 	}
@@ -512,12 +439,12 @@ static bool is_valid_dref_root(u64 rootid)
 static int check_inline_data_ref(struct btrfs_fs_info *fs_info,
 				 const struct btrfs_tree_block *eb, int slot,
 				 const struct btrfs_key *key,
-				 const struct chk_extent_data_ref *dref,
+				 const struct btrfs_extent_data_ref *dref,
 				 u64 *seq, u64 *refs)
 {
-	u64 root = btrfs_chk_data_ref_root(dref);
-	u64 objectid = btrfs_chk_data_ref_objectid(dref);
-	u64 offset = btrfs_chk_data_ref_offset(dref);
+	u64 root = btrfs_stack_extent_data_ref_root(dref);
+	u64 objectid = btrfs_stack_extent_data_ref_objectid(dref);
+	u64 offset = btrfs_stack_extent_data_ref_offset(dref);
 
 	*seq = hash_extent_data_ref(root, objectid, offset);
 	if (!is_valid_dref_root(root))
@@ -531,10 +458,10 @@ static int check_inline_data_ref(struct btrfs_fs_info *fs_info,
 		return extent_error(fs_info, eb, slot, key,
 			"invalid data ref offset, have %llu expect aligned to %u",
 			(unsigned long long)offset, fs_info->sectorsize);
-	if (!btrfs_chk_data_ref_count(dref))
+	if (!btrfs_stack_extent_data_ref_count(dref))
 		return extent_error(fs_info, eb, slot, key,
 			"invalid data ref count, should have non-zero value");
-	*refs += btrfs_chk_data_ref_count(dref);
+	*refs += btrfs_stack_extent_data_ref_count(dref);
 	return 0;
 }
 
@@ -547,11 +474,11 @@ static int check_inline_data_ref(struct btrfs_fs_info *fs_info,
 static int check_inline_ref(struct btrfs_fs_info *fs_info,
 			    const struct btrfs_tree_block *eb, int slot,
 			    const struct btrfs_key *key,
-			    const struct chk_inline_ref *iref, u64 *seq, u64 *refs)
+			    const struct btrfs_extent_inline_ref *iref, u64 *seq, u64 *refs)
 {
-	u8 type = btrfs_chk_inline_ref_type(iref);
-	u64 offset = btrfs_chk_inline_ref_offset(iref);
-	const struct chk_shared_data_ref *sref = (const void *)(iref + 1);
+	u8 type = btrfs_stack_extent_inline_ref_type(iref);
+	u64 offset = btrfs_stack_extent_inline_ref_offset(iref);
+	const struct btrfs_shared_data_ref *sref = (const void *)(iref + 1);
 
 	*seq = offset;
 	switch (type) {
@@ -573,10 +500,10 @@ static int check_inline_ref(struct btrfs_fs_info *fs_info,
 			return extent_error(fs_info, eb, slot, key,
 				"invalid data parent bytenr, have %llu expect aligned to %u",
 				(unsigned long long)offset, fs_info->sectorsize);
-		if (!btrfs_chk_shared_data_ref_count(sref))
+		if (!btrfs_stack_shared_data_ref_count(sref))
 			return extent_error(fs_info, eb, slot, key,
 				"invalid shared data ref count, should have non-zero value");
-		*refs += btrfs_chk_shared_data_ref_count(sref);
+		*refs += btrfs_stack_shared_data_ref_count(sref);
 		return 0;
 	case BTRFS_EXTENT_OWNER_REF_KEY:
 		return 0;
@@ -602,7 +529,7 @@ static int check_inline_refs(struct btrfs_fs_info *fs_info,
 	u8 last_type = 0;
 
 	while (p < end) {
-		const struct chk_inline_ref *iref = (const void *)p;
+		const struct btrfs_extent_inline_ref *iref = (const void *)p;
 		u64 seq;
 		u32 size;
 		u8 type;
@@ -613,7 +540,7 @@ static int check_inline_refs(struct btrfs_fs_info *fs_info,
 				"inline ref item overflows extent item, ptr %lu iref size %zu end %lu",
 				(unsigned long)(p - eb->data), sizeof(*iref),
 				(unsigned long)(end - eb->data));
-		type = btrfs_chk_inline_ref_type(iref);
+		type = btrfs_stack_extent_inline_ref_type(iref);
 		size = inline_ref_size(type);
 		if ((size_t)(end - p) < size)
 			return extent_error(fs_info, eb, slot, key,
@@ -632,7 +559,7 @@ static int check_inline_refs(struct btrfs_fs_info *fs_info,
 		if (seq > last_seq)
 			return extent_error(fs_info, eb, slot, key,
 				"inline ref out-of-order: has type %u offset %llu seq 0x%llx, prev type %u seq 0x%llx",
-				type, (unsigned long long)btrfs_chk_inline_ref_offset(iref),
+				type, (unsigned long long)btrfs_stack_extent_inline_ref_offset(iref),
 				(unsigned long long)seq, last_type,
 				(unsigned long long)last_seq);
 		last_type = type;
@@ -681,7 +608,7 @@ static int check_extent_item(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_key *key,
 			     const struct btrfs_key *prev)
 {
-	const struct chk_extent_item *ei;
+	const struct btrfs_extent_item *ei;
 	const u8 *p, *end;
 	u64 refs = 0;
 	u32 size;
@@ -700,9 +627,9 @@ static int check_extent_item(struct btrfs_fs_info *fs_info,
 		return ret;
 	p = (const u8 *)(ei + 1);
 	end = (const u8 *)ei + size;
-	if ((btrfs_chk_extent_flags(ei) & CHK_EXTENT_FLAG_TREE_BLOCK) &&
+	if ((btrfs_stack_extent_flags(ei) & BTRFS_EXTENT_FLAG_TREE_BLOCK) &&
 	    key->type == BTRFS_EXTENT_ITEM_KEY) {
-		const struct chk_tree_block_info *info = (const void *)p;
+		const struct btrfs_tree_block_info *info = (const void *)p;
 
 		/*
 		 * The kernel reads the level unchecked (inside its buffer)
@@ -711,19 +638,19 @@ static int check_extent_item(struct btrfs_fs_info *fs_info,
 		if ((size_t)(end - p) < sizeof(*info))
 			return extent_error(fs_info, eb, slot, key,
 				"invalid extent item size, padding bytes found");
-		if (btrfs_chk_tree_block_level(info) >= BTRFS_MAX_LEVEL)
+		if (btrfs_stack_tree_block_level(info) >= BTRFS_MAX_LEVEL)
 			return extent_error(fs_info, eb, slot, key,
 				"invalid tree block info level, have %u expect [0, %u]",
-				btrfs_chk_tree_block_level(info), BTRFS_MAX_LEVEL - 1);
+				btrfs_stack_tree_block_level(info), BTRFS_MAX_LEVEL - 1);
 		p += sizeof(*info);
 	}
 	ret = check_inline_refs(fs_info, eb, slot, key, p, end, &refs);
 	if (ret)
 		return ret;
-	if (refs > btrfs_chk_extent_refs(ei))
+	if (refs > btrfs_stack_extent_refs(ei))
 		return extent_error(fs_info, eb, slot, key,
 			"invalid extent refs, have %llu expect >= inline %llu",
-			(unsigned long long)btrfs_chk_extent_refs(ei),
+			(unsigned long long)btrfs_stack_extent_refs(ei),
 			(unsigned long long)refs);
 	return check_extent_overlap(fs_info, eb, slot, key, prev);
 }
