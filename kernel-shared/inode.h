@@ -38,6 +38,8 @@ struct btrfs_inode_info {
 #define BTRFS_S_IFREG			0100000
 #define BTRFS_S_IFDIR			0040000
 #define BTRFS_S_IFLNK			0120000
+#define BTRFS_S_IFBLK			0060000
+#define BTRFS_S_IFSOCK			0140000
 
 static inline bool btrfs_mode_is(u32 mode, u32 type)
 {

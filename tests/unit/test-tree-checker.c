@@ -46,6 +46,14 @@ static struct btrfs_fs_info *new_fs_info(u64 incompat)
 	return fs_info;
 }
 
+/* Item contents are checked only in a block flagged as written */
+static void leaf_set_flags(struct leaf *l, u64 flags)
+{
+	struct btrfs_header *h = (struct btrfs_header *)l->eb->data;
+
+	h->flags = htole64(flags);
+}
+
 static void leaf_init(struct leaf *l, u64 owner)
 {
 	l->eb = calloc(1, sizeof(*l->eb) + NODESIZE);
@@ -55,6 +63,7 @@ static void leaf_init(struct leaf *l, u64 owner)
 	l->eb->len = NODESIZE;
 	l->eb->owner = owner;
 	l->data_end = btrfs_leaf_data_size(NODESIZE);
+	leaf_set_flags(l, BTRFS_HEADER_FLAG_WRITTEN);
 }
 
 static void leaf_add(struct leaf *l, u64 objectid, u8 type, u64 offset,
