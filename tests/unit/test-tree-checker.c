@@ -42,6 +42,7 @@ static struct btrfs_fs_info *new_fs_info(u64 incompat)
 	fs_info->nodesize = NODESIZE;
 	fs_info->sectorsize = SECTORSIZE;
 	fs_info->generation = GENERATION;
+	fs_info->csum_size = 4;			/* crc32c */
 	fs_info->incompat = incompat;
 	return fs_info;
 }
@@ -390,6 +391,646 @@ static void test_chunk_in_leaf(struct btrfs_fs_info *fs_info)
 	       "corrupt leaf: root=3 block=1048576 slot=0 chunk_start=1048576, invalid chunk num_stripes, have 0");
 }
 
+/*
+ * fs-tree items.  Name hashes are crc32c(~1) of the name, from the same
+ * bitwise python3 CRC-32C as above: "file" 0x6e1f90f4, "user.x"
+ * 0x092d3ea3.
+ */
+#define HASH_FILE	0x6e1f90f4ULL
+#define HASH_USER_X	0x092d3ea3ULL
+#define FS_TREE		5
+#define LAST_FREE	"18446744073709551360"
+
+static u8 *put16(u8 *p, u16 v)
+{
+	v = htole16(v);
+	memcpy(p, &v, 2);
+	return p + 2;
+}
+
+/* An inode item: generation, transid, nlink, mode, flags; the rest zero */
+static u32 inode_item(u8 *buf, u64 gen, u64 transid, u32 nlink, u32 mode, u64 flags)
+{
+	memset(buf, 0, 160);
+	put64(buf, gen);
+	put64(buf + 8, transid);
+	put32(buf + 40, nlink);
+	put32(buf + 52, mode);
+	put64(buf + 64, flags);
+	return 160;
+}
+
+static u8 *dir_entry(u8 *p, u64 loc_obj, u8 loc_type, u64 loc_off, u8 type,
+		     const char *name, u16 name_len, u16 data_len)
+{
+	p = put64(p, loc_obj);
+	p = put8(p, loc_type);
+	p = put64(p, loc_off);
+	p = put64(p, GENERATION);		/* transid */
+	p = put16(p, data_len);
+	p = put16(p, name_len);
+	p = put8(p, type);
+	memcpy(p, name, name_len);
+	p += name_len;
+	memset(p, 'v', data_len);
+	return p + data_len;
+}
+
+static u8 *inode_ref(u8 *p, u64 index, const char *name)
+{
+	u16 len = strlen(name);
+
+	p = put64(p, index);
+	p = put16(p, len);
+	memcpy(p, name, len);
+	return p + len;
+}
+
+static u8 *inode_extref(u8 *p, u64 parent, u64 index, const char *name)
+{
+	p = put64(p, parent);
+	return inode_ref(p, index, name);
+}
+
+/* A file extent item; an inline one stops after its 21-byte header */
+static u32 file_extent(u8 *buf, u8 type, u8 compression, u64 ram,
+		       u64 disk_bytenr, u64 disk_num, u64 offset, u64 num)
+{
+	u8 *p = buf;
+
+	p = put64(p, GENERATION);
+	p = put64(p, ram);
+	p = put8(p, compression);
+	p = put8(p, 0);				/* encryption */
+	p = put16(p, 0);
+	p = put8(p, type);
+	if (type == BTRFS_FILE_EXTENT_INLINE)
+		return p - buf;
+	p = put64(p, disk_bytenr);
+	p = put64(p, disk_num);
+	p = put64(p, offset);
+	p = put64(p, num);
+	return p - buf;
+}
+
+/* A regular 4 KiB extent at @disk_bytenr */
+static u32 reg_extent(u8 *buf, u64 disk_bytenr)
+{
+	return file_extent(buf, BTRFS_FILE_EXTENT_REG, 0, 4096, disk_bytenr,
+			   4096, 0, 4096);
+}
+
+/* One leaf of a subvolume with an item of every fs-tree type, all valid */
+static void test_valid_fs_leaf(struct btrfs_fs_info *fs_info)
+{
+	u8 buf[512], *p;
+	struct leaf l;
+	u32 size;
+
+	leaf_init(&l, FS_TREE);
+	size = inode_item(buf, 5, 5, 1, 040755, 0);
+	leaf_add(&l, 256, BTRFS_INODE_ITEM_KEY, 0, buf, size);
+	p = inode_ref(buf, 0, "..");
+	leaf_add(&l, 256, BTRFS_INODE_REF_KEY, 256, buf, p - buf);
+	p = dir_entry(buf, 257, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_REG_FILE, "file", 4, 0);
+	leaf_add(&l, 256, BTRFS_DIR_ITEM_KEY, HASH_FILE, buf, p - buf);
+	/* An fscrypt name (bit 7 of the type), and a subvolume entry */
+	p = dir_entry(buf, 257, BTRFS_INODE_ITEM_KEY, 0,
+		      BTRFS_FT_REG_FILE | BTRFS_FT_ENCRYPTED, "file", 4, 0);
+	leaf_add(&l, 256, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf);
+	p = dir_entry(buf, 256, BTRFS_ROOT_ITEM_KEY, (u64)-1, BTRFS_FT_DIR, "sub", 3, 0);
+	leaf_add(&l, 256, BTRFS_DIR_INDEX_KEY, 3, buf, p - buf);
+	/* Unknown ro-compat flags pass: the referee mounts read-only */
+	size = inode_item(buf, 5, 101, 2, 0100644, 1ULL << 33);
+	leaf_add(&l, 257, BTRFS_INODE_ITEM_KEY, 0, buf, size);
+	p = inode_ref(buf, 2, "file");
+	p = inode_ref(p, 4, "hardlink");
+	leaf_add(&l, 257, BTRFS_INODE_REF_KEY, 256, buf, p - buf);
+	p = inode_extref(buf, 300, 3, "file");
+	leaf_add(&l, 257, BTRFS_INODE_EXTREF_KEY, 12345, buf, p - buf);
+	p = dir_entry(buf, 0, 0, 0, BTRFS_FT_XATTR, "user.x", 6, 5);
+	leaf_add(&l, 257, BTRFS_XATTR_ITEM_KEY, HASH_USER_X, buf, p - buf);
+	size = reg_extent(buf, 1 << 20);
+	leaf_add(&l, 257, BTRFS_EXTENT_DATA_KEY, 0, buf, size);
+	size = file_extent(buf, BTRFS_FILE_EXTENT_PREALLOC, 0, 8192, 2 << 20, 8192, 0, 8192);
+	leaf_add(&l, 257, BTRFS_EXTENT_DATA_KEY, 4096, buf, size);
+	size = inode_item(buf, 5, 5, 1, 0120777, 0);
+	leaf_add(&l, 258, BTRFS_INODE_ITEM_KEY, 0, buf, size);
+	/* Uncompressed inline: the data fills the item; it ends at 4096 */
+	size = file_extent(buf, BTRFS_FILE_EXTENT_INLINE, 0, 5, 0, 0, 0, 0);
+	memcpy(buf + size, "hello", 5);
+	leaf_add(&l, 258, BTRFS_EXTENT_DATA_KEY, 0, buf, size + 5);
+	size = file_extent(buf, BTRFS_FILE_EXTENT_REG, 0, 4096, 0, 0, 0, 4096);
+	leaf_add(&l, 258, BTRFS_EXTENT_DATA_KEY, 4096, buf, size);
+	size = inode_item(buf, 5, 5, 1, 060600, 0);
+	leaf_add(&l, 259, BTRFS_INODE_ITEM_KEY, 0, buf, size);
+	/* Compressed inline: ram_bytes is the uncompressed length */
+	size = file_extent(buf, BTRFS_FILE_EXTENT_INLINE, 3, 4000, 0, 0, 0, 0);
+	leaf_add(&l, 259, BTRFS_EXTENT_DATA_KEY, 0, buf, size + 7);
+	expect(fs_info, &l, "fs leaf with every fs-tree item type", NULL);
+
+	/* Log trees do not keep an inode's items behind its INODE_ITEM */
+	leaf_init(&l, BTRFS_TREE_LOG_OBJECTID);
+	size = reg_extent(buf, 1 << 20);
+	leaf_add(&l, 256, BTRFS_INODE_ITEM_KEY, 0, buf, inode_item(buf, 5, 5, 1, 040755, 0));
+	leaf_add(&l, 257, BTRFS_EXTENT_DATA_KEY, 0, buf, reg_extent(buf, 1 << 20));
+	expect(fs_info, &l, "log tree extent of an inode without its inode item", NULL);
+}
+
+/* A leaf of the fs tree: inode 257's item, then one extent item to test */
+static void extent_leaf(struct leaf *l, u64 offset, const void *fi, u32 size)
+{
+	u8 buf[160];
+
+	leaf_init(l, FS_TREE);
+	leaf_add(l, 257, BTRFS_INODE_ITEM_KEY, 0, buf, inode_item(buf, 5, 5, 1, 0100644, 0));
+	leaf_add(l, 257, BTRFS_EXTENT_DATA_KEY, offset, fi, size);
+}
+
+#define FE_PREFIX(slot, off) \
+	"corrupt leaf: root=5 block=1048576 slot=" #slot " ino=257 file_offset=" #off ", "
+
+static void test_file_extents(struct btrfs_fs_info *fs_info)
+{
+	u8 buf[128], ii[160];
+	struct leaf l;
+	u32 size;
+
+	size = reg_extent(buf, 1 << 20);
+	extent_leaf(&l, 1, buf, size);
+	expect(fs_info, &l, "file extent at an unaligned offset",
+	       FE_PREFIX(1, 1) "unaligned file_offset for file extent, have 1 should be aligned to 4096");
+
+	leaf_init(&l, FS_TREE);
+	leaf_add(&l, 257, BTRFS_INODE_ITEM_KEY, 0, ii, inode_item(ii, 5, 5, 1, 0100644, 0));
+	leaf_add(&l, 258, BTRFS_EXTENT_DATA_KEY, 0, buf, size);
+	expect(fs_info, &l, "file extent of an inode without its inode item",
+	       "corrupt leaf: root=5 block=1048576 slot=1 ino=258, invalid previous key objectid, have 257 expect 258");
+
+	extent_leaf(&l, 0, buf, 20);
+	expect(fs_info, &l, "file extent shorter than its header",
+	       FE_PREFIX(1, 0) "invalid item size, have 20 expect [21, 4096)");
+
+	buf[20] = 3;
+	extent_leaf(&l, 0, buf, size);
+	expect(fs_info, &l, "file extent of type 3",
+	       FE_PREFIX(1, 0) "invalid type for file extent, have 3 expect range [0, 2]");
+
+	size = reg_extent(buf, 1 << 20);
+	buf[16] = 4;
+	extent_leaf(&l, 0, buf, size);
+	expect(fs_info, &l, "file extent compressed by method 4",
+	       FE_PREFIX(1, 0) "invalid compression for file extent, have 4 expect range [0, 3]");
+
+	size = reg_extent(buf, 1 << 20);
+	buf[17] = 1;
+	extent_leaf(&l, 0, buf, size);
+	expect(fs_info, &l, "encrypted file extent",
+	       FE_PREFIX(1, 0) "invalid encryption for file extent, have 1 expect 0");
+
+	size = file_extent(buf, BTRFS_FILE_EXTENT_INLINE, 0, 5, 0, 0, 0, 0);
+	extent_leaf(&l, 4096, buf, size + 5);
+	expect(fs_info, &l, "inline extent after the file start",
+	       FE_PREFIX(1, 4096) "invalid file_offset for inline file extent, have 4096 expect 0");
+
+	extent_leaf(&l, 0, buf, size + 6);
+	expect(fs_info, &l, "inline extent longer than its ram_bytes",
+	       FE_PREFIX(1, 0) "invalid ram_bytes for uncompressed inline extent, have 27 expect 26");
+
+	size = reg_extent(buf, 1 << 20);
+	extent_leaf(&l, 0, buf, size - 1);
+	expect(fs_info, &l, "regular extent one byte short",
+	       FE_PREFIX(1, 0) "invalid item size for reg/prealloc file extent, have 52 expect 53");
+
+	size = file_extent(buf, BTRFS_FILE_EXTENT_REG, 0, 4095, 1 << 20, 4096, 0, 4096);
+	extent_leaf(&l, 0, buf, size);
+	expect(fs_info, &l, "regular extent ram_bytes not aligned",
+	       FE_PREFIX(1, 0) "invalid ram_bytes for file extent, have 4095, should be aligned to 4096");
+
+	size = reg_extent(buf, (1 << 20) + 1);
+	extent_leaf(&l, 0, buf, size);
+	expect(fs_info, &l, "regular extent disk_bytenr not aligned",
+	       FE_PREFIX(1, 0) "invalid disk_bytenr for file extent, have 1048577, should be aligned to 4096");
+
+	size = file_extent(buf, BTRFS_FILE_EXTENT_REG, 0, 4096, 1 << 20, 4096, 0, 100);
+	extent_leaf(&l, 0, buf, size);
+	expect(fs_info, &l, "regular extent num_bytes not aligned",
+	       FE_PREFIX(1, 0) "invalid num_bytes for file extent, have 100, should be aligned to 4096");
+
+	size = file_extent(buf, BTRFS_FILE_EXTENT_REG, 0, 8192, 1 << 20, 8192, 0, 8192);
+	extent_leaf(&l, -4096ULL, buf, size);
+	expect(fs_info, &l, "regular extent ending past 2^64",
+	       FE_PREFIX(1, 18446744073709547520) "extent end overflow, have file offset 18446744073709547520 extent num bytes 8192");
+
+	/* The overlap is reported at the earlier extent */
+	extent_leaf(&l, 0, buf, size);
+	leaf_add(&l, 257, BTRFS_EXTENT_DATA_KEY, 4096, buf, reg_extent(buf, 3 << 20));
+	expect(fs_info, &l, "file extents overlapping",
+	       FE_PREFIX(1, 0) "file extent end range (8192) goes beyond start offset (4096) of the next file extent");
+}
+
+#define CSUM_PREFIX(slot) "corrupt leaf: root=7 block=1048576 slot=" #slot ", "
+
+static void test_csum_items(struct btrfs_fs_info *fs_info)
+{
+	const u64 csum_id = BTRFS_EXTENT_CSUM_OBJECTID;
+	u8 csums[16] = { 0 };
+	struct leaf l;
+
+	leaf_init(&l, BTRFS_CSUM_TREE_OBJECTID);
+	leaf_add(&l, csum_id, BTRFS_EXTENT_CSUM_KEY, 1 << 20, csums, 8);
+	leaf_add(&l, csum_id, BTRFS_EXTENT_CSUM_KEY, (1 << 20) + 8192, csums, 4);
+	expect(fs_info, &l, "adjacent csum items", NULL);
+
+	leaf_init(&l, BTRFS_CSUM_TREE_OBJECTID);
+	leaf_add(&l, 5, BTRFS_EXTENT_CSUM_KEY, 1 << 20, csums, 4);
+	expect(fs_info, &l, "csum item of objectid 5",
+	       CSUM_PREFIX(0) "invalid key objectid for csum item, have 5 expect 18446744073709551606");
+
+	leaf_init(&l, BTRFS_CSUM_TREE_OBJECTID);
+	leaf_add(&l, csum_id, BTRFS_EXTENT_CSUM_KEY, (1 << 20) + 512, csums, 4);
+	expect(fs_info, &l, "csum item at an unaligned start",
+	       CSUM_PREFIX(0) "unaligned key offset for csum item, have 1049088 should be aligned to 4096");
+
+	leaf_init(&l, BTRFS_CSUM_TREE_OBJECTID);
+	leaf_add(&l, csum_id, BTRFS_EXTENT_CSUM_KEY, 1 << 20, csums, 6);
+	expect(fs_info, &l, "csum item of 1.5 checksums",
+	       CSUM_PREFIX(0) "unaligned item size for csum item, have 6 should be aligned to 4");
+
+	leaf_init(&l, BTRFS_CSUM_TREE_OBJECTID);
+	leaf_add(&l, csum_id, BTRFS_EXTENT_CSUM_KEY, 1 << 20, csums, 8);
+	leaf_add(&l, csum_id, BTRFS_EXTENT_CSUM_KEY, (1 << 20) + 4096, csums, 4);
+	expect(fs_info, &l, "overlapping csum items",
+	       CSUM_PREFIX(0) "csum end range (1056768) goes beyond the start range (1052672) of the next csum item");
+}
+
+/* A leaf of the fs tree: directory 256's inode item, then one entry item */
+static void dir_leaf(struct leaf *l, u8 type, u64 offset, const u8 *buf, u32 size)
+{
+	u8 ii[160];
+
+	leaf_init(l, FS_TREE);
+	leaf_add(l, 256, BTRFS_INODE_ITEM_KEY, 0, ii, inode_item(ii, 5, 5, 1, 040755, 0));
+	leaf_add(l, 256, type, offset, buf, size);
+}
+
+#define DIR_PREFIX "corrupt leaf: root=5 block=1048576 slot=1 ino=256, "
+
+static void test_dir_locations(struct btrfs_fs_info *fs_info)
+{
+	u8 buf[128], *p;
+	struct leaf l;
+
+	p = dir_entry(buf, 257, BTRFS_INODE_REF_KEY, 0, BTRFS_FT_REG_FILE, "file", 4, 0);
+	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf);
+	expect(fs_info, &l, "dir entry locating an inode ref",
+	       DIR_PREFIX "invalid location key type, have 12, expect 132 or 1");
+
+	p = dir_entry(buf, 5, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_REG_FILE, "file", 4, 0);
+	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf);
+	expect(fs_info, &l, "dir entry locating inode 5",
+	       DIR_PREFIX "invalid location key objectid: has 5 expect 6 or [256, " LAST_FREE "] or 18446744073709551604");
+
+	p = dir_entry(buf, 257, BTRFS_INODE_ITEM_KEY, 1, BTRFS_FT_REG_FILE, "file", 4, 0);
+	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf);
+	expect(fs_info, &l, "dir entry locating inode offset 1",
+	       DIR_PREFIX "invalid location key offset:has 1 expect 0");
+
+	p = dir_entry(buf, 0, BTRFS_ROOT_ITEM_KEY, (u64)-1, BTRFS_FT_DIR, "file", 4, 0);
+	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf);
+	expect(fs_info, &l, "dir entry locating root 0",
+	       DIR_PREFIX "invalid location key root id 0");
+
+	p = dir_entry(buf, 2, BTRFS_ROOT_ITEM_KEY, (u64)-1, BTRFS_FT_DIR, "file", 4, 0);
+	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf);
+	expect(fs_info, &l, "dir entry locating the extent tree",
+	       DIR_PREFIX "invalid location key objectid, have 2 expect [256, " LAST_FREE "]");
+
+	p = dir_entry(buf, 257, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_XATTR, "user.x", 6, 1);
+	dir_leaf(&l, BTRFS_XATTR_ITEM_KEY, HASH_USER_X, buf, p - buf);
+	expect(fs_info, &l, "xattr with a location",
+	       DIR_PREFIX "invalid location key for xattr, have (257 1 0) expect (0 0 0)");
+}
+
+static void test_dir_entries(struct btrfs_fs_info *fs_info)
+{
+	u8 buf[4096], *p;
+	char name[256];
+	struct leaf l;
+
+	p = dir_entry(buf, 257, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_REG_FILE, "file", 4, 0);
+	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, 20);
+	expect(fs_info, &l, "dir entry cut inside its header",
+	       DIR_PREFIX "dir item header crosses item boundary, have 30 boundary 20");
+
+	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf - 1);
+	expect(fs_info, &l, "dir entry cut inside its name",
+	       DIR_PREFIX "dir item data crosses item boundary, have 34 boundary 33");
+
+	dir_leaf(&l, BTRFS_DIR_ITEM_KEY, 1, buf, p - buf);
+	expect(fs_info, &l, "dir item keyed by another hash",
+	       DIR_PREFIX "name hash mismatch with key, have 0x000000006e1f90f4 expect 0x0000000000000001");
+
+	p = dir_entry(buf, 257, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_UNKNOWN, "file", 4, 0);
+	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf);
+	expect(fs_info, &l, "dir entry of type unknown",
+	       DIR_PREFIX "invalid dir item type, have 0 expect (0, 9)");
+
+	p = dir_entry(buf, 0, 0, 0, BTRFS_FT_REG_FILE, "user.x", 6, 0);
+	dir_leaf(&l, BTRFS_XATTR_ITEM_KEY, HASH_USER_X, buf, p - buf);
+	expect(fs_info, &l, "xattr of a regular file's type",
+	       DIR_PREFIX "invalid dir item type for XATTR key, have 1 expect 8");
+
+	p = dir_entry(buf, 257, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_XATTR, "user.x", 6, 0);
+	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf);
+	expect(fs_info, &l, "dir index of the xattr type",
+	       DIR_PREFIX "xattr dir type found for non-XATTR key");
+
+	memset(name, 'n', sizeof(name));
+	p = dir_entry(buf, 257, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_REG_FILE,
+		      name, sizeof(name), 0);
+	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf);
+	expect(fs_info, &l, "dir entry of a 256-byte name",
+	       DIR_PREFIX "dir item name len too long, have 256 max 255");
+
+	/* 4096 - header 101 - item 25 - dir item 30 = 3940 */
+	p = dir_entry(buf, 0, 0, 0, BTRFS_FT_XATTR, "user.x", 6, 3935);
+	dir_leaf(&l, BTRFS_XATTR_ITEM_KEY, HASH_USER_X, buf, 3000);
+	expect(fs_info, &l, "xattr name and value over an item's room",
+	       DIR_PREFIX "dir item name and data len too long, have 3941 max 3940");
+
+	p = dir_entry(buf, 257, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_REG_FILE, "file", 4, 1);
+	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf);
+	expect(fs_info, &l, "dir entry with data",
+	       DIR_PREFIX "dir item with invalid data len, have 1 expect 0");
+
+	/* The second entry of an item is checked as the first */
+	p = dir_entry(buf, 257, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_REG_FILE, "file", 4, 0);
+	p = dir_entry(p, 258, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_REG_FILE, "file", 4, 0);
+	dir_leaf(&l, BTRFS_DIR_ITEM_KEY, HASH_FILE, buf, p - buf - 2);
+	expect(fs_info, &l, "second dir entry cut short",
+	       DIR_PREFIX "dir item data crosses item boundary, have 68 boundary 66");
+
+	leaf_init(&l, FS_TREE);
+	leaf_add(&l, 256, BTRFS_INODE_ITEM_KEY, 0, buf, inode_item(buf, 5, 5, 1, 040755, 0));
+	p = dir_entry(buf, 258, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_REG_FILE, "file", 4, 0);
+	leaf_add(&l, 257, BTRFS_DIR_ITEM_KEY, HASH_FILE, buf, p - buf);
+	expect(fs_info, &l, "dir item of a directory without its inode item",
+	       "corrupt leaf: root=5 block=1048576 slot=1 ino=257, invalid previous key objectid, have 256 expect 257");
+}
+
+#define INODE_PREFIX "corrupt leaf: root=5 block=1048576 slot=0 ino=256, "
+
+static void inode_leaf(struct leaf *l, u64 objectid, u64 offset, const u8 *ii, u32 size)
+{
+	leaf_init(l, FS_TREE);
+	leaf_add(l, objectid, BTRFS_INODE_ITEM_KEY, offset, ii, size);
+}
+
+static void test_inode_items(struct btrfs_fs_info *fs_info)
+{
+	u8 ii[160];
+	struct leaf l;
+
+	inode_leaf(&l, 5, 0, ii, inode_item(ii, 5, 5, 1, 040755, 0));
+	expect(fs_info, &l, "inode item of inode 5",
+	       "corrupt leaf: root=5 block=1048576 slot=0, invalid key objectid: has 5 expect 6 or [256, " LAST_FREE "] or 18446744073709551604");
+
+	inode_leaf(&l, 256, 1, ii, inode_item(ii, 5, 5, 1, 040755, 0));
+	expect(fs_info, &l, "inode item at key offset 1",
+	       INODE_PREFIX "invalid key offset: has 1 expect 0");
+
+	inode_leaf(&l, 256, 0, ii, 159);
+	expect(fs_info, &l, "inode item one byte short",
+	       "corrupt leaf: root=5 block=1048576 slot=0, invalid item size: has 159 expect 160");
+
+	inode_leaf(&l, 256, 0, ii, inode_item(ii, 102, 5, 1, 040755, 0));
+	expect(fs_info, &l, "inode generation past the next transaction",
+	       INODE_PREFIX "invalid inode generation: has 102 expect (0, 101]");
+
+	inode_leaf(&l, 256, 0, ii, inode_item(ii, 5, 102, 1, 040755, 0));
+	expect(fs_info, &l, "inode transid past the next transaction",
+	       INODE_PREFIX "invalid inode transid: has 102 expect [0, 101]");
+
+	inode_leaf(&l, 256, 0, ii, inode_item(ii, 5, 5, 1, 0240755, 0));
+	expect(fs_info, &l, "inode mode bit above S_IFMT",
+	       INODE_PREFIX "unknown mode bit detected: 0x10000");
+
+	inode_leaf(&l, 256, 0, ii, inode_item(ii, 5, 5, 1, 0644, 0));
+	expect(fs_info, &l, "inode mode without a file type",
+	       INODE_PREFIX "invalid mode: has 00 expect valid S_IF* bit(s)");
+
+	inode_leaf(&l, 256, 0, ii, inode_item(ii, 5, 5, 1, 030644, 0));
+	expect(fs_info, &l, "inode mode FIFO|CHR",
+	       INODE_PREFIX "invalid mode: has 030000 expect valid S_IF* bit(s)");
+
+	inode_leaf(&l, 256, 0, ii, inode_item(ii, 5, 5, 2, 040755, 0));
+	expect(fs_info, &l, "directory with two links",
+	       INODE_PREFIX "invalid nlink: has 2 expect no more than 1 for dir");
+
+	inode_leaf(&l, 256, 0, ii, inode_item(ii, 5, 5, 1, 040755, 1 << 12));
+	expect(fs_info, &l, "inode flag bit 12",
+	       INODE_PREFIX "unknown incompat flags detected: 0x1000");
+}
+
+#define REF_PREFIX "corrupt leaf: root=5 block=1048576 slot=1 ino=257, "
+
+/*
+ * Inode 257's item (160 bytes at 3835), then a ref item; a ref of size S
+ * starts at block offset 101 + 3835 - S.
+ */
+static void ref_leaf(struct leaf *l, u8 type, const u8 *buf, u32 size)
+{
+	u8 ii[160];
+
+	leaf_init(l, FS_TREE);
+	leaf_add(l, 257, BTRFS_INODE_ITEM_KEY, 0, ii, inode_item(ii, 5, 5, 1, 0100644, 0));
+	leaf_add(l, 257, type, 256, buf, size);
+}
+
+static void test_inode_refs(struct btrfs_fs_info *fs_info)
+{
+	u8 buf[160], *p;
+	struct leaf l;
+
+	p = inode_ref(buf, 2, "");
+	ref_leaf(&l, BTRFS_INODE_REF_KEY, buf, p - buf);
+	expect(fs_info, &l, "inode ref with an empty name",
+	       REF_PREFIX "invalid item size, have 10 expect (10, 3995)");
+
+	p = inode_ref(buf, 2, "file");
+	ref_leaf(&l, BTRFS_INODE_REF_KEY, buf, p - buf - 1);
+	expect(fs_info, &l, "inode ref name past the item",
+	       REF_PREFIX "inode ref overflow, ptr 3923 end 3936 namelen 4");
+
+	/* 7 bytes after a 12-byte entry: short of the kernel's 8-byte bound */
+	p = inode_ref(buf, 2, "ab");
+	memset(p, 0, 7);
+	ref_leaf(&l, BTRFS_INODE_REF_KEY, buf, p - buf + 7);
+	expect(fs_info, &l, "inode ref followed by 7 bytes",
+	       REF_PREFIX "inode ref overflow, ptr 3929 end 3936 inode_ref_size 8");
+
+	p = inode_extref(buf, 256, 2, "file");
+	ref_leaf(&l, BTRFS_INODE_EXTREF_KEY, buf, 17);
+	expect(fs_info, &l, "inode extref cut inside its header",
+	       REF_PREFIX "inode extref overflow, ptr 3919 end 3936 inode_extref size 18");
+
+	ref_leaf(&l, BTRFS_INODE_EXTREF_KEY, buf, p - buf - 1);
+	expect(fs_info, &l, "inode extref name past the item",
+	       REF_PREFIX "inode extref overflow, ptr 3915 end 3936 namelen 4");
+
+	leaf_init(&l, FS_TREE);
+	leaf_add(&l, 256, BTRFS_INODE_ITEM_KEY, 0, buf, inode_item(buf, 5, 5, 1, 040755, 0));
+	p = inode_extref(buf, 256, 2, "file");
+	leaf_add(&l, 257, BTRFS_INODE_EXTREF_KEY, 1, buf, p - buf);
+	expect(fs_info, &l, "inode extref of an inode without its inode item",
+	       REF_PREFIX "invalid previous key objectid, have 256 expect 257");
+}
+
+/* Keyed back references of the extent at 1 MiB, in the extent tree */
+static void keyed_leaf(struct leaf *l, u64 objectid, u8 type, u64 offset,
+		       const u8 *buf, u32 size)
+{
+	leaf_init(l, BTRFS_EXTENT_TREE_OBJECTID);
+	leaf_add(l, objectid, type, offset, buf, size);
+}
+
+static u8 *keyed_data_ref(u8 *p, u64 root, u64 objectid, u64 offset, u32 count)
+{
+	p = put64(p, root);
+	p = put64(p, objectid);
+	p = put64(p, offset);
+	return put32(p, count);
+}
+
+#define EXT_PREFIX(len) "corrupt leaf: block=1048576 slot=0 extent bytenr=1048576 len=" #len " "
+#define GEN_PREFIX "corrupt leaf: root=2 block=1048576 slot=0, "
+
+static void test_keyed_refs(struct btrfs_fs_info *fs_info)
+{
+	u8 buf[128], *p;
+	struct leaf l;
+
+	leaf_init(&l, BTRFS_EXTENT_TREE_OBJECTID);
+	p = extent_head(buf, 8, 10, 1);
+	leaf_add(&l, 1 << 20, BTRFS_EXTENT_ITEM_KEY, 4096, buf, p - buf);
+	leaf_add(&l, 1 << 20, BTRFS_TREE_BLOCK_REF_KEY, 5, buf, 0);
+	p = keyed_data_ref(buf, 5, 257, 0, 3);
+	p = keyed_data_ref(p, BTRFS_DATA_RELOC_TREE_OBJECTID, 257, 4096, 1);
+	leaf_add(&l, 1 << 20, BTRFS_EXTENT_DATA_REF_KEY, 0x1234, buf, p - buf);
+	leaf_add(&l, 1 << 20, BTRFS_SHARED_BLOCK_REF_KEY, 2 << 20, buf, 0);
+	put32(buf, 2);
+	leaf_add(&l, 1 << 20, BTRFS_SHARED_DATA_REF_KEY, 3 << 20, buf, 4);
+	expect(fs_info, &l, "extent item with keyed refs of each type", NULL);
+
+	keyed_leaf(&l, 1 << 20, BTRFS_TREE_BLOCK_REF_KEY, 5, buf, 4);
+	expect(fs_info, &l, "tree block ref with data",
+	       GEN_PREFIX "invalid item size, have 4 expect 0 for key type 176");
+
+	keyed_leaf(&l, (1 << 20) + 1, BTRFS_TREE_BLOCK_REF_KEY, 5, buf, 0);
+	expect(fs_info, &l, "tree block ref of an unaligned block",
+	       "corrupt leaf: root=2 block=1048576 slot=0, invalid key objectid for shared block ref, have 1048577 expect aligned to 4096");
+
+	keyed_leaf(&l, 1 << 20, BTRFS_SHARED_BLOCK_REF_KEY, (2 << 20) + 1, buf, 0);
+	expect(fs_info, &l, "shared block ref to an unaligned parent",
+	       EXT_PREFIX(4096) "invalid tree parent bytenr, have 2097153 expect aligned to 4096");
+
+	put32(buf, 0);
+	keyed_leaf(&l, 1 << 20, BTRFS_SHARED_DATA_REF_KEY, 3 << 20, buf, 4);
+	expect(fs_info, &l, "shared data ref of count 0",
+	       EXT_PREFIX(3145728) "invalid shared data backref count, should have non-zero value");
+
+	put32(buf, 1);
+	keyed_leaf(&l, 1 << 20, BTRFS_SHARED_DATA_REF_KEY, 3 << 20, buf, 8);
+	expect(fs_info, &l, "shared data ref of 8 bytes",
+	       GEN_PREFIX "invalid item size, have 8 expect 4 for key type 184");
+
+	p = keyed_data_ref(buf, 5, 257, 0, 1);
+	keyed_leaf(&l, 1 << 20, BTRFS_EXTENT_DATA_REF_KEY, 0x1234, buf, p - buf - 1);
+	expect(fs_info, &l, "data ref one byte short",
+	       GEN_PREFIX "invalid item size, have 27 expect aligned to 28 for key type 178");
+
+	keyed_leaf(&l, (1 << 20) + 1, BTRFS_EXTENT_DATA_REF_KEY, 0x1234, buf, p - buf);
+	expect(fs_info, &l, "data ref of an unaligned extent",
+	       GEN_PREFIX "invalid key objectid for shared block ref, have 1048577 expect aligned to 4096");
+
+	p = keyed_data_ref(buf, 5, 257, 0, 1);
+	p = keyed_data_ref(p, 2, 257, 0, 1);
+	keyed_leaf(&l, 1 << 20, BTRFS_EXTENT_DATA_REF_KEY, 0x1234, buf, p - buf);
+	expect(fs_info, &l, "second data ref owned by the extent tree",
+	       EXT_PREFIX(4660) "invalid extent data backref root value 2");
+
+	/* 6.18 prints the root where it means the objectid */
+	p = keyed_data_ref(buf, 256, 7, 0, 1);
+	keyed_leaf(&l, 1 << 20, BTRFS_EXTENT_DATA_REF_KEY, 0x1234, buf, p - buf);
+	expect(fs_info, &l, "data ref of inode 7",
+	       EXT_PREFIX(4660) "invalid extent data backref objectid value 256");
+
+	p = keyed_data_ref(buf, 5, 257, 1, 1);
+	keyed_leaf(&l, 1 << 20, BTRFS_EXTENT_DATA_REF_KEY, 0x1234, buf, p - buf);
+	expect(fs_info, &l, "data ref at an unaligned file offset",
+	       EXT_PREFIX(4660) "invalid extent data backref offset, have 1 expect aligned to 4096");
+
+	p = keyed_data_ref(buf, 5, 257, 0, 0);
+	keyed_leaf(&l, 1 << 20, BTRFS_EXTENT_DATA_REF_KEY, 0x1234, buf, p - buf);
+	expect(fs_info, &l, "data ref of count 0",
+	       EXT_PREFIX(4660) "invalid extent data backref count, should have non-zero value");
+}
+
+static void test_raid_stripes(void)
+{
+	struct btrfs_fs_info *rst = new_fs_info(BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE);
+	struct btrfs_fs_info *plain = new_fs_info(0);
+	u8 buf[32] = { 0 };
+	struct leaf l;
+
+	leaf_init(&l, BTRFS_RAID_STRIPE_TREE_OBJECTID);
+	leaf_add(&l, 1 << 20, BTRFS_RAID_STRIPE_KEY, 4096, buf, 16);
+	expect(rst, &l, "raid stripe extent", NULL);
+
+	leaf_init(&l, BTRFS_RAID_STRIPE_TREE_OBJECTID);
+	leaf_add(&l, (1 << 20) + 1, BTRFS_RAID_STRIPE_KEY, 4096, buf, 16);
+	expect(rst, &l, "raid stripe extent at an unaligned start",
+	       "corrupt leaf: root=12 block=1048576 slot=0, invalid key objectid for raid stripe extent, have 1048577 expect aligned to 4096");
+
+	leaf_init(&l, BTRFS_RAID_STRIPE_TREE_OBJECTID);
+	leaf_add(&l, 1 << 20, BTRFS_RAID_STRIPE_KEY, 4096, buf, 16);
+	expect(plain, &l, "raid stripe extent without RAID_STRIPE_TREE",
+	       "corrupt leaf: root=12 block=1048576 slot=0, RAID_STRIPE_EXTENT present but RAID_STRIPE_TREE incompat bit unset");
+	free(rst);
+	free(plain);
+}
+
+static void test_leaf_rules(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_fs_info *v2 = new_fs_info(BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2);
+	u8 ii[160];
+	struct leaf l;
+
+	leaf_init(&l, FS_TREE);
+	expect(fs_info, &l, "empty fs tree",
+	       "corrupt leaf: root=5 block=1048576 slot=0, invalid root, root 5 must never be empty");
+	leaf_init(&l, BTRFS_EXTENT_TREE_OBJECTID);
+	expect(fs_info, &l, "empty extent tree",
+	       "corrupt leaf: root=2 block=1048576 slot=0, invalid root, root 2 must never be empty");
+	leaf_init(&l, BTRFS_EXTENT_TREE_OBJECTID);
+	expect(v2, &l, "empty extent tree with extent-tree-v2", NULL);
+	leaf_init(&l, 0);
+	expect(fs_info, &l, "empty leaf of owner 0",
+	       "corrupt leaf: root=0 block=1048576 slot=0, invalid owner, root 0 is not defined");
+	leaf_init(&l, BTRFS_CSUM_TREE_OBJECTID);
+	expect(fs_info, &l, "empty csum tree", NULL);
+	leaf_init(&l, FS_TREE);
+	leaf_set_flags(&l, BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC);
+	expect(fs_info, &l, "empty reloc copy of the fs tree", NULL);
+
+	/* Item contents are not checked in a block never written */
+	inode_leaf(&l, 256, 0, ii, inode_item(ii, 5, 5, 2, 040755, 0));
+	leaf_set_flags(&l, 0);
+	expect(fs_info, &l, "bad inode item in an unwritten leaf", NULL);
+	free(v2);
+}
+
 int main(void)
 {
 	struct btrfs_fs_info *fs_info =
@@ -402,6 +1043,16 @@ int main(void)
 	test_root_items(fs_info);
 	test_dev_items(fs_info);
 	test_chunk_in_leaf(fs_info);
+	test_valid_fs_leaf(fs_info);
+	test_file_extents(fs_info);
+	test_csum_items(fs_info);
+	test_dir_locations(fs_info);
+	test_dir_entries(fs_info);
+	test_inode_items(fs_info);
+	test_inode_refs(fs_info);
+	test_keyed_refs(fs_info);
+	test_raid_stripes();
+	test_leaf_rules(fs_info);
 	free(fs_info);
 	printf("%s\n", unit_failures ? "FAILED" : "PASSED");
 	return unit_failures ? 1 : 0;
