@@ -8,7 +8,9 @@
 #    or valgrind report, nor a change to the image file;
 #  * the kernel is the referee: for every image that kernel-verdict.jsonl
 #    says Linux 6.18 mounted with -o ro, exit 0; for every image it refused,
-#    exit 1 with one "ERROR: " line ("chunks" reads less and may pass). The
+#    exit 1 with one "ERROR: " line ("chunks" reads less and may pass), and
+#    where the kernel's first error is a tree-checker line ("corrupt
+#    leaf/node: ..."), inspect's line holds the kernel's text. The
 #    catalog's "valid" is btrfs check's view and decides only for images
 #    with no kernel verdict (fuzz-tests, never mounted);
 #  * "valid": true -> exit 0, and the chunk list (logical, length, type,
@@ -59,12 +61,20 @@ while IFS=$'\t' read -r name valid mustfail group; do
 done < "$work/catalog.tsv"
 
 # what Linux 6.18 did with each non-fuzz image: "mounts" or "refuses"
-declare -A KERNEL
+declare -A KERNEL KREASON
 if [ -f "$kernel_verdicts" ]; then
 	while IFS=$'\t' read -r name verdict; do
 		KERNEL[$name]=$verdict
 	done < <(jq -r 'select(.kind == "image") | [.name,
 		(if .kernel.mounted then "mounts" else "refuses" end)] | @tsv' \
+		"$kernel_verdicts") || fail "cannot read $kernel_verdicts"
+	# the kernel's tree-checker reason, after "BTRFS critical (device DEV): "
+	while IFS=$'\t' read -r name reason; do
+		KREASON[$name]=$reason
+	done < <(jq -r 'select(.kind == "image" and .kernel.mounted == false) |
+		[.name, ((.kernel.first_error // "") |
+			sub("^.*BTRFS [a-z]+ \\(device [^)]*\\): "; ""))] |
+		select(.[1] | test("^corrupt (leaf|node): ")) | @tsv' \
 		"$kernel_verdicts") || fail "cannot read $kernel_verdicts"
 else
 	echo "note: no $kernel_verdicts: the catalog decides every verdict"
@@ -335,6 +345,11 @@ for name in "${files[@]}"; do
 		i=$((i + 1))
 	done
 
+	# a tree-checker refusal names what the kernel's names
+	if [ -n "${KREASON[$name]:-}" ] &&
+	   ! grep -qF -- "${KREASON[$name]}" "$work/run.inspect.err"; then
+		PROBLEMS+=("inspect: not the kernel's reason \"${KREASON[$name]}\": $(head -1 "$work/run.inspect.err" | cut -c1-200)")
+	fi
 	first_err=$(grep -m1 -v '^[[:space:]]*$' "$work/run.inspect.err" 2> /dev/null | cut -c1-120)
 	if [ ${#PROBLEMS[@]} -gt 0 ]; then
 		failures=$((failures + 1))
