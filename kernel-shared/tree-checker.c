@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Checks on tree blocks and items before any field is used, after the
- * kernel's fs/btrfs/tree-checker.c: check_leaf() with the item checks of
- * check_leaf_item() for the items this tool can meet (chunk, dev item,
- * dev extent, block group, root item, extent and metadata items),
- * check_node() and btrfs_check_chunk_valid(), with the kernel's wording
- * where it has one.  Behaviour reproduced: 6.18.
+ * kernel's fs/btrfs/tree-checker.c: check_leaf() (key order, item bounds,
+ * the empty-leaf rules, item contents only in written blocks) with every
+ * item check of check_leaf_item() (file extents, csums, dir entries,
+ * inode items, inode refs and extrefs, chunks, dev items, dev extents,
+ * block groups, root items, extent and metadata items, keyed back refs,
+ * raid stripe extents) and check_prev_ino(); check_node() and
+ * btrfs_check_chunk_valid(); with the kernel's wording where it has one.
+ * Behaviour reproduced: 6.18.  Documentation/verdicts.md lists each check
+ * with the kernel version that introduced it.
  */
 #include <errno.h>
 #include <stdarg.h>
