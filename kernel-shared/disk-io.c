@@ -523,6 +523,8 @@ static int check_cached(struct btrfs_fs_info *fs_info,
 	int ret = verify_expected(fs_info, eb, check, eb->mirror);
 
 	if (!ret)
+		ret = btrfs_check_eb_owner(fs_info, eb, check->root);
+	if (!ret)
 		eb->refs++;
 	return ret;
 }
@@ -602,6 +604,12 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 	fs_info->err = prior;
 	if (ret) {
 		record_read_failure(fs_info, bytenr, check, &first_bad, bad, copies);
+		btrfs_free_tree_block(fs_info, eb);
+		return ret;
+	}
+	/* read_tree_block(): the owner is checked on the copy that passed */
+	ret = btrfs_check_eb_owner(fs_info, eb, check->root);
+	if (ret) {
 		btrfs_free_tree_block(fs_info, eb);
 		return ret;
 	}
@@ -968,7 +976,8 @@ static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
 
 	fill_block_header(eb);
 	if (verify_header(fs_info, eb, 0) || btrfs_check_tree_block(fs_info, eb) ||
-	    verify_expected(fs_info, eb, check, 0)) {
+	    verify_expected(fs_info, eb, check, 0) ||
+	    btrfs_check_eb_owner(fs_info, eb, check->root)) {
 		fs_info->err = saved;
 		return false;
 	}

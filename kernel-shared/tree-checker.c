@@ -6,8 +6,9 @@
  * item check of check_leaf_item() (file extents, csums, dir entries,
  * inode items, inode refs and extrefs, chunks, dev items, dev extents,
  * block groups, root items, extent and metadata items, keyed back refs,
- * raid stripe extents) and check_prev_ino(); check_node() and
- * btrfs_check_chunk_valid(); with the kernel's wording where it has one.
+ * raid stripe extents) and check_prev_ino(); check_node(),
+ * btrfs_check_chunk_valid() and btrfs_check_eb_owner(); with the kernel's
+ * wording where it has one.
  * Behaviour reproduced: 6.18.  Documentation/verdicts.md lists each check
  * with the kernel version that introduced it.
  */
@@ -1522,6 +1523,41 @@ static int check_node(struct btrfs_fs_info *fs_info,
 		if (ret)
 			return ret;
 	}
+	return 0;
+}
+
+/*
+ * btrfs_check_eb_owner(): a block of a subvolume tree may be shared with
+ * other subvolumes (snapshots), so its owner need only be a subvolume; a
+ * block of any other tree must be owned by that tree.  Log and reloc trees
+ * name their owner in a key offset the caller does not have, and root 0
+ * means the caller does not know the tree: those are not checked.
+ */
+int btrfs_check_eb_owner(struct btrfs_fs_info *fs_info,
+			 const struct btrfs_tree_block *eb, u64 root_owner)
+{
+	const char *what = eb->level ? "node" : "leaf";
+
+	if (root_owner == 0 || root_owner == BTRFS_TREE_LOG_OBJECTID ||
+	    root_owner == BTRFS_TREE_RELOC_OBJECTID)
+		return 0;
+	if (!is_fstree(root_owner)) {
+		if (eb->owner != root_owner)
+			return btrfs_fs_error(fs_info, -EUCLEAN,
+				"corrupted %s, root=%llu block=%llu owner mismatch, have %llu expect %llu",
+				what, (unsigned long long)root_owner,
+				(unsigned long long)eb->start,
+				(unsigned long long)eb->owner,
+				(unsigned long long)root_owner);
+		return 0;
+	}
+	if (!is_fstree(eb->owner))
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"corrupted %s, root=%llu block=%llu owner mismatch, have %llu expect [%llu, %llu]",
+			what, (unsigned long long)root_owner,
+			(unsigned long long)eb->start, (unsigned long long)eb->owner,
+			(unsigned long long)BTRFS_FIRST_FREE_OBJECTID,
+			(unsigned long long)BTRFS_LAST_FREE_OBJECTID);
 	return 0;
 }
 

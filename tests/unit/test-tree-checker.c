@@ -1031,6 +1031,43 @@ static void test_leaf_rules(struct btrfs_fs_info *fs_info)
 	free(v2);
 }
 
+/* btrfs_check_eb_owner(): the block's owner against the tree it is read for */
+static void expect_owner(struct btrfs_fs_info *fs_info, u64 block_owner,
+			 u64 root, const char *what, const char *want)
+{
+	struct leaf l;
+	u8 ii[160];
+	int ret;
+
+	inode_leaf(&l, 256, 0, ii, inode_item(ii, 5, 5, 1, 040755, 0));
+	l.eb->owner = block_owner;
+	fs_info->err.err = 0;
+	fs_info->err.msg[0] = 0;
+	ret = btrfs_check_eb_owner(fs_info, l.eb, root);
+	if (!want)
+		check(ret == 0, "%s: accepted%s%s", what, ret ? ", got: " : "",
+		      ret ? fs_info->err.msg : "");
+	else if (ret == -EUCLEAN && !strcmp(fs_info->err.msg, want))
+		check(1, "%s: rejected", what);
+	else
+		check(0, "%s: rejected\n  want: %s\n  got:  %s", what, want,
+		      ret ? fs_info->err.msg : "(accepted)");
+	free(l.eb);
+}
+
+static void test_eb_owner(struct btrfs_fs_info *fs_info)
+{
+	expect_owner(fs_info, 2, 2, "extent tree block owned by the extent tree", NULL);
+	expect_owner(fs_info, 5, 2, "extent tree block owned by the fs tree",
+		     "corrupted leaf, root=2 block=1048576 owner mismatch, have 5 expect 2");
+	expect_owner(fs_info, 257, 5, "fs tree block shared with subvolume 257", NULL);
+	expect_owner(fs_info, 2, 5, "fs tree block owned by the extent tree",
+		     "corrupted leaf, root=5 block=1048576 owner mismatch, have 2 expect [256, " LAST_FREE "]");
+	expect_owner(fs_info, 5, BTRFS_TREE_LOG_OBJECTID, "log tree block (owner not known)", NULL);
+	expect_owner(fs_info, 5, BTRFS_TREE_RELOC_OBJECTID, "reloc tree block (owner not known)", NULL);
+	expect_owner(fs_info, 7, 0, "block of an unknown tree", NULL);
+}
+
 int main(void)
 {
 	struct btrfs_fs_info *fs_info =
@@ -1053,6 +1090,7 @@ int main(void)
 	test_keyed_refs(fs_info);
 	test_raid_stripes();
 	test_leaf_rules(fs_info);
+	test_eb_owner(fs_info);
 	free(fs_info);
 	printf("%s\n", unit_failures ? "FAILED" : "PASSED");
 	return unit_failures ? 1 : 0;
