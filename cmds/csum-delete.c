@@ -19,6 +19,7 @@
 #include "common/parse-utils.h"
 #include "kernel-shared/delayed-ref.h"
 #include "kernel-shared/disk-io.h"
+#include "kernel-shared/extent-tree.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/kernel-version.h"
@@ -153,8 +154,9 @@ static void print_csum_params(struct fmt_ctx *fctx, const struct btrfs_csum_para
 	fmt_group_end(fctx);
 }
 
-void print_csum_delete_calc(struct fmt_ctx *fctx, const struct btrfs_csum_delete_calc *c);
-void print_csum_delete_calc(struct fmt_ctx *fctx, const struct btrfs_csum_delete_calc *c)
+/* @d: the whole deletion of one file (--file), or NULL */
+static void print_csum_delete_calc(struct fmt_ctx *fctx, const struct btrfs_csum_delete_calc *c,
+				   const struct btrfs_deletion_model *d)
 {
 	fmt_group_start(fctx, "csum_delete", "Delayed-ref reservation for the deletion");
 	fmt_u64(fctx, "extents", "Extents (heads)", c->extents);
@@ -166,6 +168,11 @@ void print_csum_delete_calc(struct fmt_ctx *fctx, const struct btrfs_csum_delete
 	fmt_size(fctx, "total", "Total", c->total);
 	fmt_size(fctx, "csum_bytes_before", "Csum deletion before v6.7", c->csum_bytes_before);
 	fmt_size(fctx, "total_before", "Total before v6.7", c->total_before);
+	if (d) {
+		fmt_size(fctx, "tree_refs", "Tree-block refs", d->totals.tree_ref_bytes);
+		fmt_size(fctx, "reserved", "Reserved (bytes_may_use)", d->reserved);
+		fmt_size(fctx, "peak", "Peak", d->peak);
+	}
 	fmt_group_end(fctx);
 }
 
@@ -184,6 +191,7 @@ struct file_result {
 	const char *path;
 	struct btrfs_inode_info info;
 	struct btrfs_file_drop drop;
+	struct btrfs_deletion_model del;
 };
 
 static int check_regular_file(struct btrfs_fs_info *fs_info, const char *path,
@@ -226,7 +234,32 @@ static int count_file(struct csum_delete_ctx *cd, u64 subvol, struct file_result
 	if (!ret)
 		ret = btrfs_count_file_drop(fs_info, &cd->sv, ino, &cd->tracker,
 					    &res->drop);
+	if (!ret)
+		ret = btrfs_model_deletion(fs_info, &cd->sv, ino, &cd->params,
+					   &cd->model, &res->del);
 	return ret;
+}
+
+/* The copies of shared blocks and what the deletion reserves and reaches */
+static void print_deletion_section(struct fmt_ctx *fctx, const struct file_result *res)
+{
+	const struct btrfs_deletion_model *d = &res->del;
+
+	fmt_group_start(fctx, "cow", "Tree blocks the deletion copies");
+	fmt_u64(fctx, "leaves", "Leaves with the file's items", d->leaves);
+	fmt_u64(fctx, "blocks", "Blocks copied", d->cows);
+	fmt_u64(fctx, "shared", "Shared (refs > 1)", d->shared_cows);
+	fmt_u64(fctx, "full_backref", "Last ref, full backrefs", d->full_backref_cows);
+	fmt_u64(fctx, "tree_ref_nodes", "Tree-block ref nodes", d->totals.tree_refs);
+	fmt_u64(fctx, "data_heads_uncharged", "Data heads without csum charge",
+		d->totals.data_heads_uncharged);
+	fmt_group_end(fctx);
+	fmt_group_start(fctx, "reservation", "Reservations of the deletion");
+	fmt_size(fctx, "unlink", "Unlink transaction", d->reserved_unlink);
+	fmt_size(fctx, "evict", "Evict joins", d->reserved_evict);
+	fmt_u64(fctx, "refills", "Delayed-refs refills", d->refills);
+	fmt_size(fctx, "refill_bytes", "Refilled", d->refill_bytes);
+	fmt_group_end(fctx);
 }
 
 static void print_file_section(struct fmt_ctx *fctx, const struct csum_delete_ctx *cd,
@@ -481,7 +514,8 @@ static int run_file(struct csum_delete_ctx *cd, const struct cmd_options *opts,
 	print_mode(&fctx, cd->fs_info);
 	print_csum_params(&fctx, &cd->params);
 	print_file_section(&fctx, cd, &res);
-	print_csum_delete_calc(&fctx, &res.drop.calc);
+	print_deletion_section(&fctx, &res);
+	print_csum_delete_calc(&fctx, &res.del.totals.data, &res.del);
 	fmt_end(&fctx);
 	return 0;
 }
@@ -517,7 +551,7 @@ static void run_extents(struct csum_delete_ctx *cd, const struct cmd_options *op
 	fmt_start(&fctx, stdout, opts->format, opts->units, token);
 	print_mode(&fctx, cd->fs_info);
 	print_csum_params(&fctx, &cd->params);
-	print_csum_delete_calc(&fctx, &calc);
+	print_csum_delete_calc(&fctx, &calc, NULL);
 	fmt_end(&fctx);
 }
 

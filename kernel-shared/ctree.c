@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/tree-block.h"
+#include "kernel-shared/extent-tree.h"
 
 /*
  * Both can be set at build time: the fuzz build makes them tiny so that
@@ -538,4 +539,160 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
 	ret = walk_block(fs_info, &ws, eb);
 	btrfs_tree_block_put(eb);
 	return ret;
+}
+
+/* ---- copy-on-write of a search path, as one transaction does it ----- */
+
+static bool cow_sim_done(const struct btrfs_cow_sim *cs, u64 bytenr)
+{
+	u64 i;
+
+	for (i = 0; i < cs->nr_cowed; i++)
+		if (cs->cowed[i] == bytenr)
+			return true;
+	return false;
+}
+
+static int cow_sim_remember(struct btrfs_cow_sim *cs, u64 bytenr)
+{
+	if (cs->nr_cowed == cs->cap_cowed) {
+		u64 cap = cs->cap_cowed ? cs->cap_cowed * 2 : 64;
+		u64 *n;
+
+		if (cap > SIZE_MAX / sizeof(*n))
+			return -ENOMEM;
+		n = realloc(cs->cowed, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		cs->cowed = n;
+		cs->cap_cowed = cap;
+	}
+	cs->cowed[cs->nr_cowed++] = bytenr;
+	return 0;
+}
+
+static u64 block_header_flags(const struct btrfs_tree_block *eb)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+
+	return le64toh(h->flags);
+}
+
+/*
+ * btrfs_block_can_be_shared(): never the root node (a snapshot copies it),
+ * never a block written after the last snapshot unless relocation wrote
+ * it.  Only a subvolume's commit root can be the root node here: the
+ * image is a committed state.
+ */
+static bool block_can_be_shared(const struct btrfs_subvol *sv,
+				const struct btrfs_tree_block *buf, bool is_root_node)
+{
+	if (is_root_node)
+		return false;
+	if (buf->generation > sv->last_snapshot &&
+	    !(block_header_flags(buf) & BTRFS_HEADER_FLAG_RELOC))
+		return false;
+	return true;
+}
+
+/*
+ * update_ref_for_cow(): a shared block owned by this root, not yet full
+ * backref, gives every extent it points to a full backref (parent = the
+ * block) and becomes FULL_BACKREF; a shared block of another root gives
+ * the copy normal refs of this root.  A block whose last ref this is
+ * moves its full backrefs to normal refs of the copy.  @cow_owner is the
+ * copy's owner, this root.
+ */
+static int update_ref_for_cow(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			      const struct btrfs_tree_block *buf, bool is_root_node)
+{
+	u64 root_id = sv->root.objectid;
+	u64 refs = 1, flags = 0;
+	int ret;
+
+	if (block_can_be_shared(sv, buf, is_root_node)) {
+		ret = btrfs_lookup_extent_info(cs, buf, &refs, &flags);
+		if (ret)
+			return ret;
+	} else if ((block_header_flags(buf) >> BTRFS_BACKREF_REV_SHIFT) <
+		   BTRFS_MIXED_BACKREF_REV) {
+		flags = BTRFS_BLOCK_FLAG_FULL_BACKREF;
+	}
+
+	if (refs > 1) {
+		cs->shared_cows++;
+		if (buf->owner == root_id && !(flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
+			ret = btrfs_mod_ref(cs, buf, buf->owner, true, true);
+			if (ret)
+				return ret;
+			return btrfs_sim_set_extent_flags(cs->refs, buf->start,
+					buf->len, BTRFS_BLOCK_FLAG_FULL_BACKREF);
+		}
+		return btrfs_mod_ref(cs, buf, root_id, true, false);
+	}
+	if (!(flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
+		return 0;
+	cs->full_backref_cows++;
+	ret = btrfs_mod_ref(cs, buf, root_id, true, false);
+	if (ret)
+		return ret;
+	return btrfs_mod_ref(cs, buf, buf->owner, false, true);
+}
+
+/*
+ * btrfs_force_cow_block(): the copy is allocated (a new head with an ADD
+ * tree ref of this root), refs are updated, and the old block's ref of
+ * this root is dropped (btrfs_free_tree_block()).  A block is copied once
+ * per transaction: should_cow_block() is false for the copy afterwards.
+ */
+int btrfs_cow_block(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+		    const struct btrfs_tree_block *buf, bool is_root_node)
+{
+	u64 root_id = sv->root.objectid;
+	u64 copy;
+	int ret;
+
+	if (cow_sim_done(cs, buf->start))
+		return 0;
+	ret = cow_sim_remember(cs, buf->start);
+	if (ret)
+		return ret;
+	copy = cs->next_bytenr;
+	cs->next_bytenr += cs->fs_info->nodesize;
+	cs->cows++;
+	ret = btrfs_sim_add_ref(cs->refs, false, BTRFS_DELAYED_REF_ADD, copy,
+				cs->fs_info->nodesize, 0, root_id, buf->level, 0);
+	if (!ret)
+		ret = update_ref_for_cow(cs, sv, buf, is_root_node);
+	if (!ret)
+		ret = btrfs_sim_add_ref(cs->refs, false, BTRFS_DELAYED_REF_DROP,
+					buf->start, buf->len, 0, root_id,
+					buf->level, 0);
+	return ret;
+}
+
+/*
+ * btrfs_search_slot() with cow = 1: every block of the path, root first,
+ * is copied unless this transaction copied it already.  The path is the
+ * image's: splits, merges and balancing are not replayed.
+ */
+int btrfs_search_slot_cow(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			  const struct btrfs_key *key, struct btrfs_path *path)
+{
+	int ret, found, level;
+
+	found = btrfs_search_slot(cs->fs_info, &sv->root, key, path, BTRFS_IO_OTHER);
+	if (found < 0)
+		return found;
+	for (level = BTRFS_MAX_LEVEL - 1; level >= 0; level--) {
+		if (!path->nodes[level])
+			continue;
+		ret = btrfs_cow_block(cs, sv, path->nodes[level],
+				      level == sv->root.level);
+		if (ret) {
+			btrfs_release_path(path);
+			return ret;
+		}
+	}
+	return found;
 }

@@ -7,6 +7,10 @@
  * for comparison, the kernels before "btrfs: stop doing excessive space
  * reservation for csum deletion" (charged as delayed ref updates).
  */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/delayed-ref.h"
@@ -107,4 +111,283 @@ void btrfs_csum_delete_add(const struct btrfs_csum_params *p,
 {
 	btrfs_csum_delete_add_heads(p, model, calc, disk_bytes, count);
 	btrfs_csum_delete_add_refs(p, calc, count);
+}
+
+/* ---- the delayed refs of one transaction ---------------------------- */
+
+/* splitmix64's finalizer: bytenrs share their low bits */
+static u64 sim_mix(u64 x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+void btrfs_delayed_refs_sim_init(struct btrfs_delayed_refs_sim *sim,
+				 const struct btrfs_csum_params *params,
+				 const struct btrfs_kernel_model *model)
+{
+	memset(sim, 0, sizeof(*sim));
+	sim->params = params;
+	sim->model = model;
+}
+
+void btrfs_delayed_refs_sim_release(struct btrfs_delayed_refs_sim *sim)
+{
+	free(sim->heads);
+	free(sim->refs);
+	sim->heads = NULL;
+	sim->refs = NULL;
+	sim->heads_cap = sim->refs_cap = 0;
+	sim->heads_used = sim->refs_used = 0;
+}
+
+static struct btrfs_sim_head *head_slot(struct btrfs_sim_head *tab, u64 cap,
+					u64 bytenr)
+{
+	u64 i = sim_mix(bytenr) & (cap - 1);
+
+	while (tab[i].bytenr && tab[i].bytenr != bytenr)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+const struct btrfs_sim_head *btrfs_sim_find_head(const struct btrfs_delayed_refs_sim *sim,
+						  u64 bytenr)
+{
+	const struct btrfs_sim_head *h;
+
+	if (!sim->heads_cap)
+		return NULL;
+	h = head_slot(sim->heads, sim->heads_cap, bytenr);
+	return h->bytenr ? h : NULL;
+}
+
+static int grow_heads(struct btrfs_delayed_refs_sim *sim)
+{
+	u64 cap = sim->heads_cap ? sim->heads_cap * 2 : 256, i;
+	struct btrfs_sim_head *tab;
+
+	if (cap > SIZE_MAX / sizeof(*tab))
+		return -ENOMEM;
+	tab = calloc(cap, sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	for (i = 0; i < sim->heads_cap; i++)
+		if (sim->heads[i].bytenr)
+			*head_slot(tab, cap, sim->heads[i].bytenr) = sim->heads[i];
+	free(sim->heads);
+	sim->heads = tab;
+	sim->heads_cap = cap;
+	return 0;
+}
+
+/* The head of @bytenr, created with ref_mod 0 if new (*@created) */
+static int sim_get_head(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
+			u64 num_bytes, bool is_data, struct btrfs_sim_head **ret,
+			bool *created)
+{
+	struct btrfs_sim_head *h;
+	int err;
+
+	if ((sim->heads_used + 1) * 2 > sim->heads_cap) {
+		err = grow_heads(sim);
+		if (err)
+			return err;
+	}
+	h = head_slot(sim->heads, sim->heads_cap, bytenr);
+	*created = !h->bytenr;
+	if (*created) {
+		h->bytenr = bytenr;
+		h->num_bytes = num_bytes;
+		h->is_data = is_data;
+		sim->heads_used++;
+	}
+	*ret = h;
+	return 0;
+}
+
+/* Data refs compare (root, owner, offset), shared ones their parent only */
+static bool sim_ref_equal(const struct btrfs_sim_ref *a, const struct btrfs_sim_ref *b)
+{
+	if (a->bytenr != b->bytenr || a->type != b->type ||
+	    a->root_or_parent != b->root_or_parent)
+		return false;
+	if (a->type != BTRFS_EXTENT_DATA_REF_KEY)
+		return true;
+	return a->owner == b->owner && a->offset == b->offset;
+}
+
+static struct btrfs_sim_ref *ref_slot(struct btrfs_sim_ref *tab, u64 cap,
+				      const struct btrfs_sim_ref *key)
+{
+	u64 h = sim_mix(key->bytenr ^ sim_mix(key->root_or_parent ^
+			sim_mix(key->owner ^ sim_mix(key->offset + key->type))));
+	u64 i = h & (cap - 1);
+
+	while (tab[i].used && !sim_ref_equal(&tab[i], key))
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static int grow_refs(struct btrfs_delayed_refs_sim *sim)
+{
+	u64 cap = sim->refs_cap ? sim->refs_cap * 2 : 256, i;
+	struct btrfs_sim_ref *tab;
+
+	if (cap > SIZE_MAX / sizeof(*tab))
+		return -ENOMEM;
+	tab = calloc(cap, sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	for (i = 0; i < sim->refs_cap; i++)
+		if (sim->refs[i].used)
+			*ref_slot(tab, cap, &sim->refs[i]) = sim->refs[i];
+	free(sim->refs);
+	sim->refs = tab;
+	sim->refs_cap = cap;
+	return 0;
+}
+
+static void sim_resize(struct btrfs_delayed_refs_sim *sim, int64_t bytes)
+{
+	sim->size += bytes;
+	if (sim->size > sim->peak)
+		sim->peak = sim->size;
+}
+
+static u64 sim_csum_charge(const struct btrfs_delayed_refs_sim *sim, u64 num_bytes)
+{
+	const struct btrfs_csum_params *p = sim->params;
+	u64 leaves = btrfs_csum_bytes_to_leaves(p, num_bytes);
+
+	if (sim->model->csum_delete_metadata_size)
+		return btrfs_calc_delayed_ref_csum_bytes(p, leaves);
+	return leaves * btrfs_calc_delayed_ref_bytes(p->nodesize,
+						     p->free_space_tree_opt, 1);
+}
+
+/*
+ * add_delayed_ref(): the head first (add_delayed_ref_head() or
+ * update_existing_head_ref()), then the node (insert_delayed_ref()), then
+ * btrfs_update_delayed_refs_rsv().  A slot whose node went to ref_mod 0
+ * stays in the table with ref_mod 0: a later equal ref inserts anew.
+ */
+int btrfs_sim_add_ref(struct btrfs_delayed_refs_sim *sim, bool is_data,
+		      int action, u64 bytenr, u64 num_bytes, u64 parent,
+		      u64 root, u64 owner, u64 offset)
+{
+	const u64 ref_bytes = btrfs_calc_delayed_ref_bytes(sim->params->nodesize,
+				sim->params->free_space_tree_opt, 1);
+	struct btrfs_sim_ref key = {
+		.bytenr = bytenr,
+		.root_or_parent = parent ? parent : root,
+		.owner = is_data && !parent ? owner : 0,
+		.offset = is_data && !parent ? offset : 0,
+		.used = true,
+	};
+	struct btrfs_sim_head *h;
+	struct btrfs_sim_ref *r;
+	int64_t old_mod;
+	bool created;
+	int err;
+
+	if (is_data)
+		key.type = parent ? BTRFS_SHARED_DATA_REF_KEY : BTRFS_EXTENT_DATA_REF_KEY;
+	else
+		key.type = parent ? BTRFS_SHARED_BLOCK_REF_KEY : BTRFS_TREE_BLOCK_REF_KEY;
+	err = sim_get_head(sim, bytenr, num_bytes, is_data, &h, &created);
+	if (err)
+		return err;
+	old_mod = h->ref_mod;
+	h->ref_mod += action;
+	if (is_data && h->ref_mod < 0 && (created || old_mod >= 0))
+		sim_resize(sim, sim_csum_charge(sim, h->num_bytes));
+	else if (is_data && !created && h->ref_mod >= 0 && old_mod < 0)
+		sim_resize(sim, -(int64_t)sim_csum_charge(sim, h->num_bytes));
+
+	if ((sim->refs_used + 1) * 2 > sim->refs_cap) {
+		err = grow_refs(sim);
+		if (err)
+			return err;
+	}
+	r = ref_slot(sim->refs, sim->refs_cap, &key);
+	if (!r->used) {
+		*r = key;
+		sim->refs_used++;
+	}
+	if (r->ref_mod == 0) {
+		r->ref_mod = action;
+		sim->ref_inserts++;
+		sim_resize(sim, ref_bytes);
+		return 0;
+	}
+	r->ref_mod += action;
+	if (r->ref_mod == 0) {
+		sim->ref_zero_merges++;
+		sim_resize(sim, -(int64_t)ref_bytes);
+	}
+	return 0;
+}
+
+/*
+ * btrfs_set_disk_extent_flags(): an extent op on the block's head, no ref
+ * node, so no charge; btrfs_lookup_extent_info() sees the flags.
+ */
+int btrfs_sim_set_extent_flags(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
+			       u64 num_bytes, u64 flags)
+{
+	struct btrfs_sim_head *h;
+	bool created;
+	int err;
+
+	err = sim_get_head(sim, bytenr, num_bytes, false, &h, &created);
+	if (err)
+		return err;
+	h->flags_to_set |= flags;
+	return 0;
+}
+
+/* What is queued when the transaction ends, before any head runs */
+void btrfs_delayed_refs_sim_totals(const struct btrfs_delayed_refs_sim *sim,
+				   struct btrfs_delayed_refs_totals *t)
+{
+	const struct btrfs_csum_params *p = sim->params;
+	const u64 ref_bytes = btrfs_calc_delayed_ref_bytes(p->nodesize,
+				p->free_space_tree_opt, 1);
+	u64 i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < sim->heads_cap; i++) {
+		const struct btrfs_sim_head *h = &sim->heads[i];
+
+		if (!h->bytenr)
+			continue;
+		if (!h->is_data) {
+			t->tree_heads++;
+			continue;
+		}
+		/* a head charges its csum leaves only while total_ref_mod < 0 */
+		if (h->ref_mod < 0)
+			btrfs_csum_delete_add_heads(p, sim->model, &t->data,
+						    h->num_bytes, 1);
+		else
+			t->data_heads_uncharged++;
+	}
+	for (i = 0; i < sim->refs_cap; i++) {
+		const struct btrfs_sim_ref *r = &sim->refs[i];
+
+		if (!r->used || !r->ref_mod)
+			continue;
+		if (r->type == BTRFS_EXTENT_DATA_REF_KEY ||
+		    r->type == BTRFS_SHARED_DATA_REF_KEY) {
+			btrfs_csum_delete_add_refs(p, &t->data, 1);
+		} else {
+			t->tree_refs++;
+			t->tree_ref_bytes += ref_bytes;
+		}
+	}
 }

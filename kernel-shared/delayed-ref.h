@@ -3,6 +3,7 @@
 #define BTRFS_SPACE_DELAYED_REF_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "common/types.h"
 
 struct btrfs_kernel_model;
@@ -45,5 +46,75 @@ void btrfs_csum_delete_add(const struct btrfs_csum_params *p,
 			   const struct btrfs_kernel_model *model,
 			   struct btrfs_csum_delete_calc *calc, u64 disk_bytes,
 			   u64 count);
+
+/*
+ * The delayed refs one transaction has queued, as delayed-ref.c keeps them:
+ * one head per bytenr with its total_ref_mod, one ref node per (bytenr,
+ * type, root or parent, owner, offset) with its ref_mod.  The size of
+ * delayed_refs_rsv follows every step the way add_delayed_ref() changes
+ * it: +delayed_ref_bytes(1) for a node inserted, -delayed_ref_bytes(1) for
+ * a node merged down to ref_mod 0 (drop_delayed_ref()), and the csum leaves
+ * of a data head charged when its total_ref_mod goes below 0 and released
+ * when it comes back (add_delayed_ref_head(), update_existing_head_ref()).
+ */
+#define BTRFS_DELAYED_REF_ADD		1
+#define BTRFS_DELAYED_REF_DROP		(-1)
+
+struct btrfs_sim_head {
+	u64 bytenr;			/* 0: free slot */
+	u64 num_bytes;
+	int64_t ref_mod;			/* total_ref_mod */
+	u64 flags_to_set;		/* extent ops: BTRFS_BLOCK_FLAG_* */
+	bool is_data;
+};
+
+struct btrfs_sim_ref {
+	u64 bytenr;			/* 0: free slot */
+	u64 root_or_parent;
+	u64 owner;
+	u64 offset;
+	int64_t ref_mod;
+	u8 type;			/* BTRFS_*_REF_KEY */
+	bool used;
+};
+
+struct btrfs_delayed_refs_sim {
+	const struct btrfs_csum_params *params;
+	const struct btrfs_kernel_model *model;
+	struct btrfs_sim_head *heads;
+	u64 heads_cap;			/* a power of 2, or 0 */
+	u64 heads_used;
+	struct btrfs_sim_ref *refs;
+	u64 refs_cap;
+	u64 refs_used;
+	/* the running size of delayed_refs_rsv and what it reached */
+	int64_t size;
+	int64_t peak;
+	u64 ref_inserts;		/* nodes inserted (delayed_ref_updates) */
+	u64 ref_zero_merges;		/* nodes merged down to 0 and released */
+};
+
+/* Heads and nodes alive at the end of the transaction, by kind */
+struct btrfs_delayed_refs_totals {
+	struct btrfs_csum_delete_calc data;	/* data heads and refs: "total" */
+	u64 data_heads_uncharged;	/* data heads left at total_ref_mod >= 0 */
+	u64 tree_heads;
+	u64 tree_refs;			/* tree-block ref nodes alive */
+	u64 tree_ref_bytes;
+};
+
+void btrfs_delayed_refs_sim_init(struct btrfs_delayed_refs_sim *sim,
+				 const struct btrfs_csum_params *params,
+				 const struct btrfs_kernel_model *model);
+void btrfs_delayed_refs_sim_release(struct btrfs_delayed_refs_sim *sim);
+int btrfs_sim_add_ref(struct btrfs_delayed_refs_sim *sim, bool is_data,
+		      int action, u64 bytenr, u64 num_bytes, u64 parent,
+		      u64 root, u64 owner, u64 offset);
+int btrfs_sim_set_extent_flags(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
+			       u64 num_bytes, u64 flags);
+const struct btrfs_sim_head *btrfs_sim_find_head(const struct btrfs_delayed_refs_sim *sim,
+						  u64 bytenr);
+void btrfs_delayed_refs_sim_totals(const struct btrfs_delayed_refs_sim *sim,
+				   struct btrfs_delayed_refs_totals *t);
 
 #endif

@@ -24,6 +24,8 @@
 #include <string.h>
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/tree-block.h"
+#include "kernel-shared/extent-tree.h"
+#include "kernel-shared/block-rsv.h"
 
 /* splitmix64's finalizer: spreads bytenrs, which share their low bits */
 static u64 mix64(u64 x)
@@ -375,5 +377,309 @@ int btrfs_scan_subvol_drops(struct btrfs_fs_info *fs_info,
 	ret = btrfs_walk_tree(fs_info, &sv->root, BTRFS_IO_OTHER, scan_leaf, &ss);
 	if (!ret)
 		ret = scan_finish_inode(&ss);
+	return ret;
+}
+
+/* ---- the deletion as one transaction runs it ------------------------ */
+
+#ifndef BTRFS_DIR_INDEX_KEY
+#define BTRFS_DIR_INDEX_KEY		96
+#endif
+
+/*
+ * delayed_refs_rsv as the deletion moves it, for its refills: the size
+ * the refs grow it by, what is reserved in it (from the transaction's
+ * local reserve, from released reserves, from refills), and the global
+ * reserve btrfs_check_space_for_delayed_refs() compares with.
+ */
+struct deletion_state {
+	struct btrfs_fs_info *fs_info;
+	const struct btrfs_subvol *sv;
+	const struct btrfs_csum_params *params;
+	struct btrfs_delayed_refs_sim refs;
+	struct btrfs_cow_sim cow;
+	int64_t rsv_reserved;
+	u64 local_rsv;			/* trans->delayed_rsv left */
+	u64 global_reserved;
+	struct btrfs_deletion_model *out;
+};
+
+/* btrfs_update_delayed_refs_rsv(): growth is paid from the local reserve */
+static void deletion_take_local(struct deletion_state *ds, int64_t before)
+{
+	int64_t grown = ds->refs.size - before;
+	u64 take;
+
+	if (grown > 0) {
+		take = (u64)grown < ds->local_rsv ? (u64)grown : ds->local_rsv;
+		ds->local_rsv -= take;
+		ds->rsv_reserved += take;
+	}
+	/* a release (merged refs, csums) frees what exceeds the new size */
+	if (ds->rsv_reserved > ds->refs.size)
+		ds->rsv_reserved = ds->refs.size > 0 ? ds->refs.size : 0;
+}
+
+/* A released reserve refills delayed_refs_rsv first (btrfs_block_rsv_release()) */
+static void deletion_give_back(struct deletion_state *ds, u64 bytes)
+{
+	int64_t room = ds->refs.size - ds->rsv_reserved;
+
+	if (room <= 0)
+		return;
+	ds->rsv_reserved += (u64)room < bytes ? (u64)room : bytes;
+}
+
+static int deletion_cow_key(struct deletion_state *ds, u64 objectid, u8 type,
+			    u64 offset, struct btrfs_path *path)
+{
+	struct btrfs_key key = { objectid, type, offset };
+	int64_t before = ds->refs.size;
+	int ret;
+
+	ret = btrfs_search_slot_cow(&ds->cow, ds->sv, &key, path);
+	deletion_take_local(ds, before);
+	return ret < 0 ? ret : 0;
+}
+
+static int deletion_cow_one(struct deletion_state *ds, u64 objectid, u8 type,
+			    u64 offset)
+{
+	struct btrfs_path path = { 0 };
+	int ret;
+
+	ret = deletion_cow_key(ds, objectid, type, offset, &path);
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/*
+ * btrfs_delayed_refs_rsv_refill() after a btrfs_free_extent() of the
+ * truncation, when btrfs_check_space_for_delayed_refs() says the reserve
+ * (with the global one) no longer covers its size: up to one ref's worth.
+ */
+static void deletion_maybe_refill(struct deletion_state *ds)
+{
+	const struct btrfs_csum_params *p = ds->params;
+	u64 limit = btrfs_calc_delayed_ref_bytes(p->nodesize, p->free_space_tree_opt, 1);
+	int64_t need;
+
+	if (ds->refs.size < (int64_t)ds->global_reserved + ds->rsv_reserved)
+		return;
+	need = ds->refs.size - ds->rsv_reserved;
+	if (need <= 0)
+		return;
+	if ((u64)need > limit)
+		need = limit;
+	ds->rsv_reserved += need;
+	ds->out->refills++;
+	ds->out->refill_bytes += need;
+}
+
+/* One leaf of the inode's items, as the truncation finds it */
+struct trunc_leaf {
+	u64 start;
+	struct btrfs_key last;		/* the inode's last key in it */
+};
+
+/* Leaves holding items of @ino, in key order */
+static int inode_leaves(struct deletion_state *ds, u64 ino,
+			struct trunc_leaf **leaves, u64 *nr)
+{
+	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	struct trunc_leaf *list = NULL;
+	u64 cap = 0, n = 0;
+	int ret;
+
+	ret = btrfs_search_slot(ds->fs_info, &ds->sv->root, &key, &path, BTRFS_IO_OTHER);
+	while (ret >= 0) {
+		const struct btrfs_tree_block *leaf = path.nodes[0];
+
+		if (path.slots[0] >= (int)leaf->nritems) {
+			ret = btrfs_next_leaf(ds->fs_info, &ds->sv->root, &path,
+					      BTRFS_IO_OTHER);
+			if (ret)
+				break;
+			continue;
+		}
+		btrfs_item_key_to_cpu(leaf, path.slots[0], &key);
+		if (key.objectid != ino) {
+			ret = 0;
+			break;
+		}
+		if (!n || list[n - 1].start != leaf->start) {
+			if (n == cap) {
+				struct trunc_leaf *l;
+
+				cap = cap ? cap * 2 : 16;
+				l = realloc(list, cap * sizeof(*l));
+				if (!l) {
+					ret = -ENOMEM;
+					break;
+				}
+				list = l;
+			}
+			list[n++].start = leaf->start;
+		}
+		list[n - 1].last = key;
+		path.slots[0]++;
+	}
+	btrfs_release_path(&path);
+	if (ret < 0) {
+		free(list);
+		return ret;
+	}
+	*leaves = list;
+	*nr = n;
+	return 0;
+}
+
+/*
+ * btrfs_truncate_inode_items() to size 0, every item type: from the last
+ * key back, a COW search lands in each leaf, and every file extent item
+ * with an extent is dropped with btrfs_free_extent() as its item goes.
+ */
+static int deletion_truncate(struct deletion_state *ds, u64 ino)
+{
+	struct trunc_leaf *leaves = NULL;
+	u64 nr = 0, i;
+	int ret;
+
+	ret = inode_leaves(ds, ino, &leaves, &nr);
+	if (ret)
+		return ret;
+	ds->out->leaves = nr;
+	for (i = nr; i-- > 0 && !ret;) {
+		struct btrfs_path path = { 0 };
+		const struct btrfs_tree_block *leaf;
+		int slot;
+
+		ret = deletion_cow_key(ds, ino, leaves[i].last.type,
+				       leaves[i].last.offset, &path);
+		if (ret)
+			break;
+		leaf = path.nodes[0];
+		for (slot = (int)leaf->nritems - 1; slot >= 0 && !ret; slot--) {
+			const struct btrfs_file_extent_item *fi;
+			struct btrfs_key key;
+			int64_t before;
+			u32 size;
+
+			btrfs_item_key_to_cpu(leaf, slot, &key);
+			if (key.objectid != ino || key.type != BTRFS_EXTENT_DATA_KEY)
+				continue;
+			fi = btrfs_item_ptr(leaf, slot, &size);
+			/* drop_file_extent() has checked every item already */
+			if (size != sizeof(*fi) ||
+			    btrfs_stack_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE ||
+			    !btrfs_stack_file_extent_disk_bytenr(fi))
+				continue;
+			before = ds->refs.size;
+			ret = btrfs_sim_add_ref(&ds->refs, true, BTRFS_DELAYED_REF_DROP,
+					btrfs_stack_file_extent_disk_bytenr(fi),
+					btrfs_stack_file_extent_disk_num_bytes(fi), 0,
+					ds->sv->root.objectid, ino,
+					key.offset - btrfs_stack_file_extent_offset(fi));
+			/* a joined transaction has no local reserve to pay from */
+			deletion_take_local(ds, before);
+			deletion_maybe_refill(ds);
+		}
+		btrfs_release_path(&path);
+	}
+	free(leaves);
+	return ret;
+}
+
+/*
+ * btrfs_unlink() (btrfs_start_transaction(root, 6): the dir item, the dir
+ * index, the inode ref, the inode, the parent, the orphan item), the
+ * orphan item of a last link, then btrfs_evict_inode() (two joins, each
+ * refilling its reserve to one item plus one delayed ref), and at commit
+ * the delayed dir index deletion and parent inode update.
+ */
+int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv,
+			 u64 ino, const struct btrfs_csum_params *params,
+			 const struct btrfs_kernel_model *model,
+			 struct btrfs_deletion_model *out)
+{
+	const u32 ns = params->nodesize;
+	const u64 ref1 = btrfs_calc_delayed_ref_bytes(ns, params->free_space_tree_opt, 1);
+	struct deletion_state ds = {
+		.fs_info = fs_info,
+		.sv = sv,
+		.params = params,
+		.out = out,
+		.global_reserved = fs_info->global_rsv_size,
+	};
+	struct btrfs_inode_name name;
+	u64 trans_rsv, cows;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	btrfs_delayed_refs_sim_init(&ds.refs, params, model);
+	btrfs_cow_sim_init(&ds.cow, fs_info, &ds.refs);
+	ret = btrfs_inode_first_name(fs_info, sv, ino, &name);
+	if (ret == 1)
+		ret = btrfs_fs_error(fs_info, -EUCLEAN,
+			"inode %llu of subvolume %llu has no INODE_REF or INODE_EXTREF: no name to unlink",
+			(unsigned long long)ino, (unsigned long long)sv->root.objectid);
+	if (ret)
+		goto out;
+
+	/* unlink */
+	out->reserved_unlink = btrfs_calc_insert_metadata_size(ns, BTRFS_UNLINK_METADATA_UNITS) +
+		btrfs_calc_delayed_ref_bytes(ns, params->free_space_tree_opt,
+					     BTRFS_UNLINK_METADATA_UNITS);
+	trans_rsv = btrfs_calc_insert_metadata_size(ns, BTRFS_UNLINK_METADATA_UNITS);
+	ds.local_rsv = btrfs_calc_delayed_ref_bytes(ns, params->free_space_tree_opt,
+						   BTRFS_UNLINK_METADATA_UNITS);
+	ret = deletion_cow_one(&ds, name.parent, BTRFS_DIR_ITEM_KEY,
+			       btrfs_name_hash(name.name, name.name_len));
+	if (!ret)
+		ret = deletion_cow_one(&ds, BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, ino);
+	if (!ret)
+		ret = deletion_cow_one(&ds, ino, BTRFS_INODE_REF_KEY, name.parent);
+	if (ret)
+		goto out;
+	/*
+	 * End of the unlink's transaction: what its reserves did not spend
+	 * (a node per copy, the delayed dir index item and the two delayed
+	 * inodes they moved out) goes back to delayed_refs_rsv first.
+	 */
+	cows = ds.cow.cows;
+	trans_rsv -= min_t(u64, trans_rsv, cows * ns +
+			   btrfs_calc_insert_metadata_size(ns, 1) +
+			   2 * btrfs_calc_metadata_size(ns, 1));
+	deletion_give_back(&ds, trans_rsv + ds.local_rsv);
+	ds.local_rsv = 0;
+
+	/* evict: the inode's delayed inode reserve is released first */
+	deletion_give_back(&ds, btrfs_calc_metadata_size(ns, 1));
+	out->reserved_evict = btrfs_calc_metadata_size(ns, 1) + ref1;
+	ret = deletion_truncate(&ds, ino);
+	if (ret)
+		goto out;
+	deletion_give_back(&ds, ref1);
+	/* the second join refills the one ref the first gave away */
+	out->reserved_evict += ref1;
+	deletion_give_back(&ds, ref1);
+
+	/* commit: btrfs_run_delayed_items() */
+	ret = deletion_cow_one(&ds, name.parent, BTRFS_DIR_INDEX_KEY, name.index);
+	if (!ret)
+		ret = deletion_cow_one(&ds, name.parent, BTRFS_INODE_ITEM_KEY, 0);
+	if (ret)
+		goto out;
+
+	btrfs_delayed_refs_sim_totals(&ds.refs, &out->totals);
+	out->peak = ds.refs.peak > 0 ? (u64)ds.refs.peak : 0;
+	out->reserved = out->reserved_unlink + out->reserved_evict + out->refill_bytes;
+	out->cows = ds.cow.cows;
+	out->shared_cows = ds.cow.shared_cows;
+	out->full_backref_cows = ds.cow.full_backref_cows;
+out:
+	btrfs_cow_sim_release(&ds.cow);
+	btrfs_delayed_refs_sim_release(&ds.refs);
 	return ret;
 }

@@ -75,4 +75,29 @@ int btrfs_scan_subvol_drops(struct btrfs_fs_info *fs_info,
 			    struct btrfs_drop_tracker *t,
 			    struct btrfs_subvol_scan *scan);
 
+/*
+ * The whole deletion of one inode in one transaction, with the copies of
+ * shared tree blocks it makes (extent-tree.h): unlink, evict, and the
+ * delayed items the commit runs.  Figures are the rise of
+ * delayed_refs_rsv.size and what is reserved into bytes_may_use.
+ */
+struct btrfs_deletion_model {
+	struct btrfs_delayed_refs_totals totals;	/* data ("total") and tree refs */
+	u64 peak;			/* highest running size reached */
+	u64 reserved;			/* added to bytes_may_use for the deletion */
+	u64 reserved_unlink;		/* btrfs_start_transaction(root, 6) */
+	u64 reserved_evict;		/* evict_refill_and_join(), twice */
+	u64 refills;			/* btrfs_delayed_refs_rsv_refill() during truncation */
+	u64 refill_bytes;
+	u64 cows;			/* subvolume tree blocks copied */
+	u64 shared_cows;
+	u64 full_backref_cows;
+	u64 leaves;			/* leaves holding the inode's items */
+};
+
+int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv,
+			 u64 ino, const struct btrfs_csum_params *params,
+			 const struct btrfs_kernel_model *model,
+			 struct btrfs_deletion_model *out);
+
 #endif

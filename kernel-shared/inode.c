@@ -93,6 +93,7 @@ static int check_subvol_root(struct btrfs_fs_info *fs_info,
 	sv->root.bytes_used = btrfs_root_bytes_used(ri);
 	sv->root.found = true;
 	sv->dirid = btrfs_stack_root_dirid(ri);
+	sv->last_snapshot = btrfs_root_last_snapshot(ri);
 	if (sv->root.level >= BTRFS_MAX_LEVEL || sv->dirid < BTRFS_FIRST_FREE_OBJECTID)
 		return btrfs_fs_error(fs_info, -EUCLEAN,
 			"root item of subvolume %llu: invalid level %u or root directory %llu",
@@ -378,6 +379,7 @@ int btrfs_lookup_path(struct btrfs_fs_info *fs_info, u64 subvol_id,
 /* A name from an inode back reference: the parent and where the name is */
 struct back_ref {
 	u64 parent;
+	u64 index;
 	const char *name;
 	u32 name_len;
 };
@@ -409,6 +411,7 @@ static int first_back_ref(struct btrfs_fs_info *fs_info,
 		if (size < head)
 			goto corrupt;
 		ref->parent = key.offset;
+		ref->index = le64toh(ir->index);
 		ref->name_len = btrfs_stack_inode_ref_name_len(ir);
 	} else {
 		const struct btrfs_inode_extref *ie = (const void *)ptr;
@@ -417,6 +420,7 @@ static int first_back_ref(struct btrfs_fs_info *fs_info,
 		if (size < head)
 			goto corrupt;
 		ref->parent = btrfs_stack_inode_extref_parent(ie);
+		ref->index = le64toh(ie->index);
 		ref->name_len = btrfs_stack_inode_extref_name_len(ie);
 	}
 	if (ref->name_len > size - head || ref->name_len > BTRFS_NAME_LEN)
@@ -479,4 +483,28 @@ int btrfs_inode_path(struct btrfs_fs_info *fs_info,
 		buf[--pos] = '/';
 	memmove(buf, buf + pos, size - pos);
 	return 0;
+}
+
+/*
+ * The first name of @ino: its parent directory, its DIR_INDEX and the
+ * name (at most BTRFS_NAME_LEN bytes into @name).  Returns 0, 1 when the
+ * inode has no back reference, <0 on error.
+ */
+int btrfs_inode_first_name(struct btrfs_fs_info *fs_info,
+			   const struct btrfs_subvol *sv, u64 ino,
+			   struct btrfs_inode_name *out)
+{
+	struct btrfs_path path = { 0 };
+	struct back_ref ref = { 0 };
+	int ret;
+
+	ret = first_back_ref(fs_info, sv, ino, &path, &ref);
+	if (!ret) {
+		out->parent = ref.parent;
+		out->index = ref.index;
+		out->name_len = ref.name_len;
+		memcpy(out->name, ref.name, ref.name_len);
+	}
+	btrfs_release_path(&path);
+	return ret;
 }

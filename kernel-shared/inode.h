@@ -18,6 +18,7 @@
 struct btrfs_subvol {
 	struct btrfs_root_ref root;
 	u64 dirid;
+	u64 last_snapshot;		/* btrfs_block_can_be_shared() */
 };
 
 /* The fields of an inode item that say what deleting it would drop */
@@ -62,6 +63,17 @@ void btrfs_inode_info_from_item(const struct btrfs_inode_item *ii, u64 ino,
 				struct btrfs_inode_info *info);
 int btrfs_lookup_path(struct btrfs_fs_info *fs_info, u64 subvol_id,
 		      const char *path, struct btrfs_subvol *sv, u64 *ino);
+/* One name of an inode: where it is in its parent directory */
+struct btrfs_inode_name {
+	u64 parent;
+	u64 index;			/* DIR_INDEX key offset */
+	u32 name_len;
+	char name[BTRFS_NAME_LEN];
+};
+
+int btrfs_inode_first_name(struct btrfs_fs_info *fs_info,
+			   const struct btrfs_subvol *sv, u64 ino,
+			   struct btrfs_inode_name *out);
 int btrfs_inode_path(struct btrfs_fs_info *fs_info,
 		     const struct btrfs_subvol *sv, u64 ino, char *buf,
 		     size_t size);

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What one transaction's copy-on-write of subvolume tree blocks queues as
+ * delayed refs: btrfs_lookup_extent_info() and __btrfs_mod_ref() of
+ * extent-tree.c, update_ref_for_cow() and the COW of a search path of
+ * ctree.c, over the image's blocks and the delayed refs queued so far.
+ */
+#ifndef BTRFS_SPACE_EXTENT_TREE_H
+#define BTRFS_SPACE_EXTENT_TREE_H
+
+#include "kernel-shared/delayed-ref.h"
+#include "kernel-shared/inode.h"
+#include "kernel-shared/tree-block.h"
+
+/* The backref revision in the top byte of struct btrfs_header flags */
+#define BTRFS_BACKREF_REV_SHIFT		56
+#define BTRFS_MIXED_BACKREF_REV		1
+
+/* The blocks one transaction has COWed and what their COW queued */
+struct btrfs_cow_sim {
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_delayed_refs_sim *refs;
+	u64 *cowed;			/* original blocks already copied */
+	u64 nr_cowed;
+	u64 cap_cowed;
+	u64 next_bytenr;		/* stand-in addresses of the copies */
+	/* what the copies were */
+	u64 cows;
+	u64 shared_cows;		/* refs > 1: items' refs added */
+	u64 full_backref_cows;		/* refs == 1, FULL_BACKREF: moved */
+	u64 neighbour_cows;		/* siblings copied by leaf pushes */
+};
+
+void btrfs_cow_sim_init(struct btrfs_cow_sim *cs, struct btrfs_fs_info *fs_info,
+			struct btrfs_delayed_refs_sim *refs);
+void btrfs_cow_sim_release(struct btrfs_cow_sim *cs);
+int btrfs_lookup_extent_info(struct btrfs_cow_sim *cs,
+			     const struct btrfs_tree_block *eb, u64 *refs,
+			     u64 *flags);
+int btrfs_mod_ref(struct btrfs_cow_sim *cs, const struct btrfs_tree_block *eb,
+		  u64 ref_root, bool inc, bool full_backref);
+
+/* ctree.c */
+int btrfs_cow_block(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+		    const struct btrfs_tree_block *buf, bool is_root_node);
+int btrfs_search_slot_cow(struct btrfs_cow_sim *cs,
+			  const struct btrfs_subvol *sv,
+			  const struct btrfs_key *key, struct btrfs_path *path);
+
+#endif
