@@ -26,6 +26,7 @@
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/extent-tree.h"
 #include "kernel-shared/block-rsv.h"
+#include "kernel-shared/kernel-version.h"
 
 /* splitmix64's finalizer: spreads bytenrs, which share their low bits */
 static u64 mix64(u64 x)
@@ -610,13 +611,20 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 		.sv = sv,
 		.params = params,
 		.out = out,
-		.global_reserved = fs_info->global_rsv_size,
 	};
+	struct btrfs_global_rsv_inputs rsv_in;
+	struct btrfs_global_rsv_calc rsv;
 	struct btrfs_inode_name name;
 	u64 trans_rsv, cows;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	/* the global reserve is full from the mount on: reserved = size */
+	btrfs_global_rsv_inputs_from_fs(fs_info, &rsv_in);
+	btrfs_calc_global_rsv(&rsv_in, model->global_rsv_unlink_floor ?
+			      BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS :
+			      BTRFS_GLOBAL_RSV_FLOOR_PLUS_10_ITEMS, &rsv);
+	ds.global_reserved = rsv.size;
 	btrfs_delayed_refs_sim_init(&ds.refs, params, model);
 	btrfs_cow_sim_init(&ds.cow, fs_info, &ds.refs);
 	ret = btrfs_inode_first_name(fs_info, sv, ino, &name);
