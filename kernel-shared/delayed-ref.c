@@ -199,12 +199,16 @@ static int sim_get_head(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
 			return err;
 	}
 	h = head_slot(sim->heads, sim->heads_cap, bytenr);
-	*created = !h->bytenr;
-	if (*created) {
+	if (!h->bytenr) {
 		h->bytenr = bytenr;
-		h->num_bytes = num_bytes;
 		h->is_data = is_data;
 		sim->heads_used++;
+	}
+	*created = !h->queued;
+	if (*created) {
+		h->num_bytes = num_bytes;
+		h->ref_mod = 0;
+		h->queued = true;
 	}
 	*ret = h;
 	return 0;
@@ -351,20 +355,19 @@ int btrfs_sim_set_extent_flags(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
 	return 0;
 }
 
-/* What is queued when the transaction ends, before any head runs */
-void btrfs_delayed_refs_sim_totals(const struct btrfs_delayed_refs_sim *sim,
-				   struct btrfs_delayed_refs_totals *t)
+/* Add what is queued now to @t */
+static void sim_add_queued(const struct btrfs_delayed_refs_sim *sim,
+			   struct btrfs_delayed_refs_totals *t)
 {
 	const struct btrfs_csum_params *p = sim->params;
 	const u64 ref_bytes = btrfs_calc_delayed_ref_bytes(p->nodesize,
 				p->free_space_tree_opt, 1);
 	u64 i;
 
-	memset(t, 0, sizeof(*t));
 	for (i = 0; i < sim->heads_cap; i++) {
 		const struct btrfs_sim_head *h = &sim->heads[i];
 
-		if (!h->bytenr)
+		if (!h->bytenr || !h->queued)
 			continue;
 		if (!h->is_data) {
 			t->tree_heads++;
@@ -390,4 +393,42 @@ void btrfs_delayed_refs_sim_totals(const struct btrfs_delayed_refs_sim *sim,
 			t->tree_ref_bytes += ref_bytes;
 		}
 	}
+}
+
+/*
+ * What the transaction queued, before any head runs: the heads run so far
+ * count as they were when they ran (their release is not a rise), plus
+ * what is queued now.
+ */
+void btrfs_delayed_refs_sim_totals(const struct btrfs_delayed_refs_sim *sim,
+				   struct btrfs_delayed_refs_totals *t)
+{
+	*t = sim->ran;
+	sim_add_queued(sim, t);
+}
+
+/*
+ * btrfs_run_delayed_refs() of everything queued, as the commit does
+ * before it runs the delayed items: each head's ref_mod goes to the extent
+ * tree (btrfs_lookup_extent_info() sees it there) and its refs are gone,
+ * so a later ref of the same extent makes a new head and a new node.
+ */
+int btrfs_sim_run_all(struct btrfs_delayed_refs_sim *sim)
+{
+	u64 i;
+
+	sim_add_queued(sim, &sim->ran);
+	for (i = 0; i < sim->heads_cap; i++) {
+		struct btrfs_sim_head *h = &sim->heads[i];
+
+		if (!h->bytenr || !h->queued)
+			continue;
+		h->ran_mod += h->ref_mod;
+		h->ref_mod = 0;
+		h->queued = false;
+	}
+	if (sim->refs)
+		memset(sim->refs, 0, sim->refs_cap * sizeof(*sim->refs));
+	sim->refs_used = 0;
+	return 0;
 }

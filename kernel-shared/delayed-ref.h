@@ -63,9 +63,11 @@ void btrfs_csum_delete_add(const struct btrfs_csum_params *p,
 struct btrfs_sim_head {
 	u64 bytenr;			/* 0: free slot */
 	u64 num_bytes;
-	int64_t ref_mod;			/* total_ref_mod */
+	int64_t ref_mod;		/* total_ref_mod, while queued */
+	int64_t ran_mod;		/* what runs have written to the extent tree */
 	u64 flags_to_set;		/* extent ops: BTRFS_BLOCK_FLAG_* */
 	bool is_data;
+	bool queued;			/* false once run: the next ref makes a new head */
 };
 
 struct btrfs_sim_ref {
@@ -76,6 +78,15 @@ struct btrfs_sim_ref {
 	int64_t ref_mod;
 	u8 type;			/* BTRFS_*_REF_KEY */
 	bool used;
+};
+
+/* Heads and nodes queued until they ran or the transaction ended, by kind */
+struct btrfs_delayed_refs_totals {
+	struct btrfs_csum_delete_calc data;	/* data heads and refs: "total" */
+	u64 data_heads_uncharged;	/* data heads left at total_ref_mod >= 0 */
+	u64 tree_heads;
+	u64 tree_refs;			/* tree-block ref nodes alive */
+	u64 tree_ref_bytes;
 };
 
 struct btrfs_delayed_refs_sim {
@@ -92,16 +103,9 @@ struct btrfs_delayed_refs_sim {
 	int64_t peak;
 	u64 ref_inserts;		/* nodes inserted (delayed_ref_updates) */
 	u64 ref_zero_merges;		/* nodes merged down to 0 and released */
+	struct btrfs_delayed_refs_totals ran;	/* what the heads run so far held */
 };
 
-/* Heads and nodes alive at the end of the transaction, by kind */
-struct btrfs_delayed_refs_totals {
-	struct btrfs_csum_delete_calc data;	/* data heads and refs: "total" */
-	u64 data_heads_uncharged;	/* data heads left at total_ref_mod >= 0 */
-	u64 tree_heads;
-	u64 tree_refs;			/* tree-block ref nodes alive */
-	u64 tree_ref_bytes;
-};
 
 void btrfs_delayed_refs_sim_init(struct btrfs_delayed_refs_sim *sim,
 				 const struct btrfs_csum_params *params,
@@ -114,6 +118,7 @@ int btrfs_sim_set_extent_flags(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
 			       u64 num_bytes, u64 flags);
 const struct btrfs_sim_head *btrfs_sim_find_head(const struct btrfs_delayed_refs_sim *sim,
 						  u64 bytenr);
+int btrfs_sim_run_all(struct btrfs_delayed_refs_sim *sim);
 void btrfs_delayed_refs_sim_totals(const struct btrfs_delayed_refs_sim *sim,
 				   struct btrfs_delayed_refs_totals *t);
 

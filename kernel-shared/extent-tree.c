@@ -120,7 +120,7 @@ int btrfs_lookup_extent_info(struct btrfs_cow_sim *cs,
 	total = (int64_t)*refs;
 	h = btrfs_sim_find_head(cs->refs, eb->start);
 	if (h) {
-		total += h->ref_mod;
+		total += h->ran_mod + (h->queued ? h->ref_mod : 0);
 		*flags |= h->flags_to_set;
 	}
 	if (total <= 0)

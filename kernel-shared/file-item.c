@@ -665,16 +665,27 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	/* evict: the inode's delayed inode reserve is released first */
 	deletion_give_back(&ds, btrfs_calc_metadata_size(ns, 1));
 	out->reserved_evict = btrfs_calc_metadata_size(ns, 1) + ref1;
+	cows = ds.cow.cows;
 	ret = deletion_truncate(&ds, ino);
 	if (ret)
 		goto out;
 	deletion_give_back(&ds, ref1);
-	/* the second join refills the one ref the first gave away */
-	out->reserved_evict += ref1;
+	/*
+	 * The second join refills the ref the first gave away and the nodes
+	 * the truncation's copies took from the evict reserve.
+	 */
+	out->reserved_evict += ref1 + min_t(u64, (ds.cow.cows - cows) * ns,
+					    btrfs_calc_metadata_size(ns, 1));
 	deletion_give_back(&ds, ref1);
 
-	/* commit: btrfs_run_delayed_items() */
-	ret = deletion_cow_one(&ds, name.parent, BTRFS_DIR_INDEX_KEY, name.index);
+	/*
+	 * commit: btrfs_commit_transaction() runs every delayed ref queued so
+	 * far, then btrfs_run_delayed_items() copies the blocks of the dir
+	 * index and of the parent's inode item.
+	 */
+	ret = btrfs_sim_run_all(&ds.refs);
+	if (!ret)
+		ret = deletion_cow_one(&ds, name.parent, BTRFS_DIR_INDEX_KEY, name.index);
 	if (!ret)
 		ret = deletion_cow_one(&ds, name.parent, BTRFS_INODE_ITEM_KEY, 0);
 	if (ret)
