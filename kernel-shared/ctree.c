@@ -543,21 +543,22 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
 
 /* ---- copy-on-write of a search path, as one transaction does it ----- */
 
-static bool cow_sim_done(const struct btrfs_cow_sim *cs, u64 bytenr)
+/* The index of @bytenr in cowed[], or -1 */
+static int64_t cow_sim_find(const struct btrfs_cow_sim *cs, u64 bytenr)
 {
 	u64 i;
 
 	for (i = 0; i < cs->nr_cowed; i++)
 		if (cs->cowed[i] == bytenr)
-			return true;
-	return false;
+			return i;
+	return -1;
 }
 
-static int cow_sim_remember(struct btrfs_cow_sim *cs, u64 bytenr)
+static int cow_sim_remember(struct btrfs_cow_sim *cs, u64 bytenr, u64 copy)
 {
 	if (cs->nr_cowed == cs->cap_cowed) {
 		u64 cap = cs->cap_cowed ? cs->cap_cowed * 2 : 64;
-		u64 *n;
+		u64 *n, *c;
 
 		if (cap > SIZE_MAX / sizeof(*n))
 			return -ENOMEM;
@@ -565,9 +566,14 @@ static int cow_sim_remember(struct btrfs_cow_sim *cs, u64 bytenr)
 		if (!n)
 			return -ENOMEM;
 		cs->cowed = n;
+		c = realloc(cs->copy_of, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		cs->copy_of = c;
 		cs->cap_cowed = cap;
 	}
-	cs->cowed[cs->nr_cowed++] = bytenr;
+	cs->cowed[cs->nr_cowed] = bytenr;
+	cs->copy_of[cs->nr_cowed++] = copy;
 	return 0;
 }
 
@@ -652,13 +658,13 @@ int btrfs_cow_block(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 	u64 copy;
 	int ret;
 
-	if (cow_sim_done(cs, buf->start))
+	if (cow_sim_find(cs, buf->start) >= 0)
 		return 0;
-	ret = cow_sim_remember(cs, buf->start);
-	if (ret)
-		return ret;
 	copy = cs->next_bytenr;
 	cs->next_bytenr += cs->fs_info->nodesize;
+	ret = cow_sim_remember(cs, buf->start, copy);
+	if (ret)
+		return ret;
 	cs->cows++;
 	ret = btrfs_sim_add_ref(cs->refs, false, BTRFS_DELAYED_REF_ADD, copy,
 				cs->fs_info->nodesize, 0, root_id, buf->level, 0);
@@ -695,4 +701,204 @@ int btrfs_search_slot_cow(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 		}
 	}
 	return found;
+}
+
+/* ---- deleting items: btrfs_del_items() and the pushes it tries ------ */
+
+/* The transaction's view of an image leaf, added on first use */
+static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block *eb,
+			struct btrfs_sim_leaf **ret)
+{
+	struct btrfs_sim_leaf *l;
+	u64 i;
+
+	for (i = 0; i < cs->nr_leaves; i++)
+		if (cs->leaves[i].start == eb->start) {
+			*ret = &cs->leaves[i];
+			return 0;
+		}
+	if (cs->nr_leaves == cs->cap_leaves) {
+		u64 cap = cs->cap_leaves ? cs->cap_leaves * 2 : 16;
+
+		l = realloc(cs->leaves, cap * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		cs->leaves = l;
+		cs->cap_leaves = cap;
+	}
+	l = &cs->leaves[cs->nr_leaves];
+	memset(l, 0, sizeof(*l));
+	l->start = eb->start;
+	l->nritems = eb->nritems;
+	l->gone = calloc(eb->nritems ? eb->nritems : 1, 1);
+	if (!l->gone)
+		return -ENOMEM;
+	cs->nr_leaves++;
+	*ret = l;
+	return 0;
+}
+
+static u32 item_space(const struct btrfs_tree_block *eb, u32 slot)
+{
+	return btrfs_raw_item_size(btrfs_item_nr(eb, slot)) + sizeof(struct btrfs_item);
+}
+
+/* leaf_space_used() of the whole leaf as the transaction left it */
+static u32 sim_leaf_used(const struct btrfs_sim_leaf *l, const struct btrfs_tree_block *eb)
+{
+	u32 used = l->pushed_in, slot;
+
+	for (slot = 0; slot < l->nritems; slot++)
+		if (!l->gone[slot])
+			used += item_space(eb, slot);
+	return used;
+}
+
+static u32 sim_leaf_items(const struct btrfs_sim_leaf *l)
+{
+	u32 n = 0, slot;
+
+	for (slot = 0; slot < l->nritems; slot++)
+		n += !l->gone[slot];
+	return n;
+}
+
+/*
+ * btrfs_del_leaf(): the parent's pointer goes and the leaf's copy is
+ * freed (btrfs_free_tree_block() of this root: its ADD and this DROP
+ * merge to nothing).
+ */
+static int sim_del_leaf(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			const struct btrfs_tree_block *leaf, struct btrfs_sim_leaf *l)
+{
+	int64_t i = cow_sim_find(cs, leaf->start);
+
+	l->deleted = true;
+	cs->leaves_deleted++;
+	if (i < 0)
+		return 0;
+	return btrfs_sim_add_ref(cs->refs, false, BTRFS_DELAYED_REF_DROP,
+				 cs->copy_of[i], cs->fs_info->nodesize, 0,
+				 sv->root.objectid, 0, 0);
+}
+
+/*
+ * push_leaf_left() with empty = 1: the left sibling under the same parent
+ * is copied if it has room for the leaf's first item, then takes items
+ * from the front while they fit.
+ */
+static int sim_push_left(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			 const struct btrfs_path *path, const struct btrfs_tree_block *leaf,
+			 struct btrfs_sim_leaf *l)
+{
+	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
+	const struct btrfs_tree_block *parent = path->nodes[1];
+	struct btrfs_tree_block *left;
+	struct btrfs_sim_leaf *ll;
+	u32 slot, free_space, first = 0;
+	int ret;
+
+	if (!parent || path->slots[1] == 0)
+		return 0;
+	for (slot = 0; slot < l->nritems && l->gone[slot]; slot++)
+		;
+	if (slot == l->nritems)
+		return 0;
+	first = item_space(leaf, slot);
+	ret = read_child(cs->fs_info, sv->root.objectid, parent,
+			 path->slots[1] - 1, BTRFS_IO_OTHER, &left);
+	if (ret)
+		return ret;
+	ret = sim_leaf_get(cs, left, &ll);
+	if (ret)
+		goto out;
+	free_space = data - sim_leaf_used(ll, left);
+	if (ll->deleted || free_space < first)
+		goto out;
+	cs->neighbour_cows += cow_sim_find(cs, left->start) < 0;
+	ret = btrfs_cow_block(cs, sv, left, false);
+	for (; !ret && slot < l->nritems; slot++) {
+		if (l->gone[slot])
+			continue;
+		if (item_space(leaf, slot) > free_space)
+			break;
+		free_space -= item_space(leaf, slot);
+		ll->pushed_in += item_space(leaf, slot);
+		l->gone[slot] = 1;
+	}
+out:
+	btrfs_tree_block_put(left);
+	return ret;
+}
+
+/*
+ * push_leaf_right() with empty = 1 and the whole leaf as data_size: the
+ * right sibling is copied, and takes every item, only if all of them fit.
+ */
+static int sim_push_right(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			  const struct btrfs_path *path, const struct btrfs_tree_block *leaf,
+			  struct btrfs_sim_leaf *l)
+{
+	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
+	const struct btrfs_tree_block *parent = path->nodes[1];
+	u32 used = sim_leaf_used(l, leaf), slot;
+	struct btrfs_tree_block *right;
+	struct btrfs_sim_leaf *rl;
+	int ret;
+
+	if (!parent || path->slots[1] + 1 >= (int)parent->nritems)
+		return 0;
+	ret = read_child(cs->fs_info, sv->root.objectid, parent,
+			 path->slots[1] + 1, BTRFS_IO_OTHER, &right);
+	if (ret)
+		return ret;
+	ret = sim_leaf_get(cs, right, &rl);
+	if (ret || rl->deleted || data - sim_leaf_used(rl, right) < used)
+		goto out;
+	cs->neighbour_cows += cow_sim_find(cs, right->start) < 0;
+	ret = btrfs_cow_block(cs, sv, right, false);
+	if (ret)
+		goto out;
+	rl->pushed_in += used;
+	l->pushed_in = 0;
+	for (slot = 0; slot < l->nritems; slot++)
+		l->gone[slot] = 1;
+out:
+	btrfs_tree_block_put(right);
+	return ret;
+}
+
+/*
+ * btrfs_del_items() of @nr items from @slot of the path's leaf (the
+ * image's slots): an emptied leaf is deleted; one left less than a third
+ * full pushes its items to the left sibling, then all the rest to the
+ * right one if they fit there, and is deleted if that emptied it.
+ */
+int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			const struct btrfs_path *path, int slot, int nr)
+{
+	const struct btrfs_tree_block *leaf = path->nodes[0];
+	struct btrfs_sim_leaf *l;
+	int ret, i;
+
+	ret = sim_leaf_get(cs, leaf, &l);
+	if (ret)
+		return ret;
+	for (i = slot; i < slot + nr && i < (int)l->nritems; i++)
+		l->gone[i] = 1;
+	/* the root leaf stays, however empty */
+	if (sv->root.level == 0)
+		return 0;
+	if (!sim_leaf_items(l) && !l->pushed_in)
+		return sim_del_leaf(cs, sv, leaf, l);
+	if (sim_leaf_used(l, leaf) >= btrfs_leaf_data_size(cs->fs_info->nodesize) / 3)
+		return 0;
+	if (sim_leaf_items(l)) {
+		ret = sim_push_left(cs, sv, path, leaf, l);
+		if (!ret && sim_leaf_items(l))
+			ret = sim_push_right(cs, sv, path, leaf, l);
+	}
+	if (!ret && !sim_leaf_items(l) && !l->pushed_in)
+		ret = sim_del_leaf(cs, sv, leaf, l);
+	return ret;
 }

@@ -34,9 +34,18 @@ void btrfs_cow_sim_init(struct btrfs_cow_sim *cs, struct btrfs_fs_info *fs_info,
 
 void btrfs_cow_sim_release(struct btrfs_cow_sim *cs)
 {
+	u64 i;
+
+	for (i = 0; i < cs->nr_leaves; i++)
+		free(cs->leaves[i].gone);
+	free(cs->leaves);
 	free(cs->cowed);
+	free(cs->copy_of);
+	cs->leaves = NULL;
 	cs->cowed = NULL;
+	cs->copy_of = NULL;
 	cs->nr_cowed = cs->cap_cowed = 0;
+	cs->nr_leaves = cs->cap_leaves = 0;
 }
 
 #define extent_item_error(fs_info, leaf, slot, bytenr, fmt, ...)		\

@@ -16,6 +16,15 @@
 #define BTRFS_BACKREF_REV_SHIFT		56
 #define BTRFS_MIXED_BACKREF_REV		1
 
+/* A leaf whose items the transaction deleted or moved, against the image's */
+struct btrfs_sim_leaf {
+	u64 start;
+	u32 nritems;			/* the image's */
+	u8 *gone;			/* per slot: deleted or pushed out */
+	u32 pushed_in;			/* bytes (items and headers) moved in */
+	bool deleted;			/* emptied: btrfs_del_leaf() */
+};
+
 /* The blocks one transaction has COWed and what their COW queued */
 struct btrfs_cow_sim {
 	struct btrfs_fs_info *fs_info;
@@ -24,11 +33,16 @@ struct btrfs_cow_sim {
 	u64 nr_cowed;
 	u64 cap_cowed;
 	u64 next_bytenr;		/* stand-in addresses of the copies */
+	u64 *copy_of;			/* per cowed[]: the copy's stand-in address */
+	struct btrfs_sim_leaf *leaves;
+	u64 nr_leaves;
+	u64 cap_leaves;
 	/* what the copies were */
 	u64 cows;
 	u64 shared_cows;		/* refs > 1: items' refs added */
 	u64 full_backref_cows;		/* refs == 1, FULL_BACKREF: moved */
 	u64 neighbour_cows;		/* siblings copied by leaf pushes */
+	u64 leaves_deleted;		/* emptied leaves freed */
 };
 
 void btrfs_cow_sim_init(struct btrfs_cow_sim *cs, struct btrfs_fs_info *fs_info,
@@ -43,6 +57,8 @@ int btrfs_mod_ref(struct btrfs_cow_sim *cs, const struct btrfs_tree_block *eb,
 /* ctree.c */
 int btrfs_cow_block(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 		    const struct btrfs_tree_block *buf, bool is_root_node);
+int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			const struct btrfs_path *path, int slot, int nr);
 int btrfs_search_slot_cow(struct btrfs_cow_sim *cs,
 			  const struct btrfs_subvol *sv,
 			  const struct btrfs_key *key, struct btrfs_path *path);

@@ -443,15 +443,78 @@ static int deletion_cow_key(struct deletion_state *ds, u64 objectid, u8 type,
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * A COW search for one key; with @del, the item found is deleted
+ * (btrfs_del_item(): a dir item or inode ref holding only this name, the
+ * dir index, the orphan item), which may push the leaf's items into its
+ * siblings.  @del = -1: the item was inserted earlier in the transaction
+ * and is not in the image, only the deletion's checks run.
+ */
 static int deletion_cow_one(struct deletion_state *ds, u64 objectid, u8 type,
-			    u64 offset)
+			    u64 offset, int del)
 {
 	struct btrfs_path path = { 0 };
-	int ret;
+	int64_t before;
+	int ret, found;
 
+	found = btrfs_search_slot(ds->fs_info, &ds->sv->root,
+				  &(struct btrfs_key){ objectid, type, offset },
+				  &path, BTRFS_IO_OTHER);
+	btrfs_release_path(&path);
+	if (found < 0)
+		return found;
 	ret = deletion_cow_key(ds, objectid, type, offset, &path);
+	if (!ret && del) {
+		before = ds->refs.size;
+		ret = btrfs_del_items_sim(&ds->cow, ds->sv, &path, path.slots[0],
+					  del > 0 && found == 0 ? 1 : 0);
+		deletion_take_local(ds, before);
+	}
 	btrfs_release_path(&path);
 	return ret;
+}
+
+/* Whether the item at the path holds only @name (a dir item or inode ref) */
+static bool item_is_only_name(const struct btrfs_path *path, u8 type, u32 name_len);
+
+/*
+ * btrfs_delete_one_dir_name() / btrfs_del_inode_ref(): the item goes if
+ * the name was its only one, else it only shrinks (no push).
+ */
+static int deletion_unlink_name(struct deletion_state *ds, u64 objectid, u8 type,
+				u64 offset, u32 name_len)
+{
+	struct btrfs_key key = { objectid, type, offset };
+	struct btrfs_path path = { 0 };
+	int64_t before;
+	int ret, found;
+
+	found = btrfs_search_slot(ds->fs_info, &ds->sv->root, &key, &path,
+				  BTRFS_IO_OTHER);
+	if (found < 0)
+		return found;
+	ret = deletion_cow_key(ds, objectid, type, offset, &path);
+	if (!ret && found == 0 && item_is_only_name(&path, type, name_len)) {
+		before = ds->refs.size;
+		ret = btrfs_del_items_sim(&ds->cow, ds->sv, &path, path.slots[0], 1);
+		deletion_take_local(ds, before);
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+static bool item_is_only_name(const struct btrfs_path *path, u8 type, u32 name_len)
+{
+	const struct btrfs_dir_item *di;
+	u32 size;
+
+	di = btrfs_item_ptr(path->nodes[0], path->slots[0], &size);
+	if (type != BTRFS_DIR_ITEM_KEY)
+		return size == sizeof(struct btrfs_inode_ref) + name_len;
+	/* hash collisions share the item: then only this entry goes */
+	return size >= sizeof(*di) &&
+	       size == sizeof(*di) + btrfs_stack_dir_name_len(di) +
+		       btrfs_stack_dir_data_len(di);
 }
 
 /*
@@ -536,6 +599,18 @@ static int inode_leaves(struct deletion_state *ds, u64 ino,
 	return 0;
 }
 
+/* btrfs_del_items() of the truncation's pending items, slots @lo..@hi */
+static int deletion_del_batch(struct deletion_state *ds, const struct btrfs_path *path,
+			      int lo, int hi)
+{
+	int64_t before = ds->refs.size;
+	int ret;
+
+	ret = btrfs_del_items_sim(&ds->cow, ds->sv, path, lo, hi - lo + 1);
+	deletion_take_local(ds, before);
+	return ret;
+}
+
 /*
  * btrfs_truncate_inode_items() to size 0, every item type: from the last
  * key back, a COW search lands in each leaf, and every file extent item
@@ -554,21 +629,31 @@ static int deletion_truncate(struct deletion_state *ds, u64 ino)
 	for (i = nr; i-- > 0 && !ret;) {
 		struct btrfs_path path = { 0 };
 		const struct btrfs_tree_block *leaf;
-		int slot;
+		int slot, lo = 0, hi;
 
 		ret = deletion_cow_key(ds, ino, leaves[i].last.type,
 				       leaves[i].last.offset, &path);
 		if (ret)
 			break;
 		leaf = path.nodes[0];
+		hi = -1;
 		for (slot = (int)leaf->nritems - 1; slot >= 0 && !ret; slot--) {
 			const struct btrfs_file_extent_item *fi;
 			struct btrfs_key key;
 			int64_t before;
+			u64 refills;
 			u32 size;
 
 			btrfs_item_key_to_cpu(leaf, slot, &key);
-			if (key.objectid != ino || key.type != BTRFS_EXTENT_DATA_KEY)
+			if (key.objectid != ino) {
+				if (key.objectid < ino)
+					break;
+				continue;
+			}
+			if (hi < 0)
+				hi = slot;
+			lo = slot;
+			if (key.type != BTRFS_EXTENT_DATA_KEY)
 				continue;
 			fi = btrfs_item_ptr(leaf, slot, &size);
 			/* drop_file_extent() has checked every item already */
@@ -584,8 +669,16 @@ static int deletion_truncate(struct deletion_state *ds, u64 ino)
 					key.offset - btrfs_stack_file_extent_offset(fi));
 			/* a joined transaction has no local reserve to pay from */
 			deletion_take_local(ds, before);
+			refills = ds->out->refills;
 			deletion_maybe_refill(ds);
+			/* a refill deletes the pending items and searches again */
+			if (!ret && ds->out->refills != refills && slot > 0) {
+				ret = deletion_del_batch(ds, &path, lo, hi);
+				hi = -1;
+			}
 		}
+		if (!ret && hi >= 0)
+			ret = deletion_del_batch(ds, &path, lo, hi);
 		btrfs_release_path(&path);
 	}
 	free(leaves);
@@ -642,12 +735,14 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	trans_rsv = btrfs_calc_insert_metadata_size(ns, BTRFS_UNLINK_METADATA_UNITS);
 	ds.local_rsv = btrfs_calc_delayed_ref_bytes(ns, params->free_space_tree_opt,
 						   BTRFS_UNLINK_METADATA_UNITS);
-	ret = deletion_cow_one(&ds, name.parent, BTRFS_DIR_ITEM_KEY,
-			       btrfs_name_hash(name.name, name.name_len));
+	ret = deletion_unlink_name(&ds, name.parent, BTRFS_DIR_ITEM_KEY,
+				   btrfs_name_hash(name.name, name.name_len), name.name_len);
 	if (!ret)
-		ret = deletion_cow_one(&ds, BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, ino);
+		ret = deletion_cow_one(&ds, BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY,
+				       ino, 0);
 	if (!ret)
-		ret = deletion_cow_one(&ds, ino, BTRFS_INODE_REF_KEY, name.parent);
+		ret = deletion_unlink_name(&ds, ino, BTRFS_INODE_REF_KEY, name.parent,
+					   name.name_len);
 	if (ret)
 		goto out;
 	/*
@@ -662,7 +757,13 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	deletion_give_back(&ds, trans_rsv + ds.local_rsv);
 	ds.local_rsv = 0;
 
-	/* evict: the inode's delayed inode reserve is released first */
+	/*
+	 * evict: btrfs_commit_inode_delayed_inode() writes the inode item
+	 * (nlink 0) from the delayed inode's reserve, which is then released.
+	 */
+	ret = deletion_cow_one(&ds, ino, BTRFS_INODE_ITEM_KEY, 0, 0);
+	if (ret)
+		goto out;
 	deletion_give_back(&ds, btrfs_calc_metadata_size(ns, 1));
 	out->reserved_evict = btrfs_calc_metadata_size(ns, 1) + ref1;
 	cows = ds.cow.cows;
@@ -672,10 +773,14 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	deletion_give_back(&ds, ref1);
 	/*
 	 * The second join refills the ref the first gave away and the nodes
-	 * the truncation's copies took from the evict reserve.
+	 * the truncation's copies took from the evict reserve, then
+	 * btrfs_orphan_del() runs in it.
 	 */
 	out->reserved_evict += ref1 + min_t(u64, (ds.cow.cows - cows) * ns,
 					    btrfs_calc_metadata_size(ns, 1));
+	ret = deletion_cow_one(&ds, BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, ino, -1);
+	if (ret)
+		goto out;
 	deletion_give_back(&ds, ref1);
 
 	/*
@@ -685,9 +790,10 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	 */
 	ret = btrfs_sim_run_all(&ds.refs);
 	if (!ret)
-		ret = deletion_cow_one(&ds, name.parent, BTRFS_DIR_INDEX_KEY, name.index);
+		ret = deletion_cow_one(&ds, name.parent, BTRFS_DIR_INDEX_KEY,
+				       name.index, 1);
 	if (!ret)
-		ret = deletion_cow_one(&ds, name.parent, BTRFS_INODE_ITEM_KEY, 0);
+		ret = deletion_cow_one(&ds, name.parent, BTRFS_INODE_ITEM_KEY, 0, 0);
 	if (ret)
 		goto out;
 
