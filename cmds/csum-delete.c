@@ -259,6 +259,8 @@ static void print_deletion_section(struct fmt_ctx *fctx, const struct file_resul
 	fmt_size(fctx, "evict", "Evict joins", d->reserved_evict);
 	fmt_u64(fctx, "refills", "Delayed-refs refills", d->refills);
 	fmt_size(fctx, "refill_bytes", "Refilled", d->refill_bytes);
+	if (d->preempt_checked)
+		fmt_bool(fctx, "preempt_flush", "Preemptive flushing during it", d->preempt_flush);
 	fmt_group_end(fctx);
 }
 
@@ -510,6 +512,9 @@ static int run_file(struct csum_delete_ctx *cd, const struct cmd_options *opts,
 	if (ret)
 		return ret;
 	warn_links(&res);
+	if (res.del.preempt_flush)
+		warning("with the deletion's %llu bytes reserved the kernel starts preemptive flushing, which runs delayed refs during the deletion: the figures are those of a deletion without flushing",
+			(unsigned long long)res.del.reserved);
 	fmt_start(&fctx, stdout, opts->format, opts->units, token);
 	print_mode(&fctx, cd->fs_info);
 	print_csum_params(&fctx, &cd->params);
@@ -610,7 +615,8 @@ static int cmd_csum_delete(const struct cmd_struct *cmd, const struct cmd_option
 	ret = check_mode(&args);
 	if (ret)
 		return ret;
-	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, false);
+	/* --file weighs its reservations against the space infos */
+	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, args.file != NULL);
 	if (!ret)
 		ret = run_csum_delete(&fs_info, &opts, &args, cmd->token);
 	btrfs_close_fs(&fs_info);

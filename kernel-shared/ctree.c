@@ -882,7 +882,7 @@ int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 	int ret, i;
 
 	ret = sim_leaf_get(cs, leaf, &l);
-	if (ret)
+	if (ret || l->deleted)
 		return ret;
 	for (i = slot; i < slot + nr && i < (int)l->nritems; i++)
 		l->gone[i] = 1;

@@ -27,6 +27,7 @@
 #include "kernel-shared/extent-tree.h"
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/kernel-version.h"
+#include "kernel-shared/space-info.h"
 
 /* splitmix64's finalizer: spreads bytenrs, which share their low bits */
 static u64 mix64(u64 x)
@@ -686,6 +687,31 @@ static int deletion_truncate(struct deletion_state *ds, u64 ino)
 }
 
 /*
+ * Whether the deletion's reservations, held together, make
+ * need_preemptive_reclaim() true: the preemptive flusher then runs delayed
+ * refs while the file is being deleted, heads run early and come back, and
+ * the figures stop being exact (they are what a deletion without flushing
+ * queues).  Needs the block groups: without space infos nothing is said.
+ */
+static void deletion_check_preempt(struct btrfs_fs_info *fs_info,
+				   const struct btrfs_kernel_model *model,
+				   const struct deletion_state *ds,
+				   struct btrfs_deletion_model *out)
+{
+	struct btrfs_preempt_result res;
+	struct btrfs_reserve_state st;
+
+	btrfs_reserve_state_from_fs(fs_info, &st);
+	if (!st.total_bytes)
+		return;
+	out->preempt_checked = true;
+	st.bytes_may_use += out->reserved;
+	st.delayed_refs_rsv_reserved = ds->rsv_reserved > 0 ? ds->rsv_reserved : 0;
+	btrfs_need_preemptive_reclaim(&st, model, &res);
+	out->preempt_flush = res.verdict;
+}
+
+/*
  * btrfs_unlink() (btrfs_start_transaction(root, 6): the dir item, the dir
  * index, the inode ref, the inode, the parent, the orphan item), the
  * orphan item of a last link, then btrfs_evict_inode() (two joins, each
@@ -800,6 +826,7 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	btrfs_delayed_refs_sim_totals(&ds.refs, &out->totals);
 	out->peak = ds.refs.peak > 0 ? (u64)ds.refs.peak : 0;
 	out->reserved = out->reserved_unlink + out->reserved_evict + out->refill_bytes;
+	deletion_check_preempt(fs_info, model, &ds, out);
 	out->cows = ds.cow.cows;
 	out->shared_cows = ds.cow.shared_cows;
 	out->full_backref_cows = ds.cow.full_backref_cows;

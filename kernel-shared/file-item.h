@@ -93,6 +93,8 @@ struct btrfs_deletion_model {
 	u64 shared_cows;
 	u64 full_backref_cows;
 	u64 leaves;			/* leaves holding the inode's items */
+	bool preempt_checked;		/* the space infos were there to ask */
+	bool preempt_flush;		/* need_preemptive_reclaim() with it all held */
 };
 
 int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv,
