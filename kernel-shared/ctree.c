@@ -5,6 +5,14 @@
  * btrfs_next_leaf(), and a whole-tree walk used for the chunk tree.
  * Behaviour reproduced: kernels 5.x-6.18 (search contract unchanged).
  *
+ * For csum-delete --file, also what one transaction's copy-on-write of a
+ * subvolume's blocks queues as delayed refs (nothing is written, the image's
+ * tree is searched): btrfs_block_can_be_shared(), update_ref_for_cow(),
+ * btrfs_force_cow_block(), btrfs_search_slot() with cow = 1, and
+ * btrfs_del_items() with push_leaf_left(), push_leaf_right() and
+ * btrfs_del_leaf().  Not replayed: balance_level() and leaf splits.
+ * Behaviour reproduced: the mixed-backref rules, 2.6.31-6.18.
+ *
  * Every block read is cached by logical address so that no block is read
  * twice in one run: internal nodes stay for the whole run (there are few
  * of them), leaves are kept up to BTRFS_LEAF_CACHE_BYTES and then the

@@ -6,6 +6,12 @@
  * (btrfs_csum_bytes_to_leaves).  Behaviour reproduced: 6.7-6.18 and,
  * for comparison, the kernels before "btrfs: stop doing excessive space
  * reservation for csum deletion" (charged as delayed ref updates).
+ *
+ * Also the delayed refs of one transaction (csum-delete --file): heads and
+ * ref nodes as add_delayed_ref(), insert_delayed_ref() and
+ * update_existing_head_ref() keep them, with the size changes of
+ * delayed_refs_rsv they make, and btrfs_run_delayed_refs() of everything
+ * queued (6.7-6.18).
  */
 #include <errno.h>
 #include <stdint.h>

@@ -17,6 +17,15 @@
  *
  * Behaviour reproduced: 6.7-6.18 for the charge (delayed-ref.c), the
  * truncation order does not matter for the counts.
+ *
+ * btrfs_model_deletion() follows one file's whole deletion in one
+ * transaction instead, as btrfs_unlink(), btrfs_evict_inode() with
+ * btrfs_truncate_inode_items() and the commit's delayed items run it, with
+ * the copies of the subvolume blocks they touch (ctree.c, extent-tree.c):
+ * where a snapshot shares those blocks, their items' refs are added and
+ * drops can cancel.  Also what the deletion reserves into bytes_may_use
+ * (btrfs_start_transaction(), evict_refill_and_join(),
+ * btrfs_delayed_refs_rsv_refill()).  6.7-6.18, measured on 6.18.44.
  */
 #include <errno.h>
 #include <stdint.h>
