@@ -13,7 +13,13 @@
 #   peak       highest running rise (data + tree) before heads run
 #   reserved   METADATA bytes_may_use the rm adds (update_bytes_may_use)
 # The image state after each rm feeds the next case, so deleting a file
-# from both sides is two cases in either order.  Needs root, btrfs and
+# from both sides is two cases in either order.  Cases: no snapshot; the
+# original then the snapshot and the reverse; a second file after both; a
+# snapshot of a snapshot; a subvolume partly copied by later writes; a
+# three-level tree (4 KiB nodes) with a 120-extent file; 400 extents, where
+# the tool must announce preemptive flushing (the kernel then runs heads
+# during the rm: differences are printed, not failed); and an extent item
+# corrupted to refs 0 (one error line, exit 1).  Needs root, btrfs and
 # tracefs with the btrfs tracepoints; mounts its own tracefs so that other
 # tests unmounting /sys/kernel/tracing cannot take it away.
 
@@ -302,6 +308,21 @@ run_check sync
 umount_img
 check_case flush-400-extents "$TEST_TMP/c11.img" sv big \
 	"$sv $snap $(subvol_id "$TEST_TMP/c11.img" snap-big)" flush
+
+# 11. corrupted: the extent item of the shared leaf holding f says refs 0:
+# one line on stderr, exit status 1 (the image is not mounted)
+cp --sparse=always "$img" "$TEST_TMP/c12.img"
+ino=$(btrfs inspect-internal dump-tree -t "$sv" "$TEST_TMP/c12.img" |
+	awk '/location key/ { loc = $3; sub(/^\(/, "", loc) } / name: f$/ { print loc; exit }')
+leaf=$(btrfs inspect-internal dump-tree -t "$sv" "$TEST_TMP/c12.img" |
+	awk -v ino="$ino" '$1 == "leaf" { l = $2 } $0 ~ "key \\(" ino " EXTENT_DATA" { print l; exit }')
+[ -n "$ino" ] && [ -n "$leaf" ] || fail "corrupted case: cannot find f's leaf"
+run_check python3 "$here/zero-block-refs.py" "$TEST_TMP/c12.img" "$leaf"
+run_mustfail "refs 0 in the extent item of a shared leaf" "$BTRFS_SPACE" csum-delete \
+	--file /f --subvol "$sv" "$TEST_TMP/c12.img"
+errs=$("$BTRFS_SPACE" csum-delete --file /f --subvol "$sv" "$TEST_TMP/c12.img" 2>&1 >/dev/null)
+[ "$(wc -l <<< "$errs")" -eq 1 ] || fail "corrupted case: expect one line on stderr, got: $errs"
+echo "corrupted extent item: $errs"
 
 [ -z "$inexact" ] || echo "announced inexact cases (preemptive flushing):$inexact"
 [ "$failures" -eq 0 ] || fail "$failures case(s) differ from the kernel"
