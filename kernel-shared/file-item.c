@@ -528,19 +528,25 @@ static bool item_is_only_name(const struct btrfs_path *path, u8 type, u32 name_l
 }
 
 /*
- * btrfs_delayed_refs_rsv_refill() after a btrfs_free_extent() of the
- * truncation, when btrfs_check_space_for_delayed_refs() says the reserve
- * (with the global one) no longer covers its size: up to one ref's worth.
+ * btrfs_check_space_for_delayed_refs() after a btrfs_free_extent() of the
+ * truncation: the reserve, with the global one, no longer covers its size.
  */
-static void deletion_maybe_refill(struct deletion_state *ds)
+static bool deletion_space_short(const struct deletion_state *ds)
+{
+	return ds->refs.size >= (int64_t)ds->global_reserved + ds->rsv_reserved;
+}
+
+/*
+ * btrfs_delayed_refs_rsv_refill(), once the pending items are deleted: up
+ * to one ref's worth of what the reserve lacks now (the deletion's pushes
+ * may have grown the size since the check).
+ */
+static void deletion_refill(struct deletion_state *ds)
 {
 	const struct btrfs_csum_params *p = ds->params;
 	u64 limit = btrfs_calc_delayed_ref_bytes(p->nodesize, p->free_space_tree_opt, 1);
-	int64_t need;
+	int64_t need = ds->refs.size - ds->rsv_reserved;
 
-	if (ds->refs.size < (int64_t)ds->global_reserved + ds->rsv_reserved)
-		return;
-	need = ds->refs.size - ds->rsv_reserved;
 	if (need <= 0)
 		return;
 	if ((u64)need > limit)
@@ -651,7 +657,6 @@ static int deletion_truncate(struct deletion_state *ds, u64 ino)
 			const struct btrfs_file_extent_item *fi;
 			struct btrfs_key key;
 			int64_t before;
-			u64 refills;
 			u32 size;
 
 			btrfs_item_key_to_cpu(leaf, slot, &key);
@@ -679,12 +684,11 @@ static int deletion_truncate(struct deletion_state *ds, u64 ino)
 					key.offset - btrfs_stack_file_extent_offset(fi));
 			/* a joined transaction has no local reserve to pay from */
 			deletion_take_local(ds, before);
-			refills = ds->out->refills;
-			deletion_maybe_refill(ds);
-			/* a refill deletes the pending items and searches again */
-			if (!ret && ds->out->refills != refills && slot > 0) {
+			/* short: delete the pending items, refill, search again */
+			if (!ret && deletion_space_short(ds)) {
 				ret = deletion_del_batch(ds, &path, lo, hi);
 				hi = -1;
+				deletion_refill(ds);
 			}
 		}
 		if (!ret && hi >= 0)
@@ -721,6 +725,38 @@ static void deletion_check_preempt(struct btrfs_fs_info *fs_info,
 }
 
 /*
+ * btrfs_read_locked_inode() sets dir_index when the inode has one link and
+ * its INODE_REF (or INODE_EXTREF) is the next item of the inode item's
+ * leaf; __btrfs_unlink_inode() then leaves the ref's deletion to the
+ * delayed inode (btrfs_delayed_delete_inode_ref()), which the evict
+ * writes, instead of deleting it in the unlink.
+ */
+static int iref_is_delayed(struct deletion_state *ds, u64 ino, bool *delayed)
+{
+	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
+	const struct btrfs_inode_item *ii;
+	struct btrfs_path path = { 0 };
+	const struct btrfs_tree_block *leaf;
+	u32 size;
+	int ret;
+
+	*delayed = false;
+	ret = btrfs_search_slot(ds->fs_info, &ds->sv->root, &key, &path, BTRFS_IO_OTHER);
+	if (ret < 0)
+		return ret;
+	leaf = path.nodes[0];
+	if (ret == 0 && path.slots[0] + 1 < (int)leaf->nritems) {
+		ii = btrfs_item_ptr(leaf, path.slots[0], &size);
+		btrfs_item_key_to_cpu(leaf, path.slots[0] + 1, &key);
+		*delayed = size >= sizeof(*ii) && btrfs_stack_inode_nlink(ii) == 1 &&
+			   key.objectid == ino && (key.type == BTRFS_INODE_REF_KEY ||
+						   key.type == BTRFS_INODE_EXTREF_KEY);
+	}
+	btrfs_release_path(&path);
+	return 0;
+}
+
+/*
  * btrfs_unlink() (btrfs_start_transaction(root, 6): the dir item, the dir
  * index, the inode ref, the inode, the parent, the orphan item), the
  * orphan item of a last link, then btrfs_evict_inode() (two joins, each
@@ -743,6 +779,7 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	struct btrfs_global_rsv_inputs rsv_in;
 	struct btrfs_global_rsv_calc rsv;
 	struct btrfs_inode_name name;
+	bool iref_delayed = false;
 	u64 trans_rsv, cows;
 	int ret;
 
@@ -770,14 +807,17 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	trans_rsv = btrfs_calc_insert_metadata_size(ns, BTRFS_UNLINK_METADATA_UNITS);
 	ds.local_rsv = btrfs_calc_delayed_ref_bytes(ns, params->free_space_tree_opt,
 						   BTRFS_UNLINK_METADATA_UNITS);
-	ret = deletion_unlink_name(&ds, name.parent, BTRFS_DIR_ITEM_KEY,
-				   btrfs_name_hash(name.name, name.name_len), name.name_len);
+	ret = iref_is_delayed(&ds, ino, &iref_delayed);
+	if (!ret)
+		ret = deletion_unlink_name(&ds, name.parent, BTRFS_DIR_ITEM_KEY,
+					   btrfs_name_hash(name.name, name.name_len),
+					   name.name_len);
+	if (!ret && !iref_delayed)
+		ret = deletion_unlink_name(&ds, ino, BTRFS_INODE_REF_KEY, name.parent,
+					   name.name_len);
 	if (!ret)
 		ret = deletion_cow_one(&ds, BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY,
 				       ino, 0);
-	if (!ret)
-		ret = deletion_unlink_name(&ds, ino, BTRFS_INODE_REF_KEY, name.parent,
-					   name.name_len);
 	if (ret)
 		goto out;
 	/*
@@ -794,9 +834,15 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 
 	/*
 	 * evict: btrfs_commit_inode_delayed_inode() writes the inode item
-	 * (nlink 0) from the delayed inode's reserve, which is then released.
+	 * (nlink 0) and a delayed inode ref deletion from the delayed inode's
+	 * reserve, then releases it: btrfs_block_rsv_release() gives it to
+	 * delayed_refs_rsv while that is not full (only delayed_refs_rsv's own
+	 * releases go to the global reserve), as the trace's refills confirm.
 	 */
 	ret = deletion_cow_one(&ds, ino, BTRFS_INODE_ITEM_KEY, 0, 0);
+	if (!ret && iref_delayed)
+		ret = deletion_unlink_name(&ds, ino, BTRFS_INODE_REF_KEY, name.parent,
+					   name.name_len);
 	if (ret)
 		goto out;
 	deletion_give_back(&ds, btrfs_calc_metadata_size(ns, 1));

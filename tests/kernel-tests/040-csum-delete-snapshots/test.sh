@@ -16,7 +16,8 @@
 # from both sides is two cases in either order.  Cases: no snapshot; the
 # original then the snapshot and the reverse; a second file after both; a
 # snapshot of a snapshot; a subvolume partly copied by later writes; a
-# three-level tree (4 KiB nodes) with a 120-extent file; 400 extents, where
+# three-level tree (4 KiB nodes) with a 120-extent file; compressed extents
+# with a reflink copy and a bookend; 400 extents, where
 # the tool must announce preemptive flushing (the kernel then runs heads
 # during the rm: differences are printed, not failed); and an extent item
 # corrupted to refs 0 (one error line, exit 1).  Needs root, btrfs and
@@ -298,7 +299,36 @@ check_case 4k-snap "$TEST_TMP/c10.img" snap f "$roots4"
 check_case 4k-snap-then-orig "$TEST_TMP/c10.img" sv f "$roots4"
 nodesize=$nodesize_16k fsid=$fsid_16k
 
-# 10. 400 extents on 1 GiB with 16 KiB nodes: 200 MiB of refills start the
+# 10. compressed extents, a reflink copy and a bookend (a 4 KiB write into
+# the compressed file) in shared leaves: the original from sv, then the copy
+# and the original from the snapshot
+imgc="$TEST_TMP/basec.img"
+run_check truncate -s 1G "$imgc"
+run_check mkfs.btrfs -q -f -n 16384 --csum crc32c "$imgc"
+dev=$(setup_loop "$imgc") || exit
+setup_mount "$dev" "$mnt" -o compress=zstd
+run_check btrfs -q subvolume create "$mnt/sv"
+small_files "$mnt/sv" a 200
+yes "btrfs-space csum-delete: a compressible line" | head -c 2M > "$mnt/sv/c" ||
+	fail "cannot write $mnt/sv/c"
+run_check sync
+run_check cp --reflink=always "$mnt/sv/c" "$mnt/sv/c2"
+extents_file "$mnt/sv/c" 1 4K 1
+dd if=/dev/urandom of="$mnt/sv/c" bs=4K count=1 seek=100 conv=notrunc,fsync status=none ||
+	fail "cannot write into $mnt/sv/c"
+small_files "$mnt/sv" b 200
+run_check btrfs -q subvolume snapshot "$mnt/sv" "$mnt/snap"
+run_check sync
+umount_img
+rootsc="$(subvol_id "$imgc" sv) $(subvol_id "$imgc" snap)"
+fsid_16k=$fsid
+fsid=$(btrfs inspect-internal dump-super "$imgc" | awk '$1 == "fsid" { print $2 }')
+check_case zstd-reflink-orig "$imgc" sv c "$rootsc"
+check_case zstd-reflink-copy-snap "$imgc" snap c2 "$rootsc"
+check_case zstd-reflink-snap "$imgc" snap c "$rootsc"
+fsid=$fsid_16k
+
+# 11. 400 extents on 1 GiB with 16 KiB nodes: 200 MiB of refills start the
 # preemptive flusher; the tool must say so, the differences are reported
 cp --sparse=always "$img" "$TEST_TMP/c11.img"
 mount_img "$TEST_TMP/c11.img"
@@ -309,7 +339,7 @@ umount_img
 check_case flush-400-extents "$TEST_TMP/c11.img" sv big \
 	"$sv $snap $(subvol_id "$TEST_TMP/c11.img" snap-big)" flush
 
-# 11. corrupted: the extent item of the shared leaf holding f says refs 0:
+# 12. corrupted: the extent item of the shared leaf holding f says refs 0:
 # one line on stderr, exit status 1 (the image is not mounted)
 cp --sparse=always "$img" "$TEST_TMP/c12.img"
 ino=$(btrfs inspect-internal dump-tree -t "$sv" "$TEST_TMP/c12.img" |
