@@ -212,6 +212,7 @@ check_case()
 		echo "$line"
 	done
 	echo "$(printf '%-22s' '')tool: $(get "$out" '.cow | "copies \(.blocks) shared \(.shared) full_backref \(.full_backref)"')  trace: $(awk '$1 == "fs_cows" { print "copies " $2 }' <<< "$got")"
+	echo "$(printf '%-22s' '')not predicted: other trees' tree-block refs $(awk '$1 == "other_tree_refs" { print $2 }' <<< "$got")"
 	if [ -n "$mismatch" ]; then
 		if [ "$expect" = exact ]; then
 			echo "FAILED: $name:$mismatch"

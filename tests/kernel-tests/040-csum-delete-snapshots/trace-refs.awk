@@ -28,6 +28,9 @@
 #   reserved      METADATA bytes_may_use added between MARK_RM and MARK_SYNC
 #   fs_cows       btrfs_cow_block events of the counted roots (whole trace)
 #   other_refs    ref events of other roots of this filesystem
+#   other_tree_refs  their tree-block refs' rise (runs not undone): the
+#                 extent, csum, free space and root trees' copies that the
+#                 commit makes; not part of the tool's figures
 #   midway_runs   counted heads run before the end (state dropped)
 
 function fld(name,   i, v)
@@ -84,6 +87,19 @@ index($0, FSID ":") == 0 { next }
 	isd = ($0 ~ / add_delayed_data_ref: /)
 	if (!(root in want)) {
 		other++
+		# tree-block refs of the other trees (extent, csum, free space,
+		# root...), queued by the commit's runs: shown, not predicted
+		if (!isd) {
+			ko = b SUBSEP (ty ~ /^SHARED/ ? par : root) SUBSEP fld("seq")
+			if (!(ko in omod) || omod[ko] == 0) {
+				omod[ko] = (a == "DROP_DELAYED_REF") ? -1 : 1
+				other_tree += REF
+			} else {
+				omod[ko] += (a == "DROP_DELAYED_REF") ? -1 : 1
+				if (omod[ko] == 0)
+					other_tree -= REF
+			}
+		}
 		next
 	}
 	mod = (a == "DROP_DELAYED_REF") ? -1 : 1
@@ -164,4 +180,5 @@ END {
 		}
 	printf "data_total %d\ntree_refs %d\npeak %d\nreserved %d\n", data, tree, peak, reserved
 	printf "fs_cows %d\nother_refs %d\nmidway_runs %d\n", cows, other, runs
+	printf "other_tree_refs %d\n", other_tree
 }
