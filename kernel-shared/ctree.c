@@ -713,7 +713,10 @@ int btrfs_search_slot_cow(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 
 /* ---- deleting items: btrfs_del_items() and the pushes it tries ------ */
 
-/* The transaction's view of an image leaf, added on first use */
+/*
+ * The transaction's view of an image leaf, added on first use.  Each is
+ * allocated on its own: a pointer stays valid while more are added.
+ */
 static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block *eb,
 			struct btrfs_sim_leaf **ret)
 {
@@ -721,27 +724,31 @@ static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block 
 	u64 i;
 
 	for (i = 0; i < cs->nr_leaves; i++)
-		if (cs->leaves[i].start == eb->start) {
-			*ret = &cs->leaves[i];
+		if (cs->leaves[i]->start == eb->start) {
+			*ret = cs->leaves[i];
 			return 0;
 		}
 	if (cs->nr_leaves == cs->cap_leaves) {
 		u64 cap = cs->cap_leaves ? cs->cap_leaves * 2 : 16;
+		struct btrfs_sim_leaf **n;
 
-		l = realloc(cs->leaves, cap * sizeof(*l));
-		if (!l)
+		n = realloc(cs->leaves, cap * sizeof(*n));
+		if (!n)
 			return -ENOMEM;
-		cs->leaves = l;
+		cs->leaves = n;
 		cs->cap_leaves = cap;
 	}
-	l = &cs->leaves[cs->nr_leaves];
-	memset(l, 0, sizeof(*l));
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
 	l->start = eb->start;
 	l->nritems = eb->nritems;
 	l->gone = calloc(eb->nritems ? eb->nritems : 1, 1);
-	if (!l->gone)
+	if (!l->gone) {
+		free(l);
 		return -ENOMEM;
-	cs->nr_leaves++;
+	}
+	cs->leaves[cs->nr_leaves++] = l;
 	*ret = l;
 	return 0;
 }

@@ -36,8 +36,10 @@ void btrfs_cow_sim_release(struct btrfs_cow_sim *cs)
 {
 	u64 i;
 
-	for (i = 0; i < cs->nr_leaves; i++)
-		free(cs->leaves[i].gone);
+	for (i = 0; i < cs->nr_leaves; i++) {
+		free(cs->leaves[i]->gone);
+		free(cs->leaves[i]);
+	}
 	free(cs->leaves);
 	free(cs->cowed);
 	free(cs->copy_of);

@@ -34,7 +34,7 @@ struct btrfs_cow_sim {
 	u64 cap_cowed;
 	u64 next_bytenr;		/* stand-in addresses of the copies */
 	u64 *copy_of;			/* per cowed[]: the copy's stand-in address */
-	struct btrfs_sim_leaf *leaves;
+	struct btrfs_sim_leaf **leaves;
 	u64 nr_leaves;
 	u64 cap_leaves;
 	/* what the copies were */

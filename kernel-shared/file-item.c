@@ -441,6 +441,7 @@ static void deletion_give_back(struct deletion_state *ds, u64 bytes)
 	ds->rsv_reserved += (u64)room < bytes ? (u64)room : bytes;
 }
 
+/* A COW search for one key: 0 found, 1 not found (the path holds the leaf), <0 */
 static int deletion_cow_key(struct deletion_state *ds, u64 objectid, u8 type,
 			    u64 offset, struct btrfs_path *path)
 {
@@ -450,69 +451,42 @@ static int deletion_cow_key(struct deletion_state *ds, u64 objectid, u8 type,
 
 	ret = btrfs_search_slot_cow(&ds->cow, ds->sv, &key, path);
 	deletion_take_local(ds, before);
-	return ret < 0 ? ret : 0;
+	return ret;
+}
+
+/* btrfs_del_items() of @nr items at the path's slot */
+static int deletion_del(struct deletion_state *ds, const struct btrfs_path *path,
+			int nr)
+{
+	int64_t before = ds->refs.size;
+	int ret;
+
+	ret = btrfs_del_items_sim(&ds->cow, ds->sv, path, path->slots[0], nr);
+	deletion_take_local(ds, before);
+	return ret;
 }
 
 /*
  * A COW search for one key; with @del, the item found is deleted
- * (btrfs_del_item(): a dir item or inode ref holding only this name, the
- * dir index, the orphan item), which may push the leaf's items into its
- * siblings.  @del = -1: the item was inserted earlier in the transaction
- * and is not in the image, only the deletion's checks run.
+ * (btrfs_del_item(): the dir index, the orphan item), which may push the
+ * leaf's items into its siblings.  @del = -1: the item was inserted
+ * earlier in the transaction and is not in the image, only the deletion's
+ * checks run.
  */
 static int deletion_cow_one(struct deletion_state *ds, u64 objectid, u8 type,
 			    u64 offset, int del)
 {
 	struct btrfs_path path = { 0 };
-	int64_t before;
-	int ret, found;
+	int ret;
 
-	found = btrfs_search_slot(ds->fs_info, &ds->sv->root,
-				  &(struct btrfs_key){ objectid, type, offset },
-				  &path, BTRFS_IO_OTHER);
-	btrfs_release_path(&path);
-	if (found < 0)
-		return found;
 	ret = deletion_cow_key(ds, objectid, type, offset, &path);
-	if (!ret && del) {
-		before = ds->refs.size;
-		ret = btrfs_del_items_sim(&ds->cow, ds->sv, &path, path.slots[0],
-					  del > 0 && found == 0 ? 1 : 0);
-		deletion_take_local(ds, before);
-	}
+	if (ret >= 0 && del)
+		ret = deletion_del(ds, &path, del > 0 && ret == 0 ? 1 : 0);
 	btrfs_release_path(&path);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 /* Whether the item at the path holds only @name (a dir item or inode ref) */
-static bool item_is_only_name(const struct btrfs_path *path, u8 type, u32 name_len);
-
-/*
- * btrfs_delete_one_dir_name() / btrfs_del_inode_ref(): the item goes if
- * the name was its only one, else it only shrinks (no push).
- */
-static int deletion_unlink_name(struct deletion_state *ds, u64 objectid, u8 type,
-				u64 offset, u32 name_len)
-{
-	struct btrfs_key key = { objectid, type, offset };
-	struct btrfs_path path = { 0 };
-	int64_t before;
-	int ret, found;
-
-	found = btrfs_search_slot(ds->fs_info, &ds->sv->root, &key, &path,
-				  BTRFS_IO_OTHER);
-	if (found < 0)
-		return found;
-	ret = deletion_cow_key(ds, objectid, type, offset, &path);
-	if (!ret && found == 0 && item_is_only_name(&path, type, name_len)) {
-		before = ds->refs.size;
-		ret = btrfs_del_items_sim(&ds->cow, ds->sv, &path, path.slots[0], 1);
-		deletion_take_local(ds, before);
-	}
-	btrfs_release_path(&path);
-	return ret;
-}
-
 static bool item_is_only_name(const struct btrfs_path *path, u8 type, u32 name_len)
 {
 	const struct btrfs_dir_item *di;
@@ -525,6 +499,23 @@ static bool item_is_only_name(const struct btrfs_path *path, u8 type, u32 name_l
 	return size >= sizeof(*di) &&
 	       size == sizeof(*di) + btrfs_stack_dir_name_len(di) +
 		       btrfs_stack_dir_data_len(di);
+}
+
+/*
+ * btrfs_delete_one_dir_name() / btrfs_del_inode_ref(): the item goes if
+ * the name was its only one, else it only shrinks (no push).
+ */
+static int deletion_unlink_name(struct deletion_state *ds, u64 objectid, u8 type,
+				u64 offset, u32 name_len)
+{
+	struct btrfs_path path = { 0 };
+	int ret;
+
+	ret = deletion_cow_key(ds, objectid, type, offset, &path);
+	if (ret == 0 && item_is_only_name(&path, type, name_len))
+		ret = deletion_del(ds, &path, 1);
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -649,8 +640,9 @@ static int deletion_truncate(struct deletion_state *ds, u64 ino)
 
 		ret = deletion_cow_key(ds, ino, leaves[i].last.type,
 				       leaves[i].last.offset, &path);
-		if (ret)
+		if (ret < 0)
 			break;
+		ret = 0;
 		leaf = path.nodes[0];
 		hi = -1;
 		for (slot = (int)leaf->nritems - 1; slot >= 0 && !ret; slot--) {
