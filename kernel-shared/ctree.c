@@ -10,7 +10,8 @@
  * tree is searched): btrfs_block_can_be_shared(), update_ref_for_cow(),
  * btrfs_force_cow_block(), btrfs_search_slot() with cow = 1, and
  * btrfs_del_items() with push_leaf_left(), push_leaf_right() and
- * btrfs_del_leaf().  Not replayed: balance_level() and leaf splits.
+ * btrfs_del_leaf(), and the sibling copies of balance_level().  Not
+ * replayed: pointer pushes between nodes and leaf splits.
  * Behaviour reproduced: the mixed-backref rules, 2.6.31-6.18.
  *
  * Every block read is cached by logical address so that no block is read
@@ -685,13 +686,102 @@ int btrfs_cow_block(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 	return ret;
 }
 
+/* Pointers the transaction removed from node @bytenr (deleted leaves) */
+static u32 node_shrunk_by(const struct btrfs_cow_sim *cs, u64 bytenr)
+{
+	u64 i;
+
+	for (i = 0; i < cs->nr_shrunk; i++)
+		if (cs->shrunk[i] == bytenr)
+			return cs->shrunk_by[i];
+	return 0;
+}
+
+static int node_shrink(struct btrfs_cow_sim *cs, u64 bytenr)
+{
+	u64 i;
+
+	for (i = 0; i < cs->nr_shrunk; i++)
+		if (cs->shrunk[i] == bytenr) {
+			cs->shrunk_by[i]++;
+			return 0;
+		}
+	if (cs->nr_shrunk == cs->cap_shrunk) {
+		u64 cap = cs->cap_shrunk ? cs->cap_shrunk * 2 : 16;
+		u64 *b;
+		u32 *n;
+
+		b = realloc(cs->shrunk, cap * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		cs->shrunk = b;
+		n = realloc(cs->shrunk_by, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		cs->shrunk_by = n;
+		cs->cap_shrunk = cap;
+	}
+	cs->shrunk[cs->nr_shrunk] = bytenr;
+	cs->shrunk_by[cs->nr_shrunk++] = 1;
+	return 0;
+}
+
+/* Copy the child of @parent at @slot, a sibling that balancing touches */
+static int cow_sibling(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+		       const struct btrfs_tree_block *parent, int slot)
+{
+	struct btrfs_tree_block *sib;
+	int ret;
+
+	ret = read_child(cs->fs_info, sv->root.objectid, parent, slot,
+			 BTRFS_IO_OTHER, &sib);
+	if (ret)
+		return ret;
+	cs->neighbour_cows += cow_sim_find(cs, sib->start) < 0;
+	ret = btrfs_cow_block(cs, sv, sib, false);
+	btrfs_tree_block_put(sib);
+	return ret;
+}
+
+/*
+ * setup_nodes_for_search() of a deletion (ins_len < 0): a node, not the
+ * root, with fewer than half its pointers goes to balance_level(), which
+ * returns at once above a quarter and otherwise copies its left and right
+ * siblings before pushing pointers between them.  The copies are replayed,
+ * the pushes are not (the descent follows the image).
+ */
+static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			     const struct btrfs_path *path, int level)
+{
+	const struct btrfs_tree_block *mid = path->nodes[level];
+	const struct btrfs_tree_block *parent;
+	u32 max = btrfs_node_max_ptrs(cs->fs_info->nodesize);
+	u32 nr = mid->nritems - min_t(u32, mid->nritems, node_shrunk_by(cs, mid->start));
+	int pslot, ret = 0;
+
+	if (level >= BTRFS_MAX_LEVEL - 1 || !path->nodes[level + 1])
+		return 0;
+	/* below half goes to balance_level(), which stops above a quarter */
+	if (nr > max / 4)
+		return 0;
+	parent = path->nodes[level + 1];
+	pslot = path->slots[level + 1];
+	if (pslot > 0)
+		ret = cow_sibling(cs, sv, parent, pslot - 1);
+	if (!ret && pslot + 1 < (int)parent->nritems)
+		ret = cow_sibling(cs, sv, parent, pslot + 1);
+	return ret;
+}
+
 /*
  * btrfs_search_slot() with cow = 1: every block of the path, root first,
- * is copied unless this transaction copied it already.  The path is the
- * image's: splits, merges and balancing are not replayed.
+ * is copied unless this transaction copied it already; with @del, nodes
+ * are balanced on the way down as a deletion's search does.  The path is
+ * the image's: splits, merges and pushes are not replayed.
  */
 int btrfs_search_slot_cow(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
-			  const struct btrfs_key *key, struct btrfs_path *path)
+			  const struct btrfs_key *key, struct btrfs_path *path,
+			  bool del)
 {
 	int ret, found, level;
 
@@ -703,6 +793,8 @@ int btrfs_search_slot_cow(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 			continue;
 		ret = btrfs_cow_block(cs, sv, path->nodes[level],
 				      level == sv->root.level);
+		if (!ret && del && level > 0)
+			ret = balance_level_sim(cs, sv, path, level);
 		if (ret) {
 			btrfs_release_path(path);
 			return ret;
@@ -784,14 +876,16 @@ static u32 sim_leaf_items(const struct btrfs_sim_leaf *l)
  * merge to nothing).
  */
 static int sim_del_leaf(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
-			const struct btrfs_tree_block *leaf, struct btrfs_sim_leaf *l)
+			const struct btrfs_path *path, struct btrfs_sim_leaf *l)
 {
-	int64_t i = cow_sim_find(cs, leaf->start);
+	int64_t i = cow_sim_find(cs, path->nodes[0]->start);
+	int ret;
 
 	l->deleted = true;
 	cs->leaves_deleted++;
-	if (i < 0)
-		return 0;
+	ret = node_shrink(cs, path->nodes[1]->start);
+	if (ret || i < 0)
+		return ret;
 	return btrfs_sim_add_ref(cs->refs, false, BTRFS_DELAYED_REF_DROP,
 				 cs->copy_of[i], cs->fs_info->nodesize, 0,
 				 sv->root.objectid, 0, 0);
@@ -905,7 +999,7 @@ int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 	if (sv->root.level == 0)
 		return 0;
 	if (!sim_leaf_items(l) && !l->pushed_in)
-		return sim_del_leaf(cs, sv, leaf, l);
+		return sim_del_leaf(cs, sv, path, l);
 	if (sim_leaf_used(l, leaf) >= btrfs_leaf_data_size(cs->fs_info->nodesize) / 3)
 		return 0;
 	if (sim_leaf_items(l)) {
@@ -914,6 +1008,6 @@ int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 			ret = sim_push_right(cs, sv, path, leaf, l);
 	}
 	if (!ret && !sim_leaf_items(l) && !l->pushed_in)
-		ret = sim_del_leaf(cs, sv, leaf, l);
+		ret = sim_del_leaf(cs, sv, path, l);
 	return ret;
 }

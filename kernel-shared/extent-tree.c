@@ -41,6 +41,11 @@ void btrfs_cow_sim_release(struct btrfs_cow_sim *cs)
 		free(cs->leaves[i]);
 	}
 	free(cs->leaves);
+	free(cs->shrunk);
+	free(cs->shrunk_by);
+	cs->shrunk = NULL;
+	cs->shrunk_by = NULL;
+	cs->nr_shrunk = cs->cap_shrunk = 0;
 	free(cs->cowed);
 	free(cs->copy_of);
 	cs->leaves = NULL;

@@ -37,11 +37,16 @@ struct btrfs_cow_sim {
 	struct btrfs_sim_leaf **leaves;
 	u64 nr_leaves;
 	u64 cap_leaves;
+	/* nodes that lost pointers to deleted leaves, and how many */
+	u64 *shrunk;
+	u32 *shrunk_by;
+	u64 nr_shrunk;
+	u64 cap_shrunk;
 	/* what the copies were */
 	u64 cows;
 	u64 shared_cows;		/* refs > 1: items' refs added */
 	u64 full_backref_cows;		/* refs == 1, FULL_BACKREF: moved */
-	u64 neighbour_cows;		/* siblings copied by leaf pushes */
+	u64 neighbour_cows;		/* siblings copied by leaf pushes, node balancing */
 	u64 leaves_deleted;		/* emptied leaves freed */
 };
 
@@ -61,6 +66,7 @@ int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 			const struct btrfs_path *path, int slot, int nr);
 int btrfs_search_slot_cow(struct btrfs_cow_sim *cs,
 			  const struct btrfs_subvol *sv,
-			  const struct btrfs_key *key, struct btrfs_path *path);
+			  const struct btrfs_key *key, struct btrfs_path *path,
+			  bool del);
 
 #endif

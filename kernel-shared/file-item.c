@@ -441,15 +441,18 @@ static void deletion_give_back(struct deletion_state *ds, u64 bytes)
 	ds->rsv_reserved += (u64)room < bytes ? (u64)room : bytes;
 }
 
-/* A COW search for one key: 0 found, 1 not found (the path holds the leaf), <0 */
+/*
+ * A COW search for one key, balancing nodes on the way for a deletion
+ * (@del): 0 found, 1 not found (the path holds the leaf), <0.
+ */
 static int deletion_cow_key(struct deletion_state *ds, u64 objectid, u8 type,
-			    u64 offset, struct btrfs_path *path)
+			    u64 offset, struct btrfs_path *path, bool del)
 {
 	struct btrfs_key key = { objectid, type, offset };
 	int64_t before = ds->refs.size;
 	int ret;
 
-	ret = btrfs_search_slot_cow(&ds->cow, ds->sv, &key, path);
+	ret = btrfs_search_slot_cow(&ds->cow, ds->sv, &key, path, del);
 	deletion_take_local(ds, before);
 	return ret;
 }
@@ -479,7 +482,7 @@ static int deletion_cow_one(struct deletion_state *ds, u64 objectid, u8 type,
 	struct btrfs_path path = { 0 };
 	int ret;
 
-	ret = deletion_cow_key(ds, objectid, type, offset, &path);
+	ret = deletion_cow_key(ds, objectid, type, offset, &path, del != 0);
 	if (ret >= 0 && del)
 		ret = deletion_del(ds, &path, del > 0 && ret == 0 ? 1 : 0);
 	btrfs_release_path(&path);
@@ -511,7 +514,7 @@ static int deletion_unlink_name(struct deletion_state *ds, u64 objectid, u8 type
 	struct btrfs_path path = { 0 };
 	int ret;
 
-	ret = deletion_cow_key(ds, objectid, type, offset, &path);
+	ret = deletion_cow_key(ds, objectid, type, offset, &path, true);
 	if (ret == 0 && item_is_only_name(&path, type, name_len))
 		ret = deletion_del(ds, &path, 1);
 	btrfs_release_path(&path);
@@ -639,7 +642,7 @@ static int deletion_truncate(struct deletion_state *ds, u64 ino)
 		int slot, lo = 0, hi;
 
 		ret = deletion_cow_key(ds, ino, leaves[i].last.type,
-				       leaves[i].last.offset, &path);
+				       leaves[i].last.offset, &path, true);
 		if (ret < 0)
 			break;
 		ret = 0;
