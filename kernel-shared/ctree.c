@@ -726,9 +726,13 @@ static int node_shrink(struct btrfs_cow_sim *cs, u64 bytenr)
 	return 0;
 }
 
-/* Copy the child of @parent at @slot, a sibling that balancing touches */
+/*
+ * Copy the child of @parent at @slot, a sibling that balancing touches;
+ * *@nr: its pointers as the transaction left them.
+ */
 static int cow_sibling(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
-		       const struct btrfs_tree_block *parent, int slot)
+		       const struct btrfs_tree_block *parent, int slot, u64 *start,
+		       u32 *nr)
 {
 	struct btrfs_tree_block *sib;
 	int ret;
@@ -739,8 +743,52 @@ static int cow_sibling(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 		return ret;
 	cs->neighbour_cows += cow_sim_find(cs, sib->start) < 0;
 	ret = btrfs_cow_block(cs, sv, sib, false);
+	*start = sib->start;
+	*nr = sib->nritems - min_t(u32, sib->nritems, node_shrunk_by(cs, sib->start));
 	btrfs_tree_block_put(sib);
 	return ret;
+}
+
+/*
+ * A node merged once is not merged again: the replay keeps the image's
+ * pointers, so it would see the same sparse node on every search.
+ */
+static bool node_balanced(const struct btrfs_cow_sim *cs, u64 bytenr)
+{
+	u64 i;
+
+	for (i = 0; i < cs->nr_balanced; i++)
+		if (cs->balanced[i] == bytenr)
+			return true;
+	return false;
+}
+
+static int node_remember_balanced(struct btrfs_cow_sim *cs, u64 bytenr)
+{
+	if (cs->nr_balanced == cs->cap_balanced) {
+		u64 cap = cs->cap_balanced ? cs->cap_balanced * 2 : 8;
+		u64 *n = realloc(cs->balanced, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		cs->balanced = n;
+		cs->cap_balanced = cap;
+	}
+	cs->balanced[cs->nr_balanced++] = bytenr;
+	return 0;
+}
+
+/* btrfs_free_tree_block() of the copy of @start: its ADD and this DROP cancel */
+static int free_copy(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+		     u64 start, u8 level)
+{
+	int64_t i = cow_sim_find(cs, start);
+
+	if (i < 0)
+		return 0;
+	return btrfs_sim_add_ref(cs->refs, false, BTRFS_DELAYED_REF_DROP,
+				 cs->copy_of[i], cs->fs_info->nodesize, 0,
+				 sv->root.objectid, level, 0);
 }
 
 /*
@@ -757,6 +805,8 @@ static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol
 	const struct btrfs_tree_block *parent;
 	u32 max = btrfs_node_max_ptrs(cs->fs_info->nodesize);
 	u32 nr = mid->nritems - min_t(u32, mid->nritems, node_shrunk_by(cs, mid->start));
+	u32 left_nr = 0, right_nr = 0;
+	u64 left = 0, right = 0;
 	int pslot, ret = 0;
 
 	if (level >= BTRFS_MAX_LEVEL - 1 || !path->nodes[level + 1])
@@ -767,9 +817,26 @@ static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol
 	parent = path->nodes[level + 1];
 	pslot = path->slots[level + 1];
 	if (pslot > 0)
-		ret = cow_sibling(cs, sv, parent, pslot - 1);
+		ret = cow_sibling(cs, sv, parent, pslot - 1, &left, &left_nr);
 	if (!ret && pslot + 1 < (int)parent->nritems)
-		ret = cow_sibling(cs, sv, parent, pslot + 1);
+		ret = cow_sibling(cs, sv, parent, pslot + 1, &right, &right_nr);
+	if (ret || !left || left_nr + nr > max || node_balanced(cs, mid->start))
+		return ret;
+	ret = node_remember_balanced(cs, mid->start);
+	if (ret)
+		return ret;
+	/*
+	 * push_node_left(left, mid) empties mid into left; then the right
+	 * sibling's pointers fill the empty mid (push_node_left(mid, right))
+	 * and the right node is freed, or, with no right sibling, mid is.
+	 * Either way one copy is freed and the parent loses a pointer.
+	 */
+	if (right && right_nr <= max)
+		ret = free_copy(cs, sv, right, mid->level);
+	else
+		ret = free_copy(cs, sv, mid->start, mid->level);
+	if (!ret)
+		ret = node_shrink(cs, parent->start);
 	return ret;
 }
 
@@ -892,6 +959,36 @@ static int sim_del_leaf(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 }
 
 /*
+ * The leaf next to slot @slot of @parent in direction @dir (-1 left, 1
+ * right) as the transaction left the parent: leaves it deleted have lost
+ * their pointer, so the next one over is the sibling.  *@eb NULL: none.
+ */
+static int sim_sibling(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+		       const struct btrfs_tree_block *parent, int slot, int dir,
+		       struct btrfs_tree_block **eb, struct btrfs_sim_leaf **l)
+{
+	int ret = 0;
+
+	*eb = NULL;
+	for (slot += dir; slot >= 0 && slot < (int)parent->nritems; slot += dir) {
+		ret = read_child(cs->fs_info, sv->root.objectid, parent, slot,
+				 BTRFS_IO_OTHER, eb);
+		if (ret)
+			return ret;
+		ret = sim_leaf_get(cs, *eb, l);
+		if (ret || !(*l)->deleted)
+			break;
+		btrfs_tree_block_put(*eb);
+		*eb = NULL;
+	}
+	if (ret && *eb) {
+		btrfs_tree_block_put(*eb);
+		*eb = NULL;
+	}
+	return ret;
+}
+
+/*
  * push_leaf_left() with empty = 1: the left sibling under the same parent
  * is copied if it has room for the leaf's first item, then takes items
  * from the front while they fit.
@@ -907,22 +1004,18 @@ static int sim_push_left(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv
 	u32 slot, free_space, first = 0;
 	int ret;
 
-	if (!parent || path->slots[1] == 0)
+	if (!parent)
 		return 0;
 	for (slot = 0; slot < l->nritems && l->gone[slot]; slot++)
 		;
 	if (slot == l->nritems)
 		return 0;
 	first = item_space(leaf, slot);
-	ret = read_child(cs->fs_info, sv->root.objectid, parent,
-			 path->slots[1] - 1, BTRFS_IO_OTHER, &left);
-	if (ret)
+	ret = sim_sibling(cs, sv, parent, path->slots[1], -1, &left, &ll);
+	if (ret || !left)
 		return ret;
-	ret = sim_leaf_get(cs, left, &ll);
-	if (ret)
-		goto out;
 	free_space = data - sim_leaf_used(ll, left);
-	if (ll->deleted || free_space < first)
+	if (free_space < first)
 		goto out;
 	cs->neighbour_cows += cow_sim_find(cs, left->start) < 0;
 	ret = btrfs_cow_block(cs, sv, left, false);
@@ -955,14 +1048,12 @@ static int sim_push_right(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 	struct btrfs_sim_leaf *rl;
 	int ret;
 
-	if (!parent || path->slots[1] + 1 >= (int)parent->nritems)
+	if (!parent)
 		return 0;
-	ret = read_child(cs->fs_info, sv->root.objectid, parent,
-			 path->slots[1] + 1, BTRFS_IO_OTHER, &right);
-	if (ret)
+	ret = sim_sibling(cs, sv, parent, path->slots[1], 1, &right, &rl);
+	if (ret || !right)
 		return ret;
-	ret = sim_leaf_get(cs, right, &rl);
-	if (ret || rl->deleted || data - sim_leaf_used(rl, right) < used)
+	if (data - sim_leaf_used(rl, right) < used)
 		goto out;
 	cs->neighbour_cows += cow_sim_find(cs, right->start) < 0;
 	ret = btrfs_cow_block(cs, sv, right, false);

@@ -43,6 +43,9 @@ void btrfs_cow_sim_release(struct btrfs_cow_sim *cs)
 	free(cs->leaves);
 	free(cs->shrunk);
 	free(cs->shrunk_by);
+	free(cs->balanced);
+	cs->balanced = NULL;
+	cs->nr_balanced = cs->cap_balanced = 0;
 	cs->shrunk = NULL;
 	cs->shrunk_by = NULL;
 	cs->nr_shrunk = cs->cap_shrunk = 0;

@@ -42,6 +42,9 @@ struct btrfs_cow_sim {
 	u32 *shrunk_by;
 	u64 nr_shrunk;
 	u64 cap_shrunk;
+	u64 *balanced;			/* nodes balance_level() merged */
+	u64 nr_balanced;
+	u64 cap_balanced;
 	/* what the copies were */
 	u64 cows;
 	u64 shared_cows;		/* refs > 1: items' refs added */
