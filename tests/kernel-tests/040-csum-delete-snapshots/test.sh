@@ -17,7 +17,8 @@
 # original then the snapshot and the reverse; a second file after both; a
 # snapshot of a snapshot; a subvolume partly copied by later writes; a
 # three-level tree (4 KiB nodes) with a 120-extent file; compressed extents
-# with a reflink copy and a bookend; 400 extents, where
+# with a reflink copy and a bookend; a sparse node balanced by the
+# deletion's searches; 400 extents, where
 # the tool must announce preemptive flushing (the kernel then runs heads
 # during the rm: differences are printed, not failed); and an extent item
 # corrupted to refs 0 (one error line, exit 1).  Needs root, btrfs and
@@ -329,7 +330,86 @@ check_case zstd-reflink-copy-snap "$imgc" snap c2 "$rootsc"
 check_case zstd-reflink-snap "$imgc" snap c "$rootsc"
 fsid=$fsid_16k
 
-# 11. 400 extents on 1 GiB with 16 KiB nodes: 200 MiB of refills start the
+# 11. a sparse node: 4 KiB nodes, 400 inline files (one per leaf); files
+# are removed until the level-1 node over inode 340 has at most 32 pointers
+# (each removal empties leaves, and no search has met the node at a
+# quarter, 30, yet), then a snapshot, then three removals: the first
+# leaves it at 31, the second balances it (siblings copied, the node merged
+# into its left one, a copy freed), the third pushes a leaf into a sibling
+# past a leaf deleted in the transaction
+nodeptrs()
+{
+	btrfs inspect-internal dump-tree -t "$(subvol_id "$1" sv)" "$1" | awk -v ino="$2" '
+		/^node [0-9]+ level 1 / { cur = $2; cnt[cur] = $6; order[++n] = cur; first[cur] = ""; next }
+		/^node [0-9]+ level / || /^leaf [0-9]+ items/ { cur = ""; next }
+		cur != "" && /key \(/ && first[cur] == "" { k = $2; sub(/\(/, "", k); first[cur] = k }
+		END { for (i = 1; i <= n; i++)
+			if (first[order[i]] + 0 <= ino && (i == n || first[order[i + 1]] + 0 > ino)) {
+				print cnt[order[i]]; exit } }'
+}
+# sparse_layout IMG NODE: remove files under the NODE-th level-1 node of a
+# copy of the base until it has at most 32 pointers; prints the next file
+# number, or nothing when a removal merged the node first (the layout of
+# delayed items depends on when commits happened while the files were
+# written)
+sparse_layout()
+{
+	local img=$1 k=$2 first target n ptrs prev=1000 sv
+	sv=$(subvol_id "$img" sv)
+	first=$(btrfs inspect-internal dump-tree -t "$sv" "$img" |
+		awk -v k="$k" '/^node [0-9]+ level 1 / { n++ } n == k && /key \(/ { v = $2; sub(/\(/, "", v); print v; exit }')
+	[ -n "$first" ] || return 0
+	# the subvolume's directory is inode 256, file iN is inode 256 + N
+	first=$((first - 256))
+	target=$((256 + first + 38))
+	n=$((first + 14))
+	while :; do
+		ptrs=$(nodeptrs "$img" "$target")
+		[ -n "$ptrs" ] && [ "$ptrs" -le "$prev" ] || return 0
+		[ "$ptrs" -le 32 ] && break
+		prev=$ptrs
+		mount_img "$img"
+		rm "$mnt/sv/i$n" || fail "sparse node: rm i$n failed"
+		btrfs filesystem sync "$mnt" || fail "sparse node: sync failed"
+		umount_img
+		n=$((n + 1))
+		[ "$n" -lt $((first + 60)) ] || return 0
+	done
+	echo "$n $target $ptrs"
+}
+imgs0="$TEST_TMP/sparse0.img"
+imgs="$TEST_TMP/sparse.img"
+run_check truncate -s 1G "$imgs0"
+run_check mkfs.btrfs -q -f -n 4096 --csum crc32c "$imgs0"
+mount_img "$imgs0"
+run_check btrfs -q subvolume create "$mnt/sv"
+inline_files "$mnt/sv" i 400
+umount_img
+layout=
+for k in 2 3 4; do
+	cp --sparse=always "$imgs0" "$imgs"
+	layout=$(sparse_layout "$imgs" "$k")
+	[ -n "$layout" ] && break
+done
+if [ -n "$layout" ]; then
+	read -r n target ptrs <<< "$layout"
+	echo "sparse node: the level-1 node over inode $target has $ptrs pointers"
+	mount_img "$imgs"
+	run_check btrfs -q subvolume snapshot "$mnt/sv" "$mnt/snap"
+	run_check sync
+	umount_img
+	rootss="$(subvol_id "$imgs" sv) $(subvol_id "$imgs" snap)"
+	fsid_16k=$fsid nodesize_16k=$nodesize
+	fsid=$(btrfs inspect-internal dump-super "$imgs" | awk '$1 == "fsid" { print $2 }') nodesize=4096
+	for k in 0 1 2; do
+		check_case "sparse-node-i$((n + k))" "$imgs" sv "i$((n + k))" "$rootss"
+	done
+	fsid=$fsid_16k nodesize=$nodesize_16k
+else
+	echo "sparse node: NOT RUN: in three level-1 nodes a removal merged the node before it reached 32 pointers"
+fi
+
+# 12. 400 extents on 1 GiB with 16 KiB nodes: 200 MiB of refills start the
 # preemptive flusher; the tool must say so, the differences are reported
 cp --sparse=always "$img" "$TEST_TMP/c11.img"
 mount_img "$TEST_TMP/c11.img"
@@ -340,7 +420,7 @@ umount_img
 check_case flush-400-extents "$TEST_TMP/c11.img" sv big \
 	"$sv $snap $(subvol_id "$TEST_TMP/c11.img" snap-big)" flush
 
-# 12. corrupted: the extent item of the shared leaf holding f says refs 0:
+# 13. corrupted: the extent item of the shared leaf holding f says refs 0:
 # one line on stderr, exit status 1 (the image is not mounted)
 cp --sparse=always "$img" "$TEST_TMP/c12.img"
 ino=$(btrfs inspect-internal dump-tree -t "$sv" "$TEST_TMP/c12.img" |
