@@ -14,6 +14,7 @@
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/live.h"
 #include "kernel-shared/mount-cost.h"
+#include "kernel-shared/tree-log.h"
 
 /*
  * The one line for a failed open: why a file could not be read as a
@@ -185,6 +186,9 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		ret = btrfs_read_block_groups(fs_info);
 		progress_clear(&progress);
 		fs_info->progress_fn = NULL;
+		/* the mount replays the log before sysfs shows anything */
+		if (!ret)
+			ret = btrfs_replay_log_accounting(fs_info);
 	}
 	if (!ret)
 		ret = check_mount(fs_info);

@@ -118,6 +118,26 @@ struct btrfs_root_ref {
 	bool found;
 };
 
+/*
+ * What the mount's log replay does to the data accounting: the counts
+ * and bytes tree-log.c found, filled by btrfs_replay_log_accounting() (tree-log.c).
+ */
+struct btrfs_log_replay {
+	bool present;			/* superblock log_root != 0 */
+	u64 log_root;			/* bytenr of the log root tree */
+	u32 log_trees;			/* TREE_LOG root items in it */
+	u32 skipped_trees;		/* their subvolume is gone: not replayed */
+	u64 log_leaves;			/* leaves of the log trees, each read by the replay */
+	u64 extent_items;		/* EXTENT_DATA items with an extent, replayed */
+	u64 unchanged_items;		/* identical item already in the subvolume: skipped */
+	u64 ignored_items;		/* EXTENT_DATA of an inode logged with 0 links */
+	u64 extents_allocated;		/* logged extents the extent tree lacked */
+	u64 bytes_allocated;		/* their disk_num_bytes: data used grows */
+	u64 refs_added;			/* references added to extents already there */
+	u64 extents_freed;		/* extents whose last reference the replay drops */
+	u64 bytes_freed;		/* their disk_num_bytes: used shrinks */
+};
+
 struct btrfs_tree_block;
 struct btrfs_live;
 
@@ -214,6 +234,7 @@ struct btrfs_fs_info {
 	struct btrfs_live *live;	/* live mode (live.c): NULL offline */
 	/* the mount's reads replayed at open, the kernel's verdict (mount-cost.c) */
 	struct btrfs_mount_estimate *mount_est;
+	struct btrfs_log_replay log_replay;	/* tree-log.c: what the mount's replay changes */
 };
 
 __attribute__ ((format (printf, 3, 4)))

@@ -17,6 +17,7 @@
 #include "kernel-shared/inode.h"
 #include "kernel-shared/mount-cost.h"
 #include "kernel-shared/tree-block.h"
+#include "kernel-shared/tree-log.h"
 
 
 /*
@@ -231,21 +232,31 @@ static int replay_fs_root(struct btrfs_fs_info *fs_info, const struct btrfs_root
 	return ret;
 }
 
-/* Log replay reads the log root tree and every log tree (lower bound) */
+static int walk_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
+			 const struct btrfs_root_ref *log, void *ctx)
+{
+	(void)subvol;
+	(void)ctx;
+	return walk_all(fs_info, log);
+}
+
+/*
+ * Log replay: walk_log_tree() reads the log root tree and every block of
+ * every log tree.  The subvolume, extent and csum tree blocks the replay
+ * then searches are not counted (a lower bound).
+ */
 static int replay_log(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est)
 {
-	struct btrfs_root_ref log_root = {
-		.objectid = BTRFS_TREE_LOG_OBJECTID,
-		.bytenr = btrfs_super_log_root(&fs_info->super),
-		.level = btrfs_super_log_root_level(&fs_info->super),
-		.generation = fs_info->generation + 1,
-		.found = true,
-	};
+	struct btrfs_root_ref log_root = btrfs_log_root_tree_ref(fs_info);
+	int ret;
 
-	if (!log_root.bytenr)
+	if (!log_root.found)
 		return 0;
 	est->log_partial = true;
-	return walk_all(fs_info, &log_root);
+	ret = walk_all(fs_info, &log_root);
+	if (!ret)
+		ret = btrfs_for_each_log_tree(fs_info, walk_log_tree, NULL);
+	return ret;
 }
 
 /*

@@ -1,0 +1,880 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Log replay as the space accounting sees it, after fs/btrfs/tree-log.c:
+ * btrfs_recover_log_trees(), walk_log_tree(), replay_one_buffer(),
+ * replay_one_extent(), with btrfs_drop_extents() of file.c,
+ * btrfs_lookup_data_extent() and btrfs_alloc_logged_file_extent() of
+ * extent-tree.c.  Behaviour reproduced: 6.17-6.18 (an inode item with 0
+ * links makes every stage skip that inode's items: "btrfs: fix log tree
+ * replay failure due to file with 0 links and extents"); the data rules
+ * are the same since 5.x.
+ *
+ * A mount replays the log even with -o ro (not with rescue=nologreplay)
+ * and commits, so sysfs shows the filesystem after replay.  Only data
+ * extents change the block groups' used:
+ *
+ * - each logged EXTENT_DATA item of a regular or preallocated extent with
+ *   disk_bytenr != 0 either adds a reference to an extent the extent tree
+ *   already has, or allocates it (btrfs_alloc_logged_file_extent(): used
+ *   grows by disk_num_bytes, once: later items find it in the tree);
+ * - before that, btrfs_drop_extents() takes the logged range out of the
+ *   subvolume's items: an item wholly inside loses its reference, an item
+ *   split in two gains one, a trimmed item keeps its one;
+ * - in the inode stage each logged regular file is first truncated to its
+ *   (replayed) i_size: btrfs_drop_extents() from ALIGN(i_size) to the end;
+ * - an item identical to the logged one (all 53 bytes) is left alone.
+ *
+ * Delayed refs run at the commit, adds before drops, so an extent is
+ * freed only when its count ends at 0.  Inodes deleted by the replay
+ * (link count 0) get an orphan item and keep their extents: orphan
+ * cleanup does not run on a read-only mount, and eviction skips
+ * truncation while the log is recovering.  Csum items and the COW of
+ * subvolume, extent and csum leaves change metadata only, by whole
+ * splits or merges of leaves; the global reserve was computed before the
+ * replay and is not updated by the commit.  Both are documented gaps
+ * (Documentation/formulas.md).
+ *
+ * The subvolume's items of each inode the log touches and the extents
+ * involved are loaded once and then changed here, in memory; nothing is
+ * written.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel-shared/file-item.h"
+#include "kernel-shared/inode.h"
+#include "kernel-shared/space-info.h"
+#include "kernel-shared/tree-block.h"
+#include "kernel-shared/tree-log.h"
+#include "kernel-shared/volumes.h"
+
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_generation, struct btrfs_file_extent_item, generation, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_ram_bytes, struct btrfs_file_extent_item, ram_bytes, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_file_extent_num_bytes, struct btrfs_file_extent_item, num_bytes, 64)
+BTRFS_SETGET_STACK_FUNCS(stack_inode_generation, struct btrfs_inode_item, generation, 64)
+
+/* The stages of btrfs_recover_log_trees() after the pin-only walk */
+enum {
+	LOG_WALK_REPLAY_INODES,
+	LOG_WALK_REPLAY_DIR_INDEX,
+	LOG_WALK_REPLAY_ALL,
+	LOG_WALK_NR_STAGES,
+};
+
+/* One EXTENT_DATA item of a subvolume, as the replay has left it so far */
+struct file_extent {
+	u64 start;			/* key offset */
+	u64 end;			/* start + num_bytes, inline: + ram_bytes */
+	bool is_inline;
+	struct btrfs_file_extent_item fi;	/* on-disk bytes (inline: header only) */
+};
+
+struct replay_inode {
+	u64 root;
+	u64 ino;
+	struct file_extent *fe;		/* sorted by start, disjoint */
+	u32 nr;
+	u32 cap;
+};
+
+struct replay_extent {
+	u64 bytenr;
+	u64 num_bytes;
+	u64 refs;			/* the extent item's refs, then as changed */
+	bool in_tree;			/* in the extent tree before the replay */
+	bool allocated;			/* inserted by the replay */
+};
+
+/* Open addressing from a (a, b) pair to an index, 0 = empty slot */
+struct index_map {
+	u64 *a;
+	u64 *b;
+	u32 *idx;			/* index + 1 */
+	u32 cap;			/* a power of 2, or 0 */
+	u32 used;
+};
+
+struct replay_ctx {
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_log_replay *out;
+	int stage;
+	bool ignore_cur_inode;		/* wc->ignore_cur_inode: kept across leaves and stages */
+	u64 subvol;
+	struct btrfs_subvol sv;
+	const struct btrfs_root_ref *log;
+	struct replay_inode *inodes;
+	u32 nr_inodes;
+	u32 inodes_cap;
+	struct index_map inode_map;
+	struct replay_extent *extents;
+	u32 nr_extents;
+	u32 extents_cap;
+	struct index_map extent_map;
+};
+
+static u64 mix64(u64 x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static u32 map_slot(const struct index_map *m, u64 a, u64 b)
+{
+	u32 mask = m->cap - 1;
+	u32 i = (u32)(mix64(a ^ mix64(b)) & mask);
+
+	while (m->idx[i] && (m->a[i] != a || m->b[i] != b))
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* The index stored for (@a, @b), or -1 */
+static long map_find(const struct index_map *m, u64 a, u64 b)
+{
+	u32 i;
+
+	if (!m->cap)
+		return -1;
+	i = map_slot(m, a, b);
+	return m->idx[i] ? (long)m->idx[i] - 1 : -1;
+}
+
+static int map_grow(struct index_map *m)
+{
+	struct index_map n = { .cap = m->cap ? m->cap * 2 : 64 };
+	u32 i;
+
+	if (n.cap < m->cap)
+		return -ENOMEM;
+	n.a = calloc(n.cap, sizeof(*n.a));
+	n.b = calloc(n.cap, sizeof(*n.b));
+	n.idx = calloc(n.cap, sizeof(*n.idx));
+	if (!n.a || !n.b || !n.idx) {
+		free(n.a);
+		free(n.b);
+		free(n.idx);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->cap; i++) {
+		u32 s;
+
+		if (!m->idx[i])
+			continue;
+		s = map_slot(&n, m->a[i], m->b[i]);
+		n.a[s] = m->a[i];
+		n.b[s] = m->b[i];
+		n.idx[s] = m->idx[i];
+		n.used++;
+	}
+	free(m->a);
+	free(m->b);
+	free(m->idx);
+	*m = n;
+	return 0;
+}
+
+static int map_insert(struct index_map *m, u64 a, u64 b, u32 index)
+{
+	u32 i;
+
+	if ((m->used + 1) * 2 > m->cap && map_grow(m))
+		return -ENOMEM;
+	i = map_slot(m, a, b);
+	m->a[i] = a;
+	m->b[i] = b;
+	m->idx[i] = index + 1;
+	m->used++;
+	return 0;
+}
+
+static void map_free(struct index_map *m)
+{
+	free(m->a);
+	free(m->b);
+	free(m->idx);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Room for one more element of @size bytes in *@array */
+static int grow_array(void **array, u32 nr, u32 *cap, size_t size)
+{
+	u32 new_cap;
+	void *p;
+
+	if (nr < *cap)
+		return 0;
+	new_cap = *cap ? *cap * 2 : 16;
+	if (new_cap <= *cap)
+		return -ENOMEM;
+	p = realloc(*array, (size_t)new_cap * size);
+	if (!p)
+		return -ENOMEM;
+	*array = p;
+	*cap = new_cap;
+	return 0;
+}
+
+struct btrfs_root_ref btrfs_log_root_tree_ref(const struct btrfs_fs_info *fs_info)
+{
+	/* btrfs_replay_log(): the log is one transaction past the super */
+	return (struct btrfs_root_ref) {
+		.objectid = BTRFS_TREE_LOG_OBJECTID,
+		.bytenr = btrfs_super_log_root(&fs_info->super),
+		.level = btrfs_super_log_root_level(&fs_info->super),
+		.generation = fs_info->generation + 1,
+		.found = btrfs_super_log_root(&fs_info->super) != 0,
+	};
+}
+
+struct log_tree_list {
+	u64 *subvol;
+	struct btrfs_root_ref *root;
+	u32 nr;
+	u32 cap;
+	u32 root_cap;
+};
+
+static int collect_log_trees(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_tree_block *leaf, void *ctx)
+{
+	struct log_tree_list *list = ctx;
+	u32 slot;
+
+	for (slot = 0; slot < leaf->nritems; slot++) {
+		const struct btrfs_root_item_head *ri;
+		struct btrfs_key key;
+		u32 size;
+
+		btrfs_item_key_to_cpu(leaf, slot, &key);
+		if (key.objectid != BTRFS_TREE_LOG_OBJECTID || key.type != BTRFS_ROOT_ITEM_KEY)
+			continue;
+		ri = btrfs_item_ptr(leaf, slot, &size);
+		if (size < sizeof(*ri))
+			return btrfs_fs_error(fs_info, -EUCLEAN,
+				"corrupt leaf: root=%lld block=%llu slot=%u, invalid root item size for the log tree of root %llu, have %u expect at least %zu",
+				(long long)BTRFS_TREE_LOG_OBJECTID, (unsigned long long)leaf->start,
+				slot, (unsigned long long)key.offset, size, sizeof(*ri));
+		if (btrfs_root_level(ri) >= BTRFS_MAX_LEVEL)
+			return btrfs_fs_error(fs_info, -EUCLEAN,
+				"corrupt leaf: root=%lld block=%llu slot=%u, log tree of root %llu has level %u, max %d",
+				(long long)BTRFS_TREE_LOG_OBJECTID, (unsigned long long)leaf->start,
+				slot, (unsigned long long)key.offset, btrfs_root_level(ri),
+				BTRFS_MAX_LEVEL - 1);
+		if (grow_array((void **)&list->subvol, list->nr, &list->cap, sizeof(u64)) ||
+		    grow_array((void **)&list->root, list->nr, &list->root_cap,
+			       sizeof(*list->root)))
+			return -ENOMEM;
+		list->subvol[list->nr] = key.offset;
+		list->root[list->nr] = (struct btrfs_root_ref) {
+			.objectid = BTRFS_TREE_LOG_OBJECTID,
+			.bytenr = btrfs_root_bytenr(ri),
+			.level = btrfs_root_level(ri),
+			.generation = btrfs_root_generation(ri),
+			.found = true,
+		};
+		list->nr++;
+	}
+	return 0;
+}
+
+int btrfs_for_each_log_tree(struct btrfs_fs_info *fs_info, btrfs_log_tree_fn fn,
+			    void *ctx)
+{
+	struct btrfs_root_ref log_root = btrfs_log_root_tree_ref(fs_info);
+	struct log_tree_list list = { 0 };
+	u32 i;
+	int ret;
+
+	if (!log_root.found)
+		return 0;
+	ret = btrfs_walk_tree(fs_info, &log_root, BTRFS_IO_OTHER, collect_log_trees, &list);
+	/* keys rise through the walk: the kernel takes the highest offset first */
+	for (i = list.nr; !ret && i > 0; i--)
+		ret = fn(fs_info, list.subvol[i - 1], &list.root[i - 1], ctx);
+	free(list.subvol);
+	free(list.root);
+	return ret;
+}
+
+/*
+ * An EXTENT_DATA item checked as check_extent_data_item() of the kernel's
+ * tree checker does for what is used here: the type, the item size of
+ * each type, the end of the range within u64.
+ */
+static int read_file_extent(struct btrfs_fs_info *fs_info, u64 root,
+			    const struct btrfs_tree_block *leaf, int slot,
+			    const struct btrfs_key *key, struct file_extent *fe)
+{
+	const struct btrfs_file_extent_item *fi;
+	u32 size;
+	u8 type;
+
+	fi = btrfs_item_ptr(leaf, slot, &size);
+	memset(fe, 0, sizeof(*fe));
+	fe->start = key->offset;
+	if (size < BTRFS_FILE_EXTENT_INLINE_DATA_START)
+		goto bad_size;
+	type = btrfs_stack_file_extent_type(fi);
+	if (type > BTRFS_FILE_EXTENT_PREALLOC)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"corrupt leaf: root=%lld block=%llu slot=%d ino=%llu file_offset=%llu, invalid type for file extent, have %u expect range [0, %u]",
+			(long long)root, (unsigned long long)leaf->start, slot,
+			(unsigned long long)key->objectid, (unsigned long long)key->offset,
+			type, BTRFS_FILE_EXTENT_PREALLOC);
+	if (type == BTRFS_FILE_EXTENT_INLINE) {
+		memcpy(&fe->fi, fi, BTRFS_FILE_EXTENT_INLINE_DATA_START);
+		fe->is_inline = true;
+		fe->end = key->offset + btrfs_stack_file_extent_ram_bytes(fi);
+	} else {
+		if (size != sizeof(*fi))
+			goto bad_size;
+		memcpy(&fe->fi, fi, sizeof(*fi));
+		fe->end = key->offset + btrfs_stack_file_extent_num_bytes(fi);
+	}
+	if (fe->end < fe->start)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"corrupt leaf: root=%lld block=%llu slot=%d ino=%llu file_offset=%llu, extent end range goes beyond u64 max",
+			(long long)root, (unsigned long long)leaf->start, slot,
+			(unsigned long long)key->objectid, (unsigned long long)key->offset);
+	return 0;
+bad_size:
+	return btrfs_fs_error(fs_info, -EUCLEAN,
+		"corrupt leaf: root=%lld block=%llu slot=%d ino=%llu file_offset=%llu, invalid item size for file extent, have %u",
+		(long long)root, (unsigned long long)leaf->start, slot,
+		(unsigned long long)key->objectid, (unsigned long long)key->offset, size);
+}
+
+static bool has_extent(const struct file_extent *fe)
+{
+	return !fe->is_inline && btrfs_stack_file_extent_disk_bytenr(&fe->fi) != 0;
+}
+
+static int insert_file_extent(struct replay_inode *ri, u32 pos,
+			      const struct file_extent *fe)
+{
+	if (grow_array((void **)&ri->fe, ri->nr, &ri->cap, sizeof(*ri->fe)))
+		return -ENOMEM;
+	memmove(&ri->fe[pos + 1], &ri->fe[pos], (ri->nr - pos) * sizeof(*ri->fe));
+	ri->fe[pos] = *fe;
+	ri->nr++;
+	return 0;
+}
+
+/* The subvolume's EXTENT_DATA items of @ino, in key order */
+static int load_inode_extents(struct replay_ctx *rc, struct replay_inode *ri)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	struct btrfs_key key = { ri->ino, BTRFS_EXTENT_DATA_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	int ret;
+
+	ret = btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
+	while (ret >= 0) {
+		struct file_extent fe;
+
+		if (path.slots[0] >= (int)path.nodes[0]->nritems) {
+			ret = btrfs_next_leaf(fs_info, &rc->sv.root, &path, BTRFS_IO_OTHER);
+			if (ret)
+				break;
+			continue;
+		}
+		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
+		if (key.objectid != ri->ino || key.type != BTRFS_EXTENT_DATA_KEY) {
+			ret = 0;
+			break;
+		}
+		ret = read_file_extent(fs_info, ri->root, path.nodes[0], path.slots[0],
+				       &key, &fe);
+		if (!ret)
+			ret = insert_file_extent(ri, ri->nr, &fe);
+		path.slots[0]++;
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+static int get_inode(struct replay_ctx *rc, u64 ino, struct replay_inode **out)
+{
+	long idx = map_find(&rc->inode_map, rc->subvol, ino);
+	struct replay_inode *ri;
+	int ret;
+
+	if (idx >= 0) {
+		*out = &rc->inodes[idx];
+		return 0;
+	}
+	if (grow_array((void **)&rc->inodes, rc->nr_inodes, &rc->inodes_cap,
+		       sizeof(*rc->inodes)))
+		return -ENOMEM;
+	ri = &rc->inodes[rc->nr_inodes];
+	memset(ri, 0, sizeof(*ri));
+	ri->root = rc->subvol;
+	ri->ino = ino;
+	ret = load_inode_extents(rc, ri);
+	if (!ret)
+		ret = map_insert(&rc->inode_map, rc->subvol, ino, rc->nr_inodes);
+	if (ret) {
+		free(ri->fe);
+		return ret;
+	}
+	rc->nr_inodes++;
+	*out = ri;
+	return 0;
+}
+
+/* The extent item (bytenr, EXTENT_ITEM, num_bytes), as btrfs_lookup_data_extent() finds it */
+static int get_extent(struct replay_ctx *rc, u64 bytenr, u64 num_bytes,
+		      struct replay_extent **out)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, num_bytes };
+	struct btrfs_path path = { 0 };
+	long idx = map_find(&rc->extent_map, bytenr, num_bytes);
+	struct replay_extent *e;
+	int ret;
+
+	if (idx >= 0) {
+		*out = &rc->extents[idx];
+		return 0;
+	}
+	if (grow_array((void **)&rc->extents, rc->nr_extents, &rc->extents_cap,
+		       sizeof(*rc->extents)))
+		return -ENOMEM;
+	e = &rc->extents[rc->nr_extents];
+	memset(e, 0, sizeof(*e));
+	e->bytenr = bytenr;
+	e->num_bytes = num_bytes;
+	ret = btrfs_search_slot(fs_info, &fs_info->extent_root, &key, &path, BTRFS_IO_OTHER);
+	if (ret == 0) {
+		const void *item;
+		__le64 refs;
+		u32 size;
+
+		item = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+		if (size < sizeof(refs))
+			ret = btrfs_fs_error(fs_info, -EUCLEAN,
+				"corrupt leaf: root=2 block=%llu slot=%d, extent item %llu len %llu has size %u",
+				(unsigned long long)path.nodes[0]->start, path.slots[0],
+				(unsigned long long)bytenr, (unsigned long long)num_bytes, size);
+		else {
+			/* btrfs_extent_item starts with refs */
+			memcpy(&refs, item, sizeof(refs));
+			e->refs = le64toh(refs);
+			e->in_tree = true;
+		}
+	} else if (ret > 0) {
+		ret = 0;
+	}
+	btrfs_release_path(&path);
+	if (!ret)
+		ret = map_insert(&rc->extent_map, bytenr, num_bytes, rc->nr_extents);
+	if (ret)
+		return ret;
+	rc->nr_extents++;
+	*out = e;
+	return 0;
+}
+
+/* A reference the subvolume gains or loses on an extent it already points at */
+static int change_ref(struct replay_ctx *rc, const struct replay_inode *ri,
+		      const struct file_extent *fe, bool add)
+{
+	u64 bytenr = btrfs_stack_file_extent_disk_bytenr(&fe->fi);
+	u64 num_bytes = btrfs_stack_file_extent_disk_num_bytes(&fe->fi);
+	struct replay_extent *e;
+	int ret;
+
+	ret = get_extent(rc, bytenr, num_bytes, &e);
+	if (ret)
+		return ret;
+	/* the delayed ref would find no extent item and abort the commit */
+	if ((!e->in_tree && !e->allocated) || (!add && e->refs == 0))
+		return btrfs_fs_error(rc->fs_info, -EUCLEAN,
+			"log replay: root %llu inode %llu file offset %llu points at extent %llu len %llu, which the extent tree %s",
+			(unsigned long long)ri->root, (unsigned long long)ri->ino,
+			(unsigned long long)fe->start, (unsigned long long)bytenr,
+			(unsigned long long)num_bytes,
+			e->in_tree || e->allocated ? "gives no reference left to drop" :
+			"does not have");
+	if (add)
+		e->refs++;
+	else
+		e->refs--;
+	return 0;
+}
+
+static int drop_error(struct replay_ctx *rc, const struct replay_inode *ri, u64 start,
+		      u64 end)
+{
+	/* btrfs_drop_extents() returns -EOPNOTSUPP: the replay, and the mount, fail */
+	return btrfs_fs_error(rc->fs_info, -EOPNOTSUPP,
+		"log replay: dropping [%llu, %llu) of root %llu inode %llu would cut an inline extent",
+		(unsigned long long)start, (unsigned long long)end,
+		(unsigned long long)ri->root, (unsigned long long)ri->ino);
+}
+
+/*
+ * btrfs_drop_extents() on [@start, @end): the four cases of the kernel's
+ * loop, with their reference changes (update_refs is set for subvolumes).
+ */
+static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 start, u64 end)
+{
+	u32 i = 0;
+	int ret;
+
+	while (i < ri->nr) {
+		struct file_extent *fe = &ri->fe[i];
+		u64 offset = btrfs_stack_file_extent_offset(&fe->fi);
+
+		if (fe->start >= end)
+			break;
+		if (fe->end <= start) {
+			i++;
+			continue;
+		}
+		if (start > fe->start && end < fe->end) {
+			/* split: the part after @end becomes a new item */
+			struct file_extent tail = *fe;
+
+			if (fe->is_inline)
+				return drop_error(rc, ri, start, end);
+			tail.start = end;
+			tail.fi.offset = htole64(offset + (end - fe->start));
+			tail.fi.num_bytes = htole64(fe->end - end);
+			fe->fi.num_bytes = htole64(start - fe->start);
+			fe->end = start;
+			ret = insert_file_extent(ri, i + 1, &tail);
+			if (!ret && has_extent(&tail))
+				ret = change_ref(rc, ri, &tail, true);
+			return ret;
+		}
+		if (start <= fe->start && end < fe->end) {
+			/* the front goes, the item now starts at @end */
+			if (fe->is_inline)
+				return drop_error(rc, ri, start, end);
+			fe->fi.offset = htole64(offset + (end - fe->start));
+			fe->fi.num_bytes = htole64(fe->end - end);
+			fe->start = end;
+			return 0;
+		}
+		if (start > fe->start) {
+			/* the back goes */
+			if (fe->is_inline)
+				return drop_error(rc, ri, start, end);
+			fe->fi.num_bytes = htole64(start - fe->start);
+			fe->end = start;
+			i++;
+			continue;
+		}
+		/* wholly inside: the item and its reference go */
+		if (has_extent(fe)) {
+			ret = change_ref(rc, ri, fe, false);
+			if (ret)
+				return ret;
+		}
+		memmove(fe, fe + 1, (ri->nr - i - 1) * sizeof(*fe));
+		ri->nr--;
+	}
+	return 0;
+}
+
+/* Where an item starting at @start goes; *@exact when one starts there */
+static u32 find_pos(const struct replay_inode *ri, u64 start, bool *exact)
+{
+	u32 lo = 0, hi = ri->nr;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (ri->fe[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*exact = lo < ri->nr && ri->fe[lo].start == start;
+	return lo;
+}
+
+static struct btrfs_block_group *find_block_group(struct btrfs_fs_info *fs_info,
+						  u64 bytenr, u64 len)
+{
+	u32 lo = 0, hi = fs_info->nr_block_groups;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		struct btrfs_block_group *bg = &fs_info->block_groups[mid];
+
+		if (bytenr < bg->start)
+			hi = mid;
+		else if (bytenr >= bg->start + bg->length)
+			lo = mid + 1;
+		else
+			return len <= bg->start + bg->length - bytenr ? bg : NULL;
+	}
+	return NULL;
+}
+
+/* replay_one_extent(): one EXTENT_DATA item of the log */
+static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_block *leaf,
+			     int slot, const struct btrfs_key *key)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	struct replay_inode *ri;
+	struct file_extent fe;
+	struct replay_extent *e;
+	bool exact;
+	u64 end, bytenr, num_bytes;
+	u32 pos;
+	int ret;
+
+	ret = read_file_extent(fs_info, BTRFS_TREE_LOG_OBJECTID, leaf, slot, key, &fe);
+	if (ret)
+		return ret;
+	end = fe.end;
+	if (fe.is_inline) {
+		u64 ss = fs_info->sectorsize;
+
+		end = (fe.end + ss - 1) & ~(ss - 1);
+	}
+	ret = get_inode(rc, key->objectid, &ri);
+	if (ret)
+		return ret;
+	pos = find_pos(ri, fe.start, &exact);
+	/* the subvolume already has this exact item: nothing to do */
+	if (!fe.is_inline && exact && !ri->fe[pos].is_inline &&
+	    !memcmp(&ri->fe[pos].fi, &fe.fi, sizeof(fe.fi))) {
+		rc->out->unchanged_items++;
+		return 0;
+	}
+	ret = drop_extents(rc, ri, fe.start, end);
+	if (ret)
+		return ret;
+	bytenr = btrfs_stack_file_extent_disk_bytenr(&fe.fi);
+	if (!fe.is_inline && !bytenr &&
+	    btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_NO_HOLES))
+		return 0;
+	pos = find_pos(ri, fe.start, &exact);
+	ret = insert_file_extent(ri, pos, &fe);
+	if (ret || !has_extent(&fe))
+		return ret;
+	rc->out->extent_items++;
+	num_bytes = btrfs_stack_file_extent_disk_num_bytes(&fe.fi);
+	ret = get_extent(rc, bytenr, num_bytes, &e);
+	if (ret)
+		return ret;
+	if (e->in_tree || e->allocated) {
+		/* btrfs_lookup_data_extent() found it: one more reference */
+		e->refs++;
+		rc->out->refs_added++;
+		return 0;
+	}
+	/* btrfs_alloc_logged_file_extent(): no block group is -EINVAL */
+	if (!find_block_group(fs_info, bytenr, num_bytes))
+		return btrfs_fs_error(fs_info, -EINVAL,
+			"log tree of root %llu: leaf %llu slot %d: extent %llu len %llu of inode %llu lies in no block group",
+			(unsigned long long)rc->subvol, (unsigned long long)leaf->start, slot,
+			(unsigned long long)bytenr, (unsigned long long)num_bytes,
+			(unsigned long long)key->objectid);
+	e->allocated = true;
+	e->refs = 1;
+	return 0;
+}
+
+/*
+ * The i_size the inode has once overwrite_item() copied the logged inode
+ * item: the logged one, unless the item was logged with generation 0 (to
+ * say the inode exists) over an existing one, whose size then stays
+ * except for a regular file logged with a size.
+ */
+static int replayed_i_size(struct replay_ctx *rc, u64 ino,
+			   const struct btrfs_inode_item *logged, u64 *size)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	const struct btrfs_inode_item *cur;
+	u32 item_size;
+	int ret;
+
+	*size = btrfs_stack_inode_size(logged);
+	if (btrfs_stack_inode_generation(logged) != 0)
+		return 0;
+	ret = btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
+	if (ret == 0) {
+		cur = btrfs_item_ptr(path.nodes[0], path.slots[0], &item_size);
+		if (item_size != sizeof(*cur))
+			ret = btrfs_fs_error(fs_info, -EUCLEAN,
+				"corrupt leaf: root=%llu block=%llu slot=%d, invalid item size for inode %llu, have %u expect %zu",
+				(unsigned long long)rc->subvol,
+				(unsigned long long)path.nodes[0]->start, path.slots[0],
+				(unsigned long long)ino, item_size, sizeof(*cur));
+		else if (!(btrfs_mode_is(btrfs_stack_inode_mode(logged), BTRFS_S_IFREG) &&
+			   btrfs_mode_is(btrfs_stack_inode_mode(cur), BTRFS_S_IFREG) &&
+			   *size != 0))
+			*size = btrfs_stack_inode_size(cur);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/* The inode stage: a logged regular file is truncated to its size first */
+static int replay_inode_item(struct replay_ctx *rc, const struct btrfs_inode_item *ii,
+			     u64 ino)
+{
+	struct replay_inode *ri;
+	u64 ss = rc->fs_info->sectorsize;
+	u64 size;
+	int ret;
+
+	if (!btrfs_mode_is(btrfs_stack_inode_mode(ii), BTRFS_S_IFREG))
+		return 0;
+	ret = replayed_i_size(rc, ino, ii, &size);
+	if (!ret)
+		ret = get_inode(rc, ino, &ri);
+	if (!ret)
+		ret = drop_extents(rc, ri, (size + ss - 1) & ~(ss - 1), (u64)-1);
+	return ret;
+}
+
+/* replay_one_buffer(): the items of one log leaf, for the current stage */
+static int replay_one_buffer(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_tree_block *leaf, void *ctx)
+{
+	struct replay_ctx *rc = ctx;
+	u32 slot;
+	int ret = 0;
+
+	if (rc->stage == LOG_WALK_REPLAY_INODES)
+		rc->out->log_leaves++;
+	for (slot = 0; slot < leaf->nritems && !ret; slot++) {
+		const struct btrfs_inode_item *ii = NULL;
+		struct btrfs_key key;
+		u32 size;
+
+		btrfs_item_key_to_cpu(leaf, slot, &key);
+		if (key.type == BTRFS_INODE_ITEM_KEY) {
+			ii = btrfs_item_ptr(leaf, slot, &size);
+			if (size != sizeof(*ii))
+				return btrfs_fs_error(fs_info, -EUCLEAN,
+					"corrupt leaf: root=%lld block=%llu slot=%u, invalid item size for inode %llu, have %u expect %zu",
+					(long long)BTRFS_TREE_LOG_OBJECTID,
+					(unsigned long long)leaf->start, slot,
+					(unsigned long long)key.objectid, size, sizeof(*ii));
+			/* every stage: an inode logged with no links is skipped whole */
+			rc->ignore_cur_inode = btrfs_stack_inode_nlink(ii) == 0;
+		}
+		if (rc->ignore_cur_inode) {
+			if (key.type == BTRFS_EXTENT_DATA_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
+				rc->out->ignored_items++;
+			continue;
+		}
+		if (ii && rc->stage == LOG_WALK_REPLAY_INODES)
+			ret = replay_inode_item(rc, ii, key.objectid);
+		else if (key.type == BTRFS_EXTENT_DATA_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
+			ret = replay_one_extent(rc, leaf, slot, &key);
+	}
+	return ret;
+}
+
+static int replay_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
+			   const struct btrfs_root_ref *log, void *ctx)
+{
+	struct replay_ctx *rc = ctx;
+	int ret;
+
+	if (rc->stage == LOG_WALK_REPLAY_INODES)
+		rc->out->log_trees++;
+	ret = btrfs_read_subvol(fs_info, subvol, &rc->sv);
+	if (ret == -ENOENT) {
+		/* btrfs_get_fs_root() -ENOENT: the subvolume is gone, skip its log */
+		memset(&fs_info->err, 0, sizeof(fs_info->err));
+		if (rc->stage == LOG_WALK_REPLAY_INODES)
+			rc->out->skipped_trees++;
+		return 0;
+	}
+	if (ret)
+		return ret;
+	rc->subvol = subvol;
+	rc->log = log;
+	return btrfs_walk_tree(fs_info, log, BTRFS_IO_OTHER, replay_one_buffer, rc);
+}
+
+/*
+ * The commit: delayed refs run (adds first), an extent left with no
+ * reference is freed; btrfs_update_block_group() moves used, and a freed
+ * extent of a read-only block group becomes read-only space when unpinned.
+ */
+static int apply_extents(struct replay_ctx *rc)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	u32 i;
+
+	for (i = 0; i < rc->nr_extents; i++) {
+		const struct replay_extent *e = &rc->extents[i];
+		u64 alloc = e->allocated ? e->num_bytes : 0;
+		u64 freed = (e->in_tree || e->allocated) && !e->refs ? e->num_bytes : 0;
+		struct btrfs_block_group *bg;
+		struct btrfs_space_info *sinfo;
+		int factor;
+
+		if (!alloc && !freed)
+			continue;
+		rc->out->extents_allocated += !!alloc;
+		rc->out->bytes_allocated += alloc;
+		rc->out->extents_freed += !!freed;
+		rc->out->bytes_freed += freed;
+		bg = find_block_group(fs_info, e->bytenr, e->num_bytes);
+		if (!bg)
+			return btrfs_fs_error(fs_info, -EUCLEAN,
+				"log replay: extent %llu len %llu lies in no block group",
+				(unsigned long long)e->bytenr, (unsigned long long)e->num_bytes);
+		bg->used = bg->used + alloc - freed;
+		sinfo = btrfs_find_space_info(fs_info, bg->flags);
+		if (!sinfo)
+			continue;
+		factor = btrfs_bg_type_to_factor(bg->flags);
+		sinfo->bytes_used = sinfo->bytes_used + alloc - freed;
+		sinfo->disk_used = sinfo->disk_used + (alloc - freed) * factor;
+		if (bg->ro)
+			sinfo->bytes_readonly += freed;
+	}
+	return 0;
+}
+
+static void free_ctx(struct replay_ctx *rc)
+{
+	u32 i;
+
+	for (i = 0; i < rc->nr_inodes; i++)
+		free(rc->inodes[i].fe);
+	free(rc->inodes);
+	free(rc->extents);
+	map_free(&rc->inode_map);
+	map_free(&rc->extent_map);
+}
+
+int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_log_replay *out = &fs_info->log_replay;
+	struct replay_ctx rc = { .fs_info = fs_info, .out = out };
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->log_root = btrfs_super_log_root(&fs_info->super);
+	out->present = out->log_root != 0;
+	if (!out->present)
+		return 0;
+	/* btrfs_replay_log(): no writeable device, no mount */
+	if (!fs_info->rw_devices)
+		return btrfs_fs_error(fs_info, -EIO, "log replay required on RO media");
+	for (rc.stage = 0; rc.stage < LOG_WALK_NR_STAGES && !ret; rc.stage++)
+		ret = btrfs_for_each_log_tree(fs_info, replay_log_tree, &rc);
+	if (!ret)
+		ret = apply_extents(&rc);
+	free_ctx(&rc);
+	return ret;
+}

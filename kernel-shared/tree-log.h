@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef BTRFS_SPACE_TREE_LOG_H
+#define BTRFS_SPACE_TREE_LOG_H
+
+#include "kernel-shared/fs.h"
+
+/*
+ * btrfs_recover_log_trees() as the space infos see it: apply the replay
+ * to the loaded block groups and space infos.  0, or -errno with the one
+ * message recorded by btrfs_fs_error().  No log: nothing changes.
+ */
+int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info);
+
+/* The log root tree as btrfs_replay_log() reads it */
+struct btrfs_root_ref btrfs_log_root_tree_ref(const struct btrfs_fs_info *fs_info);
+
+/*
+ * Call @fn for each log tree of the log root tree (the ROOT_ITEMs with
+ * objectid TREE_LOG_OBJECTID; key offset = the subvolume), highest
+ * subvolume first as btrfs_recover_log_trees() takes them.
+ */
+typedef int (*btrfs_log_tree_fn)(struct btrfs_fs_info *fs_info, u64 subvol,
+				 const struct btrfs_root_ref *log, void *ctx);
+int btrfs_for_each_log_tree(struct btrfs_fs_info *fs_info, btrfs_log_tree_fn fn,
+			    void *ctx);
+
+#endif
