@@ -104,6 +104,7 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 	print_filesystem_section(&fctx, &report);
 	print_devices_section(&fctx, &report);
 	print_space_info_section(&fctx, &report);
+	print_log_replay_section(&fctx, &report);
 	print_global_rsv_section(&fctx, &report);
 	print_kernel_section(&fctx, &report);
 	print_global_rsv_detail(&fctx, &report);

@@ -166,6 +166,36 @@ void print_global_rsv_section(struct fmt_ctx *fctx, const struct space_report *r
 		 r->global_rsv_reserved);
 }
 
+/*
+ * The log tree the mount replays: the space infos above already include
+ * what the replay allocates and frees.  Text shows it only when there is
+ * a log; JSON always has the group.
+ */
+void print_log_replay_section(struct fmt_ctx *fctx, const struct space_report *r)
+{
+	const struct btrfs_log_replay *l = &r->log_replay;
+
+	if (fctx->mode == FMT_TEXT && !l->present)
+		return;
+	fmt_group_start(fctx, "log_replay", "Log tree (replayed by the mount, included above)");
+	fmt_bool(fctx, "present", "Present", l->present);
+	fmt_u64(fctx, "log_root", "Log root", l->log_root);
+	fmt_u64(fctx, "log_trees", "Log trees", l->log_trees);
+	fmt_u64(fctx, "skipped_trees", "Skipped (subvolume gone)", l->skipped_trees);
+	fmt_u64(fctx, "log_leaves", "Log leaves", l->log_leaves);
+	fmt_u64(fctx, "extent_items", "Extent items replayed", l->extent_items);
+	fmt_u64(fctx, "unchanged_items", "Already in the subvolume", l->unchanged_items);
+	fmt_u64(fctx, "ignored_items", "Of inodes with 0 links", l->ignored_items);
+	fmt_u64(fctx, "refs_added", "References added", l->refs_added);
+	fmt_u64(fctx, "extents_allocated", "Extents allocated", l->extents_allocated);
+	fmt_size(fctx, "bytes_allocated", "Bytes allocated", l->bytes_allocated);
+	fmt_u64(fctx, "extents_freed", "Extents freed", l->extents_freed);
+	fmt_size(fctx, "bytes_freed", "Bytes freed", l->bytes_freed);
+	fmt_bool(fctx, "mount_writes", "A mount writes (even -o ro)", l->present);
+	fmt_str(fctx, "no_replay_option", "Not replayed with", "-o ro,rescue=nologreplay");
+	fmt_group_end(fctx);
+}
+
 void print_block_groups_summary(struct fmt_ctx *fctx, const struct space_report *r)
 {
 	fmt_group_start(fctx, "block_groups", "Block groups");
@@ -239,6 +269,9 @@ void print_block_group_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs
 		fmt_u64(fctx, "start", "start", bg->start);
 		fmt_size(fctx, "length", "length", bg->length);
 		fmt_size(fctx, "used", "used", bg->used);
+		/* the item says otherwise only when a log replay changes used */
+		if (fctx->mode == FMT_JSON || bg->item_used != bg->used)
+			fmt_size(fctx, "item_used", "item used", bg->item_used);
 		fmt_u64(fctx, "flags", NULL, bg->flags);
 		fmt_str(fctx, "type_name", "type", btrfs_bg_type_name(bg->flags));
 		fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(bg->flags));

@@ -11,6 +11,7 @@ void print_filesystem_section(struct fmt_ctx *fctx, const struct space_report *r
 void print_devices_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_space_info_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_global_rsv_section(struct fmt_ctx *fctx, const struct space_report *r);
+void print_log_replay_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_block_groups_summary(struct fmt_ctx *fctx, const struct space_report *r);
 void print_io_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_kernel_section(struct fmt_ctx *fctx, const struct space_report *r);

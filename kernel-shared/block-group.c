@@ -76,6 +76,7 @@ int btrfs_set_block_group_item(struct btrfs_fs_info *fs_info,
 	bg->start = map->start;
 	bg->length = map->length;
 	bg->used = btrfs_stack_block_group_used(item);
+	bg->item_used = bg->used;
 	bg->flags = btrfs_stack_block_group_flags(item);
 	bg->leaf = leaf;
 	bg->map = map;

@@ -75,7 +75,8 @@ struct btrfs_chunk_map {
 struct btrfs_block_group {
 	u64 start;
 	u64 length;
-	u64 used;
+	u64 used;			/* after the mount's log replay (tree-log.c) */
+	u64 item_used;			/* BLOCK_GROUP_ITEM used, as on disk */
 	u64 flags;
 	u64 bytes_super;
 	u64 leaf;			/* bytenr of the leaf holding its item */

@@ -217,6 +217,7 @@ int btrfs_build_space_report(const struct btrfs_fs_info *fs_info,
 	report->nr_block_groups = fs_info->nr_block_groups;
 	report->block_group_source = fs_info->bg_from_bg_tree ?
 				     "block-group-tree" : "extent-tree";
+	report->log_replay = fs_info->log_replay;
 	btrfs_report_fill_io(fs_info, report);
 	fill_reserve(fs_info, opts, report);
 	return 0;

@@ -103,6 +103,7 @@ struct space_report {
 	u64 global_rsv_reserved;
 	u32 nr_block_groups;
 	const char *block_group_source;
+	struct btrfs_log_replay log_replay;	/* included in the space infos */
 	struct space_report_io io;
 	struct space_report_reserve reserve;
 };

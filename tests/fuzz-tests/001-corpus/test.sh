@@ -15,7 +15,7 @@
 #    with no kernel verdict (fuzz-tests, never mounted);
 #  * "valid": true -> exit 0, and the chunk list (logical, length, type,
 #    num_stripes, stripes devid/offset) and block-group list (start, length,
-#    used, flags) equal the catalog's;
+#    used as the item has it: "item_used", flags) equal the catalog's;
 #  * "valid": false (including must_fail) -> exit 1 with exactly one stderr
 #    line, starting "ERROR: "; except the images listed in
 #    damage-outside-reader.txt (damage in trees btrfs-space does not read),
@@ -136,7 +136,7 @@ if $what == "chunks" then
 		num_stripes, stripes: [ .stripes[]? | { devid, offset } ] } ])
 else
 	diffs("block_groups"; $e.block_groups; [ $o.block_groups[]? | { start,
-		length, used, flags } ])
+		length, used: (.item_used // .used), flags } ])
 end | "\(.[0]) expected=\(.[1] | tojson) got=\(.[2] | tojson)"'
 
 # --- helpers -------------------------------------------------------------------
