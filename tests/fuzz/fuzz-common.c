@@ -21,6 +21,7 @@
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/mount-cost.h"
+#include "kernel-shared/tree-log.h"
 #include "tests/fuzz/fuzz-common.h"
 
 static void *xmalloc(size_t size)
@@ -483,6 +484,8 @@ void fz_run(struct fz_image *img)
 	fs_info.io_threads = img->flags & FZ_SERIAL ? 1 : 2;
 	if (!ret)
 		ret = btrfs_read_block_groups(&fs_info);
+	if (!ret)
+		ret = btrfs_replay_log_accounting(&fs_info);
 	check_error(&fs_info, ret);
 	if (!ret) {
 		report_options_init(&opts);
