@@ -48,10 +48,6 @@
 #include "kernel-shared/tree-log.h"
 #include "kernel-shared/volumes.h"
 
-BTRFS_SETGET_STACK_FUNCS(stack_file_extent_generation, struct btrfs_file_extent_item, generation, 64)
-BTRFS_SETGET_STACK_FUNCS(stack_file_extent_ram_bytes, struct btrfs_file_extent_item, ram_bytes, 64)
-BTRFS_SETGET_STACK_FUNCS(stack_file_extent_num_bytes, struct btrfs_file_extent_item, num_bytes, 64)
-BTRFS_SETGET_STACK_FUNCS(stack_inode_generation, struct btrfs_inode_item, generation, 64)
 
 /* The stages of btrfs_recover_log_trees() after the pin-only walk */
 enum {
@@ -255,13 +251,13 @@ static int collect_log_trees(struct btrfs_fs_info *fs_info,
 		ri = btrfs_item_ptr(leaf, slot, &size);
 		if (size < sizeof(*ri))
 			return btrfs_fs_error(fs_info, -EUCLEAN,
-				"corrupt leaf: root=%lld block=%llu slot=%u, invalid root item size for the log tree of root %llu, have %u expect at least %zu",
-				(long long)BTRFS_TREE_LOG_OBJECTID, (unsigned long long)leaf->start,
+				"corrupt leaf: root=%llu block=%llu slot=%u, invalid root item size for the log tree of root %llu, have %u expect at least %zu",
+				(unsigned long long)BTRFS_TREE_LOG_OBJECTID, (unsigned long long)leaf->start,
 				slot, (unsigned long long)key.offset, size, sizeof(*ri));
 		if (btrfs_root_level(ri) >= BTRFS_MAX_LEVEL)
 			return btrfs_fs_error(fs_info, -EUCLEAN,
-				"corrupt leaf: root=%lld block=%llu slot=%u, log tree of root %llu has level %u, max %d",
-				(long long)BTRFS_TREE_LOG_OBJECTID, (unsigned long long)leaf->start,
+				"corrupt leaf: root=%llu block=%llu slot=%u, log tree of root %llu has level %u, max %d",
+				(unsigned long long)BTRFS_TREE_LOG_OBJECTID, (unsigned long long)leaf->start,
 				slot, (unsigned long long)key.offset, btrfs_root_level(ri),
 				BTRFS_MAX_LEVEL - 1);
 		if (grow_array((void **)&list->subvol, list->nr, &list->cap, sizeof(u64)) ||
@@ -301,9 +297,10 @@ int btrfs_for_each_log_tree(struct btrfs_fs_info *fs_info, btrfs_log_tree_fn fn,
 }
 
 /*
- * An EXTENT_DATA item checked as check_extent_data_item() of the kernel's
- * tree checker does for what is used here: the type, the item size of
- * each type, the end of the range within u64.
+ * An EXTENT_DATA item, with what check_extent_data_item() checks that this
+ * file uses: the type, the item size of each type, the end of the range
+ * within u64.  tree-checker.c already checked written blocks; these hold
+ * for the others too, with the same words.
  */
 static int read_file_extent(struct btrfs_fs_info *fs_info, u64 root,
 			    const struct btrfs_tree_block *leaf, int slot,
@@ -321,8 +318,8 @@ static int read_file_extent(struct btrfs_fs_info *fs_info, u64 root,
 	type = btrfs_stack_file_extent_type(fi);
 	if (type > BTRFS_FILE_EXTENT_PREALLOC)
 		return btrfs_fs_error(fs_info, -EUCLEAN,
-			"corrupt leaf: root=%lld block=%llu slot=%d ino=%llu file_offset=%llu, invalid type for file extent, have %u expect range [0, %u]",
-			(long long)root, (unsigned long long)leaf->start, slot,
+			"corrupt leaf: root=%llu block=%llu slot=%d ino=%llu file_offset=%llu, invalid type for file extent, have %u expect range [0, %u]",
+			(unsigned long long)root, (unsigned long long)leaf->start, slot,
 			(unsigned long long)key->objectid, (unsigned long long)key->offset,
 			type, BTRFS_FILE_EXTENT_PREALLOC);
 	if (type == BTRFS_FILE_EXTENT_INLINE) {
@@ -331,21 +328,26 @@ static int read_file_extent(struct btrfs_fs_info *fs_info, u64 root,
 		fe->end = key->offset + btrfs_stack_file_extent_ram_bytes(fi);
 	} else {
 		if (size != sizeof(*fi))
-			goto bad_size;
+			return btrfs_fs_error(fs_info, -EUCLEAN,
+				"corrupt leaf: root=%llu block=%llu slot=%d ino=%llu file_offset=%llu, invalid item size for reg/prealloc file extent, have %u expect %zu",
+				(unsigned long long)root, (unsigned long long)leaf->start, slot,
+				(unsigned long long)key->objectid,
+				(unsigned long long)key->offset, size, sizeof(*fi));
 		memcpy(&fe->fi, fi, sizeof(*fi));
 		fe->end = key->offset + btrfs_stack_file_extent_num_bytes(fi);
 	}
 	if (fe->end < fe->start)
 		return btrfs_fs_error(fs_info, -EUCLEAN,
-			"corrupt leaf: root=%lld block=%llu slot=%d ino=%llu file_offset=%llu, extent end range goes beyond u64 max",
-			(long long)root, (unsigned long long)leaf->start, slot,
+			"corrupt leaf: root=%llu block=%llu slot=%d ino=%llu file_offset=%llu, extent end range goes beyond u64 max",
+			(unsigned long long)root, (unsigned long long)leaf->start, slot,
 			(unsigned long long)key->objectid, (unsigned long long)key->offset);
 	return 0;
 bad_size:
 	return btrfs_fs_error(fs_info, -EUCLEAN,
-		"corrupt leaf: root=%lld block=%llu slot=%d ino=%llu file_offset=%llu, invalid item size for file extent, have %u",
-		(long long)root, (unsigned long long)leaf->start, slot,
-		(unsigned long long)key->objectid, (unsigned long long)key->offset, size);
+		"corrupt leaf: root=%llu block=%llu slot=%d ino=%llu file_offset=%llu, invalid item size, have %u expect [%zu, %u)",
+		(unsigned long long)root, (unsigned long long)leaf->start, slot,
+		(unsigned long long)key->objectid, (unsigned long long)key->offset, size,
+		BTRFS_FILE_EXTENT_INLINE_DATA_START, 4096U);
 }
 
 static bool has_extent(const struct file_extent *fe)
@@ -450,20 +452,17 @@ static int get_extent(struct replay_ctx *rc, u64 bytenr, u64 num_bytes,
 	e->num_bytes = num_bytes;
 	ret = btrfs_search_slot(fs_info, &fs_info->extent_root, &key, &path, BTRFS_IO_OTHER);
 	if (ret == 0) {
-		const void *item;
-		__le64 refs;
+		const struct btrfs_extent_item *ei;
 		u32 size;
 
-		item = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
-		if (size < sizeof(refs))
+		ei = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+		if (size < sizeof(*ei))
 			ret = btrfs_fs_error(fs_info, -EUCLEAN,
 				"corrupt leaf: root=2 block=%llu slot=%d, extent item %llu len %llu has size %u",
 				(unsigned long long)path.nodes[0]->start, path.slots[0],
 				(unsigned long long)bytenr, (unsigned long long)num_bytes, size);
 		else {
-			/* btrfs_extent_item starts with refs */
-			memcpy(&refs, item, sizeof(refs));
-			e->refs = le64toh(refs);
+			e->refs = btrfs_stack_extent_refs(ei);
 			e->in_tree = true;
 		}
 	} else if (ret > 0) {
@@ -760,8 +759,8 @@ static int replay_one_buffer(struct btrfs_fs_info *fs_info,
 			ii = btrfs_item_ptr(leaf, slot, &size);
 			if (size != sizeof(*ii))
 				return btrfs_fs_error(fs_info, -EUCLEAN,
-					"corrupt leaf: root=%lld block=%llu slot=%u, invalid item size for inode %llu, have %u expect %zu",
-					(long long)BTRFS_TREE_LOG_OBJECTID,
+					"corrupt leaf: root=%llu block=%llu slot=%u, invalid item size for inode %llu, have %u expect %zu",
+					(unsigned long long)BTRFS_TREE_LOG_OBJECTID,
 					(unsigned long long)leaf->start, slot,
 					(unsigned long long)key.objectid, size, sizeof(*ii));
 			/* every stage: an inode logged with no links is skipped whole */
