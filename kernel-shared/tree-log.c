@@ -97,7 +97,6 @@ struct replay_ctx {
 	bool ignore_cur_inode;		/* wc->ignore_cur_inode: kept across leaves and stages */
 	u64 subvol;
 	struct btrfs_subvol sv;
-	const struct btrfs_root_ref *log;
 	struct replay_inode *inodes;
 	u32 nr_inodes;
 	u32 inodes_cap;
@@ -783,6 +782,7 @@ static int replay_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
 			   const struct btrfs_root_ref *log, void *ctx)
 {
 	struct replay_ctx *rc = ctx;
+	struct btrfs_error saved = fs_info->err;
 	int ret;
 
 	if (rc->stage == LOG_WALK_REPLAY_INODES)
@@ -790,7 +790,7 @@ static int replay_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
 	ret = btrfs_read_subvol(fs_info, subvol, &rc->sv);
 	if (ret == -ENOENT) {
 		/* btrfs_get_fs_root() -ENOENT: the subvolume is gone, skip its log */
-		memset(&fs_info->err, 0, sizeof(fs_info->err));
+		fs_info->err = saved;
 		if (rc->stage == LOG_WALK_REPLAY_INODES)
 			rc->out->skipped_trees++;
 		return 0;
@@ -798,7 +798,6 @@ static int replay_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
 	if (ret)
 		return ret;
 	rc->subvol = subvol;
-	rc->log = log;
 	return btrfs_walk_tree(fs_info, log, BTRFS_IO_OTHER, replay_one_buffer, rc);
 }
 
