@@ -53,11 +53,44 @@ static void seed_leaf(const char *dir, const char *name, u32 t, const u8 *leaf, 
 	free(seed);
 }
 
+/*
+ * An inode item may not be newer than the superblock (check_inode_item()):
+ * a leaf from a template of a later generation gets its inode items'
+ * generation and transid lowered to @generation, so that the seed reads
+ * and the fuzzer starts from valid items.
+ */
+static void clamp_inode_generations(u8 *leaf, u32 len, u64 generation)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)leaf;
+	struct btrfs_item *items = (struct btrfs_item *)(leaf + sizeof(*h));
+	u32 nr = le32toh(h->nritems), slot;
+
+	for (slot = 0; slot < nr && (slot + 1) * sizeof(*items) + sizeof(*h) <= len; slot++) {
+		u32 off = le32toh(items[slot].offset) + sizeof(*h);
+		struct btrfs_inode_item ii;
+
+		if (items[slot].key.type != BTRFS_INODE_ITEM_KEY ||
+		    le32toh(items[slot].size) < sizeof(ii) || off + sizeof(ii) > len)
+			continue;
+		memcpy(&ii, leaf + off, sizeof(ii));
+		if (le64toh(ii.generation) > generation)
+			ii.generation = htole64(generation);
+		if (le64toh(ii.transid) > generation)
+			ii.transid = htole64(generation);
+		memcpy(leaf + off, &ii, sizeof(ii));
+	}
+}
+
 /* The fs tree leaves of templates whose fs tree is larger, into template @into */
 static void seed_other_leaves(const char *dir, u32 into)
 {
 	static struct fz_block blocks[MAX_BLOCKS];
+	static u8 leaf[BTRFS_MAX_METADATA_BLOCKSIZE];
+	const struct pz_fs *target = pz_open(into);
 	u32 t, nr, b;
+
+	if (!target)
+		return;
 
 	for (t = 0; t < fz_nr_templates(); t++) {
 		struct fz_image img;
@@ -73,7 +106,11 @@ static void seed_other_leaves(const char *dir, u32 into)
 				continue;
 			snprintf(name, sizeof(name), "%s.fs-leaf-%llu.in-%s", fz_template_name(t),
 				 (unsigned long long)blocks[b].logical, fz_template_name(into));
-			seed_leaf(dir, name, into, blocks[b].data, blocks[b].len);
+			if (blocks[b].len > sizeof(leaf))
+				continue;
+			memcpy(leaf, blocks[b].data, blocks[b].len);
+			clamp_inode_generations(leaf, blocks[b].len, target->fs_info.generation);
+			seed_leaf(dir, name, into, leaf, blocks[b].len);
 		}
 		fz_free(&img);
 	}
