@@ -11,6 +11,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "common/decompress.h"
+#include "common/image-dump.h"
 
 #define BUF_SIZE	(1U << 20)
 #define BLOCK		4096U
@@ -27,14 +28,37 @@ struct decompressed {
 
 static struct decompressed *done_list;
 
+/*
+ * Where the stream is looked at for the device size: the superblock copies
+ * a btrfs device can hold (btrfs_sb_offset() 0 and 1; copy 2 at 256 GiB is
+ * too far to decompress blindly for).
+ */
+static const u64 probe_at[] = { 65536ULL, 64ULL << 20 };
+#define SB_SIZE		4096U
+#define SB_MAGIC	64
+#define SB_TOTAL_BYTES	112
+#define SB_DEV_TOTAL	(201 + 8)	/* dev_item.total_bytes */
+#define NOTE_WRITTEN	(1ULL << 30)
+/* beyond the device, how much of a run of zeros is taken to see it end */
+#define ZERO_TAIL_MAX	(1ULL << 30)
+
 struct sink {
 	int fd;
-	u64 pos;
+	u64 pos;		/* bytes of the stream taken */
+	u64 limit;		/* the device size once a superblock gave it */
+	u64 written;		/* non-zero bytes written (holes are not) */
+	int probed;		/* superblock copies looked at */
+	bool sized;		/* limit comes from a superblock */
+	bool dump;		/* a btrfs-image dump: no superblock to size by */
+	bool beyond;		/* data went on past the device size, not taken */
 	const char *dir;
+	const char *path;
+	const char *kind;
 };
 
 struct source {
 	int fd;
+	const char *path;	/* the compressed file */
 	u64 pos;
 	u8 *buf;
 	size_t len;
@@ -48,13 +72,19 @@ struct job {
 	size_t errlen;
 };
 
+/* A line about the data: "IMG: xz-compressed: what" */
 __attribute__((format(printf, 3, 4)))
 static int job_error(struct job *job, int err, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
+	n = snprintf(job->err, job->errlen, "%s: %s-compressed: ", job->out.path,
+		     job->out.kind);
+	if (n < 0 || (size_t)n >= job->errlen)
+		return err;
 	va_start(ap, fmt);
-	vsnprintf(job->err, job->errlen, fmt, ap);
+	vsnprintf(job->err + n, job->errlen - n, fmt, ap);
 	va_end(ap);
 	return err;
 }
@@ -105,8 +135,16 @@ static int pwrite_full(int fd, const u8 *buf, size_t len, u64 offset)
 	return 0;
 }
 
-/* Append @len bytes, leaving a hole for every all-zero block */
-static int sink_write(struct job *job, const u8 *buf, size_t len)
+static void note_large(const struct sink *out)
+{
+	fprintf(stderr,
+		"NOTE: %s: %s-compressed: the decompressed image takes more than %llu MiB in %s (a sparse temporary file of up to %llu bytes, the device size; set TMPDIR elsewhere if that is too much)\n",
+		out->path, out->kind, (unsigned long long)(NOTE_WRITTEN >> 20),
+		out->dir, (unsigned long long)out->limit);
+}
+
+/* Write @len bytes at the stream's position; all-zero blocks stay holes */
+static int sink_put(struct job *job, const u8 *buf, size_t len)
 {
 	struct sink *out = &job->out;
 	size_t done = 0;
@@ -127,11 +165,118 @@ static int sink_write(struct job *job, const u8 *buf, size_t len)
 			return job_error(job, ret,
 				"cannot write the decompressed image to %s: %s",
 				out->dir, strerror(-ret));
+		if (out->written < NOTE_WRITTEN && out->written + run >= NOTE_WRITTEN)
+			note_large(out);
+		out->written += run;
 		done += run;
 		if (done < len)
 			done += len - done < BLOCK ? len - done : BLOCK;
 	}
 	out->pos += len;
+	return 0;
+}
+
+static u64 get_le64(const u8 *p)
+{
+	u64 v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * The superblock copy just decompressed (read back from the temporary
+ * file, holes read as zeros): with btrfs magic, its device size bounds the
+ * rest of the stream.  Without, the next copy is tried; after the last one
+ * the content is not btrfs, and what is already out is all it needs.
+ */
+static int sink_probe(struct job *job)
+{
+	static const u8 magic[] = "_BHRfS_M";
+	struct sink *out = &job->out;
+	u64 at = probe_at[out->probed++];
+	u8 sb[SB_SIZE];
+	ssize_t ret;
+	u64 dev_total, total;
+
+	do {
+		ret = pread(out->fd, sb, sizeof(sb), at);
+	} while (ret < 0 && errno == EINTR);
+	if (ret != (ssize_t)sizeof(sb))
+		return job_error(job, ret < 0 ? -errno : -EIO,
+				 "cannot read back the temporary file in %s", out->dir);
+	if (memcmp(sb + SB_MAGIC, magic, 8)) {
+		if (out->probed == (int)(sizeof(probe_at) / sizeof(probe_at[0])))
+			out->limit = out->pos;
+		return 0;
+	}
+	dev_total = get_le64(sb + SB_DEV_TOTAL);
+	total = get_le64(sb + SB_TOTAL_BYTES);
+	/* a device never holds more than the whole filesystem */
+	if (total && total < dev_total)
+		dev_total = total;
+	out->limit = dev_total > out->pos ? dev_total : out->pos;
+	out->sized = true;
+	out->probed = sizeof(probe_at) / sizeof(probe_at[0]);
+	return 0;
+}
+
+/*
+ * Beyond the device size the stream is not part of the filesystem: the
+ * kernel never reads there.  Zeros (an image file made larger than its
+ * filesystem) are taken without a word, up to ZERO_TAIL_MAX; data stops
+ * the decompression, and io_open() says so.  Returns 1 to stop.
+ */
+static int sink_beyond(struct job *job, const u8 *buf, size_t len)
+{
+	struct sink *out = &job->out;
+
+	if (!out->sized || !all_zero(buf, len)) {
+		out->beyond = out->sized;
+		return 1;
+	}
+	out->pos += len;
+	return out->pos - out->limit > ZERO_TAIL_MAX;
+}
+
+/*
+ * Take @len bytes of output.  Until a superblock copy is reached the bytes
+ * are written as they come; once one gives the device size, nothing past
+ * it is.  Returns 0, 1 when the rest of the stream is not wanted, or
+ * -errno.
+ */
+static int sink_write(struct job *job, const u8 *buf, size_t len)
+{
+	struct sink *out = &job->out;
+	int nr_probes = sizeof(probe_at) / sizeof(probe_at[0]);
+
+	if (!out->pos && image_dump_magic(buf, len))
+		out->dump = true;
+	while (len) {
+		u64 end = out->limit;
+		size_t n;
+		int ret;
+
+		if (out->pos >= out->limit)
+			return sink_beyond(job, buf, len);
+		if (!out->dump && out->probed < nr_probes &&
+		    probe_at[out->probed] + SB_SIZE < end)
+			end = probe_at[out->probed] + SB_SIZE;
+		n = end - out->pos < len ? end - out->pos : len;
+		ret = sink_put(job, buf, n);
+		if (ret)
+			return ret;
+		buf += n;
+		len -= n;
+		if (!out->dump && out->probed < nr_probes &&
+		    out->pos == probe_at[out->probed] + SB_SIZE) {
+			ret = sink_probe(job);
+			if (ret)
+				return ret;
+		}
+	}
 	return 0;
 }
 
@@ -144,8 +289,12 @@ static int source_fill(struct job *job)
 	do {
 		ret = pread(in->fd, in->buf, BUF_SIZE, in->pos);
 	} while (ret < 0 && errno == EINTR);
-	if (ret < 0)
-		return job_error(job, -errno, "read error: %s", strerror(errno));
+	/* an I/O error says where, as io_read_fault() does, not what format */
+	if (ret < 0) {
+		snprintf(job->err, job->errlen, "read error on %s at offset %llu: %s",
+			 in->path, (unsigned long long)in->pos, strerror(errno));
+		return -errno;
+	}
 	in->len = ret;
 	in->pos += ret;
 	return 0;
@@ -182,7 +331,7 @@ static int run_xz(struct job *job)
 			ret = sink_write(job, job->obuf, BUF_SIZE - strm.avail_out);
 	}
 	lzma_end(&strm);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 static int run_zstd(struct job *job)
@@ -216,20 +365,22 @@ static int run_zstd(struct job *job)
 	ZSTD_freeDStream(strm);
 	if (!ret && zret)
 		ret = job_error(job, -EUCLEAN, "zstd data is cut short");
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
+/* 0 more to do, 1 a member ended, 2 the rest is not wanted, or -errno */
 static int gzip_step(struct job *job, z_stream *strm)
 {
-	int zret;
+	int zret, ret;
 
 	strm->next_out = job->obuf;
 	strm->avail_out = BUF_SIZE;
 	zret = inflate(strm, Z_NO_FLUSH);
 	if (zret != Z_OK && zret != Z_STREAM_END && zret != Z_BUF_ERROR)
 		return job_error(job, -EUCLEAN, "gzip data error (code %d)", zret);
-	if (sink_write(job, job->obuf, BUF_SIZE - strm->avail_out))
-		return -EIO;
+	ret = sink_write(job, job->obuf, BUF_SIZE - strm->avail_out);
+	if (ret)
+		return ret < 0 ? ret : 2;
 	/* another member may follow */
 	if (zret == Z_STREAM_END)
 		return inflateReset(strm) == Z_OK ? 1 : -ENOMEM;
@@ -255,6 +406,11 @@ static int run_gzip(struct job *job)
 		}
 		ret = gzip_step(job, &strm);
 		pending = !strm.avail_out;
+		if (ret == 2) {
+			ret = 0;
+			ended = true;
+			break;
+		}
 		if (ret > 0)
 			ended = true;
 		else if (!ret && strm.total_in)
@@ -300,6 +456,8 @@ static int run_job(struct job *job, enum compress_kind kind)
 		ret = run_zstd(job);
 	else
 		ret = run_gzip(job);
+	if (job->out.pos > job->out.limit)
+		job->out.pos = job->out.limit;
 	if (!ret && ftruncate(job->out.fd, job->out.pos) < 0)
 		ret = job_error(job, -errno, "cannot size the temporary file: %s",
 				strerror(errno));
@@ -349,15 +507,21 @@ static int dup_fd(int fd)
 	return ret < 0 ? -errno : ret;
 }
 
-int decompress_open(int fd, const struct stat *st, enum compress_kind kind,
-		    bool *fresh, char *err, size_t errlen)
+int decompress_open(int fd, const char *path, const struct stat *st,
+		    enum compress_kind kind, struct decompress_info *info,
+		    char *err, size_t errlen)
 {
-	struct job job = { .in.fd = fd, .out.fd = -1, .err = err, .errlen = errlen };
+	struct job job = {
+		.in = { .fd = fd, .path = path },
+		.out = { .fd = -1, .limit = UINT64_MAX, .path = path,
+			 .kind = compress_name(kind) },
+		.err = err, .errlen = errlen,
+	};
 	struct decompressed *d;
 	int ret;
 
 	err[0] = 0;
-	*fresh = false;
+	memset(info, 0, sizeof(*info));
 	for (d = done_list; d; d = d->next)
 		if (same_file(d, st))
 			return dup_fd(d->fd);
@@ -370,9 +534,13 @@ int decompress_open(int fd, const struct stat *st, enum compress_kind kind,
 		if (job.out.fd >= 0)
 			close(job.out.fd);
 		if (!err[0])
-			snprintf(err, errlen, "%s", strerror(-ret));
+			job_error(&job, ret, "%s", strerror(-ret));
 		return ret;
 	}
-	*fresh = true;
+	*info = (struct decompress_info) {
+		.fresh = true, .cut = job.out.beyond,
+		.device_size = job.out.sized ? job.out.limit : 0,
+		.written = job.out.written,
+	};
 	return dup_fd(job.out.fd);
 }

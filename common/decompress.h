@@ -24,12 +24,27 @@ enum compress_kind {
 enum compress_kind compress_detect(const void *buf, size_t len);
 const char *compress_name(enum compress_kind kind);
 
+struct decompress_info {
+	bool fresh;		/* decompressed now, not earlier in this run */
+	/*
+	 * The stream went on with data past the device size its superblock
+	 * gives; that rest was not decompressed.
+	 */
+	bool cut;
+	u64 device_size;	/* from the superblock; 0 when none was found */
+	u64 written;		/* bytes of non-zero data in the temporary file */
+};
+
 /*
- * A descriptor of the decompressed content of the file open at @fd (stat
- * @st); *fresh says whether it was decompressed now or earlier in this
- * run.  Returns the descriptor, or -errno with a one-line reason in @err.
+ * A descriptor of the decompressed content of the file @path open at @fd
+ * (stat @st), what was done in @info.  The temporary file is never larger
+ * than the device size of the superblock at 64 KiB (or of its copy at
+ * 64 MiB) of the stream; without one (not btrfs) it ends after the last
+ * copy looked at, and a btrfs-image dump is taken whole.  Returns the
+ * descriptor, or -errno with a one-line reason naming @path in @err.
  */
-int decompress_open(int fd, const struct stat *st, enum compress_kind kind,
-		    bool *fresh, char *err, size_t errlen);
+int decompress_open(int fd, const char *path, const struct stat *st,
+		    enum compress_kind kind, struct decompress_info *info,
+		    char *err, size_t errlen);
 
 #endif

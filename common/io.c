@@ -22,21 +22,45 @@ const char *io_open_error(void)
 	return open_failed && open_error[0] ? open_error : NULL;
 }
 
-/* The first bytes of a regular file, for its format; not counted */
-static size_t read_magic(int fd, u8 *buf, size_t len)
+/*
+ * The first bytes of a regular file, for its format; not counted.  A file
+ * shorter than @len gives what it has; an I/O error, or less than the file
+ * holds, fails the open: such a file is unreadable, not of another format.
+ */
+static int read_magic(struct io_dev *dev, const struct stat *st, u8 *buf,
+		      size_t len, size_t *got)
 {
+	struct io_fault fault = { .offset = 0, .len = len };
 	ssize_t ret;
 
-	do {
-		ret = pread(fd, buf, len, 0);
-	} while (ret < 0 && errno == EINTR);
-	return ret < 0 ? 0 : ret;
+	if ((u64)st->st_size < len)
+		fault.len = st->st_size;
+	while (fault.done < fault.len) {
+		ret = pread(dev->fd, buf + fault.done, fault.len - fault.done,
+			    fault.done);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret <= 0) {
+			fault.err = ret < 0 ? -errno : 0;
+			io_fault_describe(dev->path, &fault, open_error,
+					  sizeof(open_error));
+			return fault.err ? fault.err : -EIO;
+		}
+		fault.done += ret;
+	}
+	*got = fault.done;
+	return 0;
 }
 
-static void note_decompressed(const struct io_dev *dev, const struct stat *st)
+static void note_decompressed(const struct io_dev *dev, const struct stat *st,
+			      const struct decompress_info *info)
 {
 	const char *dir = getenv("TMPDIR");
 
+	if (info->cut)
+		warning("%s: %s-compressed: the stream goes on past the device size of its superblock (%llu bytes): the rest is not part of the filesystem and was not read",
+			dev->path, dev->compression,
+			(unsigned long long)info->device_size);
 	pr_verbose(LOG_VERBOSE,
 		   "%s: %s-compressed, decompressed to a sparse temporary file in %s (%llu bytes, %llu allocated), deleted at exit\n",
 		   dev->path, dev->compression, dir && *dir ? dir : "/tmp",
@@ -48,22 +72,19 @@ static void note_decompressed(const struct io_dev *dev, const struct stat *st)
 static int open_compressed(struct io_dev *dev, struct stat *st,
 			   enum compress_kind kind)
 {
-	char err[256];
-	bool fresh;
-	int fd = decompress_open(dev->fd, st, kind, &fresh, err, sizeof(err));
+	struct decompress_info info;
+	int fd = decompress_open(dev->fd, dev->path, st, kind, &info,
+				 open_error, sizeof(open_error));
 
-	if (fd < 0) {
-		snprintf(open_error, sizeof(open_error), "%s: %s-compressed: %s",
-			 dev->path, compress_name(kind), err);
+	if (fd < 0)
 		return fd;
-	}
 	close(dev->fd);
 	dev->fd = fd;
 	dev->compression = compress_name(kind);
 	if (fstat(fd, st) < 0)
 		return -errno;
-	if (fresh)
-		note_decompressed(dev, st);
+	if (info.fresh)
+		note_decompressed(dev, st, &info);
 	return 0;
 }
 
@@ -93,16 +114,21 @@ static int open_dump(struct io_dev *dev, const struct stat *st)
 /* A regular file: raw, compressed, a dump, or a compressed dump */
 static int open_regular(struct io_dev *dev, struct stat *st)
 {
+	enum compress_kind kind;
 	u8 magic[8];
-	size_t n = read_magic(dev->fd, magic, sizeof(magic));
-	enum compress_kind kind = compress_detect(magic, n);
+	size_t n;
 	int ret;
 
+	ret = read_magic(dev, st, magic, sizeof(magic), &n);
+	if (ret)
+		return ret;
+	kind = compress_detect(magic, n);
 	if (kind != COMPRESS_NONE) {
 		ret = open_compressed(dev, st, kind);
+		if (!ret)
+			ret = read_magic(dev, st, magic, sizeof(magic), &n);
 		if (ret)
 			return ret;
-		n = read_magic(dev->fd, magic, sizeof(magic));
 	}
 	dev->size = st->st_size;
 	if (image_dump_magic(magic, n))
@@ -200,31 +226,62 @@ static void io_count(struct io_dev *dev, u64 len, unsigned int purpose)
 
 /*
  * Read exactly @len bytes at @offset.  Returns 0, -ERANGE when the range
- * lies (partly) beyond the end of the device, or -EIO on a short read.
+ * lies (partly) beyond the end of the device, or -errno of a failed read;
+ * a short read (the file ends before dev->size says) is -EIO.  @fault, if
+ * given, says which and where.
  */
-int io_read(struct io_dev *dev, void *buf, u64 len, u64 offset,
-	    unsigned int purpose)
+int io_read_fault(struct io_dev *dev, void *buf, u64 len, u64 offset,
+		  unsigned int purpose, struct io_fault *fault)
 {
-	u64 done = 0;
+	struct io_fault f = { .offset = offset, .len = len };
+	int err;
 
+	if (fault)
+		*fault = f;
 	if (offset > dev->size || len > dev->size - offset)
 		return -ERANGE;
 	io_count(dev, len, purpose);
-	if (dev->dump)
-		return image_dump_read(dev->dump, buf, len, offset);
-	while (done < len) {
-		ssize_t ret = pread(dev->fd, (char *)buf + done, len - done,
-				    offset + done);
+	if (dev->dump) {
+		/* a dump's item that cannot be inflated is its read error */
+		err = image_dump_read(dev->dump, buf, len, offset);
+		if (err && fault)
+			fault->err = err;
+		return err;
+	}
+	while (f.done < len) {
+		ssize_t ret = pread(dev->fd, (char *)buf + f.done, len - f.done,
+				    offset + f.done);
 
 		if (ret < 0 && errno == EINTR)
 			continue;
-		if (ret < 0)
-			return -errno;
-		if (ret == 0)
-			return -EIO;
-		done += ret;
+		if (ret <= 0) {
+			f.err = ret < 0 ? -errno : 0;
+			if (fault)
+				*fault = f;
+			return f.err ? f.err : -EIO;
+		}
+		f.done += ret;
 	}
 	return 0;
+}
+
+int io_read(struct io_dev *dev, void *buf, u64 len, u64 offset,
+	    unsigned int purpose)
+{
+	return io_read_fault(dev, buf, len, offset, purpose, NULL);
+}
+
+void io_fault_describe(const char *path, const struct io_fault *fault,
+		       char *buf, size_t len)
+{
+	if (fault->err)
+		snprintf(buf, len, "read error on %s at offset %llu: %s", path,
+			 (unsigned long long)fault->offset, strerror(-fault->err));
+	else
+		snprintf(buf, len, "short read on %s at offset %llu: got %llu of %llu bytes",
+			 path, (unsigned long long)fault->offset,
+			 (unsigned long long)fault->done,
+			 (unsigned long long)fault->len);
 }
 
 /*

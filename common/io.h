@@ -10,6 +10,7 @@
 #define BTRFS_SPACE_IO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "common/types.h"
 
 #define IO_MAX_PURPOSES	8
@@ -52,6 +53,25 @@ const char *io_open_error(void);
 void io_close(struct io_dev *dev);
 int io_read(struct io_dev *dev, void *buf, u64 len, u64 offset,
 	    unsigned int purpose);
+
+/* What a failed read met: the range asked, how much came, and why not more */
+struct io_fault {
+	u64 offset;
+	u64 len;
+	u64 done;
+	int err;		/* -errno of the failing call; 0 for a short read */
+};
+
+/* io_read(), and on an I/O error or a short read what it was in @fault */
+int io_read_fault(struct io_dev *dev, void *buf, u64 len, u64 offset,
+		  unsigned int purpose, struct io_fault *fault);
+/*
+ * The one-line account of @fault on @path: "read error on PATH at offset
+ * X: Input/output error" or "short read on PATH at offset X: got N of M
+ * bytes".
+ */
+void io_fault_describe(const char *path, const struct io_fault *fault,
+		       char *buf, size_t len);
 int io_read_cached(struct io_dev *dev, void *buf, u64 len, u64 offset,
 		   unsigned int purpose);
 

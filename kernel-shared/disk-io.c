@@ -257,18 +257,21 @@ static int read_one_super(struct btrfs_fs_info *fs_info, struct io_dev *io,
 			  int mirror, struct btrfs_super_block *sb)
 {
 	u64 offset = btrfs_sb_offset(mirror);
+	struct io_fault fault;
+	char what[400];
 	int ret;
 
-	ret = io_read(io, sb, sizeof(*sb), offset, BTRFS_IO_SUPERBLOCK);
-	if (ret == -ERANGE)
+	if (offset > io->size || BTRFS_SUPER_INFO_SIZE > io->size - offset)
 		return btrfs_fs_error(fs_info, -EINVAL,
 			"%s: too small for superblock copy %d at offset %llu (size %llu)",
 			io->path, mirror, (unsigned long long)offset,
 			(unsigned long long)io->size);
-	if (ret)
-		return btrfs_fs_error(fs_info, ret,
-			"%s: cannot read superblock copy %d: %s", io->path,
-			mirror, strerror(-ret));
+	ret = io_read_fault(io, sb, sizeof(*sb), offset, BTRFS_IO_SUPERBLOCK,
+			    &fault);
+	if (ret) {
+		io_fault_describe(io->path, &fault, what, sizeof(what));
+		return btrfs_fs_error(fs_info, ret, "%s", what);
+	}
 	return btrfs_validate_super(fs_info, sb, io->path, mirror);
 }
 
@@ -398,6 +401,8 @@ static int read_block_copy(struct btrfs_fs_info *fs_info, u64 bytenr, u8 *buf,
 
 	while (done < fs_info->nodesize) {
 		struct btrfs_io_piece piece;
+		struct io_fault fault;
+		char what[400];
 		int ret;
 
 		ret = btrfs_map_block(fs_info, bytenr + done,
@@ -406,16 +411,21 @@ static int read_block_copy(struct btrfs_fs_info *fs_info, u64 bytenr, u8 *buf,
 			return ret;
 		if (!piece.dev)
 			return -ENODEV;
-		ret = io_read(&piece.dev->io, buf + done, piece.length,
-			      piece.physical, purpose);
-		if (ret)
+		ret = io_read_fault(&piece.dev->io, buf + done, piece.length,
+				    piece.physical, purpose, &fault);
+		if (ret == -ERANGE)
 			return btrfs_fs_error(fs_info, ret,
-				"tree block %llu: cannot read %llu bytes at physical %llu of %s: %s",
+				"tree block %llu: cannot read %llu bytes at physical %llu of %s: beyond the end of the device",
 				(unsigned long long)bytenr,
 				(unsigned long long)piece.length,
 				(unsigned long long)piece.physical,
-				piece.dev->io.path,
-				ret == -ERANGE ? "beyond the end of the device" : strerror(-ret));
+				piece.dev->io.path);
+		if (ret) {
+			io_fault_describe(piece.dev->io.path, &fault, what,
+					  sizeof(what));
+			return btrfs_fs_error(fs_info, ret, "tree block %llu: %s",
+					      (unsigned long long)bytenr, what);
+		}
 		done += piece.length;
 	}
 	return 0;
@@ -540,21 +550,45 @@ static void count_block(struct btrfs_fs_info *fs_info,
 		fs_info->bg_search.leaves++;
 }
 
-/* Why no copy served: the first bad copy's error, or that all are missing */
+/* The bad copies of one block, for the message; the first few are kept */
+#define BAD_COPIES_KEPT		4
+
+struct bad_copies {
+	int nr;
+	int mirror[BAD_COPIES_KEPT];
+	struct btrfs_error err[BAD_COPIES_KEPT];
+};
+
+/*
+ * Why no copy served: every bad copy's own error (an I/O error on one and
+ * a checksum on the other are different stories), or that all are on
+ * missing devices.
+ */
 static void record_read_failure(struct btrfs_fs_info *fs_info, u64 bytenr,
 				const struct btrfs_tree_check *check,
-				const struct btrfs_error *first_bad, int bad, int copies)
+				const struct bad_copies *bad, int copies)
 {
-	if (!bad) {
+	char msg[sizeof(fs_info->err.msg)];
+	int i, n, kept = bad->nr < BAD_COPIES_KEPT ? bad->nr : BAD_COPIES_KEPT;
+	int share;
+
+	if (!bad->nr) {
 		btrfs_fs_error(fs_info, -ENODEV,
 			"%s: tree block %llu: every copy is on a missing device",
 			btrfs_root_name(check->root), (unsigned long long)bytenr);
-	} else if (copies > 1) {
-		btrfs_fs_error(fs_info, first_bad->err, "all %d copies bad; copy 1: %.440s",
-			       copies, first_bad->msg);
-	} else {
-		btrfs_fs_error(fs_info, first_bad->err, "%s", first_bad->msg);
+		return;
 	}
+	if (copies == 1) {
+		btrfs_fs_error(fs_info, bad->err[0].err, "%s", bad->err[0].msg);
+		return;
+	}
+	n = snprintf(msg, sizeof(msg), "all %d copies bad", copies);
+	/* each copy gets an equal share of the line */
+	share = (int)(sizeof(msg) - n) / kept - 12;
+	for (i = 0; i < kept && n < (int)sizeof(msg); i++)
+		n += snprintf(msg + n, sizeof(msg) - n, "; copy %d: %.*s",
+			      bad->mirror[i] + 1, share, bad->err[i].msg);
+	btrfs_fs_error(fs_info, bad->err[0].err, "%s", msg);
 }
 
 /*
@@ -568,9 +602,10 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 			  unsigned int purpose, struct btrfs_tree_block **ret_eb)
 {
 	struct btrfs_tree_block *eb = btrfs_cache_lookup(fs_info, bytenr);
-	struct btrfs_error prior = fs_info->err, first_bad = { 0 };
+	struct btrfs_error prior = fs_info->err;
+	struct bad_copies bad = { 0 };
 	struct btrfs_chunk_map *map;
-	int copies, mirror, bad = 0, ret = -EIO;
+	int copies, mirror, ret = -EIO;
 
 	if (fs_info->trace.active && btrfs_trace_block(&fs_info->trace, bytenr))
 		return -ENOMEM;
@@ -598,12 +633,17 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 		ret = read_and_verify(fs_info, eb, check, mirror, purpose);
 		if (!ret)
 			break;
-		if (ret != -ENODEV && !bad++)
-			first_bad = fs_info->err;
+		if (ret == -ENODEV)
+			continue;
+		if (bad.nr < BAD_COPIES_KEPT) {
+			bad.mirror[bad.nr] = mirror;
+			bad.err[bad.nr] = fs_info->err;
+		}
+		bad.nr++;
 	}
 	fs_info->err = prior;
 	if (ret) {
-		record_read_failure(fs_info, bytenr, check, &first_bad, bad, copies);
+		record_read_failure(fs_info, bytenr, check, &bad, copies);
 		btrfs_free_tree_block(fs_info, eb);
 		return ret;
 	}
@@ -613,11 +653,11 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 		btrfs_free_tree_block(fs_info, eb);
 		return ret;
 	}
-	if (bad)
+	if (bad.nr)
 		snprintf(fs_info->note, sizeof(fs_info->note),
-			 "tree block %llu: %d bad cop%s (%.400s), copy %d used",
-			 (unsigned long long)bytenr, bad, bad > 1 ? "ies" : "y",
-			 first_bad.msg, mirror + 1);
+			 "tree block %llu: %d bad cop%s (copy %d: %.400s), copy %d used",
+			 (unsigned long long)bytenr, bad.nr, bad.nr > 1 ? "ies" : "y",
+			 bad.mirror[0] + 1, bad.err[0].msg, mirror + 1);
 	eb->mirror = mirror;
 	eb->refs = 1;
 	count_block(fs_info, eb, purpose);

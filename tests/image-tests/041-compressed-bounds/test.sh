@@ -1,0 +1,89 @@
+#!/bin/bash
+# A compressed image is decompressed no further than the device size its
+# superblock gives (dev_item.total_bytes): a stream of a 256 MiB fixture followed
+# by 3 GiB of non-zero garbage (xz, zstd and gzip; the garbage is one small
+# compressed member repeated, so the input stays small) is read quickly,
+# with one warning that the rest is not part of the filesystem, a temporary
+# file of exactly the device size whose allocated blocks stay those of the
+# image, and the same JSON as the raw image.  A trailing run of zeros is
+# taken without a word.
+
+source "$TEST_TOP/common" || exit
+check_prereq btrfs-space
+check_prereq jq xz gzip tar od stat cmp truncate
+
+tar -xSJf "$TEST_TOP/fixtures/size-256m.tar.xz" -C "$TEST_TMP" || fail "cannot unpack size-256m"
+raw=$TEST_TMP/size-256m.img
+dev_total=$(od -An -t u8 -j $((65536 + 201 + 8)) -N 8 "$raw" | tr -d ' ')
+[ "$dev_total" -eq "$(stat -c %s "$raw")" ] || fail "fixture is not its device size"
+raw_alloc=$(($(stat -c %b "$raw") * 512))
+
+export TMPDIR=$TEST_TMP/tmpdir
+mkdir -p "$TMPDIR" || fail "cannot create $TMPDIR"
+
+kinds="xz gzip"
+if command -v zstd > /dev/null 2>&1; then
+	kinds="$kinds zstd"
+else
+	echo "zstd not found: .zst not tested"
+fi
+
+compress()
+{
+	case $1 in
+	xz) xz -T1 -0 -c ;;
+	zstd) zstd -q -1 -c ;;
+	gzip) gzip -1 -c ;;
+	esac
+}
+
+json()
+{
+	"$BTRFS_SPACE" --format json "$1" "$2" | jq -S 'walk(if type == "object" then del(.path) else . end)'
+}
+
+# 64 MiB of non-zero garbage, compressed once, repeated 48 times: 3 GiB
+yes 'not part of any filesystem' | head -c $((64 << 20)) > "$TEST_TMP/garbage" ||
+	fail "cannot make the garbage"
+json chunks "$raw" > "$TEST_TMP/ref.json"
+for kind in $kinds; do
+	bin=$TEST_TMP/bomb-$kind.bin
+	compress "$kind" < "$raw" > "$bin" || fail "$kind failed"
+	compress "$kind" < "$TEST_TMP/garbage" > "$TEST_TMP/garbage.$kind" || fail "$kind failed"
+	for _ in $(seq 48); do cat "$TEST_TMP/garbage.$kind"; done >> "$bin"
+	echo "$kind: $(stat -c %s "$bin") bytes for the image and 3 GiB of garbage"
+
+	start=$(date +%s)
+	err=$("$BTRFS_SPACE" -v chunks "$bin" 2>&1 >/dev/null)
+	rc=$?
+	secs=$(($(date +%s) - start))
+	echo "$err"
+	echo "$kind: read in $secs s"
+	[ "$rc" -eq 0 ] || fail "$kind: exit $rc: $err"
+	[ "$secs" -le 60 ] || fail "$kind: took $secs s: the garbage was decompressed"
+	grep -q "^WARNING: $bin: $kind-compressed: the stream goes on past the device size of its superblock ($dev_total bytes): the rest is not part of the filesystem and was not read$" <<< "$err" ||
+		fail "$kind: no warning that the stream goes on past the device"
+	line=$(grep "decompressed to a sparse temporary file" <<< "$err")
+	size=$(sed -n 's/.*(\([0-9]*\) bytes, \([0-9]*\) allocated).*/\1/p' <<< "$line")
+	alloc=$(sed -n 's/.*(\([0-9]*\) bytes, \([0-9]*\) allocated).*/\2/p' <<< "$line")
+	[ "$size" = "$dev_total" ] || fail "$kind: temporary file of $size bytes, the device has $dev_total"
+	# holes stay holes: what is allocated is what the sparse image holds
+	[ -n "$alloc" ] && [ "$alloc" -le $((raw_alloc + (1 << 20))) ] ||
+		fail "$kind: temporary file has $alloc bytes allocated, the image $raw_alloc"
+	json chunks "$bin" > "$TEST_TMP/got.json"
+	cmp -s "$TEST_TMP/ref.json" "$TEST_TMP/got.json" || fail "$kind: chunks differ from the raw image's"
+	rm -f "$bin" "$TEST_TMP/garbage.$kind"
+done
+
+# zeros past the device size (an image file larger than its filesystem)
+cp --sparse=always "$raw" "$TEST_TMP/bigger.img" && truncate -s +256M "$TEST_TMP/bigger.img" ||
+	fail "cannot make a larger image"
+compress xz < "$TEST_TMP/bigger.img" > "$TEST_TMP/bigger.bin" || fail "xz failed"
+err=$("$BTRFS_SPACE" -v chunks "$TEST_TMP/bigger.bin" 2>&1 >/dev/null) || fail "trailing zeros: exit $?: $err"
+echo "$err"
+grep -q WARNING <<< "$err" && fail "trailing zeros gave a warning: $err"
+grep -q "($dev_total bytes, " <<< "$err" || fail "trailing zeros: the temporary file is not the device size: $err"
+
+left=$(find "$TMPDIR" -mindepth 1 | head -3)
+[ -z "$left" ] || fail "temporary files left behind: $left"
+echo "compressed bounds: ok"
