@@ -130,7 +130,7 @@ static int open_regular(struct io_dev *dev, struct stat *st)
 		if (ret)
 			return ret;
 	}
-	dev->size = st->st_size;
+	dev->size = st->st_size & ~511ULL;
 	if (image_dump_magic(magic, n))
 		return open_dump(dev, st);
 	return 0;

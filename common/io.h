@@ -30,7 +30,12 @@ struct image_dump;
 struct io_dev {
 	int fd;
 	char *path;
-	u64 size;		/* bytes readable: file size or block device size */
+	/*
+	 * Bytes readable: the block device's size, or the file's size down
+	 * to whole 512-byte sectors, which is what a loop device of the file
+	 * gives the kernel (losetup ignores the rest).
+	 */
+	u64 size;
 	bool is_blockdev;
 	struct io_stats *stats;
 	/* a btrfs-image dump, read as the device "btrfs-image -r" restores */

@@ -261,7 +261,12 @@ static int read_one_super(struct btrfs_fs_info *fs_info, struct io_dev *io,
 	char what[400];
 	int ret;
 
-	if (offset > io->size || BTRFS_SUPER_INFO_SIZE > io->size - offset)
+	/*
+	 * btrfs_read_disk_super(): a copy that ends at the very end of the
+	 * device is refused too (">=", so the kernel never scans a device of
+	 * exactly 68 KiB).
+	 */
+	if (offset + BTRFS_SUPER_INFO_SIZE >= io->size)
 		return btrfs_fs_error(fs_info, -EINVAL,
 			"%s: too small for superblock copy %d at offset %llu (size %llu)",
 			io->path, mirror, (unsigned long long)offset,

@@ -4,7 +4,8 @@
  * table (btrfs_raid_array), btrfs_read_sys_array(), btrfs_read_chunk_tree()
  * with read_one_chunk()/read_one_dev(), and the logical-to-physical mapping
  * of btrfs_map_block() for every profile.  Behaviour reproduced: 6.1-6.18
- * (sub_stripes from the table, "btrfs: don't trust sub_stripes from disk").
+ * (sub_stripes from the table, "btrfs: don't trust sub_stripes from disk";
+ * read_one_dev()'s device size check, in the kernel since 5.11).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -346,7 +347,15 @@ int btrfs_read_sys_array(struct btrfs_fs_info *fs_info)
 	return 0;
 }
 
-/* read_one_dev(): record a DEV_ITEM, creating a missing device if needed */
+/*
+ * read_one_dev(): record a DEV_ITEM, creating a missing device if needed.
+ * A device present but smaller than its item says fails the chunk tree's
+ * load, as the kernel's does since 5.11 ("btrfs: drop never met disk
+ * total bytes check in verify_one_dev_extent" moved the check here): every
+ * shortfall, a sector or a gigabyte, below the last dev extent or above
+ * it.  The size is the I/O layer's (BLKGETSIZE64, or a file's size down to
+ * whole sectors, as a loop device of it has).
+ */
 static int read_one_dev(struct btrfs_fs_info *fs_info,
 			const struct btrfs_tree_block *leaf, int slot)
 {
@@ -380,6 +389,11 @@ static int read_one_dev(struct btrfs_fs_info *fs_info,
 	dev->total_bytes = btrfs_stack_device_total_bytes(item);
 	dev->bytes_used = btrfs_stack_device_bytes_used(item);
 	dev->in_chunk_tree = true;
+	if (dev->present && dev->total_bytes > dev->io.size)
+		return btrfs_fs_error(fs_info, -EINVAL,
+			"%s: device total_bytes should be at most %llu but found %llu",
+			dev->io.path, (unsigned long long)dev->io.size,
+			(unsigned long long)dev->total_bytes);
 	return 0;
 }
 

@@ -6,7 +6,8 @@
 # with one warning that the rest is not part of the filesystem, a temporary
 # file of exactly the device size whose allocated blocks stay those of the
 # image, and the same JSON as the raw image.  A trailing run of zeros is
-# taken without a word.
+# taken without a word, and a stream that stops short of its device gets
+# the verdict of a short device.
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
@@ -83,6 +84,14 @@ err=$("$BTRFS_SPACE" -v chunks "$TEST_TMP/bigger.bin" 2>&1 >/dev/null) || fail "
 echo "$err"
 grep -q WARNING <<< "$err" && fail "trailing zeros gave a warning: $err"
 grep -q "($dev_total bytes, " <<< "$err" || fail "trailing zeros: the temporary file is not the device size: $err"
+
+# a stream that ends before the device does: a short device
+head -c $((200 << 20)) "$raw" | compress xz > "$TEST_TMP/short.bin" || fail "xz failed"
+run_mustfail "the stream ends 56 MiB before the device" "$BTRFS_SPACE" chunks "$TEST_TMP/short.bin"
+err=$("$BTRFS_SPACE" chunks "$TEST_TMP/short.bin" 2>&1 >/dev/null)
+echo "$err"
+[ "$(wc -l <<< "$err")" -eq 1 ] && grep -q "device total_bytes should be at most $((200 << 20)) but found $dev_total" <<< "$err" ||
+	fail "short stream: expected the kernel's device size verdict, got: $err"
 
 left=$(find "$TMPDIR" -mindepth 1 | head -3)
 [ -z "$left" ] || fail "temporary files left behind: $left"
