@@ -34,6 +34,7 @@ static struct decompressed *done_list;
  * too far to decompress blindly for).
  */
 static const u64 probe_at[] = { 65536ULL, 64ULL << 20 };
+#define NR_PROBES	((int)(sizeof(probe_at) / sizeof(probe_at[0])))
 #define SB_SIZE		4096U
 #define SB_MAGIC	64
 #define SB_TOTAL_BYTES	112
@@ -42,14 +43,27 @@ static const u64 probe_at[] = { 65536ULL, 64ULL << 20 };
 /* beyond the device, how much of a run of zeros is taken to see it end */
 #define ZERO_TAIL_MAX	(1ULL << 30)
 
+/* The btrfs-image dump format, as common/image-dump.c reads it */
+#define DUMP_CLUSTER	1024U
+#define DUMP_HEADER	21
+#define DUMP_ITEM	12
+#define DUMP_MAX_ITEMS	((DUMP_CLUSTER - DUMP_HEADER) / DUMP_ITEM)
+
+enum sink_mode {
+	SINK_UNKNOWN,		/* before the first KiB: a dump or an image? */
+	SINK_IMAGE,		/* sized by a superblock copy */
+	SINK_DUMP,		/* sized by its chain of clusters */
+};
+
 struct sink {
 	int fd;
 	u64 pos;		/* bytes of the stream taken */
-	u64 limit;		/* the device size once a superblock gave it */
+	u64 limit;		/* where the content ends, once known */
 	u64 written;		/* non-zero bytes written (holes are not) */
+	enum sink_mode mode;
 	int probed;		/* superblock copies looked at */
+	u64 cluster;		/* file offset of the next dump cluster */
 	bool sized;		/* limit comes from a superblock */
-	bool dump;		/* a btrfs-image dump: no superblock to size by */
 	bool beyond;		/* data went on past the device size, not taken */
 	const char *dir;
 	const char *path;
@@ -176,6 +190,11 @@ static int sink_put(struct job *job, const u8 *buf, size_t len)
 	return 0;
 }
 
+static u32 get_le32(const u8 *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (u32)p[3] << 24;
+}
+
 static u64 get_le64(const u8 *p)
 {
 	u64 v = 0;
@@ -184,6 +203,31 @@ static u64 get_le64(const u8 *p)
 	for (i = 7; i >= 0; i--)
 		v = v << 8 | p[i];
 	return v;
+}
+
+/*
+ * Bytes the sink took, read back; zero blocks were not written, and past
+ * the last one written the file has not grown yet: those read as zeros.
+ */
+static int sink_read_back(struct job *job, u8 *buf, size_t len, u64 at)
+{
+	size_t done = 0;
+	ssize_t ret;
+
+	while (done < len) {
+		ret = pread(job->out.fd, buf + done, len - done, at + done);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0)
+			return job_error(job, -errno,
+				"cannot read back the temporary file in %s: %s",
+				job->out.dir, strerror(errno));
+		if (!ret)
+			break;
+		done += ret;
+	}
+	memset(buf + done, 0, len - done);
+	return 0;
 }
 
 /*
@@ -198,17 +242,14 @@ static int sink_probe(struct job *job)
 	struct sink *out = &job->out;
 	u64 at = probe_at[out->probed++];
 	u8 sb[SB_SIZE];
-	ssize_t ret;
 	u64 dev_total, total;
+	int ret;
 
-	do {
-		ret = pread(out->fd, sb, sizeof(sb), at);
-	} while (ret < 0 && errno == EINTR);
-	if (ret != (ssize_t)sizeof(sb))
-		return job_error(job, ret < 0 ? -errno : -EIO,
-				 "cannot read back the temporary file in %s", out->dir);
+	ret = sink_read_back(job, sb, sizeof(sb), at);
+	if (ret)
+		return ret;
 	if (memcmp(sb + SB_MAGIC, magic, 8)) {
-		if (out->probed == (int)(sizeof(probe_at) / sizeof(probe_at[0])))
+		if (out->probed == NR_PROBES)
 			out->limit = out->pos;
 		return 0;
 	}
@@ -219,8 +260,68 @@ static int sink_probe(struct job *job)
 		dev_total = total;
 	out->limit = dev_total > out->pos ? dev_total : out->pos;
 	out->sized = true;
-	out->probed = sizeof(probe_at) / sizeof(probe_at[0]);
+	out->probed = NR_PROBES;
 	return 0;
+}
+
+/*
+ * A dump cluster's header just decompressed: a good one says where the
+ * next begins (the header KiB, its items, up to a KiB boundary).  The dump
+ * reader, as restore, stops at the first bad header and reads nothing
+ * past it, so the stream is kept up to and with that header, no further.
+ */
+static int sink_cluster(struct job *job)
+{
+	struct sink *out = &job->out;
+	u8 cl[DUMP_CLUSTER];
+	u64 next = out->cluster + DUMP_CLUSTER;
+	u32 nritems, i;
+	int ret;
+
+	ret = sink_read_back(job, cl, sizeof(cl), out->cluster);
+	if (ret)
+		return ret;
+	nritems = get_le32(cl + 16);
+	if (!image_dump_magic(cl, sizeof(cl)) || get_le64(cl + 8) != out->cluster ||
+	    nritems > DUMP_MAX_ITEMS) {
+		out->limit = out->pos;
+		return 0;
+	}
+	for (i = 0; i < nritems; i++)
+		next += get_le32(cl + DUMP_HEADER + i * DUMP_ITEM + 8);
+	out->cluster = (next + DUMP_CLUSTER - 1) / DUMP_CLUSTER * DUMP_CLUSTER;
+	return 0;
+}
+
+/* Where the sink next looks back at what it wrote */
+static u64 sink_checkpoint(const struct sink *out)
+{
+	switch (out->mode) {
+	case SINK_UNKNOWN:
+		return DUMP_CLUSTER;
+	case SINK_DUMP:
+		return out->cluster + DUMP_CLUSTER;
+	default:
+		return out->probed < NR_PROBES ? probe_at[out->probed] + SB_SIZE :
+						 UINT64_MAX;
+	}
+}
+
+static int sink_check(struct job *job)
+{
+	struct sink *out = &job->out;
+	u8 magic[8];
+	int ret;
+
+	if (out->mode == SINK_UNKNOWN) {
+		ret = sink_read_back(job, magic, sizeof(magic), 0);
+		if (ret)
+			return ret;
+		out->mode = image_dump_magic(magic, sizeof(magic)) ? SINK_DUMP :
+								     SINK_IMAGE;
+		return out->mode == SINK_DUMP ? sink_cluster(job) : 0;
+	}
+	return out->mode == SINK_DUMP ? sink_cluster(job) : sink_probe(job);
 }
 
 /*
@@ -242,37 +343,32 @@ static int sink_beyond(struct job *job, const u8 *buf, size_t len)
 }
 
 /*
- * Take @len bytes of output.  Until a superblock copy is reached the bytes
- * are written as they come; once one gives the device size, nothing past
- * it is.  Returns 0, 1 when the rest of the stream is not wanted, or
- * -errno.
+ * Take @len bytes of output.  Bytes are written as they come up to the
+ * next checkpoint (the first KiB, a superblock copy, a dump cluster's
+ * header), where the sink looks back at them; once the content's end is
+ * known, nothing past it is written.  Returns 0, 1 when the rest of the
+ * stream is not wanted, or -errno.
  */
 static int sink_write(struct job *job, const u8 *buf, size_t len)
 {
 	struct sink *out = &job->out;
-	int nr_probes = sizeof(probe_at) / sizeof(probe_at[0]);
 
-	if (!out->pos && image_dump_magic(buf, len))
-		out->dump = true;
 	while (len) {
-		u64 end = out->limit;
+		u64 check = sink_checkpoint(out);
+		u64 end = check < out->limit ? check : out->limit;
 		size_t n;
 		int ret;
 
 		if (out->pos >= out->limit)
 			return sink_beyond(job, buf, len);
-		if (!out->dump && out->probed < nr_probes &&
-		    probe_at[out->probed] + SB_SIZE < end)
-			end = probe_at[out->probed] + SB_SIZE;
 		n = end - out->pos < len ? end - out->pos : len;
 		ret = sink_put(job, buf, n);
 		if (ret)
 			return ret;
 		buf += n;
 		len -= n;
-		if (!out->dump && out->probed < nr_probes &&
-		    out->pos == probe_at[out->probed] + SB_SIZE) {
-			ret = sink_probe(job);
+		if (out->pos == check) {
+			ret = sink_check(job);
 			if (ret)
 				return ret;
 		}

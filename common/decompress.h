@@ -40,7 +40,8 @@ struct decompress_info {
  * (stat @st), what was done in @info.  The temporary file is never larger
  * than the device size of the superblock at 64 KiB (or of its copy at
  * 64 MiB) of the stream; without one (not btrfs) it ends after the last
- * copy looked at, and a btrfs-image dump is taken whole.  Returns the
+ * copy looked at, and a btrfs-image dump ends with the first bad cluster
+ * header, where its reader stops.  Returns the
  * descriptor, or -errno with a one-line reason naming @path in @err.
  */
 int decompress_open(int fd, const char *path, const struct stat *st,
