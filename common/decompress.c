@@ -12,6 +12,7 @@
 #include <zstd.h>
 #include "common/decompress.h"
 #include "common/image-dump.h"
+#include "common/messages.h"
 
 #define BUF_SIZE	(1U << 20)
 #define BLOCK		4096U
@@ -39,6 +40,7 @@ static const u64 probe_at[] = { 65536ULL, 64ULL << 20 };
 #define SB_MAGIC	64
 #define SB_TOTAL_BYTES	112
 #define SB_DEV_TOTAL	(201 + 8)	/* dev_item.total_bytes */
+#define SB_DEV_USED	(201 + 16)	/* dev_item.bytes_used */
 #define NOTE_WRITTEN	(1ULL << 30)
 /* beyond the device, how much of a run of zeros is taken to see it end */
 #define ZERO_TAIL_MAX	(1ULL << 30)
@@ -65,6 +67,7 @@ struct sink {
 	u64 cluster;		/* file offset of the next dump cluster */
 	bool sized;		/* limit comes from a superblock */
 	bool beyond;		/* data went on past the device size, not taken */
+	bool noted;		/* the temporary file's size was noted */
 	const char *dir;
 	const char *path;
 	const char *kind;
@@ -149,12 +152,27 @@ static int pwrite_full(int fd, const u8 *buf, size_t len, u64 offset)
 	return 0;
 }
 
-static void note_large(const struct sink *out)
+/*
+ * Said once a run per file when the temporary file may grow large: from
+ * the superblock, when the device's chunks (dev_item.bytes_used, where
+ * all its non-zero data lives) pass NOTE_WRITTEN; else when that much
+ * non-zero data was written.
+ */
+static void note_large(struct sink *out, u64 chunks)
 {
-	fprintf(stderr,
-		"NOTE: %s: %s-compressed: the decompressed image takes more than %llu MiB in %s (a sparse temporary file of up to %llu bytes, the device size; set TMPDIR elsewhere if that is too much)\n",
-		out->path, out->kind, (unsigned long long)(NOTE_WRITTEN >> 20),
-		out->dir, (unsigned long long)out->limit);
+	const char *dir = out->dir;
+
+	if (out->noted)
+		return;
+	out->noted = true;
+	if (chunks)
+		pr_note("%s: %s-compressed: decompressing to a sparse temporary file in %s: up to %llu bytes of non-zero data (the chunks of its %llu-byte device); set TMPDIR elsewhere if there is not room",
+			out->path, out->kind, dir, (unsigned long long)chunks,
+			(unsigned long long)out->limit);
+	else
+		pr_note("%s: %s-compressed: the sparse temporary file in %s holds more than %llu MiB of non-zero data; set TMPDIR elsewhere if there is not room",
+			out->path, out->kind, dir,
+			(unsigned long long)(NOTE_WRITTEN >> 20));
 }
 
 /* Write @len bytes at the stream's position; all-zero blocks stay holes */
@@ -180,7 +198,7 @@ static int sink_put(struct job *job, const u8 *buf, size_t len)
 				"cannot write the decompressed image to %s: %s",
 				out->dir, strerror(-ret));
 		if (out->written < NOTE_WRITTEN && out->written + run >= NOTE_WRITTEN)
-			note_large(out);
+			note_large(out, 0);
 		out->written += run;
 		done += run;
 		if (done < len)
@@ -242,7 +260,7 @@ static int sink_probe(struct job *job)
 	struct sink *out = &job->out;
 	u64 at = probe_at[out->probed++];
 	u8 sb[SB_SIZE];
-	u64 dev_total, total;
+	u64 dev_total, total, chunks;
 	int ret;
 
 	ret = sink_read_back(job, sb, sizeof(sb), at);
@@ -261,6 +279,9 @@ static int sink_probe(struct job *job)
 	out->limit = dev_total > out->pos ? dev_total : out->pos;
 	out->sized = true;
 	out->probed = NR_PROBES;
+	chunks = get_le64(sb + SB_DEV_USED);
+	if (chunks > NOTE_WRITTEN)
+		note_large(out, chunks < out->limit ? chunks : out->limit);
 	return 0;
 }
 

@@ -42,6 +42,15 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void pr_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint_prefixed("NOTE: ", fmt, ap);
+	va_end(ap);
+}
+
 /* Verbose notes go to stderr so they never mix into text or JSON output */
 void pr_verbose(int level, const char *fmt, ...)
 {

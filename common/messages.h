@@ -18,6 +18,9 @@ __attribute__ ((format (printf, 1, 2)))
 void error(const char *fmt, ...);
 __attribute__ ((format (printf, 1, 2)))
 void warning(const char *fmt, ...);
+/* Something worth knowing that is neither wrong nor verbose detail */
+__attribute__ ((format (printf, 1, 2)))
+void pr_note(const char *fmt, ...);
 __attribute__ ((format (printf, 2, 3)))
 void pr_verbose(int level, const char *fmt, ...);
 

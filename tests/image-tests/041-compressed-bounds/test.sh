@@ -8,7 +8,8 @@
 # image, and the same JSON as the raw image.  A trailing run of zeros is
 # taken without a word, and a stream that stops short of its device gets
 # the verdict of a short device.  A compressed btrfs-image dump followed by
-# the garbage ends where its chain of clusters does.
+# the garbage ends where its chain of clusters does.  A device with more
+# than 1 GiB in chunks gets a note of the temporary space it may need.
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
@@ -119,6 +120,21 @@ err=$("$BTRFS_SPACE" chunks "$TEST_TMP/short.bin" 2>&1 >/dev/null)
 echo "$err"
 [ "$(wc -l <<< "$err")" -eq 1 ] && grep -q "device total_bytes should be at most $((200 << 20)) but found $dev_total" <<< "$err" ||
 	fail "short stream: expected the kernel's device size verdict, got: $err"
+
+# a device whose chunks hold more than 1 GiB: a note names $TMPDIR and how
+# much non-zero data may come (its first 200 MiB are enough to see it)
+tar -xSJf "$TEST_TOP/fixtures/many-bgs-1t.tar.xz" -C "$TEST_TMP" || fail "cannot unpack many-bgs-1t"
+big=$TEST_TMP/many-bgs-1t.img
+big_total=$(od -An -t u8 -j $((65536 + 201 + 8)) -N 8 "$big" | tr -d ' ')
+big_used=$(od -An -t u8 -j $((65536 + 201 + 16)) -N 8 "$big" | tr -d ' ')
+head -c $((200 << 20)) "$big" | compress xz > "$TEST_TMP/big.bin" || fail "xz failed"
+rm -f "$big"
+err=$("$BTRFS_SPACE" chunks "$TEST_TMP/big.bin" 2>&1 >/dev/null)
+echo "$err"
+grep -q "^NOTE: $TEST_TMP/big.bin: xz-compressed: decompressing to a sparse temporary file in $TMPDIR: up to $big_used bytes of non-zero data (the chunks of its $big_total-byte device)" <<< "$err" ||
+	fail "no note of the temporary space a device with $big_used bytes of chunks may need"
+err=$("$BTRFS_SPACE" chunks "$TEST_TMP/short.bin" 2>&1 >/dev/null)
+grep -q "^NOTE" <<< "$err" && fail "a note for a device with little in its chunks: $err"
 
 left=$(find "$TMPDIR" -mindepth 1 | head -3)
 [ -z "$left" ] || fail "temporary files left behind: $left"
