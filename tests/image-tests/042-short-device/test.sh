@@ -1,6 +1,6 @@
 #!/bin/bash
 # A device shorter than its dev item's total_bytes gets the kernel's
-# verdict (read_one_dev() of 6.18, measured by kernel-tests/032-short-device
+# verdict (read_one_dev() of 6.18, measured by kernel-tests/033-short-device
 # on loop devices): refused, with the kernel's words and both sizes, at any
 # shortfall, below or above the last dev extent, a sector or a gigabyte;
 # a file's size counts in whole 512-byte sectors as a loop device's does;
