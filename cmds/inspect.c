@@ -70,6 +70,7 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 	struct btrfs_mount_estimate est;
 	struct btrfs_fs_info fs_info;
 	struct space_report report;
+	struct space_summary summary;
 	struct fmt_ctx fctx;
 	int first, ret;
 
@@ -98,9 +99,16 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 		btrfs_free_space_report(&report);
 		goto out;
 	}
+	if (btrfs_build_summary(&report, &est, &summary)) {
+		error("out of memory");
+		btrfs_free_space_report(&report);
+		ret = EXIT_FS_ERROR;
+		goto out;
+	}
 	btrfs_report_fill_io(&fs_info, &report);
 	fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
 	print_mode(&fctx, &fs_info);
+	print_summary_section(&fctx, &summary);
 	print_filesystem_section(&fctx, &report);
 	print_devices_section(&fctx, &report);
 	print_space_info_section(&fctx, &report);
@@ -114,6 +122,7 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 	print_mount_estimate(&fctx, &est, &args.mount);
 	print_io_section(&fctx, &report);
 	fmt_end(&fctx);
+	btrfs_free_summary(&summary);
 	btrfs_free_space_report(&report);
 out:
 	btrfs_close_fs(&fs_info);

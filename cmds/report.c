@@ -376,3 +376,103 @@ void print_preempt_section(struct fmt_ctx *fctx, const struct space_report *r)
 		fmt_str(fctx, "min_bytes_may_use_to_flush", "Flushes from bytes_may_use", NULL);
 	fmt_group_end(fctx);
 }
+
+static void print_level(struct fmt_ctx *fctx, enum summary_level level, const char *rule)
+{
+	fmt_str(fctx, "level", "Level", btrfs_summary_level_name(level));
+	fmt_str(fctx, "rule", "Rule", rule);
+}
+
+static void print_summary_space(struct fmt_ctx *fctx, const struct summary_space *s)
+{
+	fmt_group_start(fctx, s->name, s->name);
+	fmt_str(fctx, "profile", "Profile", btrfs_bg_profile_name(s->profile));
+	fmt_size(fctx, "total_bytes", "Total", s->total_bytes);
+	fmt_size(fctx, "held", "Held", s->held);
+	fmt_size(fctx, "free", "Really free", s->free);
+	fmt_size(fctx, "chunk_size", "One new chunk", s->chunk_size);
+	fmt_u64(fctx, "new_chunks", "New chunks that fit", s->new_chunks);
+	fmt_size(fctx, "new_chunk_bytes", "Their bytes", s->new_chunk_bytes);
+	print_level(fctx, s->level, s->rule);
+	fmt_group_end(fctx);
+}
+
+static void print_summary_unallocated(struct fmt_ctx *fctx, const struct space_summary *s)
+{
+	u32 i;
+
+	fmt_group_start(fctx, "unallocated", "Unallocated");
+	fmt_size(fctx, "bytes", "Writeable devices", s->unallocated);
+	fmt_array_start(fctx, "devices", "Per device");
+	for (i = 0; i < s->nr_devices; i++) {
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "devid", "devid", s->devices[i].devid);
+		fmt_size(fctx, "unallocated", "unallocated", s->devices[i].unallocated);
+		fmt_bool(fctx, "counted", "writeable", s->devices[i].counted);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+	fmt_array_start(fctx, "chunks", "As new chunks");
+	for (i = 0; i < (u32)s->nr_spaces; i++) {
+		const struct summary_space *sp = &s->spaces[i];
+
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_str(fctx, "type", "type", sp->name);
+		fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(sp->profile));
+		fmt_u64(fctx, "count", "chunks", sp->new_chunks);
+		fmt_size(fctx, "chunk_size", "of up to", sp->chunk_size);
+		fmt_size(fctx, "bytes", "bytes", sp->new_chunk_bytes);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+	print_level(fctx, s->unallocated_level, s->unallocated_rule);
+	fmt_group_end(fctx);
+}
+
+static void print_summary_preempt(struct fmt_ctx *fctx, const struct space_summary *s)
+{
+	fmt_group_start(fctx, "preempt", "Preemptive flushing");
+	fmt_size(fctx, "bytes_may_use", "Metadata bytes_may_use", s->bytes_may_use);
+	fmt_bool(fctx, "flushing", "Flushing now", s->flushing);
+	if (s->can_flush) {
+		fmt_size(fctx, "flush_from", "Flushes from bytes_may_use", s->flush_from);
+		fmt_size(fctx, "headroom", "Headroom before flushing", s->flush_headroom);
+	} else {
+		fmt_str(fctx, "flush_from", "Flushes from bytes_may_use", NULL);
+		fmt_str(fctx, "headroom", "Headroom before flushing", NULL);
+	}
+	print_level(fctx, s->preempt_level, s->preempt_rule);
+	fmt_group_end(fctx);
+}
+
+/*
+ * The summary at the top of inspect: one level per line and the rule that
+ * gave it (formulas.md section 19), then the worst of them.
+ */
+void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
+{
+	int i;
+
+	fmt_group_start(fctx, "summary", "Summary (levels: formulas.md section 19)");
+	fmt_str(fctx, "level", "Overall", btrfs_summary_level_name(s->level));
+	fmt_group_start(fctx, "space", "Really free, after the global reserve");
+	for (i = 0; i < s->nr_spaces; i++)
+		print_summary_space(fctx, &s->spaces[i]);
+	fmt_group_end(fctx);
+	print_summary_unallocated(fctx, s);
+	fmt_group_start(fctx, "overcommit", "Metadata over-commit");
+	fmt_size(fctx, "room", "Room, FLUSH_ALL", s->overcommit_room);
+	print_level(fctx, s->overcommit_level, s->overcommit_rule);
+	fmt_group_end(fctx);
+	print_summary_preempt(fctx, s);
+	fmt_group_start(fctx, "mount", "Mount time");
+	fmt_bool(fctx, "available", NULL, s->mount_available);
+	if (s->mount_available) {
+		fmt_u64(fctx, "reads", "Reads", s->mount_reads);
+		fmt_seconds(fctx, "hdd_seconds", "Seconds on HDD", s->mount_hdd_seconds);
+		fmt_seconds(fctx, "ssd_seconds", "Seconds on SSD", s->mount_ssd_seconds);
+	}
+	print_level(fctx, s->mount_level, s->mount_rule);
+	fmt_group_end(fctx);
+	fmt_group_end(fctx);
+}

@@ -4,6 +4,7 @@
 
 #include "common/format-output.h"
 #include "kernel-shared/report.h"
+#include "kernel-shared/summary.h"
 
 /* The printers: every section is written once, for text and JSON alike */
 void print_mode(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info);
@@ -18,6 +19,7 @@ void print_kernel_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_global_rsv_detail(struct fmt_ctx *fctx, const struct space_report *r);
 void print_overcommit_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_preempt_section(struct fmt_ctx *fctx, const struct space_report *r);
+void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s);
 void print_chunk_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info);
 void print_block_group_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info);
 
