@@ -1,0 +1,55 @@
+#!/bin/bash
+# The summary at the top of "inspect" (formulas.md section 19) on fixtures
+# from nearly full to roomy: every level and the figures behind it must be
+# what the documented rules give from the kernel's numbers in
+# NAME.expected.json, worked out by expect-summary.py without the tool's
+# code. The nearly full full-data must be critical or tight for data, the
+# roomy size-1t ok throughout; the text summary must state each rule.
+
+source "$TEST_TOP/common" || exit
+check_prereq btrfs-space
+check_prereq jq xz tar python3
+
+fixtures=$TEST_TOP/fixtures
+# nearly full, fresh, roomy, mixed, striped, and one tight on metadata
+names="full-data ns16k-1g size-1t mixed-256m raid10-4dev devadd-convert-raid1"
+bad=0
+for name in $names; do
+	expected=$fixtures/$name.expected.json
+	[ -f "$expected" ] && [ -f "$fixtures/$name.tar.xz" ] || fail "fixture $name not found in $fixtures"
+	dir=$TEST_TMP/$name
+	mkdir -p "$dir"
+	tar -xSJf "$fixtures/$name.tar.xz" -C "$dir" || fail "cannot unpack $name"
+	devs=()
+	for f in $(jq -r '.devices[].file' "$expected"); do
+		devs+=("$dir/$f")
+	done
+	run_check_stdout "$BTRFS_SPACE" inspect --format json "${devs[@]}" > "$dir/inspect.json" || exit
+	python3 ./expect-summary.py "$expected" "$dir/inspect.json" > "$dir/levels" || bad=$((bad + 1))
+	cat "$dir/levels"
+	[ "$name" = full-data ] || rm -f "$dir"/*.img
+done
+
+level() { # level NAME JQ-PATH
+	jq -r "$2" "$TEST_TMP/$1/inspect.json"
+}
+data=$(level full-data .summary.space.data.level)
+case $data in
+critical|tight) echo "full-data: data $data" ;;
+*) fail "full-data (nearly full): data level is $data, not critical or tight" ;;
+esac
+overall=$(level size-1t .summary.level)
+[ "$overall" = ok ] || fail "size-1t (roomy): overall level is $overall, not ok"
+echo "size-1t: overall ok"
+
+# text: the summary comes first and every level carries its rule
+text=$(run_check_stdout "$BTRFS_SPACE" inspect "$TEST_TMP/full-data/full-data.img") || exit
+head -n 1 <<< "$text" | grep -q '^Summary' || fail "inspect text does not start with the summary"
+levels=$(grep -c '^ *Level: ' <<< "$text")
+rules=$(grep -c '^ *Rule: ' <<< "$text")
+[ "$levels" -ge 7 ] && [ "$levels" = "$rules" ] || fail "text summary: $levels levels, $rules rules"
+grep -q '^ *Rule: *free < 1 chunk and no new chunk fits$' <<< "$text" ||
+	fail "text summary of full-data does not state the critical rule"
+
+[ $bad = 0 ] || fail "$bad fixtures: the summary differs from the documented rules"
+echo "summary levels: ok"
