@@ -18,8 +18,10 @@
 #   BTRFS_SPACE     the binary to test (default: ./btrfs-space in the top folder)
 #   SHARED          the shared material (default: ../shared beside the top folder)
 #
-# Output: one line per test, "PASS|FAIL|SKIP  category/name  (reason)", the
-# last 20 lines of a failed test's output, and a final line
+# Output: per test a start line "[K/N] category/name ...  (so far N passed,
+# N failed, N skipped)" and a result line "PASS|FAIL|SKIP  category/name
+# (reason)"; a SKIP's reason says what to install or set. The last 20 lines
+# of a failed test's output, and a final line
 # "N passed, N failed, N skipped". Full output: tests/CATEGORY-tests-results.txt.
 # Exit status: 1 if any test failed, else 0.
 
@@ -175,44 +177,60 @@ selected()
 	[[ $2 == $TEST || $1/$2 == $TEST ]]
 }
 
-run_unit()
+# The tests to run, one "category<TAB>name<TAB>path" line each, in order:
+# listed first so that each start line can say how many there are.
+list_tests()
 {
-	local src prog name
-	for src in "$TEST_TOP"/unit/test-*.c; do
-		[ -e "$src" ] || continue
-		prog=${src%.c}
-		name=$(basename "$prog")
-		selected unit "$name" || continue
-		if [ ! -x "$prog" ]; then
-			printf 'FAIL  unit/%s  (not built: run make)\n' "$name"
-			echo "====== FAIL unit/$name (not built)" >> "$TEST_TOP/unit-tests-results.txt"
-			failed=$((failed + 1))
+	local cat src dir name
+	for cat in $categories; do
+		if [ "$cat" = unit ]; then
+			for src in "$TEST_TOP"/unit/test-*.c; do
+				[ -e "$src" ] || continue
+				name=$(basename "${src%.c}")
+				selected unit "$name" && printf 'unit\t%s\t%s\n' "$name" "${src%.c}"
+			done
 			continue
 		fi
-		# word splitting of INSTRUMENT is intended
-		# shellcheck disable=SC2086
-		run_one unit "$name" "$TEST_TOP/unit" $INSTRUMENT "$prog"
+		for dir in "$TEST_TOP/$cat-tests"/*/; do
+			dir=${dir%/}
+			[ -f "$dir/test.sh" ] || continue
+			name=$(basename "$dir")
+			selected "$cat" "$name" && printf '%s\t%s\t%s\n' "$cat" "$name" "$dir"
+		done
 	done
 }
 
-run_category()
+# run_unit NAME PROG: one unit-test program
+run_unit()
 {
-	local cat=$1 dir name
-	for dir in "$TEST_TOP/$cat-tests"/*/; do
-		dir=${dir%/}
-		[ -f "$dir/test.sh" ] || continue
-		name=$(basename "$dir")
-		selected "$cat" "$name" || continue
-		run_one "$cat" "$name" "$dir" bash ./test.sh
-	done
+	local name=$1 prog=$2
+	if [ ! -x "$prog" ]; then
+		printf 'FAIL  unit/%s  (not built: run make)\n' "$name"
+		echo "====== FAIL unit/$name (not built)" >> "$TEST_TOP/unit-tests-results.txt"
+		failed=$((failed + 1))
+		return
+	fi
+	# word splitting of INSTRUMENT is intended
+	# shellcheck disable=SC2086
+	run_one unit "$name" "$TEST_TOP/unit" $INSTRUMENT "$prog"
 }
 
 for cat in $categories; do
 	: > "$TEST_TOP/$cat-tests-results.txt"
+done
+mapfile -t tests < <(list_tests)
+total=${#tests[@]}
+count=0
+for line in "${tests[@]}"; do
+	IFS=$'\t' read -r cat name path <<< "$line"
+	count=$((count + 1))
+	# the start line, with the running count of what ran so far
+	printf '[%d/%d] %s/%s ...  (so far %d passed, %d failed, %d skipped)\n' \
+		"$count" "$total" "$cat" "$name" "$passed" "$failed" "$skipped"
 	if [ "$cat" = unit ]; then
-		run_unit
+		run_unit "$name" "$path"
 	else
-		run_category "$cat"
+		run_one "$cat" "$name" "$path" bash ./test.sh
 	fi
 done
 

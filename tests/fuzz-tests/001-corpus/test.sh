@@ -32,7 +32,7 @@ source "$TEST_TOP/common" || exit
 
 corpus=$SHARED/corpus
 catalog=$corpus/catalog.jsonl
-[ -d "$corpus" ] || skip "no image corpus: $corpus not found (set SHARED to the shared folder)"
+[ -d "$corpus" ] || skip_no_shared "image corpus" "$corpus"
 [ -f "$catalog" ] || skip "no catalog.jsonl in $corpus"
 check_prereq btrfs-space
 check_prereq jq xz tar od timeout sha256sum btrfs-image

@@ -11,7 +11,7 @@ source "$TEST_TOP/image-tests/compare-truth.sh" || exit
 
 truth=${SHARED:-}/truth
 if [ -z "${SHARED:-}" ] || [ ! -d "$truth/images" ]; then
-	skip "no truth set: $truth/images not found (SHARED is the shared folder, ../shared)"
+	skip_no_shared "truth set" "$truth/images"
 fi
 check_prereq btrfs-space
 check_prereq jq xz tar od timeout

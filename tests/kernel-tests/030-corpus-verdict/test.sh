@@ -40,7 +40,7 @@ corpus=$SHARED/corpus
 catalog=$corpus/catalog.jsonl
 recorded=$corpus/kernel-verdict.jsonl
 gaps_file=$TEST_TOP/kernel-tests/030-corpus-verdict/known-gaps.txt
-[ -d "$corpus" ] || skip "no image corpus: $corpus not found (set SHARED to the shared folder)"
+[ -d "$corpus" ] || skip_no_shared "image corpus" "$corpus"
 [ -f "$catalog" ] || skip "no catalog.jsonl in $corpus"
 [ -f "$gaps_file" ] || fail "missing $gaps_file"
 need_root
