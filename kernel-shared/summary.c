@@ -265,9 +265,12 @@ static enum summary_level worse(enum summary_level a, enum summary_level b)
 }
 
 /* Free space of a type against its chunk size (section 19.2) */
-static void rate_space(struct summary_space *s)
+static void rate_space(struct summary_space *s, u32 nr_writeable)
 {
-	if (s->free < s->chunk_size && !s->new_chunks) {
+	if (!nr_writeable) {
+		s->level = SUMMARY_CRITICAL;
+		s->rule = "no writeable device: nothing can be allocated or written";
+	} else if (s->free < s->chunk_size && !s->new_chunks) {
 		s->level = SUMMARY_CRITICAL;
 		s->rule = "free < 1 chunk and no new chunk fits";
 	} else if (s->free + s->new_chunk_bytes < 2 * s->chunk_size) {
@@ -294,7 +297,7 @@ static void fill_space(const struct space_report *report,
 	s->chunk_size = btrfs_summary_chunk_size(report, type, s->profile, si->chunk_size);
 	s->new_chunks = btrfs_summary_new_chunks(report, type, s->profile,
 						 si->chunk_size, &s->new_chunk_bytes);
-	rate_space(s);
+	rate_space(s, count_writeable(report));
 }
 
 static const struct summary_space *find_space(const struct space_summary *sum,

@@ -4,7 +4,8 @@
 # what the documented rules give from the kernel's numbers in
 # NAME.expected.json, worked out by expect-summary.py without the tool's
 # code. The nearly full full-data must be critical or tight for data, the
-# roomy size-1t ok throughout; the text summary must state each rule.
+# roomy size-1t ok throughout, a read-only device critical; the text
+# summary must state each rule.
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
@@ -27,7 +28,7 @@ for name in $names; do
 	run_check_stdout "$BTRFS_SPACE" inspect --format json "${devs[@]}" > "$dir/inspect.json" || exit
 	python3 ./expect-summary.py "$expected" "$dir/inspect.json" > "$dir/levels" || bad=$((bad + 1))
 	cat "$dir/levels"
-	[ "$name" = full-data ] || rm -f "$dir"/*.img
+	case $name in full-data|ns16k-1g) ;; *) rm -f "$dir"/*.img ;; esac
 done
 
 level() { # level NAME JQ-PATH
@@ -50,6 +51,16 @@ rules=$(grep -c '^ *Rule: ' <<< "$text")
 [ "$levels" -ge 7 ] && [ "$levels" = "$rules" ] || fail "text summary: $levels levels, $rules rules"
 grep -q '^ *Rule: *free < 1 chunk and no new chunk fits$' <<< "$text" ||
 	fail "text summary of full-data does not state the critical rule"
+
+# a read-only device can take no chunk and no write: every type critical
+ro=$(run_check_stdout "$BTRFS_SPACE" inspect --format json --readonly-device 1 \
+	"$TEST_TMP/ns16k-1g/ns16k-1g.img") || exit
+got=$(jq -r '[.summary.space[] | .level + ":" + .rule] | unique | join(",")' <<< "$ro")
+[ "$got" = "critical:no writeable device: nothing can be allocated or written" ] ||
+	fail "ns16k-1g with a read-only device: $got"
+[ "$(jq .summary.unallocated.devices[0].counted <<< "$ro")" = false ] ||
+	fail "ns16k-1g with a read-only device: the device is counted as writeable"
+echo "ns16k-1g read-only: every type critical"
 
 [ $bad = 0 ] || fail "$bad fixtures: the summary differs from the documented rules"
 echo "summary levels: ok"
