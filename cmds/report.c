@@ -432,14 +432,14 @@ static void print_summary_unallocated(struct fmt_ctx *fctx, const struct space_s
 static void print_summary_preempt(struct fmt_ctx *fctx, const struct space_summary *s)
 {
 	fmt_group_start(fctx, "preempt", "Preemptive flushing");
-	fmt_size(fctx, "bytes_may_use", "Metadata bytes_may_use", s->bytes_may_use);
+	fmt_size(fctx, "bytes_may_use", "Metadata may_use", s->bytes_may_use);
 	fmt_bool(fctx, "flushing", "Flushing now", s->flushing);
 	if (s->can_flush) {
-		fmt_size(fctx, "flush_from", "Flushes from bytes_may_use", s->flush_from);
-		fmt_size(fctx, "headroom", "Headroom before flushing", s->flush_headroom);
+		fmt_size(fctx, "flush_from", "Flushes from may_use", s->flush_from);
+		fmt_size(fctx, "headroom", "Headroom to flushing", s->flush_headroom);
 	} else {
-		fmt_str(fctx, "flush_from", "Flushes from bytes_may_use", NULL);
-		fmt_str(fctx, "headroom", "Headroom before flushing", NULL);
+		fmt_str(fctx, "flush_from", "Flushes from may_use", NULL);
+		fmt_str(fctx, "headroom", "Headroom to flushing", NULL);
 	}
 	print_level(fctx, s->preempt_level, s->preempt_rule);
 	fmt_group_end(fctx);
