@@ -20,7 +20,7 @@
 #
 # Output: per test a start line "[K/N] category/name ...  (so far N passed,
 # N failed, N skipped)" and a result line "PASS|FAIL|SKIP  category/name
-# (reason)"; a SKIP's reason says what to install or set. The last 20 lines
+# (reason)  [seconds]"; a SKIP's reason says what to install or set. The last 20 lines
 # of a failed test's output, and a final line
 # "N passed, N failed, N skipped". Full output: tests/CATEGORY-tests-results.txt.
 # Exit status: 1 if any test failed, else 0.
@@ -111,7 +111,7 @@ run_one()
 	local cat=$1 name=$2 dir=$3
 	shift 3
 	local log=$TEST_TOP/$cat-tests-results.txt
-	local out=$RUN_DIR/output rc reason leftovers
+	local out=$RUN_DIR/output rc reason leftovers start=$SECONDS took
 
 	CUR_TMP=$(mktemp -d "${TMPDIR:-/tmp}/btrfs-space-test.XXXXXX") || exit 2
 	(
@@ -135,6 +135,7 @@ run_one()
 	fi
 	leftovers=$(cleanup_tmp "$CUR_TMP")
 	CUR_TMP=
+	took=$((SECONDS - start))
 
 	case $rc in
 	0)	result=PASS; reason= ;;
@@ -151,15 +152,15 @@ run_one()
 	fi
 
 	{
-		echo "====== $result $cat/$name (exit status $rc)"
+		echo "====== $result $cat/$name (exit status $rc, ${took}s)"
 		cat "$out"
 		echo
 	} >> "$log"
 
 	if [ -n "$reason" ]; then
-		printf '%s  %s/%s  (%s)\n' "$result" "$cat" "$name" "$reason"
+		printf '%s  %s/%s  (%s)  [%ss]\n' "$result" "$cat" "$name" "$reason" "$took"
 	else
-		printf '%s  %s/%s\n' "$result" "$cat" "$name"
+		printf '%s  %s/%s  [%ss]\n' "$result" "$cat" "$name" "$took"
 	fi
 	case $result in
 	PASS)	passed=$((passed + 1)) ;;

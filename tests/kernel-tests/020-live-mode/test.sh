@@ -17,7 +17,8 @@
 # - the device list: equal except the path (image file offline, loop device
 #   live); the "io" counters are not compared;
 # - the mount estimate (live mode replays it on the devices' on-disk trees,
-#   read-only): equal, and so is everything else "inspect" prints.
+#   read-only) and the summary: equal, and so is everything else "inspect"
+#   prints.
 # On the read-only mount the live metadata bytes_may_use (the reservation
 # model's runtime input, taken from sysfs allocation/) must equal sysfs.
 #
@@ -25,7 +26,8 @@
 # without sync, so delalloc holds metadata reservations beyond the global
 # reserve: the live report's preempt.bytes_may_use must lie between the
 # sysfs value read just before and just after the run, and an explicit
-# --may-use must still win over the live value.
+# --may-use must still win over the live value. With and without it, the
+# summary must weigh the same live figures as the other sections.
 
 source "$TEST_TOP/common" || exit
 
@@ -121,6 +123,7 @@ same global_rsv inspect '.global_rsv'
 same overcommit inspect '.overcommit'
 same preempt inspect '.preempt'
 same mount_estimate inspect '.mount_estimate'
+same summary inspect '.summary'
 same "inspect (all but mode, io and device paths)" inspect 'del(.mode) | del(.io) | .devices |= map(del(.path))'
 same chunks.count chunks '.chunks | length'
 same chunks chunks '.chunks'
@@ -170,6 +173,34 @@ else
 	echo "MISMATCH --may-use 1G gave bytes_may_use $whatif"
 	errors=$((errors + 1))
 fi
+# the summary weighs the live figures the other sections show: the space
+# infos, the devices, the over-commit room and the preempt state of the run
+# shellcheck disable=SC2016 # a jq program
+summary_check='
+def held: .bytes_used + .bytes_reserved + .bytes_pinned + .bytes_readonly
+	+ .bytes_zone_unusable + .bytes_may_use;
+. as $r | [
+	($r.space_info | to_entries[] | .key as $t | .value as $si
+	 | select($r.summary.space[$t].free != ([$si.total_bytes - ($si | held), 0] | max))
+	 | "summary.space.\($t).free"),
+	(select($r.summary.unallocated.bytes != ([$r.devices[].unallocated] | add))
+	 | "summary.unallocated.bytes"),
+	(select($r.summary.overcommit.room != $r.overcommit.avail_flush_all)
+	 | "summary.overcommit.room"),
+	(select($r.summary.preempt.bytes_may_use != $r.preempt.bytes_may_use)
+	 | "summary.preempt.bytes_may_use"),
+	(select($r.summary.mount.reads != $r.mount_estimate.total_reads)
+	 | "summary.mount.reads")
+] | join(" ")'
+for f in live-rw live-rw-whatif; do
+	diffs=$(jq -r "$summary_check" "$out/$f.json") || fail "jq on $f.json"
+	if [ -z "$diffs" ]; then
+		echo "match $f: the summary weighs the live figures of the other sections"
+	else
+		echo "MISMATCH $f: the summary differs from the other sections in $diffs"
+		errors=$((errors + 1))
+	fi
+done
 [ "$(jq '.block_groups | length' "$out/live-rw-bgs.json")" -gt 0 ] ||
 	{ echo "MISMATCH read-write mount: no block groups"; errors=$((errors + 1)); }
 
