@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/hash.h"
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/delayed-ref.h"
@@ -121,17 +122,6 @@ void btrfs_csum_delete_add(const struct btrfs_csum_params *p,
 
 /* ---- the delayed refs of one transaction ---------------------------- */
 
-/* splitmix64's finalizer: bytenrs share their low bits */
-static u64 sim_mix(u64 x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 void btrfs_delayed_refs_sim_init(struct btrfs_delayed_refs_sim *sim,
 				 const struct btrfs_csum_params *params,
 				 const struct btrfs_kernel_model *model)
@@ -154,7 +144,7 @@ void btrfs_delayed_refs_sim_release(struct btrfs_delayed_refs_sim *sim)
 static struct btrfs_sim_head *head_slot(struct btrfs_sim_head *tab, u64 cap,
 					u64 bytenr)
 {
-	u64 i = sim_mix(bytenr) & (cap - 1);
+	u64 i = hash_mix64(bytenr) & (cap - 1);
 
 	while (tab[i].bytenr && tab[i].bytenr != bytenr)
 		i = (i + 1) & (cap - 1);
@@ -234,8 +224,8 @@ static bool sim_ref_equal(const struct btrfs_sim_ref *a, const struct btrfs_sim_
 static struct btrfs_sim_ref *ref_slot(struct btrfs_sim_ref *tab, u64 cap,
 				      const struct btrfs_sim_ref *key)
 {
-	u64 h = sim_mix(key->bytenr ^ sim_mix(key->root_or_parent ^
-			sim_mix(key->owner ^ sim_mix(key->offset + key->type))));
+	u64 h = hash_mix64(key->bytenr ^ hash_mix64(key->root_or_parent ^
+			hash_mix64(key->owner ^ hash_mix64(key->offset + key->type))));
 	u64 i = h & (cap - 1);
 
 	while (tab[i].used && !sim_ref_equal(&tab[i], key))

@@ -31,23 +31,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/hash.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/extent-tree.h"
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/kernel-version.h"
 #include "kernel-shared/space-info.h"
-
-/* splitmix64's finalizer: spreads bytenrs, which share their low bits */
-static u64 mix64(u64 x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
 
 static void drop_set_reset(struct btrfs_drop_set *s)
 {
@@ -65,7 +55,7 @@ static struct btrfs_drop_slot *drop_set_slot(const struct btrfs_drop_set *s,
 					     u64 a, u64 b, bool match_b)
 {
 	u64 mask = s->cap - 1;
-	u64 i = mix64(a ^ mix64(match_b ? b : 0)) & mask;
+	u64 i = hash_mix64(a ^ hash_mix64(match_b ? b : 0)) & mask;
 
 	while (s->slots[i].gen == s->gen) {
 		if (s->slots[i].a == a && (!match_b || s->slots[i].b == b))

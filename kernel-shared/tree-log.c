@@ -41,6 +41,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/hash.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/space-info.h"
@@ -107,20 +108,10 @@ struct replay_ctx {
 	struct index_map extent_map;
 };
 
-static u64 mix64(u64 x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 static u32 map_slot(const struct index_map *m, u64 a, u64 b)
 {
 	u32 mask = m->cap - 1;
-	u32 i = (u32)(mix64(a ^ mix64(b)) & mask);
+	u32 i = (u32)(hash_mix64(a ^ hash_mix64(b)) & mask);
 
 	while (m->idx[i] && (m->a[i] != a || m->b[i] != b))
 		i = (i + 1) & mask;
