@@ -167,6 +167,8 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 	int nr_found = 0;
 	int ret;
 
+	/* the callers close fs_info whatever this returns, even before the open */
+	btrfs_fs_info_init(fs_info);
 	set_log_level(cmd_log_level(opts));
 	if (nr_paths == 1 && btrfs_live_path(paths[0]))
 		return open_live(fs_info, paths[0], load_block_groups);

@@ -351,6 +351,9 @@ static int open_devices(struct btrfs_fs_info *fs_info,
 	u64 latest_gen = 0;
 	int i, ret;
 
+	/* the first device sets latest: without one there is nothing to read */
+	if (args->nr_paths < 1)
+		return btrfs_fs_error(fs_info, -EINVAL, "no device given");
 	for (i = 0; i < args->nr_paths; i++) {
 		struct io_dev io;
 		struct btrfs_device *dev;
@@ -948,11 +951,17 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 	return check_device_totals(fs_info);
 }
 
+void btrfs_fs_info_init(struct btrfs_fs_info *fs_info)
+{
+	/* every pointer NULL and every count 0: btrfs_close_fs() frees nothing */
+	memset(fs_info, 0, sizeof(*fs_info));
+}
+
 int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *args)
 {
 	int ret;
 
-	memset(fs_info, 0, sizeof(*fs_info));
+	btrfs_fs_info_init(fs_info);
 	fs_info->allow_degraded = args->allow_degraded;
 	if (args->super_mirror < 0 || args->super_mirror >= BTRFS_SUPER_MIRROR_MAX)
 		return btrfs_fs_error(fs_info, -EINVAL,

@@ -19,6 +19,11 @@ struct btrfs_open_args {
  * (block-group.c) so that commands that only need the chunk map skip it.
  */
 int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *args);
+/*
+ * An empty fs_info that btrfs_close_fs() can take: call it before anything
+ * that can fail, so that every error path may close what it opened.
+ */
+void btrfs_fs_info_init(struct btrfs_fs_info *fs_info);
 struct btrfs_root_ref btrfs_tree_root_ref(const struct btrfs_fs_info *fs_info);
 /* The ROOT_ITEM (objectid, ROOT_ITEM, 0) of the tree root; found=false if absent */
 int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,

@@ -803,7 +803,7 @@ static int live_open_once(struct btrfs_fs_info *fs_info, const char *path,
 	char fsid[37];
 	int ret;
 
-	memset(fs_info, 0, sizeof(*fs_info));
+	btrfs_fs_info_init(fs_info);
 	fs_info->live = calloc(1, sizeof(*fs_info->live));
 	if (!fs_info->live)
 		return -ENOMEM;

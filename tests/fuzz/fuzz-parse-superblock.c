@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	       size - FZ_CONTROL < sizeof(sb) ? size - FZ_CONTROL : sizeof(sb));
 	if (!(data[1] & PZ_NOFIX))
 		pz_set_csum(btrfs_super_csum_type(&sb), (u8 *)&sb, sizeof(sb));
-	memset(&fs_info, 0, sizeof(fs_info));
+	btrfs_fs_info_init(&fs_info);
 	ret = btrfs_validate_super(&fs_info, &sb, "fuzz", mirror);
 	pz_check(&fs_info, ret);
 	if (!ret) {

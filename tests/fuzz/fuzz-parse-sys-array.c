@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < FZ_CONTROL + 2)
 		return -1;
-	memset(&fs_info, 0, sizeof(fs_info));
+	btrfs_fs_info_init(&fs_info);
 	/* the template's superblock, parsed once: no copy of the image */
 	img = *fz_template(data[0] % fz_nr_templates());
 	memcpy(sb, fz_super(&img, 0), sizeof(*sb));

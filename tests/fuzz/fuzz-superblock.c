@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    !csum_compute(btrfs_super_csum_type(&sb), (u8 *)&sb + BTRFS_CSUM_SIZE,
 			  sizeof(sb) - BTRFS_CSUM_SIZE, csum))
 		memcpy(sb.csum, csum, BTRFS_CSUM_SIZE);
-	memset(&fs_info, 0, sizeof(fs_info));
+	btrfs_fs_info_init(&fs_info);
 	if (btrfs_validate_super(&fs_info, &sb, "fuzz", 0) && fs_info.err.err &&
 	    strchr(fs_info.err.msg, '\n'))
 		abort();
