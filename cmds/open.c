@@ -89,19 +89,26 @@ static int open_live(struct btrfs_fs_info *fs_info, const char *path,
 	return 0;
 }
 
-/* What the kernel would warn about while it mounts */
-static void print_fs_warnings(const struct btrfs_fs_info *fs_info)
+/*
+ * A bad copy is worth knowing even when another one served; then what
+ * the kernel would warn about while it mounts.
+ */
+static void print_fs_notes(const struct btrfs_fs_info *fs_info)
 {
-	u32 shown = fs_info->nr_warnings;
-	u32 i;
+	const struct btrfs_notes *notes = &fs_info->notes;
+	const struct btrfs_note *bad = btrfs_find_note(notes, BTRFS_NOTE_BAD_COPY);
+	u32 i, shown = 0;
 
-	if (shown > BTRFS_MAX_WARNINGS)
-		shown = BTRFS_MAX_WARNINGS;
-	for (i = 0; i < shown; i++)
-		warning("%s", fs_info->warnings[i]);
-	if (fs_info->nr_warnings > shown)
-		warning("%u more warnings not shown",
-			fs_info->nr_warnings - shown);
+	if (bad)
+		warning("%s", bad->msg);
+	for (i = 0; i < notes->nr; i++) {
+		if (notes->list[i].kind != BTRFS_NOTE_WARNING)
+			continue;
+		warning("%s", notes->list[i].msg);
+		shown++;
+	}
+	if (notes->nr_warnings > shown)
+		warning("%u more warnings not shown", notes->nr_warnings - shown);
 }
 
 /*
@@ -199,10 +206,7 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 	device_scan_free(found, nr_found);
 	if (ret)
 		return EXIT_FS_ERROR;	/* the error is the one line said */
-	/* a bad copy is worth knowing even when another one served */
-	if (fs_info->note[0])
-		warning("%s", fs_info->note);
-	print_fs_warnings(fs_info);
+	print_fs_notes(fs_info);
 	if (fs_info->degraded)
 		warning("filesystem is degraded: some devices are missing, every chunk read was served by the devices present");
 	return 0;

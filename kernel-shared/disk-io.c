@@ -8,7 +8,6 @@
  * Behaviour reproduced: 6.1-6.18.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,49 +35,6 @@
 					 BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID | \
 					 BTRFS_FEATURE_COMPAT_RO_VERITY | \
 					 BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE)
-
-/*
- * An error is one line, whatever it quotes: file names from the image or a
- * --file argument may hold a newline or a terminal escape, shown as '?'.
- */
-static void one_line(char *msg)
-{
-	for (; *msg; msg++)
-		if ((unsigned char)*msg < 0x20 || *msg == 0x7f)
-			*msg = '?';
-}
-
-int btrfs_fs_error(struct btrfs_fs_info *fs_info, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fs_info->err.err)
-		return err;
-	fs_info->err.err = err;
-	va_start(ap, fmt);
-	vsnprintf(fs_info->err.msg, sizeof(fs_info->err.msg), fmt, ap);
-	va_end(ap);
-	one_line(fs_info->err.msg);
-	return err;
-}
-
-/*
- * btrfs_warn(): the kernel logs it and goes on mounting.  Kept one line
- * each, in order; past the last slot only the count grows.
- */
-void btrfs_fs_warn(struct btrfs_fs_info *fs_info, const char *fmt, ...)
-{
-	va_list ap;
-	char *slot;
-
-	if (fs_info->nr_warnings++ >= BTRFS_MAX_WARNINGS)
-		return;
-	slot = fs_info->warnings[fs_info->nr_warnings - 1];
-	va_start(ap, fmt);
-	vsnprintf(slot, sizeof(fs_info->warnings[0]), fmt, ap);
-	va_end(ap);
-	one_line(slot);
-}
 
 static void format_csum(char *buf, const u8 *csum, size_t size)
 {
@@ -409,6 +365,7 @@ static int read_block_copy(struct btrfs_fs_info *fs_info, u64 bytenr, u8 *buf,
 
 	while (done < fs_info->nodesize) {
 		struct btrfs_io_piece piece;
+		struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
 		struct io_fault fault;
 		char what[400];
 		int ret;
@@ -421,8 +378,11 @@ static int read_block_copy(struct btrfs_fs_info *fs_info, u64 bytenr, u8 *buf,
 			return -ENODEV;
 		ret = io_read_fault(&piece.dev->io, buf + done, piece.length,
 				    piece.physical, purpose, &fault);
+		loc.device = piece.dev->io.path;
+		loc.logical = bytenr + done;
+		loc.physical = piece.physical;
 		if (ret == -ERANGE)
-			return btrfs_fs_error(fs_info, ret,
+			return btrfs_fs_error_at(fs_info, ret, &loc,
 				"tree block %llu: cannot read %llu bytes at physical %llu of %s: beyond the end of the device",
 				(unsigned long long)bytenr,
 				(unsigned long long)piece.length,
@@ -431,8 +391,8 @@ static int read_block_copy(struct btrfs_fs_info *fs_info, u64 bytenr, u8 *buf,
 		if (ret) {
 			io_fault_describe(piece.dev->io.path, &fault, what,
 					  sizeof(what));
-			return btrfs_fs_error(fs_info, ret, "tree block %llu: %s",
-					      (unsigned long long)bytenr, what);
+			return btrfs_fs_error_at(fs_info, ret, &loc, "tree block %llu: %s",
+						 (unsigned long long)bytenr, what);
 		}
 		done += piece.length;
 	}
@@ -581,13 +541,18 @@ static void record_read_failure(struct btrfs_fs_info *fs_info, u64 bytenr,
 	int share;
 
 	if (!bad->nr) {
-		btrfs_fs_error(fs_info, -ENODEV,
+		struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
+
+		loc.logical = bytenr;
+		loc.tree = check->root;
+		btrfs_fs_error_at(fs_info, -ENODEV, &loc,
 			"%s: tree block %llu: every copy is on a missing device",
 			btrfs_root_name(check->root), (unsigned long long)bytenr);
 		return;
 	}
 	if (copies == 1) {
-		btrfs_fs_error(fs_info, bad->err[0].err, "%s", bad->err[0].msg);
+		btrfs_fs_error_at(fs_info, bad->err[0].err, &bad->err[0].loc,
+				  "%s", bad->err[0].msg);
 		return;
 	}
 	n = snprintf(msg, sizeof(msg), "all %d copies bad", copies);
@@ -596,7 +561,28 @@ static void record_read_failure(struct btrfs_fs_info *fs_info, u64 bytenr,
 	for (i = 0; i < kept && n < (int)sizeof(msg); i++)
 		n += snprintf(msg + n, sizeof(msg) - n, "; copy %d: %.*s",
 			      bad->mirror[i] + 1, share, bad->err[i].msg);
-	btrfs_fs_error(fs_info, bad->err[0].err, "%s", msg);
+	btrfs_fs_error_at(fs_info, bad->err[0].err, &bad->err[0].loc, "%s", msg);
+}
+
+/*
+ * One copy read and verified, its error (if any) in @rec and not in
+ * fs_info->err: a copy another one replaces is no error of the read.
+ */
+static int read_one_copy(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb,
+			 const struct btrfs_tree_check *check, int mirror,
+			 unsigned int purpose, struct btrfs_error *rec)
+{
+	struct btrfs_error *prev = btrfs_error_redirect(fs_info, rec);
+	int ret;
+
+	ret = read_and_verify(fs_info, eb, check, mirror, purpose);
+	btrfs_error_redirect(fs_info, prev);
+	if (ret && !rec->loc.logical) {
+		rec->loc.logical = eb->start;
+		rec->loc.tree = check->root;
+	}
+	rec->loc.mirror = mirror;
+	return ret;
 }
 
 /*
@@ -610,8 +596,8 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 			  unsigned int purpose, struct btrfs_tree_block **ret_eb)
 {
 	struct btrfs_tree_block *eb = btrfs_cache_lookup(fs_info, bytenr);
-	struct btrfs_error prior = fs_info->err;
 	struct bad_copies bad = { 0 };
+	struct btrfs_error rec;
 	struct btrfs_chunk_map *map;
 	int copies, mirror, ret = -EIO;
 
@@ -637,19 +623,18 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 		return -ENOMEM;
 	copies = btrfs_num_copies(map);
 	for (mirror = 0; mirror < copies; mirror++) {
-		fs_info->err.err = 0;
-		ret = read_and_verify(fs_info, eb, check, mirror, purpose);
+		memset(&rec, 0, sizeof(rec));
+		ret = read_one_copy(fs_info, eb, check, mirror, purpose, &rec);
 		if (!ret)
 			break;
 		if (ret == -ENODEV)
 			continue;
 		if (bad.nr < BAD_COPIES_KEPT) {
 			bad.mirror[bad.nr] = mirror;
-			bad.err[bad.nr] = fs_info->err;
+			bad.err[bad.nr] = rec;
 		}
 		bad.nr++;
 	}
-	fs_info->err = prior;
 	if (ret) {
 		record_read_failure(fs_info, bytenr, check, &bad, copies);
 		btrfs_free_tree_block(fs_info, eb);
@@ -662,7 +647,7 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 		return ret;
 	}
 	if (bad.nr)
-		snprintf(fs_info->note, sizeof(fs_info->note),
+		btrfs_fs_note_bad_copy(fs_info,
 			 "tree block %llu: %d bad cop%s (copy %d: %.400s), copy %d used",
 			 (unsigned long long)bytenr, bad.nr, bad.nr > 1 ? "ies" : "y",
 			 bad.mirror[0] + 1, bad.err[0].msg, mirror + 1);
@@ -1006,13 +991,16 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 static bool first_copy_request(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb,
 			       unsigned int purpose, struct io_request *req)
 {
+	struct btrfs_error unused = { 0 }, *prev;
 	struct btrfs_io_piece piece;
 	int ret;
 
 	if (!fs_info->nr_chunks || eb->start % fs_info->sectorsize)
 		return false;
+	/* a block this cannot map goes the serial way, which says why */
+	prev = btrfs_error_redirect(fs_info, &unused);
 	ret = btrfs_map_block(fs_info, eb->start, fs_info->nodesize, 0, &piece);
-	fs_info->err.err = 0;
+	btrfs_error_redirect(fs_info, prev);
 	if (ret || !piece.dev || piece.length != fs_info->nodesize)
 		return false;
 	*req = (struct io_request) {
@@ -1022,19 +1010,14 @@ static bool first_copy_request(struct btrfs_fs_info *fs_info, struct btrfs_tree_
 	return true;
 }
 
-/* Verify a block the batch read, and cache it; false sends it the serial way */
-static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb,
+static bool verify_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb,
 			   const struct btrfs_tree_check *check, unsigned int purpose)
 {
-	struct btrfs_error saved = fs_info->err;
-
 	fill_block_header(eb);
 	if (verify_header(fs_info, eb, 0) || btrfs_check_tree_block(fs_info, eb) ||
 	    verify_expected(fs_info, eb, check, 0) ||
-	    btrfs_check_eb_owner(fs_info, eb, check->root)) {
-		fs_info->err = saved;
+	    btrfs_check_eb_owner(fs_info, eb, check->root))
 		return false;
-	}
 	/*
 	 * Referenced before it is cached, as in btrfs_read_tree_block():
 	 * inserting a leaf evicts unreferenced leaves when the cache is over
@@ -1044,12 +1027,26 @@ static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
 	 */
 	eb->mirror = 0;
 	eb->refs = 1;
-	if (btrfs_cache_insert(fs_info, eb)) {
-		fs_info->err = saved;
+	if (btrfs_cache_insert(fs_info, eb))
 		return false;
-	}
 	count_block(fs_info, eb, purpose);
 	return true;
+}
+
+/*
+ * Verify a block the batch read, and cache it; false sends it the serial
+ * way, which reads every copy and records the error if none serves.
+ */
+static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb,
+			   const struct btrfs_tree_check *check, unsigned int purpose)
+{
+	struct btrfs_error unused = { 0 }, *prev;
+	bool ok;
+
+	prev = btrfs_error_redirect(fs_info, &unused);
+	ok = verify_batched(fs_info, eb, check, purpose);
+	btrfs_error_redirect(fs_info, prev);
+	return ok;
 }
 
 

@@ -12,6 +12,7 @@
 #include "common/io.h"
 #include "common/types.h"
 #include "kernel-shared/ctree.h"
+#include "kernel-shared/messages.h"
 
 /* What each read was for; the I/O layer counts reads per purpose */
 enum btrfs_io_purpose {
@@ -23,20 +24,7 @@ enum btrfs_io_purpose {
 	BTRFS_IO_OTHER,
 };
 
-/*
- * The first error found, with enough context to say what is wrong and
- * where.  Functions return -errno; the message is formatted once here and
- * printed by cmds/ as one line.
- */
-/* Warnings kept for the user; more are counted in the last one's place */
-#define BTRFS_MAX_WARNINGS	8
-
 struct btrfs_mount_estimate;
-
-struct btrfs_error {
-	int err;
-	char msg[512];
-};
 
 struct btrfs_device {
 	u64 devid;
@@ -190,10 +178,9 @@ struct btrfs_fs_info {
 
 	struct io_stats io_stats;
 	struct btrfs_error err;
-	char note[768];			/* e.g. which mirror served a bad block */
-	/* what the kernel would log as a warning and still mount (btrfs_warn) */
-	char warnings[BTRFS_MAX_WARNINGS][256];
-	u32 nr_warnings;
+	struct btrfs_error *err_sink;	/* NULL: errors go to err (messages.c) */
+	/* bad copies replaced, kernel warnings: printed by cmds/open.c */
+	struct btrfs_notes notes;
 
 	struct btrfs_device *devices;
 	u32 nr_devices;
@@ -237,11 +224,6 @@ struct btrfs_fs_info {
 	struct btrfs_mount_estimate *mount_est;
 	struct btrfs_log_replay log_replay;	/* tree-log.c: what the mount's replay changes */
 };
-
-__attribute__ ((format (printf, 3, 4)))
-int btrfs_fs_error(struct btrfs_fs_info *fs_info, int err, const char *fmt, ...);
-__attribute__ ((format (printf, 2, 3)))
-void btrfs_fs_warn(struct btrfs_fs_info *fs_info, const char *fmt, ...);
 
 static inline bool btrfs_fs_incompat(const struct btrfs_fs_info *fs_info,
 				     u64 bit)

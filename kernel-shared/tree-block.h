@@ -135,6 +135,5 @@ int btrfs_check_tree_block(struct btrfs_fs_info *fs_info,
 			   const struct btrfs_tree_block *eb);
 int btrfs_check_eb_owner(struct btrfs_fs_info *fs_info,
 			 const struct btrfs_tree_block *eb, u64 root_owner);
-const char *btrfs_root_name(u64 objectid);
 
 #endif

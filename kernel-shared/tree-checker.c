@@ -24,24 +24,6 @@
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
 
-const char *btrfs_root_name(u64 objectid)
-{
-	switch (objectid) {
-	case BTRFS_ROOT_TREE_OBJECTID: return "root tree";
-	case BTRFS_EXTENT_TREE_OBJECTID: return "extent tree";
-	case BTRFS_CHUNK_TREE_OBJECTID: return "chunk tree";
-	case BTRFS_DEV_TREE_OBJECTID: return "dev tree";
-	case BTRFS_FS_TREE_OBJECTID: return "fs tree";
-	case BTRFS_CSUM_TREE_OBJECTID: return "csum tree";
-	case BTRFS_QUOTA_TREE_OBJECTID: return "quota tree";
-	case BTRFS_UUID_TREE_OBJECTID: return "uuid tree";
-	case BTRFS_FREE_SPACE_TREE_OBJECTID: return "free space tree";
-	case BTRFS_BLOCK_GROUP_TREE_OBJECTID: return "block group tree";
-	case BTRFS_RAID_STRIPE_TREE_OBJECTID: return "raid stripe tree";
-	default: return "tree";
-	}
-}
-
 /*
  * IS_ALIGNED(), as the kernel tests it: a mask, since the sector size is a
  * power of two (btrfs_validate_super).  A division per item was a tenth
@@ -52,14 +34,19 @@ static inline bool sector_aligned(const struct btrfs_fs_info *fs_info, u64 value
 	return !(value & ((u64)fs_info->sectorsize - 1));
 }
 
+/* Where in a tree block a check failed, for the error record */
+#define block_loc(eb, nr)						\
+	(&(struct btrfs_error_loc){ .logical = (eb)->start,		\
+		.tree = (eb)->owner, .slot = (nr), .mirror = -1 })
+
 #define leaf_error(fs_info, eb, slot, fmt, ...)				\
-	btrfs_fs_error(fs_info, -EUCLEAN,				\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, block_loc(eb, slot),	\
 		"corrupt leaf: root=%llu block=%llu slot=%d, " fmt,	\
 		(unsigned long long)(eb)->owner,			\
 		(unsigned long long)(eb)->start, (slot), ##__VA_ARGS__)
 
 #define node_error(fs_info, eb, slot, fmt, ...)				\
-	btrfs_fs_error(fs_info, -EUCLEAN,				\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, block_loc(eb, slot),	\
 		"corrupt node: root=%llu block=%llu slot=%d, " fmt,	\
 		(unsigned long long)(eb)->owner,			\
 		(unsigned long long)(eb)->start, (slot), ##__VA_ARGS__)

@@ -190,7 +190,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		use_block(eb, &check.first_key);
 		btrfs_tree_block_put(eb);
 	}
-	fs_info->note[0] = 0;
+	btrfs_clear_notes(&fs_info->notes);
 	pz_restore(fs);
 	pz_end();
 	return 0;
