@@ -9,14 +9,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include "cmds/commands.h"
 #include "cmds/model-options.h"
 #include "cmds/report.h"
 #include "common/help.h"
 #include "common/messages.h"
 #include "common/parse-utils.h"
+#include "common/progress.h"
 #include "kernel-shared/delayed-ref.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/extent-tree.h"
@@ -298,11 +297,9 @@ struct top_list {
 	u64 nr;
 	u64 cap;
 	const struct btrfs_subvol_scan *scan;
-	bool progress;			/* stderr is a terminal */
-	bool progress_shown;
+	struct progress progress;	/* on stderr when it is a terminal */
 	u64 est_leaves;
 	u64 subvol;
-	struct timespec last;
 };
 
 /* Costlier first; on a tie the lower inode, so the order is stable */
@@ -363,35 +360,19 @@ static int top_add_file(const struct btrfs_inode_info *info,
 	return 0;
 }
 
-static double seconds_since(const struct timespec *t)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
-}
-
 /* A line on the terminal, rewritten at most five times a second */
 static void top_progress(u64 leaves, void *ctx)
 {
 	struct top_list *tl = ctx;
 	u64 pct;
 
-	if (!tl->progress || leaves % 64 || seconds_since(&tl->last) < 0.2)
+	if (leaves % 64)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &tl->last);
-	tl->progress_shown = true;
 	pct = tl->est_leaves ? leaves * 100 / tl->est_leaves : 0;
-	fprintf(stderr, "\rscanning subvolume %llu: %llu leaves (~%llu%%), %llu files ",
-		(unsigned long long)tl->subvol, (unsigned long long)leaves,
-		(unsigned long long)(pct > 99 ? 99 : pct),
-		(unsigned long long)tl->scan->files);
-}
-
-static void top_progress_clear(const struct top_list *tl)
-{
-	if (tl->progress_shown)
-		fprintf(stderr, "\r%78s\r", "");
+	progress_printf(&tl->progress, "scanning subvolume %llu: %llu leaves (~%llu%%), %llu files ",
+			(unsigned long long)tl->subvol, (unsigned long long)leaves,
+			(unsigned long long)(pct > 99 ? 99 : pct),
+			(unsigned long long)tl->scan->files);
 }
 
 static int top_cmp(const void *a, const void *b)
@@ -433,13 +414,12 @@ static int scan_top(struct csum_delete_ctx *cd, u64 subvol, struct top_list *tl,
 	tl->scan = scan;
 	tl->subvol = subvol;
 	tl->est_leaves = cd->sv.root.bytes_used / cd->fs_info->nodesize;
-	tl->progress = isatty(STDERR_FILENO);
-	clock_gettime(CLOCK_MONOTONIC, &tl->last);
+	progress_init(&tl->progress, "scanning");
 	scan->file_fn = top_add_file;
 	scan->progress_fn = top_progress;
 	scan->ctx = tl;
 	ret = btrfs_scan_subvol_drops(cd->fs_info, &cd->sv, &cd->tracker, scan);
-	top_progress_clear(tl);
+	progress_clear(&tl->progress);
 	if (ret)
 		return ret;
 	qsort(tl->e, tl->nr, sizeof(*tl->e), top_cmp);

@@ -13,6 +13,7 @@
 #include <uuid/uuid.h>
 #include "cmds/commands.h"
 #include "cmds/report.h"
+#include "common/grid.h"
 #include "common/help.h"
 #include "common/messages.h"
 #include "common/output-file.h"
@@ -21,6 +22,7 @@
 #include "common/units.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
+#include "kernel-shared/map-layout.h"
 #include "kernel-shared/volumes.h"
 
 static const char * const cmd_map_usage[] = {
@@ -33,16 +35,6 @@ static const char * const cmd_map_usage[] = {
 	HELPINFO_UNITS_SHORT_LONG,
 	NULL
 };
-
-#define MAP_DEFAULT_CELLS	4096
-/* ~350 bytes a cell: the largest map stays near 20 MiB */
-#define MAP_MAX_CELLS		65536
-/* Squares of the grid: few enough that a square stays large to the eye */
-#define MAP_MAX_UNITS		4096
-/* A typical cell is a short run of this many squares, not a thin line */
-#define MAP_TYPICAL_UNITS	4
-/* No cell is drawn thinner than this part of a square, to be seen and pointed at */
-#define MAP_MIN_CELL_PART	8
 
 /* The drawing, in pixels */
 #define MAP_MARGIN		20.0
@@ -77,15 +69,6 @@ struct map_args {
 	u32 max_cells;
 };
 
-enum map_type {
-	MAP_DATA,
-	MAP_METADATA,
-	MAP_SYSTEM,
-	MAP_MIXED,
-	MAP_OTHER,
-	MAP_NR_TYPES,
-};
-
 /* Colours of an empty and of a full block group of each type */
 static const struct map_style {
 	const char *id;
@@ -99,52 +82,11 @@ static const struct map_style {
 	[MAP_OTHER]	= { "other",	{ 0xe0, 0xe0, 0xe0 }, { 0x4a, 0x4a, 0x4a } },
 };
 
-/* Block groups counted together: a type, a fill bucket, or a cell */
-struct map_tally {
-	u64 count;
-	u64 length;
-	u64 used;
-	u64 read_only;
-};
-
-/* One drawn cell: one block group, or a run of them when there are many */
-struct map_cell {
-	u32 first;		/* index of its first block group */
-	u32 count;
-	u64 start;
-	u64 end;		/* end of its last block group */
-	u64 length;
-	u64 used;
-	u64 nr_ro;
-	u64 type_length[MAP_NR_TYPES];
-	u64 drawn;		/* the length it is drawn as: see widen_cells() */
-	bool mixed;		/* its block groups differ in flags or read-only */
-};
-
-struct map_cells {
-	struct map_cell *cells;
-	u32 nr;
-	u32 per_cell;		/* most block groups in one cell */
-	bool mixed_kinds;	/* cells merge block groups of different kinds */
-	u32 nr_widened;		/* cells drawn larger than their length */
-	u64 drawn_total;
-};
-
-/* Squares of @unit bytes, @cols a row, each @side pixels */
+/* Squares of @unit bytes on a grid of pixels */
 struct map_layout {
 	u64 unit;
 	double units;		/* drawn in all */
-	u32 cols;
-	u32 rows;
-	double side;
-};
-
-#define MAP_FILL_BUCKETS	10
-
-struct map_summary {
-	struct map_tally all;
-	struct map_tally types[MAP_NR_TYPES];
-	struct map_tally fill[MAP_FILL_BUCKETS];
+	struct grid grid;
 };
 
 static int map_option(int opt, const char *arg, void *ctx)
@@ -164,253 +106,25 @@ static int map_option(int opt, const char *arg, void *ctx)
 	return 0;
 }
 
-static enum map_type map_type_of(u64 flags)
-{
-	switch (flags & BTRFS_BLOCK_GROUP_TYPE_MASK) {
-	case BTRFS_BLOCK_GROUP_DATA: return MAP_DATA;
-	case BTRFS_BLOCK_GROUP_METADATA: return MAP_METADATA;
-	case BTRFS_BLOCK_GROUP_SYSTEM: return MAP_SYSTEM;
-	case BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA: return MAP_MIXED;
-	default: return MAP_OTHER;
-	}
-}
-
-/* Names as btrfs_bg_type_name() gives them, for the summary and legend */
-static const char *map_type_name(enum map_type type)
-{
-	static const u64 flags[MAP_NR_TYPES] = {
-		[MAP_DATA] = BTRFS_BLOCK_GROUP_DATA,
-		[MAP_METADATA] = BTRFS_BLOCK_GROUP_METADATA,
-		[MAP_SYSTEM] = BTRFS_BLOCK_GROUP_SYSTEM,
-		[MAP_MIXED] = BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA,
-	};
-
-	return btrfs_bg_type_name(flags[type]);
-}
-
-static double fill_ratio(u64 used, u64 length)
-{
-	double r = length ? (double)used / length : 0;
-
-	return r > 1 ? 1 : r;
-}
-
-static void tally_add(struct map_tally *t, const struct btrfs_block_group *bg)
-{
-	t->count++;
-	t->length += bg->length;
-	t->used += bg->used;
-	t->read_only += bg->ro;
-}
-
-static void summarize(const struct btrfs_fs_info *fs_info, struct map_summary *s)
-{
-	u32 i;
-
-	memset(s, 0, sizeof(*s));
-	for (i = 0; i < fs_info->nr_block_groups; i++) {
-		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
-		int bucket = fill_ratio(bg->used, bg->length) * MAP_FILL_BUCKETS;
-
-		if (bucket >= MAP_FILL_BUCKETS)
-			bucket = MAP_FILL_BUCKETS - 1;
-		tally_add(&s->all, bg);
-		tally_add(&s->types[map_type_of(bg->flags)], bg);
-		tally_add(&s->fill[bucket], bg);
-	}
-}
-
-/* Cells merge only block groups that look alike, unless that is not enough */
-static bool same_kind(const struct btrfs_block_group *a,
-		      const struct btrfs_block_group *b)
-{
-	return a->flags == b->flags && a->ro == b->ro;
-}
-
-static u32 merge_cells(const struct btrfs_fs_info *fs_info, struct map_cell *cells,
-		       u64 per_cell, bool by_kind)
-{
-	const struct btrfs_block_group *bgs = fs_info->block_groups;
-	struct map_cell *cell = NULL;
-	u32 i, nr = 0;
-
-	for (i = 0; i < fs_info->nr_block_groups; i++) {
-		const struct btrfs_block_group *bg = &bgs[i];
-
-		if (!cell || cell->count >= per_cell ||
-		    (by_kind && !same_kind(&bgs[cell->first], bg))) {
-			cell = &cells[nr++];
-			memset(cell, 0, sizeof(*cell));
-			cell->first = i;
-			cell->start = bg->start;
-		}
-		cell->mixed |= !same_kind(&bgs[cell->first], bg);
-		cell->count++;
-		cell->end = bg->start + bg->length;
-		cell->length += bg->length;
-		cell->used += bg->used;
-		cell->nr_ro += bg->ro;
-		cell->type_length[map_type_of(bg->flags)] += bg->length;
-	}
-	return nr;
-}
-
-static u32 largest_cell(const struct map_cells *mc)
-{
-	u32 i, most = 0;
-
-	for (i = 0; i < mc->nr; i++)
-		if (mc->cells[i].count > most)
-			most = mc->cells[i].count;
-	return most;
-}
-
-/*
- * At most @max cells.  Runs of alike neighbours are merged first, in ever
- * longer runs; a filesystem whose types alternate too often for that gets
- * fixed-size runs of any kind, each coloured as its largest type.
- */
-static int build_cells(const struct btrfs_fs_info *fs_info, u32 max,
-		       struct map_cells *mc)
-{
-	u32 n = fs_info->nr_block_groups;
-	u64 per_cell;
-
-	memset(mc, 0, sizeof(*mc));
-	mc->cells = calloc(n ? n : 1, sizeof(*mc->cells));
-	if (!mc->cells)
-		return -ENOMEM;
-	for (per_cell = 1; ; per_cell *= 2) {
-		mc->nr = merge_cells(fs_info, mc->cells, per_cell, true);
-		if (mc->nr <= max || per_cell >= n)
-			break;
-	}
-	if (mc->nr > max) {
-		mc->nr = merge_cells(fs_info, mc->cells, (n + max - 1) / max, false);
-		mc->mixed_kinds = true;
-	}
-	mc->per_cell = largest_cell(mc);
-	return 0;
-}
-
-static enum map_type cell_type(const struct map_cell *cell)
-{
-	enum map_type best = MAP_OTHER;
-	int t;
-
-	for (t = 0; t < MAP_NR_TYPES; t++)
-		if (cell->type_length[t] > cell->type_length[best])
-			best = t;
-	return best;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median cell length, or 0 */
-static u64 median_length(const struct map_cells *mc)
-{
-	u64 *len, median;
-	u32 i;
-
-	if (!mc->nr)
-		return 0;
-	len = malloc(mc->nr * sizeof(*len));
-	if (!len)
-		return mc->cells[0].length;
-	for (i = 0; i < mc->nr; i++)
-		len[i] = mc->cells[i].length;
-	qsort(len, mc->nr, sizeof(*len), cmp_u64);
-	median = len[mc->nr / 2];
-	free(len);
-	return median;
-}
-
-/*
- * A square is a power of two, a few of which make a typical cell, so that
- * the usual block group is a short bar, and its neighbours of other sizes
- * are visibly shorter or longer.
- */
-static u64 square_size(u64 total, u64 typical)
-{
-	u64 unit = 1;
-
-	while (unit <= typical / MAP_TYPICAL_UNITS / 2)
-		unit *= 2;
-	while (total / unit > MAP_MAX_UNITS)
-		unit *= 2;
-	return unit;
-}
-
-/*
- * Area is length, except that a cell smaller than a part of a square (an
- * 8MiB system chunk among 1GiB data chunks) is drawn that large: a hair
- * of a pixel could neither be seen nor hovered.  The SVG says so.
- */
-static void widen_cells(struct map_cells *mc, u64 unit)
-{
-	u64 min = unit / MAP_MIN_CELL_PART;
-	u32 i;
-
-	mc->nr_widened = 0;
-	mc->drawn_total = 0;
-	for (i = 0; i < mc->nr; i++) {
-		struct map_cell *cell = &mc->cells[i];
-
-		cell->drawn = cell->length;
-		if (cell->drawn < min) {
-			cell->drawn = min;
-			mc->nr_widened++;
-		}
-		mc->drawn_total += cell->drawn;
-	}
-}
-
 /* The squares as large as fit the drawing */
 static void compute_layout(struct map_cells *mc, u64 total, struct map_layout *l)
 {
 	memset(l, 0, sizeof(*l));
-	l->unit = square_size(total, median_length(mc));
-	widen_cells(mc, l->unit);
+	l->unit = map_square_size(mc, total);
+	map_widen_cells(mc, l->unit);
 	l->units = (double)mc->drawn_total / l->unit;
-	l->side = l->units > 0 ? sqrt(MAP_GRID_W * MAP_GRID_H / l->units) : MAP_MAX_SIDE;
-	if (l->side < MAP_MIN_SIDE)
-		l->side = MAP_MIN_SIDE;
-	if (l->side > MAP_MAX_SIDE)
-		l->side = MAP_MAX_SIDE;
-	l->cols = MAP_GRID_W / l->side;
-	if (!l->cols)
-		l->cols = 1;
-	l->side = MAP_GRID_W / l->cols;
-	l->rows = ceil(l->units / l->cols - 1e-9);
+	grid_fit(&l->grid, l->units, MAP_GRID_W, MAP_GRID_H, MAP_MIN_SIDE, MAP_MAX_SIDE);
 }
 
-/* The run of squares from @p0 to @p1, wrapped row by row: up to 3 rectangles */
+/* The run of squares from @p0 to @p1, wrapped row by row */
 static void cell_rects(struct svg *svg, const struct map_layout *l,
 		       double p0, double p1)
 {
-	const double eps = 1e-6;
-	double cols = l->cols, side = l->side;
-	double r0 = floor(p0 / cols), r1 = floor(p1 / cols);
-	double x0 = p0 - r0 * cols, x1 = p1 - r1 * cols;
+	struct grid_rect r[GRID_MAX_RECTS];
+	int i, n = grid_run_rects(&l->grid, p0, p1, r);
 
-	if (x1 < eps && r1 > r0) {
-		r1--;
-		x1 = cols;
-	}
-	if (r0 == r1) {
-		svg_shape_rect(svg, x0 * side, r0 * side, (x1 - x0) * side, side);
-		return;
-	}
-	if (cols - x0 > eps)
-		svg_shape_rect(svg, x0 * side, r0 * side, (cols - x0) * side, side);
-	if (r1 - r0 > 1)
-		svg_shape_rect(svg, 0, (r0 + 1) * side, cols * side, (r1 - r0 - 1) * side);
-	svg_shape_rect(svg, 0, r1 * side, x1 * side, side);
+	for (i = 0; i < n; i++)
+		svg_shape_rect(svg, r[i].x, r[i].y, r[i].width, r[i].height);
 }
 
 static void shade(enum map_type type, double ratio, char *buf, size_t len)
@@ -449,7 +163,7 @@ static void cell_tooltip(const struct btrfs_fs_info *fs_info, const struct map_c
 {
 	const struct btrfs_block_group *bg = &fs_info->block_groups[cell->first];
 	char l[UNITS_BUF_LEN], u[UNITS_BUF_LEN], s[UNITS_BUF_LEN];
-	double pct = 100 * fill_ratio(cell->used, cell->length);
+	double pct = 100 * map_fill_ratio(cell->used, cell->length);
 	size_t n = 0;
 	int t;
 
@@ -490,7 +204,7 @@ static void draw_cell(struct svg *svg, const struct btrfs_fs_info *fs_info,
 	double p1 = (double)(offset + cell->drawn) / l->unit;
 	char fill[8], num[32], tip[640];
 
-	shade(cell_type(cell), fill_ratio(cell->used, cell->length), fill, sizeof(fill));
+	shade(map_cell_type(cell), map_fill_ratio(cell->used, cell->length), fill, sizeof(fill));
 	cell_tooltip(fs_info, cell, units, tip, sizeof(tip));
 	svg_shape_begin(svg, "bg", fill);
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)cell->start);
@@ -561,7 +275,7 @@ static void draw_header(struct svg *svg, const struct map_drawing *d)
 		 (unsigned long long)d->sum->all.count, map_size(d->sum->all.length, d->units, a),
 		 map_size(btrfs_super_total_bytes(&fs_info->super), d->units, t),
 		 map_size(d->sum->all.used, d->units, u),
-		 100 * fill_ratio(d->sum->all.used, d->sum->all.length));
+		 100 * map_fill_ratio(d->sum->all.used, d->sum->all.length));
 	svg_text(svg, "subtitle", MAP_MARGIN, 52, line);
 }
 
@@ -608,7 +322,7 @@ static int map_notes(const struct map_drawing *d, char notes[][MAP_NOTE_LEN])
 	snprintf(notes[n++], MAP_NOTE_LEN,
 		 "Logical order, row by row; area is length: a row is %s (%u squares of %s); "
 		 "shade is used/length, light = empty, dark = full.",
-		 map_size(l->unit * l->cols, d->units, row), l->cols,
+		 map_size(l->unit * l->grid.cols, d->units, row), l->grid.cols,
 		 map_size(l->unit, d->units, size));
 	if (mc->nr != d->sum->all.count)
 		snprintf(notes[n++], MAP_NOTE_LEN,
@@ -661,7 +375,7 @@ static void size_drawing(struct map_drawing *d)
 
 	d->nr_notes = map_notes(d, notes);
 	d->width = MAP_GRID_W + 2 * MAP_MARGIN;
-	d->legend_top = MAP_GRID_TOP + d->layout->rows * d->layout->side + 20;
+	d->legend_top = MAP_GRID_TOP + d->layout->grid.rows * d->layout->grid.side + 20;
 	d->height = ceil(d->legend_top + legend_rows * MAP_LEGEND_ROW + 8 +
 			 d->nr_notes * MAP_NOTE_ROW);
 }
@@ -825,9 +539,9 @@ static int run_map(const struct map_args *args, const struct cmd_options *opts,
 	struct fmt_ctx fctx;
 	int ret = 0;
 
-	summarize(fs_info, &sum);
+	map_summarize(fs_info, &sum);
 	if (args->svg_path) {
-		if (build_cells(fs_info, args->max_cells, &mc))
+		if (map_build_cells(fs_info, args->max_cells, &mc))
 			return cmd_out_of_memory();
 		compute_layout(&mc, sum.all.length, &layout);
 		ret = map_write(args, fs_info, inputs, nr_inputs, &d);
@@ -840,7 +554,7 @@ static int run_map(const struct map_args *args, const struct cmd_options *opts,
 			print_svg_section(&fctx, args->svg_path, &d);
 		fmt_end(&fctx);
 	}
-	free(mc.cells);
+	map_free_cells(&mc);
 	return ret;
 }
 

@@ -65,22 +65,18 @@ static int parse_latency(const char *arg, double *seconds)
 int mount_estimate_option(int opt, const char *arg, void *ctx)
 {
 	struct mount_estimate_args *a = ctx;
-	int i;
+	const struct btrfs_latency_profile *p;
 
 	if (opt == OPT_LATENCY) {
 		a->profile = NULL;
 		return parse_latency(arg, &a->latency);
 	}
-	if (opt != OPT_PROFILE)
+	p = opt == OPT_PROFILE ? btrfs_find_latency_profile(arg) : NULL;
+	if (!p)
 		return -EINVAL;
-	for (i = 0; btrfs_latency_profiles[i].name; i++) {
-		if (!strcmp(arg, btrfs_latency_profiles[i].name)) {
-			a->profile = btrfs_latency_profiles[i].name;
-			a->latency = btrfs_latency_profiles[i].seconds;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	a->profile = p->name;
+	a->latency = p->seconds;
+	return 0;
 }
 
 void mount_estimate_args_init(struct mount_estimate_args *a)
@@ -90,13 +86,13 @@ void mount_estimate_args_init(struct mount_estimate_args *a)
 }
 
 static void print_reads(struct fmt_ctx *fctx, const struct btrfs_mount_reads *r,
-			double latency)
+			double seconds)
 {
 	int i;
 
 	fmt_u64(fctx, "total_reads", "Reads", r->total_reads);
 	fmt_size(fctx, "total_bytes", "Bytes", r->total_bytes);
-	fmt_seconds(fctx, "seconds", "Seconds", btrfs_mount_seconds(r->total_reads, latency));
+	fmt_seconds(fctx, "seconds", "Seconds", seconds);
 	fmt_group_start(fctx, "phases", "Reads by phase");
 	for (i = 0; i < MOUNT_NR_PHASES; i++)
 		fmt_u64(fctx, btrfs_mount_phase_name(i), btrfs_mount_phase_name(i),
@@ -107,6 +103,8 @@ static void print_reads(struct fmt_ctx *fctx, const struct btrfs_mount_reads *r,
 void print_mount_estimate(struct fmt_ctx *fctx, const struct btrfs_mount_estimate *est,
 			  const struct mount_estimate_args *args)
 {
+	struct btrfs_mount_time time;
+
 	fmt_group_start(fctx, "mount_estimate", "Mount estimate (open_ctree reads)");
 	fmt_bool(fctx, "available", NULL, !est->fs_changed);
 	fmt_u64(fctx, "attempts", est->attempts > 1 ? "Attempts" : NULL, est->attempts);
@@ -121,13 +119,14 @@ void print_mount_estimate(struct fmt_ctx *fctx, const struct btrfs_mount_estimat
 		fmt_group_end(fctx);
 		return;
 	}
+	btrfs_mount_time(est, args->latency, &time);
 	fmt_str(fctx, "profile", "Latency profile", args->profile);
-	fmt_seconds(fctx, "latency_seconds", "Latency (s per read)", args->latency);
-	print_reads(fctx, &est->now, args->latency);
+	fmt_seconds(fctx, "latency_seconds", "Latency (s per read)", time.latency);
+	print_reads(fctx, &est->now, time.seconds);
 	fmt_bool(fctx, "log_replay_partial", "Log replay counted in part", est->log_partial);
 	fmt_group_start(fctx, "block_group_tree", "After conversion to block-group tree");
 	fmt_bool(fctx, "already", "Already has it", est->has_bg_tree);
-	print_reads(fctx, &est->bg_tree, args->latency);
+	print_reads(fctx, &est->bg_tree, time.bg_tree_seconds);
 	fmt_group_end(fctx);
 	fmt_group_end(fctx);
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "common/messages.h"
@@ -20,15 +21,32 @@ static double seconds_since(const struct timespec *t)
 	return (now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
 }
 
-void progress_update(struct progress *p, u64 done, u64 total)
+bool progress_due(struct progress *p)
 {
 	if (!p->enabled || seconds_since(&p->last) < 0.2)
-		return;
+		return false;
 	clock_gettime(CLOCK_MONOTONIC, &p->last);
 	p->shown = true;
-	fprintf(stderr, "\r%s: %llu of %llu (%llu%%) ", p->what,
-		(unsigned long long)done, (unsigned long long)total,
-		(unsigned long long)(total ? done * 100 / total : 0));
+	return true;
+}
+
+void progress_printf(struct progress *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!progress_due(p))
+		return;
+	fputc('\r', stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+void progress_update(struct progress *p, u64 done, u64 total)
+{
+	progress_printf(p, "%s: %llu of %llu (%llu%%) ", p->what,
+			(unsigned long long)done, (unsigned long long)total,
+			(unsigned long long)(total ? done * 100 / total : 0));
 }
 
 void progress_clear(struct progress *p)

@@ -18,7 +18,13 @@ struct progress {
 };
 
 void progress_init(struct progress *p, const char *what);
+/* "what: done of total (pct%)" */
 void progress_update(struct progress *p, u64 done, u64 total);
+/* A line of one's own, when one is due */
+__attribute__ ((format (printf, 2, 3)))
+void progress_printf(struct progress *p, const char *fmt, ...);
+/* True when a line may be written now; it then counts as written */
+bool progress_due(struct progress *p);
 void progress_clear(struct progress *p);
 
 #endif

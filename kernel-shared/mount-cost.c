@@ -57,6 +57,24 @@ double btrfs_mount_seconds(u64 reads, double latency)
 	return MOUNT_FIXED_SECONDS + reads * (latency + MOUNT_PER_READ_SECONDS);
 }
 
+const struct btrfs_latency_profile *btrfs_find_latency_profile(const char *name)
+{
+	int i;
+
+	for (i = 0; btrfs_latency_profiles[i].name; i++)
+		if (!strcmp(name, btrfs_latency_profiles[i].name))
+			return &btrfs_latency_profiles[i];
+	return NULL;
+}
+
+void btrfs_mount_time(const struct btrfs_mount_estimate *est, double latency,
+		      struct btrfs_mount_time *t)
+{
+	t->latency = latency;
+	t->seconds = btrfs_mount_seconds(est->now.total_reads, latency);
+	t->bg_tree_seconds = btrfs_mount_seconds(est->bg_tree.total_reads, latency);
+}
+
 static int trace_grow(struct btrfs_read_trace *trace)
 {
 	u32 cap = trace->cap ? trace->cap * 2 : 1024;

@@ -41,8 +41,19 @@ struct btrfs_latency_profile {
 
 extern const struct btrfs_latency_profile btrfs_latency_profiles[];
 
+/* The seconds of a mount at one latency, now and with the block-group tree */
+struct btrfs_mount_time {
+	double latency;				/* seconds per read */
+	double seconds;
+	double bg_tree_seconds;
+};
+
 const char *btrfs_mount_phase_name(enum btrfs_mount_phase phase);
 int btrfs_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est);
 double btrfs_mount_seconds(u64 reads, double latency);
+/* The profile named @name, or NULL */
+const struct btrfs_latency_profile *btrfs_find_latency_profile(const char *name);
+void btrfs_mount_time(const struct btrfs_mount_estimate *est, double latency,
+		      struct btrfs_mount_time *t);
 
 #endif

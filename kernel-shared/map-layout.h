@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The model behind "btrfs-space map": the block groups summed up by type
+ * and by fill, and the cells of the picture (one block group, or a run of
+ * alike neighbours when there are many), with the bytes a square of the
+ * grid stands for.  Nothing here draws: cmds/map.c turns this into SVG,
+ * common/grid.c into pixels.
+ */
+#ifndef BTRFS_SPACE_MAP_LAYOUT_H
+#define BTRFS_SPACE_MAP_LAYOUT_H
+
+#include <stdbool.h>
+#include "kernel-shared/fs.h"
+
+enum map_type {
+	MAP_DATA,
+	MAP_METADATA,
+	MAP_SYSTEM,
+	MAP_MIXED,
+	MAP_OTHER,
+	MAP_NR_TYPES,
+};
+
+/* Block groups counted together: a type, a fill bucket, or a cell */
+struct map_tally {
+	u64 count;
+	u64 length;
+	u64 used;
+	u64 read_only;
+};
+
+#define MAP_FILL_BUCKETS	10
+
+struct map_summary {
+	struct map_tally all;
+	struct map_tally types[MAP_NR_TYPES];
+	struct map_tally fill[MAP_FILL_BUCKETS];
+};
+
+/* One drawn cell: one block group, or a run of them when there are many */
+struct map_cell {
+	u32 first;		/* index of its first block group */
+	u32 count;
+	u64 start;
+	u64 end;		/* end of its last block group */
+	u64 length;
+	u64 used;
+	u64 nr_ro;
+	u64 type_length[MAP_NR_TYPES];
+	u64 drawn;		/* the length it is drawn as: see map_widen_cells() */
+	bool mixed;		/* its block groups differ in flags or read-only */
+};
+
+struct map_cells {
+	struct map_cell *cells;
+	u32 nr;
+	u32 per_cell;		/* most block groups in one cell */
+	bool mixed_kinds;	/* cells merge block groups of different kinds */
+	u32 nr_widened;		/* cells drawn larger than their length */
+	u64 drawn_total;
+};
+
+/* Bounds of the map: cells and squares */
+#define MAP_DEFAULT_CELLS	4096
+/* ~350 bytes a cell: the largest map stays near 20 MiB */
+#define MAP_MAX_CELLS		65536
+/* Squares of the grid: few enough that a square stays large to the eye */
+#define MAP_MAX_UNITS		4096
+/* A typical cell is a short run of this many squares, not a thin line */
+#define MAP_TYPICAL_UNITS	4
+/* No cell is drawn thinner than this part of a square, to be seen and pointed at */
+#define MAP_MIN_CELL_PART	8
+
+enum map_type map_type_of(u64 flags);
+/* Names as btrfs_bg_type_name() gives them */
+const char *map_type_name(enum map_type type);
+/* used / length, at most 1 */
+double map_fill_ratio(u64 used, u64 length);
+
+void map_summarize(const struct btrfs_fs_info *fs_info, struct map_summary *s);
+
+/* At most @max cells; 0 or -ENOMEM.  map_free_cells() frees them */
+int map_build_cells(const struct btrfs_fs_info *fs_info, u32 max, struct map_cells *mc);
+void map_free_cells(struct map_cells *mc);
+/* The type a cell is coloured as: the largest of its block groups' */
+enum map_type map_cell_type(const struct map_cell *cell);
+
+/*
+ * The bytes of one square for @total bytes in @mc's cells, and each cell's
+ * drawn length (a cell under a part of a square is drawn that large)
+ */
+u64 map_square_size(const struct map_cells *mc, u64 total);
+void map_widen_cells(struct map_cells *mc, u64 unit);
+
+#endif
