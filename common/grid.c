@@ -19,6 +19,17 @@ void grid_fit(struct grid *g, double tiles, double width, double height,
 	g->rows = ceil(tiles / g->cols - 1e-9);
 }
 
+void grid_round_cols(struct grid *g, double run, double width)
+{
+	u32 n = lround(run);
+
+	if (n < 2 || fabs(run - n) > 1e-9 || g->cols < n)
+		return;
+	g->rows = ceil((double)g->rows * g->cols / (g->cols - g->cols % n) - 1e-9);
+	g->cols -= g->cols % n;
+	g->side = width / g->cols;
+}
+
 static void set_rect(struct grid_rect *r, double x, double y, double width,
 		     double height)
 {
@@ -46,11 +57,31 @@ int grid_run_rects(const struct grid *g, double p0, double p1,
 		set_rect(&rects[n++], x0 * side, r0 * side, (x1 - x0) * side, side);
 		return n;
 	}
-	if (cols - x0 > eps)
+	/* a run from a row's start takes that row into its block of whole rows */
+	if (x0 < eps)
+		r0--;
+	else if (cols - x0 > eps)
 		set_rect(&rects[n++], x0 * side, r0 * side, (cols - x0) * side, side);
 	if (r1 - r0 > 1)
 		set_rect(&rects[n++], 0, (r0 + 1) * side, cols * side,
 			 (r1 - r0 - 1) * side);
 	set_rect(&rects[n++], 0, r1 * side, x1 * side, side);
 	return n;
+}
+
+double grid_place(const struct grid *g, double pos, double len)
+{
+	const double eps = 1e-6;
+	double cols = g->cols;
+	double row_start = floor(pos / cols + eps) * cols;
+	double left = row_start + cols - pos;
+
+	if (pos - row_start < eps || len <= left + eps)
+		return pos;
+	return row_start + cols;
+}
+
+void grid_set_end(struct grid *g, double end)
+{
+	g->rows = ceil(end / g->cols - 1e-9);
 }

@@ -33,8 +33,25 @@ struct grid_rect {
 void grid_fit(struct grid *g, double tiles, double width, double height,
 	      double min_side, double max_side);
 
+/*
+ * Fewer columns, a multiple of @run when @run is a whole number of tiles
+ * (2 or more), so that rows of runs that long end flush; tiles grow to
+ * keep the grid @width wide.
+ */
+void grid_round_cols(struct grid *g, double run, double width);
+
 /* The rectangles of the run of tiles from @p0 to @p1, in @rects; how many */
 int grid_run_rects(const struct grid *g, double p0, double p1,
 		   struct grid_rect rects[GRID_MAX_RECTS]);
+
+/*
+ * Where a run of @len tiles starts when the run before it ended at @pos:
+ * at @pos when it fits in what is left of that row or @pos starts a row,
+ * else at the start of the next row.  A run no longer than a row is then
+ * never cut in two, and a longer one covers whole rows from a row's start.
+ */
+double grid_place(const struct grid *g, double pos, double len);
+/* The rows, for runs placed up to @end */
+void grid_set_end(struct grid *g, double end);
 
 #endif

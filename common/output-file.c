@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/output-file.h"
@@ -30,10 +31,17 @@ static bool stat_is_input(const struct stat *out, const struct output_inputs *in
 	return false;
 }
 
+bool output_is_stdout(const char *path)
+{
+	return !strcmp(path, "-");
+}
+
 bool output_is_input(const char *path, const struct output_inputs *in)
 {
 	struct stat st;
 
+	if (output_is_stdout(path))
+		return !fstat(STDOUT_FILENO, &st) && stat_is_input(&st, in);
 	return !stat(path, &st) && stat_is_input(&st, in);
 }
 
@@ -42,7 +50,10 @@ int output_open(const char *path, const struct output_inputs *in, FILE **out)
 	struct stat st;
 	int fd, ret;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0644);
+	if (output_is_stdout(path))
+		fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+	else
+		fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st)) {
@@ -53,8 +64,11 @@ int output_open(const char *path, const struct output_inputs *in, FILE **out)
 		ret = -EPERM;
 		goto out_close;
 	}
-	/* a pipe or /dev/null cannot be truncated, and need not be */
-	if (S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
+	/*
+	 * A pipe or /dev/null cannot be truncated, and need not be; standard
+	 * output is the shell's to truncate (">") or not (">>").
+	 */
+	if (S_ISREG(st.st_mode) && !output_is_stdout(path) && ftruncate(fd, 0)) {
 		ret = -errno;
 		goto out_close;
 	}

@@ -3,7 +3,7 @@
  * Files this tool writes (a picture, a report) must never be what it
  * reads.  A path is refused when it is a block device, or the same file
  * (device and inode) as one of the inputs, named by path or open as a file
- * descriptor.
+ * descriptor.  The path "-" is standard output, checked the same way.
  */
 #ifndef BTRFS_SPACE_COMMON_OUTPUT_FILE_H
 #define BTRFS_SPACE_COMMON_OUTPUT_FILE_H
@@ -17,6 +17,9 @@ struct output_inputs {
 	const int *fds;		/* may hold -1 for "none" */
 	int nr_fds;
 };
+
+/* True for "-", standard output */
+bool output_is_stdout(const char *path);
 
 /* True when @path exists and may not be written; false when it may */
 bool output_is_input(const char *path, const struct output_inputs *in);

@@ -175,6 +175,20 @@ void svg_text(struct svg *svg, const char *cls, double x, double y,
 	fputs("</text>\n", svg->out);
 }
 
+void svg_polygon(struct svg *svg, const char *cls, const char *fill,
+		 const double *xy, int n)
+{
+	int i;
+
+	fputs("<polygon", svg->out);
+	attr(svg, "class", cls);
+	attr(svg, "fill", fill);
+	fputs(" points=\"", svg->out);
+	for (i = 0; i < n; i++)
+		fprintf(svg->out, "%s%.2f,%.2f", i ? " " : "", xy[2 * i], xy[2 * i + 1]);
+	fputs("\"/>\n", svg->out);
+}
+
 void svg_group_begin(struct svg *svg, const char *cls, double dx, double dy)
 {
 	fputs("<g", svg->out);

@@ -47,6 +47,10 @@ void svg_rect_stroked(struct svg *svg, double x, double y, double width,
 void svg_text(struct svg *svg, const char *cls, double x, double y,
 	      const char *text);
 
+/* A closed polygon through @n points (x0, y0, x1, y1, ...); @cls may be NULL */
+void svg_polygon(struct svg *svg, const char *cls, const char *fill,
+		 const double *xy, int n);
+
 void svg_group_begin(struct svg *svg, const char *cls, double dx, double dy);
 void svg_group_end(struct svg *svg);
 

@@ -5,6 +5,7 @@
  * groups are those btrfs_read_block_groups() loaded (block-group.c).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/ctree.h"
@@ -49,11 +50,35 @@ static void tally_add(struct map_tally *t, const struct btrfs_block_group *bg)
 	t->read_only += bg->ro;
 }
 
+/* Raw bytes of a block group's stripes, as its chunk item gives them */
+static u64 bg_raw(const struct btrfs_block_group *bg)
+{
+	return bg->map ? bg->map->stripe_size * bg->map->num_stripes : 0;
+}
+
+static void summarize_raw(const struct btrfs_fs_info *fs_info, struct map_raw *raw)
+{
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++)
+		raw->stripes += bg_raw(&fs_info->block_groups[i]);
+	for (i = 0; i < fs_info->nr_devices; i++) {
+		const struct btrfs_device *dev = &fs_info->devices[i];
+
+		raw->nr_devices++;
+		raw->size += dev->total_bytes;
+		raw->allocated += dev->bytes_used;
+		if (dev->total_bytes > dev->bytes_used)
+			raw->unallocated += dev->total_bytes - dev->bytes_used;
+	}
+}
+
 void map_summarize(const struct btrfs_fs_info *fs_info, struct map_summary *s)
 {
 	u32 i;
 
 	memset(s, 0, sizeof(*s));
+	summarize_raw(fs_info, &s->raw);
 	for (i = 0; i < fs_info->nr_block_groups; i++) {
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
 		int bucket = map_fill_ratio(bg->used, bg->length) * MAP_FILL_BUCKETS;
@@ -187,6 +212,11 @@ static u64 median_length(const struct map_cells *mc)
  * the usual block group is a short bar, and its neighbours of other sizes
  * are visibly shorter or longer.
  */
+u64 map_typical_length(const struct map_cells *mc)
+{
+	return median_length(mc);
+}
+
 u64 map_square_size(const struct map_cells *mc, u64 total)
 {
 	u64 typical = median_length(mc);
@@ -221,4 +251,224 @@ void map_widen_cells(struct map_cells *mc, u64 unit)
 		}
 		mc->drawn_total += cell->drawn;
 	}
+}
+
+/* One stripe of one block group on a device */
+struct dev_stripe {
+	u64 physical;
+	u64 length;
+	u32 bg;
+};
+
+static int cmp_stripe(const void *a, const void *b)
+{
+	const struct dev_stripe *x = a, *y = b;
+
+	if (x->physical != y->physical)
+		return x->physical < y->physical ? -1 : 1;
+	return x->bg < y->bg ? -1 : x->bg > y->bg;
+}
+
+/* The stripes on @devid in physical order, in *@out; how many, or -ENOMEM */
+static int64_t gather_stripes(const struct btrfs_fs_info *fs_info, u64 devid,
+			      struct dev_stripe **out)
+{
+	struct dev_stripe *st;
+	u64 n = 0, cap = 0;
+	u32 i, s;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_chunk_map *map = fs_info->block_groups[i].map;
+
+		for (s = 0; map && s < map->num_stripes; s++)
+			cap += map->stripes[s].devid == devid;
+	}
+	st = calloc(cap ? cap : 1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_chunk_map *map = fs_info->block_groups[i].map;
+
+		for (s = 0; map && s < map->num_stripes; s++) {
+			if (map->stripes[s].devid != devid)
+				continue;
+			st[n].physical = map->stripes[s].physical;
+			st[n].length = map->stripe_size;
+			st[n].bg = i;
+			n++;
+		}
+	}
+	qsort(st, n, sizeof(*st), cmp_stripe);
+	*out = st;
+	return n;
+}
+
+static struct map_dev_segment *new_segment(struct map_device *d, u64 physical)
+{
+	struct map_dev_segment *seg = &d->segs[d->nr_segs++];
+
+	memset(seg, 0, sizeof(*seg));
+	seg->physical = physical;
+	return seg;
+}
+
+static void add_gap(struct map_device *d, u64 from, u64 to)
+{
+	struct map_dev_segment *seg;
+
+	if (to <= from)
+		return;
+	seg = new_segment(d, from);
+	seg->unallocated = true;
+	seg->length = to - from;
+	d->free += seg->length;
+}
+
+static bool stripe_joins(const struct btrfs_fs_info *fs_info,
+			 const struct map_dev_segment *seg, const struct dev_stripe *st,
+			 u64 merge_below, bool any_kind)
+{
+	const struct btrfs_block_group *a, *b;
+	u64 end;
+
+	if (!seg || seg->unallocated || seg->length >= merge_below)
+		return false;
+	end = seg->physical + seg->length;
+	/* overlapping stripes (a corrupt image) start their own segment */
+	if (st->physical < end || (st->physical > end && !any_kind))
+		return false;
+	if (any_kind)
+		return true;
+	a = &fs_info->block_groups[seg->first];
+	b = &fs_info->block_groups[st->bg];
+	return a->flags == b->flags && a->ro == b->ro;
+}
+
+static void add_stripe(const struct btrfs_fs_info *fs_info, struct map_dev_segment *seg,
+		       const struct dev_stripe *st)
+{
+	const struct btrfs_block_group *bg = &fs_info->block_groups[st->bg];
+	const struct btrfs_block_group *first = &fs_info->block_groups[seg->first];
+	u64 end = seg->physical + seg->length;
+
+	if (!seg->count)
+		seg->first = st->bg;
+	else if (st->physical > end)
+		seg->gaps += st->physical - end;
+	seg->mixed |= seg->count && (first->flags != bg->flags || first->ro != bg->ro);
+	seg->count++;
+	seg->length = st->physical + st->length - seg->physical;
+	seg->bg_length += bg->length;
+	seg->bg_used += bg->used;
+	seg->nr_ro += bg->ro;
+	seg->type_length[map_type_of(bg->flags)] += st->length;
+}
+
+/*
+ * The segments of one device: every gap is unallocated space, except,
+ * with @any_kind, one under @merge_below after a segment under that size;
+ * stripes join the segment before them as stripe_joins() allows.
+ */
+static void build_segments(const struct btrfs_fs_info *fs_info, struct map_device *d,
+			   const struct dev_stripe *st, u64 n, u64 merge_below,
+			   bool any_kind)
+{
+	struct map_dev_segment *seg = NULL;
+	u64 cursor = 0, i;
+
+	d->nr_segs = 0;
+	d->free = 0;
+	for (i = 0; i < n; i++) {
+		u64 gap = st[i].physical > cursor ? st[i].physical - cursor : 0;
+
+		/* a small gap folds into a small merged segment before it */
+		if (gap && !(any_kind && gap < merge_below && seg &&
+			     !seg->unallocated && seg->length < merge_below)) {
+			add_gap(d, cursor, st[i].physical);
+			seg = NULL;
+		}
+		if (!stripe_joins(fs_info, seg, &st[i], merge_below, any_kind))
+			seg = new_segment(d, st[i].physical);
+		add_stripe(fs_info, seg, &st[i]);
+		d->merged |= seg->count > 1 || seg->gaps;
+		if (st[i].physical + st[i].length > cursor)
+			cursor = st[i].physical + st[i].length;
+	}
+	add_gap(d, cursor, d->size);
+}
+
+static int build_device(const struct btrfs_fs_info *fs_info, const struct btrfs_device *dev,
+			u64 merge_below, u32 max_segs, struct map_device *d)
+{
+	struct dev_stripe *st;
+	int64_t n = gather_stripes(fs_info, dev->devid, &st);
+	u64 i;
+
+	if (n < 0)
+		return n;
+	d->dev = dev;
+	d->devid = dev->devid;
+	d->size = dev->total_bytes;
+	d->allocated = dev->bytes_used;
+	d->nr_stripes = n;
+	for (i = 0; i < (u64)n; i++)
+		d->stripes += st[i].length;
+	/* each stripe and the gap before it, and the last gap */
+	d->segs = calloc(2 * n + 1, sizeof(*d->segs));
+	if (!d->segs) {
+		free(st);
+		return -ENOMEM;
+	}
+	build_segments(fs_info, d, st, n, merge_below, false);
+	if (d->nr_segs > max_segs) {
+		d->merged = false;
+		d->mixed_kinds = true;
+		build_segments(fs_info, d, st, n, merge_below, true);
+	}
+	free(st);
+	return 0;
+}
+
+int map_build_devices(const struct btrfs_fs_info *fs_info, u64 merge_below,
+		      u32 max_segs, struct map_devices *md)
+{
+	u32 i;
+	int ret;
+
+	memset(md, 0, sizeof(*md));
+	md->devs = calloc(fs_info->nr_devices ? fs_info->nr_devices : 1, sizeof(*md->devs));
+	if (!md->devs)
+		return -ENOMEM;
+	for (i = 0; i < fs_info->nr_devices; i++) {
+		ret = build_device(fs_info, &fs_info->devices[i], merge_below, max_segs,
+				   &md->devs[md->nr]);
+		if (ret)
+			return ret;
+		if (md->devs[md->nr].size > md->largest)
+			md->largest = md->devs[md->nr].size;
+		md->nr++;
+	}
+	return 0;
+}
+
+void map_free_devices(struct map_devices *md)
+{
+	u32 i;
+
+	for (i = 0; md->devs && i < md->nr; i++)
+		free(md->devs[i].segs);
+	free(md->devs);
+	md->devs = NULL;
+	md->nr = 0;
+}
+
+enum map_type map_segment_type(const struct map_dev_segment *seg)
+{
+	enum map_type best = MAP_OTHER;
+	int t;
+
+	for (t = 0; t < MAP_NR_TYPES; t++)
+		if (seg->type_length[t] > seg->type_length[best])
+			best = t;
+	return best;
 }

@@ -31,7 +31,21 @@ struct map_tally {
 
 #define MAP_FILL_BUCKETS	10
 
+/*
+ * Raw bytes, on the devices: what the block groups' stripes take (the
+ * chunk items' stripe size times their stripes), and the devices' sizes
+ * and allocation as their DEV_ITEMs give them (btrfs device usage).
+ */
+struct map_raw {
+	u64 stripes;		/* sum of stripe_size * num_stripes */
+	u32 nr_devices;
+	u64 size;		/* sum of DEV_ITEM total_bytes */
+	u64 allocated;		/* sum of DEV_ITEM bytes_used */
+	u64 unallocated;	/* sum of total_bytes - bytes_used */
+};
+
 struct map_summary {
+	struct map_raw raw;
 	struct map_tally all;
 	struct map_tally types[MAP_NR_TYPES];
 	struct map_tally fill[MAP_FILL_BUCKETS];
@@ -58,6 +72,46 @@ struct map_cells {
 	bool mixed_kinds;	/* cells merge block groups of different kinds */
 	u32 nr_widened;		/* cells drawn larger than their length */
 	u64 drawn_total;
+};
+
+/*
+ * A stretch of one device's physical space: stripes of block groups
+ * (several when merged), or unallocated space.  Raw bytes throughout,
+ * except @bg_length and @bg_used, the logical bytes of the block groups
+ * whose stripes it holds (their fill).
+ */
+struct map_dev_segment {
+	u64 physical;
+	u64 length;		/* raw: stripes, gaps folded in, or unallocated */
+	bool unallocated;
+	u32 first;		/* index of its first block group */
+	u32 count;		/* stripes in it */
+	u64 gaps;		/* unallocated bytes folded into a merged segment */
+	u64 bg_length;
+	u64 bg_used;
+	u64 nr_ro;
+	u64 type_length[MAP_NR_TYPES];	/* raw */
+	bool mixed;
+};
+
+struct map_device {
+	const struct btrfs_device *dev;
+	u64 devid;
+	u64 size;		/* DEV_ITEM total_bytes */
+	u64 allocated;		/* DEV_ITEM bytes_used */
+	u64 stripes;		/* raw bytes of the stripes found on it */
+	u64 free;		/* raw bytes of its unallocated segments */
+	u32 nr_stripes;
+	struct map_dev_segment *segs;
+	u32 nr_segs;
+	bool merged;		/* segments merge stripes, or fold in gaps */
+	bool mixed_kinds;	/* merged whatever their type */
+};
+
+struct map_devices {
+	struct map_device *devs;
+	u32 nr;
+	u64 largest;		/* the largest size: one scale for all */
 };
 
 /* Bounds of the map: cells and squares */
@@ -89,7 +143,20 @@ enum map_type map_cell_type(const struct map_cell *cell);
  * The bytes of one square for @total bytes in @mc's cells, and each cell's
  * drawn length (a cell under a part of a square is drawn that large)
  */
+/* The median cell length */
+u64 map_typical_length(const struct map_cells *mc);
 u64 map_square_size(const struct map_cells *mc, u64 total);
 void map_widen_cells(struct map_cells *mc, u64 unit);
+
+/*
+ * Each device's stripes and gaps in physical order.  Touching stripes of
+ * one kind merge while their segment is under @merge_below bytes; a
+ * device with more than @max_segs segments gets merges of any kind and
+ * its small gaps folded in.  0 or -ENOMEM; map_free_devices() frees.
+ */
+int map_build_devices(const struct btrfs_fs_info *fs_info, u64 merge_below,
+		      u32 max_segs, struct map_devices *md);
+void map_free_devices(struct map_devices *md);
+enum map_type map_segment_type(const struct map_dev_segment *seg);
 
 #endif

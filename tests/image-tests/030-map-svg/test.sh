@@ -1,13 +1,22 @@
 #!/bin/bash
 # "map --svg": on every fixture the SVG is well-formed XML with one cell
 # (<path class="bg">) per block group, in the order and with the starts that
-# "block-groups" gives, and the text/JSON summary adds up.  Past --max-cells
-# the cells are merged but still cover every block group.  The output must
-# never land on an input (same path, hard link, symlink, a block device),
-# and an existing file is truncated.  Read-only block groups are hatched
-# (when --readonly-device is there to make some).  If chromium is installed
-# the map is rendered headless and the PNG checked for size and for the
-# colours of the cells; otherwise that part is skipped with a message.
+# "block-groups" gives, and the text/JSON summary adds up.  Each device is
+# drawn as segments (<path class="dev"> stripes, <path class="free">
+# unallocated space) that tile it from 0 to its size, their lengths adding
+# up to what its DEV_ITEM says, and the raw totals equal what "btrfs
+# filesystem usage" printed on the kernel's mount (the truth set, when
+# $SHARED is there).  The subtitle compares logical bytes with logical and
+# raw with raw.  A cell no longer than a row is one rectangle; a longer one
+# is marked with arrows.  Past --max-cells the cells are merged but still
+# cover every block group.  "--svg -" writes the map, and nothing else, to
+# standard output.  The output must never land on an input (same path,
+# hard link, symlink, a block device, standard output), and an existing
+# file is truncated.  Read-only block groups are hatched (when
+# --readonly-device is there to make some).  If chromium is installed the
+# map is rendered headless and the PNG checked for size and for the colours
+# of the cells and of unallocated space; otherwise that part is skipped
+# with a message to install chromium.
 
 source "$TEST_TOP/common" || exit
 
@@ -44,7 +53,91 @@ unpack()
 	unpack_image "$fixtures/$1.tar.xz" "$TEST_TMP/img"
 }
 
+# seg_sums SVG CLASS: "devid bytes" per device, the data-length of its CLASS segments added up
+seg_sums()
+{
+	grep -o "<path class=\"$2\"[^>]*" "$1" |
+		sed -e 's/.* data-devid="\([0-9]*\)".* data-length="\([0-9]*\)".*/\1 \2/' |
+		awk '{ n[$1] += $2 } END { for (d in n) printf "%s %.0f\n", d, n[d] }' | sort -n
+}
+
+# check_devices NAME SVG JSON: each device tiled by its segments, in order
+# and without overlap, stripes = DEV_ITEM bytes_used, gaps = the rest; the
+# raw totals as btrfs filesystem usage printed them on the kernel's mount
+check_devices()
+{
+	local name=$1 svg=$2 json=$3 truth=$SHARED/truth/$1.json
+
+	grep -o '<path class="\(dev\|free\)"[^>]*' "$svg" |
+		sed -e 's/.* data-devid="\([0-9]*\)" data-physical="\([0-9]*\)" data-length="\([0-9]*\)".*/\1 \2 \3/' \
+		> "$TEST_TMP/segs"
+	awk -v name="$name" '
+		$1 != dev { if (dev != "") printf "%s %.0f\n", dev, end; dev = $1; end = 0 }
+		$2 != end { printf "%s: devid %s: a segment at %s, not at %.0f\n", name, $1, $2, end; bad = 1 }
+		{ end = $2 + $3 }
+		END { if (dev != "") printf "%s %.0f\n", dev, end; exit bad }' "$TEST_TMP/segs" > "$TEST_TMP/seg.ends" ||
+		fail "$(grep -v '^[0-9]* [0-9]*$' "$TEST_TMP/seg.ends")"
+	jq -r '.devices[] | "\(.devid) \(.size)"' "$json" | sort -n > "$TEST_TMP/dev.sizes"
+	cmp -s "$TEST_TMP/seg.ends" "$TEST_TMP/dev.sizes" ||
+		fail "$name: the segments do not end at the devices' sizes: $(tr '\n' ' ' < "$TEST_TMP/seg.ends")"
+	seg_sums "$svg" dev > "$TEST_TMP/dev.used"
+	jq -r '.devices[] | select(.allocated > 0) | "\(.devid) \(.allocated)"' "$json" | sort -n |
+		cmp -s - "$TEST_TMP/dev.used" ||
+		fail "$name: the stripes drawn are not the devices' bytes_used: $(tr '\n' ' ' < "$TEST_TMP/dev.used")"
+	seg_sums "$svg" free > "$TEST_TMP/dev.free"
+	jq -r '.devices[] | select(.unallocated > 0) | "\(.devid) \(.unallocated)"' "$json" |
+		sort -n | cmp -s - "$TEST_TMP/dev.free" ||
+		fail "$name: the unallocated space drawn is not size - bytes_used"
+	jq -e '.raw.allocated == .raw.stripes and
+		.raw.size == ([.devices[].size] | add)' "$json" > /dev/null ||
+		fail "$name: raw totals: $(jq -c .raw "$json")"
+	[ -f "$truth" ] || return 0
+	jq -e --slurpfile t "$truth" '$t[0].fi_usage.parsed.overall as $u |
+		.raw.size == $u.device_size and .raw.allocated == $u.device_allocated and
+		.raw.unallocated == $u.device_unallocated' "$json" > /dev/null ||
+		fail "$name: raw $(jq -c .raw "$json") is not btrfs fi usage's $(jq -c .fi_usage.parsed.overall "$truth")"
+	nr_usage=$((nr_usage + 1))
+}
+
+# check_units NAME SVG IMG...: the subtitle's logical line has the logical
+# sizes of "map", its raw line the raw ones, as the same units print them
+check_units()
+{
+	local name=$1 svg=$2
+	shift 2
+	"$BTRFS_SPACE" map "$@" > "$TEST_TMP/map.txt" || fail "$name: map failed"
+	local len raw_alloc raw_size
+	len=$(awk '/^Block groups:/ { g = 1 } g && /^ *Length:/ { print $2; exit }' "$TEST_TMP/map.txt")
+	raw_alloc=$(awk '/^Raw/ { g = 1 } g && /^ *Allocated:/ { print $2; exit }' "$TEST_TMP/map.txt")
+	raw_size=$(awk '/^Raw/ { g = 1 } g && /^ *Size:/ { print $2; exit }' "$TEST_TMP/map.txt")
+	[ -n "$len" ] && [ -n "$raw_alloc" ] && [ -n "$raw_size" ] ||
+		fail "$name: no Length, or no raw Allocated/Size, in the text summary"
+	grep -q "<text class=\"subtitle\"[^>]*>Logical: [0-9]* block groups\? of $len in all" "$svg" ||
+		fail "$name: the logical subtitle does not give the logical length $len"
+	grep -q "<text class=\"subtitle\"[^>]*>Raw, on [0-9]* devices\?: $raw_alloc allocated of $raw_size " "$svg" ||
+		fail "$name: the raw subtitle does not compare raw $raw_alloc with raw $raw_size"
+}
+
+# check_whole_cells NAME SVG JSON: a cell drawn as more than one rectangle
+# is longer than a row, and arrows mark it
+check_whole_cells()
+{
+	local name=$1 svg=$2 json=$3 cut wrapped arrows
+	cut=$(grep -o '<path class="bg"[^>]*' "$svg" | grep -o ' d="[^"]*"' |
+		awk -F z 'NF > 2 { n++ } END { print n + 0 }')
+	wrapped=$(jq .svg.wrapped_cells "$json")
+	arrows=$(grep -c '<polygon class="wrap"' "$svg")
+	[ "$cut" -le "$wrapped" ] ||
+		fail "$name: $cut cells cut in pieces, only $wrapped longer than a row"
+	[ "$wrapped" = 0 ] || [ "$arrows" -ge 2 ] ||
+		fail "$name: $wrapped cells longer than a row but $arrows wrap arrows"
+	nr_wrapped=$((nr_wrapped + wrapped))
+}
+
 # --- every fixture: one cell per block group, in order ------------------------
+
+nr_usage=0
+nr_wrapped=0
 
 nr_fixtures=0
 for archive in "$fixtures"/*.tar.xz; do
@@ -66,7 +159,8 @@ for archive in "$fixtures"/*.tar.xz; do
 	attr_values "$svg" data-start > "$TEST_TMP/svg.starts"
 	cmp -s "$TEST_TMP/bg.starts" "$TEST_TMP/svg.starts" ||
 		fail "$name: the cells' data-start differ from the block groups' starts"
-	[ "$(grep -c '<title>' "$svg")" = "$want" ] || fail "$name: not one tooltip per cell"
+	[ "$(grep -c '<path class="bg"[^>]*><title>' "$svg")" = "$want" ] ||
+		fail "$name: not one tooltip per cell"
 	grep -q '<pattern id="ro-hatch"' "$svg" || fail "$name: no hatch pattern for read-only"
 
 	jq -e --argjson n "$want" '
@@ -80,9 +174,49 @@ for archive in "$fixtures"/*.tar.xz; do
 	fsid=$(jq -r .map.fsid "$TEST_TMP/map.json")
 	grep -q "<text class=\"title\"[^>]*>Block groups of $fsid" "$svg" ||
 		fail "$name: the title lacks the fsid $fsid"
+	check_devices "$name" "$svg" "$TEST_TMP/map.json"
+	check_units "$name" "$svg" "${imgs[@]}"
+	check_whole_cells "$name" "$svg" "$TEST_TMP/map.json"
 	echo "$name: $cells cells, $(stat -c %s "$svg") bytes"
 	nr_fixtures=$((nr_fixtures + 1))
 done
+
+echo "$nr_fixtures fixtures: devices tiled by their segments; raw totals equal to btrfs fi usage on $nr_usage; $nr_wrapped cells longer than a row, marked"
+[ "$nr_wrapped" -gt 0 ] || fail "no fixture has a block group longer than a row: the wrap marks are not checked"
+
+# --- the units of the subtitle on RAID1: logical with logical, raw with raw ----
+
+mapfile -t imgs < <(unpack raid1-2dev) || exit
+run_check_stdout "$BTRFS_SPACE" -b --format json map "${imgs[@]}" > "$TEST_TMP/r1.json"
+run_check "$BTRFS_SPACE" -b map --svg "$TEST_TMP/r1.svg" "${imgs[@]}" > /dev/null
+# every block group is RAID1: two copies, so raw is twice the logical length
+jq -e '.raw.stripes == 2 * .map.length' "$TEST_TMP/r1.json" > /dev/null ||
+	fail "raid1-2dev: raw stripes are not twice the logical length: $(jq -c '{raw, map}' "$TEST_TMP/r1.json")"
+logical=$(jq .map.length "$TEST_TMP/r1.json")
+grep -q "Logical: 5 block groups of ${logical} in all" "$TEST_TMP/r1.svg" ||
+	fail "raid1-2dev: the logical subtitle lacks ${logical}"
+grep -q "Raw, on 2 devices: $(jq .raw.allocated "$TEST_TMP/r1.json") allocated of $(jq .raw.size "$TEST_TMP/r1.json")" "$TEST_TMP/r1.svg" ||
+	fail "raid1-2dev: the raw subtitle does not compare raw with raw"
+echo "raid1-2dev: logical ${logical}, raw $(jq .raw.stripes "$TEST_TMP/r1.json"), each compared with its own kind"
+
+# --- standard output -------------------------------------------------------------
+
+run_check_stdout "$BTRFS_SPACE" map --svg - "${imgs[@]}" > "$TEST_TMP/stdout.svg"
+well_formed "$TEST_TMP/stdout.svg"
+[ ! -e ./- ] || fail "--svg - created a file named -"
+run_check "$BTRFS_SPACE" -b map --svg "$TEST_TMP/file.svg" "${imgs[@]}" > /dev/null
+run_check_stdout "$BTRFS_SPACE" -b map --svg - "${imgs[@]}" > "$TEST_TMP/stdout.svg"
+cmp -s "$TEST_TMP/stdout.svg" "$TEST_TMP/file.svg" ||
+	fail "--svg - is not the map --svg FILE writes, alone"
+run_check_stdout "$BTRFS_SPACE" --format json map --svg - "${imgs[@]}" | head -c 5 | grep -q '^<svg\|^<?xml' ||
+	fail "--format json --svg -: standard output does not start with the SVG"
+# standard output appending to an input: refused, the input left as it was
+cp --sparse=always "${imgs[0]}" "$TEST_TMP/copy.img" || fail "cp failed"
+before=$(md5sum < "$TEST_TMP/copy.img")
+run_mustfail_code 2 "--svg - onto an input" \
+	bash -c '"$0" map --svg - "$1" "$2" >> "$1"' "$BTRFS_SPACE" "$TEST_TMP/copy.img" "${imgs[1]}"
+[ "$(md5sum < "$TEST_TMP/copy.img")" = "$before" ] || fail "--svg - wrote onto an input"
+echo "--svg -: the map alone on standard output, refused onto an input"
 
 # --- many block groups: merged cells, bounded --------------------------------
 
@@ -164,7 +298,11 @@ if "$BTRFS_SPACE" map --help | grep -q -- '--readonly-device'; then
 	hatched=$(grep -c '<path class="ro"' "$svg")
 	[ "$hatched" = "$cells" ] || fail "read-only device: $hatched of $cells cells hatched"
 	grep -q 'read-only</title>' "$svg" || fail "read-only device: the tooltips do not say read-only"
-	echo "read-only: $hatched of $cells cells hatched"
+	stripes=$(grep -c '<path class="dev"' "$svg")
+	dev_hatched=$(grep -c '<path class="dev-ro"' "$svg")
+	[ "$dev_hatched" = "$stripes" ] ||
+		fail "read-only device: $dev_hatched of its $stripes stripe segments hatched"
+	echo "read-only: $hatched of $cells cells and $dev_hatched of $stripes device segments hatched"
 else
 	echo "no --readonly-device: the hatching of read-only block groups is not checked"
 fi
@@ -176,7 +314,7 @@ for c in chromium chromium-browser google-chrome; do
 	command -v "$c" > /dev/null 2>&1 && { chrome=$c; break; }
 done
 if [ -z "$chrome" ]; then
-	echo "SKIP rendering: chromium not installed (apt-get install chromium)"
+	echo "rendering skipped: install chromium (tests/install-deps.sh installs it, or apt-get install chromium)"
 	echo "$nr_fixtures fixtures mapped, rendering not checked"
 	exit 0
 fi
@@ -187,7 +325,7 @@ check_prereq python3
 png_check()
 {
 	python3 - "$@" <<'EOF'
-import struct, sys, zlib
+import collections, struct, sys, zlib
 
 data = open(sys.argv[1], "rb").read()
 if data[:8] != b"\x89PNG\r\n\x1a\n":
@@ -209,9 +347,18 @@ if depth != 8 or ctype not in (2, 6) or interlace:
 bpp = 3 if ctype == 2 else 4
 raw, stride = zlib.decompress(idat), w * bpp
 prev, rows, i = bytearray(stride), [], 0
+# bytewise a + b mod 256 on whole rows at once, as big integers
+m7 = int.from_bytes(b"\x7f" * stride, "big")
+m8 = int.from_bytes(b"\x80" * stride, "big")
 for _ in range(h):
     f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
     i += 1 + stride
+    if f == 2:
+        a, b = int.from_bytes(line, "big"), int.from_bytes(prev, "big")
+        line = bytearray((((a & m7) + (b & m7)) ^ ((a ^ b) & m8)).to_bytes(stride, "big"))
+        rows.append(line)
+        prev = line
+        continue
     for x in range(stride):
         a = line[x - bpp] if x >= bpp else 0
         b = prev[x]
@@ -229,13 +376,14 @@ for _ in range(h):
             line[x] = (line[x] + pr) & 255
     rows.append(line)
     prev = line
+# each distinct pixel once, then the colours near each one asked for
+seen = collections.Counter()
+for line in rows:
+    seen.update(bytes(line[x:x + 3]) for x in range(0, stride, bpp))
 for colour in sys.argv[2:]:
     want = [int(colour[k:k + 2], 16) for k in (1, 3, 5)]
-    near = 0
-    for line in rows:
-        for x in range(0, stride, bpp):
-            if all(abs(line[x + k] - want[k]) <= 12 for k in range(3)):
-                near += 1
+    near = sum(n for px, n in seen.items()
+               if all(abs(px[k] - want[k]) <= 12 for k in range(3)))
     print("%.1f" % (100.0 * near / (w * h)))
 EOF
 }
@@ -275,6 +423,15 @@ awk -v d="$dark" -v a="$data" -v m="$meta" -v s="$sys" \
 	'BEGIN { exit !(d < 0.5 && a > 0.5 && m > 2 && s > 0.5) }' ||
 	fail "ns16k-1g.png: dark $dark%, empty data $data%, metadata $meta%, system $sys%"
 echo "rendered ns16k-1g: empty data $data%, metadata $meta%, system $sys% of the window"
+
+# two devices with unallocated space: the grey bars, and the cells above them
+render raid1-2dev
+share=$(png_check "$TEST_TMP/raid1-2dev.png" '#f2f2f2' '#6086b5' '#fde2c3' | tr '\n' ' ') ||
+	fail "raid1-2dev.png: cannot read it"
+read -r free data meta <<< "$share"
+awk -v f="$free" -v d="$data" -v m="$meta" 'BEGIN { exit !(f > 1 && d > 3 && m > 1) }' ||
+	fail "raid1-2dev.png: unallocated grey $free%, half-full data $data%, metadata $meta%"
+echo "rendered raid1-2dev: unallocated $free%, data $data%, metadata $meta% of the window"
 
 echo "$nr_fixtures fixtures mapped; maps rendered by $chrome in $TEST_TMP"
 exit 0
