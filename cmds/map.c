@@ -2,8 +2,10 @@
 /*
  * A picture of the block groups, in the spirit of btrfs-heatmap but from an
  * unmounted filesystem: every block group is a cell whose area is its
- * length, coloured by type and shaded by how full it is.  Without --svg,
- * the same block groups summed up by type and by fill.
+ * logical length, coloured by type and shaded by how full it is, and each
+ * device a bar of its raw space with its stripes and unallocated space.
+ * Without --svg, the same block groups summed up by type and by fill, and
+ * the raw bytes of the devices.  The model is kernel-shared/map-layout.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -27,9 +29,9 @@
 
 static const char * const cmd_map_usage[] = {
 	"btrfs-space map [options] <device|image> [<device|image>...]",
-	"Draw every block group as a cell of an SVG map, or sum them up by type and fill",
+	"Draw the block groups (logical) and the devices (raw) as an SVG map, or sum them up",
 	"",
-	"--svg FILE         write the map to FILE (created or truncated, never an input)",
+	"--svg FILE         write the map to FILE, - for standard output (never an input)",
 	"--max-cells N      merge runs of block groups to draw at most N cells (default 4096)",
 	HELPINFO_GLOBALS,
 	HELPINFO_UNITS_SHORT_LONG,
