@@ -211,20 +211,22 @@ static void wrap_arrow(struct svg *svg, double x, double y, double side)
 }
 
 /*
- * A cell longer than a row covers whole rows from a row's start: an arrow
- * at the end of each of its rows but the last, and one at the start of
- * each row it goes on in, say that it is one block group.
+ * A cell longer than a row starts a row and covers whole rows, drawn as
+ * one rectangle; what is left goes on in the next row.  An arrow at the
+ * end of its last whole row and one at the start of that next row say
+ * that the two pieces are one block group.
  */
 static void wrap_marks(struct svg *svg, const struct map_layout *l, double p0, double p1)
 {
 	double cols = l->grid.cols, side = l->grid.side;
-	double r0 = floor(p0 / cols + 1e-9), r1 = ceil(p1 / cols - 1e-9) - 1;
-	double r;
+	double rows = floor((p1 - p0) / cols + 1e-9);
+	double last = floor(p0 / cols + 1e-9) + rows - 1;
 
-	for (r = r0; r < r1; r++) {
-		wrap_arrow(svg, cols * side - 3, (r + 0.5) * side, side);
-		wrap_arrow(svg, 3 + 1.4 * arrow_half(side), (r + 1.5) * side, side);
-	}
+	/* ending at a row's end, it is one rectangle */
+	if (p1 - p0 - rows * cols < 1e-6)
+		return;
+	wrap_arrow(svg, cols * side - 3, (last + 0.5) * side, side);
+	wrap_arrow(svg, 3 + 1.4 * arrow_half(side), (last + 1.5) * side, side);
 }
 
 static void shade(enum map_type type, double ratio, char *buf, size_t len)
@@ -599,7 +601,7 @@ static void legend_text(const struct map_drawing *d, int e, char *buf, size_t le
 		snprintf(buf, len, "grey: unallocated device space (raw), where new block groups can go");
 		return;
 	case LEGEND_WRAP:
-		snprintf(buf, len, "arrows at a row's end and start: one block group longer than a row, going on in the next row");
+		snprintf(buf, len, "arrows at a row's end and start: one block group, longer than a row, going on in the next row");
 		return;
 	}
 	snprintf(buf, len,
@@ -628,7 +630,7 @@ static void legend_swatch(struct svg *svg, int e, double x, double y)
 		double xy[6] = { x + 26, y, x + 36, y + 7, x + 26, y + 14 };
 
 		svg_rect_stroked(svg, x, y, 60, 14, "#6f8fb8", "#999");
-		svg_polygon(svg, "wrap", "#000", xy, 3);
+		svg_polygon(svg, NULL, "#000", xy, 3);
 		return;
 	}
 	}
@@ -870,7 +872,7 @@ static void print_svg_section(struct fmt_ctx *fctx, const char *path,
 		d->mc->nr ? d->mc->per_cell : 0);
 	fmt_bool(fctx, "mixed_cells", "Cells may mix types", d->mc->mixed_kinds);
 	fmt_size(fctx, "square", "Square", d->layout->unit);
-	fmt_u64(fctx, "wrapped_cells", "Cells longer than a row", d->layout->nr_wrapped);
+	fmt_u64(fctx, "wrapped_cells", "Cells longer than a row (whole rows)", d->layout->nr_wrapped);
 	fmt_u64(fctx, "device_segments", "Device segments", d->devs->nr_segs);
 	fmt_size(fctx, "device_pixel", "Device bytes a pixel", d->devs->bpp);
 	fmt_u64(fctx, "width", "Width (px)", (u64)d->width);
