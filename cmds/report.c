@@ -105,24 +105,27 @@ void print_filesystem_section(struct fmt_ctx *fctx, const struct space_report *r
 	fmt_group_end(fctx);
 }
 
+/* Text: a table, as "btrfs device usage" lists them; JSON: an array */
 void print_devices_section(struct fmt_ctx *fctx, const struct space_report *r)
 {
 	u32 i;
 
-	fmt_array_start(fctx, "devices", "Devices");
+	fmt_table_start(fctx, "devices", "Devices");
 	for (i = 0; i < r->nr_devices; i++) {
 		const struct space_report_device *dev = &r->devices[i];
 
 		fmt_group_start(fctx, NULL, NULL);
-		fmt_u64(fctx, "devid", "devid", dev->devid);
-		fmt_str(fctx, "path", "path", dev->missing ? NULL : dev->path);
-		fmt_size(fctx, "size", "size", dev->size);
-		fmt_size(fctx, "allocated", "allocated", dev->allocated);
-		fmt_size(fctx, "unallocated", "unallocated", dev->unallocated);
-		fmt_bool(fctx, "missing", "missing", dev->missing);
+		fmt_u64(fctx, "devid", "Devid", dev->devid);
+		fmt_str(fctx, "path", NULL, dev->missing ? NULL : dev->path);
+		fmt_size(fctx, "size", "Size", dev->size);
+		fmt_size(fctx, "allocated", "Allocated", dev->allocated);
+		fmt_size(fctx, "unallocated", "Unallocated", dev->unallocated);
+		fmt_bool(fctx, "missing", "Missing", dev->missing);
+		/* text: last, the one column of unbounded width */
+		fmt_str(fctx, NULL, "Path", dev->missing ? NULL : dev->path);
 		fmt_group_end(fctx);
 	}
-	fmt_array_end(fctx);
+	fmt_table_end(fctx);
 }
 
 static void print_one_space_info(struct fmt_ctx *fctx,
@@ -218,6 +221,7 @@ void print_io_section(struct fmt_ctx *fctx, const struct space_report *r)
 	fmt_group_end(fctx);
 }
 
+/* One stripe per line in text, under the chunk's line */
 static void print_stripes(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map)
 {
 	u16 s;
@@ -225,63 +229,73 @@ static void print_stripes(struct fmt_ctx *fctx, const struct btrfs_chunk_map *ma
 	fmt_array_start(fctx, "stripes", "stripes");
 	for (s = 0; s < map->num_stripes; s++) {
 		fmt_group_start(fctx, NULL, NULL);
-		fmt_u64(fctx, "devid", "devid", map->stripes[s].devid);
-		fmt_u64(fctx, "offset", "offset", map->stripes[s].physical);
+		fmt_u64(fctx, "devid", "Devid", map->stripes[s].devid);
+		fmt_u64(fctx, "offset", "Physical", map->stripes[s].physical);
 		fmt_group_end(fctx);
 	}
 	fmt_array_end(fctx);
 }
 
+/*
+ * Text: a table, the type and profile spelled as btrfs-progs does; JSON:
+ * the sysfs names ("DATA", "raid1").
+ */
 void print_chunk_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info)
 {
+	char name[48];
 	u32 i;
 
-	fmt_array_start(fctx, "chunks", "Chunks");
+	fmt_table_start(fctx, "chunks", "Chunks");
 	for (i = 0; i < fs_info->nr_chunks; i++) {
 		const struct btrfs_chunk_map *map = fs_info->chunks[i];
 
 		fmt_group_start(fctx, NULL, NULL);
-		fmt_u64(fctx, "logical", "logical", map->start);
-		fmt_size(fctx, "length", "length", map->length);
+		fmt_u64(fctx, "logical", "Logical", map->start);
+		fmt_size(fctx, "length", "Length", map->length);
 		fmt_u64(fctx, "type", NULL, map->type);
-		fmt_str(fctx, "type_name", "type", btrfs_bg_type_name(map->type));
-		fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(map->type));
-		fmt_u64(fctx, "num_stripes", "num_stripes", map->num_stripes);
-		fmt_u64(fctx, "sub_stripes", "sub_stripes", map->sub_stripes);
+		fmt_str(fctx, "type_name", NULL, btrfs_bg_type_name(map->type));
+		fmt_str(fctx, "profile", NULL, btrfs_bg_profile_name(map->type));
+		fmt_str(fctx, NULL, "Type, profile",
+			btrfs_bg_progs_name(map->type, name, sizeof(name)));
+		fmt_u64(fctx, "num_stripes", "Stripes", map->num_stripes);
+		fmt_u64(fctx, "sub_stripes", NULL, map->sub_stripes);
 		fmt_u64(fctx, "stripe_len", NULL, map->stripe_len);
-		fmt_size(fctx, "stripe_size", "stripe_size", map->stripe_size);
+		fmt_size(fctx, "stripe_size", "Stripe size", map->stripe_size);
 		print_stripes(fctx, map);
 		fmt_group_end(fctx);
 	}
-	fmt_array_end(fctx);
+	fmt_table_end(fctx);
 }
 
 void print_block_group_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info)
 {
 	const char *tree = fs_info->bg_from_bg_tree ? "block-group-tree" : "extent-tree";
+	char name[48];
 	u32 i;
 
-	fmt_array_start(fctx, "block_groups", "Block groups");
+	fmt_table_start(fctx, "block_groups", "Block groups");
 	for (i = 0; i < fs_info->nr_block_groups; i++) {
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
 
 		fmt_group_start(fctx, NULL, NULL);
-		fmt_u64(fctx, "start", "start", bg->start);
-		fmt_size(fctx, "length", "length", bg->length);
-		fmt_size(fctx, "used", "used", bg->used);
+		fmt_u64(fctx, "start", "Start", bg->start);
+		fmt_size(fctx, "length", "Length", bg->length);
+		fmt_size(fctx, "used", "Used", bg->used);
 		/* the item says otherwise only when a log replay changes used */
 		if (fctx->mode == FMT_JSON || bg->item_used != bg->used)
-			fmt_size(fctx, "item_used", "item used", bg->item_used);
+			fmt_size(fctx, "item_used", "Item used", bg->item_used);
 		fmt_u64(fctx, "flags", NULL, bg->flags);
-		fmt_str(fctx, "type_name", "type", btrfs_bg_type_name(bg->flags));
-		fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(bg->flags));
+		fmt_str(fctx, "type_name", NULL, btrfs_bg_type_name(bg->flags));
+		fmt_str(fctx, "profile", NULL, btrfs_bg_profile_name(bg->flags));
+		fmt_str(fctx, NULL, "Type, profile",
+			btrfs_bg_progs_name(bg->flags, name, sizeof(name)));
 		fmt_str(fctx, "tree", NULL, tree);
-		fmt_u64(fctx, "leaf", "leaf", bg->leaf);
-		fmt_bool(fctx, "read_only", "ro", bg->ro);
-		fmt_size(fctx, "bytes_super", "super", bg->bytes_super);
+		fmt_u64(fctx, "leaf", "Leaf", bg->leaf);
+		fmt_bool(fctx, "read_only", "RO", bg->ro);
+		fmt_size(fctx, "bytes_super", "Super", bg->bytes_super);
 		fmt_group_end(fctx);
 	}
-	fmt_array_end(fctx);
+	fmt_table_end(fctx);
 }
 
 void print_kernel_section(struct fmt_ctx *fctx, const struct space_report *r)

@@ -1,11 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include "common/format-output.h"
 #include "common/units.h"
 
 #define TEXT_LABEL_WIDTH	32
+#define TABLE_MAX_COLS		16
+#define TABLE_COL_GAP		2
+
+/* One printed line of a table: a cell per column, NULL when empty */
+struct fmt_table_line {
+	char *cell[TABLE_MAX_COLS];
+};
+
+/*
+ * A text table is collected whole and printed at its end, so that every
+ * column is as wide as its widest cell.  Columns are the labels of the
+ * values, in the order they first appear; one that first appears in a
+ * later element goes after the value written before it.
+ */
+struct fmt_table {
+	int depth;			/* ctx->depth of the table's array */
+	int nr_cols;
+	const char *header[TABLE_MAX_COLS];
+	bool right[TABLE_MAX_COLS];	/* numbers are right-aligned */
+	int order[TABLE_MAX_COLS];	/* display position -> column */
+	struct fmt_table_line *lines;
+	u32 nr_lines;
+	u32 alloc_lines;
+	u32 row_line;			/* line of the current element */
+	u32 sub_line;			/* line of the current inner element */
+	u32 sub_next;			/* line the next inner element goes to */
+	int last_col;			/* column written last in this element */
+	bool failed;			/* out of memory: cells were dropped */
+};
 
 static bool is_json(const struct fmt_ctx *ctx)
 {
@@ -106,6 +136,8 @@ void fmt_end(struct fmt_ctx *ctx)
 	fflush(ctx->out);
 }
 
+static void table_open(struct fmt_ctx *ctx, bool array);
+
 static void open_container(struct fmt_ctx *ctx, const char *key,
 			   const char *label, bool array)
 {
@@ -115,6 +147,10 @@ static void open_container(struct fmt_ctx *ctx, const char *key,
 		json_member(ctx, key);
 		fputc(array ? '[' : '{', ctx->out);
 		push(ctx, array);
+		return;
+	}
+	if (ctx->table) {
+		table_open(ctx, array);
 		return;
 	}
 	if (ctx->row_depth) {
@@ -157,6 +193,8 @@ static void close_container(struct fmt_ctx *ctx, bool array)
 		fputc(array ? ']' : '}', ctx->out);
 		return;
 	}
+	if (ctx->table)
+		return;
 	if (ctx->row_depth == depth) {
 		ctx->row_depth = 0;
 		fputc('\n', ctx->out);
@@ -187,30 +225,220 @@ void fmt_array_end(struct fmt_ctx *ctx)
 	close_container(ctx, true);
 }
 
-/* A label of NULL means the value has no place in text output */
-static bool text_skip(const struct fmt_ctx *ctx, const char *label)
+/* 0, or -1 with t->failed set: a new empty line at the end of @t */
+static int table_new_line(struct fmt_table *t)
 {
-	return !is_json(ctx) && !label;
+	if (t->nr_lines == t->alloc_lines) {
+		u32 n = t->alloc_lines ? t->alloc_lines * 2 : 64;
+		struct fmt_table_line *l = realloc(t->lines, n * sizeof(*l));
+
+		if (!l || n < t->alloc_lines) {
+			t->failed = true;
+			return -1;
+		}
+		t->lines = l;
+		t->alloc_lines = n;
+	}
+	memset(&t->lines[t->nr_lines++], 0, sizeof(t->lines[0]));
+	return 0;
 }
 
-/* A value printed the same way in text and JSON */
+/* A group or an array opened inside a table: an element, inner or outer */
+static void table_open(struct fmt_ctx *ctx, bool array)
+{
+	struct fmt_table *t = ctx->table;
+	int rel = ctx->depth - t->depth;
+
+	if (!array && rel == 0 && !table_new_line(t)) {
+		t->row_line = t->nr_lines - 1;
+		t->sub_line = t->row_line;
+		t->sub_next = t->row_line;
+		t->last_col = -1;
+	} else if (!array && rel == 2 && ctx->is_array[ctx->depth]) {
+		/* the first inner element shares the element's line */
+		if (t->sub_next < t->nr_lines || !table_new_line(t))
+			t->sub_line = t->sub_next++;
+	}
+	push(ctx, array);
+}
+
+static int table_column(struct fmt_table *t, const char *label, bool number)
+{
+	int c, pos, after = -1;
+
+	for (c = 0; c < t->nr_cols; c++)
+		if (!strcmp(t->header[c], label))
+			return c;
+	if (t->nr_cols == TABLE_MAX_COLS)
+		return -1;
+	for (pos = 0; pos < t->nr_cols; pos++)
+		if (t->order[pos] == t->last_col)
+			after = pos;
+	if (t->last_col < 0)
+		after = t->nr_cols - 1;
+	memmove(&t->order[after + 2], &t->order[after + 1],
+		(t->nr_cols - after - 1) * sizeof(t->order[0]));
+	t->order[after + 1] = c;
+	t->header[c] = label;
+	t->right[c] = number;
+	t->nr_cols++;
+	return c;
+}
+
+static void table_cell(struct fmt_ctx *ctx, const char *label, const char *text,
+		       bool number)
+{
+	struct fmt_table *t = ctx->table;
+	u32 line = ctx->depth - t->depth >= 3 ? t->sub_line : t->row_line;
+	int c;
+
+	if (!t->nr_lines)
+		return;
+	c = table_column(t, label, number);
+	if (c < 0) {
+		t->failed = true;
+		return;
+	}
+	t->last_col = c;
+	free(t->lines[line].cell[c]);
+	t->lines[line].cell[c] = strdup(text);
+	if (!t->lines[line].cell[c])
+		t->failed = true;
+}
+
+static void table_print_line(FILE *out, const struct fmt_table *t, const int *width,
+			     int indent, const char * const *cells)
+{
+	int pos, pad = indent;
+
+	for (pos = 0; pos < t->nr_cols; pos++) {
+		int c = t->order[pos];
+		const char *text = cells[c] ? cells[c] : "";
+		int fill = width[c] - (int)strlen(text);
+
+		if (!*text) {
+			pad += width[c] + TABLE_COL_GAP;
+			continue;
+		}
+		fprintf(out, "%*s", pad + (t->right[c] ? fill : 0), "");
+		fputs(text, out);
+		pad = (t->right[c] ? 0 : fill) + TABLE_COL_GAP;
+	}
+	fputc('\n', out);
+}
+
+static void table_print(FILE *out, const struct fmt_table *t)
+{
+	const char *dashes[TABLE_MAX_COLS];
+	char rule[TABLE_MAX_COLS][128];
+	int width[TABLE_MAX_COLS] = { 0 };
+	int indent = (t->depth - 1) * 4;
+	u32 i;
+	int c;
+
+	if (!t->nr_lines)
+		return;
+	for (c = 0; c < t->nr_cols; c++) {
+		width[c] = strlen(t->header[c]);
+		for (i = 0; i < t->nr_lines; i++)
+			if (t->lines[i].cell[c] && (int)strlen(t->lines[i].cell[c]) > width[c])
+				width[c] = strlen(t->lines[i].cell[c]);
+		snprintf(rule[c], sizeof(rule[c]), "%.*s",
+			 width[c] < (int)sizeof(rule[c]) - 1 ? width[c] : (int)sizeof(rule[c]) - 1,
+			 "--------------------------------------------------------------------------------"
+			 "------------------------------------------------");
+		dashes[c] = rule[c];
+	}
+	table_print_line(out, t, width, indent, t->header);
+	table_print_line(out, t, width, indent, dashes);
+	for (i = 0; i < t->nr_lines; i++)
+		table_print_line(out, t, width, indent,
+				 (const char * const *)t->lines[i].cell);
+	if (t->failed)
+		fprintf(out, "%*s(out of memory: cells left out)\n", indent, "");
+}
+
+static void table_free(struct fmt_table *t)
+{
+	u32 i;
+	int c;
+
+	for (i = 0; i < t->nr_lines; i++)
+		for (c = 0; c < TABLE_MAX_COLS; c++)
+			free(t->lines[i].cell[c]);
+	free(t->lines);
+	free(t);
+}
+
+void fmt_table_start(struct fmt_ctx *ctx, const char *key, const char *label)
+{
+	struct fmt_table *t;
+
+	if (is_json(ctx) || ctx->table || ctx->row_depth ||
+	    !(t = calloc(1, sizeof(*t)))) {
+		fmt_array_start(ctx, key, label);
+		return;
+	}
+	if (label)
+		fprintf(ctx->out, "%*s%s:\n", (ctx->depth - 1) * 4, "", label);
+	push(ctx, true);
+	t->depth = ctx->depth;
+	ctx->table = t;
+}
+
+void fmt_table_end(struct fmt_ctx *ctx)
+{
+	struct fmt_table *t = ctx->table;
+
+	if (!t || t->depth != ctx->depth) {
+		fmt_array_end(ctx);
+		return;
+	}
+	table_print(ctx->out, t);
+	/* a blank line closes a top-level section, as after a group */
+	if (t->depth == 2 && t->nr_lines)
+		fputc('\n', ctx->out);
+	table_free(t);
+	ctx->table = NULL;
+	if (ctx->depth > 1)
+		ctx->depth--;
+}
+
+/*
+ * The text of a value: a "Label: value" line, a field of a row, or a
+ * table cell.  A NULL label means the value has no place in text.
+ */
+static void text_value(struct fmt_ctx *ctx, const char *label, const char *text,
+		       bool number)
+{
+	if (!label)
+		return;
+	if (ctx->table) {
+		table_cell(ctx, label, text, number);
+		return;
+	}
+	text_label(ctx, label);
+	fputs(text, ctx->out);
+	text_value_end(ctx);
+}
+
+/* A value printed the same way in text and JSON; a NULL key: text only */
 __attribute__ ((format (printf, 4, 5)))
 static void fmt_plain(struct fmt_ctx *ctx, const char *key, const char *label,
 		      const char *fmt, ...)
 {
+	char buf[64];
 	va_list ap;
 
-	if (text_skip(ctx, label))
-		return;
-	if (is_json(ctx))
-		json_member(ctx, key);
-	else
-		text_label(ctx, label);
 	va_start(ap, fmt);
-	vfprintf(ctx->out, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (!is_json(ctx))
-		text_value_end(ctx);
+	if (!is_json(ctx)) {
+		text_value(ctx, label, buf, true);
+	} else if (key) {
+		json_member(ctx, key);
+		fputs(buf, ctx->out);
+	}
 }
 
 void fmt_u64(struct fmt_ctx *ctx, const char *key, const char *label, u64 value)
@@ -226,43 +454,33 @@ void fmt_size(struct fmt_ctx *ctx, const char *key, const char *label, u64 value
 		fmt_u64(ctx, key, label, value);
 		return;
 	}
-	if (text_skip(ctx, label))
-		return;
-	text_label(ctx, label);
-	fputs(pretty_size_mode(value, ctx->units, buf, sizeof(buf)), ctx->out);
-	text_value_end(ctx);
+	text_value(ctx, label, pretty_size_mode(value, ctx->units, buf, sizeof(buf)), true);
 }
 
 void fmt_str(struct fmt_ctx *ctx, const char *key, const char *label,
 	     const char *value)
 {
-	if (text_skip(ctx, label))
-		return;
-	if (is_json(ctx)) {
-		json_member(ctx, key);
-		if (value)
-			json_escaped(ctx->out, value);
-		else
-			fputs("null", ctx->out);
+	if (!is_json(ctx)) {
+		text_value(ctx, label, value ? value : "-", false);
 		return;
 	}
-	text_label(ctx, label);
-	fputs(value ? value : "-", ctx->out);
-	text_value_end(ctx);
+	if (!key)
+		return;
+	json_member(ctx, key);
+	if (value)
+		json_escaped(ctx->out, value);
+	else
+		fputs("null", ctx->out);
 }
 
 void fmt_bool(struct fmt_ctx *ctx, const char *key, const char *label, bool value)
 {
-	if (text_skip(ctx, label))
-		return;
-	if (is_json(ctx)) {
+	if (!is_json(ctx)) {
+		text_value(ctx, label, value ? "yes" : "no", false);
+	} else if (key) {
 		json_member(ctx, key);
 		fputs(value ? "true" : "false", ctx->out);
-		return;
 	}
-	text_label(ctx, label);
-	fputs(value ? "yes" : "no", ctx->out);
-	text_value_end(ctx);
 }
 
 void fmt_ratio(struct fmt_ctx *ctx, const char *key, const char *label,
@@ -280,11 +498,13 @@ void fmt_seconds(struct fmt_ctx *ctx, const char *key, const char *label,
 void fmt_str_list(struct fmt_ctx *ctx, const char *key, const char *label,
 		  const char * const *values, int count)
 {
+	char text[2048] = "";
+	size_t n = 0;
 	int i;
 
-	if (text_skip(ctx, label))
-		return;
 	if (is_json(ctx)) {
+		if (!key)
+			return;
 		json_member(ctx, key);
 		fputc('[', ctx->out);
 		for (i = 0; i < count; i++) {
@@ -295,10 +515,7 @@ void fmt_str_list(struct fmt_ctx *ctx, const char *key, const char *label,
 		fputc(']', ctx->out);
 		return;
 	}
-	text_label(ctx, label);
-	for (i = 0; i < count; i++)
-		fprintf(ctx->out, "%s%s", i ? ", " : "", values[i]);
-	if (!count)
-		fputs("-", ctx->out);
-	text_value_end(ctx);
+	for (i = 0; i < count && n < sizeof(text); i++)
+		n += snprintf(text + n, sizeof(text) - n, "%s%s", i ? ", " : "", values[i]);
+	text_value(ctx, label, count ? text : "-", false);
 }

@@ -8,6 +8,7 @@
  * read_one_dev()'s device size check, in the kernel since 5.11).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uuid/uuid.h>
@@ -58,6 +59,36 @@ const char *btrfs_bg_type_name(u64 flags)
 	case BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA: return "DATA+METADATA";
 	default: return "UNKNOWN";
 	}
+}
+
+/*
+ * The type and profile as btrfs-progs spells them in "btrfs filesystem df"
+ * and "usage": "Data, RAID1", "Metadata, DUP", "System, single",
+ * "Data+Metadata, single".  Returns @buf.
+ */
+const char *btrfs_bg_progs_name(u64 flags, char *buf, size_t len)
+{
+	const char *profile = btrfs_bg_profile_name(flags);
+	const char *type;
+	size_t i, n;
+
+	switch (flags & BTRFS_BLOCK_GROUP_TYPE_MASK) {
+	case BTRFS_BLOCK_GROUP_DATA: type = "Data"; break;
+	case BTRFS_BLOCK_GROUP_METADATA: type = "Metadata"; break;
+	case BTRFS_BLOCK_GROUP_SYSTEM: type = "System"; break;
+	case BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA: type = "Data+Metadata"; break;
+	default: type = "unknown"; break;
+	}
+	n = snprintf(buf, len, "%s, ", type);
+	/* every profile but single is upper case: DUP, RAID1C3 */
+	for (i = 0; profile[i] && n + 1 < len; i++, n++) {
+		char c = profile[i];
+
+		buf[n] = strcmp(profile, "single") && c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c;
+	}
+	if (n < len)
+		buf[n] = 0;
+	return buf;
 }
 
 /* How many stripes carry distinct data: what one stripe's size is divided by */

@@ -35,6 +35,7 @@ enum btrfs_raid_types btrfs_bg_flags_to_raid_index(u64 flags);
 int btrfs_bg_type_to_factor(u64 flags);
 const char *btrfs_bg_type_name(u64 flags);
 const char *btrfs_bg_profile_name(u64 flags);
+const char *btrfs_bg_progs_name(u64 flags, char *buf, size_t len);
 u64 btrfs_chunk_data_stripes(u64 type, u16 num_stripes);
 int btrfs_chunk_max_errors(const struct btrfs_chunk_map *map);
 int btrfs_num_copies(const struct btrfs_chunk_map *map);
