@@ -1,0 +1,51 @@
+#!/bin/bash
+# The text tables of "chunks", "block-groups" and inspect's devices on
+# fixtures with one to four devices (single, DUP, mixed, RAID10 with four
+# stripes per chunk, RAID5): check-table.py reads each table
+# by its dashed rule line and fails when a cell leaves its column, a number
+# is not right-aligned, a line is over 120 characters, or a cell differs
+# from the JSON of the same run (one line per chunk stripe, the type and
+# profile spelled "Data, RAID1" where JSON keeps "DATA" and "raid1"). The
+# JSON keeps the sysfs names. In human units the columns hold as well.
+
+source "$TEST_TOP/common" || exit
+check_prereq btrfs-space
+check_prereq jq xz tar python3
+
+fixtures=$TEST_TOP/fixtures
+names="ns16k-1g mixed-256m raid10-4dev raid5-3dev"
+bad=0
+for name in $names; do
+	expected=$fixtures/$name.expected.json
+	[ -f "$expected" ] && [ -f "$fixtures/$name.tar.xz" ] || fail "fixture $name not found in $fixtures"
+	dir=$TEST_TMP/$name
+	mkdir -p "$dir"
+	tar -xSJf "$fixtures/$name.tar.xz" -C "$dir" || fail "cannot unpack $name"
+	devs=()
+	for f in $(jq -r '.devices[].file' "$expected"); do
+		devs+=("$dir/$f")
+	done
+	for what in chunks block-groups devices; do
+		cmd=$what
+		[ "$what" = devices ] && cmd=inspect
+		run_check_stdout "$BTRFS_SPACE" -b "$cmd" "${devs[@]}" > "$dir/$what.txt" || exit
+		run_check_stdout "$BTRFS_SPACE" --format json "$cmd" "${devs[@]}" > "$dir/$what.json" || exit
+		echo -n "$name: "
+		python3 ./check-table.py "$what" "$dir/$what.txt" "$dir/$what.json" || bad=$((bad + 1))
+	done
+	# JSON: the sysfs names, never the progs spelling
+	names_json=$(jq -r '[.chunks[] | .type_name + "/" + .profile] | unique | join(" ")' "$dir/chunks.json")
+	grep -qE '^((DATA|METADATA|SYSTEM|DATA\+METADATA)/(single|dup|raid[0-9c]+) ?)+$' <<< "$names_json" ||
+		fail "$name: chunks JSON type/profile not the sysfs names: $names_json"
+	[ "$name" = raid10-4dev ] || rm -f "$dir"/*.img
+done
+[ "$bad" = 0 ] || fail "$bad table(s) with problems (listed above)"
+
+# human units (16.00MiB): the same columns, sizes right-aligned too
+dir=$TEST_TMP/raid10-4dev
+for what in chunks block-groups; do
+	run_check_stdout "$BTRFS_SPACE" "$what" "$dir"/raid10-4dev.dev*.img > "$dir/$what.human" || exit
+	python3 ./check-table.py "$what" "$dir/$what.human" "$dir/$what.json" layout ||
+		fail "$what in human units: columns broken (listed above)"
+done
+echo "all tables aligned and equal to the JSON"
