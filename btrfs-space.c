@@ -29,25 +29,22 @@ static const char * const btrfs_space_usage[] = {
 	"btrfs-space [global options] <command> [options] <device|image>...",
 	"Read a btrfs filesystem read-only, without mounting, and show the numbers the kernel's space accounting uses",
 	"",
-	HELPINFO_GLOBALS,
-	HELPINFO_UNITS_SHORT_LONG,
-	"",
 	"Commands:",
-	"inspect            filesystem, devices, space info, global reserve, block groups, I/O",
-	"chunks             the chunk map",
-	"block-groups       every block group",
-	"global-rsv         the global block reserve, its inputs, by kernel version",
-	"overcommit         metadata over-commit room, by kernel version",
-	"preempt            preemptive flushing thresholds and verdict, by kernel version",
-	"csum-delete        delayed-ref reservation for deleting data extents",
-	"mount-estimate     tree-block reads and time of a mount, with and without block-group tree",
-	"map                every block group as a cell of an SVG picture, or summed up by type and fill",
-	"help [COMMAND]     this text, or the help of COMMAND",
+	"inspect  summary, devices, space info, reserves, block groups, I/O",
+	"chunks  the chunk map: a table, one stripe per line",
+	"block-groups  every block group, a table",
+	"global-rsv  the global block reserve and its inputs, by kernel",
+	"overcommit  metadata over-commit room, by kernel",
+	"preempt  preemptive flushing thresholds and verdict, by kernel",
+	"csum-delete  delayed-ref reservation for deleting data extents",
+	"mount-estimate  reads and time of a mount, with a block-group tree",
+	"map  block groups as an SVG picture, or by type and fill",
+	"help [COMMAND]  this text, or the help of COMMAND",
 	"",
 	"A command may be shortened to any unambiguous prefix (insp, mount-e).",
-	"Options may come before or after the devices; -- ends them.",
-	"",
-	"Exit status: 0 success, 1 the filesystem could not be read as asked, 2 usage error.",
+	"Exit status: 0 ok, 1 the filesystem could not be read as asked, 2 usage error.",
+	HELPINFO_GLOBALS,
+	HELPINFO_UNITS_SHORT_LONG,
 	NULL
 };
 
@@ -99,7 +96,7 @@ static int cmd_help(int argc, char **argv)
 	const struct cmd_struct *cmd;
 
 	if (argc < 2 || !strcmp(argv[1], "--help")) {
-		usage_print(stdout, btrfs_space_usage);
+		usage_print_full(stdout, btrfs_space_usage);
 		return 0;
 	}
 	cmd = find_command(argv[1]);
@@ -119,11 +116,12 @@ int main(int argc, char **argv)
 	const struct cmd_struct *cmd;
 	int first, ret;
 
+	cmd_verbose_start();
 	ret = cmd_parse_options(&main_cmd, &opts, NULL, argc, argv, &first);
 	if (ret)
 		exit(ret == CMD_HELP_SHOWN ? 0 : ret);
 	if (first >= argc) {
-		usage_print(stderr, btrfs_space_usage);
+		usage_print_full(stderr, btrfs_space_usage);
 		exit(EXIT_USAGE);
 	}
 	if (!strcmp(argv[first], "help"))

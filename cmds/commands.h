@@ -89,6 +89,13 @@ struct btrfs_mount_estimate;
 int cmd_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est);
 int cmd_out_of_memory(void);
 
+/*
+ * cmds/verbose.c: the run's clock starts; close @fs_info, with -v first
+ * saying on stderr what the run read (devices, trees, reads, bytes, time).
+ */
+void cmd_verbose_start(void);
+void cmd_close_fs(struct btrfs_fs_info *fs_info);
+
 /* cmds/open.c: open read-only, optionally load block groups; 0 or exit status */
 int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		int nr_paths, char **paths, bool load_block_groups);

@@ -34,7 +34,7 @@ static const char * const cmd_csum_delete_usage[] = {
 	"Show the delayed-ref reservation the kernel makes to delete data extents, with and without the 2023 csum-deletion change",
 	"",
 	"--extents N        number of extents deleted (each its own delayed-ref head)",
-	"--extent-size SIZE on-disk size of each extent (compressed size for compressed data)",
+	"--extent-size SIZE  on-disk size of each extent (compressed size for compressed data)",
 	"--file PATH        the extents of this file of the image, as deleting it would drop them;",
 	"                   PATH is absolute from the top of the subvolume, subvolumes inside are",
 	"                   entered, symlinks are not followed (at most 4096 components)",
@@ -599,7 +599,7 @@ static int cmd_csum_delete(const struct cmd_struct *cmd, const struct cmd_option
 	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, args.file != NULL);
 	if (!ret)
 		ret = run_csum_delete(&fs_info, &opts, &args, cmd->token);
-	btrfs_close_fs(&fs_info);
+	cmd_close_fs(&fs_info);
 	return ret;
 }
 DEFINE_COMMAND(csum_delete, "csum-delete");

@@ -125,7 +125,7 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 	btrfs_free_summary(&summary);
 	btrfs_free_space_report(&report);
 out:
-	btrfs_close_fs(&fs_info);
+	cmd_close_fs(&fs_info);
 	return ret;
 }
 DEFINE_COMMAND(inspect, "inspect");

@@ -23,6 +23,6 @@ int run_list_command(const struct cmd_struct *cmd, const struct cmd_options *glo
 		print(&fctx, &fs_info);
 		fmt_end(&fctx);
 	}
-	btrfs_close_fs(&fs_info);
+	cmd_close_fs(&fs_info);
 	return ret;
 }

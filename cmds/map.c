@@ -986,7 +986,7 @@ static int cmd_map(const struct cmd_struct *cmd, const struct cmd_options *globa
 	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, true);
 	if (!ret)
 		ret = run_map(&args, &opts, &fs_info, argv + first, argc - first);
-	btrfs_close_fs(&fs_info);
+	cmd_close_fs(&fs_info);
 	return ret;
 }
 DEFINE_COMMAND(map, "map");

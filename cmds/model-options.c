@@ -213,6 +213,6 @@ int run_model_command(const struct cmd_struct *cmd, const struct cmd_options *gl
 		fmt_end(&fctx);
 		btrfs_free_space_report(&report);
 	}
-	btrfs_close_fs(&fs_info);
+	cmd_close_fs(&fs_info);
 	return ret;
 }

@@ -11,6 +11,7 @@ extern const struct cmd_option_expect model_option_expect[];
 int model_handle_option(int opt, const char *arg, void *ctx);
 
 #define HELPINFO_MODEL							\
+	"Kernel model and what-if inputs:",				\
 	"--kernel VERSION   kernel whose formulas to use: 5.12, 5.15, 6.1, 6.1.112, 6.6, 6.18 (default 6.18)", \
 	"--may-use SIZE     metadata bytes_may_use (default: the global reserve, as right after mount)", \
 	"--pinned SIZE      metadata bytes_pinned (default 0)",	\
@@ -18,8 +19,8 @@ int model_handle_option(int opt, const char *arg, void *ctx);
 	"--delalloc SIZE    delalloc bytes (default 0)",		\
 	"--ordered SIZE     ordered extent bytes (default 0)",	\
 	"--delayed-refs-rsv SIZE  delayed refs reserve, reserved bytes (default 0)", \
-	"--delayed-rsv SIZE delayed block reserve, reserved bytes (default 0)", \
-	"--reclaim-size SIZE bytes of queued tickets (default 0)",	\
+	"--delayed-rsv SIZE  delayed block reserve, reserved bytes (default 0)", \
+	"--reclaim-size SIZE  bytes of queued tickets (default 0)",	\
 	"--clamp N          preemptive flushing clamp, 1 to 8 (default 1)", \
 	"--zoned            what-if: treat the filesystem as zoned",	\
 	"--zone-size SIZE   zone size for --zoned (default 256M)",	\

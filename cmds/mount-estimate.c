@@ -162,7 +162,7 @@ static int cmd_mount_estimate(const struct cmd_struct *cmd,
 		print_mount_estimate(&fctx, &est, &args);
 		fmt_end(&fctx);
 	}
-	btrfs_close_fs(&fs_info);
+	cmd_close_fs(&fs_info);
 	return ret;
 }
 DEFINE_COMMAND(mount_estimate, "mount-estimate");

@@ -11,6 +11,7 @@ struct mount_estimate_args {
 };
 
 #define HELPINFO_MOUNT_ESTIMATE						\
+	"Mount estimate:",						\
 	"--latency TIME     device latency per read, e.g. 0.1ms, 80us, 8ms", \
 	"--profile NAME     named latency: nvme (0.08ms, default), ssd (0.2ms), hdd (8ms)"
 

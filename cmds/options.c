@@ -226,7 +226,10 @@ int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 			if (parse_super(optarg, &opts->super_mirror))
 				return usage_error(cmd, "--super: invalid value '%s', expect 0, 1 or 2", optarg);
 		} else if (c == GETOPT_VAL_HELP) {
-			usage_print(stdout, cmd->usagestr);
+			if (cmd->token[0])
+				usage_print(stdout, cmd->usagestr);
+			else
+				usage_print_full(stdout, cmd->usagestr);
 			return CMD_HELP_SHOWN;
 		} else if (c >= GETOPT_VAL_EXTRA && extra && extra->handle) {
 			if (extra->handle(c, optarg, extra->ctx))

@@ -8,30 +8,27 @@
 #define EXIT_FS_ERROR	1
 #define EXIT_USAGE	2
 
-#define HELPINFO_UNITS_SHORT_LONG					\
-	"-b|--raw           raw numbers in bytes",			\
-	"-h|--human-readable human friendly numbers, base 1024 (default)", \
-	"-H                 human friendly numbers, base 1000",	\
-	"--iec              use 1024 as a base (KiB, MiB, GiB, TiB)",	\
-	"--si               use 1000 as a base (kB, MB, GB, TB)",	\
-	"-k|--kbytes        show sizes in KiB, or kB with --si",	\
-	"-m|--mbytes        show sizes in MiB, or MB with --si",	\
-	"-g|--gbytes        show sizes in GiB, or GB with --si",	\
-	"-t|--tbytes        show sizes in TiB, or TB with --si"
+/*
+ * A usage array (btrfs-progs' layout): one or more synopsis lines, a
+ * one-line description, an empty line, then the options, NULL-terminated.
+ * An option line is "OPTION  description": the option ends at the first
+ * tab or run of two spaces; a line that starts with blanks continues the
+ * description above; a line ending in ':' is a heading.  usage_print()
+ * aligns the descriptions in one column and wraps at 80 columns.
+ *
+ * The global and unit options are written once, in common/help.c:
+ * HELPINFO_GLOBALS and HELPINFO_UNITS_SHORT_LONG stand for them.  The
+ * tool's own usage (usage_print_full()) prints them in full under their
+ * headings; a command's usage prints one line saying where they are.
+ */
+#define HELPINFO_MARK_GLOBALS	"\001globals"
+#define HELPINFO_MARK_UNITS	"\001units"
+#define HELPINFO_GLOBALS	HELPINFO_MARK_GLOBALS
+#define HELPINFO_UNITS_SHORT_LONG HELPINFO_MARK_UNITS
 
-#define HELPINFO_GLOBALS						\
-	"--format text|json output format (default text)",		\
-	"--super N          read superblock copy N (0, 1 or 2) instead of the primary", \
-	"--scan             find the other devices of the filesystem (given paths, block devices)", \
-	"--degraded         read with devices missing, like mount -o degraded", \
-	"--readonly-device DEVID  model that device as read-only media (default: every present device is writeable)", \
-	"--bg-search pinpoint|scan  find block groups by exact key (default) or walk like the kernel", \
-	"--io-threads N     concurrent reads per tree level for pinpoint (default 16, 1 = one descent per block group)", \
-	"-v|--verbose       say more on stderr (which copy was used, ...)", \
-	"-q|--quiet         errors only: no warnings, no progress", \
-	"--version          show the version and exit", \
-	"--help             show this help"
-
+/* A command's usage: the global and unit options named only */
 void usage_print(FILE *out, const char * const *usagestr);
+/* The tool's usage: the global and unit options in full */
+void usage_print_full(FILE *out, const char * const *usagestr);
 
 #endif

@@ -4,6 +4,8 @@
 # - --version prints the VERSION file's version; "help" and "help COMMAND"
 #   print the texts --help prints; a command may be an unambiguous prefix,
 #   an ambiguous one is a usage error naming the candidates;
+# - -v says on stderr what the run read (devices, trees, reads, bytes as
+#   the JSON's io counts them, time);
 # - -q keeps warnings off stderr (a mutant that the kernel mounts with a
 #   warning: num_devices 2 on a one-device filesystem);
 # - a bad option value names the option, the value and what is allowed;
@@ -13,7 +15,7 @@
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
-check_prereq tar xz python3 timeout mkfifo
+check_prereq tar xz python3 timeout mkfifo jq
 
 tar -xSJf "$TEST_TOP/fixtures/ns16k-1g.tar.xz" -C "$TEST_TMP" || fail "cannot unpack fixture"
 img=$TEST_TMP/ns16k-1g.img
@@ -68,6 +70,18 @@ stderr_is 0 "^WARNING: super block num_devices 2 mismatch" inspect "$warned"
 [ -z "$("$BTRFS_SPACE" inspect "$warned" --quiet 2>&1 > /dev/null)" ] || fail "--quiet left something on stderr"
 "$BTRFS_SPACE" -q inspect "$warned" | grep -q '^Space info' || fail "-q dropped the report"
 echo "ok: -q"
+
+# -v: what the run read, on stderr, the counts the JSON reports
+"$BTRFS_SPACE" -v --format json inspect "$img" > "$TEST_TMP/v.json" 2> "$TEST_TMP/v.err" ||
+	fail "-v inspect failed"
+reads=$(jq -r '"\(.io.blocks_read) reads, \(.io.bytes_read) bytes"' "$TEST_TMP/v.json")
+for want in "^read: 1 of 1 devices$" "^read: +devid 1 $img " \
+	"^read: trees chunk, root, extent, csum, free-space, dev; 3 chunks, 3 block groups$" \
+	"^read: $reads \(.*\), in [0-9.]+ s$" "^read: +superblock +1 reads"; do
+	grep -qE -- "$want" "$TEST_TMP/v.err" || fail "-v: no line '$want' in: $(cat "$TEST_TMP/v.err")"
+done
+[ -z "$("$BTRFS_SPACE" -v -q inspect "$img" 2>&1 > /dev/null)" ] || fail "-v -q: -q must win"
+echo "ok: -v"
 
 stderr_is 2 "^ERROR: --clamp: invalid value '9', expect 1 to 8" preempt --clamp 9 "$img"
 stderr_is 2 "^ERROR: --kernel: invalid value '4.19', expect a kernel version 5.12 or later" inspect --kernel 4.19 "$img"
