@@ -17,6 +17,8 @@
 #   TEST_TIMEOUT=s  seconds before a test is killed (default 900, 0 = none)
 #   BTRFS_SPACE     the binary to test (default: ./btrfs-space in the top folder)
 #   SHARED          the shared material (default: ../shared beside the top folder)
+#   QUICK=1         make check-quick: tests that also have a full form run
+#                   fewer but representative cases (each test says which)
 #
 # Output: per test a start line "[K/N] category/name ...  (so far N passed,
 # N failed, N skipped)" and a result line "PASS|FAIL|SKIP  category/name
@@ -54,6 +56,8 @@ failed=0
 skipped=0
 
 RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/btrfs-space-tests.XXXXXX") || exit 2
+# tests/common fixture_images(): each fixture unpacked once per run
+export FIXTURE_CACHE=$RUN_DIR/fixtures
 CUR_TMP=
 TEST_PID=
 on_exit()

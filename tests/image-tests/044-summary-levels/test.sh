@@ -17,18 +17,12 @@ names="full-data ns16k-1g size-1t mixed-256m raid10-4dev devadd-convert-raid1"
 bad=0
 for name in $names; do
 	expected=$fixtures/$name.expected.json
-	[ -f "$expected" ] && [ -f "$fixtures/$name.tar.xz" ] || fail "fixture $name not found in $fixtures"
 	dir=$TEST_TMP/$name
-	mkdir -p "$dir"
-	tar -xSJf "$fixtures/$name.tar.xz" -C "$dir" || fail "cannot unpack $name"
-	devs=()
-	for f in $(jq -r '.devices[].file' "$expected"); do
-		devs+=("$dir/$f")
-	done
+	mapfile -t devs < <(fixture_images "$name" "$dir")
+	[ ${#devs[@]} -gt 0 ] || fail "fixture $name: no device files"
 	run_check_stdout "$BTRFS_SPACE" inspect --format json "${devs[@]}" > "$dir/inspect.json" || exit
 	python3 ./expect-summary.py "$expected" "$dir/inspect.json" > "$dir/levels" || bad=$((bad + 1))
 	cat "$dir/levels"
-	case $name in full-data|ns16k-1g) ;; *) rm -f "$dir"/*.img ;; esac
 done
 
 level() { # level NAME JQ-PATH

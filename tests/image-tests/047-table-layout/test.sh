@@ -12,19 +12,12 @@ source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
 check_prereq jq xz tar python3
 
-fixtures=$TEST_TOP/fixtures
 names="ns16k-1g mixed-256m raid10-4dev raid5-3dev"
 bad=0
 for name in $names; do
-	expected=$fixtures/$name.expected.json
-	[ -f "$expected" ] && [ -f "$fixtures/$name.tar.xz" ] || fail "fixture $name not found in $fixtures"
 	dir=$TEST_TMP/$name
-	mkdir -p "$dir"
-	tar -xSJf "$fixtures/$name.tar.xz" -C "$dir" || fail "cannot unpack $name"
-	devs=()
-	for f in $(jq -r '.devices[].file' "$expected"); do
-		devs+=("$dir/$f")
-	done
+	mapfile -t devs < <(fixture_images "$name" "$dir")
+	[ ${#devs[@]} -gt 0 ] || fail "fixture $name: no device files"
 	for what in chunks block-groups devices; do
 		cmd=$what
 		[ "$what" = devices ] && cmd=inspect
@@ -37,7 +30,6 @@ for name in $names; do
 	names_json=$(jq -r '[.chunks[] | .type_name + "/" + .profile] | unique | join(" ")' "$dir/chunks.json")
 	grep -qE '^((DATA|METADATA|SYSTEM|DATA\+METADATA)/(single|dup|raid[0-9c]+) ?)+$' <<< "$names_json" ||
 		fail "$name: chunks JSON type/profile not the sysfs names: $names_json"
-	[ "$name" = raid10-4dev ] || rm -f "$dir"/*.img
 done
 [ "$bad" = 0 ] || fail "$bad table(s) with problems (listed above)"
 
