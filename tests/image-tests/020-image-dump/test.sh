@@ -133,7 +133,7 @@ else
 	echo "no \$SHARED/corpus ($SHARED): only dumps of the fixtures"
 fi
 
-[ $total -gt 0 ] || skip "no btrfs-image dump to test"
+[ $total -gt 0 ] || skip "no btrfs-image dump to test (btrfs-image makes them: tests/install-deps.sh, or apt-get install btrfs-progs)"
 echo "$equal of $total btrfs-image dumps read the same as their restorations"
 [ $differ = 0 ] || fail "$differ of $total dumps differ from their restorations"
 exit 0

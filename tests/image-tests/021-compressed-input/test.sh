@@ -12,7 +12,7 @@ check_prereq btrfs-space
 check_prereq jq xz gzip tar od cmp stat
 
 fixture=$TEST_TOP/fixtures/size-256m.tar.xz
-[ -f "$fixture" ] || skip "no fixture $fixture"
+[ -f "$fixture" ] || skip "no fixture $fixture (tests/fixtures is incomplete: git checkout tests/fixtures)"
 raw=$(unpack_image "$fixture" "$TEST_TMP") || exit
 [ -f "$raw" ] || fail "cannot unpack $fixture"
 

@@ -12,7 +12,7 @@ check_prereq jq xz tar mkfs.ext4 truncate cmp
 
 fixture=$TEST_TOP/fixtures/raid1-2dev.tar.xz
 other=$TEST_TOP/fixtures/size-256m.tar.xz
-[ -f "$fixture" ] && [ -f "$other" ] || skip "fixtures raid1-2dev and size-256m not found"
+[ -f "$fixture" ] && [ -f "$other" ] || skip "fixtures raid1-2dev and size-256m not found (tests/fixtures is incomplete: git checkout tests/fixtures)"
 mapfile -t devs < <(unpack_image "$fixture" "$TEST_TMP/raid1")
 [ ${#devs[@]} = 2 ] || fail "expected 2 device files in $fixture, got ${#devs[@]}"
 oth=$(unpack_image "$other" "$TEST_TMP/other") || exit

@@ -30,7 +30,7 @@ source "$TEST_TOP/common" || exit
 
 check_prereq btrfs-space jq python3 cp
 src=${SHARED:-}/corpus/fsck-tests__065-valid-log-tree__compressed.img.xz
-[ -n "${SHARED:-}" ] && [ -f "$src" ] || skip "no corpus image $src (SHARED is the shared folder, ../shared)"
+[ -n "${SHARED:-}" ] && [ -f "$src" ] || skip_no_shared "corpus image" "$src"
 
 img=$(unpack_image "$src" "$TEST_TMP/orig") || exit
 img=$(echo "$img" | head -n 1)
