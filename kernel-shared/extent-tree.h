@@ -72,4 +72,56 @@ int btrfs_search_slot_cow(struct btrfs_cow_sim *cs,
 			  const struct btrfs_key *key, struct btrfs_path *path,
 			  bool del);
 
+/*
+ * Item inserts and deletes in one tree as a transaction makes them
+ * (ctree.c: btrfs_insert_empty_item() with split_leaf(), push_leaf_right()
+ * and push_leaf_left(); btrfs_del_items() with its pushes and
+ * btrfs_del_leaf()), on the keys and sizes of the image's items: only
+ * how many blocks the tree gains or loses is kept.  The leaves under each
+ * level-1 node are loaded whole when a key first falls under it.
+ */
+struct btrfs_sim_item {
+	struct btrfs_key key;
+	u32 size;			/* item data bytes, header not counted */
+};
+
+struct btrfs_sim_items_leaf {
+	u64 start;			/* the image's block; 0 = made by a split */
+	struct btrfs_sim_item *items;
+	u32 nr;
+	u32 cap;
+};
+
+struct btrfs_sim_group {
+	bool has_lo, has_hi;		/* keys routed here: [lo, hi) */
+	struct btrfs_key lo, hi;
+	bool has_parent;		/* false: the root is this one leaf */
+	struct btrfs_sim_items_leaf **leaves;
+	u32 nr;
+	u32 cap;
+};
+
+struct btrfs_tree_sim {
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_root_ref root;
+	struct btrfs_sim_group *groups;
+	u32 nr_groups;
+	u32 cap_groups;
+	int64_t blocks;			/* tree blocks added minus freed */
+	u64 splits;			/* split_leaf() new leaves */
+	u64 new_roots;			/* insert_new_root() */
+	u64 leaves_freed;		/* btrfs_del_leaf() */
+	u64 *freed_starts;		/* the image blocks among them */
+	u32 nr_freed_starts;
+	u32 cap_freed_starts;
+	bool inexact;			/* a node would split or a key was missing */
+};
+
+void btrfs_tree_sim_init(struct btrfs_tree_sim *ts, struct btrfs_fs_info *fs_info,
+			 const struct btrfs_root_ref *root);
+void btrfs_tree_sim_release(struct btrfs_tree_sim *ts);
+int btrfs_tree_sim_insert(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  u32 data_size);
+int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key);
+
 #endif

@@ -125,6 +125,9 @@ struct btrfs_log_replay {
 	u64 refs_added;			/* references added to extents already there */
 	u64 extents_freed;		/* extents whose last reference the replay drops */
 	u64 bytes_freed;		/* their disk_num_bytes: used shrinks */
+	u64 extent_tree_blocks_added;	/* leaves the replay's extent items split off, new roots */
+	u64 extent_tree_blocks_freed;	/* leaves its deletes emptied */
+	bool extent_tree_inexact;	/* a node split or a missing key: not replayed */
 };
 
 struct btrfs_tree_block;

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/hash.h"
+#include "kernel-shared/extent-tree.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/space-info.h"
@@ -106,6 +107,7 @@ struct replay_ctx {
 	u32 nr_extents;
 	u32 extents_cap;
 	struct index_map extent_map;
+	struct btrfs_tree_sim extent_sim;	/* the extent tree's leaves */
 };
 
 static u32 map_slot(const struct index_map *m, u64 a, u64 b)
@@ -607,6 +609,20 @@ static struct btrfs_block_group *find_block_group(struct btrfs_fs_info *fs_info,
 	return NULL;
 }
 
+/*
+ * The extent item alloc_reserved_file_extent() inserts for a logged
+ * extent: the item, one inline EXTENT_DATA_REF, and with simple quotas
+ * the inline owner ref first.
+ */
+static u32 data_extent_item_size(const struct btrfs_fs_info *fs_info)
+{
+	u32 size = sizeof(struct btrfs_extent_item) + 1 + sizeof(struct btrfs_extent_data_ref);
+
+	if (btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA))
+		size += 1 + sizeof(__le64);
+	return size;
+}
+
 /* replay_one_extent(): one EXTENT_DATA item of the log */
 static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_block *leaf,
 			     int slot, const struct btrfs_key *key)
@@ -670,7 +686,10 @@ static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_bloc
 			(unsigned long long)key->objectid);
 	e->allocated = true;
 	e->refs = 1;
-	return 0;
+	/* alloc_reserved_file_extent() inserts the item now, not at the commit */
+	return btrfs_tree_sim_insert(&rc->extent_sim,
+				     &(struct btrfs_key){ bytenr, BTRFS_EXTENT_ITEM_KEY, num_bytes },
+				     data_extent_item_size(fs_info));
 }
 
 /*
@@ -834,6 +853,137 @@ static int apply_extents(struct replay_ctx *rc)
 	return 0;
 }
 
+static int cmp_extent_bytenr(const void *a, const void *b)
+{
+	const struct replay_extent *x = *(const struct replay_extent * const *)a;
+	const struct replay_extent *y = *(const struct replay_extent * const *)b;
+
+	if (x->bytenr != y->bytenr)
+		return x->bytenr < y->bytenr ? -1 : 1;
+	return x->num_bytes < y->num_bytes ? -1 : x->num_bytes > y->num_bytes;
+}
+
+/*
+ * Where the model puts the extent item of a tree block it knows exists
+ * but not where: the lowest free @nodesize step of the block group that
+ * holds the extent tree's root (the allocator's choice is not replayed;
+ * this only decides which leaf gets the item).
+ */
+static int new_block_key(struct replay_ctx *rc, u64 *next, struct btrfs_key *key)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	bool skinny = btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA);
+	struct btrfs_block_group *bg;
+
+	bg = find_block_group(fs_info, fs_info->extent_root.bytenr, fs_info->nodesize);
+	if (!bg)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"log replay: the extent tree root %llu lies in no block group",
+			(unsigned long long)fs_info->extent_root.bytenr);
+	if (*next < bg->start)
+		*next = bg->start;
+	key->objectid = *next;
+	key->type = skinny ? BTRFS_METADATA_ITEM_KEY : BTRFS_EXTENT_ITEM_KEY;
+	key->offset = skinny ? 0 : fs_info->nodesize;
+	*next += fs_info->nodesize;
+	return 0;
+}
+
+static u32 tree_block_item_size(const struct btrfs_fs_info *fs_info)
+{
+	/* extent item, (tree_block_info without skinny metadata), one inline ref */
+	u32 size = sizeof(struct btrfs_extent_item) + sizeof(struct btrfs_extent_inline_ref);
+
+	if (!btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA))
+		size += sizeof(struct btrfs_disk_key) + 1;
+	return size;
+}
+
+/*
+ * The commit runs the delayed refs in bytenr order: the extent items of
+ * the extents freed go, and the tree blocks the extent tree gained get
+ * their items (which may split more: repeated until nothing new).  Only
+ * the extent tree's leaves are replayed (Documentation/formulas.md 5.6).
+ */
+static int replay_extent_tree(struct replay_ctx *rc)
+{
+	struct btrfs_tree_sim *ts = &rc->extent_sim;
+	const struct replay_extent **order;
+	u64 done_new = 0, done_freed = 0, next = 0;
+	u32 i, n = 0;
+	int ret = 0;
+
+	order = calloc(rc->nr_extents ? rc->nr_extents : 1, sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < rc->nr_extents; i++)
+		if ((rc->extents[i].in_tree || rc->extents[i].allocated) && !rc->extents[i].refs)
+			order[n++] = &rc->extents[i];
+	qsort(order, n, sizeof(*order), cmp_extent_bytenr);
+	for (i = 0; i < n && !ret; i++)
+		ret = btrfs_tree_sim_delete(ts, &(struct btrfs_key){ order[i]->bytenr,
+				BTRFS_EXTENT_ITEM_KEY, order[i]->num_bytes });
+	free(order);
+	/* the extent items of the blocks gained and freed, until no more change */
+	while (!ret && (done_new < ts->splits + ts->new_roots ||
+			done_freed < ts->nr_freed_starts)) {
+		struct btrfs_key key;
+
+		if (done_freed < ts->nr_freed_starts) {
+			u64 start = ts->freed_starts[done_freed++];
+			bool skinny = btrfs_fs_incompat(rc->fs_info,
+						BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA);
+
+			key = (struct btrfs_key){ start,
+				skinny ? BTRFS_METADATA_ITEM_KEY : BTRFS_EXTENT_ITEM_KEY,
+				skinny ? 0 : rc->fs_info->nodesize };
+			ret = btrfs_tree_sim_delete(ts, &key);
+			continue;
+		}
+		done_new++;
+		ret = new_block_key(rc, &next, &key);
+		if (!ret)
+			ret = btrfs_tree_sim_insert(ts, &key, tree_block_item_size(rc->fs_info));
+		/* each new leaf's item can split at most one more leaf: bounded */
+		if (done_new > 1024) {
+			ts->inexact = true;
+			break;
+		}
+	}
+	rc->out->extent_tree_blocks_added = ts->splits + ts->new_roots;
+	rc->out->extent_tree_blocks_freed = ts->leaves_freed;
+	rc->out->extent_tree_inexact = ts->inexact;
+	return ret;
+}
+
+/* The extent tree's blocks gained or lost, in the block group of its root */
+static int apply_metadata(struct replay_ctx *rc)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	const struct btrfs_log_replay *out = rc->out;
+	u64 add = out->extent_tree_blocks_added * fs_info->nodesize;
+	u64 sub = out->extent_tree_blocks_freed * fs_info->nodesize;
+	struct btrfs_block_group *bg;
+	struct btrfs_space_info *sinfo;
+	int factor;
+
+	if (add == sub)
+		return 0;
+	bg = find_block_group(fs_info, fs_info->extent_root.bytenr, fs_info->nodesize);
+	if (!bg)
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"log replay: the extent tree root %llu lies in no block group",
+			(unsigned long long)fs_info->extent_root.bytenr);
+	bg->used = bg->used + add - sub;
+	sinfo = btrfs_find_space_info(fs_info, bg->flags);
+	if (!sinfo)
+		return 0;
+	factor = btrfs_bg_type_to_factor(bg->flags);
+	sinfo->bytes_used = sinfo->bytes_used + add - sub;
+	sinfo->disk_used = sinfo->disk_used + (add - sub) * factor;
+	return 0;
+}
+
 static void free_ctx(struct replay_ctx *rc)
 {
 	u32 i;
@@ -842,6 +992,7 @@ static void free_ctx(struct replay_ctx *rc)
 		free(rc->inodes[i].fe);
 	free(rc->inodes);
 	free(rc->extents);
+	btrfs_tree_sim_release(&rc->extent_sim);
 	map_free(&rc->inode_map);
 	map_free(&rc->extent_map);
 }
@@ -860,10 +1011,15 @@ int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info)
 	/* btrfs_replay_log(): no writeable device, no mount */
 	if (!fs_info->rw_devices)
 		return btrfs_fs_error(fs_info, -EIO, "log replay required on RO media");
+	btrfs_tree_sim_init(&rc.extent_sim, fs_info, &fs_info->extent_root);
 	for (rc.stage = 0; rc.stage < LOG_WALK_NR_STAGES && !ret; rc.stage++)
 		ret = btrfs_for_each_log_tree(fs_info, replay_log_tree, &rc);
 	if (!ret)
+		ret = replay_extent_tree(&rc);
+	if (!ret)
 		ret = apply_extents(&rc);
+	if (!ret)
+		ret = apply_metadata(&rc);
 	free_ctx(&rc);
 	return ret;
 }
