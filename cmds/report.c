@@ -194,12 +194,16 @@ void print_log_replay_section(struct fmt_ctx *fctx, const struct space_report *r
 	fmt_size(fctx, "bytes_allocated", "Bytes allocated", l->bytes_allocated);
 	fmt_u64(fctx, "extents_freed", "Extents freed", l->extents_freed);
 	fmt_size(fctx, "bytes_freed", "Bytes freed", l->bytes_freed);
+	fmt_u64(fctx, "subvol_blocks_added", "Subvolume tree blocks added (splits)",
+		l->subvol_blocks_added);
+	fmt_u64(fctx, "subvol_blocks_freed", "Subvolume tree blocks freed",
+		l->subvol_blocks_freed);
 	fmt_u64(fctx, "extent_tree_blocks_added", "Extent tree blocks added (splits)",
 		l->extent_tree_blocks_added);
-	fmt_u64(fctx, "extent_tree_blocks_freed", "Extent tree blocks freed (merges)",
+	fmt_u64(fctx, "extent_tree_blocks_freed", "Extent tree blocks freed",
 		l->extent_tree_blocks_freed);
-	fmt_bool(fctx, "extent_tree_inexact", "Extent tree not fully replayed",
-		 l->extent_tree_inexact);
+	fmt_bool(fctx, "tree_model_inexact", "Leaf model incomplete",
+		 l->tree_model_inexact);
 	fmt_bool(fctx, "mount_writes", "A mount writes (even -o ro)", l->present);
 	fmt_str(fctx, "no_replay_option", "Not replayed with", "-o ro,rescue=nologreplay");
 	fmt_group_end(fctx);

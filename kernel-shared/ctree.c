@@ -1609,38 +1609,89 @@ static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 	}
 }
 
-int btrfs_tree_sim_insert(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
-			  u32 data_size)
+/*
+ * btrfs_insert_empty_items(): @nr items with consecutive keys in one leaf,
+ * as one insert of their summed size; 1 (-EEXIST) when the first exists
+ */
+int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_key *keys,
+				const u32 *sizes, u32 nr)
 {
 	struct btrfs_sim_group *g;
-	struct btrfs_sim_item item = { *key, data_size };
-	u32 need = data_size + sizeof(struct btrfs_item), leaf, slot;
+	struct btrfs_sim_items_leaf *l;
+	u32 need = 0, leaf, slot, i;
 	bool found;
 	int ret;
 
+	for (i = 0; i < nr; i++)
+		need += sizes[i] + sizeof(struct btrfs_item);
+	if (!nr)
+		return 0;
 	if (need > sim_lds(ts))
 		return -EOVERFLOW;
-	ret = sim_find_group(ts, key, &g);
+	ret = sim_find_group(ts, &keys[0], &g);
 	if (ret)
 		return ret;
-	sim_locate(g, key, &leaf, &slot, &found);
-	if (found) {
-		/* btrfs_insert_empty_item() gives -EEXIST: nothing inserted */
-		ts->inexact = true;
-		return 0;
-	}
+	sim_locate(g, &keys[0], &leaf, &slot, &found);
+	if (found)
+		return 1;
 	if (sim_free(ts, g->leaves[leaf]) < need) {
 		ret = sim_split_leaf(ts, g, &leaf, &slot, need);
 		if (ret)
 			return ret;
 	}
-	ret = sim_leaf_reserve(g->leaves[leaf], g->leaves[leaf]->nr + 1);
+	l = g->leaves[leaf];
+	ret = sim_leaf_reserve(l, l->nr + nr);
 	if (ret)
 		return ret;
-	memmove(&g->leaves[leaf]->items[slot + 1], &g->leaves[leaf]->items[slot],
-		(g->leaves[leaf]->nr - slot) * sizeof(item));
-	g->leaves[leaf]->items[slot] = item;
-	g->leaves[leaf]->nr++;
+	memmove(&l->items[slot + nr], &l->items[slot], (l->nr - slot) * sizeof(*l->items));
+	for (i = 0; i < nr; i++)
+		l->items[slot + i] = (struct btrfs_sim_item){ keys[i], sizes[i] };
+	l->nr += nr;
+	return 0;
+}
+
+int btrfs_tree_sim_insert(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  u32 data_size)
+{
+	return btrfs_tree_sim_insert_batch(ts, key, &data_size, 1);
+}
+
+/* 0 and the item's size when @key is in the tree as changed so far, 1 if not */
+int btrfs_tree_sim_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key, u32 *size)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+	int ret;
+
+	ret = sim_find_group(ts, key, &g);
+	if (ret)
+		return ret;
+	sim_locate(g, key, &leaf, &slot, &found);
+	if (found && size)
+		*size = g->leaves[leaf]->items[slot].size;
+	return found ? 0 : 1;
+}
+
+/*
+ * btrfs_set_item_key_safe(): the item keeps its place, only its key
+ * changes (the new key sorts between the same neighbours); 1 if absent
+ */
+int btrfs_tree_sim_set_key(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			   const struct btrfs_key *new_key)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+	int ret;
+
+	ret = sim_find_group(ts, key, &g);
+	if (ret)
+		return ret;
+	sim_locate(g, key, &leaf, &slot, &found);
+	if (!found)
+		return 1;
+	g->leaves[leaf]->items[slot].key = *new_key;
 	return 0;
 }
 
@@ -1668,7 +1719,13 @@ static int sim_free_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u
 	return 0;
 }
 
-int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+/*
+ * btrfs_del_items() of one item; with !@balance the leaf is left as it is
+ * (the kernel deletes a run of slots and balances once, after the last);
+ * 1 when the key is not there
+ */
+int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  bool balance)
 {
 	struct btrfs_sim_group *g;
 	struct btrfs_sim_items_leaf *l;
@@ -1680,13 +1737,13 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	if (ret)
 		return ret;
 	sim_locate(g, key, &leaf, &slot, &found);
-	if (!found) {
-		ts->inexact = true;
-		return 0;
-	}
+	if (!found)
+		return 1;
 	l = g->leaves[leaf];
 	memmove(&l->items[slot], &l->items[slot + 1], (l->nr - slot - 1) * sizeof(*l->items));
 	l->nr--;
+	if (!balance && l->nr)
+		return 0;
 	/* the root leaf stays, however empty; a root node is not collapsed here */
 	if (!g->has_parent || (l->nr && sim_space(l, 0, l->nr) >= sim_lds(ts) / 3))
 		return 0;

@@ -120,8 +120,15 @@ struct btrfs_tree_sim {
 void btrfs_tree_sim_init(struct btrfs_tree_sim *ts, struct btrfs_fs_info *fs_info,
 			 const struct btrfs_root_ref *root);
 void btrfs_tree_sim_release(struct btrfs_tree_sim *ts);
+/* 0 done, 1 the key exists (insert) or is absent (the others), or -errno */
 int btrfs_tree_sim_insert(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 			  u32 data_size);
-int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key);
+int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_key *keys,
+				const u32 *sizes, u32 nr);
+int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  bool balance);
+int btrfs_tree_sim_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key, u32 *size);
+int btrfs_tree_sim_set_key(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			   const struct btrfs_key *new_key);
 
 #endif

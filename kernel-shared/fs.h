@@ -125,9 +125,11 @@ struct btrfs_log_replay {
 	u64 refs_added;			/* references added to extents already there */
 	u64 extents_freed;		/* extents whose last reference the replay drops */
 	u64 bytes_freed;		/* their disk_num_bytes: used shrinks */
-	u64 extent_tree_blocks_added;	/* leaves the replay's extent items split off, new roots */
-	u64 extent_tree_blocks_freed;	/* leaves its deletes emptied */
-	bool extent_tree_inexact;	/* a node split or a missing key: not replayed */
+	u64 subvol_blocks_added;	/* subvolume tree leaves split off, new roots */
+	u64 subvol_blocks_freed;	/* subvolume tree leaves emptied */
+	u64 extent_tree_blocks_added;	/* the same in the extent tree */
+	u64 extent_tree_blocks_freed;
+	bool tree_model_inexact;	/* an operation the leaf model does not replay */
 };
 
 struct btrfs_tree_block;

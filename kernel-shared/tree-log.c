@@ -92,6 +92,26 @@ struct index_map {
 	u32 used;
 };
 
+/* A DIR_INDEX item btrfs_insert_delayed_dir_index() queues for the commit */
+struct delayed_index {
+	u64 dir;
+	u64 index;
+	u32 size;
+	u32 seq;			/* the order its delayed node was first used */
+};
+
+/* A subvolume's tree as the replay changes it (Documentation/formulas.md 5.6) */
+struct subvol_sim {
+	u64 subvol;
+	struct btrfs_tree_sim ts;
+	struct delayed_index *dix;
+	u32 nr_dix;
+	u32 cap_dix;
+	u64 *fixups;			/* inodes linked to the fixup dir, in order */
+	u32 nr_fixups;
+	u32 cap_fixups;
+};
+
 struct replay_ctx {
 	struct btrfs_fs_info *fs_info;
 	struct btrfs_log_replay *out;
@@ -108,6 +128,11 @@ struct replay_ctx {
 	u32 extents_cap;
 	struct index_map extent_map;
 	struct btrfs_tree_sim extent_sim;	/* the extent tree's leaves */
+	struct subvol_sim *subvol_sims;
+	u32 nr_subvol_sims;
+	u32 cap_subvol_sims;
+	struct subvol_sim *cur;		/* of rc->subvol */
+	const struct btrfs_root_ref *log;	/* the log tree being walked */
 };
 
 static u32 map_slot(const struct index_map *m, u64 a, u64 b)
@@ -203,6 +228,35 @@ static int grow_array(void **array, u32 nr, u32 *cap, size_t size)
 		return -ENOMEM;
 	*array = p;
 	*cap = new_cap;
+	return 0;
+}
+
+/* An operation on the current subvolume's tree that the model cannot follow */
+static int sim_result(struct replay_ctx *rc, int ret)
+{
+	if (ret == 1)
+		rc->cur->ts.inexact = true;
+	return ret < 0 ? ret : 0;
+}
+
+static int subvol_sim_get(struct replay_ctx *rc)
+{
+	struct subvol_sim *ss;
+	u32 i;
+
+	for (i = 0; i < rc->nr_subvol_sims; i++)
+		if (rc->subvol_sims[i].subvol == rc->subvol) {
+			rc->cur = &rc->subvol_sims[i];
+			return 0;
+		}
+	if (grow_array((void **)&rc->subvol_sims, rc->nr_subvol_sims, &rc->cap_subvol_sims,
+		       sizeof(*rc->subvol_sims)))
+		return -ENOMEM;
+	ss = &rc->subvol_sims[rc->nr_subvol_sims++];
+	memset(ss, 0, sizeof(*ss));
+	ss->subvol = rc->subvol;
+	btrfs_tree_sim_init(&ss->ts, rc->fs_info, &rc->sv.root);
+	rc->cur = ss;
 	return 0;
 }
 
@@ -541,6 +595,11 @@ static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 star
 			ret = insert_file_extent(ri, i + 1, &tail);
 			if (!ret && has_extent(&tail))
 				ret = change_ref(rc, ri, &tail, true);
+			/* btrfs_duplicate_item(): the tail is a new item */
+			if (!ret)
+				ret = sim_result(rc, btrfs_tree_sim_insert(&rc->cur->ts,
+					&(struct btrfs_key){ ri->ino, BTRFS_EXTENT_DATA_KEY, end },
+					sizeof(struct btrfs_file_extent_item)));
 			return ret;
 		}
 		if (start <= fe->start && end < fe->end) {
@@ -549,8 +608,12 @@ static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 star
 				return drop_error(rc, ri, start, end);
 			fe->fi.offset = htole64(offset + (end - fe->start));
 			fe->fi.num_bytes = htole64(fe->end - end);
+			/* btrfs_set_item_key_safe(): the item keeps its place */
+			ret = btrfs_tree_sim_set_key(&rc->cur->ts,
+				&(struct btrfs_key){ ri->ino, BTRFS_EXTENT_DATA_KEY, fe->start },
+				&(struct btrfs_key){ ri->ino, BTRFS_EXTENT_DATA_KEY, end });
 			fe->start = end;
-			return 0;
+			return sim_result(rc, ret);
 		}
 		if (start > fe->start) {
 			/* the back goes */
@@ -567,6 +630,10 @@ static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 star
 			if (ret)
 				return ret;
 		}
+		ret = sim_result(rc, btrfs_tree_sim_delete(&rc->cur->ts,
+			&(struct btrfs_key){ ri->ino, BTRFS_EXTENT_DATA_KEY, fe->start }, true));
+		if (ret)
+			return ret;
 		memmove(fe, fe + 1, (ri->nr - i - 1) * sizeof(*fe));
 		ri->nr--;
 	}
@@ -664,6 +731,9 @@ static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_bloc
 		return 0;
 	pos = find_pos(ri, fe.start, &exact);
 	ret = insert_file_extent(ri, pos, &fe);
+	if (!ret)
+		ret = sim_result(rc, btrfs_tree_sim_insert(&rc->cur->ts, key,
+				btrfs_raw_item_size(btrfs_item_nr(leaf, slot))));
 	if (ret || !has_extent(&fe))
 		return ret;
 	rc->out->extent_items++;
@@ -729,22 +799,219 @@ static int replayed_i_size(struct replay_ctx *rc, u64 ino,
 	return ret < 0 ? ret : 0;
 }
 
-/* The inode stage: a logged regular file is truncated to its size first */
+/*
+ * link_to_fixup_dir(): an item (TREE_LOG_FIXUP, ORPHAN_ITEM, ino) of size
+ * 0 that fixup_inode_link_counts() deletes after the last stage
+ */
+static int link_to_fixup_dir(struct replay_ctx *rc, u64 ino)
+{
+	struct subvol_sim *ss = rc->cur;
+	int ret;
+
+	ret = btrfs_tree_sim_insert(&ss->ts, &(struct btrfs_key){ BTRFS_TREE_LOG_FIXUP_OBJECTID,
+				    BTRFS_ORPHAN_ITEM_KEY, ino }, 0);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (grow_array((void **)&ss->fixups, ss->nr_fixups, &ss->cap_fixups, sizeof(u64)))
+		return -ENOMEM;
+	ss->fixups[ss->nr_fixups++] = ino;
+	return 0;
+}
+
+/*
+ * The inode stage: overwrite_item() inserts the inode item if the
+ * subvolume lacks it (else it is rewritten in place, same size), a logged
+ * regular file is truncated to its size, then the inode is linked to the
+ * fixup dir.
+ */
 static int replay_inode_item(struct replay_ctx *rc, const struct btrfs_inode_item *ii,
 			     u64 ino)
 {
+	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
 	struct replay_inode *ri;
 	u64 ss = rc->fs_info->sectorsize;
 	u64 size;
 	int ret;
 
-	if (!btrfs_mode_is(btrfs_stack_inode_mode(ii), BTRFS_S_IFREG))
+	ret = btrfs_tree_sim_lookup(&rc->cur->ts, &key, NULL);
+	if (ret == 1)
+		ret = sim_result(rc, btrfs_tree_sim_insert(&rc->cur->ts, &key, sizeof(*ii)));
+	if (ret)
+		return ret;
+	if (btrfs_mode_is(btrfs_stack_inode_mode(ii), BTRFS_S_IFREG)) {
+		ret = replayed_i_size(rc, ino, ii, &size);
+		if (!ret)
+			ret = get_inode(rc, ino, &ri);
+		if (!ret)
+			ret = drop_extents(rc, ri, (size + ss - 1) & ~(ss - 1), (u64)-1);
+		if (ret)
+			return ret;
+	}
+	return link_to_fixup_dir(rc, ino);
+}
+
+static int queue_dir_index(struct replay_ctx *rc, u64 dir, u64 index, u32 size)
+{
+	struct subvol_sim *ss = rc->cur;
+	u32 i, seq = ss->nr_dix;
+
+	for (i = 0; i < ss->nr_dix; i++)
+		if (ss->dix[i].dir == dir) {
+			seq = ss->dix[i].seq;
+			break;
+		}
+	if (grow_array((void **)&ss->dix, ss->nr_dix, &ss->cap_dix, sizeof(*ss->dix)))
+		return -ENOMEM;
+	ss->dix[ss->nr_dix++] = (struct delayed_index){ dir, index, size, seq };
+	return 0;
+}
+
+/*
+ * add_inode_ref(): each name of a logged INODE_REF whose dir index the
+ * subvolume lacks is linked (btrfs_add_link(): the DIR_ITEM now, the
+ * DIR_INDEX as a delayed item), then overwrite_item() copies the ref.
+ * Conflicting names (__add_inode_ref() unlinks them), hash collisions and
+ * a ref that changes size are not replayed: ->inexact.
+ */
+static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block *leaf,
+			    int slot, const struct btrfs_key *key)
+{
+	struct btrfs_tree_sim *ts = &rc->cur->ts;
+	const u8 *p;
+	u32 size, pos = 0, cur_size;
+	int ret;
+
+	p = btrfs_item_ptr(leaf, slot, &size);
+	while (pos + sizeof(struct btrfs_inode_ref) <= size) {
+		const struct btrfs_inode_ref *ref = (const void *)(p + pos);
+		u32 len = le16toh(ref->name_len);
+		u32 di_size = sizeof(struct btrfs_dir_item) + len;
+		u64 index = le64toh(ref->index);
+		const char *name = (const char *)(ref + 1);
+
+		if (pos + sizeof(*ref) + len > size)
+			break;
+		pos += sizeof(*ref) + len;
+		ret = btrfs_tree_sim_lookup(ts, &(struct btrfs_key){ key->offset,
+					    BTRFS_DIR_INDEX_KEY, index }, NULL);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			continue;
+		ret = sim_result(rc, btrfs_tree_sim_insert(ts, &(struct btrfs_key){ key->offset,
+				BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len) }, di_size));
+		if (!ret)
+			ret = queue_dir_index(rc, key->offset, index, di_size);
+		if (ret)
+			return ret;
+	}
+	ret = btrfs_tree_sim_lookup(ts, key, &cur_size);
+	if (ret == 1)
+		return sim_result(rc, btrfs_tree_sim_insert(ts, key, size));
+	if (!ret && cur_size != size)
+		ts->inexact = true;
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * The dir-index stage (replay_one_dir_item(), replay_one_name()): a
+ * logged name the subvolume already has changes nothing; a new one whose
+ * INODE_REF is in the log is linked in the last stage (replay_inode_ref());
+ * any other (insert_one_name(), names that point elsewhere) is not
+ * replayed: ->inexact.
+ */
+static int replay_dir_index(struct replay_ctx *rc, const struct btrfs_tree_block *leaf,
+			    int slot, const struct btrfs_key *key)
+{
+	const struct btrfs_dir_item *di;
+	struct btrfs_path path = { 0 };
+	struct btrfs_key ref_key;
+	u32 size;
+	int ret;
+
+	ret = btrfs_tree_sim_lookup(&rc->cur->ts, key, NULL);
+	if (ret <= 0)
+		return ret;
+	di = btrfs_item_ptr(leaf, slot, &size);
+	if (size < sizeof(*di)) {
+		rc->cur->ts.inexact = true;
 		return 0;
-	ret = replayed_i_size(rc, ino, ii, &size);
-	if (!ret)
-		ret = get_inode(rc, ino, &ri);
-	if (!ret)
-		ret = drop_extents(rc, ri, (size + ss - 1) & ~(ss - 1), (u64)-1);
+	}
+	ref_key = (struct btrfs_key){ le64toh(di->location.objectid), BTRFS_INODE_REF_KEY,
+				      key->objectid };
+	ret = btrfs_search_slot(rc->fs_info, rc->log, &ref_key, &path, BTRFS_IO_OTHER);
+	btrfs_release_path(&path);
+	if (ret > 0)
+		rc->cur->ts.inexact = true;
+	return ret < 0 ? ret : 0;
+}
+
+/* fixup_inode_link_counts(): the fixup items go, highest inode first */
+static int replay_fixups(struct replay_ctx *rc)
+{
+	struct subvol_sim *ss = rc->cur;
+	int ret = 0;
+
+	while (ss->nr_fixups && !ret) {
+		u64 ino = ss->fixups[--ss->nr_fixups];
+
+		ret = sim_result(rc, btrfs_tree_sim_delete(&ss->ts,
+			&(struct btrfs_key){ BTRFS_TREE_LOG_FIXUP_OBJECTID, BTRFS_ORPHAN_ITEM_KEY,
+					     ino }, true));
+	}
+	return ret;
+}
+
+static int cmp_dir_index(const void *a, const void *b)
+{
+	const struct delayed_index *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * btrfs_run_delayed_items() at the commit: per delayed node, in the order
+ * they were first used, its DIR_INDEX items by index, inserted in batches
+ * of consecutive indexes (log replay allows no gap) that fit in a leaf
+ * (btrfs_insert_delayed_item())
+ */
+static int run_delayed_items(struct replay_ctx *rc, struct subvol_sim *ss)
+{
+	u32 lds = btrfs_leaf_data_size(rc->fs_info->nodesize), i = 0, n;
+	struct btrfs_key *keys;
+	u32 *sizes;
+	int ret = 0;
+
+	if (!ss->nr_dix)
+		return 0;
+	qsort(ss->dix, ss->nr_dix, sizeof(*ss->dix), cmp_dir_index);
+	keys = calloc(ss->nr_dix, sizeof(*keys));
+	sizes = calloc(ss->nr_dix, sizeof(*sizes));
+	if (!keys || !sizes)
+		ret = -ENOMEM;
+	while (!ret && i < ss->nr_dix) {
+		u32 total = 0;
+
+		for (n = 0; i + n < ss->nr_dix; n++) {
+			const struct delayed_index *d = &ss->dix[i + n];
+
+			if (n && (d->seq != ss->dix[i].seq || d->index != ss->dix[i + n - 1].index + 1 ||
+				  total + d->size + sizeof(struct btrfs_item) > lds))
+				break;
+			total += d->size + sizeof(struct btrfs_item);
+			keys[n] = (struct btrfs_key){ d->dir, BTRFS_DIR_INDEX_KEY, d->index };
+			sizes[n] = d->size;
+		}
+		ret = btrfs_tree_sim_insert_batch(&ss->ts, keys, sizes, n);
+		if (ret == 1)
+			ss->ts.inexact = true;
+		ret = ret < 0 ? ret : 0;
+		i += n;
+	}
+	free(keys);
+	free(sizes);
 	return ret;
 }
 
@@ -784,6 +1051,13 @@ static int replay_one_buffer(struct btrfs_fs_info *fs_info,
 			ret = replay_inode_item(rc, ii, key.objectid);
 		else if (key.type == BTRFS_EXTENT_DATA_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
 			ret = replay_one_extent(rc, leaf, slot, &key);
+		else if (key.type == BTRFS_INODE_REF_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
+			ret = replay_inode_ref(rc, leaf, slot, &key);
+		else if (rc->stage == LOG_WALK_REPLAY_ALL &&
+			 (key.type == BTRFS_INODE_EXTREF_KEY || key.type == BTRFS_XATTR_ITEM_KEY))
+			rc->cur->ts.inexact = true;
+		else if (rc->stage == LOG_WALK_REPLAY_DIR_INDEX && key.type == BTRFS_DIR_INDEX_KEY)
+			ret = replay_dir_index(rc, leaf, slot, &key);
 	}
 	return ret;
 }
@@ -808,7 +1082,13 @@ static int replay_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
 	if (ret)
 		return ret;
 	rc->subvol = subvol;
-	return btrfs_walk_tree(fs_info, log, BTRFS_IO_OTHER, replay_one_buffer, rc);
+	rc->log = log;
+	ret = subvol_sim_get(rc);
+	if (!ret)
+		ret = btrfs_walk_tree(fs_info, log, BTRFS_IO_OTHER, replay_one_buffer, rc);
+	if (!ret && rc->stage == LOG_WALK_REPLAY_ALL)
+		ret = replay_fixups(rc);
+	return ret;
 }
 
 /*
@@ -882,11 +1162,45 @@ static int new_block_key(struct replay_ctx *rc, u64 *next, struct btrfs_key *key
 			(unsigned long long)fs_info->extent_root.bytenr);
 	if (*next < bg->start)
 		*next = bg->start;
-	key->objectid = *next;
-	key->type = skinny ? BTRFS_METADATA_ITEM_KEY : BTRFS_EXTENT_ITEM_KEY;
-	key->offset = skinny ? 0 : fs_info->nodesize;
-	*next += fs_info->nodesize;
-	return 0;
+	for (; *next + fs_info->nodesize <= bg->start + bg->length; *next += fs_info->nodesize) {
+		int ret;
+
+		/* a block there already: its item has this key (or the level's) */
+		key->objectid = *next;
+		key->type = skinny ? BTRFS_METADATA_ITEM_KEY : BTRFS_EXTENT_ITEM_KEY;
+		key->offset = skinny ? 0 : fs_info->nodesize;
+		ret = btrfs_tree_sim_lookup(&rc->extent_sim, key, NULL);
+		if (ret == 1 && skinny) {
+			key->offset = 1;
+			ret = btrfs_tree_sim_lookup(&rc->extent_sim, key, NULL);
+			key->offset = 0;
+		}
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			*next += fs_info->nodesize;
+			return 0;
+		}
+	}
+	return btrfs_fs_error(fs_info, -ENOSPC,
+		"log replay: no room for the new tree blocks in block group %llu",
+		(unsigned long long)bg->start);
+}
+
+/* The extent item of an image tree block the replay freed */
+static int delete_block_item(struct replay_ctx *rc, u64 start)
+{
+	bool skinny = btrfs_fs_incompat(rc->fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA);
+	struct btrfs_tree_sim *ts = &rc->extent_sim;
+	struct btrfs_key key = { start, BTRFS_EXTENT_ITEM_KEY, rc->fs_info->nodesize };
+	int ret;
+
+	if (skinny)
+		key = (struct btrfs_key){ start, BTRFS_METADATA_ITEM_KEY, 0 };
+	ret = btrfs_tree_sim_delete(ts, &key, true);
+	if (ret == 1)
+		ts->inexact = true;
+	return ret < 0 ? ret : 0;
 }
 
 static u32 tree_block_item_size(const struct btrfs_fs_info *fs_info)
@@ -909,7 +1223,7 @@ static int replay_extent_tree(struct replay_ctx *rc)
 {
 	struct btrfs_tree_sim *ts = &rc->extent_sim;
 	const struct replay_extent **order;
-	u64 done_new = 0, done_freed = 0, next = 0;
+	u64 done_new = 0, done_freed = 0, next = 0, pending_new = 0;
 	u32 i, n = 0;
 	int ret = 0;
 
@@ -920,30 +1234,39 @@ static int replay_extent_tree(struct replay_ctx *rc)
 		if ((rc->extents[i].in_tree || rc->extents[i].allocated) && !rc->extents[i].refs)
 			order[n++] = &rc->extents[i];
 	qsort(order, n, sizeof(*order), cmp_extent_bytenr);
-	for (i = 0; i < n && !ret; i++)
+	for (i = 0; i < n && !ret; i++) {
 		ret = btrfs_tree_sim_delete(ts, &(struct btrfs_key){ order[i]->bytenr,
-				BTRFS_EXTENT_ITEM_KEY, order[i]->num_bytes });
+				BTRFS_EXTENT_ITEM_KEY, order[i]->num_bytes }, true);
+		if (ret == 1)
+			ts->inexact = true;
+		ret = ret < 0 ? ret : 0;
+	}
 	free(order);
+	/* the subvolume trees' blocks gained and freed, then the extent tree's own */
+	for (i = 0; i < rc->nr_subvol_sims && !ret; i++) {
+		const struct btrfs_tree_sim *sv = &rc->subvol_sims[i].ts;
+		u32 f;
+
+		pending_new += sv->splits + sv->new_roots;
+		for (f = 0; f < sv->nr_freed_starts && !ret; f++)
+			ret = delete_block_item(rc, sv->freed_starts[f]);
+	}
 	/* the extent items of the blocks gained and freed, until no more change */
-	while (!ret && (done_new < ts->splits + ts->new_roots ||
+	while (!ret && (done_new < pending_new + ts->splits + ts->new_roots ||
 			done_freed < ts->nr_freed_starts)) {
 		struct btrfs_key key;
 
 		if (done_freed < ts->nr_freed_starts) {
-			u64 start = ts->freed_starts[done_freed++];
-			bool skinny = btrfs_fs_incompat(rc->fs_info,
-						BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA);
-
-			key = (struct btrfs_key){ start,
-				skinny ? BTRFS_METADATA_ITEM_KEY : BTRFS_EXTENT_ITEM_KEY,
-				skinny ? 0 : rc->fs_info->nodesize };
-			ret = btrfs_tree_sim_delete(ts, &key);
+			ret = delete_block_item(rc, ts->freed_starts[done_freed++]);
 			continue;
 		}
 		done_new++;
 		ret = new_block_key(rc, &next, &key);
 		if (!ret)
 			ret = btrfs_tree_sim_insert(ts, &key, tree_block_item_size(rc->fs_info));
+		if (ret == 1)
+			ts->inexact = true;
+		ret = ret < 0 ? ret : 0;
 		/* each new leaf's item can split at most one more leaf: bounded */
 		if (done_new > 1024) {
 			ts->inexact = true;
@@ -952,17 +1275,17 @@ static int replay_extent_tree(struct replay_ctx *rc)
 	}
 	rc->out->extent_tree_blocks_added = ts->splits + ts->new_roots;
 	rc->out->extent_tree_blocks_freed = ts->leaves_freed;
-	rc->out->extent_tree_inexact = ts->inexact;
+	rc->out->tree_model_inexact |= ts->inexact;
 	return ret;
 }
 
-/* The extent tree's blocks gained or lost, in the block group of its root */
+/* The trees' blocks gained or lost, in the block group of the extent tree's root */
 static int apply_metadata(struct replay_ctx *rc)
 {
 	struct btrfs_fs_info *fs_info = rc->fs_info;
 	const struct btrfs_log_replay *out = rc->out;
-	u64 add = out->extent_tree_blocks_added * fs_info->nodesize;
-	u64 sub = out->extent_tree_blocks_freed * fs_info->nodesize;
+	u64 add = (out->extent_tree_blocks_added + out->subvol_blocks_added) * fs_info->nodesize;
+	u64 sub = (out->extent_tree_blocks_freed + out->subvol_blocks_freed) * fs_info->nodesize;
 	struct btrfs_block_group *bg;
 	struct btrfs_space_info *sinfo;
 	int factor;
@@ -993,6 +1316,12 @@ static void free_ctx(struct replay_ctx *rc)
 	free(rc->inodes);
 	free(rc->extents);
 	btrfs_tree_sim_release(&rc->extent_sim);
+	for (i = 0; i < rc->nr_subvol_sims; i++) {
+		btrfs_tree_sim_release(&rc->subvol_sims[i].ts);
+		free(rc->subvol_sims[i].dix);
+		free(rc->subvol_sims[i].fixups);
+	}
+	free(rc->subvol_sims);
 	map_free(&rc->inode_map);
 	map_free(&rc->extent_map);
 }
@@ -1001,6 +1330,7 @@ int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info)
 {
 	struct btrfs_log_replay *out = &fs_info->log_replay;
 	struct replay_ctx rc = { .fs_info = fs_info, .out = out };
+	u32 i;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -1014,6 +1344,14 @@ int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info)
 	btrfs_tree_sim_init(&rc.extent_sim, fs_info, &fs_info->extent_root);
 	for (rc.stage = 0; rc.stage < LOG_WALK_NR_STAGES && !ret; rc.stage++)
 		ret = btrfs_for_each_log_tree(fs_info, replay_log_tree, &rc);
+	for (i = 0; i < rc.nr_subvol_sims && !ret; i++) {
+		struct subvol_sim *ss = &rc.subvol_sims[i];
+
+		ret = run_delayed_items(&rc, ss);
+		out->subvol_blocks_added += ss->ts.splits + ss->ts.new_roots;
+		out->subvol_blocks_freed += ss->ts.leaves_freed;
+		out->tree_model_inexact |= ss->ts.inexact;
+	}
 	if (!ret)
 		ret = replay_extent_tree(&rc);
 	if (!ret)
