@@ -1524,9 +1524,13 @@ static int sim_push_for_double_split(struct btrfs_tree_sim *ts, struct btrfs_sim
 	return ret < 0 ? ret : 0;
 }
 
-/* split_leaf() for an insert of @data_size bytes (item header included) */
+/*
+ * split_leaf() for an insert of @data_size bytes (item header included);
+ * @extend: the key is there already (btrfs_search_slot() splits before it
+ * finds that out, and overwrite_item() relies on it)
+ */
 static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
-			  u32 *leaf, u32 *slot, u32 data_size)
+			  u32 *leaf, u32 *slot, u32 data_size, bool extend)
 {
 	u32 lds = sim_lds(ts);
 	bool tried_avoid_double = false;
@@ -1567,8 +1571,10 @@ static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 				}
 			}
 		} else if (sim_space(l, 0, mid) + data_size > lds) {
-			if (*slot == 0) {
+			if (!extend && *slot == 0) {
 				split = 0;
+			} else if (extend && *slot == 0) {
+				mid = 1;
 			} else {
 				mid = *slot;
 				if (mid != nritems &&
@@ -1611,7 +1617,8 @@ static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 
 /*
  * btrfs_insert_empty_items(): @nr items with consecutive keys in one leaf,
- * as one insert of their summed size; 1 (-EEXIST) when the first exists
+ * as one insert of their summed size; 1 (-EEXIST) when the first exists,
+ * after the split the search made for it
  */
 int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_key *keys,
 				const u32 *sizes, u32 nr)
@@ -1632,13 +1639,15 @@ int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_ke
 	if (ret)
 		return ret;
 	sim_locate(g, &keys[0], &leaf, &slot, &found);
-	if (found)
+	if (found && need + g->leaves[leaf]->items[slot].size > sim_lds(ts))
 		return 1;
 	if (sim_free(ts, g->leaves[leaf]) < need) {
-		ret = sim_split_leaf(ts, g, &leaf, &slot, need);
+		ret = sim_split_leaf(ts, g, &leaf, &slot, need, found);
 		if (ret)
 			return ret;
 	}
+	if (found)
+		return 1;
 	l = g->leaves[leaf];
 	ret = sim_leaf_reserve(l, l->nr + nr);
 	if (ret)

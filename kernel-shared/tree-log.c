@@ -800,6 +800,61 @@ static int replayed_i_size(struct replay_ctx *rc, u64 ino,
 }
 
 /*
+ * Whether the subvolume's item at @key has the bytes of the log's item at
+ * @slot: overwrite_item() leaves an identical item alone, and otherwise
+ * calls btrfs_insert_empty_item(), whose search splits a leaf without
+ * room for a new item of that size even though the key exists.  The
+ * subvolume's bytes are the image's (an item the replay rewrote twice is
+ * compared with its first bytes).  0 differ or absent, 1 equal.
+ */
+static int same_as_subvol(struct replay_ctx *rc, const struct btrfs_key *key,
+			  const struct btrfs_tree_block *leaf, int slot)
+{
+	struct btrfs_path path = { 0 };
+	const void *log_item, *item;
+	u32 log_size, size;
+	int ret;
+
+	log_item = btrfs_item_ptr(leaf, slot, &log_size);
+	ret = btrfs_search_slot(rc->fs_info, &rc->sv.root, key, &path, BTRFS_IO_OTHER);
+	if (ret == 0) {
+		item = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+		ret = size == log_size && !memcmp(item, log_item, size);
+	} else if (ret > 0) {
+		ret = 0;
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/*
+ * overwrite_item(): nothing for an identical item, else an insert (the
+ * split happens even when the key exists, then -EEXIST); an item that
+ * changes size is not replayed (->inexact)
+ */
+static int overwrite_item(struct replay_ctx *rc, const struct btrfs_key *key,
+			  const struct btrfs_tree_block *leaf, int slot)
+{
+	struct btrfs_tree_sim *ts = &rc->cur->ts;
+	u32 size = btrfs_raw_item_size(btrfs_item_nr(leaf, slot)), cur;
+	int ret;
+
+	ret = btrfs_tree_sim_lookup(ts, key, &cur);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		int same = same_as_subvol(rc, key, leaf, slot);
+
+		if (same)
+			return same < 0 ? same : 0;
+		if (cur != size)
+			ts->inexact = true;
+	}
+	ret = btrfs_tree_sim_insert(ts, key, size);
+	return ret < 0 ? ret : 0;
+}
+
+/*
  * link_to_fixup_dir(): an item (TREE_LOG_FIXUP, ORPHAN_ITEM, ino) of size
  * 0 that fixup_inode_link_counts() deletes after the last stage
  */
@@ -825,17 +880,17 @@ static int link_to_fixup_dir(struct replay_ctx *rc, u64 ino)
  * fixup dir.
  */
 static int replay_inode_item(struct replay_ctx *rc, const struct btrfs_inode_item *ii,
-			     u64 ino)
+			     const struct btrfs_tree_block *leaf, int slot)
 {
-	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_key key;
 	struct replay_inode *ri;
 	u64 ss = rc->fs_info->sectorsize;
-	u64 size;
+	u64 size, ino;
 	int ret;
 
-	ret = btrfs_tree_sim_lookup(&rc->cur->ts, &key, NULL);
-	if (ret == 1)
-		ret = sim_result(rc, btrfs_tree_sim_insert(&rc->cur->ts, &key, sizeof(*ii)));
+	btrfs_item_key_to_cpu(leaf, slot, &key);
+	ino = key.objectid;
+	ret = overwrite_item(rc, &key, leaf, slot);
 	if (ret)
 		return ret;
 	if (btrfs_mode_is(btrfs_stack_inode_mode(ii), BTRFS_S_IFREG)) {
@@ -878,7 +933,7 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 {
 	struct btrfs_tree_sim *ts = &rc->cur->ts;
 	const u8 *p;
-	u32 size, pos = 0, cur_size;
+	u32 size, pos = 0;
 	int ret;
 
 	p = btrfs_item_ptr(leaf, slot, &size);
@@ -905,12 +960,7 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 		if (ret)
 			return ret;
 	}
-	ret = btrfs_tree_sim_lookup(ts, key, &cur_size);
-	if (ret == 1)
-		return sim_result(rc, btrfs_tree_sim_insert(ts, key, size));
-	if (!ret && cur_size != size)
-		ts->inexact = true;
-	return ret < 0 ? ret : 0;
+	return overwrite_item(rc, key, leaf, slot);
 }
 
 /*
@@ -1048,7 +1098,7 @@ static int replay_one_buffer(struct btrfs_fs_info *fs_info,
 			continue;
 		}
 		if (ii && rc->stage == LOG_WALK_REPLAY_INODES)
-			ret = replay_inode_item(rc, ii, key.objectid);
+			ret = replay_inode_item(rc, ii, leaf, slot);
 		else if (key.type == BTRFS_EXTENT_DATA_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
 			ret = replay_one_extent(rc, leaf, slot, &key);
 		else if (key.type == BTRFS_INODE_REF_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
