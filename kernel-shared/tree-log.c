@@ -28,11 +28,17 @@
  * freed only when its count ends at 0.  Inodes deleted by the replay
  * (link count 0) get an orphan item and keep their extents: orphan
  * cleanup does not run on a read-only mount, and eviction skips
- * truncation while the log is recovering.  Csum items and the COW of
- * subvolume, extent and csum leaves change metadata only, by whole
- * splits or merges of leaves; the global reserve was computed before the
- * replay and is not updated by the commit.  Both are documented gaps
- * (Documentation/formulas.md).
+ * truncation while the log is recovering.  The global reserve was
+ * computed before the replay and is not updated by the commit.
+ *
+ * Metadata changes by the blocks the trees gain and lose: the items the
+ * replay inserts and deletes in each subvolume tree (overwrite_item(),
+ * link_to_fixup_dir(), add_inode_ref() with btrfs_add_link(), the file
+ * extent items, fixup_inode_link_counts(), the delayed dir index batches
+ * of the commit) and in the extent tree (alloc_reserved_file_extent() at
+ * replay time, the freed extents and the tree blocks' items at the
+ * commit) go through ctree.c's leaf model.  The csum and free-space
+ * trees are not replayed (Documentation/formulas.md 5.6).
  *
  * The subvolume's items of each inode the log touches and the extents
  * involved are loaded once and then changed here, in memory; nothing is
