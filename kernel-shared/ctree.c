@@ -1532,7 +1532,7 @@ static int sim_push_for_double_split(struct btrfs_tree_sim *ts, struct btrfs_sim
 static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 			  u32 *leaf, u32 *slot, u32 data_size, bool extend)
 {
-	u32 lds = sim_lds(ts);
+	u32 lds = sim_lds(ts), doubles = 0;
 	bool tried_avoid_double = false;
 	int ret;
 
@@ -1610,8 +1610,12 @@ static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 			*slot -= mid;
 			(*leaf)++;
 		}
-		if (split == 1)
+		/* the kernel splits twice at most (BUG_ON(num_doubles != 0)) */
+		if (split == 1 || doubles++) {
+			if (split != 1)
+				ts->inexact = true;
 			return 0;
+		}
 	}
 }
 
