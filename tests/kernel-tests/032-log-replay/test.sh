@@ -29,9 +29,10 @@
 # counts (Documentation/formulas.md, section 5.6): some hundreds of fsynced
 # new and rewritten files (the extent tree splits), 120 new files in an
 # empty filesystem (the subvolume's root leaf splits and gets a node above
-# it), 400 new files, and new and rewritten files with long names in a
+# it), 400 new files, new and rewritten files with long names in a
 # directory (overwritten inode items split full leaves and push items
-# into their neighbours).
+# into their neighbours), and new files in a subvolume and the top
+# subvolume (two log trees).
 #
 # A case whose fsync falls back to a full commit has no log to check: it
 # is made again (three tries) and fails if it never gets one.
@@ -275,6 +276,17 @@ for i in range(300):
     fsync('d/new_file_%d' % i)
 for i in range(0, 500, 2):
     pwrite('d/old_file_with_long_name_%d' % i, 0, 8192)"
+# two log trees (a subvolume's and the top one's), new files in both
+check two-subvolumes "" "
+subprocess.run(['btrfs', '-q', 'subvolume', 'create', 'sv'], check=True)
+for i in range(100):
+    pwrite('sv/o%d' % i, 0, 4096, sync=False)" "
+for i in range(250):
+    pwrite('sv/n%d' % i, 0, 8192, sync=False)
+for i in range(250):
+    fsync('sv/n%d' % i)
+for i in range(150):
+    pwrite('top%d' % i, 0, 4096)"
 
 echo "$checked case(s) compared with the kernel, $failed failed"
 [ "$failed" = 0 ] || fail "$failed case(s) differ from the kernel"
