@@ -1323,8 +1323,11 @@ static int replay_extent_tree(struct replay_ctx *rc)
 		if (ret == 1)
 			ts->inexact = true;
 		ret = ret < 0 ? ret : 0;
-		/* each new leaf's item can split at most one more leaf: bounded */
-		if (done_new > 1024) {
+		/*
+		 * a leaf split off takes half a leaf of these items before it
+		 * splits again: far fewer new blocks than inserts, so this ends
+		 */
+		if (done_new > 2 * pending_new + 1024) {
 			ts->inexact = true;
 			break;
 		}
