@@ -585,6 +585,22 @@ static int read_one_copy(struct btrfs_fs_info *fs_info, struct btrfs_tree_block 
 	return ret;
 }
 
+struct btrfs_read_observer btrfs_set_read_observer(struct btrfs_fs_info *fs_info,
+						   struct btrfs_read_observer observer)
+{
+	struct btrfs_read_observer prev = fs_info->read_observer;
+
+	fs_info->read_observer = observer;
+	return prev;
+}
+
+static int observe_read(struct btrfs_fs_info *fs_info, u64 bytenr)
+{
+	const struct btrfs_read_observer *obs = &fs_info->read_observer;
+
+	return obs->fn ? obs->fn(obs->ctx, bytenr) : 0;
+}
+
 /*
  * Read and verify a tree block, trying every copy the profile keeps until
  * one passes; a block already read is served from the cache.  A copy on a
@@ -601,8 +617,9 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 	struct btrfs_chunk_map *map;
 	int copies, mirror, ret = -EIO;
 
-	if (fs_info->trace.active && btrfs_trace_block(&fs_info->trace, bytenr))
-		return -ENOMEM;
+	ret = observe_read(fs_info, bytenr);
+	if (ret)
+		return ret;
 	if (eb) {
 		ret = check_cached(fs_info, eb, check);
 		*ret_eb = ret ? NULL : eb;
@@ -981,8 +998,6 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 	free(fs_info->block_groups);
 	free(fs_info->live);		/* flat: kernel-shared/live.h */
 	fs_info->live = NULL;
-	free(fs_info->trace.slots);
-	fs_info->trace.slots = NULL;
 	fs_info->devices = NULL;
 	fs_info->block_groups = NULL;
 }
@@ -1091,8 +1106,7 @@ int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
 	for (i = 0; i < nr; i++) {
 		bool batched = !ret && req_of[i] < nr && !reqs[req_of[i]].result;
 
-		if (batched && fs_info->trace.active &&
-		    btrfs_trace_block(&fs_info->trace, bytenrs[i]))
+		if (batched && observe_read(fs_info, bytenrs[i]))
 			batched = false;
 		if (batched && accept_batched(fs_info, out[i], &checks[i], purpose))
 			continue;

@@ -152,15 +152,14 @@ struct btrfs_block_cache {
 };
 
 /*
- * Which tree blocks a sequence of searches touches, cache hits included:
- * the mount model replays the kernel's searches and counts distinct blocks.
+ * Told of every tree block a search asks for, cache hits included, before
+ * it is used: the mount model (mount-cost.c) counts the distinct ones.  A
+ * non-zero return (-errno) fails the read.  Registered with
+ * btrfs_set_read_observer(); the reader knows nothing of who listens.
  */
-struct btrfs_read_trace {
-	bool active;
-	u64 *slots;			/* open addressing, bytenr + 1, 0 = empty */
-	u32 cap;
-	u32 nr;
-	u64 new_blocks;			/* first touches since the counter was reset */
+struct btrfs_read_observer {
+	int (*fn)(void *ctx, u64 bytenr);
+	void *ctx;
 };
 
 struct btrfs_block_search_stats {
@@ -223,7 +222,7 @@ struct btrfs_fs_info {
 	u64 global_rsv_size;
 	u64 global_rsv_reserved;
 	struct btrfs_block_cache cache;
-	struct btrfs_read_trace trace;
+	struct btrfs_read_observer read_observer;
 	struct btrfs_live *live;	/* live mode (live.c): NULL offline */
 	/* the mount's reads replayed at open, the kernel's verdict (mount-cost.c) */
 	struct btrfs_mount_estimate *mount_est;

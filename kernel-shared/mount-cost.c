@@ -75,7 +75,18 @@ void btrfs_mount_time(const struct btrfs_mount_estimate *est, double latency,
 	t->bg_tree_seconds = btrfs_mount_seconds(est->bg_tree.total_reads, latency);
 }
 
-static int trace_grow(struct btrfs_read_trace *trace)
+/*
+ * Which tree blocks a sequence of searches touches, cache hits included:
+ * the replay's read observer, counting distinct blocks.
+ */
+struct read_trace {
+	u64 *slots;			/* open addressing, bytenr + 1, 0 = empty */
+	u32 cap;
+	u32 nr;
+	u64 new_blocks;			/* first touches since the counter was reset */
+};
+
+static int trace_grow(struct read_trace *trace)
 {
 	u32 cap = trace->cap ? trace->cap * 2 : 1024;
 	u64 *slots = calloc(cap, sizeof(*slots));
@@ -98,8 +109,10 @@ static int trace_grow(struct btrfs_read_trace *trace)
 	return 0;
 }
 
-int btrfs_trace_block(struct btrfs_read_trace *trace, u64 bytenr)
+/* The read observer: remember @bytenr; 0 or -ENOMEM */
+static int trace_block(void *ctx, u64 bytenr)
 {
+	struct read_trace *trace = ctx;
 	u64 value = bytenr + 1;
 	u32 pos;
 
@@ -326,15 +339,16 @@ static void estimate_bg_tree(const struct btrfs_fs_info *fs_info,
 	sum_reads(fs_info, &est->bg_tree);
 }
 
-static int run_phase(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est,
+static int run_phase(struct read_trace *trace, struct btrfs_mount_estimate *est,
 		     enum btrfs_mount_phase phase, int ret)
 {
-	est->now.phase[phase] += fs_info->trace.new_blocks;
-	fs_info->trace.new_blocks = 0;
+	est->now.phase[phase] += trace->new_blocks;
+	trace->new_blocks = 0;
 	return ret;
 }
 
-static int replay_phases(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est)
+static int replay_phases(struct btrfs_fs_info *fs_info, struct read_trace *trace,
+			 struct btrfs_mount_estimate *est)
 {
 	struct btrfs_root_ref chunk_root = {
 		.objectid = BTRFS_CHUNK_TREE_OBJECTID,
@@ -346,25 +360,25 @@ static int replay_phases(struct btrfs_fs_info *fs_info, struct btrfs_mount_estim
 	struct mount_roots roots;
 	int ret;
 
-	ret = run_phase(fs_info, est, MOUNT_PHASE_CHUNK_TREE, walk_all(fs_info, &chunk_root));
+	ret = run_phase(trace, est, MOUNT_PHASE_CHUNK_TREE, walk_all(fs_info, &chunk_root));
 	if (!ret)
-		ret = run_phase(fs_info, est, MOUNT_PHASE_ROOT_TREE, replay_root_tree(fs_info));
+		ret = run_phase(trace, est, MOUNT_PHASE_ROOT_TREE, replay_root_tree(fs_info));
 	if (!ret)
-		ret = run_phase(fs_info, est, MOUNT_PHASE_ROOTS, read_mount_roots(fs_info, &roots));
+		ret = run_phase(trace, est, MOUNT_PHASE_ROOTS, read_mount_roots(fs_info, &roots));
 	if (!ret)
-		ret = run_phase(fs_info, est, MOUNT_PHASE_DEV_EXTENTS,
+		ret = run_phase(trace, est, MOUNT_PHASE_DEV_EXTENTS,
 				walk_all(fs_info, &fs_info->dev_root));
 	if (!ret)
-		ret = run_phase(fs_info, est, MOUNT_PHASE_BLOCK_GROUPS,
+		ret = run_phase(trace, est, MOUNT_PHASE_BLOCK_GROUPS,
 				btrfs_replay_block_group_search(fs_info));
 	if (!ret)
-		ret = run_phase(fs_info, est, MOUNT_PHASE_QUOTA, walk_all(fs_info, &roots.quota));
+		ret = run_phase(trace, est, MOUNT_PHASE_QUOTA, walk_all(fs_info, &roots.quota));
 	if (!ret)
-		ret = run_phase(fs_info, est, MOUNT_PHASE_LOG, replay_log(fs_info, est));
+		ret = run_phase(trace, est, MOUNT_PHASE_LOG, replay_log(fs_info, est));
 	if (!ret)
 		ret = replay_fs_root(fs_info, &roots.data_reloc);
 	if (!ret)
-		ret = run_phase(fs_info, est, MOUNT_PHASE_FS_ROOTS,
+		ret = run_phase(trace, est, MOUNT_PHASE_FS_ROOTS,
 				replay_fs_root(fs_info, &roots.fs_tree));
 	return ret;
 }
@@ -375,6 +389,8 @@ static int replay_phases(struct btrfs_fs_info *fs_info, struct btrfs_mount_estim
  */
 int btrfs_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est)
 {
+	struct read_trace trace = { 0 };
+	struct btrfs_read_observer observer = { trace_block, &trace }, prev;
 	u32 present = 0, i;
 	int ret;
 
@@ -384,10 +400,10 @@ int btrfs_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estim
 	est->now.phase[MOUNT_PHASE_SUPERBLOCK] = 2ULL * present + 1;
 	est->has_bg_tree = btrfs_fs_compat_ro(fs_info,
 				BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE);
-	fs_info->trace.active = true;
-	fs_info->trace.new_blocks = 0;
-	ret = replay_phases(fs_info, est);
-	fs_info->trace.active = false;
+	prev = btrfs_set_read_observer(fs_info, observer);
+	ret = replay_phases(fs_info, &trace, est);
+	btrfs_set_read_observer(fs_info, prev);
+	free(trace.slots);
 	if (ret)
 		return ret;
 	sum_reads(fs_info, &est->now);

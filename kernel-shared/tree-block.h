@@ -127,8 +127,9 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
 		    const struct btrfs_root_ref *root, unsigned int purpose,
 		    btrfs_leaf_fn leaf_fn, void *ctx);
 
-/* mount-cost.c: remember @bytenr in @trace; 0 or -ENOMEM */
-int btrfs_trace_block(struct btrfs_read_trace *trace, u64 bytenr);
+/* Register @observer (NULL fn: none); returns the one it replaces */
+struct btrfs_read_observer btrfs_set_read_observer(struct btrfs_fs_info *fs_info,
+						   struct btrfs_read_observer observer);
 
 /* tree-checker.c */
 int btrfs_check_tree_block(struct btrfs_fs_info *fs_info,
