@@ -169,6 +169,10 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		.allow_degraded = opts->allow_degraded,
 		.readonly_devids = opts->readonly_devids,
 		.nr_readonly_devids = opts->nr_readonly_devids,
+		.read = {
+			.bg_search_scan = opts->bg_search_scan,
+			.io_threads = opts->io_threads,
+		},
 	};
 	char **found = NULL;
 	int nr_found = 0;
@@ -184,17 +188,13 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		return ret;
 	warn_if_mounted(&args);
 	ret = btrfs_open_fs(fs_info, &args);
-	fs_info->bg_search_scan = opts->bg_search_scan;
-	fs_info->io_threads = opts->io_threads;
 	if (!ret && load_block_groups) {
 		struct progress progress;
+		const struct btrfs_progress cb = { show_progress, &progress };
 
 		progress_init(&progress, "loading block groups");
-		fs_info->progress_fn = show_progress;
-		fs_info->progress_ctx = &progress;
-		ret = btrfs_read_block_groups(fs_info);
+		ret = btrfs_read_block_groups(fs_info, &cb);
 		progress_clear(&progress);
-		fs_info->progress_fn = NULL;
 		/* the mount replays the log before sysfs shows anything */
 		if (!ret)
 			ret = btrfs_replay_log_accounting(fs_info);

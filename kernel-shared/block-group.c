@@ -23,10 +23,11 @@
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
 
-static void report_progress(struct btrfs_fs_info *fs_info, u64 done)
+static void report_progress(const struct btrfs_fs_info *fs_info,
+			    const struct btrfs_progress *progress, u64 done)
 {
-	if (fs_info->progress_fn)
-		fs_info->progress_fn(done, fs_info->nr_chunks, fs_info->progress_ctx);
+	if (progress && progress->fn)
+		progress->fn(done, fs_info->nr_chunks, progress->ctx);
 }
 
 /* A chunk item fits in one leaf, which bounds its stripes (64 KiB / 32 bytes) */
@@ -391,7 +392,8 @@ static int match_scanned_item(struct btrfs_fs_info *fs_info,
  * group items that have no chunk, which the kernel rejects.
  */
 static int scan_block_groups(struct btrfs_fs_info *fs_info,
-			     const struct btrfs_root_ref *root)
+			     const struct btrfs_root_ref *root,
+			     const struct btrfs_progress *progress)
 {
 	struct btrfs_key key = { 0, BTRFS_BLOCK_GROUP_ITEM_KEY, 0 };
 	struct btrfs_path path = { 0 };
@@ -418,7 +420,7 @@ static int scan_block_groups(struct btrfs_fs_info *fs_info,
 		key.objectid = found.objectid + found.offset;
 		key.offset = 0;
 		btrfs_release_path(&path);
-		report_progress(fs_info, index + 1);
+		report_progress(fs_info, progress, index + 1);
 	}
 	btrfs_release_path(&path);
 	if (ret < 0)
@@ -498,7 +500,7 @@ static int descend_window(struct btrfs_fs_info *fs_info, const struct btrfs_root
 	}
 	*end = i;
 	ret = btrfs_read_tree_blocks(fs_info, d->bytenr, d->check, nr, BTRFS_IO_BG_SEARCH,
-				     fs_info->io_threads, d->child);
+				     fs_info->read.io_threads, d->child);
 	for (c = 0; c < nr; c++) {
 		u32 last = c + 1 < nr ? d->first_key[c + 1] : *end;
 
@@ -514,7 +516,8 @@ static int descend_window(struct btrfs_fs_info *fs_info, const struct btrfs_root
 }
 
 static int load_block_groups_batched(struct btrfs_fs_info *fs_info,
-				     const struct btrfs_root_ref *root)
+				     const struct btrfs_root_ref *root,
+				     const struct btrfs_progress *progress)
 {
 	struct bg_descent d = { 0 };
 	struct btrfs_tree_block *eb = NULL;
@@ -539,7 +542,7 @@ static int load_block_groups_batched(struct btrfs_fs_info *fs_info,
 		for (i = 0; !ret && i < n; i = end) {
 			ret = descend_window(fs_info, root, &d, i, &end);
 			if (level == 1)
-				report_progress(fs_info, end);
+				report_progress(fs_info, progress, end);
 		}
 	}
 	if (!ret)
@@ -554,7 +557,8 @@ static int load_block_groups_batched(struct btrfs_fs_info *fs_info,
 }
 
 static int load_block_groups(struct btrfs_fs_info *fs_info,
-			     const struct btrfs_root_ref *root)
+			     const struct btrfs_root_ref *root,
+			     const struct btrfs_progress *progress)
 {
 	u32 i;
 
@@ -562,10 +566,10 @@ static int load_block_groups(struct btrfs_fs_info *fs_info,
 				       sizeof(*fs_info->block_groups));
 	if (!fs_info->block_groups)
 		return -ENOMEM;
-	if (fs_info->bg_search_scan)
-		return scan_block_groups(fs_info, root);
-	if (fs_info->io_threads > 1)
-		return load_block_groups_batched(fs_info, root);
+	if (fs_info->read.bg_search_scan)
+		return scan_block_groups(fs_info, root, progress);
+	if (fs_info->read.io_threads > 1)
+		return load_block_groups_batched(fs_info, root, progress);
 	for (i = 0; i < fs_info->nr_chunks; i++) {
 		struct btrfs_block_group *bg = &fs_info->block_groups[i];
 		int ret;
@@ -573,13 +577,14 @@ static int load_block_groups(struct btrfs_fs_info *fs_info,
 		ret = find_block_group(fs_info, root, fs_info->chunks[i], bg);
 		if (ret)
 			return ret;
-		report_progress(fs_info, i + 1);
+		report_progress(fs_info, progress, i + 1);
 		fs_info->nr_block_groups++;
 	}
 	return 0;
 }
 
-int btrfs_read_block_groups(struct btrfs_fs_info *fs_info)
+int btrfs_read_block_groups(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_progress *progress)
 {
 	const struct btrfs_root_ref *root = btrfs_block_group_root(fs_info);
 	int ret;
@@ -589,7 +594,7 @@ int btrfs_read_block_groups(struct btrfs_fs_info *fs_info)
 			"no root item for the %s in the root tree",
 			btrfs_root_name(root->objectid));
 	fs_info->bg_from_bg_tree = root->objectid == BTRFS_BLOCK_GROUP_TREE_OBJECTID;
-	ret = load_block_groups(fs_info, root);
+	ret = load_block_groups(fs_info, root, progress);
 	if (ret)
 		return ret;
 	btrfs_account_block_groups(fs_info);

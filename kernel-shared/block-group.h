@@ -4,7 +4,9 @@
 
 #include "kernel-shared/fs.h"
 
-int btrfs_read_block_groups(struct btrfs_fs_info *fs_info);
+/* @progress: NULL, or told of the block groups loaded so far */
+int btrfs_read_block_groups(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_progress *progress);
 /* Live mode: block group items found by the kernel's tree search */
 int btrfs_set_block_group_item(struct btrfs_fs_info *fs_info,
 			       struct btrfs_chunk_map *map,

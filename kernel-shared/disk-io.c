@@ -965,6 +965,7 @@ int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *a
 
 	btrfs_fs_info_init(fs_info);
 	fs_info->allow_degraded = args->allow_degraded;
+	fs_info->read = args->read;
 	if (args->super_mirror < 0 || args->super_mirror >= BTRFS_SUPER_MIRROR_MAX)
 		return btrfs_fs_error(fs_info, -EINVAL,
 			"superblock mirror %d out of range [0, %d]",

@@ -11,6 +11,7 @@ struct btrfs_open_args {
 	bool allow_degraded;		/* like mount -o degraded */
 	const u64 *readonly_devids;	/* present but not writeable (read-only media) */
 	int nr_readonly_devids;
+	struct btrfs_read_args read;	/* kept in fs_info->read */
 };
 
 /*

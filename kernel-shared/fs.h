@@ -162,6 +162,18 @@ struct btrfs_read_observer {
 	void *ctx;
 };
 
+/* How the reader reads: options of a run, given to btrfs_open_fs() */
+struct btrfs_read_args {
+	bool bg_search_scan;		/* kernel-style forward walk, not pinpoint */
+	u32 io_threads;			/* >1: level-by-level batched reads */
+};
+
+/* Told how far a long load got (cmds/ shows it on a tty) */
+struct btrfs_progress {
+	void (*fn)(u64 done, u64 total, void *ctx);
+	void *ctx;
+};
+
 struct btrfs_block_search_stats {
 	u64 leaves;
 	u64 nodes;
@@ -211,11 +223,7 @@ struct btrfs_fs_info {
 	struct btrfs_block_group *block_groups;	/* sorted by start */
 	u32 nr_block_groups;
 	bool bg_from_bg_tree;
-	bool bg_search_scan;		/* kernel-style forward walk, not pinpoint */
-	u32 io_threads;			/* >1: level-by-level batched pinpoint */
-	/* told how far block-group loading got (cmds/ shows it on a tty) */
-	void (*progress_fn)(u64 done, u64 total, void *ctx);
-	void *progress_ctx;
+	struct btrfs_read_args read;	/* given at open: btrfs_open_fs() */
 	struct btrfs_block_search_stats bg_search;
 
 	struct btrfs_space_info space_info[BTRFS_NR_SPACE_INFOS];

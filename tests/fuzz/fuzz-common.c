@@ -461,6 +461,11 @@ void fz_run(struct fz_image *img)
 		.paths = paths,
 		.super_mirror = img->mirror,
 		.allow_degraded = img->flags & FZ_DEGRADED,
+		.read = {
+			.bg_search_scan = img->flags & FZ_SCAN,
+			/* two threads take the batched path the default 16 take, and cost less */
+			.io_threads = img->flags & FZ_SERIAL ? 1 : 2,
+		},
 	};
 	struct btrfs_mount_estimate est;
 	struct report_options opts;
@@ -479,11 +484,8 @@ void fz_run(struct fz_image *img)
 	}
 	/* as cmd_open_fs() and cmd_inspect() do it */
 	ret = btrfs_open_fs(&fs_info, &args);
-	fs_info.bg_search_scan = img->flags & FZ_SCAN;
-	/* two threads take the batched path the default 16 take, and cost less */
-	fs_info.io_threads = img->flags & FZ_SERIAL ? 1 : 2;
 	if (!ret)
-		ret = btrfs_read_block_groups(&fs_info);
+		ret = btrfs_read_block_groups(&fs_info, NULL);
 	if (!ret)
 		ret = btrfs_replay_log_accounting(&fs_info);
 	check_error(&fs_info, ret);
