@@ -17,21 +17,16 @@
 #include "kernel-shared/tree-log.h"
 
 /*
- * The one line for a failed open: why a file could not be read as a
- * device (a broken dump, bad compressed data), or what a path holds when
- * it is not btrfs at all, else the reader's own error.
+ * The one line for a failed open: what a path holds when it is not btrfs
+ * at all, else the reader's own error (which says why a file could not be
+ * read as a device: a broken dump, bad compressed data).
  */
 static void print_open_error(const struct btrfs_fs_info *fs_info, int ret,
 			     const struct btrfs_open_args *args)
 {
-	const char *detail = io_open_error();
 	char msg[512];
 	int i;
 
-	if (detail) {
-		error("%s", detail);
-		return;
-	}
 	for (i = 0; i < args->nr_paths; i++) {
 		if (device_explain_not_btrfs(args->paths[i], msg, sizeof(msg))) {
 			error("%s", msg);

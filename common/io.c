@@ -14,14 +14,6 @@
 #include "common/io.h"
 #include "common/messages.h"
 
-static char open_error[512];
-static bool open_failed;
-
-const char *io_open_error(void)
-{
-	return open_failed && open_error[0] ? open_error : NULL;
-}
-
 /*
  * The first bytes of a regular file, for its format; not counted.  A file
  * shorter than @len gives what it has; an I/O error, or less than the file
@@ -42,8 +34,8 @@ static int read_magic(struct io_dev *dev, const struct stat *st, u8 *buf,
 			continue;
 		if (ret <= 0) {
 			fault.err = ret < 0 ? -errno : 0;
-			io_fault_describe(dev->path, &fault, open_error,
-					  sizeof(open_error));
+			io_fault_describe(dev->path, &fault, dev->error,
+					  sizeof(dev->error));
 			return fault.err ? fault.err : -EIO;
 		}
 		fault.done += ret;
@@ -74,7 +66,7 @@ static int open_compressed(struct io_dev *dev, struct stat *st,
 {
 	struct decompress_info info;
 	int fd = decompress_open(dev->fd, dev->path, st, kind, &info,
-				 open_error, sizeof(open_error));
+				 dev->error, sizeof(dev->error));
 
 	if (fd < 0)
 		return fd;
@@ -97,7 +89,7 @@ static int open_dump(struct io_dev *dev, const struct stat *st)
 	ret = image_dump_open(dev->fd, st->st_size, &dev->dump, &dev->size,
 			      err, sizeof(err));
 	if (ret) {
-		snprintf(open_error, sizeof(open_error),
+		snprintf(dev->error, sizeof(dev->error),
 			 "%s: btrfs-image dump: %s", dev->path, err);
 		return ret;
 	}
@@ -157,7 +149,7 @@ static int explain_file_type(struct io_dev *dev, const struct stat *st)
 		what = "a socket, not a block device or an image file";
 	else
 		what = "not a block device or an image file";
-	snprintf(open_error, sizeof(open_error), "%s: %s", dev->path, what);
+	snprintf(dev->error, sizeof(dev->error), "%s: %s", dev->path, what);
 	return -ENOTBLK;
 }
 
@@ -173,8 +165,6 @@ int io_open(struct io_dev *dev, const char *path, struct io_stats *stats)
 
 	memset(dev, 0, sizeof(*dev));
 	dev->fd = -1;
-	open_error[0] = 0;
-	open_failed = true;
 	dev->path = strdup(path);
 	if (!dev->path)
 		return -ENOMEM;
@@ -197,7 +187,6 @@ int io_open(struct io_dev *dev, const char *path, struct io_stats *stats)
 		return ret;
 	}
 	dev->stats = stats;
-	open_failed = false;
 	return 0;
 }
 

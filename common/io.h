@@ -44,17 +44,21 @@ struct io_dev {
 	const char *compression;
 	/* preadv2(RWF_NOWAIT) refused once: io_read_cached() stops trying */
 	bool no_nowait;
+	/*
+	 * Why io_open() failed, when it knows more than the errno (a broken
+	 * dump, bad compressed data, a directory): one line, else empty.
+	 * Kept by io_close().
+	 */
+	char error[512];
 };
 
 /*
  * Open @path read-only.  The format is found by magic bytes: a compressed
  * file (xz, zstd, gzip) is read through a sparse temporary copy, a
  * btrfs-image dump through its index; either way @dev then reads like the
- * raw device.  Returns 0 or -errno; see io_open_error() for why.
+ * raw device.  Returns 0 or -errno, and dev->error may say why.
  */
 int io_open(struct io_dev *dev, const char *path, struct io_stats *stats);
-/* One line saying why the last io_open() failed, or NULL if it did not */
-const char *io_open_error(void);
 void io_close(struct io_dev *dev);
 int io_read(struct io_dev *dev, void *buf, u64 len, u64 offset,
 	    unsigned int purpose);

@@ -316,6 +316,8 @@ static int open_devices(struct btrfs_fs_info *fs_info,
 		u64 devid;
 
 		ret = io_open(&io, args->paths[i], &fs_info->io_stats);
+		if (ret && io.error[0])
+			return btrfs_fs_error(fs_info, ret, "%s", io.error);
 		if (ret)
 			return btrfs_fs_error(fs_info, ret, "cannot open %s: %s",
 					      args->paths[i], strerror(-ret));
@@ -440,6 +442,7 @@ static int verify_expected(struct btrfs_fs_info *fs_info,
 			   const struct btrfs_tree_block *eb,
 			   const struct btrfs_tree_check *check, int mirror)
 {
+	struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
 	struct btrfs_key first;
 
 	if (eb->level != check->level)
@@ -462,8 +465,14 @@ static int verify_expected(struct btrfs_fs_info *fs_info,
 		btrfs_node_key_to_cpu(eb, 0, &first);
 	else
 		btrfs_item_key_to_cpu(eb, 0, &first);
+	loc.logical = eb->start;
+	loc.tree = check->root;
+	loc.mirror = mirror;
+	loc.slot = 0;
+	loc.has_key = true;
+	loc.key = first;		/* the key found; the message has the one expected */
 	if (btrfs_comp_keys(&first, &check->first_key))
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN, &loc,
 			"tree first key mismatch detected, bytenr=%llu parent_transid %llu key expected=(%llu,%u,%llu) has=(%llu,%u,%llu)",
 			(unsigned long long)eb->start,
 			(unsigned long long)check->transid,
@@ -731,7 +740,14 @@ int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 		return ret < 0 ? ret : 0;
 	}
 	if (size < sizeof(*ri)) {
-		ret = btrfs_fs_error(fs_info, -EUCLEAN,
+		struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
+
+		loc.logical = path.nodes[0]->start;
+		loc.tree = BTRFS_ROOT_TREE_OBJECTID;
+		loc.slot = path.slots[0];
+		loc.has_key = true;
+		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &loc.key);
+		ret = btrfs_fs_error_at(fs_info, -EUCLEAN, &loc,
 			"corrupt leaf: root=1 block=%llu slot=%d, invalid root item size for %s, have %u expect at least %zu",
 			(unsigned long long)path.nodes[0]->start, path.slots[0],
 			btrfs_root_name(objectid), size, sizeof(*ri));

@@ -34,10 +34,32 @@ static inline bool sector_aligned(const struct btrfs_fs_info *fs_info, u64 value
 	return !(value & ((u64)fs_info->sectorsize - 1));
 }
 
-/* Where in a tree block a check failed, for the error record */
-#define block_loc(eb, nr)						\
-	(&(struct btrfs_error_loc){ .logical = (eb)->start,		\
-		.tree = (eb)->owner, .slot = (nr), .mirror = -1 })
+/*
+ * Where in a tree block a check failed, for the error record: the key of
+ * @slot too when its item or key pointer lies inside the block.
+ */
+static const struct btrfs_error_loc *fill_block_loc(struct btrfs_error_loc *loc,
+						    const struct btrfs_tree_block *eb,
+						    int slot)
+{
+	size_t entry = eb->level ? sizeof(struct btrfs_key_ptr) : sizeof(struct btrfs_item);
+
+	*loc = BTRFS_ERROR_LOC_NONE;
+	loc->logical = eb->start;
+	loc->tree = eb->owner;
+	loc->slot = slot;
+	if (slot < 0 || (u32)slot >= eb->nritems ||
+	    sizeof(struct btrfs_header) + (slot + 1) * entry > eb->len)
+		return loc;
+	loc->has_key = true;
+	if (eb->level)
+		btrfs_node_key_to_cpu(eb, slot, &loc->key);
+	else
+		btrfs_item_key_to_cpu(eb, slot, &loc->key);
+	return loc;
+}
+
+#define block_loc(eb, nr)	fill_block_loc(&(struct btrfs_error_loc){ 0 }, (eb), (nr))
 
 #define leaf_error(fs_info, eb, slot, fmt, ...)				\
 	btrfs_fs_error_at(fs_info, -EUCLEAN, block_loc(eb, slot),	\

@@ -1122,19 +1122,23 @@ static int replay_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
 			   const struct btrfs_root_ref *log, void *ctx)
 {
 	struct replay_ctx *rc = ctx;
-	struct btrfs_error saved = fs_info->err;
+	struct btrfs_error rec = { 0 }, *prev;
 	int ret;
 
 	if (rc->stage == LOG_WALK_REPLAY_INODES)
 		rc->out->log_trees++;
+	/* the subvolume's error is the replay's only if it is not skipped */
+	prev = btrfs_error_redirect(fs_info, &rec);
 	ret = btrfs_read_subvol(fs_info, subvol, &rc->sv);
+	btrfs_error_redirect(fs_info, prev);
 	if (ret == -ENOENT) {
 		/* btrfs_get_fs_root() -ENOENT: the subvolume is gone, skip its log */
-		fs_info->err = saved;
 		if (rc->stage == LOG_WALK_REPLAY_INODES)
 			rc->out->skipped_trees++;
 		return 0;
 	}
+	if (ret && rec.err)
+		return btrfs_fs_error_at(fs_info, rec.err, &rec.loc, "%s", rec.msg);
 	if (ret)
 		return ret;
 	rc->subvol = subvol;
