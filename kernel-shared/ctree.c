@@ -550,6 +550,152 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
 	return ret;
 }
 
+/*
+ * Prefetch, level by level: the blocks a walk (or a search and the
+ * next_leaf() steps after it) will touch are read ahead in one concurrent
+ * batch per level, so a slow device costs the tree's height in round
+ * trips instead of one per block.  Only the blocks the walk itself reads
+ * are read, each once: the walk then finds them in the cache.  Nothing
+ * here is an error: a block that fails is left out (with its subtree)
+ * and the walk reads it again, in its own order, with its own message.
+ * Leaves are fetched up to a quarter of the leaf cache, so none is
+ * evicted before the walk uses it; the rest the walk reads itself.
+ */
+#define PREFETCH_LEAF_BYTES	(BTRFS_LEAF_CACHE_BYTES / 4)
+
+struct prefetch_level {
+	struct btrfs_tree_block **nodes;	/* this level, referenced */
+	u32 nr;
+	u64 *bytenr;				/* their children */
+	struct btrfs_tree_check *check;
+	struct btrfs_tree_block **child;
+	u32 nr_children;
+};
+
+/* The children of @node from @slot on, as read_child() would check them */
+static void add_children(struct prefetch_level *pl, u64 root_id,
+			 const struct btrfs_tree_block *node, int slot, u32 max)
+{
+	for (; slot < (int)node->nritems && pl->nr_children < max; slot++) {
+		struct btrfs_tree_check *check = &pl->check[pl->nr_children];
+
+		*check = (struct btrfs_tree_check) {
+			.root = root_id,
+			.level = node->level - 1,
+			.transid = btrfs_node_ptr_generation(node, slot),
+			.has_first_key = true,
+		};
+		btrfs_node_key_to_cpu(node, slot, &check->first_key);
+		pl->bytenr[pl->nr_children++] = btrfs_node_blockptr(node, slot);
+	}
+}
+
+/* Where a search for @key descends in @node: btrfs_search_slot()'s rule */
+static int search_child_slot(const struct btrfs_tree_block *node,
+			     const struct btrfs_key *key)
+{
+	int slot;
+
+	if (!key)
+		return 0;
+	if (bin_search_block(node, key, &slot) && slot > 0)
+		slot--;
+	return slot;
+}
+
+static void put_level(struct btrfs_tree_block **blocks, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		btrfs_tree_block_put(blocks[i]);
+}
+
+/* One level down: read the children of pl->nodes, which become pl->nodes */
+static int prefetch_one_level(struct btrfs_fs_info *fs_info, u64 root_id,
+			      struct prefetch_level *pl, const struct btrfs_key *key,
+			      unsigned int purpose)
+{
+	u32 max = UINT32_MAX, i, cap = 0, n = 0;
+	int ret;
+
+	for (i = 0; i < pl->nr; i++)
+		cap += pl->nodes[i]->nritems;
+	if (pl->nodes[0]->level == 1)
+		max = PREFETCH_LEAF_BYTES / fs_info->nodesize;
+	pl->bytenr = calloc(cap ? cap : 1, sizeof(*pl->bytenr));
+	pl->check = calloc(cap ? cap : 1, sizeof(*pl->check));
+	pl->child = calloc(cap ? cap : 1, sizeof(*pl->child));
+	if (!pl->bytenr || !pl->check || !pl->child)
+		return -ENOMEM;
+	pl->nr_children = 0;
+	/*
+	 * The first node is on the search path; every later one lies above
+	 * @key, where the search slot is 0: all its children are walked.
+	 */
+	for (i = 0; i < pl->nr; i++)
+		add_children(pl, root_id, pl->nodes[i],
+			     search_child_slot(pl->nodes[i], key), max);
+	ret = btrfs_read_tree_blocks(fs_info, pl->bytenr, pl->check, pl->nr_children,
+				     purpose, fs_info->read.io_threads, pl->child);
+	put_level(pl->nodes, pl->nr);
+	free(pl->nodes);
+	/* the blocks read stay cached; the failed ones are NULL */
+	for (i = 0; i < pl->nr_children; i++) {
+		if (pl->child[i] && pl->child[i]->level)
+			pl->child[n++] = pl->child[i];
+		else
+			btrfs_tree_block_put(pl->child[i]);
+	}
+	pl->nodes = pl->child;
+	pl->nr = n;
+	pl->child = NULL;
+	free(pl->bytenr);
+	free(pl->check);
+	pl->bytenr = NULL;
+	pl->check = NULL;
+	return ret;
+}
+
+/*
+ * Read ahead what a walk of @root (@key NULL), or a search for @key and
+ * the leaves after it, will read; only with a queue deeper than one.
+ */
+void btrfs_prefetch_tree(struct btrfs_fs_info *fs_info,
+			 const struct btrfs_root_ref *root,
+			 const struct btrfs_key *key, unsigned int purpose)
+{
+	struct btrfs_error scratch = { 0 }, *prev;
+	struct prefetch_level pl = { 0 };
+	struct btrfs_tree_block *eb;
+	int ret;
+
+	if (fs_info->read.io_threads <= 1)
+		return;
+	prev = btrfs_error_redirect(fs_info, &scratch);
+	ret = btrfs_read_root_node(fs_info, root, purpose, &eb);
+	if (!ret && eb->level) {
+		pl.nodes = malloc(sizeof(*pl.nodes));
+		if (pl.nodes) {
+			pl.nodes[0] = eb;
+			pl.nr = 1;
+		} else {
+			btrfs_tree_block_put(eb);
+		}
+	} else if (!ret) {
+		btrfs_tree_block_put(eb);
+	}
+	while (pl.nr)
+		if (prefetch_one_level(fs_info, root->objectid, &pl, key, purpose) == -ENOMEM)
+			break;
+	put_level(pl.nodes, pl.nr);
+	free(pl.nodes);
+	free(pl.bytenr);
+	free(pl.check);
+	free(pl.child);
+	btrfs_error_redirect(fs_info, prev);
+}
+
 /* ---- copy-on-write of a search path, as one transaction does it ----- */
 
 /* The index of @bytenr in cowed[], or -1 */

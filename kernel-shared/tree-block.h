@@ -121,6 +121,15 @@ int btrfs_next_leaf(struct btrfs_fs_info *fs_info,
 		    const struct btrfs_root_ref *root, struct btrfs_path *path,
 		    unsigned int purpose);
 
+/*
+ * Read ahead, one batch per level, the blocks that a walk of @root (@key
+ * NULL) or a search for @key with the next_leaf() steps to the end will
+ * read; with io_threads <= 1 nothing.  Errors are left to the walk.
+ */
+void btrfs_prefetch_tree(struct btrfs_fs_info *fs_info,
+			 const struct btrfs_root_ref *root,
+			 const struct btrfs_key *key, unsigned int purpose);
+
 typedef int (*btrfs_leaf_fn)(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_tree_block *leaf, void *ctx);
 int btrfs_walk_tree(struct btrfs_fs_info *fs_info,

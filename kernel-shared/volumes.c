@@ -519,6 +519,7 @@ int btrfs_read_chunk_tree(struct btrfs_fs_info *fs_info)
 	};
 	int ret;
 
+	btrfs_prefetch_tree(fs_info, &root, NULL, BTRFS_IO_CHUNK_TREE);
 	ret = btrfs_walk_tree(fs_info, &root, BTRFS_IO_CHUNK_TREE,
 			      chunk_tree_leaf, NULL);
 	if (ret)
@@ -699,6 +700,7 @@ int btrfs_verify_dev_extents(struct btrfs_fs_info *fs_info)
 
 	if (!fs_info->dev_root.found)
 		return btrfs_fs_error(fs_info, -ENOENT, "no root item for the dev tree");
+	btrfs_prefetch_tree(fs_info, &fs_info->dev_root, &key, BTRFS_IO_DEV_TREE);
 	ret = btrfs_search_slot(fs_info, &fs_info->dev_root, &key, &path,
 				BTRFS_IO_DEV_TREE);
 	if (ret < 0)
