@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cmds/commands.h"
 #include "common/help.h"
+#include "common/io-batch.h"
 #include "common/messages.h"
 #include "common/parse-utils.h"
 #include "common/units.h"
@@ -158,7 +159,7 @@ static int parse_threads(const char *arg, u32 *threads)
 	char *end;
 	long val = strtol(arg, &end, 10);
 
-	if (*end || end == arg || val < 1 || val > 64)
+	if (*end || end == arg || val < 1 || val > IO_BATCH_MAX_THREADS)
 		return -EINVAL;
 	*threads = val;
 	return 0;
@@ -205,7 +206,7 @@ int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 			opts->bg_search_scan = !strcmp(optarg, "scan");
 		} else if (c == GETOPT_VAL_IO_THREADS) {
 			if (parse_threads(optarg, &opts->io_threads))
-				return usage_error(cmd, "--io-threads: invalid value '%s', expect 1 to 64", optarg);
+				return usage_error(cmd, "--io-threads: invalid value '%s', expect 1 to 256", optarg);
 		} else if (c == GETOPT_VAL_SCAN) {
 			opts->scan_devices = true;
 		} else if (c == GETOPT_VAL_RO_DEVICE) {

@@ -9,7 +9,7 @@
 
 #include "common/io.h"
 
-#define IO_BATCH_MAX_THREADS	64
+#define IO_BATCH_MAX_THREADS	256
 
 struct io_request {
 	struct io_dev *dev;
