@@ -167,6 +167,8 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		.read = {
 			.bg_search_scan = opts->bg_search_scan,
 			.io_threads = opts->io_threads,
+			.after_roots = btrfs_mount_read_ahead,
+			.after_roots_ctx = &load_block_groups,
 		},
 	};
 	char **found = NULL;

@@ -354,6 +354,33 @@ int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info)
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * The keys btrfs_replay_block_group_search() searches, known before it
+ * runs when every block group item is its chunk's (what loading checks):
+ * (0, BLOCK_GROUP_ITEM, 0), then from the end of each block group; and
+ * each chunk's own item, in the leaf the walk steps into when a search
+ * lands just before it (nothing lies between: no extent starts in a gap
+ * between chunks, and a chunk's first extent item sorts before its block
+ * group item).  In key order; @keys holds 2 * nr_chunks + 1.
+ */
+u32 btrfs_block_group_search_keys(const struct btrfs_fs_info *fs_info,
+				  struct btrfs_key *keys)
+{
+	u64 end = 0;
+	u32 i, n = 0;
+
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = fs_info->chunks[i];
+
+		keys[n++] = (struct btrfs_key) { end, BTRFS_BLOCK_GROUP_ITEM_KEY, 0 };
+		keys[n++] = (struct btrfs_key) { map->start, BTRFS_BLOCK_GROUP_ITEM_KEY,
+						 map->length };
+		end = map->start + map->length;
+	}
+	keys[n++] = (struct btrfs_key) { end, BTRFS_BLOCK_GROUP_ITEM_KEY, 0 };
+	return n;
+}
+
 /* read_bg_from_eb(): the item found must match a chunk exactly */
 static int match_scanned_item(struct btrfs_fs_info *fs_info,
 			      const struct btrfs_key *found, u32 *index)

@@ -15,6 +15,9 @@ int btrfs_set_block_group_item(struct btrfs_fs_info *fs_info,
 void btrfs_account_block_groups(struct btrfs_fs_info *fs_info);
 u64 btrfs_get_alloc_profile(const struct btrfs_fs_info *fs_info, u64 orig_flags);
 int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info);
+/* The keys that search makes, in order, when items match chunks: 2n + 1 */
+u32 btrfs_block_group_search_keys(const struct btrfs_fs_info *fs_info,
+				  struct btrfs_key *keys);
 const struct btrfs_root_ref *btrfs_block_group_root(const struct btrfs_fs_info *fs_info);
 
 #endif

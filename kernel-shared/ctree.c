@@ -551,44 +551,40 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
 }
 
 /*
- * Prefetch, level by level: the blocks a walk (or a search and the
- * next_leaf() steps after it) will touch are read ahead in one concurrent
- * batch per level, so a slow device costs the tree's height in round
- * trips instead of one per block.  Only the blocks the walk itself reads
- * are read, each once: the walk then finds them in the cache.  Nothing
- * here is an error: a block that fails is left out (with its subtree)
- * and the walk reads it again, in its own order, with its own message.
- * Leaves are fetched up to a quarter of the leaf cache, so none is
- * evicted before the walk uses it; the rest the walk reads itself.
+ * Read-ahead, level by level: the blocks that searches (and the
+ * next_leaf() steps after them) will touch are read in one concurrent
+ * batch per level for all of them, so a slow device costs the trees'
+ * height in round trips instead of one per block.  Only blocks the
+ * searches themselves read are read, each once: they then find them in
+ * the cache.  Nothing here is an error: a block that fails is left out
+ * (with what lies below it) and the search reads it again, in its own
+ * order, with its own message.  Read observers are not told.
  */
-#define PREFETCH_LEAF_BYTES	(BTRFS_LEAF_CACHE_BYTES / 4)
 
-struct prefetch_level {
-	struct btrfs_tree_block **nodes;	/* this level, referenced */
-	u32 nr;
-	u64 *bytenr;				/* their children */
-	struct btrfs_tree_check *check;
-	struct btrfs_tree_block **child;
-	u32 nr_children;
+/* One node on the way of one search */
+struct prefetch_entry {
+	struct btrfs_tree_block *node;	/* referenced */
+	u32 search;
+	bool leftmost;			/* on the search path itself */
 };
 
-/* The children of @node from @slot on, as read_child() would check them */
-static void add_children(struct prefetch_level *pl, u64 root_id,
-			 const struct btrfs_tree_block *node, int slot, u32 max)
-{
-	for (; slot < (int)node->nritems && pl->nr_children < max; slot++) {
-		struct btrfs_tree_check *check = &pl->check[pl->nr_children];
+/* One block to read for one search, and where it goes */
+struct search_step {
+	u64 bytenr;
+	u32 search;
+	bool leftmost;
+	struct btrfs_tree_check check;
+	u32 block;			/* index among the distinct blocks */
+};
 
-		*check = (struct btrfs_tree_check) {
-			.root = root_id,
-			.level = node->level - 1,
-			.transid = btrfs_node_ptr_generation(node, slot),
-			.has_first_key = true,
-		};
-		btrfs_node_key_to_cpu(node, slot, &check->first_key);
-		pl->bytenr[pl->nr_children++] = btrfs_node_blockptr(node, slot);
-	}
-}
+struct prefetch_state {
+	const struct btrfs_prefetch_search *srch;
+	struct prefetch_entry *cur;
+	u32 nr_cur;
+	struct search_step *steps;
+	u32 nr_steps;
+	u32 cap_steps;
+};
 
 /* Where a search for @key descends in @node: btrfs_search_slot()'s rule */
 static int search_child_slot(const struct btrfs_tree_block *node,
@@ -596,8 +592,6 @@ static int search_child_slot(const struct btrfs_tree_block *node,
 {
 	int slot;
 
-	if (!key)
-		return 0;
 	if (bin_search_block(node, key, &slot) && slot > 0)
 		slot--;
 	return slot;
@@ -611,89 +605,202 @@ static void put_level(struct btrfs_tree_block **blocks, u32 nr)
 		btrfs_tree_block_put(blocks[i]);
 }
 
-/* One level down: read the children of pl->nodes, which become pl->nodes */
-static int prefetch_one_level(struct btrfs_fs_info *fs_info, u64 root_id,
-			      struct prefetch_level *pl, const struct btrfs_key *key,
-			      unsigned int purpose)
+static int add_step(struct prefetch_state *ps, const struct search_step *step)
 {
-	u32 max = UINT32_MAX, i, cap = 0, n = 0;
-	int ret;
+	if (ps->nr_steps == ps->cap_steps) {
+		u32 cap = ps->cap_steps ? ps->cap_steps * 2 : 64;
+		struct search_step *n = realloc(ps->steps, cap * sizeof(*n));
 
-	for (i = 0; i < pl->nr; i++)
-		cap += pl->nodes[i]->nritems;
-	if (pl->nodes[0]->level == 1)
-		max = PREFETCH_LEAF_BYTES / fs_info->nodesize;
-	pl->bytenr = calloc(cap ? cap : 1, sizeof(*pl->bytenr));
-	pl->check = calloc(cap ? cap : 1, sizeof(*pl->check));
-	pl->child = calloc(cap ? cap : 1, sizeof(*pl->child));
-	if (!pl->bytenr || !pl->check || !pl->child)
-		return -ENOMEM;
-	pl->nr_children = 0;
-	/*
-	 * The first node is on the search path; every later one lies above
-	 * @key, where the search slot is 0: all its children are walked.
-	 */
-	for (i = 0; i < pl->nr; i++)
-		add_children(pl, root_id, pl->nodes[i],
-			     search_child_slot(pl->nodes[i], key), max);
-	ret = btrfs_read_tree_blocks(fs_info, pl->bytenr, pl->check, pl->nr_children,
-				     purpose, fs_info->read.io_threads, pl->child);
-	put_level(pl->nodes, pl->nr);
-	free(pl->nodes);
-	/* the blocks read stay cached; the failed ones are NULL */
-	for (i = 0; i < pl->nr_children; i++) {
-		if (pl->child[i] && pl->child[i]->level)
-			pl->child[n++] = pl->child[i];
-		else
-			btrfs_tree_block_put(pl->child[i]);
+		if (!n)
+			return -ENOMEM;
+		ps->steps = n;
+		ps->cap_steps = cap;
 	}
-	pl->nodes = pl->child;
-	pl->nr = n;
-	pl->child = NULL;
-	free(pl->bytenr);
-	free(pl->check);
-	pl->bytenr = NULL;
-	pl->check = NULL;
-	return ret;
+	ps->steps[ps->nr_steps++] = *step;
+	return 0;
+}
+
+/* The children one entry's search reads from its node */
+static int entry_steps(struct prefetch_state *ps, const struct prefetch_entry *e)
+{
+	const struct btrfs_prefetch_search *srch = &ps->srch[e->search];
+	const struct btrfs_tree_block *node = e->node;
+	int slot, first, last;
+
+	if (!node->level || !node->nritems || srch->root_only)
+		return 0;
+	first = e->leftmost ? search_child_slot(node, &srch->key) : 0;
+	last = srch->to_end ? (int)node->nritems - 1 : first;
+	for (slot = first; slot <= last; slot++) {
+		struct search_step step = {
+			.bytenr = btrfs_node_blockptr(node, slot),
+			.search = e->search,
+			.leftmost = e->leftmost && slot == first,
+			.check = {
+				.root = srch->root->objectid,
+				.level = node->level - 1,
+				.transid = btrfs_node_ptr_generation(node, slot),
+				.has_first_key = true,
+			},
+		};
+
+		btrfs_node_key_to_cpu(node, slot, &step.check.first_key);
+		if (add_step(ps, &step))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The blocks that come first read them for the purpose that counts them */
+static int purpose_rank(unsigned int purpose)
+{
+	switch (purpose) {
+	case BTRFS_IO_CHUNK_TREE: return 0;
+	case BTRFS_IO_ROOT_TREE: return 1;
+	case BTRFS_IO_DEV_TREE: return 2;
+	case BTRFS_IO_BG_SEARCH: return 3;
+	default: return 4;
+	}
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+	const struct search_step *x = a, *y = b;
+
+	if (x->bytenr != y->bytenr)
+		return x->bytenr < y->bytenr ? -1 : 1;
+	return x->search < y->search ? -1 : x->search > y->search;
 }
 
 /*
- * Read ahead what a walk of @root (@key NULL), or a search for @key and
- * the leaves after it, will read; only with a queue deeper than one.
+ * Leaves not cached yet are read ahead only while the leaf cache holds
+ * them all: an eviction the searches would not have caused could make
+ * them read a block twice.
  */
+static bool leaves_fit(struct btrfs_fs_info *fs_info, const struct search_step *steps,
+		       u32 nr)
+{
+	u64 bytes = fs_info->cache.bytes;
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		if (!steps[i].check.level && (!i || steps[i - 1].bytenr != steps[i].bytenr) &&
+		    !btrfs_cache_lookup(fs_info, steps[i].bytenr))
+			bytes += fs_info->nodesize;
+	return bytes <= BTRFS_LEAF_CACHE_BYTES;
+}
+
+/* Read the distinct blocks of ps->steps together; they become ps->cur */
+static int read_steps(struct btrfs_fs_info *fs_info, struct prefetch_state *ps)
+{
+	u32 nr = ps->nr_steps, i, n = 0, kept = 0;
+	u64 *bytenr = calloc(nr ? nr : 1, sizeof(*bytenr));
+	struct btrfs_tree_check *check = calloc(nr ? nr : 1, sizeof(*check));
+	unsigned int *purpose = calloc(nr ? nr : 1, sizeof(*purpose));
+	struct btrfs_tree_block **got = calloc(nr ? nr : 1, sizeof(*got));
+	int ret = -ENOMEM;
+
+	if (!bytenr || !check || !purpose || !got)
+		goto out;
+	qsort(ps->steps, nr, sizeof(*ps->steps), cmp_step);
+	if (!leaves_fit(fs_info, ps->steps, nr))
+		nr = 0;
+	for (i = 0; i < nr; i++) {
+		const struct search_step *st = &ps->steps[i];
+		unsigned int p = ps->srch[st->search].purpose;
+
+		if (!n || bytenr[n - 1] != st->bytenr) {
+			bytenr[n] = st->bytenr;
+			check[n] = st->check;
+			purpose[n++] = p;
+		} else if (purpose_rank(p) < purpose_rank(purpose[n - 1])) {
+			purpose[n - 1] = p;
+		}
+		ps->steps[i].block = n - 1;
+	}
+	ret = btrfs_read_tree_blocks_tagged(fs_info, bytenr, check, purpose, n,
+					    fs_info->read.io_threads, got);
+	for (i = 0; i < ps->nr_cur; i++)
+		btrfs_tree_block_put(ps->cur[i].node);
+	free(ps->cur);
+	ps->cur = calloc(nr ? nr : 1, sizeof(*ps->cur));
+	for (i = 0; ps->cur && i < nr; i++) {
+		struct btrfs_tree_block *eb = got[ps->steps[i].block];
+
+		if (!eb || !eb->level)
+			continue;
+		eb->refs++;
+		ps->cur[kept++] = (struct prefetch_entry) {
+			.node = eb, .search = ps->steps[i].search,
+			.leftmost = ps->steps[i].leftmost,
+		};
+	}
+	ps->nr_cur = kept;
+	if (!ps->cur)
+		ret = -ENOMEM;
+	put_level(got, n);
+out:
+	free(bytenr);
+	free(check);
+	free(purpose);
+	free(got);
+	return ret;
+}
+
+void btrfs_prefetch_searches(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_prefetch_search *srch, u32 nr)
+{
+	struct btrfs_error scratch = { 0 }, *prev;
+	struct btrfs_read_observer quiet = { 0 }, observer;
+	struct prefetch_state ps = { .srch = srch };
+	u32 i;
+
+	if (fs_info->read.io_threads <= 1 || !nr)
+		return;
+	prev = btrfs_error_redirect(fs_info, &scratch);
+	observer = btrfs_set_read_observer(fs_info, quiet);
+	/* the root nodes first, then one level of every search at a time */
+	for (i = 0; i < nr; i++) {
+		struct search_step step = {
+			.bytenr = srch[i].root->bytenr, .search = i, .leftmost = true,
+			.check = {
+				.root = srch[i].root->objectid,
+				.level = srch[i].root->level,
+				.transid = srch[i].root->generation,
+			},
+		};
+
+		if (srch[i].root->found && add_step(&ps, &step))
+			goto out;
+	}
+	while (ps.nr_steps) {
+		if (read_steps(fs_info, &ps) == -ENOMEM)
+			break;
+		ps.nr_steps = 0;
+		for (i = 0; i < ps.nr_cur; i++)
+			if (entry_steps(&ps, &ps.cur[i]))
+				goto out;
+	}
+out:
+	for (i = 0; i < ps.nr_cur; i++)
+		btrfs_tree_block_put(ps.cur[i].node);
+	free(ps.cur);
+	free(ps.steps);
+	btrfs_set_read_observer(fs_info, observer);
+	btrfs_error_redirect(fs_info, prev);
+}
+
 void btrfs_prefetch_tree(struct btrfs_fs_info *fs_info,
 			 const struct btrfs_root_ref *root,
 			 const struct btrfs_key *key, unsigned int purpose)
 {
-	struct btrfs_error scratch = { 0 }, *prev;
-	struct prefetch_level pl = { 0 };
-	struct btrfs_tree_block *eb;
-	int ret;
+	struct btrfs_prefetch_search srch = {
+		.root = root, .purpose = purpose, .to_end = true,
+	};
 
-	if (fs_info->read.io_threads <= 1)
-		return;
-	prev = btrfs_error_redirect(fs_info, &scratch);
-	ret = btrfs_read_root_node(fs_info, root, purpose, &eb);
-	if (!ret && eb->level) {
-		pl.nodes = malloc(sizeof(*pl.nodes));
-		if (pl.nodes) {
-			pl.nodes[0] = eb;
-			pl.nr = 1;
-		} else {
-			btrfs_tree_block_put(eb);
-		}
-	} else if (!ret) {
-		btrfs_tree_block_put(eb);
-	}
-	while (pl.nr)
-		if (prefetch_one_level(fs_info, root->objectid, &pl, key, purpose) == -ENOMEM)
-			break;
-	put_level(pl.nodes, pl.nr);
-	free(pl.nodes);
-	free(pl.bytenr);
-	free(pl.check);
-	free(pl.child);
-	btrfs_error_redirect(fs_info, prev);
+	if (key)
+		srch.key = *key;
+	btrfs_prefetch_searches(fs_info, &srch, 1);
 }
 
 /* ---- copy-on-write of a search path, as one transaction does it ----- */

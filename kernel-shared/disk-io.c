@@ -995,6 +995,8 @@ int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *a
 		ret = check_devices(fs_info, args);
 	if (!ret)
 		ret = read_roots(fs_info);
+	if (!ret && args->read.after_roots)
+		args->read.after_roots(fs_info, args->read.after_roots_ctx);
 	if (!ret)
 		ret = btrfs_verify_dev_extents(fs_info);
 	return ret;
@@ -1088,12 +1090,12 @@ static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
  * then verified as btrfs_read_tree_block() does.  A block that fails, or
  * that spans stripes, is read again the serial way, which tries its other
  * copies and reports the error.  On error, blocks already returned in
- * @out are the caller's to put.
+ * @out are the caller's to put.  Block i is read for @purposes[i].
  */
-int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
-			   const struct btrfs_tree_check *checks, u32 nr,
-			   unsigned int purpose, u32 max_threads,
-			   struct btrfs_tree_block **out)
+int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
+				  const struct btrfs_tree_check *checks,
+				  const unsigned int *purposes, u32 nr, u32 max_threads,
+				  struct btrfs_tree_block **out)
 {
 	struct io_request *reqs = calloc(nr ? nr : 1, sizeof(*reqs));
 	u32 *req_of = calloc(nr ? nr : 1, sizeof(*req_of));
@@ -1108,6 +1110,8 @@ int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
 	for (i = 0; i < nr; i++) {
 		out[i] = NULL;
 		req_of[i] = nr;
+	}
+	for (i = 0; i < nr; i++) {
 		if (btrfs_cache_lookup(fs_info, bytenrs[i]))
 			continue;
 		out[i] = btrfs_alloc_tree_block(fs_info, bytenrs[i]);
@@ -1115,7 +1119,7 @@ int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
 			ret = -ENOMEM;
 			break;
 		}
-		if (first_copy_request(fs_info, out[i], purpose, &reqs[nr_reqs]))
+		if (first_copy_request(fs_info, out[i], purposes[i], &reqs[nr_reqs]))
 			req_of[i] = nr_reqs++;
 	}
 	if (!ret)
@@ -1125,15 +1129,34 @@ int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
 
 		if (batched && observe_read(fs_info, bytenrs[i]))
 			batched = false;
-		if (batched && accept_batched(fs_info, out[i], &checks[i], purpose))
+		if (batched && accept_batched(fs_info, out[i], &checks[i], purposes[i]))
 			continue;
 		btrfs_free_tree_block(fs_info, out[i]);
 		out[i] = NULL;
 		if (!ret)
 			ret = btrfs_read_tree_block(fs_info, bytenrs[i], &checks[i],
-						    purpose, &out[i]);
+						    purposes[i], &out[i]);
 	}
 	free(reqs);
 	free(req_of);
+	return ret;
+}
+
+int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
+			   const struct btrfs_tree_check *checks, u32 nr,
+			   unsigned int purpose, u32 max_threads,
+			   struct btrfs_tree_block **out)
+{
+	unsigned int *purposes = malloc((nr ? nr : 1) * sizeof(*purposes));
+	u32 i;
+	int ret;
+
+	if (!purposes)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++)
+		purposes[i] = purpose;
+	ret = btrfs_read_tree_blocks_tagged(fs_info, bytenrs, checks, purposes, nr,
+					    max_threads, out);
+	free(purposes);
 	return ret;
 }

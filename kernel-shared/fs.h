@@ -166,6 +166,13 @@ struct btrfs_read_observer {
 struct btrfs_read_args {
 	bool bg_search_scan;		/* kernel-style forward walk, not pinpoint */
 	u32 io_threads;			/* >1: level-by-level batched reads */
+	/*
+	 * Called by btrfs_open_fs() once the root items are read, before the
+	 * dev extents are verified: what the caller will read next can be
+	 * read ahead together (mount-cost.c's btrfs_mount_read_ahead).
+	 */
+	void (*after_roots)(struct btrfs_fs_info *fs_info, void *ctx);
+	void *after_roots_ctx;
 };
 
 /* Told how far a long load got (cmds/ shows it on a tty) */

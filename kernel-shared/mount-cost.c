@@ -207,6 +207,120 @@ struct mount_roots {
 	struct btrfs_root_ref fs_tree;
 };
 
+/*
+ * What a mount reads after the root items, read ahead together, one level
+ * of every search at a time, so that a slow device pays the trees' height
+ * once instead of once per phase: the dev tree from its first DEV_EXTENT
+ * (btrfs_verify_dev_extents), the block-group item searches (pinpoint for
+ * loading, the kernel's own for the replay), every root node, the two
+ * searches of btrfs_get_fs_root() (the root directory inode, the highest
+ * objectid) in the data relocation and fs trees, and the quota tree.  The
+ * blocks are those the phases then touch one by one; a block is counted
+ * for the phase that reads it first (block-group loading before the
+ * replay), so the counts do not change.
+ */
+#define MOUNT_ROOTS		9
+#define FS_ROOT_SEARCHES	4
+#define OTHER_SEARCHES		2	/* the dev tree, the quota tree */
+
+struct read_ahead {
+	struct btrfs_prefetch_search *srch;
+	u32 nr;
+};
+
+static void add_search(struct read_ahead *ra, const struct btrfs_root_ref *root,
+		       const struct btrfs_key *key, unsigned int purpose, bool to_end)
+{
+	struct btrfs_prefetch_search *s = &ra->srch[ra->nr++];
+
+	*s = (struct btrfs_prefetch_search) {
+		.root = root, .purpose = purpose, .to_end = to_end,
+		.root_only = !key && !to_end,
+	};
+	if (key)
+		s->key = *key;
+}
+
+/* (start, BLOCK_GROUP_ITEM, length) keys are loading's; the others the replay's */
+static void add_block_group_searches(struct btrfs_fs_info *fs_info, struct read_ahead *ra,
+				     const struct btrfs_key *keys, u32 nr, bool load)
+{
+	const struct btrfs_root_ref *root = btrfs_block_group_root(fs_info);
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		bool pinpoint = keys[i].offset != 0;
+
+		add_search(ra, root, &keys[i],
+			   load && pinpoint ? BTRFS_IO_BG_SEARCH : BTRFS_IO_OTHER, false);
+	}
+}
+
+static void add_mount_roots(struct btrfs_fs_info *fs_info, struct read_ahead *ra,
+			    struct mount_roots *r, const struct btrfs_root_ref *skip)
+{
+	const struct btrfs_root_ref *loaded[MOUNT_ROOTS] = {
+		&fs_info->extent_root, &fs_info->csum_root, &fs_info->free_space_root,
+		&fs_info->block_group_root, &fs_info->stripe_root, &fs_info->dev_root,
+		&r->data_reloc, &r->quota, &r->uuid,
+	};
+	const struct btrfs_root_ref *fs_roots[] = { &r->data_reloc, &r->fs_tree };
+	const struct btrfs_key inode = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_INODE_ITEM_KEY, 0 };
+	const struct btrfs_key last = { BTRFS_LAST_FREE_OBJECTID, 255, (u64)-1 };
+	u32 i;
+
+	btrfs_read_root_item(fs_info, BTRFS_QUOTA_TREE_OBJECTID, &r->quota);
+	btrfs_read_root_item(fs_info, BTRFS_UUID_TREE_OBJECTID, &r->uuid);
+	btrfs_read_root_item(fs_info, BTRFS_DATA_RELOC_TREE_OBJECTID, &r->data_reloc);
+	btrfs_read_root_item(fs_info, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
+	for (i = 0; i < MOUNT_ROOTS; i++)
+		if (loaded[i] != skip)
+			add_search(ra, loaded[i], NULL, BTRFS_IO_OTHER, false);
+	for (i = 0; i < 2; i++) {
+		add_search(ra, fs_roots[i], &inode, BTRFS_IO_OTHER, false);
+		add_search(ra, fs_roots[i], &last, BTRFS_IO_OTHER, false);
+	}
+	add_search(ra, &r->quota, NULL, BTRFS_IO_OTHER, true);
+}
+
+void btrfs_mount_read_ahead(struct btrfs_fs_info *fs_info, void *ctx)
+{
+	const bool *load_block_groups = ctx;
+	bool scan = fs_info->read.bg_search_scan && *load_block_groups;
+	const struct btrfs_key dev_key = { 1, BTRFS_DEV_EXTENT_KEY, 0 };
+	u32 nr_bg = 2 * fs_info->nr_chunks + 1;
+	struct btrfs_error scratch = { 0 }, *prev;
+	struct read_ahead ra = { 0 };
+	struct mount_roots r;
+	struct btrfs_key *keys;
+
+	if (fs_info->read.io_threads <= 1)
+		return;
+	ra.srch = calloc(MOUNT_ROOTS + FS_ROOT_SEARCHES + OTHER_SEARCHES + nr_bg,
+			 sizeof(*ra.srch));
+	keys = calloc(nr_bg, sizeof(*keys));
+	/* a root item that cannot be read is the replay's error, not this one's */
+	prev = btrfs_error_redirect(fs_info, &scratch);
+	if (ra.srch && keys) {
+		add_search(&ra, &fs_info->dev_root, &dev_key, BTRFS_IO_DEV_TREE, true);
+		/*
+		 * --bg-search scan loads by the kernel's searches themselves,
+		 * its root node included: all left to it
+		 */
+		if (scan) {
+			add_mount_roots(fs_info, &ra, &r, btrfs_block_group_root(fs_info));
+		} else {
+			nr_bg = btrfs_block_group_search_keys(fs_info, keys);
+			add_block_group_searches(fs_info, &ra, keys, nr_bg, *load_block_groups);
+			add_mount_roots(fs_info, &ra, &r, NULL);
+		}
+		btrfs_prefetch_searches(fs_info, ra.srch, ra.nr);
+	}
+	btrfs_error_redirect(fs_info, prev);
+	free(ra.srch);
+	free(keys);
+}
+
 static int read_mount_roots(struct btrfs_fs_info *fs_info, struct mount_roots *r)
 {
 	const struct btrfs_root_ref *loaded[] = {

@@ -49,6 +49,12 @@ struct btrfs_mount_time {
 };
 
 const char *btrfs_mount_phase_name(enum btrfs_mount_phase phase);
+/*
+ * Read ahead, in one batch per tree level, what the mount's phases after
+ * the root items will read (@ctx: a bool, whether block groups will be
+ * loaded); for btrfs_read_args.after_roots.
+ */
+void btrfs_mount_read_ahead(struct btrfs_fs_info *fs_info, void *ctx);
 int btrfs_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est);
 double btrfs_mount_seconds(u64 reads, double latency);
 /* The profile named @name, or NULL */

@@ -47,6 +47,11 @@ int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
 			   const struct btrfs_tree_check *checks, u32 nr,
 			   unsigned int purpose, u32 max_threads,
 			   struct btrfs_tree_block **out);
+/* The same, each block with its own purpose */
+int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
+				  const struct btrfs_tree_check *checks,
+				  const unsigned int *purposes, u32 nr, u32 max_threads,
+				  struct btrfs_tree_block **out);
 struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,
 					    u64 bytenr);
 int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
@@ -130,6 +135,28 @@ void btrfs_prefetch_tree(struct btrfs_fs_info *fs_info,
 			 const struct btrfs_root_ref *root,
 			 const struct btrfs_key *key, unsigned int purpose);
 
+/*
+ * One search to read ahead: the path btrfs_search_slot() takes for @key,
+ * and with @to_end every block right of it too (the next_leaf() steps to
+ * the end of the tree: a whole walk from key 0).  @root->found false: none.
+ */
+struct btrfs_prefetch_search {
+	const struct btrfs_root_ref *root;
+	struct btrfs_key key;
+	unsigned int purpose;		/* how the search itself counts its reads */
+	bool root_only;			/* just the root node, no descent */
+	bool to_end;
+};
+
+/*
+ * Read ahead what @nr independent searches will read, one batch per level
+ * for all of them (a block two need is read once, for the purpose that
+ * counts first); only with io_threads > 1.  Nothing is an error: the
+ * searches themselves say.  Read observers are not told: the searches that
+ * follow touch the blocks.
+ */
+void btrfs_prefetch_searches(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_prefetch_search *srch, u32 nr);
 typedef int (*btrfs_leaf_fn)(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_tree_block *leaf, void *ctx);
 int btrfs_walk_tree(struct btrfs_fs_info *fs_info,

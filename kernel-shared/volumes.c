@@ -516,6 +516,7 @@ int btrfs_read_chunk_tree(struct btrfs_fs_info *fs_info)
 		.bytenr = btrfs_super_chunk_root(&fs_info->super),
 		.level = btrfs_super_chunk_root_level(&fs_info->super),
 		.generation = btrfs_super_chunk_root_generation(&fs_info->super),
+		.found = true,
 	};
 	int ret;
 
