@@ -726,9 +726,19 @@ static int read_steps(struct btrfs_fs_info *fs_info, struct prefetch_state *ps)
 	ps->cur = calloc(nr ? nr : 1, sizeof(*ps->cur));
 	for (i = 0; ps->cur && i < nr; i++) {
 		struct btrfs_tree_block *eb = got[ps->steps[i].block];
+		const struct search_step *st = &ps->steps[i];
 
 		if (!eb || !eb->level)
 			continue;
+		/*
+		 * One entry per node and search: a corrupted tree whose
+		 * nodes point at one child many times must not multiply
+		 */
+		if (kept && ps->cur[kept - 1].node == eb &&
+		    ps->cur[kept - 1].search == st->search) {
+			ps->cur[kept - 1].leftmost |= st->leftmost;
+			continue;
+		}
 		eb->refs++;
 		ps->cur[kept++] = (struct prefetch_entry) {
 			.node = eb, .search = ps->steps[i].search,
