@@ -16,6 +16,8 @@
 #                 sizes would not interleave them; <= 8 MiB is "medium")
 #   GAP=4K        file-offset gap between two extents (keeps them separate)
 #   FILL_PCT=98   preallocate this share of SIZE (stops early on ENOSPC)
+#   JOBS=1        preallocating processes, one file each, FILL_PCT/JOBS of
+#                 SIZE each; their extents share the block groups
 #   MKFS_OPTS=    extra mkfs.btrfs options (e.g. "-n 4096")
 #   FORCE=1       rebuild even when OUT was built with the same parameters
 #   BTRFSTUNE=    a btrfstune that has --convert-to-block-group-tree; when it
@@ -23,6 +25,12 @@
 #
 # Needs root (loop device and a read-write mount), mkfs.btrfs, gcc.
 # Prints the time each step took.  The image is cleanly unmounted at the end.
+#
+# More than 10,000 block groups in a few minutes (Documentation/benchmark.md):
+#   EXTENT=8M JOBS=2 bench/make-large-image.sh 10500G
+# 1 GiB data block groups of 128 extents each: fewer, larger preallocations
+# than the 3 TiB image's 1,024 per block group, so about 1.3 million calls;
+# ext4 takes sparse files up to 16 TiB.
 set -euo pipefail
 
 SIZE=${1:-3T}
@@ -30,6 +38,7 @@ OUT=${2:-/tmp/btrfs-space-bench/large-$SIZE.img}
 EXTENT=${EXTENT:-1M}
 GAP=${GAP:-4K}
 FILL_PCT=${FILL_PCT:-98}
+JOBS=${JOBS:-1}
 MKFS_OPTS=${MKFS_OPTS:-}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 
@@ -39,7 +48,9 @@ for t in mkfs.btrfs losetup gcc truncate btrfs; do
 	command -v $t >/dev/null || die "$t not found"
 done
 
+[[ "$JOBS" =~ ^[1-9][0-9]?$ ]] || die "JOBS takes 1..99"
 PARAMS="size=$SIZE extent=$EXTENT gap=$GAP fill_pct=$FILL_PCT mkfs_opts=$MKFS_OPTS"
+[ "$JOBS" = 1 ] || PARAMS="$PARAMS jobs=$JOBS"
 BGT="${OUT%.img}-bgt.img"
 mkdir -p "$(dirname "$OUT")"
 
@@ -100,8 +111,17 @@ mount -t btrfs "$LOOP" "$WORK/mnt"
 echo "mkfs + mount: $(elapsed "$T0") s ($OUT, $SIZE, $LOOP)"
 
 T1=$(now)
-echo "preallocating ${TOTAL} bytes as $EXTENT extents, $GAP apart"
-"$WORK/falloc-loop" "$WORK/mnt/prealloc" "$EXTENT" "$GAP" "$TOTAL"
+echo "preallocating ${TOTAL} bytes as $EXTENT extents, $GAP apart, $JOBS process(es)"
+PIDS=()
+for j in $(seq "$JOBS"); do
+	f=$WORK/mnt/prealloc
+	[ "$JOBS" = 1 ] || f=$WORK/mnt/prealloc.$j
+	"$WORK/falloc-loop" "$f" "$EXTENT" "$GAP" "$((TOTAL / JOBS))" &
+	PIDS+=($!)
+done
+for p in "${PIDS[@]}"; do
+	wait "$p" || die "falloc-loop failed"
+done
 sync
 echo "fallocate: $(elapsed "$T1") s"
 
