@@ -20,6 +20,9 @@
 #                 SIZE each; their extents share the block groups
 #   MKFS_OPTS=    extra mkfs.btrfs options (e.g. "-n 4096")
 #   FORCE=1       rebuild even when OUT was built with the same parameters
+#   APPEND=1      no mkfs: mount OUT as it is and preallocate up to FILL_PCT
+#                 of SIZE in new files (EXTENT may differ from the first
+#                 pass: a build cut short goes on with fewer, larger calls)
 #   BTRFSTUNE=    a btrfstune that has --convert-to-block-group-tree; when it
 #                 (or the one on PATH) has it, OUT's twin OUT-bgt.img is made
 #
@@ -91,7 +94,9 @@ bgt_twin() {
 	echo "block-group-tree twin: $BGT ($(elapsed "$t0") s)"
 }
 
-if [ -f "$OUT" ] && [ "$(cat "$OUT.params" 2>/dev/null)" = "$PARAMS" ] && [ -z "${FORCE:-}" ]; then
+if [ -n "${APPEND:-}" ]; then
+	[ -f "$OUT" ] || die "APPEND=1: no $OUT to go on with"
+elif [ -f "$OUT" ] && [ "$(cat "$OUT.params" 2>/dev/null)" = "$PARAMS" ] && [ -z "${FORCE:-}" ]; then
 	echo "reusing $OUT ($PARAMS); FORCE=1 rebuilds"
 	bgt_twin
 	exit 0
@@ -99,16 +104,25 @@ fi
 
 T0=$(now)
 gcc -O2 -Wall -o "$WORK/falloc-loop" "$BENCH_DIR/falloc-loop.c"
-rm -f "$OUT" "$OUT.params"
-truncate -s "$SIZE" "$OUT"
+if [ -z "${APPEND:-}" ]; then
+	rm -f "$OUT" "$OUT.params"
+	truncate -s "$SIZE" "$OUT"
+	# shellcheck disable=SC2086
+	mkfs.btrfs -q $MKFS_OPTS "$OUT" >/dev/null
+fi
 BYTES=$(stat -c %s "$OUT")
 TOTAL=$((BYTES * FILL_PCT / 100))
-# shellcheck disable=SC2086
-mkfs.btrfs -q $MKFS_OPTS "$OUT" >/dev/null
 mkdir "$WORK/mnt"
 LOOP=$(losetup -f --show "$OUT")
 mount -t btrfs "$LOOP" "$WORK/mnt"
-echo "mkfs + mount: $(elapsed "$T0") s ($OUT, $SIZE, $LOOP)"
+if [ -n "${APPEND:-}" ]; then
+	# what earlier passes preallocated (st_blocks counts preallocated extents)
+	HAVE=$(du -s -B1 "$WORK/mnt" | cut -f1)
+	TOTAL=$((TOTAL > HAVE ? TOTAL - HAVE : 0))
+	rm -f "$OUT.params"
+	PARAMS="$PARAMS appended"
+fi
+echo "${APPEND:+(append) }mkfs + mount: $(elapsed "$T0") s ($OUT, $SIZE, $LOOP)"
 
 T1=$(now)
 echo "preallocating ${TOTAL} bytes as $EXTENT extents, $GAP apart, $JOBS process(es)"
@@ -116,6 +130,7 @@ PIDS=()
 for j in $(seq "$JOBS"); do
 	f=$WORK/mnt/prealloc
 	[ "$JOBS" = 1 ] || f=$WORK/mnt/prealloc.$j
+	[ -z "${APPEND:-}" ] || f=$(mktemp "$WORK/mnt/prealloc-more.XXXXXX")
 	"$WORK/falloc-loop" "$f" "$EXTENT" "$GAP" "$((TOTAL / JOBS))" &
 	PIDS+=($!)
 done

@@ -342,7 +342,7 @@ method_cmd() {	# $1 method, $2 target: sets CMD
 }
 is_tool() { [[ "$1" == pinpoint* || "$1" == scan ]]; }
 method_qd() {	# the queue depth a method keeps: its threads; 1 for the rest
-	case $1 in "pinpoint x"*) echo "${1#pinpoint x}" ;; "scan") echo 64 ;; *) echo 1 ;; esac
+	case $1 in "pinpoint x"*) echo "${1#pinpoint x}" ;; *) echo 1 ;; esac
 }
 
 # a table row and its TSV line
@@ -432,16 +432,18 @@ warm_backing
 method_cmd "$BASE" "$IMAGE"
 [[ "$BASE" == pinpoint* ]] || method_cmd "pinpoint x${QD_LIST[0]}" "$IMAGE"
 strace -f -qq -y -s 0 -e trace=pread64,preadv2 -o "$WORK/reads.strace" "${CMD[@]}" > "$WORK/reads.json" 2>/dev/null
-# pread64(3</img>, ""..., LEN, OFF) = RET
-# preadv2(3</img>, [{iov_base=""..., iov_len=LEN}], 1, OFF, RWF_NOWAIT) = RET
+# pread64(3</img>, ""..., LEN, OFF) = RET: kept when RET = LEN
+# preadv2(3</img>, [...], 1, OFF, RWF_NOWAIT) = RET: strace -s 0 hides the
+# length; kept when RET is a whole number of 4 KiB sectors (an EAGAIN or a
+# short read is read again by the tool with pread64, which is listed then)
 grep -F "<$IMAGE>" "$WORK/reads.strace" | awk '
 	{ s = $0; sub(/.*>, /, "", s); gsub(/""(\.\.\.)?/, "", s); n = split(s, a, /[^0-9-]+/); k = 0
 	  for (i = 1; i <= n; i++) if (a[i] != "") v[++k] = a[i] }
 	/ pread64\(/ && k == 3 && v[1] == v[3] { print v[2], v[1] }
-	/ preadv2\(/ && k == 4 && v[1] == v[4] { print v[3], v[1] }' > "$WORK/readset"
+	/ preadv2\(/ && k == 3 && v[3] > 0 && v[3] % 4096 == 0 { print v[2], v[3] }' > "$WORK/readset"
 read -r RS_N RS_BYTES < <(awk '{ n++; b += $2 } END { print n + 0, b + 0 }' "$WORK/readset")
 RS_COUNTED=$(jq -r .io.blocks_read "$WORK/reads.json")
-echo "read set of the tool: $RS_N reads, $RS_BYTES bytes (strace of its pread64/preadv2 on the image in one warm run; the tool counts io.blocks_read $RS_COUNTED, the difference being the $((RS_N - RS_COUNTED)) uncounted magic probe(s) of io_open())"
+echo "read set of the tool: $RS_N reads, $RS_BYTES bytes (strace of its pread64/preadv2 on the image in one warm run; the tool counts io.blocks_read $RS_COUNTED, $((RS_N - RS_COUNTED)) more: the magic probe of io_open(), uncounted)"
 [ "$RS_N" -ge "$RS_COUNTED" ] ||
 	echo "run.sh: warning: strace saw fewer reads than the tool counts: the limit below misses some" >&2
 [ "$RS_N" -gt 0 ] || die "no reads of $IMAGE seen by strace: does the tool read through another interface (io_uring)?"
