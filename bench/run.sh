@@ -182,7 +182,6 @@ median() {
 	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 drop_caches() { sync; [ $ROOT = 0 ] || echo 3 > /proc/sys/vm/drop_caches; }
-resident() { fincore -b -n -o RES "$IMAGE" 2>/dev/null || echo -; }
 
 # delayfs counters: "reads N bytes N writes_refused N delay_us N"
 fuse_reads() { [ -n "$FUSE_PID" ] && awk '{ print $2 }' "$FUSE_DIR/stats" || echo 0; }
@@ -460,7 +459,6 @@ if has_method pinpoint || has_method x1 || has_method scan || has_method fishow;
 	echo "run.sh: warm: $REPEAT round(s) after one warm-up" >&2
 	warm_backing
 	for m in "${METHODS[@]}"; do method_cmd "$m" "$IMAGE"; "${CMD[@]}" >/dev/null 2>&1; done
-	WARM_RES=$(resident)
 	for r in $(seq 0 "$REPEAT"); do
 		# start-up: the median of three, as one sample is noisy here
 		sts=()
@@ -501,7 +499,7 @@ if has_method pinpoint || has_method x1 || has_method scan || has_method fishow;
 
 	echo "### warm page cache (IMAGE read directly): median of $REPEAT rounds; each round runs the limit and every method once, and each ratio is taken within its round (pairwise), then its median"
 	echo
-	echo "Before the rounds the page cache held $(numfmt --to=iec "$WARM_RES" 2>/dev/null || echo "$WARM_RES") of the image (fincore). The kernel's mount: a new loop device over the warm file, \`mount -o ro\` timed. \"fi show, as shipped\" is btrfs-progs without the shim: its DONTNEED empties the cache at open, so it is not warm (the cache is filled again after it)."
+	echo "Warm shows in the disk bytes each process read (/usr/bin/time %I): 0. The kernel's mount: a new loop device over the warm file, \`mount -o ro\` timed. \"fi show, as shipped\" is btrfs-progs without the shim: its DONTNEED empties the cache at open, so it is not warm (the cache is filled again after it)."
 	echo
 	table_head
 	limm=$(med W limit)
