@@ -22,6 +22,7 @@ static const struct cmd_struct * const commands[] = {
 	&cmd_struct_csum_delete,
 	&cmd_struct_mount_estimate,
 	&cmd_struct_map,
+	&cmd_struct_forecast,
 	NULL
 };
 
@@ -39,10 +40,12 @@ static const char * const btrfs_space_usage[] = {
 	"csum-delete  delayed-ref reservation for deleting data extents",
 	"mount-estimate  reads and time of a mount, with a block-group tree",
 	"map  block groups as an SVG picture, or by type and fill",
+	"forecast  bytes writable before ENOSPC and the chunks the kernel makes on the way",
 	"help [COMMAND]  this text, or the help of COMMAND",
 	"",
 	"A command may be shortened to any unambiguous prefix (insp, mount-e).",
-	"Exit status: 0 ok, 1 the filesystem could not be read as asked, 2 usage error.",
+	"Exit status: 0 ok, 1 the filesystem could not be read as asked, 2 usage error,",
+	"3 forecast --fail-below: a limit not met.",
 	HELPINFO_GLOBALS,
 	HELPINFO_UNITS_SHORT_LONG,
 	NULL

@@ -48,6 +48,7 @@ extern const struct cmd_struct cmd_struct_preempt;
 extern const struct cmd_struct cmd_struct_csum_delete;
 extern const struct cmd_struct cmd_struct_mount_estimate;
 extern const struct cmd_struct cmd_struct_map;
+extern const struct cmd_struct cmd_struct_forecast;
 
 /* What an option takes, for the usage error of a bad value */
 struct cmd_option_expect {

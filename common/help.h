@@ -7,6 +7,7 @@
 /* Exit statuses, as the man page documents them */
 #define EXIT_FS_ERROR	1
 #define EXIT_USAGE	2
+#define EXIT_BELOW_LIMIT	3	/* forecast --fail-below: a limit not met */
 
 /*
  * A usage array (btrfs-progs' layout): one or more synopsis lines, a

@@ -184,6 +184,17 @@ static u64 calc_bytes_super(const struct btrfs_block_group *bg)
 	return bytes;
 }
 
+/* The bytes_super a block group on @map would get (a chunk not yet made) */
+u64 btrfs_chunk_map_bytes_super(const struct btrfs_chunk_map *map)
+{
+	struct btrfs_block_group bg = {
+		.start = map->start, .length = map->length,
+		.map = (struct btrfs_chunk_map *)map,
+	};
+
+	return calc_bytes_super(&bg);
+}
+
 /*
  * btrfs_chunk_writeable(): a stripe on a present device that cannot be
  * written (seed, read-only media) makes the chunk read-only outright;

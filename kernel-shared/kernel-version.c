@@ -77,3 +77,25 @@ void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *m)
 	/* 79417d040f4f, 85e79ec7b78f, 5b135b382a36: releases not confirmed (spec §11.5) */
 	m->zoned_unconfirmed = at_least(version, 6, 0, 0) && !at_least(version, 6, 7, 0);
 }
+
+/*
+ * The chunk allocator's limits (volumes.c, init_alloc_chunk_ctl_policy_regular()
+ * and decide_stripe_size_regular()); formulas.md section 20.5.  Kept apart
+ * from the reservation model above: it changes at other versions.
+ */
+void btrfs_alloc_model(u32 version, struct btrfs_alloc_model *m)
+{
+	/*
+	 * v6.0, "btrfs: store chunk size in space-info struct" and "btrfs: fix
+	 * the max chunk size and stripe length calculation": max_chunk_size is
+	 * the space info's chunk_size (sysfs-tunable), max_stripe_size that
+	 * capped at 1 GiB, and stripes are capped at 1 GiB after the 16 MiB
+	 * round-up.  Before: fixed limits per type, the SYSTEM chunk up to
+	 * 2 * 32 MiB.
+	 */
+	m->space_info_chunk_size = at_least(version, 6, 0, 0);
+	m->stripe_size_1g_cap = at_least(version, 6, 0, 0);
+	m->data_max_chunk_size = 10ULL << 30;
+	m->system_max_stripe_size = 32ULL << 20;
+	m->system_max_chunk_size = m->space_info_chunk_size ? 32ULL << 20 : 64ULL << 20;
+}

@@ -44,4 +44,18 @@ int btrfs_parse_kernel_version(const char *str, u32 *version);
 void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *model);
 const char *btrfs_kernel_version_str(u32 version, char *buf, int len);
 
+/*
+ * The chunk allocator's limits by version (volumes.c, the allocator
+ * replayed): a block of its own, beside the reservation model.
+ */
+struct btrfs_alloc_model {
+	bool space_info_chunk_size;	/* v6.0: max_chunk_size = space info chunk_size */
+	bool stripe_size_1g_cap;	/* v6.0: stripe_size capped at 1 GiB */
+	u64 data_max_chunk_size;	/* before v6.0: BTRFS_MAX_DATA_CHUNK_SIZE */
+	u64 system_max_stripe_size;	/* before v6.0 */
+	u64 system_max_chunk_size;	/* 32 MiB since v6.0, 2 * 32 MiB before */
+};
+
+void btrfs_alloc_model(u32 version, struct btrfs_alloc_model *m);
+
 #endif

@@ -726,3 +726,474 @@ out:
 	btrfs_release_path(&path);
 	return ret;
 }
+
+/*
+ * The chunk allocator replayed.
+ *
+ * btrfs_create_chunk() of fs/btrfs/volumes.c (regular allocation policy,
+ * non-zoned), run forward on a copy of the devices' allocated ranges:
+ * init_alloc_chunk_ctl() and init_alloc_chunk_ctl_policy_regular() set the
+ * limits, gather_device_info() asks find_free_dev_extent() for a hole on
+ * every writeable device and sorts them with btrfs_cmp_device_info() by the
+ * kernel's sort() (a heapsort, whose order of equal devices is reproduced),
+ * decide_stripe_size() and decide_stripe_size_regular() size the stripes,
+ * create_chunk() places them and find_next_chunk() gives the logical start.
+ * Nothing is written: the chunks made exist only in @st.  The dev extents
+ * are the chunk stripes, which btrfs_verify_dev_extents() proved equal at
+ * open.  Kernel versions: 6.0-6.18 as written; the limits of 5.x come from
+ * kernel-version.c (btrfs_alloc_model()).  Documentation/formulas.md
+ * section 20 states the rules.
+ */
+
+/* The first MiB of every device is never allocated (BTRFS_DEVICE_RANGE_RESERVED) */
+#define ALLOC_RANGE_RESERVED	(1ULL << 20)
+#define ALLOC_SZ_16M		(16ULL << 20)
+#define ALLOC_SZ_1G		(1ULL << 30)
+#define ALLOC_MAX_DEVS_SYS_CHUNK	16
+
+/*
+ * The two fields of the kernel's btrfs_raid_array the tool's table above
+ * does not carry: devs_max (0: BTRFS_MAX_DEVS) and devs_increment.
+ */
+static const u8 alloc_devs_max[BTRFS_NR_RAID_TYPES] = {
+	[BTRFS_RAID_RAID10] = 0, [BTRFS_RAID_RAID1] = 2, [BTRFS_RAID_DUP] = 1,
+	[BTRFS_RAID_RAID0] = 0, [BTRFS_RAID_SINGLE] = 1, [BTRFS_RAID_RAID5] = 0,
+	[BTRFS_RAID_RAID6] = 0, [BTRFS_RAID_RAID1C3] = 3, [BTRFS_RAID_RAID1C4] = 4,
+};
+
+static const u8 alloc_devs_increment[BTRFS_NR_RAID_TYPES] = {
+	[BTRFS_RAID_RAID10] = 2, [BTRFS_RAID_RAID1] = 2, [BTRFS_RAID_DUP] = 1,
+	[BTRFS_RAID_RAID0] = 1, [BTRFS_RAID_SINGLE] = 1, [BTRFS_RAID_RAID5] = 1,
+	[BTRFS_RAID_RAID6] = 1, [BTRFS_RAID_RAID1C3] = 3, [BTRFS_RAID_RAID1C4] = 4,
+};
+
+u32 btrfs_raid_devs_max(u64 flags)
+{
+	return alloc_devs_max[btrfs_bg_flags_to_raid_index(flags)];
+}
+
+static int alloc_add_range(struct btrfs_alloc_device *dev, u64 start, u64 length)
+{
+	u32 i;
+
+	if (dev->nr_ranges == dev->ranges_cap) {
+		u32 cap = dev->ranges_cap ? dev->ranges_cap * 2 : 16;
+		struct btrfs_alloc_range *r = realloc(dev->ranges, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		dev->ranges = r;
+		dev->ranges_cap = cap;
+	}
+	/* kept sorted by start: the order the dev tree search walks them */
+	for (i = dev->nr_ranges; i > 0 && dev->ranges[i - 1].start > start; i--)
+		dev->ranges[i] = dev->ranges[i - 1];
+	dev->ranges[i].start = start;
+	dev->ranges[i].length = length;
+	dev->nr_ranges++;
+	return 0;
+}
+
+static struct btrfs_alloc_device *alloc_find_dev(struct btrfs_alloc_state *st, u64 devid)
+{
+	u32 i;
+
+	for (i = 0; i < st->nr_devs; i++)
+		if (st->devs[i].devid == devid)
+			return &st->devs[i];
+	return NULL;
+}
+
+static int cmp_alloc_devid(const void *a, const void *b)
+{
+	const struct btrfs_alloc_device *x = a, *y = b;
+
+	return x->devid < y->devid ? -1 : x->devid > y->devid;
+}
+
+/*
+ * The allocator's view after a mount: alloc_list in devid order
+ * (btrfs_open_devices() sorts the device list before opening), each
+ * device's total_bytes and bytes_used from its DEV_ITEM, its allocated
+ * ranges from the chunk stripes, and the end of the last chunk.
+ */
+int btrfs_alloc_state_init(const struct btrfs_fs_info *fs_info, u32 kernel_version,
+			   struct btrfs_alloc_state *st)
+{
+	u32 i, n = 0;
+	u16 s;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	st->devs = calloc(fs_info->nr_devices ? fs_info->nr_devices : 1, sizeof(*st->devs));
+	if (!st->devs)
+		return -ENOMEM;
+	for (i = 0; i < fs_info->nr_devices; i++) {
+		const struct btrfs_device *dev = &fs_info->devices[i];
+
+		if (!dev->in_chunk_tree)
+			continue;
+		st->devs[n].devid = dev->devid;
+		st->devs[n].total_bytes = dev->total_bytes;
+		st->devs[n].bytes_used = dev->bytes_used;
+		st->devs[n].writeable = dev->present && dev->writeable;
+		n++;
+	}
+	st->nr_devs = n;
+	btrfs_alloc_model(kernel_version, &st->model);
+	qsort(st->devs, n, sizeof(*st->devs), cmp_alloc_devid);
+	st->total_rw_bytes = fs_info->total_rw_bytes;
+	st->rw_devices = fs_info->rw_devices;
+	/* BTRFS_MAX_DEVS(): stripes that fit in one chunk item */
+	st->max_devs = (fs_info->nodesize - sizeof(struct btrfs_header) -
+			sizeof(struct btrfs_item) - sizeof(struct btrfs_chunk)) /
+		       sizeof(struct btrfs_stripe) + 1;
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = fs_info->chunks[i];
+
+		if (map->start + map->length > st->next_logical)
+			st->next_logical = map->start + map->length;
+		for (s = 0; s < map->num_stripes; s++) {
+			struct btrfs_alloc_device *dev = alloc_find_dev(st, map->stripes[s].devid);
+
+			if (!dev)
+				continue;
+			ret = alloc_add_range(dev, map->stripes[s].physical, map->stripe_size);
+			if (ret) {
+				btrfs_alloc_state_free(st);
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+void btrfs_alloc_state_free(struct btrfs_alloc_state *st)
+{
+	u32 i;
+
+	for (i = 0; i < st->nr_devs; i++)
+		free(st->devs[i].ranges);
+	free(st->devs);
+	memset(st, 0, sizeof(*st));
+}
+
+/*
+ * btrfs_remove_chunk(): the chunk's dev extents freed, its devices'
+ * bytes_used lowered (what the cleaner does to an unused block group).
+ */
+void btrfs_alloc_remove_chunk(struct btrfs_alloc_state *st,
+			      const struct btrfs_chunk_map *map)
+{
+	u16 s;
+	u32 i;
+
+	for (s = 0; s < map->num_stripes; s++) {
+		struct btrfs_alloc_device *dev = alloc_find_dev(st, map->stripes[s].devid);
+
+		if (!dev)
+			continue;
+		for (i = 0; i < dev->nr_ranges; i++) {
+			if (dev->ranges[i].start != map->stripes[s].physical)
+				continue;
+			memmove(&dev->ranges[i], &dev->ranges[i + 1],
+				(dev->nr_ranges - i - 1) * sizeof(dev->ranges[0]));
+			dev->nr_ranges--;
+			dev->bytes_used -= min_t(u64, dev->bytes_used, map->stripe_size);
+			break;
+		}
+	}
+}
+
+/*
+ * find_free_dev_extent(): walk the device's extents from the first MiB;
+ * the first hole of at least @num_bytes wins, else the largest hole (the
+ * first of equal ones).  Returns 0 with *start, or -ENOSPC with *start and
+ * *len of the largest hole.  Holes are measured between extents and up to
+ * total_bytes, as the dev tree search sees them; chunks made earlier in the
+ * replay count as the pending extents contains_pending_extent() skips.
+ */
+static int find_free_dev_extent(const struct btrfs_alloc_device *dev, u64 num_bytes,
+				u64 *start, u64 *len)
+{
+	u64 search_start = ALLOC_RANGE_RESERVED, search_end = dev->total_bytes;
+	u64 max_hole_start = search_start, max_hole_size = 0;
+	u32 i;
+
+	for (i = 0; i < dev->nr_ranges && search_start < search_end; i++) {
+		const struct btrfs_alloc_range *r = &dev->ranges[i];
+
+		if (r->start > search_end)
+			break;
+		if (r->start > search_start) {
+			u64 hole = r->start - search_start;
+
+			if (hole > max_hole_size) {
+				max_hole_start = search_start;
+				max_hole_size = hole;
+			}
+			if (hole >= num_bytes)
+				goto out;
+		}
+		if (r->start + r->length > search_start)
+			search_start = r->start + r->length;
+	}
+	if (search_end > search_start && search_end - search_start > max_hole_size) {
+		max_hole_start = search_start;
+		max_hole_size = search_end - search_start;
+	}
+out:
+	*start = max_hole_start;
+	*len = max_hole_size;
+	return max_hole_size >= num_bytes ? 0 : -ENOSPC;
+}
+
+/* btrfs_cmp_device_info(): most max_avail first, then most total_avail */
+static int cmp_device_info(const struct btrfs_device_info *a,
+			   const struct btrfs_device_info *b)
+{
+	if (a->max_avail > b->max_avail)
+		return -1;
+	if (a->max_avail < b->max_avail)
+		return 1;
+	if (a->total_avail > b->total_avail)
+		return -1;
+	if (a->total_avail < b->total_avail)
+		return 1;
+	return 0;
+}
+
+static void swap_device_info(struct btrfs_device_info *a, struct btrfs_device_info *b)
+{
+	struct btrfs_device_info t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* lib/sort.c parent(): (j - 1) / 2 in element indexes */
+static size_t heap_parent(size_t j)
+{
+	return (j - 1) / 2;
+}
+
+/*
+ * The kernel's sort() of lib/sort.c as 6.18 has it, on element indexes: a
+ * bottom-up heapsort that extracts two elements per round ("double-pop",
+ * 6.11), prefers the right child on equal ones in the sift-down, and
+ * finishes the last two or three elements apart.  Not stable: devices
+ * that compare equal end up in the order this leaves them, which decides
+ * which device gets which stripe (kernel test 050 holds it to RAID5,
+ * RAID6 and RAID10 chunks with equal devices).
+ */
+static void kernel_sort_device_info(struct btrfs_device_info *base, size_t num)
+{
+	size_t n = num, a = num / 2, shift = 0;
+
+	if (!a)
+		return;
+	for (;;) {
+		size_t b, c, d;
+
+		if (a) {
+			a -= (size_t)1 << shift;
+		} else if (n > 3) {
+			n--;
+			swap_device_info(&base[0], &base[n]);
+			shift = cmp_device_info(&base[1], &base[2]) <= 0;
+			a = (size_t)1 << shift;
+			n--;
+			swap_device_info(&base[a], &base[n]);
+		} else {
+			break;
+		}
+		for (b = a; c = 2 * b + 1, (d = c + 1) < n;)
+			b = cmp_device_info(&base[c], &base[d]) > 0 ? c : d;
+		if (d == n)
+			b = c;
+		while (b != a && cmp_device_info(&base[a], &base[b]) >= 0)
+			b = heap_parent(b);
+		c = b;
+		while (b != a) {
+			b = heap_parent(b);
+			swap_device_info(&base[b], &base[c]);
+		}
+	}
+	n--;
+	swap_device_info(&base[0], &base[n]);
+	if (n == 2 && cmp_device_info(&base[0], &base[1]) > 0)
+		swap_device_info(&base[0], &base[1]);
+}
+
+/* init_alloc_chunk_ctl() with init_alloc_chunk_ctl_policy_regular() */
+static void init_alloc_chunk_ctl(const struct btrfs_alloc_state *st, u64 type,
+				 u64 chunk_size, struct btrfs_alloc_chunk_ctl *ctl)
+{
+	enum btrfs_raid_types index = btrfs_bg_flags_to_raid_index(type);
+	const struct btrfs_raid_attr *attr = &btrfs_raid_array[index];
+	u64 tenth = st->total_rw_bytes / 10;	/* mult_perc(total_rw_bytes, 10) */
+
+	memset(ctl, 0, sizeof(*ctl));
+	ctl->type = type;
+	ctl->sub_stripes = attr->sub_stripes;
+	ctl->dev_stripes = attr->dev_stripes;
+	ctl->devs_max = alloc_devs_max[index] ? alloc_devs_max[index] : st->max_devs;
+	ctl->devs_min = attr->devs_min;
+	ctl->devs_increment = alloc_devs_increment[index];
+	ctl->ncopies = attr->ncopies;
+	ctl->nparity = attr->nparity;
+	if (st->model.space_info_chunk_size) {
+		/* v6.0: the space info's chunk_size (sysfs), stripes at most 1 GiB */
+		ctl->max_chunk_size = chunk_size;
+		ctl->max_stripe_size = min_t(u64, chunk_size, ALLOC_SZ_1G);
+	} else if (type & BTRFS_BLOCK_GROUP_DATA) {
+		ctl->max_stripe_size = ALLOC_SZ_1G;
+		ctl->max_chunk_size = st->model.data_max_chunk_size;
+	} else if (type & BTRFS_BLOCK_GROUP_METADATA) {
+		ctl->max_stripe_size = chunk_size;
+		ctl->max_chunk_size = chunk_size;
+	} else {
+		ctl->max_stripe_size = st->model.system_max_stripe_size;
+		ctl->max_chunk_size = st->model.system_max_chunk_size;
+	}
+	if (type & BTRFS_BLOCK_GROUP_SYSTEM)
+		ctl->devs_max = min_t(u32, ctl->devs_max, ALLOC_MAX_DEVS_SYS_CHUNK);
+	/* "We don't want a chunk larger than 10% of writable space" */
+	ctl->max_chunk_size = min_t(u64, tenth, ctl->max_chunk_size);
+	ctl->dev_extent_min = (u64)ctl->dev_stripes * BTRFS_STRIPE_LEN;
+}
+
+/*
+ * gather_device_info(): every writeable device with room for at least
+ * dev_extent_min, its hole from find_free_dev_extent() (the wanted size
+ * when a hole that big exists), sorted as the kernel sorts them.
+ */
+static u32 gather_device_info(const struct btrfs_alloc_state *st,
+			      const struct btrfs_alloc_chunk_ctl *ctl,
+			      struct btrfs_device_info *info)
+{
+	u64 want = ctl->max_stripe_size * ctl->dev_stripes;
+	u32 i, ndevs = 0;
+
+	for (i = 0; i < st->nr_devs && ndevs < st->rw_devices; i++) {
+		const struct btrfs_alloc_device *dev = &st->devs[i];
+		u64 total_avail, offset, max_avail;
+
+		if (!dev->writeable)
+			continue;
+		total_avail = dev->total_bytes > dev->bytes_used ?
+			      dev->total_bytes - dev->bytes_used : 0;
+		if (total_avail < ctl->dev_extent_min)
+			continue;
+		if (!find_free_dev_extent(dev, want, &offset, &max_avail))
+			max_avail = want;
+		if (max_avail < ctl->dev_extent_min)
+			continue;
+		info[ndevs].devid = dev->devid;
+		info[ndevs].dev_offset = offset;
+		info[ndevs].max_avail = max_avail;
+		info[ndevs].total_avail = total_avail;
+		ndevs++;
+	}
+	kernel_sort_device_info(info, ndevs);
+	return ndevs;
+}
+
+/* decide_stripe_size() with decide_stripe_size_regular() */
+static int decide_stripe_size(const struct btrfs_alloc_state *st,
+			      struct btrfs_alloc_chunk_ctl *ctl,
+			      const struct btrfs_device_info *info)
+{
+	u64 data_stripes;
+
+	ctl->ndevs -= ctl->ndevs % ctl->devs_increment;
+	if (ctl->ndevs < ctl->devs_min || !ctl->ndevs)
+		return -ENOSPC;
+	ctl->ndevs = min_t(u32, ctl->ndevs, ctl->devs_max);
+	ctl->stripe_size = info[ctl->ndevs - 1].max_avail / ctl->dev_stripes;
+	ctl->num_stripes = ctl->ndevs * ctl->dev_stripes;
+	data_stripes = (ctl->num_stripes - ctl->nparity) / ctl->ncopies;
+	if (!data_stripes)
+		return -ENOSPC;
+	if (ctl->stripe_size * data_stripes > ctl->max_chunk_size) {
+		u64 reduced = (ctl->max_chunk_size / data_stripes + ALLOC_SZ_16M - 1) /
+			      ALLOC_SZ_16M * ALLOC_SZ_16M;
+
+		ctl->stripe_size = min_t(u64, reduced, ctl->stripe_size);
+	}
+	if (st->model.stripe_size_1g_cap)
+		ctl->stripe_size = min_t(u64, ctl->stripe_size, ALLOC_SZ_1G);
+	ctl->stripe_size -= ctl->stripe_size % BTRFS_STRIPE_LEN;
+	ctl->chunk_size = ctl->stripe_size * data_stripes;
+	return ctl->chunk_size ? 0 : -ENOSPC;
+}
+
+/*
+ * create_chunk(): stripe i * dev_stripes + j on the i-th sorted device at
+ * its hole's start plus j stripes; the extents and bytes_used recorded.
+ */
+static struct btrfs_chunk_map *create_chunk(struct btrfs_alloc_state *st,
+					    const struct btrfs_alloc_chunk_ctl *ctl,
+					    const struct btrfs_device_info *info)
+{
+	struct btrfs_chunk_map *map;
+	u32 i, j, s = 0;
+
+	map = calloc(1, sizeof(*map) + ctl->num_stripes * sizeof(map->stripes[0]));
+	if (!map)
+		return NULL;
+	map->start = st->next_logical;		/* find_next_chunk() */
+	map->length = ctl->chunk_size;
+	map->stripe_len = BTRFS_STRIPE_LEN;
+	map->type = ctl->type;
+	map->stripe_size = ctl->stripe_size;
+	map->num_stripes = ctl->num_stripes;
+	map->sub_stripes = ctl->sub_stripes;
+	map->disk_sub_stripes = ctl->sub_stripes;
+	for (i = 0; i < ctl->ndevs; i++) {
+		struct btrfs_alloc_device *dev = alloc_find_dev(st, info[i].devid);
+
+		for (j = 0; j < ctl->dev_stripes; j++, s++) {
+			map->stripes[s].devid = info[i].devid;
+			map->stripes[s].physical = info[i].dev_offset + j * ctl->stripe_size;
+			if (alloc_add_range(dev, map->stripes[s].physical, ctl->stripe_size)) {
+				free(map);
+				return NULL;
+			}
+			dev->bytes_used += ctl->stripe_size;
+		}
+	}
+	st->next_logical += ctl->chunk_size;
+	return map;
+}
+
+/*
+ * btrfs_create_chunk(): the next chunk of @type (type and profile bits) as
+ * the kernel makes it, @chunk_size being the space info's chunk_size.
+ * Returns the new chunk map (the caller frees it), or NULL with *err
+ * -ENOSPC (no room: what the kernel returns) or -ENOMEM.
+ */
+struct btrfs_chunk_map *btrfs_alloc_create_chunk(struct btrfs_alloc_state *st, u64 type,
+						 u64 chunk_size, int *err)
+{
+	struct btrfs_alloc_chunk_ctl ctl;
+	struct btrfs_device_info *info;
+	struct btrfs_chunk_map *map = NULL;
+
+	*err = -ENOSPC;
+	if (!st->nr_devs || !st->rw_devices)
+		return NULL;
+	info = calloc(st->nr_devs, sizeof(*info));
+	if (!info) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	init_alloc_chunk_ctl(st, type, chunk_size, &ctl);
+	ctl.ndevs = gather_device_info(st, &ctl, info);
+	if (!decide_stripe_size(st, &ctl, info)) {
+		map = create_chunk(st, &ctl, info);
+		*err = map ? 0 : -ENOMEM;
+	}
+	free(info);
+	return map;
+}

@@ -67,4 +67,72 @@ int btrfs_map_block(struct btrfs_fs_info *fs_info, u64 logical, u64 length,
 int btrfs_verify_dev_extents(struct btrfs_fs_info *fs_info);
 void btrfs_free_chunk_maps(struct btrfs_fs_info *fs_info);
 
+/*
+ * The chunk allocator replayed (volumes.c, last section): btrfs_create_chunk()
+ * run forward on a copy of the devices' allocated ranges.
+ */
+#include "kernel-shared/kernel-version.h"
+
+struct btrfs_alloc_range {
+	u64 start;
+	u64 length;
+};
+
+/* A device on the allocator's alloc_list, with its allocated ranges */
+struct btrfs_alloc_device {
+	u64 devid;
+	u64 total_bytes;
+	u64 bytes_used;
+	bool writeable;
+	struct btrfs_alloc_range *ranges;	/* sorted by start */
+	u32 nr_ranges;
+	u32 ranges_cap;
+};
+
+struct btrfs_alloc_state {
+	struct btrfs_alloc_device *devs;	/* devid order, as after a mount */
+	u32 nr_devs;
+	u32 rw_devices;
+	u64 total_rw_bytes;
+	u64 next_logical;			/* find_next_chunk() */
+	u32 max_devs;				/* BTRFS_MAX_DEVS() */
+	struct btrfs_alloc_model model;
+};
+
+/* The kernel's struct btrfs_device_info, by devid */
+struct btrfs_device_info {
+	u64 devid;
+	u64 dev_offset;
+	u64 max_avail;
+	u64 total_avail;
+};
+
+/* The kernel's struct alloc_chunk_ctl */
+struct btrfs_alloc_chunk_ctl {
+	u64 type;
+	u32 num_stripes;
+	u32 sub_stripes;
+	u32 dev_stripes;
+	u32 devs_max;
+	u32 devs_min;
+	u32 devs_increment;
+	u32 ncopies;
+	u32 nparity;
+	u64 max_stripe_size;
+	u64 max_chunk_size;
+	u64 dev_extent_min;
+	u64 stripe_size;
+	u64 chunk_size;
+	u32 ndevs;
+};
+
+u32 btrfs_raid_devs_max(u64 flags);
+int btrfs_alloc_state_init(const struct btrfs_fs_info *fs_info, u32 kernel_version,
+			   struct btrfs_alloc_state *st);
+void btrfs_alloc_state_free(struct btrfs_alloc_state *st);
+void btrfs_alloc_remove_chunk(struct btrfs_alloc_state *st,
+			      const struct btrfs_chunk_map *map);
+struct btrfs_chunk_map *btrfs_alloc_create_chunk(struct btrfs_alloc_state *st, u64 type,
+						 u64 chunk_size, int *err);
+
 #endif

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * forecast: what can still be written before ENOSPC, the chunks the
+ * kernel will make on the way, and what no chunk can use
+ * (kernel-shared/forecast.c; formulas.md section 20).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmds/commands.h"
+#include "cmds/forecast.h"
+#include "cmds/report.h"
+#include "common/help.h"
+#include "common/messages.h"
+#include "common/parse-utils.h"
+#include "common/units.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/volumes.h"
+
+static const char * const cmd_forecast_usage[] = {
+	"btrfs-space forecast [options] <device|image> [<device|image>...]",
+	"Replay the kernel's chunk allocator: bytes writable before ENOSPC per type, the chunks made on the way, space no chunk can use",
+	"",
+	HELPINFO_GLOBALS,
+	"--kernel VERSION   kernel whose allocator to replay: 5.12 or later (default 6.18)",
+	"--data-profile P   what-if: new data chunks of profile P (single, dup, raid0, raid1,",
+	"                   raid1c3, raid1c4, raid10, raid5, raid6)",
+	"--metadata-profile P  what-if: new metadata chunks of profile P",
+	"--fail-below data=SIZE,metadata=SIZE",
+	"                   exit 3 when a type's writable bytes are below its limit",
+	HELPINFO_UNITS_SHORT_LONG,
+	NULL
+};
+
+enum {
+	OPT_KERNEL = GETOPT_VAL_EXTRA,
+	OPT_DATA_PROFILE,
+	OPT_METADATA_PROFILE,
+	OPT_FAIL_BELOW,
+};
+
+static const struct option forecast_longopts[] = {
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "data-profile", required_argument, NULL, OPT_DATA_PROFILE },
+	{ "metadata-profile", required_argument, NULL, OPT_METADATA_PROFILE },
+	{ "fail-below", required_argument, NULL, OPT_FAIL_BELOW },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct cmd_option_expect forecast_option_expect[] = {
+	{ OPT_KERNEL, "a kernel version 5.12 or later, such as 6.1 or 6.18" },
+	{ OPT_DATA_PROFILE, "single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5 or raid6" },
+	{ OPT_METADATA_PROFILE, "single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5 or raid6" },
+	{ OPT_FAIL_BELOW, "data=SIZE,metadata=SIZE (either or both)" },
+	{ 0, NULL }
+};
+
+struct forecast_args {
+	struct forecast_options fc;
+	bool data_limit_set;
+	u64 data_limit;
+	bool metadata_limit_set;
+	u64 metadata_limit;
+};
+
+static int parse_profile(const char *arg, u64 *bits)
+{
+	int i;
+
+	for (i = 0; i < BTRFS_NR_RAID_TYPES; i++) {
+		if (!strcmp(arg, btrfs_raid_array[i].name)) {
+			*bits = btrfs_raid_array[i].bg_flag;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* data=SIZE,metadata=SIZE, either part optional, each at most once */
+static int parse_fail_below(const char *arg, struct forecast_args *a)
+{
+	char buf[128], *tok, *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strncmp(tok, "data=", 5) && !a->data_limit_set) {
+			if (parse_size(tok + 5, &a->data_limit))
+				return -EINVAL;
+			a->data_limit_set = true;
+		} else if (!strncmp(tok, "metadata=", 9) && !a->metadata_limit_set) {
+			if (parse_size(tok + 9, &a->metadata_limit))
+				return -EINVAL;
+			a->metadata_limit_set = true;
+		} else {
+			return -EINVAL;
+		}
+	}
+	return a->data_limit_set || a->metadata_limit_set ? 0 : -EINVAL;
+}
+
+static int forecast_option(int opt, const char *arg, void *ctx)
+{
+	struct forecast_args *a = ctx;
+	u32 version;
+
+	switch (opt) {
+	case OPT_KERNEL:
+		if (btrfs_parse_kernel_version(arg, &version) ||
+		    version < KERNEL_VERSION(5, 12, 0))
+			return -EINVAL;
+		a->fc.kernel_version = version;
+		return 0;
+	case OPT_DATA_PROFILE:
+		a->fc.data_profile_set = true;
+		return parse_profile(arg, &a->fc.data_profile);
+	case OPT_METADATA_PROFILE:
+		a->fc.metadata_profile_set = true;
+		return parse_profile(arg, &a->fc.metadata_profile);
+	case OPT_FAIL_BELOW:
+		return parse_fail_below(arg, a);
+	default:
+		return -EINVAL;
+	}
+}
+
+static void print_chunk(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map)
+{
+	u16 s;
+
+	fmt_group_start(fctx, NULL, NULL);
+	fmt_u64(fctx, "logical", "logical", map->start);
+	fmt_size(fctx, "length", "length", map->length);
+	fmt_str(fctx, "type", "type", btrfs_bg_type_name(map->type));
+	fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(map->type));
+	fmt_u64(fctx, "flags", NULL, map->type);
+	fmt_size(fctx, "stripe_size", "stripe_size", map->stripe_size);
+	fmt_array_start(fctx, "stripes", "stripes");
+	for (s = 0; s < map->num_stripes; s++) {
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "devid", "devid", map->stripes[s].devid);
+		fmt_u64(fctx, "offset", "offset", map->stripes[s].physical);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+	fmt_group_end(fctx);
+}
+
+static void print_per_device(struct fmt_ctx *fctx, const char *key, const char *label,
+			     const struct btrfs_forecast *fc, const u64 *bytes)
+{
+	char k[24], l[32];
+	u32 i;
+
+	/* JSON: an object keyed by devid */
+	fmt_group_start(fctx, key, label);
+	for (i = 0; i < fc->nr_devs; i++) {
+		snprintf(k, sizeof(k), "%llu", (unsigned long long)fc->devids[i]);
+		snprintf(l, sizeof(l), "devid %llu", (unsigned long long)fc->devids[i]);
+		fmt_size(fctx, k, l, bytes[i]);
+	}
+	fmt_group_end(fctx);
+}
+
+static void print_fill(struct fmt_ctx *fctx, const char *key, const char *label,
+		       const struct btrfs_forecast *fc, const struct forecast_fill *fill)
+{
+	u32 i;
+
+	if (!fill->present)
+		return;
+	fmt_group_start(fctx, key, label);
+	fmt_str(fctx, "space_info", "Space info", fill->name);
+	fmt_str(fctx, "profile", "Profile", btrfs_bg_profile_name(fill->profile));
+	fmt_size(fctx, "writable_bytes", "Writable", fill->writable_bytes);
+	fmt_size(fctx, "free_existing", "Free in block groups", fill->free_existing);
+	fmt_size(fctx, "new_chunk_bytes", "In new chunks", fill->new_chunk_bytes);
+	if (fill->type == BTRFS_BLOCK_GROUP_METADATA)
+		fmt_size(fctx, "global_rsv_held", "Held by global reserve", fill->global_rsv_held);
+	fmt_size(fctx, "writable_if_kept", "Writable if unused kept", fill->writable_if_kept);
+	fmt_u64(fctx, "nr_new_chunks", "New chunks", fill->nr_chunks);
+	fmt_array_start(fctx, "new_chunks", "New chunks");
+	for (i = 0; i < fill->nr_chunks; i++)
+		print_chunk(fctx, fill->chunks[i]);
+	fmt_array_end(fctx);
+	print_per_device(fctx, "unallocatable_hard", "Unallocatable, hard", fc, fill->hard);
+	print_per_device(fctx, "unallocatable_soft", "Unallocatable, soft", fc, fill->soft);
+	fmt_group_end(fctx);
+}
+
+void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
+{
+	char version[32];
+	u32 i;
+
+	fmt_group_start(fctx, "forecast", "Forecast (formulas.md section 20)");
+	fmt_str(fctx, "kernel", "Kernel",
+		btrfs_kernel_version_str(fc->kernel_version, version, sizeof(version)));
+	fmt_array_start(fctx, "unused_block_groups", "Deleted by the cleaner after mount");
+	for (i = 0; i < fc->nr_unused_bgs; i++) {
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "start", "start", fc->unused_bgs[i]);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+	print_fill(fctx, "data_fill", "Data fill (nothing else growing)", fc, &fc->data);
+	print_fill(fctx, "metadata_fill", "Metadata fill (nothing else growing)", fc,
+		   &fc->metadata);
+	if (fc->mixed_estimate_present) {
+		fmt_group_start(fctx, "mixed_estimate",
+				"Data with metadata at the current ratio (an estimate)");
+		fmt_ratio(fctx, "metadata_ratio", "Metadata per data byte", fc->metadata_ratio);
+		fmt_size(fctx, "data_bytes", "Data", fc->mixed_data_bytes);
+		fmt_size(fctx, "metadata_bytes", "Metadata", fc->mixed_metadata_bytes);
+		fmt_group_end(fctx);
+	}
+	fmt_group_end(fctx);
+}
+
+/* One line naming what is below which limit; returns 3 when any is */
+static int check_limits(const struct forecast_args *a, const struct btrfs_forecast *fc,
+			unsigned int units)
+{
+	const struct forecast_fill *meta = fc->metadata.present ? &fc->metadata : &fc->data;
+	char line[256] = "", have[64], limit[64];
+	int ret = 0;
+
+	if (a->data_limit_set && fc->data.writable_bytes < a->data_limit) {
+		pretty_size_mode(fc->data.writable_bytes, units, have, sizeof(have));
+		pretty_size_mode(a->data_limit, units, limit, sizeof(limit));
+		snprintf(line, sizeof(line), "%s can grow by %s, below data=%s",
+			 fc->data.name, have, limit);
+		ret = EXIT_BELOW_LIMIT;
+	}
+	if (a->metadata_limit_set && meta->writable_bytes < a->metadata_limit) {
+		size_t len = strlen(line);
+
+		pretty_size_mode(meta->writable_bytes, units, have, sizeof(have));
+		pretty_size_mode(a->metadata_limit, units, limit, sizeof(limit));
+		snprintf(line + len, sizeof(line) - len, "%s%s can grow by %s, below metadata=%s",
+			 len ? "; " : "", meta->name, have, limit);
+		ret = EXIT_BELOW_LIMIT;
+	}
+	if (ret)
+		error("forecast: %s", line);
+	return ret;
+}
+
+static int cmd_forecast(const struct cmd_struct *cmd, const struct cmd_options *global,
+			int argc, char **argv)
+{
+	struct cmd_options opts = *global;
+	struct forecast_args args = { 0 };
+	struct cmd_extra_options extra = {
+		.longopts = forecast_longopts,
+		.handle = forecast_option,
+		.ctx = &args,
+		.expect = forecast_option_expect,
+	};
+	struct report_options ropts;
+	struct btrfs_fs_info fs_info;
+	struct space_report report;
+	struct btrfs_forecast fc;
+	struct fmt_ctx fctx;
+	int first, ret;
+
+	forecast_options_init(&args.fc);
+	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
+	if (ret)
+		return ret == CMD_HELP_SHOWN ? 0 : ret;
+	if (first >= argc)
+		return cmd_missing_device(cmd);
+	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, true);
+	if (ret)
+		goto out;
+	report_options_init(&ropts);
+	ropts.kernel_version = args.fc.kernel_version;
+	if (btrfs_build_space_report(&fs_info, &ropts, &report)) {
+		ret = cmd_out_of_memory();
+		goto out;
+	}
+	if (btrfs_build_forecast(&report, &args.fc, &fc)) {
+		ret = cmd_out_of_memory();
+		goto out_report;
+	}
+	fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
+	print_mode(&fctx, &fs_info);
+	print_forecast_section(&fctx, &fc);
+	fmt_end(&fctx);
+	ret = check_limits(&args, &fc, opts.units);
+	btrfs_free_forecast(&fc);
+out_report:
+	btrfs_free_space_report(&report);
+out:
+	btrfs_close_fs(&fs_info);
+	return ret;
+}
+DEFINE_COMMAND(forecast, "forecast");

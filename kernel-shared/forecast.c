@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The forecast (forecast.h).  A fill writes one type until ENOSPC, as
+ * fallocate in a loop does: the free space of the type's writable block
+ * groups, then one chunk after another, each made by the allocator
+ * replayed (volumes.c, btrfs_create_chunk()), each preceded by
+ * check_system_chunk() of fs/btrfs/block-group.c; it ends at the first
+ * -ENOSPC, which is where btrfs_chunk_alloc() gives up and the data
+ * reservation fails.  Before the fill the cleaner's
+ * btrfs_delete_unused_bgs() (block-group.c, 6.18) is applied.
+ * Documentation/formulas.md section 20.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel-shared/block-group.h"
+#include "kernel-shared/forecast.h"
+#include "kernel-shared/volumes.h"
+
+/* a bound on chunks per fill: 10^5 chunks are 10^5 dev extents on a device */
+#define FORECAST_MAX_CHUNKS	100000
+#define FORECAST_MAX_LEVEL	8	/* BTRFS_MAX_LEVEL */
+
+void forecast_options_init(struct forecast_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->kernel_version = BTRFS_DEFAULT_KERNEL;
+}
+
+static const struct space_report_space_info *find_space(const struct space_report *report,
+							  u64 type)
+{
+	int i;
+
+	for (i = 0; i < report->nr_space_infos; i++)
+		if ((report->space_infos[i].info.flags & BTRFS_BLOCK_GROUP_TYPE_MASK) == type)
+			return &report->space_infos[i];
+	return NULL;
+}
+
+static u64 space_held(const struct btrfs_space_info *si)
+{
+	return si->bytes_used + si->bytes_reserved + si->bytes_pinned +
+	       si->bytes_readonly + si->bytes_zone_unusable + si->bytes_may_use;
+}
+
+/* What a writable block group can still take: length - used - bytes_super */
+static u64 bg_free(const struct btrfs_block_group *bg)
+{
+	u64 held = bg->used + bg->bytes_super;
+
+	if (bg->ro || held >= bg->length)
+		return 0;
+	return bg->length - held;
+}
+
+static bool same_list(const struct btrfs_block_group *a, const struct btrfs_block_group *b)
+{
+	return (a->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) ==
+	       (b->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) &&
+	       btrfs_bg_flags_to_raid_index(a->flags) == btrfs_bg_flags_to_raid_index(b->flags);
+}
+
+/*
+ * btrfs_delete_unused_bgs(): a block group with nothing used, not
+ * read-only, is deleted unless it is the only one of its profile in its
+ * space info (list_is_singular(), which keeps the profile known) or the
+ * space info without it could not hold what is used and reserved there
+ * (total_bytes - length < btrfs_space_info_used(sinfo, true)).  Block
+ * groups are taken in the order the mount marked them: by start.
+ */
+static int find_unused_bgs(const struct space_report *report, struct btrfs_forecast *fc)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	u64 total[BTRFS_NR_SPACE_INFOS] = { 0 };
+	u32 i, j;
+	int s;
+
+	for (s = 0; s < report->nr_space_infos; s++)
+		total[s] = report->space_infos[s].info.total_bytes;
+	fc->unused_bgs = calloc(fs_info->nr_block_groups ? fs_info->nr_block_groups : 1,
+				sizeof(u64));
+	if (!fc->unused_bgs)
+		return -ENOMEM;
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+		u32 siblings = 0;
+
+		if (bg->used || bg->ro || report->live)
+			continue;
+		for (j = 0; j < fs_info->nr_block_groups; j++)
+			siblings += same_list(bg, &fs_info->block_groups[j]);
+		if (siblings < 2)
+			continue;
+		for (s = 0; s < report->nr_space_infos; s++) {
+			const struct btrfs_space_info *si = &report->space_infos[s].info;
+
+			if ((si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) !=
+			    (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK))
+				continue;
+			if (total[s] < bg->length || total[s] - bg->length < space_held(si))
+				break;
+			total[s] -= bg->length;
+			fc->unused_bgs[fc->nr_unused_bgs++] = bg->start;
+			break;
+		}
+	}
+	return 0;
+}
+
+static bool is_unused(const struct btrfs_forecast *fc, u64 start)
+{
+	u32 i;
+
+	for (i = 0; i < fc->nr_unused_bgs; i++)
+		if (fc->unused_bgs[i] == start)
+			return true;
+	return false;
+}
+
+/* The state a fill starts from; @cleaner: the unused block groups deleted */
+static int fill_state(const struct space_report *report, const struct btrfs_forecast *fc,
+		      bool cleaner, struct btrfs_alloc_state *st)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	u32 i;
+	int ret;
+
+	ret = btrfs_alloc_state_init(fs_info, fc->kernel_version, st);
+	if (ret || !cleaner)
+		return ret;
+	for (i = 0; i < fs_info->nr_block_groups; i++)
+		if (is_unused(fc, fs_info->block_groups[i].start))
+			btrfs_alloc_remove_chunk(st, fs_info->block_groups[i].map);
+	return 0;
+}
+
+static u64 free_of_type(const struct space_report *report, const struct btrfs_forecast *fc,
+			u64 type, bool cleaner)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		if ((bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) != type)
+			continue;
+		if (cleaner && is_unused(fc, bg->start))
+			continue;
+		sum += bg_free(bg);
+	}
+	return sum;
+}
+
+/* What the chunk tree, in the SYSTEM space, has room for while chunks are made */
+struct system_room {
+	u64 left;		/* total - used, readonly, reserved, may_use */
+	u64 profile;
+	u64 chunk_size;
+	u64 item_bytes;		/* chunk items added to the chunk tree */
+	u64 leaves_charged;
+	u32 nodesize;
+};
+
+static void system_room_init(const struct space_report *report, struct system_room *room)
+{
+	const struct space_report_space_info *sys = find_space(report, BTRFS_BLOCK_GROUP_SYSTEM);
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+
+	memset(room, 0, sizeof(*room));
+	room->nodesize = fs_info->nodesize;
+	room->profile = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_SYSTEM);
+	room->chunk_size = sys ? sys->info.chunk_size : 32ULL << 20;
+	if (sys && sys->info.total_bytes > space_held(&sys->info))
+		room->left = sys->info.total_bytes - space_held(&sys->info);
+}
+
+/*
+ * The chunk tree grows by one chunk item (25-byte item header, 48-byte
+ * chunk, 32 bytes per stripe) per chunk; a new leaf is charged to the
+ * SYSTEM space each time the added items fill one.  An estimate: the
+ * kernel's leaves split at other points, and COW copies are freed at commit.
+ */
+static void system_room_charge(struct system_room *room, const struct btrfs_chunk_map *map)
+{
+	u64 capacity = room->nodesize - sizeof(struct btrfs_header);
+	u64 leaves;
+
+	room->item_bytes += sizeof(struct btrfs_item) + sizeof(struct btrfs_chunk) +
+			    (u64)(map->num_stripes - 1) * sizeof(struct btrfs_stripe);
+	leaves = (room->item_bytes + capacity - 1) / capacity;
+	while (room->leaves_charged < leaves) {
+		room->left -= min_t(u64, room->left, room->nodesize);
+		room->leaves_charged++;
+	}
+}
+
+static int add_chunk(struct forecast_fill *fill, struct btrfs_chunk_map *map)
+{
+	struct btrfs_chunk_map **chunks;
+
+	chunks = realloc(fill->chunks, (fill->nr_chunks + 1) * sizeof(*chunks));
+	if (!chunks) {
+		free(map);
+		return -ENOMEM;
+	}
+	fill->chunks = chunks;
+	fill->chunks[fill->nr_chunks++] = map;
+	return 0;
+}
+
+/*
+ * check_system_chunk(): before a chunk of @type, room for updating
+ * num_devs device items and inserting one chunk item,
+ * calc_metadata_size(num_devs) + calc_insert_metadata_size(1); a SYSTEM
+ * chunk is made when the SYSTEM space has less (a failure is ignored).
+ */
+static int check_system_chunk(struct btrfs_alloc_state *st, struct system_room *room,
+			      u64 type, struct forecast_fill *fill)
+{
+	u64 num_devs = btrfs_raid_devs_max(type);
+	struct btrfs_chunk_map *map;
+	u64 bytes;
+	int err;
+
+	if (!num_devs)
+		num_devs = st->rw_devices;
+	bytes = (u64)room->nodesize * FORECAST_MAX_LEVEL * num_devs +
+		(u64)room->nodesize * FORECAST_MAX_LEVEL * 2;
+	if (room->left >= bytes)
+		return 0;
+	map = btrfs_alloc_create_chunk(st, BTRFS_BLOCK_GROUP_SYSTEM | room->profile,
+				       room->chunk_size, &err);
+	if (!map)
+		return err == -ENOMEM ? err : 0;
+	room->left += map->length - btrfs_chunk_map_bytes_super(map);
+	system_room_charge(room, map);
+	if (!fill) {
+		free(map);
+		return 0;
+	}
+	return add_chunk(fill, map);
+}
+
+/*
+ * Chunks of @type (type and profile) until -ENOSPC.  Returns the usable bytes they
+ * add (length - bytes_super of each), or a negative errno in *err.  With
+ * @fill NULL the chunks are made and dropped; at most @max chunks.
+ */
+static u64 allocate_chunks(struct btrfs_alloc_state *st, struct system_room *room,
+			   u64 type, u64 chunk_size, struct forecast_fill *fill,
+			   u32 max, int *err)
+{
+	u64 bytes = 0;
+	u32 n;
+
+	*err = 0;
+	for (n = 0; n < max; n++) {
+		struct btrfs_chunk_map *map;
+		int ret;
+
+		*err = check_system_chunk(st, room, type, fill);
+		if (*err)
+			return bytes;
+		map = btrfs_alloc_create_chunk(st, type, chunk_size, &ret);
+		if (!map) {
+			if (ret == -ENOMEM)
+				*err = ret;
+			return bytes;
+		}
+		bytes += map->length - btrfs_chunk_map_bytes_super(map);
+		system_room_charge(room, map);
+		if (!fill) {
+			free(map);
+			continue;
+		}
+		*err = add_chunk(fill, map);
+		if (*err)
+			return bytes;
+	}
+	return bytes;
+}
+
+static void unallocated_now(const struct btrfs_alloc_state *st, u64 *out)
+{
+	u32 i;
+
+	for (i = 0; i < st->nr_devs; i++)
+		out[i] = st->devs[i].total_bytes > st->devs[i].bytes_used ?
+			 st->devs[i].total_bytes - st->devs[i].bytes_used : 0;
+}
+
+static void setup_fill(const struct space_report *report, const struct forecast_options *opts,
+		       u64 type, const char *name, struct forecast_fill *fill)
+{
+	const struct space_report_space_info *si = find_space(report, type);
+	bool is_data = type & BTRFS_BLOCK_GROUP_DATA;
+	bool set = is_data ? opts->data_profile_set : opts->metadata_profile_set;
+
+	fill->present = si != NULL;
+	fill->name = name;
+	fill->type = type;
+	fill->chunk_size = si ? si->info.chunk_size : 0;
+	if (set)
+		fill->profile = is_data ? opts->data_profile : opts->metadata_profile;
+	else
+		fill->profile = btrfs_get_alloc_profile(report->fs_info, type) &
+				BTRFS_BLOCK_GROUP_PROFILE_MASK;
+}
+
+/*
+ * One fill: the free space and the new chunks, then what is left on each
+ * device split into what @other's profile could still take (soft) and
+ * what nothing can (hard).
+ */
+static int run_fill(const struct space_report *report, const struct btrfs_forecast *fc,
+		    struct forecast_fill *fill, const struct forecast_fill *other,
+		    bool cleaner)
+{
+	struct btrfs_alloc_state st;
+	struct system_room room;
+	u64 *left = NULL;
+	u64 added;
+	u32 i;
+	int ret;
+
+	ret = fill_state(report, fc, cleaner, &st);
+	if (ret)
+		return ret;
+	system_room_init(report, &room);
+	fill->free_existing = free_of_type(report, fc, fill->type, cleaner);
+	added = allocate_chunks(&st, &room, fill->type | fill->profile,
+				fill->chunk_size, fill, FORECAST_MAX_CHUNKS, &ret);
+	if (ret)
+		goto out;
+	fill->new_chunk_bytes = added;
+	left = calloc(st.nr_devs ? st.nr_devs : 1, sizeof(*left));
+	ret = -ENOMEM;
+	if (!left)
+		goto out;
+	unallocated_now(&st, left);
+	unallocated_now(&st, fill->hard);
+	memset(fill->soft, 0, st.nr_devs * sizeof(*fill->soft));
+	if (other && other->present) {
+		allocate_chunks(&st, &room, other->type | other->profile,
+				other->chunk_size, NULL, FORECAST_MAX_CHUNKS, &ret);
+		if (ret)
+			goto out;
+		unallocated_now(&st, fill->hard);
+		for (i = 0; i < st.nr_devs; i++)
+			fill->soft[i] = left[i] - fill->hard[i];
+	}
+	ret = 0;
+out:
+	free(left);
+	btrfs_alloc_state_free(&st);
+	return ret;
+}
+
+static void free_fill_chunks(struct forecast_fill *fill)
+{
+	u32 i;
+
+	for (i = 0; i < fill->nr_chunks; i++)
+		free(fill->chunks[i]);
+	free(fill->chunks);
+	fill->chunks = NULL;
+	fill->nr_chunks = 0;
+}
+
+static u64 writable_of(const struct forecast_fill *fill, u64 global_rsv)
+{
+	u64 all = fill->free_existing + fill->new_chunk_bytes;
+
+	if (fill->type & BTRFS_BLOCK_GROUP_METADATA)
+		return all > global_rsv ? all - global_rsv : 0;
+	return all;
+}
+
+/*
+ * Both ways: first with the unused block groups kept (writable_if_kept),
+ * then deleted as the cleaner will, which is the fill reported.
+ */
+static int forecast_fill(const struct space_report *report, struct btrfs_forecast *fc,
+			 struct forecast_fill *fill, const struct forecast_fill *other)
+{
+	u64 rsv = report->global_rsv_size;
+	int ret;
+
+	if (!fill->present)
+		return 0;
+	fill->hard = calloc(fc->nr_devs ? fc->nr_devs : 1, sizeof(u64));
+	fill->soft = calloc(fc->nr_devs ? fc->nr_devs : 1, sizeof(u64));
+	if (!fill->hard || !fill->soft)
+		return -ENOMEM;
+	ret = run_fill(report, fc, fill, other, false);
+	if (ret)
+		return ret;
+	fill->writable_if_kept = writable_of(fill, rsv);
+	free_fill_chunks(fill);
+	ret = run_fill(report, fc, fill, other, true);
+	if (ret)
+		return ret;
+	fill->writable_bytes = writable_of(fill, rsv);
+	if (fill->type & BTRFS_BLOCK_GROUP_METADATA)
+		fill->global_rsv_held = min_t(u64, rsv, fill->free_existing +
+					      fill->new_chunk_bytes);
+	return 0;
+}
+
+/*
+ * Data written with metadata growing at the current ratio (metadata used
+ * over data used): the two fills interleaved, each type taking a new
+ * chunk when its free space runs out, until one cannot.  An estimate: real
+ * metadata growth is not proportional, and the kernel allocates metadata
+ * chunks ahead (should_alloc_chunk()).
+ */
+static int mixed_estimate(const struct space_report *report, struct btrfs_forecast *fc)
+{
+	const struct space_report_space_info *d = find_space(report, BTRFS_BLOCK_GROUP_DATA);
+	const struct space_report_space_info *m = find_space(report, BTRFS_BLOCK_GROUP_METADATA);
+	struct btrfs_alloc_state st;
+	struct system_room room;
+	u64 dfree, mfree, rsv = report->global_rsv_size;
+	u32 n;
+	int ret;
+
+	if (!d || !m || !d->info.bytes_used || !fc->metadata.present)
+		return 0;
+	fc->metadata_ratio = (double)m->info.bytes_used / (double)d->info.bytes_used;
+	ret = fill_state(report, fc, true, &st);
+	if (ret)
+		return ret;
+	system_room_init(report, &room);
+	dfree = fc->data.free_existing;
+	mfree = fc->metadata.free_existing > rsv ? fc->metadata.free_existing - rsv : 0;
+	for (n = 0; n < 2 * FORECAST_MAX_CHUNKS; n++) {
+		double by_meta = (double)mfree / fc->metadata_ratio;
+		u64 x = by_meta < (double)dfree ? (u64)by_meta : dfree;
+		u64 mx = (u64)((double)x * fc->metadata_ratio);
+		const struct forecast_fill *need;
+		u64 got;
+
+		fc->mixed_data_bytes += x;
+		fc->mixed_metadata_bytes += mx;
+		dfree -= x;
+		mfree -= min_t(u64, mfree, mx);
+		need = dfree ? &fc->metadata : &fc->data;
+		got = allocate_chunks(&st, &room, need->type | need->profile,
+				      need->chunk_size, NULL, 1, &ret);
+		if (ret || !got)
+			break;
+		if (need == &fc->data)
+			dfree += got;
+		else
+			mfree += got;
+	}
+	fc->mixed_estimate_present = !ret;
+	btrfs_alloc_state_free(&st);
+	return ret;
+}
+
+int btrfs_build_forecast(const struct space_report *report,
+			 const struct forecast_options *opts,
+			 struct btrfs_forecast *fc)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	bool mixed = btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS);
+	struct btrfs_alloc_state st;
+	u32 i;
+	int ret;
+
+	memset(fc, 0, sizeof(*fc));
+	fc->kernel_version = opts->kernel_version;
+	ret = btrfs_alloc_state_init(fs_info, fc->kernel_version, &st);
+	if (ret)
+		return ret;
+	fc->nr_devs = st.nr_devs;
+	fc->devids = calloc(st.nr_devs ? st.nr_devs : 1, sizeof(u64));
+	for (i = 0; fc->devids && i < st.nr_devs; i++)
+		fc->devids[i] = st.devs[i].devid;
+	btrfs_alloc_state_free(&st);
+	if (!fc->devids)
+		return -ENOMEM;
+	ret = find_unused_bgs(report, fc);
+	if (ret)
+		return ret;
+	if (mixed) {
+		setup_fill(report, opts, BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA,
+			   "mixed", &fc->data);
+	} else {
+		setup_fill(report, opts, BTRFS_BLOCK_GROUP_DATA, "data", &fc->data);
+		setup_fill(report, opts, BTRFS_BLOCK_GROUP_METADATA, "metadata", &fc->metadata);
+	}
+	ret = forecast_fill(report, fc, &fc->data, &fc->metadata);
+	if (!ret)
+		ret = forecast_fill(report, fc, &fc->metadata, &fc->data);
+	if (!ret)
+		ret = mixed_estimate(report, fc);
+	return ret;
+}
+
+static void free_fill(struct forecast_fill *fill)
+{
+	free_fill_chunks(fill);
+	free(fill->hard);
+	free(fill->soft);
+}
+
+void btrfs_free_forecast(struct btrfs_forecast *fc)
+{
+	free_fill(&fc->data);
+	free_fill(&fc->metadata);
+	free(fc->devids);
+	free(fc->unused_bgs);
+	memset(fc, 0, sizeof(*fc));
+}
+
+/*
+ * A full chunk: the first chunk the allocator makes on this filesystem's
+ * writeable devices with nothing allocated on them.
+ */
+u64 btrfs_forecast_full_chunk(const struct space_report *report, u64 type,
+			      u64 chunk_size)
+{
+	struct btrfs_alloc_state st;
+	struct btrfs_chunk_map *map;
+	u64 length = 0;
+	u32 i;
+	int err;
+
+	if (btrfs_alloc_state_init(report->fs_info, report->reserve.kernel_version, &st))
+		return 0;
+	for (i = 0; i < st.nr_devs; i++) {
+		st.devs[i].nr_ranges = 0;
+		st.devs[i].bytes_used = 0;
+	}
+	map = btrfs_alloc_create_chunk(&st, type, chunk_size, &err);
+	if (map)
+		length = map->length;
+	free(map);
+	btrfs_alloc_state_free(&st);
+	return length;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The forecast: what can still be written before ENOSPC, and the chunks
+ * the kernel makes on the way, by the chunk allocator replayed
+ * (volumes.c).  No kernel twin; formulas.md section 20 states the model.
+ */
+#ifndef BTRFS_SPACE_FORECAST_H
+#define BTRFS_SPACE_FORECAST_H
+
+#include "kernel-shared/report.h"
+
+/* One fill: one type written until ENOSPC with nothing else growing */
+struct forecast_fill {
+	bool present;
+	const char *name;		/* data, metadata, mixed */
+	u64 type;			/* block group type bits */
+	u64 profile;			/* profile bits of the new chunks */
+	u64 chunk_size;			/* the space info's chunk_size */
+	u64 free_existing;		/* free in the existing writable block groups */
+	u64 new_chunk_bytes;		/* usable bytes of the new chunks */
+	u64 global_rsv_held;		/* metadata: the global reserve's part */
+	u64 writable_bytes;		/* free_existing + new_chunk_bytes - held */
+	u64 writable_if_kept;		/* the same, empty block groups not deleted */
+	struct btrfs_chunk_map **chunks;	/* new chunks in order, SYSTEM ones included */
+	u32 nr_chunks;
+	u64 *hard;			/* per device (forecast devids): no chunk of any profile */
+	u64 *soft;			/* usable only by the other type's profile */
+};
+
+struct forecast_options {
+	u32 kernel_version;
+	bool data_profile_set;
+	u64 data_profile;		/* profile bits, 0 = single */
+	bool metadata_profile_set;
+	u64 metadata_profile;
+};
+
+struct btrfs_forecast {
+	u32 kernel_version;
+	u32 nr_devs;
+	u64 *devids;			/* alloc_list order: devid */
+	struct forecast_fill data;	/* data, or mixed */
+	struct forecast_fill metadata;	/* absent on mixed block groups */
+	u64 *unused_bgs;		/* deleted by btrfs_delete_unused_bgs() after mount */
+	u32 nr_unused_bgs;
+	/* data with metadata growing at the current ratio: an estimate */
+	bool mixed_estimate_present;
+	double metadata_ratio;		/* metadata used / data used */
+	u64 mixed_data_bytes;
+	u64 mixed_metadata_bytes;
+};
+
+void forecast_options_init(struct forecast_options *opts);
+int btrfs_build_forecast(const struct space_report *report,
+			 const struct forecast_options *opts,
+			 struct btrfs_forecast *fc);
+void btrfs_free_forecast(struct btrfs_forecast *fc);
+
+/* A full chunk of @type|@profile, as made on empty devices of this filesystem */
+u64 btrfs_forecast_full_chunk(const struct space_report *report, u64 type,
+			      u64 chunk_size);
+
+#endif

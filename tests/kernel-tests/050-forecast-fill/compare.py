@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+# compare.py FORECAST.json BEFORE.txt AFTER.txt FILLED: the chunks the
+# kernel made during the fill (in the chunk tree dump after, not before)
+# must be the forecast's data_fill.new_chunks exactly (logical, length,
+# type and profile, every stripe's devid and offset, in order), and the
+# bytes preallocated within 0.5 % or 4 MiB of data_fill.writable_bytes.
+import json
+import re
+import sys
+
+BITS = {"DATA": 1, "SYSTEM": 2, "METADATA": 4, "RAID0": 8, "RAID1": 16,
+        "DUP": 32, "RAID10": 64, "RAID5": 128, "RAID6": 256,
+        "RAID1C3": 512, "RAID1C4": 1024, "single": 0}
+
+
+def parse_dump(path):
+    """The CHUNK_ITEMs of `btrfs inspect-internal dump-tree -t chunk`."""
+    chunks = {}
+    cur = None
+    for line in open(path):
+        m = re.search(r"key \(FIRST_CHUNK_TREE CHUNK_ITEM (\d+)\)", line)
+        if m:
+            cur = {"logical": int(m.group(1)), "stripes": []}
+            chunks[cur["logical"]] = cur
+            continue
+        if cur is None:
+            continue
+        m = re.search(r"length (\d+) owner \d+ stripe_len \d+ type (\S+)", line)
+        if m:
+            cur["length"] = int(m.group(1))
+            cur["flags"] = sum(BITS[t] for t in m.group(2).split("|"))
+            continue
+        m = re.search(r"stripe \d+ devid (\d+) offset (\d+)", line)
+        if m:
+            cur["stripes"].append((int(m.group(1)), int(m.group(2))))
+            continue
+        if "key (" in line:
+            cur = None
+    return chunks
+
+
+def main():
+    fc = json.load(open(sys.argv[1]))["forecast"]
+    before = parse_dump(sys.argv[2])
+    after = parse_dump(sys.argv[3])
+    filled = int(open(sys.argv[4]).read())
+    fill = fc["data_fill"]
+    made = [after[k] for k in sorted(after) if k not in before]
+    gone = [k for k in before if k not in after]
+    want = [{"logical": c["logical"], "length": c["length"], "flags": c["flags"],
+             "stripes": [(s["devid"], s["offset"]) for s in c["stripes"]]}
+            for c in fill["new_chunks"]]
+    ok = True
+    if gone:
+        print("chunks deleted during the fill: %s" % gone)
+        ok = False
+    if made != want:
+        print("kernel made %d chunks, forecast %d" % (len(made), len(want)))
+        for c in made:
+            print("  kernel   %s" % c)
+        for c in want:
+            print("  forecast %s" % c)
+        ok = False
+    w = fill["writable_bytes"]
+    diff = abs(filled - w)
+    print("    chunks: %d made, %d forecast; preallocated %d, writable_bytes %d, diff %d (%.3f %%)"
+          % (len(made), len(want), filled, w, diff, 100.0 * diff / max(w, 1)))
+    if diff > max(w * 0.005, 4 << 20):
+        print("preallocated %d is not within 0.5 %% or 4 MiB of writable_bytes %d" % (filled, w))
+        ok = False
+    sys.exit(0 if ok else 1)
+
+
+main()
