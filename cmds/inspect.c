@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include "cmds/commands.h"
+#include "cmds/forecast.h"
 #include "cmds/model-options.h"
 #include "cmds/mount-estimate.h"
 #include "cmds/report.h"
@@ -119,6 +120,7 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 	print_overcommit_section(&fctx, &report);
 	print_preempt_section(&fctx, &report);
 	print_block_groups_summary(&fctx, &report);
+	print_forecast_section(&fctx, &summary.forecast);
 	print_mount_estimate(&fctx, &est, &args.mount);
 	print_io_section(&fctx, &report);
 	fmt_end(&fctx);

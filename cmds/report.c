@@ -418,6 +418,16 @@ static void print_summary_space(struct fmt_ctx *fctx, const struct summary_space
 	fmt_u64(fctx, "new_chunks", "New chunks that fit", s->new_chunks);
 	fmt_size(fctx, "new_chunk_bytes", "Their bytes", s->new_chunk_bytes);
 	print_level(fctx, s->level, s->rule);
+	if (s->headroom_present) {
+		/* the forecast's fill: formulas.md section 20 */
+		fmt_group_start(fctx, "headroom", "Headroom before ENOSPC");
+		fmt_size(fctx, "bytes", "Can grow by", s->headroom);
+		if (s->flags_metadata)
+			fmt_size(fctx, "global_rsv_held", "Held by global reserve",
+				 s->headroom_rsv);
+		print_level(fctx, s->headroom_level, s->headroom_rule);
+		fmt_group_end(fctx);
+	}
 	fmt_group_end(fctx);
 }
 

@@ -544,3 +544,30 @@ u64 btrfs_forecast_full_chunk(const struct space_report *report, u64 type,
 	btrfs_alloc_state_free(&st);
 	return length;
 }
+
+/*
+ * Chunks of @type (type and profile) alone until -ENOSPC, without the
+ * SYSTEM chunks of check_system_chunk(): how many, and their logical bytes.
+ */
+u64 btrfs_forecast_count_chunks(const struct space_report *report, u64 type,
+				u64 chunk_size, u64 *bytes)
+{
+	struct btrfs_alloc_state st;
+	u64 count = 0;
+	int err;
+
+	*bytes = 0;
+	if (btrfs_alloc_state_init(report->fs_info, report->reserve.kernel_version, &st))
+		return 0;
+	while (count < FORECAST_MAX_CHUNKS) {
+		struct btrfs_chunk_map *map = btrfs_alloc_create_chunk(&st, type, chunk_size, &err);
+
+		if (!map)
+			break;
+		count++;
+		*bytes += map->length;
+		free(map);
+	}
+	btrfs_alloc_state_free(&st);
+	return count;
+}

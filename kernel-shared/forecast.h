@@ -60,4 +60,8 @@ void btrfs_free_forecast(struct btrfs_forecast *fc);
 u64 btrfs_forecast_full_chunk(const struct space_report *report, u64 type,
 			      u64 chunk_size);
 
+/* Chunks of @type alone until ENOSPC (no SYSTEM chunks): count, logical bytes */
+u64 btrfs_forecast_count_chunks(const struct space_report *report, u64 type,
+				u64 chunk_size, u64 *bytes);
+
 #endif

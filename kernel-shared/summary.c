@@ -2,39 +2,16 @@
 /*
  * The inspect summary (summary.h).  The levels are the tool's rules, not
  * the kernel's: Documentation/formulas.md section 19 states each of them.
- * The chunk count replays the kernel's chunk sizing, gather_device_info()
- * and decide_stripe_size_regular() of fs/btrfs/volumes.c (6.18), on each
- * device's unallocated space taken as one hole.
+ * The chunk counts and the headroom come from the chunk allocator
+ * replayed (volumes.c, through forecast.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/block-group.h"
+#include "kernel-shared/forecast.h"
 #include "kernel-shared/summary.h"
 #include "kernel-shared/volumes.h"
-
-#define SZ_64K			(64ULL << 10)
-#define SZ_16M			(16ULL << 20)
-#define DEVICE_RANGE_RESERVED	SZ_1M	/* never allocated: BTRFS_DEVICE_RANGE_RESERVED */
-#define MAX_DEVS_SYS_CHUNK	16
-#define MAX_ALLOC_STEPS		100000
-
-/*
- * The two fields of the kernel's btrfs_raid_array that the tool's table in
- * volumes.c does not carry: devs_max (0: as many as there are) and
- * devs_increment.
- */
-static const u8 raid_devs_max[BTRFS_NR_RAID_TYPES] = {
-	[BTRFS_RAID_RAID10] = 0, [BTRFS_RAID_RAID1] = 2, [BTRFS_RAID_DUP] = 1,
-	[BTRFS_RAID_RAID0] = 0, [BTRFS_RAID_SINGLE] = 1, [BTRFS_RAID_RAID5] = 0,
-	[BTRFS_RAID_RAID6] = 0, [BTRFS_RAID_RAID1C3] = 3, [BTRFS_RAID_RAID1C4] = 4,
-};
-
-static const u8 raid_devs_increment[BTRFS_NR_RAID_TYPES] = {
-	[BTRFS_RAID_RAID10] = 2, [BTRFS_RAID_RAID1] = 2, [BTRFS_RAID_DUP] = 1,
-	[BTRFS_RAID_RAID0] = 1, [BTRFS_RAID_SINGLE] = 1, [BTRFS_RAID_RAID5] = 1,
-	[BTRFS_RAID_RAID6] = 1, [BTRFS_RAID_RAID1C3] = 3, [BTRFS_RAID_RAID1C4] = 4,
-};
 
 static const char * const level_names[] = {
 	[SUMMARY_OK] = "ok", [SUMMARY_TIGHT] = "tight", [SUMMARY_CRITICAL] = "critical",
@@ -45,60 +22,6 @@ const char *btrfs_summary_level_name(enum summary_level level)
 	return level_names[level];
 }
 
-/* The limits init_alloc_chunk_ctl_policy_regular() sets for one chunk */
-struct alloc_ctl {
-	const struct btrfs_raid_attr *attr;
-	u32 devs_max;
-	u32 devs_increment;
-	u64 max_chunk_size;
-	u64 max_stripe_size;
-};
-
-static void init_alloc_ctl(const struct space_report *report, u64 type, u64 profile,
-			   u64 chunk_size, u32 nr_writeable, struct alloc_ctl *ctl)
-{
-	enum btrfs_raid_types index = btrfs_bg_flags_to_raid_index(profile);
-	u64 tenth = report->reserve.state.total_rw_bytes * 10 / 100;
-
-	ctl->attr = &btrfs_raid_array[index];
-	ctl->devs_max = raid_devs_max[index] ? raid_devs_max[index] : nr_writeable;
-	if (type & BTRFS_BLOCK_GROUP_SYSTEM && ctl->devs_max > MAX_DEVS_SYS_CHUNK)
-		ctl->devs_max = MAX_DEVS_SYS_CHUNK;
-	ctl->devs_increment = raid_devs_increment[index];
-	ctl->max_chunk_size = chunk_size < tenth ? chunk_size : tenth;
-	ctl->max_stripe_size = ctl->max_chunk_size < SZ_1G ? ctl->max_chunk_size : SZ_1G;
-}
-
-static u64 round_up_u64(u64 x, u64 align)
-{
-	return (x + align - 1) / align * align;
-}
-
-/*
- * decide_stripe_size_regular(): the stripe size on @ndevs devices whose
- * smallest room is @min_avail; returns the chunk's logical size.
- */
-static u64 decide_chunk(const struct alloc_ctl *ctl, u32 ndevs, u64 min_avail,
-			u64 *stripe_out)
-{
-	u32 num_stripes = ndevs * ctl->attr->dev_stripes;
-	u64 data_stripes = (num_stripes - ctl->attr->nparity) / ctl->attr->ncopies;
-	u64 stripe = min_avail / ctl->attr->dev_stripes;
-
-	if (!data_stripes)
-		return 0;
-	if (stripe * data_stripes > ctl->max_chunk_size) {
-		u64 reduced = round_up_u64(ctl->max_chunk_size / data_stripes, SZ_16M);
-
-		stripe = reduced < stripe ? reduced : stripe;
-	}
-	if (stripe > SZ_1G)
-		stripe = SZ_1G;
-	stripe = stripe / SZ_64K * SZ_64K;
-	*stripe_out = stripe;
-	return stripe * data_stripes;
-}
-
 static u32 count_writeable(const struct space_report *report)
 {
 	u32 i, n = 0;
@@ -106,151 +29,6 @@ static u32 count_writeable(const struct space_report *report)
 	for (i = 0; i < report->nr_devices; i++)
 		n += report->fs_info->devices[i].writeable && !report->devices[i].missing;
 	return n;
-}
-
-/*
- * A full chunk of @profile: what the allocator makes when every writeable
- * device has room for a whole stripe.
- */
-u64 btrfs_summary_chunk_size(const struct space_report *report, u64 type,
-			     u64 profile, u64 chunk_size)
-{
-	u32 nr = count_writeable(report);
-	struct alloc_ctl ctl;
-	u32 ndevs;
-	u64 stripe;
-
-	init_alloc_ctl(report, type, profile, chunk_size, nr, &ctl);
-	ndevs = nr - nr % ctl.devs_increment;
-	if (ndevs > ctl.devs_max)
-		ndevs = ctl.devs_max;
-	if (ndevs < ctl.attr->devs_min)
-		ndevs = ctl.attr->devs_min;
-	return decide_chunk(&ctl, ndevs, ctl.max_stripe_size * ctl.attr->dev_stripes,
-			    &stripe);
-}
-
-struct dev_room {
-	u64 avail;			/* max_avail of gather_device_info() */
-	u64 total_avail;
-};
-
-static int cmp_room(const void *a, const void *b)
-{
-	const struct dev_room *x = a, *y = b;
-
-	/* btrfs_cmp_device_info(): largest max_avail, then total_avail, first */
-	if (x->avail != y->avail)
-		return x->avail < y->avail ? 1 : -1;
-	if (x->total_avail != y->total_avail)
-		return x->total_avail < y->total_avail ? 1 : -1;
-	return 0;
-}
-
-/* gather_device_info(): the devices that can take a stripe, largest first */
-static u32 gather_rooms(const struct alloc_ctl *ctl, const u64 *left, u32 nr,
-			struct dev_room *rooms)
-{
-	u64 want = ctl->max_stripe_size * ctl->attr->dev_stripes;
-	u64 min = SZ_64K * ctl->attr->dev_stripes;
-	u32 i, n = 0;
-
-	for (i = 0; i < nr; i++) {
-		if (left[i] < min)
-			continue;
-		rooms[n].avail = left[i] < want ? left[i] : want;
-		rooms[n].total_avail = left[i];
-		n++;
-	}
-	qsort(rooms, n, sizeof(*rooms), cmp_room);
-	return n;
-}
-
-static int fill_left(const struct space_report *report, u64 **left_out, u32 *nr_out)
-{
-	u64 *left = calloc(report->nr_devices ? report->nr_devices : 1, sizeof(*left));
-	u32 i, n = 0;
-
-	if (!left)
-		return -ENOMEM;
-	for (i = 0; i < report->nr_devices; i++) {
-		u64 unalloc = report->devices[i].unallocated;
-
-		if (!report->fs_info->devices[i].writeable || report->devices[i].missing)
-			continue;
-		left[n++] = unalloc > DEVICE_RANGE_RESERVED ? unalloc - DEVICE_RANGE_RESERVED : 0;
-	}
-	*left_out = left;
-	*nr_out = n;
-	return 0;
-}
-
-/*
- * One allocation step: the rooms sorted as the kernel sorts them, the
- * stripe decided, and the stripe's bytes taken from the chosen devices.
- */
-static u64 alloc_one(const struct alloc_ctl *ctl, u64 *left, u32 nr,
-		     struct dev_room *rooms, u32 *idx)
-{
-	u32 n = gather_rooms(ctl, left, nr, rooms), ndevs, i, j;
-	u64 stripe, bytes;
-
-	ndevs = n - n % ctl->devs_increment;
-	if (!ndevs || ndevs < ctl->attr->devs_min)
-		return 0;
-	if (ndevs > ctl->devs_max)
-		ndevs = ctl->devs_max;
-	bytes = decide_chunk(ctl, ndevs, rooms[ndevs - 1].avail, &stripe);
-	if (!bytes)
-		return 0;
-	/* the chosen devices: the first ndevs of the sorted rooms */
-	memset(idx, 0xff, nr * sizeof(*idx));
-	for (i = 0; i < ndevs; i++) {
-		for (j = 0; j < nr; j++) {
-			if (idx[j] == (u32)-1 && left[j] == rooms[i].total_avail) {
-				idx[j] = i;
-				break;
-			}
-		}
-	}
-	for (j = 0; j < nr; j++)
-		if (idx[j] != (u32)-1)
-			left[j] -= stripe * ctl->attr->dev_stripes;
-	return bytes;
-}
-
-/*
- * How many chunks of @profile the unallocated space makes if this type
- * alone allocates, as successive btrfs_create_chunk() calls would.
- */
-u64 btrfs_summary_new_chunks(const struct space_report *report, u64 type,
-			     u64 profile, u64 chunk_size, u64 *bytes)
-{
-	struct dev_room *rooms;
-	struct alloc_ctl ctl;
-	u64 *left, count = 0, one;
-	u32 nr, *idx;
-
-	*bytes = 0;
-	if (fill_left(report, &left, &nr))
-		return 0;
-	rooms = calloc(nr ? nr : 1, sizeof(*rooms));
-	idx = calloc(nr ? nr : 1, sizeof(*idx));
-	if (!rooms || !idx)
-		goto out;
-	init_alloc_ctl(report, type, profile, chunk_size, nr, &ctl);
-	while (count < MAX_ALLOC_STEPS) {
-		one = alloc_one(&ctl, left, nr, rooms, idx);
-		if (!one)
-			break;
-		count++;
-		*bytes += one;
-	}
-out:
-	free(idx);
-	free(rooms);
-	free(left);
-	return count;
 }
 
 static u64 space_held(const struct btrfs_space_info *si)
@@ -294,10 +72,46 @@ static void fill_space(const struct space_report *report,
 	s->total_bytes = si->total_bytes;
 	s->held = space_held(si);
 	s->free = s->total_bytes > s->held ? s->total_bytes - s->held : 0;
-	s->chunk_size = btrfs_summary_chunk_size(report, type, s->profile, si->chunk_size);
-	s->new_chunks = btrfs_summary_new_chunks(report, type, s->profile,
-						 si->chunk_size, &s->new_chunk_bytes);
+	s->chunk_size = btrfs_forecast_full_chunk(report, s->profile, si->chunk_size);
+	s->new_chunks = btrfs_forecast_count_chunks(report, s->profile, si->chunk_size,
+						    &s->new_chunk_bytes);
 	rate_space(s, count_writeable(report));
+}
+
+/*
+ * Section 19.7: how far a type can grow before ENOSPC (the forecast's
+ * fill), against one full chunk and a tenth of what the type could hold.
+ */
+static void rate_headroom(struct summary_space *s, const struct forecast_fill *fill)
+{
+	u64 could_hold;
+
+	if (!fill || !fill->present)
+		return;
+	s->headroom_present = true;
+	s->flags_metadata = fill->type & BTRFS_BLOCK_GROUP_METADATA;
+	s->headroom = fill->writable_bytes;
+	s->headroom_rsv = fill->global_rsv_held;
+	could_hold = s->held + s->headroom;
+	if (s->headroom < s->chunk_size) {
+		s->headroom_level = SUMMARY_CRITICAL;
+		s->headroom_rule = "can grow by less than one full chunk";
+	} else if (s->headroom < 2 * s->chunk_size || s->headroom < could_hold / 10) {
+		s->headroom_level = SUMMARY_TIGHT;
+		s->headroom_rule = "can grow by less than 2 full chunks or 10 % of used + headroom";
+	} else {
+		s->headroom_level = SUMMARY_OK;
+		s->headroom_rule = "can grow by 2 full chunks and 10 % of used + headroom";
+	}
+}
+
+static const struct forecast_fill *fill_of(const struct btrfs_forecast *fc, const char *name)
+{
+	if (fc->data.present && !strcmp(fc->data.name, name))
+		return &fc->data;
+	if (fc->metadata.present && !strcmp(fc->metadata.name, name))
+		return &fc->metadata;
+	return NULL;
 }
 
 static const struct summary_space *find_space(const struct space_summary *sum,
@@ -441,18 +255,32 @@ int btrfs_build_summary(const struct space_report *report,
 {
 	int i;
 
+	struct forecast_options fopts;
+
 	memset(sum, 0, sizeof(*sum));
 	if (fill_devices(report, sum))
 		return -ENOMEM;
-	for (i = 0; i < report->nr_space_infos; i++)
-		fill_space(report, &report->space_infos[i], &sum->spaces[sum->nr_spaces++]);
+	forecast_options_init(&fopts);
+	fopts.kernel_version = report->reserve.kernel_version;
+	if (btrfs_build_forecast(report, &fopts, &sum->forecast)) {
+		btrfs_free_summary(sum);
+		return -ENOMEM;
+	}
+	for (i = 0; i < report->nr_space_infos; i++) {
+		struct summary_space *s = &sum->spaces[sum->nr_spaces++];
+
+		fill_space(report, &report->space_infos[i], s);
+		rate_headroom(s, fill_of(&sum->forecast, s->name));
+	}
 	rate_unallocated(sum);
 	rate_overcommit(report, sum);
 	rate_preempt(report, sum);
 	rate_mount(est, sum);
 	sum->level = SUMMARY_OK;
-	for (i = 0; i < sum->nr_spaces; i++)
+	for (i = 0; i < sum->nr_spaces; i++) {
 		sum->level = worse(sum->level, sum->spaces[i].level);
+		sum->level = worse(sum->level, sum->spaces[i].headroom_level);
+	}
 	sum->level = worse(sum->level, sum->unallocated_level);
 	sum->level = worse(sum->level, sum->overcommit_level);
 	sum->level = worse(sum->level, sum->preempt_level);
@@ -464,4 +292,5 @@ void btrfs_free_summary(struct space_summary *sum)
 {
 	free(sum->devices);
 	sum->devices = NULL;
+	btrfs_free_forecast(&sum->forecast);
 }

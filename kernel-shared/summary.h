@@ -2,7 +2,8 @@
 /*
  * The summary at the top of inspect: what is really free per space info,
  * what the unallocated space can still become, the metadata over-commit
- * room, the preemptive-flush threshold and the mount time, each with a
+ * room, the preemptive-flush threshold, the mount time and how far each
+ * type can grow before ENOSPC (the forecast), each with a
  * level (ok, tight, critical) and the rule that gave it.  Every figure is
  * taken from the report, so live mode's summary shows live figures.  The
  * rules are Documentation/formulas.md section 19.  No kernel twin.
@@ -10,6 +11,7 @@
 #ifndef BTRFS_SPACE_SUMMARY_H
 #define BTRFS_SPACE_SUMMARY_H
 
+#include "kernel-shared/forecast.h"
 #include "kernel-shared/mount-cost.h"
 #include "kernel-shared/report.h"
 
@@ -30,6 +32,13 @@ struct summary_space {
 	u64 new_chunk_bytes;		/* their logical bytes */
 	enum summary_level level;
 	const char *rule;
+	/* the forecast's fill of this type (section 19.7) */
+	bool headroom_present;
+	bool flags_metadata;		/* a metadata (or mixed) space info */
+	u64 headroom;			/* writable_bytes */
+	u64 headroom_rsv;		/* metadata: held by the global reserve */
+	enum summary_level headroom_level;
+	const char *headroom_rule;
 };
 
 struct summary_device {
@@ -67,6 +76,8 @@ struct space_summary {
 	double mount_ssd_seconds;
 	enum summary_level mount_level;
 	const char *mount_rule;
+
+	struct btrfs_forecast forecast;	/* the allocator replayed (forecast.c) */
 };
 
 /* The mount time thresholds of the rule, seconds on HDD */
@@ -74,10 +85,6 @@ struct space_summary {
 #define SUMMARY_MOUNT_CRITICAL_SECONDS	90.0
 
 const char *btrfs_summary_level_name(enum summary_level level);
-u64 btrfs_summary_chunk_size(const struct space_report *report, u64 type,
-			     u64 profile, u64 chunk_size);
-u64 btrfs_summary_new_chunks(const struct space_report *report, u64 type,
-			     u64 profile, u64 chunk_size, u64 *bytes);
 int btrfs_build_summary(const struct space_report *report,
 			const struct btrfs_mount_estimate *est,
 			struct space_summary *sum);

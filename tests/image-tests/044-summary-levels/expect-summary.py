@@ -45,11 +45,13 @@ def alloc_profile(exp, bits, ndevs):
 
 
 def ctl(prof, chunk_size, total_rw, ndevs, system):
+    """init_alloc_chunk_ctl_policy_regular() (6.0+): the stripe limit is
+    taken from chunk_size before the 10 % cap lowers max_chunk_size"""
     max_chunk = min(chunk_size, total_rw * 10 // 100)
     devs_max = prof[3] or ndevs
     if system:
         devs_max = min(devs_max, 16)
-    return max_chunk, min(max_chunk, GiB), devs_max
+    return max_chunk, min(chunk_size, GiB), devs_max
 
 
 def chunk_of(prof, ndevs, min_avail, max_chunk):
@@ -64,33 +66,139 @@ def chunk_of(prof, ndevs, min_avail, max_chunk):
     return stripe * data_stripes, stripe
 
 
-def full_chunk(prof, chunk_size, total_rw, nr):
-    max_chunk, max_stripe, devs_max = ctl(prof, chunk_size, total_rw, nr, False)
-    ndevs = min(nr - nr % prof[4], devs_max)
-    ndevs = max(ndevs, prof[2])
-    return chunk_of(prof, ndevs, max_stripe * prof[5], max_chunk)[0]
+def profile_of(bits):
+    for p in PROFILES:
+        if p[1] and bits & p[1]:
+            return p
+    return PROFILES[-1]
 
 
-def new_chunks(prof, chunk_size, total_rw, left, system):
-    left = [max(x - MiB, 0) for x in left]
-    max_chunk, max_stripe, devs_max = ctl(prof, chunk_size, total_rw, len(left), system)
+def dev_extents(exp):
+    """each device's allocated ranges: the chunk stripes"""
+    ext = {d["devid"]: [] for d in exp["devices"]}
+    for c in exp["chunks"]:
+        p = profile_of(c["type"])
+        n = c["num_stripes"]
+        data_stripes = {"raid0": n, "raid10": n // 2, "raid5": n - 1,
+                        "raid6": n - 2}.get(p[0], 1)
+        for s in c["stripes"]:
+            ext.setdefault(s["devid"], []).append((s["offset"], c["length"] // data_stripes))
+    return ext
+
+
+def holes_of(ranges, size):
+    """the free ranges from 1 MiB to the device's end, in order"""
+    holes, start = [], MiB
+    for off, length in sorted(ranges):
+        if off > start:
+            holes.append([start, off - start])
+        start = max(start, off + length)
+    if size > start:
+        holes.append([start, size - start])
+    return holes
+
+
+def largest_hole(holes, want):
+    """find_free_dev_extent(): the first hole of want bytes, else the
+    largest (the first of equal ones); (index, start, length)"""
+    best = (-1, MiB, 0)
+    for i, (start, length) in enumerate(holes):
+        if length >= want:
+            return i, start, want
+        if length > best[2]:
+            best = (i, start, length)
+    return best
+
+
+def heap_order(rooms):
+    """lib/sort.c's heapsort (6.18) on (max_avail, total_avail, devid):
+    most room first; devices that tie end where this sort leaves them"""
+    def cmp(x, y):
+        kx, ky = (-x[0], -x[1]), (-y[0], -y[1])
+        return (kx > ky) - (kx < ky)
+    v = list(rooms)
+    n, a, shift = len(v), len(v) // 2, 0
+    if not a:
+        return v
+    while True:
+        if a:
+            a -= 1 << shift
+        elif n > 3:
+            n -= 1
+            v[0], v[n] = v[n], v[0]
+            shift = 1 if cmp(v[1], v[2]) <= 0 else 0
+            a = 1 << shift
+            n -= 1
+            v[a], v[n] = v[n], v[a]
+        else:
+            break
+        b = a
+        while True:
+            c, d = 2 * b + 1, 2 * b + 2
+            if d >= n:
+                break
+            b = c if cmp(v[c], v[d]) > 0 else d
+        if d == n:
+            b = c
+        while b != a and cmp(v[a], v[b]) >= 0:
+            b = (b - 1) // 2
+        c = b
+        while b != a:
+            b = (b - 1) // 2
+            v[b], v[c] = v[c], v[b]
+    n -= 1
+    v[0], v[n] = v[n], v[0]
+    if n == 2 and cmp(v[0], v[1]) > 0:
+        v[0], v[1] = v[1], v[0]
+    return v
+
+
+def new_chunks(prof, chunk_size, total_rw, devs, ext, system, empty=False):
+    """successive btrfs_create_chunk() calls of this type alone; with
+    empty, one chunk on the devices as if nothing were allocated"""
+    used = {d["devid"]: (0 if empty else d["bytes_used"]) for d in devs}
+    size = {d["devid"]: d["size"] for d in devs}
+    holes = {k: holes_of([] if empty else ext[k], size[k]) for k in size}
+    max_chunk, max_stripe, devs_max = ctl(prof, chunk_size, total_rw, len(devs), system)
     want = max_stripe * prof[5]
     count = total = 0
     while count < 100000:
-        rooms = sorted(((min(x, want), x, i) for i, x in enumerate(left)
-                        if x >= (64 << 10) * prof[5]), reverse=True)
+        rooms = []
+        for devid in sorted(size):
+            total_avail = max(size[devid] - used[devid], 0)
+            if total_avail < (64 << 10) * prof[5]:
+                continue
+            i, start, avail = largest_hole(holes[devid], want)
+            if avail >= (64 << 10) * prof[5]:
+                rooms.append((avail, total_avail, devid, i))
+        rooms = heap_order(rooms)
         ndevs = len(rooms) - len(rooms) % prof[4]
         if ndevs == 0 or ndevs < prof[2]:
             break
         ndevs = min(ndevs, devs_max)
-        size, stripe = chunk_of(prof, ndevs, rooms[ndevs - 1][0], max_chunk)
-        if size == 0:
+        csize, stripe = chunk_of(prof, ndevs, rooms[ndevs - 1][0], max_chunk)
+        if csize == 0:
             break
         for r in rooms[:ndevs]:
-            left[r[2]] -= stripe * prof[5]
+            # the stripes go at the hole's start
+            hole = holes[r[2]][r[3]]
+            hole[0] += stripe * prof[5]
+            hole[1] -= stripe * prof[5]
+            used[r[2]] += stripe * prof[5]
         count += 1
-        total += size
-    return count, total
+        total += csize
+        if empty:
+            return csize
+    return 0 if empty else (count, total)
+
+
+def headroom_level(h, csize, held):
+    """section 19.7 on the forecast's figure"""
+    if h < csize:
+        return "critical"
+    if h < 2 * csize or h < (held + h) // 10:
+        return "tight"
+    return "ok"
 
 
 def main():
@@ -101,6 +209,8 @@ def main():
     left = [d["size"] - d["bytes_used"] for d in exp["devices"]]
     total_rw = sum(d["size"] for d in exp["devices"])
     bad = []
+    ext = dev_extents(exp)
+    headroom = []
 
     def cmp(field, e, g):
         if e != g:
@@ -115,8 +225,10 @@ def main():
                                    "bytes_readonly", "bytes_zone_unusable",
                                    "bytes_may_use"))
         free = max(si["total_bytes"] - held, 0)
-        csize = full_chunk(prof, si["chunk_size"], total_rw, len(left))
-        n, nbytes = new_chunks(prof, si["chunk_size"], total_rw, list(left), t == "system")
+        csize = new_chunks(prof, si["chunk_size"], total_rw, exp["devices"], ext,
+                           t == "system", empty=True)
+        n, nbytes = new_chunks(prof, si["chunk_size"], total_rw, exp["devices"], ext,
+                               t == "system")
         if free < csize and n == 0:
             level = "critical"
         elif free + nbytes < 2 * csize:
@@ -131,6 +243,11 @@ def main():
         cmp("space.%s.new_chunks" % t, n, g.get("new_chunks"))
         cmp("space.%s.new_chunk_bytes" % t, nbytes, g.get("new_chunk_bytes"))
         cmp("space.%s.level" % t, level, g.get("level"))
+        if t != "system":
+            h = g.get("headroom", {})
+            hl = headroom_level(h.get("bytes", -1), csize, held)
+            cmp("space.%s.headroom.level" % t, hl, h.get("level"))
+            headroom.append(LEVELS.index(hl))
     cmp("space.types", sorted(spaces), sorted(got["space"]))
 
     meta = spaces.get("metadata") or spaces.get("mixed")
@@ -179,7 +296,7 @@ def main():
 
     overall = max([LEVELS.index(s[4]) for s in spaces.values()] +
                   [LEVELS.index(x) for x in (unalloc, oc, ml)] +
-                  [1 if full else 0])
+                  [1 if full else 0] + headroom)
     cmp("level", LEVELS[overall], got["level"])
     for line in bad:
         print(line)
