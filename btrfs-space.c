@@ -45,7 +45,7 @@ static const char * const btrfs_space_usage[] = {
 	"",
 	"A command may be shortened to any unambiguous prefix (insp, mount-e).",
 	"Exit status: 0 ok, 1 the filesystem could not be read as asked, 2 usage error,",
-	"3 forecast --fail-below: a limit not met.",
+	"3 forecast: a limit it was given not met.",
 	HELPINFO_GLOBALS,
 	HELPINFO_UNITS_SHORT_LONG,
 	NULL

@@ -81,7 +81,9 @@ static int parse_fail_below(const char *arg, struct forecast_args *a)
 {
 	char buf[128], *tok, *save = NULL;
 
-	if (strlen(arg) >= sizeof(buf))
+	/* strtok_r() would skip an empty part: refuse it here */
+	if (strlen(arg) >= sizeof(buf) || arg[0] == ',' || strstr(arg, ",,") ||
+	    (arg[0] && arg[strlen(arg) - 1] == ','))
 		return -EINVAL;
 	strcpy(buf, arg);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

@@ -1,0 +1,115 @@
+#!/bin/bash
+# forecast on fixtures, without a kernel (kernel test 050 holds the chunks
+# and bytes to the kernel's):
+# - JSON keys as issue 14 lists them; writable_bytes is free_existing plus
+#   the new chunks' usable bytes (formulas.md section 20.4); new chunks
+#   start at the end of the chunk map, one after another, and each stripe
+#   lies on its device from the first MiB on, clear of every dev extent of
+#   the chunk map and of the other new stripes;
+# - --fail-below: exit 3 with one line naming the type and the limit when
+#   a limit is not met, 0 when it is; bad values exit 2;
+# - --kernel 5.15 and --data-profile what-ifs run; inspect carries the same
+#   forecast object and a headroom line per type.
+
+source "$TEST_TOP/common" || exit
+check_prereq btrfs-space
+check_prereq jq python3 tar
+
+tar -xSJf "$TEST_TOP/fixtures/ns16k-1g.tar.xz" -C "$TEST_TMP" || fail "cannot unpack ns16k-1g"
+img=$TEST_TMP/ns16k-1g.img
+tar -xSJf "$TEST_TOP/fixtures/raid10-4dev.tar.xz" -C "$TEST_TMP" || fail "cannot unpack raid10-4dev"
+r10=$(ls "$TEST_TMP"/raid10-4dev*.img)
+
+check_forecast()
+{
+	local name=$1
+	shift
+	run_check_stdout "$BTRFS_SPACE" --format json forecast "$@" > "$TEST_TMP/$name.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json chunks "$@" > "$TEST_TMP/$name.chunks.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json inspect "$@" > "$TEST_TMP/$name.inspect.json" || exit
+	python3 - "$TEST_TMP/$name.json" "$TEST_TMP/$name.chunks.json" "$TEST_TMP/$name.inspect.json" <<'PY' || fail "$name: forecast invariants"
+import json, sys
+fc = json.load(open(sys.argv[1]))["forecast"]
+chunks = json.load(open(sys.argv[2]))["chunks"]
+insp = json.load(open(sys.argv[3]))
+bad = []
+for k in ("kernel", "data_fill", "metadata_fill"):
+    if k not in fc:
+        bad.append("no forecast.%s" % k)
+if insp.get("forecast") != fc:
+    bad.append("inspect's forecast object differs from forecast's")
+ranges = {}
+for c in chunks:
+    for s in c["stripes"]:
+        ranges.setdefault(s["devid"], []).append((s["offset"], s["offset"] + c["stripe_size"]))
+end = max(c["logical"] + c["length"] for c in chunks)
+for name in ("data_fill", "metadata_fill"):
+    f = fc.get(name, {})
+    for k in ("profile", "writable_bytes", "new_chunks", "unallocatable_hard", "unallocatable_soft"):
+        if k not in f:
+            bad.append("no %s.%s" % (name, k))
+    want = f["free_existing"] + f["new_chunk_bytes"] - f.get("global_rsv_held", 0)
+    if f["writable_bytes"] != max(want, 0):
+        bad.append("%s: writable_bytes %d, free + new - held %d" % (name, f["writable_bytes"], want))
+    nxt = end
+    taken = {k: list(v) for k, v in ranges.items()}
+    for c in f["new_chunks"]:
+        for k in ("logical", "length", "type", "profile", "stripes"):
+            if k not in c:
+                bad.append("%s: chunk without %s" % (name, k))
+        if c["logical"] != nxt:
+            bad.append("%s: chunk at %d, not at the end of the last %d" % (name, c["logical"], nxt))
+        nxt = c["logical"] + c["length"]
+        for s in c["stripes"]:
+            lo, hi = s["offset"], s["offset"] + c["stripe_size"]
+            if lo < (1 << 20):
+                bad.append("%s: stripe in the first MiB: %s" % (name, s))
+            for a, b in taken.setdefault(s["devid"], []):
+                if lo < b and a < hi:
+                    bad.append("%s: stripe %s overlaps [%d, %d)" % (name, s, a, b))
+            taken[s["devid"]].append((lo, hi))
+    if sorted(f["unallocatable_hard"]) != sorted(str(d) for d in ranges):
+        bad.append("%s: unallocatable_hard keys %s" % (name, sorted(f["unallocatable_hard"])))
+for t, s in insp["summary"]["space"].items():
+    if t != "system" and s.get("headroom", {}).get("level") not in ("ok", "tight", "critical"):
+        bad.append("summary.space.%s: no headroom level" % t)
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+PY
+	echo "$name: forecast invariants hold"
+}
+
+check_forecast ns16k-1g "$img"
+check_forecast raid10-4dev $r10
+
+# --fail-below: 3 with one line naming what is below which limit
+err=$TEST_TMP/err
+( run_mustfail_code 3 "data cannot grow by 1 TiB" "$BTRFS_SPACE" forecast --fail-below data=1T "$img" ) \
+	> /dev/null 2> "$err" || fail "--fail-below data=1T did not exit 3"
+line=$(grep -v '^ *#######' "$err")
+[ "$(wc -l <<< "$line")" -eq 1 ] || fail "--fail-below: more than one line: $line"
+grep -q '^ERROR: forecast: data can grow by .*, below data=1.00TiB$' <<< "$line" ||
+	fail "--fail-below: unexpected message: $line"
+echo "fail-below: $line"
+( run_mustfail_code 3 "both below" "$BTRFS_SPACE" forecast --fail-below data=1T,metadata=1T "$img" ) \
+	> /dev/null 2> "$err" || fail "--fail-below data=1T,metadata=1T did not exit 3"
+grep -q 'below data=1.00TiB; metadata can grow by .*, below metadata=1.00TiB$' "$err" ||
+	fail "--fail-below: both limits not named: $(cat "$err")"
+run_check "$BTRFS_SPACE" forecast --fail-below data=1M,metadata=1M "$img" > /dev/null
+for bad in "" "data" "data=" "data=x" "foo=1M" "data=1M,data=2M" "data=1M,"; do
+	run_mustfail_code 2 "bad --fail-below '$bad'" "$BTRFS_SPACE" forecast --fail-below "$bad" "$img" \
+		> /dev/null 2>&1
+done
+run_mustfail_code 2 "bad profile" "$BTRFS_SPACE" forecast --data-profile raid7 "$img" > /dev/null 2>&1
+run_mustfail_code 2 "kernel too old" "$BTRFS_SPACE" forecast --kernel 4.19 "$img" > /dev/null 2>&1
+
+# what-ifs run, and a single-device filesystem cannot take a raid1 chunk
+run_check "$BTRFS_SPACE" forecast --kernel 5.15 "$img" > /dev/null
+n=$(run_check_stdout "$BTRFS_SPACE" --format json forecast --data-profile raid1 "$img" |
+	jq '.forecast.data_fill.new_chunks | length') || exit
+[ "$n" = 0 ] || fail "--data-profile raid1 on one device: $n new chunks"
+n=$(run_check_stdout "$BTRFS_SPACE" --format json forecast --data-profile dup "$img" |
+	jq '[.forecast.data_fill.new_chunks[] | select(.profile == "dup")] | length') || exit
+[ "$n" -gt 0 ] || fail "--data-profile dup: no dup chunk"
+echo "what-ifs: raid1 on one device makes no chunk, dup makes $n"
