@@ -181,7 +181,9 @@ static void print_fill(struct fmt_ctx *fctx, const char *key, const char *label,
 	if (fill->type == BTRFS_BLOCK_GROUP_METADATA)
 		fmt_size(fctx, "global_rsv_held", "Held by global reserve", fill->global_rsv_held);
 	fmt_size(fctx, "writable_if_kept", "Writable if unused kept", fill->writable_if_kept);
-	fmt_u64(fctx, "nr_new_chunks", "New chunks", fill->nr_chunks);
+	fmt_u64(fctx, "nr_new_chunks", "Number of new chunks", fill->nr_chunks);
+	if (fill->truncated || fctx->mode == FMT_JSON)
+		fmt_bool(fctx, "truncated", "Stopped before ENOSPC (chunk bound)", fill->truncated);
 	fmt_array_start(fctx, "new_chunks", "New chunks");
 	for (i = 0; i < fill->nr_chunks; i++)
 		print_chunk(fctx, fill->chunks[i]);

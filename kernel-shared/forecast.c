@@ -19,6 +19,18 @@
 
 /* a bound on chunks per fill: 10^5 chunks are 10^5 dev extents on a device */
 #define FORECAST_MAX_CHUNKS	100000
+/*
+ * and on the work: each chunk looks at every device, so a crafted chunk
+ * tree with 10^5 devices gets fewer chunks (the fill says it stopped)
+ */
+#define FORECAST_MAX_DEVICE_STEPS	(50ULL * 1000 * 1000)
+
+static u32 max_chunks(const struct btrfs_alloc_state *st)
+{
+	u64 by_work = FORECAST_MAX_DEVICE_STEPS / (st->nr_devs ? st->nr_devs : 1);
+
+	return by_work < FORECAST_MAX_CHUNKS ? (u32)by_work : FORECAST_MAX_CHUNKS;
+}
 #define FORECAST_MAX_LEVEL	8	/* BTRFS_MAX_LEVEL */
 
 void forecast_options_init(struct forecast_options *opts)
@@ -332,9 +344,10 @@ static int run_fill(const struct space_report *report, const struct btrfs_foreca
 	system_room_init(report, &room);
 	fill->free_existing = free_of_type(report, fc, fill->type, cleaner);
 	added = allocate_chunks(&st, &room, fill->type | fill->profile,
-				fill->chunk_size, fill, FORECAST_MAX_CHUNKS, &ret);
+				fill->chunk_size, fill, max_chunks(&st), &ret);
 	if (ret)
 		goto out;
+	fill->truncated = fill->nr_chunks >= max_chunks(&st);
 	fill->new_chunk_bytes = added;
 	left = calloc(st.nr_devs ? st.nr_devs : 1, sizeof(*left));
 	ret = -ENOMEM;
@@ -345,7 +358,7 @@ static int run_fill(const struct space_report *report, const struct btrfs_foreca
 	memset(fill->soft, 0, st.nr_devs * sizeof(*fill->soft));
 	if (other && other->present) {
 		allocate_chunks(&st, &room, other->type | other->profile,
-				other->chunk_size, NULL, FORECAST_MAX_CHUNKS, &ret);
+				other->chunk_size, NULL, max_chunks(&st), &ret);
 		if (ret)
 			goto out;
 		unallocated_now(&st, fill->hard);
@@ -436,7 +449,7 @@ static int mixed_estimate(const struct space_report *report, struct btrfs_foreca
 	system_room_init(report, &room);
 	dfree = fc->data.free_existing;
 	mfree = fc->metadata.free_existing > rsv ? fc->metadata.free_existing - rsv : 0;
-	for (n = 0; n < 2 * FORECAST_MAX_CHUNKS; n++) {
+	for (n = 0; n < 2 * max_chunks(&st); n++) {
 		double by_meta = (double)mfree / fc->metadata_ratio;
 		u64 x = by_meta < (double)dfree ? (u64)by_meta : dfree;
 		u64 mx = (u64)((double)x * fc->metadata_ratio);
@@ -559,7 +572,7 @@ u64 btrfs_forecast_count_chunks(const struct space_report *report, u64 type,
 	*bytes = 0;
 	if (btrfs_alloc_state_init(report->fs_info, report->reserve.kernel_version, &st))
 		return 0;
-	while (count < FORECAST_MAX_CHUNKS) {
+	while (count < max_chunks(&st)) {
 		struct btrfs_chunk_map *map = btrfs_alloc_create_chunk(&st, type, chunk_size, &err);
 
 		if (!map)

@@ -23,6 +23,7 @@ struct forecast_fill {
 	u64 writable_if_kept;		/* the same, empty block groups not deleted */
 	struct btrfs_chunk_map **chunks;	/* new chunks in order, SYSTEM ones included */
 	u32 nr_chunks;
+	bool truncated;			/* stopped at the bound on chunks, not at ENOSPC */
 	u64 *hard;			/* per device (forecast devids): no chunk of any profile */
 	u64 *soft;			/* usable only by the other type's profile */
 };

@@ -794,13 +794,21 @@ static int alloc_add_range(struct btrfs_alloc_device *dev, u64 start, u64 length
 	return 0;
 }
 
+/* The devices are sorted by devid once they are all in (btrfs_alloc_state_init()) */
 static struct btrfs_alloc_device *alloc_find_dev(struct btrfs_alloc_state *st, u64 devid)
 {
-	u32 i;
+	u32 lo = 0, hi = st->nr_devs;
 
-	for (i = 0; i < st->nr_devs; i++)
-		if (st->devs[i].devid == devid)
-			return &st->devs[i];
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (st->devs[mid].devid == devid)
+			return &st->devs[mid];
+		if (st->devs[mid].devid < devid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return NULL;
 }
 
