@@ -8,12 +8,16 @@
 # made (the chunk tree dumped by btrfs inspect-internal dump-tree before
 # and after) must be data_fill.new_chunks exactly, and the bytes
 # preallocated within 0.5 % or 4 MiB of data_fill.writable_bytes
-# (compare.py).
+# (compare.py).  Two metadata fills likewise (xattr-fill.py: extended
+# attributes until ENOSPC): the metadata chunks made must be
+# metadata_fill.new_chunks exactly, and the growth of metadata bytes_used
+# (sysfs allocation/metadata) within 0.5 % or 4 MiB of
+# metadata_fill.writable_bytes.
 
 source "$TEST_TOP/common" || exit
 
 need_root
-check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount python3 truncate
+check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount findmnt blockdev python3 truncate
 if ! grep -qw btrfs /proc/filesystems; then
 	modprobe btrfs > /dev/null 2>&1
 	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed"
@@ -23,11 +27,38 @@ losetup -f > /dev/null 2>&1 || skip "no free loop device"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mnt=$(mktemp -d "$TEST_TMP/mnt.XXXXXX") || fail "cannot create a mount point"
 
-# run_case NAME "MKFS OPTIONS" SIZE... [+ SIZE]: SIZEs before "+" go to
-# mkfs, the one after it is added with btrfs device add before the forecast
+# dump_chunks FILE: the chunk tree as btrfs-progs reads it, after dropping
+# the loop devices' page cache: the kernel's writes bypass it, and a cached
+# block of the dump before would be read again after the fill
+dump_chunks()
+{
+	local dev
+	for dev in "${devs[@]}"; do
+		blockdev --flushbufs "$dev" || fail "$name: blockdev --flushbufs $dev"
+	done
+	btrfs inspect-internal dump-tree -t chunk "${devs[0]}" > "$1" 2>/dev/null ||
+		fail "$name: dump-tree -t chunk failed"
+}
+
+# metadata bytes_used of the filesystem mounted on $mnt
+meta_used()
+{
+	local uuid
+	uuid=$(findmnt -n -o UUID "$mnt") || fail "no UUID for $mnt"
+	cat "/sys/fs/btrfs/$uuid/allocation/metadata/bytes_used"
+}
+
+# run_case [metadata] NAME "MKFS OPTIONS" SIZE... [+ SIZE]: SIZEs before
+# "+" go to mkfs, the one after it is added with btrfs device add before
+# the forecast; "metadata" first: the metadata fill
 run_case()
 {
-	local name=$1 mkfs_opts=$2 dir files=() add= size i devs=() opts dev
+	local kind=data_fill name mkfs_opts dir files=() add= size i devs=() opts dev used
+	if [ "$1" = metadata ]; then
+		kind=metadata_fill
+		shift
+	fi
+	name=$1 mkfs_opts=$2
 	shift 2
 	dir=$TEST_TMP/$name
 	mkdir -p "$dir" || fail "cannot create $dir"
@@ -61,15 +92,26 @@ run_case()
 	fi
 	"$BTRFS_SPACE" --format json forecast "${devs[@]}" > "$dir/forecast.json" ||
 		fail "$name: forecast failed"
-	btrfs inspect-internal dump-tree -t chunk "${devs[0]}" > "$dir/before.txt" 2>/dev/null ||
-		fail "$name: dump-tree before failed"
+	dump_chunks "$dir/before.txt"
 	setup_mount "${devs[0]}" "$mnt" -o "${opts%,}"
-	python3 "$here/fill.py" "$mnt" > "$dir/filled" || fail "$name: fill.py failed"
+	if [ "$kind" = data_fill ]; then
+		python3 "$here/fill.py" "$mnt" > "$dir/filled" || fail "$name: fill.py failed"
+	else
+		used=$(meta_used) || exit
+		python3 "$here/xattr-fill.py" "$mnt" > /dev/null || fail "$name: xattr-fill.py failed"
+		sync
+		echo $(($(meta_used) - used)) > "$dir/filled"
+		# an aborted transaction (forced read-only) is the kernel's end of
+		# the fill: it has then used the global reserve too
+		if findmnt -n -o OPTIONS "$mnt" | grep -qE '(^|,)ro(,|$)'; then
+			echo "    $name: the kernel aborted the last transaction (forced read-only)"
+			kind=metadata_fill_aborted
+		fi
+	fi
 	umount "$mnt" || fail "$name: cannot unmount"
-	btrfs inspect-internal dump-tree -t chunk "${devs[0]}" > "$dir/after.txt" 2>/dev/null ||
-		fail "$name: dump-tree after failed"
+	dump_chunks "$dir/after.txt"
 	echo "$name ($mkfs_opts):"
-	python3 "$here/compare.py" "$dir/forecast.json" "$dir/before.txt" "$dir/after.txt" \
+	python3 "$here/compare.py" "$kind" "$dir/forecast.json" "$dir/before.txt" "$dir/after.txt" \
 		"$dir/filled" || failed="$failed $name"
 	cleanup_all
 }
@@ -87,4 +129,6 @@ run_case raid1c3-unequal "-d raid1c3 -m raid1c3" 1G 1536M 2G
 run_case single-raid1-unequal "-d single -m raid1" 1G 2G
 run_case mixed "--mixed" 1G
 run_case device-added "-d single -m dup" 1G + 2G
+run_case metadata metadata-dup "-d single -m dup" 384M
+run_case metadata metadata-raid1-unequal "-d single -m raid1" 256M 512M
 [ -z "$failed" ] || fail "forecast differs from the kernel in:$failed"

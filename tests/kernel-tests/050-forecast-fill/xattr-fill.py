@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+# xattr-fill.py MNT: metadata only, until ENOSPC: 12000-byte extended
+# attributes, 2000 to a file (each is one item in the fs tree, no data),
+# and print how many were set.  A commit every 500 (syncfs(2) of this
+# filesystem only): a transaction that
+# runs out of metadata while it runs its delayed refs is aborted (6.18
+# does that at the very end of a fill), and the chunks made before it
+# must be on disk by then.
+import ctypes
+import errno
+import os
+import sys
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+mnt = sys.argv[1]
+n = 0
+val = b"v" * 12000
+f = None
+mfd = os.open(mnt, os.O_RDONLY)
+try:
+    while True:
+        if n % 2000 == 0:
+            f = os.path.join(mnt, "x%d" % (n // 2000))
+            open(f, "w").close()
+        os.setxattr(f, "user.%d" % n, val)
+        n += 1
+        if n % 500 == 0:
+            libc.syncfs(mfd)
+except OSError as e:
+    # EROFS: the kernel aborted a transaction and forced read-only
+    if e.errno not in (errno.ENOSPC, errno.EROFS):
+        raise
+print(n)
