@@ -426,7 +426,8 @@ static int forecast_fill(const struct space_report *report, struct btrfs_forecas
 /*
  * Data written with metadata growing at the current ratio (metadata used
  * over data used): the two fills interleaved, each type taking a new
- * chunk when its free space runs out, until one cannot.  An estimate: real
+ * chunk when its free space runs out, until one cannot (only when both are
+ * in use: the ratio is then above 0).  An estimate: real
  * metadata growth is not proportional, and the kernel allocates metadata
  * chunks ahead (should_alloc_chunk()).
  */
@@ -440,7 +441,7 @@ static int mixed_estimate(const struct space_report *report, struct btrfs_foreca
 	u32 n;
 	int ret;
 
-	if (!d || !m || !d->info.bytes_used || !fc->metadata.present)
+	if (!d || !m || !d->info.bytes_used || !m->info.bytes_used || !fc->metadata.present)
 		return 0;
 	fc->metadata_ratio = (double)m->info.bytes_used / (double)d->info.bytes_used;
 	ret = fill_state(report, fc, true, &st);
