@@ -2,7 +2,7 @@
 /*
  * forecast: what can still be written before ENOSPC, the chunks the
  * kernel will make on the way, and what no chunk can use
- * (kernel-shared/forecast.c; formulas.md section 20).
+ * (kernel-shared/forecast.c; formulas.md section 21).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -198,7 +198,7 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 	char version[32];
 	u32 i;
 
-	fmt_group_start(fctx, "forecast", "Forecast (formulas.md section 20)");
+	fmt_group_start(fctx, "forecast", "Forecast (formulas.md section 21)");
 	fmt_str(fctx, "kernel", "Kernel",
 		btrfs_kernel_version_str(fc->kernel_version, version, sizeof(version)));
 	fmt_array_start(fctx, "unused_block_groups", "Deleted by the cleaner after mount");

@@ -419,7 +419,7 @@ static void print_summary_space(struct fmt_ctx *fctx, const struct summary_space
 	fmt_size(fctx, "new_chunk_bytes", "Their bytes", s->new_chunk_bytes);
 	print_level(fctx, s->level, s->rule);
 	if (s->headroom_present) {
-		/* the forecast's fill: formulas.md section 20 */
+		/* the forecast's fill: formulas.md section 21 */
 		fmt_group_start(fctx, "headroom", "Headroom before ENOSPC");
 		fmt_size(fctx, "bytes", "Can grow by", s->headroom);
 		if (s->flags_metadata)

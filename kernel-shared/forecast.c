@@ -8,7 +8,7 @@
  * -ENOSPC, which is where btrfs_chunk_alloc() gives up and the data
  * reservation fails.  Before the fill the cleaner's
  * btrfs_delete_unused_bgs() (block-group.c, 6.18) is applied.
- * Documentation/formulas.md section 20.
+ * Documentation/formulas.md section 21.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 /*
  * The forecast: what can still be written before ENOSPC, and the chunks
  * the kernel makes on the way, by the chunk allocator replayed
- * (volumes.c).  No kernel twin; formulas.md section 20 states the model.
+ * (volumes.c).  No kernel twin; formulas.md section 21 states the model.
  */
 #ifndef BTRFS_SPACE_FORECAST_H
 #define BTRFS_SPACE_FORECAST_H

@@ -80,7 +80,7 @@ void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *m)
 
 /*
  * The chunk allocator's limits (volumes.c, init_alloc_chunk_ctl_policy_regular()
- * and decide_stripe_size_regular()); formulas.md section 20.5.  Kept apart
+ * and decide_stripe_size_regular()); formulas.md section 21.5.  Kept apart
  * from the reservation model above: it changes at other versions.
  */
 void btrfs_alloc_model(u32 version, struct btrfs_alloc_model *m)

@@ -742,7 +742,7 @@ out:
  * are the chunk stripes, which btrfs_verify_dev_extents() proved equal at
  * open.  Kernel versions: 6.0-6.18 as written; the limits of 5.x come from
  * kernel-version.c (btrfs_alloc_model()).  Documentation/formulas.md
- * section 20 states the rules.
+ * section 21 states the rules.
  */
 
 /* The first MiB of every device is never allocated (BTRFS_DEVICE_RANGE_RESERVED) */

@@ -2,7 +2,7 @@
 # forecast on fixtures, without a kernel (kernel test 050 holds the chunks
 # and bytes to the kernel's):
 # - JSON keys as issue 14 lists them; writable_bytes is free_existing plus
-#   the new chunks' usable bytes (formulas.md section 20.4); new chunks
+#   the new chunks' usable bytes (formulas.md section 21.4); new chunks
 #   start at the end of the chunk map, one after another, and each stripe
 #   lies on its device from the first MiB on, clear of every dev extent of
 #   the chunk map and of the other new stripes;
