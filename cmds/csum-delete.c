@@ -41,7 +41,7 @@ static const char * const cmd_csum_delete_usage[] = {
 	"--top N            the N files of the subvolume whose deletion reserves the most; reads the",
 	"                   whole subvolume tree once (progress on stderr when it is a terminal)",
 	"--subvol ID        subvolume for --file and --top (default 5, the top-level FS_TREE)",
-	"--kernel VERSION   kernel whose formula to use (default 6.18)",
+	"--kernel VERSION   kernel whose formula to use (default " BTRFS_DEFAULT_KERNEL_STR ")",
 	HELPINFO_GLOBALS,
 	HELPINFO_UNITS_SHORT_LONG,
 	NULL
@@ -79,7 +79,7 @@ static const struct option csum_delete_longopts[] = {
 static const struct cmd_option_expect csum_delete_option_expect[] = {
 	{ OPT_EXTENTS, "a count, such as 1000" },
 	{ OPT_EXTENT_SIZE, "a size such as 4096, 512K or 1.5G" },
-	{ OPT_CD_KERNEL, "a kernel version 5.12 or later, such as 6.1 or 6.6" },
+	{ OPT_CD_KERNEL, "a kernel version " BTRFS_MIN_KERNEL_STR " or later, such as 6.1 or 6.6" },
 	{ OPT_CD_SUBVOL, "a subvolume id: 5, or 256 and above" },
 	{ OPT_CD_TOP, "1 to 100000" },
 	{ 0, NULL }
@@ -107,11 +107,7 @@ static int csum_delete_option(int opt, const char *arg, void *ctx)
 	switch (opt) {
 	case OPT_EXTENTS: return parse_u64(arg, &a->extents);
 	case OPT_EXTENT_SIZE: return parse_size(arg, &a->extent_size);
-	case OPT_CD_KERNEL:
-		if (btrfs_parse_kernel_version(arg, &a->kernel_version) ||
-		    a->kernel_version < KERNEL_VERSION(5, 12, 0))
-			return -EINVAL;
-		return 0;
+	case OPT_CD_KERNEL: return btrfs_parse_model_kernel(arg, &a->kernel_version);
 	case OPT_CD_FILE: a->file = arg; return 0;
 	case OPT_CD_SUBVOL: return parse_subvol(arg, a);
 	case OPT_CD_TOP: return parse_top(arg, &a->top);
@@ -165,8 +161,8 @@ static void print_csum_delete_calc(struct fmt_ctx *fctx, const struct btrfs_csum
 	fmt_size(fctx, "drop_ref_bytes", "Drop refs", c->drop_ref_bytes);
 	fmt_size(fctx, "csum_bytes", "Csum deletion", c->csum_bytes);
 	fmt_size(fctx, "total", "Total", c->total);
-	fmt_size(fctx, "csum_bytes_before", "Csum deletion before v6.7", c->csum_bytes_before);
-	fmt_size(fctx, "total_before", "Total before v6.7", c->total_before);
+	fmt_size(fctx, "csum_bytes_before", "Csum deletion before " BTRFS_CSUM_DELETE_CHANGE_STR, c->csum_bytes_before);
+	fmt_size(fctx, "total_before", "Total before " BTRFS_CSUM_DELETE_CHANGE_STR, c->total_before);
 	if (d) {
 		fmt_size(fctx, "tree_refs", "Tree-block refs", d->totals.tree_ref_bytes);
 		fmt_size(fctx, "reserved", "Reserved (bytes_may_use)", d->reserved);
@@ -456,7 +452,7 @@ static void print_top(struct fmt_ctx *fctx, const struct csum_delete_ctx *cd,
 		snprintf(ino, sizeof(ino), "inode:%llu", (unsigned long long)e->info.ino);
 		fmt_group_start(fctx, NULL, NULL);
 		fmt_size(fctx, "total", "total", c->total);
-		fmt_size(fctx, "total_before", "before_v6.7", c->total_before);
+		fmt_size(fctx, "total_before", "before_" BTRFS_CSUM_DELETE_CHANGE_STR, c->total_before);
 		fmt_u64(fctx, "extents", "extents", c->extents);
 		fmt_size(fctx, "disk_bytes", "disk", c->disk_bytes);
 		fmt_u64(fctx, "refs", "refs", c->refs);

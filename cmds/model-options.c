@@ -51,7 +51,7 @@ const struct option model_longopts[] = {
 #define SIZE_EXPECT	"a size such as 4096, 512K or 1.5G"
 
 const struct cmd_option_expect model_option_expect[] = {
-	{ OPT_KERNEL, "a kernel version 5.12 or later, such as 6.1 or 6.1.112" },
+	{ OPT_KERNEL, "a kernel version " BTRFS_MIN_KERNEL_STR " or later, such as 6.1 or 6.1.112" },
 	{ OPT_MAY_USE, SIZE_EXPECT },
 	{ OPT_PINNED, SIZE_EXPECT },
 	{ OPT_RESERVED, SIZE_EXPECT },
@@ -69,10 +69,6 @@ const struct cmd_option_expect model_option_expect[] = {
 	{ OPT_FREE_CHUNK_SPACE, SIZE_EXPECT },
 	{ OPT_GLOBAL_RSV, SIZE_EXPECT },
 	{ 0, NULL }
-};
-
-const char * const model_compare_kernels[] = {
-	"5.12", "5.15", "6.1", "6.1.112", "6.6", "6.18", NULL
 };
 
 static int set_size(const char *arg, u64 *dst, u32 *set, u32 bit)
@@ -96,13 +92,7 @@ static int set_clamp(const char *arg, struct report_options *o)
 
 static int set_kernel(const char *arg, struct report_options *o)
 {
-	u32 version;
-
-	if (btrfs_parse_kernel_version(arg, &version) ||
-	    version < KERNEL_VERSION(5, 12, 0))
-		return -EINVAL;
-	o->kernel_version = version;
-	return 0;
+	return btrfs_parse_model_kernel(arg, &o->kernel_version);
 }
 
 static int set_zones(const char *arg, struct report_options *o)
@@ -161,12 +151,12 @@ static void print_compare(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_i
 	int i;
 
 	fmt_array_start(fctx, "kernels", "By kernel version");
-	for (i = 0; model_compare_kernels[i]; i++) {
+	for (i = 0; btrfs_compare_kernels[i]; i++) {
 		struct report_options o = *chosen;
 		struct space_report r;
 		char version[32];
 
-		btrfs_parse_kernel_version(model_compare_kernels[i], &o.kernel_version);
+		btrfs_parse_kernel_version(btrfs_compare_kernels[i], &o.kernel_version);
 		if (btrfs_build_space_report(fs_info, &o, &r))
 			break;
 		fmt_group_start(fctx, NULL, NULL);

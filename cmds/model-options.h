@@ -12,7 +12,7 @@ int model_handle_option(int opt, const char *arg, void *ctx);
 
 #define HELPINFO_MODEL							\
 	"Kernel model and what-if inputs:",				\
-	"--kernel VERSION   kernel whose formulas to use: 5.12, 5.15, 6.1, 6.1.112, 6.6, 6.18 (default 6.18)", \
+	"--kernel VERSION   kernel whose formulas to use: " BTRFS_COMPARE_KERNELS_STR " (default " BTRFS_DEFAULT_KERNEL_STR ")", \
 	"--may-use SIZE     metadata bytes_may_use (default: the global reserve, as right after mount)", \
 	"--pinned SIZE      metadata bytes_pinned (default 0)",	\
 	"--reserved SIZE    metadata bytes_reserved (default 0)",	\
@@ -30,16 +30,11 @@ int model_handle_option(int opt, const char *arg, void *ctx);
 	"--free-chunk-space SIZE  unallocated device space (default: from the dev items)", \
 	"--global-rsv SIZE  global reserve, reserved bytes (default: computed)"
 
-/* The kernels shown side by side: before and after the seeds' patches */
-extern const char * const model_compare_kernels[];
-
-
-
 typedef void (*model_print_fn)(struct fmt_ctx *fctx, const struct space_report *r);
 
 /*
  * The body of a model command: open, build the report for the chosen
- * kernel, print @detail, then one @row per kernel of model_compare_kernels
+ * kernel, print @detail, then one @row per kernel of btrfs_compare_kernels
  * under "kernels" so the seeds' before/after can be read side by side.
  */
 int run_model_command(const struct cmd_struct *cmd, const struct cmd_options *global,

@@ -310,15 +310,10 @@ void print_block_group_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs
 
 void print_kernel_section(struct fmt_ctx *fctx, const struct space_report *r)
 {
-	const struct btrfs_kernel_model *m = &r->reserve.model;
 	const char *unconfirmed[4];
-	int n = 0;
+	int n = btrfs_kernel_model_unconfirmed(&r->reserve.model, unconfirmed, 4);
 	char version[32];
 
-	if (m->csum_delete_unconfirmed)
-		unconfirmed[n++] = "csum-deletion reservation (release of the change: 6.7 believed)";
-	if (m->zoned_unconfirmed)
-		unconfirmed[n++] = "zoned metadata over-commit (releases of 85e79ec7b78f / 5b135b382a36)";
 	fmt_group_start(fctx, "kernel", "Kernel model");
 	fmt_str(fctx, "version", "Version",
 		btrfs_kernel_version_str(r->reserve.kernel_version, version, sizeof(version)));

@@ -33,6 +33,21 @@ int btrfs_parse_kernel_version(const char *str, u32 *version)
 	return 0;
 }
 
+/* A version --kernel accepts: one the model knows, BTRFS_MIN_KERNEL or later */
+int btrfs_parse_model_kernel(const char *str, u32 *version)
+{
+	u32 v;
+
+	if (btrfs_parse_kernel_version(str, &v) || v < BTRFS_MIN_KERNEL)
+		return -EINVAL;
+	*version = v;
+	return 0;
+}
+
+const char * const btrfs_compare_kernels[] = {
+	"5.12", "5.15", "6.1", "6.1.112", "6.6", "6.18", NULL
+};
+
 const char *btrfs_kernel_version_str(u32 version, char *buf, int len)
 {
 	snprintf(buf, len, "%u.%u.%u", version >> 16, (version >> 8) & 0xff,
@@ -58,7 +73,7 @@ void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *m)
 	m->version = version;
 	m->global_rsv_unlink_floor = has_unlink_floor(version);
 	m->free_space_tree_accounting = at_least(version, 5, 17, 0);
-	m->csum_delete_metadata_size = at_least(version, 6, 7, 0);
+	m->csum_delete_metadata_size = version >= BTRFS_CSUM_DELETE_CHANGE;
 	/* the release of "stop doing excessive space reservation for csum deletion" */
 	m->csum_delete_unconfirmed = at_least(version, 6, 6, 0) &&
 				     !at_least(version, 6, 8, 0);
@@ -98,4 +113,20 @@ void btrfs_alloc_model(u32 version, struct btrfs_alloc_model *m)
 	m->data_max_chunk_size = 10ULL << 30;
 	m->system_max_stripe_size = 32ULL << 20;
 	m->system_max_chunk_size = m->space_info_chunk_size ? 32ULL << 20 : 64ULL << 20;
+}
+
+/*
+ * The changes whose release the sources could not confirm, when @model's
+ * version falls in the uncertain range: at most @max notes into @notes.
+ */
+int btrfs_kernel_model_unconfirmed(const struct btrfs_kernel_model *model,
+				   const char **notes, int max)
+{
+	int n = 0;
+
+	if (model->csum_delete_unconfirmed && n < max)
+		notes[n++] = "csum-deletion reservation (release of the change: 6.7 believed)";
+	if (model->zoned_unconfirmed && n < max)
+		notes[n++] = "zoned metadata over-commit (releases of 85e79ec7b78f / 5b135b382a36)";
+	return n;
 }

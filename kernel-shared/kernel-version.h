@@ -11,7 +11,27 @@
 #include "common/types.h"
 
 #define KERNEL_VERSION(a, b, c)	(((a) << 16) | ((b) << 8) | ((c) > 255 ? 255 : (c)))
-#define BTRFS_DEFAULT_KERNEL	KERNEL_VERSION(6, 18, 0)
+
+/*
+ * The kernels the model knows, each as a number and as the text the help
+ * and the option errors show (tests/unit/test-kernel-version checks that
+ * the two agree).  5.12 is the oldest: the preemptive-flushing predicate
+ * is modelled from there on (formulas.md section 2).
+ */
+#define BTRFS_MIN_KERNEL		KERNEL_VERSION(5, 12, 0)
+#define BTRFS_MIN_KERNEL_STR		"5.12"
+#define BTRFS_DEFAULT_KERNEL		KERNEL_VERSION(6, 18, 0)
+#define BTRFS_DEFAULT_KERNEL_STR	"6.18"
+/* The kernels global-rsv, overcommit and preempt show side by side */
+#define BTRFS_COMPARE_KERNELS_STR	"5.12, 5.15, 6.1, 6.1.112, 6.6, 6.18"
+extern const char * const btrfs_compare_kernels[];
+
+/*
+ * "btrfs: stop doing excessive space reservation for csum deletion": the
+ * csum-delete figures "before" it are labelled with this release.
+ */
+#define BTRFS_CSUM_DELETE_CHANGE	KERNEL_VERSION(6, 7, 0)
+#define BTRFS_CSUM_DELETE_CHANGE_STR	"v6.7"
 
 struct btrfs_kernel_model {
 	u32 version;
@@ -41,6 +61,9 @@ struct btrfs_kernel_model {
 };
 
 int btrfs_parse_kernel_version(const char *str, u32 *version);
+int btrfs_parse_model_kernel(const char *str, u32 *version);
+int btrfs_kernel_model_unconfirmed(const struct btrfs_kernel_model *model,
+				   const char **notes, int max);
 void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *model);
 const char *btrfs_kernel_version_str(u32 version, char *buf, int len);
 
