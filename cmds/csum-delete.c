@@ -543,10 +543,7 @@ static int run_csum_delete(struct btrfs_fs_info *fs_info, const struct cmd_optio
 	int ret = 0;
 
 	btrfs_kernel_model(args->kernel_version, &cd.model);
-	btrfs_csum_params_from_fs(fs_info, &cd.params);
-	/* before v5.17 delayed refs did not account for the free space tree */
-	if (!cd.model.free_space_tree_accounting)
-		cd.params.free_space_tree_opt = false;
+	btrfs_csum_params_for_kernel(fs_info, &cd.model, &cd.params);
 	btrfs_drop_tracker_init(&cd.tracker, &cd.params, &cd.model);
 	if (args->file)
 		ret = run_file(&cd, opts, args, token);

@@ -642,8 +642,9 @@ int btrfs_read_block_groups(struct btrfs_fs_info *fs_info,
 /*
  * The rest of btrfs_read_block_groups() once every chunk's block group is
  * in fs_info->block_groups (read here, or found by the kernel's tree
- * search in live mode): bytes_super, space infos, the read-only rules and
- * the global reserve.
+ * search in live mode): bytes_super, space infos and the read-only rules.
+ * The space infos stay raw: the global reserve depends on the kernel
+ * modelled and is added by the report (block-rsv.c).
  */
 void btrfs_account_block_groups(struct btrfs_fs_info *fs_info)
 {
@@ -659,5 +660,4 @@ void btrfs_account_block_groups(struct btrfs_fs_info *fs_info)
 			inc_block_group_ro(fs_info, bg);
 	}
 	mark_unredundant_ro(fs_info);
-	btrfs_init_global_block_rsv(fs_info);
 }

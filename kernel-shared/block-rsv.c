@@ -9,6 +9,7 @@
  * The reserve always takes its whole size (since v5.4).
  */
 #include "kernel-shared/block-rsv.h"
+#include "kernel-shared/kernel-version.h"
 #include "kernel-shared/space-info.h"
 
 /* Every level may be COWed and split: two blocks per level per item */
@@ -93,20 +94,67 @@ void btrfs_global_rsv_inputs_from_fs(const struct btrfs_fs_info *fs_info,
 }
 
 /*
- * btrfs_init_global_block_rsv(): attach to the metadata (or mixed) space
- * info and fill it: the whole size goes into bytes_may_use.
+ * The FREE_SPACE_TREE option as the reservations of @model's kernel see
+ * it.  Before v5.17 neither the global reserve nor the delayed refs
+ * counted the free space tree: 9506f9538206 "btrfs: include the free
+ * space tree in the global rsv minimum calculation" and c18e3235646a
+ * "btrfs: reserve extra space for the free space tree" (both v5.17).
+ * The one place the pre-5.17 rule is applied.
  */
-void btrfs_init_global_block_rsv(struct btrfs_fs_info *fs_info)
+bool btrfs_free_space_tree_accounted(const struct btrfs_fs_info *fs_info,
+				     const struct btrfs_kernel_model *model)
 {
-	struct btrfs_space_info *sinfo =
-		btrfs_find_space_info(fs_info, BTRFS_BLOCK_GROUP_METADATA);
+	return model->free_space_tree_accounting &&
+	       btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
+}
+
+/*
+ * btrfs_update_global_block_rsv() of @model's kernel on @fs_info's roots:
+ * its inputs (@in, pre-5.17 without the free space tree) and its floor.
+ */
+void btrfs_calc_global_rsv_for_kernel(const struct btrfs_fs_info *fs_info,
+				      const struct btrfs_kernel_model *model,
+				      struct btrfs_global_rsv_inputs *in,
+				      struct btrfs_global_rsv_calc *calc)
+{
+	btrfs_global_rsv_inputs_from_fs(fs_info, in);
+	if (!model->free_space_tree_accounting)
+		in->has_free_space_root = false;
+	in->free_space_tree_opt = btrfs_free_space_tree_accounted(fs_info, model);
+	btrfs_calc_global_rsv(in, model->global_rsv_unlink_floor ?
+			      BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS :
+			      BTRFS_GLOBAL_RSV_FLOOR_PLUS_10_ITEMS, calc);
+}
+
+/*
+ * What the global reserve holds right after mount for @model's kernel:
+ * the whole size (since v5.4, d792b0f19711 "btrfs: always reserve our
+ * entire size for the global reserve").  Live mode: what the running
+ * kernel reserved, as sysfs showed it.
+ */
+u64 btrfs_global_rsv_after_mount(const struct btrfs_fs_info *fs_info,
+				 const struct btrfs_kernel_model *model)
+{
 	struct btrfs_global_rsv_inputs in;
 	struct btrfs_global_rsv_calc calc;
 
-	btrfs_global_rsv_inputs_from_fs(fs_info, &in);
-	btrfs_calc_global_rsv(&in, BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS, &calc);
-	fs_info->global_rsv_size = calc.size;
-	fs_info->global_rsv_reserved = calc.size;
-	if (sinfo)
-		sinfo->bytes_may_use += calc.size;
+	if (fs_info->live && fs_info->global_rsv_size)
+		return fs_info->global_rsv_reserved;
+	btrfs_calc_global_rsv_for_kernel(fs_info, model, &in, &calc);
+	return calc.size;
+}
+
+/*
+ * btrfs_init_global_block_rsv() on a copy @si of one of @fs_info's space
+ * infos: the reserve attaches to the metadata (or mixed) space info and
+ * its @reserved bytes go into bytes_may_use.  The load keeps the space
+ * infos raw, so this is the one place the reserve is added, once, with
+ * the chosen kernel's size; live, sysfs bytes_may_use has it already.
+ */
+void btrfs_init_global_block_rsv(const struct btrfs_fs_info *fs_info, u64 reserved,
+				 struct btrfs_space_info *si)
+{
+	if (fs_info->live || !(si->flags & BTRFS_BLOCK_GROUP_METADATA))
+		return;
+	si->bytes_may_use += reserved;
 }

@@ -46,6 +46,17 @@ void btrfs_calc_global_rsv(const struct btrfs_global_rsv_inputs *in,
 			   struct btrfs_global_rsv_calc *out);
 void btrfs_global_rsv_inputs_from_fs(const struct btrfs_fs_info *fs_info,
 				     struct btrfs_global_rsv_inputs *in);
-void btrfs_init_global_block_rsv(struct btrfs_fs_info *fs_info);
+struct btrfs_kernel_model;
+
+bool btrfs_free_space_tree_accounted(const struct btrfs_fs_info *fs_info,
+				     const struct btrfs_kernel_model *model);
+void btrfs_calc_global_rsv_for_kernel(const struct btrfs_fs_info *fs_info,
+				      const struct btrfs_kernel_model *model,
+				      struct btrfs_global_rsv_inputs *in,
+				      struct btrfs_global_rsv_calc *calc);
+u64 btrfs_global_rsv_after_mount(const struct btrfs_fs_info *fs_info,
+				 const struct btrfs_kernel_model *model);
+void btrfs_init_global_block_rsv(const struct btrfs_fs_info *fs_info, u64 reserved,
+				 struct btrfs_space_info *si);
 
 #endif

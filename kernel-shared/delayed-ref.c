@@ -64,6 +64,15 @@ void btrfs_csum_params_from_fs(const struct btrfs_fs_info *fs_info,
 				BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
 }
 
+/* The same for @model's kernel: before v5.17 no free-space-tree doubling */
+void btrfs_csum_params_for_kernel(const struct btrfs_fs_info *fs_info,
+				  const struct btrfs_kernel_model *model,
+				  struct btrfs_csum_params *p)
+{
+	btrfs_csum_params_from_fs(fs_info, p);
+	p->free_space_tree_opt = btrfs_free_space_tree_accounted(fs_info, model);
+}
+
 static void csum_delete_update_totals(struct btrfs_csum_delete_calc *calc)
 {
 	calc->total = calc->drop_ref_bytes + calc->csum_bytes;

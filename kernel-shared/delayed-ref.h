@@ -36,6 +36,9 @@ u64 btrfs_calc_delayed_ref_csum_bytes(const struct btrfs_csum_params *p,
 				      u64 num_csum_items);
 void btrfs_csum_params_from_fs(const struct btrfs_fs_info *fs_info,
 			       struct btrfs_csum_params *p);
+void btrfs_csum_params_for_kernel(const struct btrfs_fs_info *fs_info,
+				  const struct btrfs_kernel_model *model,
+				  struct btrfs_csum_params *p);
 void btrfs_csum_delete_add_heads(const struct btrfs_csum_params *p,
 				 const struct btrfs_kernel_model *model,
 				 struct btrfs_csum_delete_calc *calc,

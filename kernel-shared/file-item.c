@@ -699,7 +699,7 @@ static void deletion_check_preempt(struct btrfs_fs_info *fs_info,
 	struct btrfs_preempt_result res;
 	struct btrfs_reserve_state st;
 
-	btrfs_reserve_state_from_fs(fs_info, &st);
+	btrfs_reserve_state_from_fs(fs_info, model, &st);
 	if (!st.total_bytes)
 		return;
 	out->preempt_checked = true;
@@ -770,10 +770,7 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 
 	memset(out, 0, sizeof(*out));
 	/* the global reserve is full from the mount on: reserved = size */
-	btrfs_global_rsv_inputs_from_fs(fs_info, &rsv_in);
-	btrfs_calc_global_rsv(&rsv_in, model->global_rsv_unlink_floor ?
-			      BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS :
-			      BTRFS_GLOBAL_RSV_FLOOR_PLUS_10_ITEMS, &rsv);
+	btrfs_calc_global_rsv_for_kernel(fs_info, model, &rsv_in, &rsv);
 	ds.global_reserved = rsv.size;
 	btrfs_delayed_refs_sim_init(&ds.refs, params, model);
 	btrfs_cow_sim_init(&ds.cow, fs_info, &ds.refs);

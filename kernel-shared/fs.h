@@ -233,7 +233,9 @@ struct btrfs_fs_info {
 	struct btrfs_read_args read;	/* given at open: btrfs_open_fs() */
 	struct btrfs_block_search_stats bg_search;
 
+	/* raw: the global reserve is the chosen kernel's, added by the report */
 	struct btrfs_space_info space_info[BTRFS_NR_SPACE_INFOS];
+	/* live mode: the running kernel's reserve (sysfs); 0 offline */
 	u64 global_rsv_size;
 	u64 global_rsv_reserved;
 	struct btrfs_block_cache cache;

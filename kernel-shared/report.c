@@ -49,7 +49,11 @@ static void add_profile_names(struct space_report_space_info *out)
 	}
 }
 
-/* sysfs order: data, metadata, mixed, system as `btrfs fi df` lists them */
+/*
+ * sysfs order: data, metadata, mixed, system as `btrfs fi df` lists them;
+ * the one holding the global reserve has the chosen kernel's in
+ * bytes_may_use
+ */
 static void fill_space_infos(const struct btrfs_fs_info *fs_info,
 			     struct space_report *report)
 {
@@ -68,32 +72,10 @@ static void fill_space_infos(const struct btrfs_fs_info *fs_info,
 		out = &report->space_infos[report->nr_space_infos++];
 		out->name = btrfs_space_info_name(order[i]);
 		out->info = *sinfo;
+		btrfs_init_global_block_rsv(fs_info, report->global_rsv_reserved, &out->info);
 		out->ratio = sinfo->total_bytes ?
 			     (double)sinfo->disk_total / sinfo->total_bytes : 0.0;
 		add_profile_names(out);
-	}
-}
-
-/*
- * The space info holding the reserve shows the chosen kernel's size.  Not
- * in live mode: there bytes_may_use is the running kernel's, reserve and
- * all (live.c).
- */
-static void rebase_global_rsv(const struct btrfs_fs_info *fs_info,
-			      struct space_report *report)
-{
-	int i;
-
-	if (fs_info->live)
-		return;
-
-	for (i = 0; i < report->nr_space_infos; i++) {
-		struct btrfs_space_info *si = &report->space_infos[i].info;
-
-		if (!(si->flags & BTRFS_BLOCK_GROUP_METADATA))
-			continue;
-		si->bytes_may_use += report->global_rsv.size;
-		si->bytes_may_use -= fs_info->global_rsv_reserved;
 	}
 }
 
@@ -153,27 +135,20 @@ static void apply_runtime(const struct report_options *o,
 }
 
 /*
- * The reservation model for the chosen kernel: right after mount the
- * global reserve is the only thing in bytes_may_use, so that kernel's
- * reserve size replaces 6.18's before any what-if input is applied.  In
- * live mode the state is the kernel's now, as the space infos show it.
+ * The reservation model for the chosen kernel: the state right after that
+ * kernel's mount (its global reserve the only thing in bytes_may_use),
+ * then the what-if inputs.  In live mode the state is the kernel's now,
+ * as the space infos show it.
  */
 static void fill_reserve(const struct btrfs_fs_info *fs_info,
 			 const struct report_options *opts,
 			 struct space_report *report)
 {
 	struct space_report_reserve *r = &report->reserve;
-	u64 others;
 
 	r->kernel_version = opts->kernel_version;
 	btrfs_kernel_model(opts->kernel_version, &r->model);
-	btrfs_reserve_state_from_fs(fs_info, &r->state);
-	if (!fs_info->live) {
-		others = r->state.bytes_may_use > fs_info->global_rsv_reserved ?
-			 r->state.bytes_may_use - fs_info->global_rsv_reserved : 0;
-		r->state.global_rsv_reserved = report->global_rsv.size;
-		r->state.bytes_may_use = report->global_rsv.size + others;
-	}
+	btrfs_reserve_state_from_fs(fs_info, &r->model, &r->state);
 	apply_runtime(opts, &r->state);
 	r->effective_data_chunk_size = r->model.overcommit_data_chunk ?
 				       btrfs_calc_effective_data_chunk_size(&r->state) : 0;
@@ -195,25 +170,14 @@ int btrfs_build_space_report(const struct btrfs_fs_info *fs_info,
 	report->fs_info = fs_info;
 	if (fill_devices(fs_info, report))
 		return -ENOMEM;
-	fill_space_infos(fs_info, report);
-	btrfs_global_rsv_inputs_from_fs(fs_info, &report->global_rsv_inputs);
-	if (!model.free_space_tree_accounting) {
-		/* before v5.17 the free space tree was not counted at all */
-		report->global_rsv_inputs.has_free_space_root = false;
-		report->global_rsv_inputs.free_space_tree_opt = false;
-	}
-	btrfs_calc_global_rsv(&report->global_rsv_inputs,
-			      model.global_rsv_unlink_floor ?
-			      BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS :
-			      BTRFS_GLOBAL_RSV_FLOOR_PLUS_10_ITEMS,
-			      &report->global_rsv);
+	btrfs_calc_global_rsv_for_kernel(fs_info, &model, &report->global_rsv_inputs,
+					 &report->global_rsv);
 	/* live mode: the kernel's reserve (sysfs), the formula's offline */
 	report->live = fs_info->live != NULL;
-	report->global_rsv_size = report->live ? fs_info->global_rsv_size :
-				  report->global_rsv.size;
-	report->global_rsv_reserved = report->live ? fs_info->global_rsv_reserved :
-				      report->global_rsv.size;
-	rebase_global_rsv(fs_info, report);
+	report->global_rsv_size = report->live && fs_info->global_rsv_size ?
+				  fs_info->global_rsv_size : report->global_rsv.size;
+	report->global_rsv_reserved = btrfs_global_rsv_after_mount(fs_info, &model);
+	fill_space_infos(fs_info, report);
 	report->nr_block_groups = fs_info->nr_block_groups;
 	report->block_group_source = fs_info->bg_from_bg_tree ?
 				     "block-group-tree" : "extent-tree";

@@ -13,6 +13,7 @@
  */
 #include <string.h>
 #include "kernel-shared/block-group.h"
+#include "kernel-shared/block-rsv.h"
 #include "kernel-shared/kernel-version.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/volumes.h"
@@ -310,8 +311,12 @@ void btrfs_need_preemptive_reclaim(const struct btrfs_reserve_state *st,
 	}
 }
 
-/* The metadata (or mixed) space info right after mount */
+/*
+ * The metadata (or mixed) space info right after @model's kernel mounted:
+ * the raw space info with that kernel's global reserve added once.
+ */
 void btrfs_reserve_state_from_fs(const struct btrfs_fs_info *fs_info,
+				 const struct btrfs_kernel_model *model,
 				 struct btrfs_reserve_state *st)
 {
 	struct btrfs_fs_info *fs = (struct btrfs_fs_info *)fs_info;
@@ -322,21 +327,24 @@ void btrfs_reserve_state_from_fs(const struct btrfs_fs_info *fs_info,
 	u64 profile = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_METADATA);
 
 	memset(st, 0, sizeof(*st));
+	st->global_rsv_reserved = btrfs_global_rsv_after_mount(fs_info, model);
 	if (meta) {
-		st->flags = meta->flags;
-		st->total_bytes = meta->total_bytes;
-		st->bytes_used = meta->bytes_used;
-		st->bytes_reserved = meta->bytes_reserved;
-		st->bytes_pinned = meta->bytes_pinned;
-		st->bytes_readonly = meta->bytes_readonly;
-		st->bytes_zone_unusable = meta->bytes_zone_unusable;
-		st->bytes_may_use = meta->bytes_may_use;
+		struct btrfs_space_info si = *meta;
+
+		btrfs_init_global_block_rsv(fs_info, st->global_rsv_reserved, &si);
+		st->flags = si.flags;
+		st->total_bytes = si.total_bytes;
+		st->bytes_used = si.bytes_used;
+		st->bytes_reserved = si.bytes_reserved;
+		st->bytes_pinned = si.bytes_pinned;
+		st->bytes_readonly = si.bytes_readonly;
+		st->bytes_zone_unusable = si.bytes_zone_unusable;
+		st->bytes_may_use = si.bytes_may_use;
 	}
 	st->free_chunk_space = fs_info->free_chunk_space;
 	st->total_rw_bytes = fs_info->total_rw_bytes;
 	st->profile = profile;
 	st->profile_copies = btrfs_bg_type_to_factor(profile);
 	st->data_chunk_size = data ? data->chunk_size : BTRFS_MAX_DATA_CHUNK_SIZE;
-	st->global_rsv_reserved = fs_info->global_rsv_reserved;
 	st->clamp = 1;
 }

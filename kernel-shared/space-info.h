@@ -83,6 +83,7 @@ void btrfs_need_preemptive_reclaim(const struct btrfs_reserve_state *st,
 				   const struct btrfs_kernel_model *model,
 				   struct btrfs_preempt_result *res);
 void btrfs_reserve_state_from_fs(const struct btrfs_fs_info *fs_info,
+				 const struct btrfs_kernel_model *model,
 				 struct btrfs_reserve_state *st);
 
 #endif
