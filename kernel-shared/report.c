@@ -152,10 +152,15 @@ static void fill_reserve(const struct btrfs_fs_info *fs_info,
 	apply_runtime(opts, &r->state);
 	r->effective_data_chunk_size = r->model.overcommit_data_chunk ?
 				       btrfs_calc_effective_data_chunk_size(&r->state) : 0;
-	r->avail_flush_all = btrfs_calc_available_free_space(&r->state, true, &r->model);
-	r->avail_other = btrfs_calc_available_free_space(&r->state, false, &r->model);
-	r->largest_flush_all = btrfs_largest_reservation(&r->state, true, &r->model);
-	r->largest_other = btrfs_largest_reservation(&r->state, false, &r->model);
+	r->avail_flush_all = btrfs_calc_available_free_space(&r->state,
+					BTRFS_RESERVE_FLUSH_ALL, &r->model);
+	r->largest_flush_all = btrfs_largest_reservation(&r->state,
+					BTRFS_RESERVE_FLUSH_ALL, &r->model);
+	/* every other mode gets the same room: NO_FLUSH stands for them */
+	r->avail_other = btrfs_calc_available_free_space(&r->state,
+					BTRFS_RESERVE_NO_FLUSH, &r->model);
+	r->largest_other = btrfs_largest_reservation(&r->state,
+					BTRFS_RESERVE_NO_FLUSH, &r->model);
 	btrfs_need_preemptive_reclaim(&r->state, &r->model, &r->preempt);
 }
 

@@ -126,12 +126,26 @@ u64 btrfs_calc_effective_data_chunk_size(const struct btrfs_reserve_state *st)
 }
 
 /*
+ * The share of the unallocated space over-commit may count on, as a right
+ * shift: a FLUSH_ALL reservation can wait for flushing to make room, so it
+ * gets an eighth; every other mode (FLUSH_ALL_STEAL and EMERGENCY too, in
+ * 6.18) half.
+ */
+#define OVERCOMMIT_SHIFT_FLUSH_ALL	3
+#define OVERCOMMIT_SHIFT_OTHER		1
+
+static u32 overcommit_shift(enum btrfs_reserve_flush_enum flush)
+{
+	return flush == BTRFS_RESERVE_FLUSH_ALL ? OVERCOMMIT_SHIFT_FLUSH_ALL :
+						  OVERCOMMIT_SHIFT_OTHER;
+}
+
+/*
  * calc_available_free_space(): how much unallocated space metadata may
- * count on.  FLUSH_ALL reservations get an eighth, every other flush mode
- * half, because the former can wait for flushing to make room.
+ * count on for a reservation of mode @flush.
  */
 u64 btrfs_calc_available_free_space(const struct btrfs_reserve_state *st,
-				    bool flush_all,
+				    enum btrfs_reserve_flush_enum flush,
 				    const struct btrfs_kernel_model *model)
 {
 	u64 avail = st->free_chunk_space / max_t(u32, st->profile_copies, 1);
@@ -145,7 +159,7 @@ u64 btrfs_calc_available_free_space(const struct btrfs_reserve_state *st,
 			return 0;
 		avail -= data_chunk;
 	}
-	avail >>= flush_all ? 3 : 1;
+	avail >>= overcommit_shift(flush);
 	if (model->overcommit_data_chunk && st->zoned && st->zone_size)
 		avail -= avail % st->zone_size;
 	return avail;
@@ -164,12 +178,13 @@ static bool zoned_blocks_overcommit(const struct btrfs_reserve_state *st,
 	return false;
 }
 
-static u64 overcommit_room(const struct btrfs_reserve_state *st, bool flush_all,
+static u64 overcommit_room(const struct btrfs_reserve_state *st,
+			   enum btrfs_reserve_flush_enum flush,
 			   const struct btrfs_kernel_model *model)
 {
 	if (zoned_blocks_overcommit(st, model))
 		return 0;
-	return btrfs_calc_available_free_space(st, flush_all, model);
+	return btrfs_calc_available_free_space(st, flush, model);
 }
 
 static u64 reserve_state_used(const struct btrfs_reserve_state *st)
@@ -180,12 +195,13 @@ static u64 reserve_state_used(const struct btrfs_reserve_state *st)
 
 /* btrfs_can_overcommit(): data (and mixed) never over-commits */
 bool btrfs_can_overcommit(const struct btrfs_reserve_state *st, u64 bytes,
-			  bool flush_all, const struct btrfs_kernel_model *model)
+			  enum btrfs_reserve_flush_enum flush,
+			  const struct btrfs_kernel_model *model)
 {
 	if (st->flags & BTRFS_BLOCK_GROUP_DATA)
 		return false;
 	return reserve_state_used(st) + bytes <
-	       st->total_bytes + overcommit_room(st, flush_all, model);
+	       st->total_bytes + overcommit_room(st, flush, model);
 }
 
 /*
@@ -193,7 +209,8 @@ bool btrfs_can_overcommit(const struct btrfs_reserve_state *st, u64 bytes,
  * flushing: it fits in total_bytes (<=), or over-commit allows it (<).
  */
 u64 btrfs_largest_reservation(const struct btrfs_reserve_state *st,
-			      bool flush_all, const struct btrfs_kernel_model *model)
+			      enum btrfs_reserve_flush_enum flush,
+			      const struct btrfs_kernel_model *model)
 {
 	u64 used = reserve_state_used(st);
 	u64 fits = st->total_bytes > used ? st->total_bytes - used : 0;
@@ -201,7 +218,7 @@ u64 btrfs_largest_reservation(const struct btrfs_reserve_state *st,
 
 	if (st->flags & BTRFS_BLOCK_GROUP_DATA)
 		return fits;
-	limit = st->total_bytes + overcommit_room(st, flush_all, model);
+	limit = st->total_bytes + overcommit_room(st, flush, model);
 	if (limit > used + 1)
 		return max_t(u64, fits, limit - used - 1);
 	return fits;
@@ -211,7 +228,7 @@ u64 btrfs_largest_reservation(const struct btrfs_reserve_state *st,
 static u64 preempt_thresh_base(const struct btrfs_reserve_state *st,
 			       const struct btrfs_kernel_model *model)
 {
-	u64 thresh = btrfs_calc_available_free_space(st, true, model);
+	u64 thresh = btrfs_calc_available_free_space(st, BTRFS_RESERVE_FLUSH_ALL, model);
 	u64 g = model->preempt_global_rsv_terms ? st->global_rsv_reserved : 0;
 	u64 hard = st->bytes_used + st->bytes_reserved + st->bytes_readonly + g;
 

@@ -25,6 +25,22 @@ const char *btrfs_space_info_name(enum btrfs_space_index index);
 struct btrfs_kernel_model;
 
 /*
+ * How far a reservation may go to make room, as fs/btrfs/space-info.h of
+ * 6.18 orders them.  Here it only decides the over-commit room
+ * (calc_available_free_space()); tickets and flushing are not modelled.
+ */
+enum btrfs_reserve_flush_enum {
+	BTRFS_RESERVE_NO_FLUSH,			/* in a transaction: nothing */
+	BTRFS_RESERVE_FLUSH_LIMIT,		/* some, without deadlocking */
+	BTRFS_RESERVE_FLUSH_EVICT,		/* evict: may steal from the global rsv */
+	BTRFS_RESERVE_FLUSH_DATA,		/* data space */
+	BTRFS_RESERVE_FLUSH_FREE_SPACE_INODE,	/* free space cache inodes */
+	BTRFS_RESERVE_FLUSH_ALL,		/* everything, a transaction commit too */
+	BTRFS_RESERVE_FLUSH_ALL_STEAL,		/* FLUSH_ALL that may steal */
+	BTRFS_RESERVE_FLUSH_EMERGENCY,		/* btrfs_use_block_rsv() only */
+};
+
+/*
  * The inputs of the reservation decisions for one space info (metadata,
  * or mixed): the space info's counters, the fs-wide figures they are
  * weighed against, and the runtime state, which defaults to its value
@@ -73,12 +89,14 @@ struct btrfs_preempt_result {
 
 u64 btrfs_calc_effective_data_chunk_size(const struct btrfs_reserve_state *st);
 u64 btrfs_calc_available_free_space(const struct btrfs_reserve_state *st,
-				    bool flush_all,
+				    enum btrfs_reserve_flush_enum flush,
 				    const struct btrfs_kernel_model *model);
 bool btrfs_can_overcommit(const struct btrfs_reserve_state *st, u64 bytes,
-			  bool flush_all, const struct btrfs_kernel_model *model);
+			  enum btrfs_reserve_flush_enum flush,
+			  const struct btrfs_kernel_model *model);
 u64 btrfs_largest_reservation(const struct btrfs_reserve_state *st,
-			      bool flush_all, const struct btrfs_kernel_model *model);
+			      enum btrfs_reserve_flush_enum flush,
+			      const struct btrfs_kernel_model *model);
 void btrfs_need_preemptive_reclaim(const struct btrfs_reserve_state *st,
 				   const struct btrfs_kernel_model *model,
 				   struct btrfs_preempt_result *res);

@@ -101,11 +101,24 @@ static void test_overcommit(void)
 	struct btrfs_kernel_model m = model_of("6.18");
 
 	check_u64("§5.6 effective data chunk", btrfs_calc_effective_data_chunk_size(&st), 214748364);
-	check_u64("§5.6 avail FLUSH_ALL", btrfs_calc_available_free_space(&st, true, &m), 92382822);
-	check_u64("§5.6 avail other", btrfs_calc_available_free_space(&st, false, &m), 369531290);
-	check_u64("§5.6 largest FLUSH_ALL", btrfs_largest_reservation(&st, true, &m), 193767013);
-	check_u64("§5.6 largest NO_FLUSH", btrfs_largest_reservation(&st, false, &m), 470915481);
-	check_u64("§5.6 can_overcommit at the limit", btrfs_can_overcommit(&st, 193767014, true, &m), 0);
+	check_u64("§5.6 avail FLUSH_ALL",
+		  btrfs_calc_available_free_space(&st, BTRFS_RESERVE_FLUSH_ALL, &m), 92382822);
+	check_u64("§5.6 avail other",
+		  btrfs_calc_available_free_space(&st, BTRFS_RESERVE_NO_FLUSH, &m), 369531290);
+	check_u64("§5.6 avail FLUSH_LIMIT as other",
+		  btrfs_calc_available_free_space(&st, BTRFS_RESERVE_FLUSH_LIMIT, &m), 369531290);
+	check_u64("§5.6 avail FLUSH_ALL_STEAL as other (6.18)",
+		  btrfs_calc_available_free_space(&st, BTRFS_RESERVE_FLUSH_ALL_STEAL, &m), 369531290);
+	check_u64("§5.6 avail FLUSH_EMERGENCY as other (6.18)",
+		  btrfs_calc_available_free_space(&st, BTRFS_RESERVE_FLUSH_EMERGENCY, &m), 369531290);
+	check_u64("§5.6 largest FLUSH_ALL",
+		  btrfs_largest_reservation(&st, BTRFS_RESERVE_FLUSH_ALL, &m), 193767013);
+	check_u64("§5.6 largest NO_FLUSH",
+		  btrfs_largest_reservation(&st, BTRFS_RESERVE_NO_FLUSH, &m), 470915481);
+	check_u64("§5.6 can_overcommit at the limit",
+		  btrfs_can_overcommit(&st, 193767014, BTRFS_RESERVE_FLUSH_ALL, &m), 0);
+	check_u64("§5.6 can_overcommit below the limit",
+		  btrfs_can_overcommit(&st, 193767013, BTRFS_RESERVE_FLUSH_ALL, &m), 1);
 }
 
 static void test_preempt(void)
