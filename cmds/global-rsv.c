@@ -22,9 +22,7 @@ static void global_rsv_detail(struct fmt_ctx *fctx, const struct space_report *r
 
 static void global_rsv_row(struct fmt_ctx *fctx, const struct space_report *r)
 {
-	fmt_str(fctx, "floor_formula", "floor",
-		r->reserve.model.global_rsv_unlink_floor ?
-		"insert(min_items+6)+delayed_ref_bytes(6)" : "insert(min_items+10)");
+	fmt_str(fctx, "floor_formula", "floor", r->global_rsv.floor_formula_short);
 	fmt_size(fctx, "floor", "floor_bytes", r->global_rsv.floor);
 	fmt_size(fctx, "global_rsv_size", "size", r->global_rsv.size);
 }

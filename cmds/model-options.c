@@ -60,7 +60,7 @@ const struct cmd_option_expect model_option_expect[] = {
 	{ OPT_DELAYED_REFS_RSV, SIZE_EXPECT },
 	{ OPT_DELAYED_RSV, SIZE_EXPECT },
 	{ OPT_RECLAIM_SIZE, SIZE_EXPECT },
-	{ OPT_CLAMP, "1 to 8" },
+	{ OPT_CLAMP, __stringify(BTRFS_PREEMPT_MIN_CLAMP) " to " __stringify(BTRFS_PREEMPT_MAX_CLAMP) },
 	{ OPT_ZONE_SIZE, "a size above 0, such as 256M" },
 	{ OPT_MAX_ACTIVE_ZONES, "0 (no limit) to 4294967295" },
 	{ OPT_TOTAL_BYTES, SIZE_EXPECT },
@@ -83,7 +83,7 @@ static int set_clamp(const char *arg, struct report_options *o)
 {
 	u64 v;
 
-	if (parse_u64(arg, &v) || v < 1 || v > 8)
+	if (parse_u64(arg, &v) || v < BTRFS_PREEMPT_MIN_CLAMP || v > BTRFS_PREEMPT_MAX_CLAMP)
 		return -EINVAL;
 	o->clamp = v;
 	o->runtime_set |= RT_CLAMP;
@@ -99,7 +99,7 @@ static int set_zones(const char *arg, struct report_options *o)
 {
 	u64 v;
 
-	if (parse_u64(arg, &v) || v > 0xffffffffULL)
+	if (parse_u64(arg, &v) || v > UINT32_MAX)
 		return -EINVAL;
 	o->max_active_zones = v;
 	return 0;
@@ -126,7 +126,7 @@ int model_handle_option(int opt, const char *arg, void *ctx)
 	case OPT_ZONED:
 		o->zoned = true;
 		if (!o->zone_size)
-			o->zone_size = 256ULL << 20;
+			o->zone_size = BTRFS_DEFAULT_ZONE_SIZE;
 		return 0;
 	case OPT_ZONE_SIZE:
 		return parse_size(arg, &o->zone_size) || !o->zone_size ? -EINVAL : 0;

@@ -21,7 +21,8 @@ int model_handle_option(int opt, const char *arg, void *ctx);
 	"--delayed-refs-rsv SIZE  delayed refs reserve, reserved bytes (default 0)", \
 	"--delayed-rsv SIZE  delayed block reserve, reserved bytes (default 0)", \
 	"--reclaim-size SIZE  bytes of queued tickets (default 0)",	\
-	"--clamp N          preemptive flushing clamp, 1 to 8 (default 1)", \
+	"--clamp N          preemptive flushing clamp, " __stringify(BTRFS_PREEMPT_MIN_CLAMP) \
+	" to " __stringify(BTRFS_PREEMPT_MAX_CLAMP) " (default " __stringify(BTRFS_PREEMPT_MIN_CLAMP) ")", \
 	"--zoned            what-if: treat the filesystem as zoned",	\
 	"--zone-size SIZE   zone size for --zoned (default 256M)",	\
 	"--max-active-zones N  active zone limit of the device for --zoned (0: none)", \

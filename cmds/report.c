@@ -337,11 +337,9 @@ void print_global_rsv_detail(struct fmt_ctx *fctx, const struct space_report *r)
 	fmt_size(fctx, "raid_stripe_bytes_used", "Raid stripe tree", in->stripe_bytes_used);
 	fmt_u64(fctx, "min_items", "Min items", c->min_items);
 	fmt_bool(fctx, "free_space_tree_option", "Free space tree option", in->free_space_tree_opt);
-	fmt_str(fctx, "floor_formula", "Floor formula",
-		r->reserve.model.global_rsv_unlink_floor ?
-		"insert(min_items + 6) + delayed_ref_bytes(6)" : "insert(min_items + 10)");
+	fmt_str(fctx, "floor_formula", "Floor formula", c->floor_formula);
 	fmt_size(fctx, "floor", "Floor", c->floor);
-	fmt_size(fctx, "cap", "Cap", 512ULL << 20);
+	fmt_size(fctx, "cap", "Cap", c->cap);
 	fmt_group_end(fctx);
 }
 

@@ -13,9 +13,16 @@
 #include "kernel-shared/space-info.h"
 
 /* Every level may be COWed and split: two blocks per level per item */
+#define INSERT_BLOCKS_PER_LEVEL		2
+/*
+ * A delayed ref run with the free space tree on updates that tree too:
+ * c18e3235646a "btrfs: reserve extra space for the free space tree" (v5.17)
+ */
+#define FREE_SPACE_TREE_REF_FACTOR	2
+
 u64 btrfs_calc_insert_metadata_size(u32 nodesize, u32 num_items)
 {
-	return (u64)nodesize * BTRFS_MAX_LEVEL * 2 * num_items;
+	return (u64)nodesize * BTRFS_MAX_LEVEL * INSERT_BLOCKS_PER_LEVEL * num_items;
 }
 
 /* Modify or delete: COW only, one block per level per item */
@@ -24,21 +31,38 @@ u64 btrfs_calc_metadata_size(u32 nodesize, u32 num_items)
 	return (u64)nodesize * BTRFS_MAX_LEVEL * num_items;
 }
 
-/* Running a delayed ref also updates the free space tree when it is on */
 u64 btrfs_calc_delayed_ref_bytes(u32 nodesize, bool free_space_tree_opt,
 				 u32 num_updates)
 {
 	u64 bytes = btrfs_calc_insert_metadata_size(nodesize, num_updates);
 
-	return free_space_tree_opt ? bytes * 2 : bytes;
+	return free_space_tree_opt ? bytes * FREE_SPACE_TREE_REF_FACTOR : bytes;
 }
+
+#define UNLINK_UNITS	__stringify(BTRFS_UNLINK_METADATA_UNITS)
+#define OLD_UNLINK	__stringify(BTRFS_GLOBAL_RSV_OLD_UNLINK_ITEMS)
+
+/* Each floor as the report names it */
+static const struct {
+	const char *text;
+	const char *short_text;
+} floor_formulas[] = {
+	[BTRFS_GLOBAL_RSV_FLOOR_UNLINK_DELAYED_REFS] = {
+		"insert(min_items + " UNLINK_UNITS ") + delayed_ref_bytes(" UNLINK_UNITS ")",
+		"insert(min_items+" UNLINK_UNITS ")+delayed_ref_bytes(" UNLINK_UNITS ")",
+	},
+	[BTRFS_GLOBAL_RSV_FLOOR_PLUS_10_ITEMS] = {
+		"insert(min_items + " OLD_UNLINK ")",
+		"insert(min_items+" OLD_UNLINK ")",
+	},
+};
 
 void btrfs_calc_global_rsv(const struct btrfs_global_rsv_inputs *in,
 			   enum btrfs_global_rsv_floor floor,
 			   struct btrfs_global_rsv_calc *out)
 {
 	out->num = in->tree_root_bytes_used + in->extent_bytes_used;
-	out->min_items = 2;		/* tree root, extent root */
+	out->min_items = BTRFS_GLOBAL_RSV_BASE_ITEMS;
 	if (in->has_csum_root) {
 		out->num += in->csum_bytes_used;
 		out->min_items++;
@@ -55,9 +79,12 @@ void btrfs_calc_global_rsv(const struct btrfs_global_rsv_inputs *in,
 		out->num += in->stripe_bytes_used;
 		out->min_items++;
 	}
+	out->floor_kind = floor;
+	out->floor_formula = floor_formulas[floor].text;
+	out->floor_formula_short = floor_formulas[floor].short_text;
 	if (floor == BTRFS_GLOBAL_RSV_FLOOR_PLUS_10_ITEMS) {
 		out->floor = btrfs_calc_insert_metadata_size(in->nodesize,
-							     out->min_items + 10);
+				out->min_items + BTRFS_GLOBAL_RSV_OLD_UNLINK_ITEMS);
 	} else {
 		out->floor = btrfs_calc_insert_metadata_size(in->nodesize,
 					out->min_items + BTRFS_UNLINK_METADATA_UNITS) +
@@ -65,8 +92,9 @@ void btrfs_calc_global_rsv(const struct btrfs_global_rsv_inputs *in,
 					in->free_space_tree_opt,
 					BTRFS_UNLINK_METADATA_UNITS);
 	}
+	out->cap = BTRFS_GLOBAL_RSV_MAX;
 	out->size = max_t(u64, out->num, out->floor);
-	out->size = min_t(u64, out->size, SZ_512M);
+	out->size = min_t(u64, out->size, out->cap);
 }
 
 /*

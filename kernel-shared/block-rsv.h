@@ -7,11 +7,21 @@
 
 /* BTRFS_UNLINK_METADATA_UNITS: orphan, dir item, dir index, inode ref, inode, parent */
 #define BTRFS_UNLINK_METADATA_UNITS	6
+/*
+ * The global reserve's floor before f8f210dc8470 (v6.4, 6.1.112): room
+ * for the fallback unlink on top of the roots, 5 items for the unlink
+ * and 5 for its delayed ref updates.
+ */
+#define BTRFS_GLOBAL_RSV_OLD_UNLINK_ITEMS	10
+/* The roots every filesystem counts in the reserve: tree root, extent root */
+#define BTRFS_GLOBAL_RSV_BASE_ITEMS	2
+/* btrfs_update_global_block_rsv(): the reserve never exceeds 512 MiB */
+#define BTRFS_GLOBAL_RSV_MAX		(512ULL << 20)
 
 /* Everything btrfs_update_global_block_rsv() reads, taken from the image */
 struct btrfs_global_rsv_inputs {
 	u32 nodesize;
-	bool free_space_tree_opt;	/* FREE_SPACE_TREE mount option (§2.1) */
+	bool free_space_tree_opt;	/* FREE_SPACE_TREE mount option: the on-disk bit offline */
 	u64 tree_root_bytes_used;	/* in memory only: 0 at mount */
 	u64 extent_bytes_used;
 	u64 csum_bytes_used;
@@ -33,8 +43,12 @@ enum btrfs_global_rsv_floor {
 struct btrfs_global_rsv_calc {
 	u64 num;			/* summed root bytes_used */
 	u32 min_items;
+	enum btrfs_global_rsv_floor floor_kind;
+	const char *floor_formula;	/* floor_kind as a formula */
+	const char *floor_formula_short;	/* the same without spaces */
 	u64 floor;
-	u64 size;			/* min(max(num, floor), 512 MiB) */
+	u64 cap;			/* BTRFS_GLOBAL_RSV_MAX */
+	u64 size;			/* min(max(num, floor), cap) */
 };
 
 u64 btrfs_calc_insert_metadata_size(u32 nodesize, u32 num_items);

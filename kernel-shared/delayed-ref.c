@@ -150,6 +150,17 @@ void btrfs_delayed_refs_sim_release(struct btrfs_delayed_refs_sim *sim)
 	sim->heads_used = sim->refs_used = 0;
 }
 
+/*
+ * The open-addressing tables of heads and ref nodes start at this many
+ * slots and double whenever one more entry would fill them past half.
+ */
+#define SIM_TABLE_MIN_SLOTS	256
+
+static bool sim_table_full(u64 used, u64 cap)
+{
+	return (used + 1) * 2 > cap;
+}
+
 static struct btrfs_sim_head *head_slot(struct btrfs_sim_head *tab, u64 cap,
 					u64 bytenr)
 {
@@ -173,7 +184,7 @@ const struct btrfs_sim_head *btrfs_sim_find_head(const struct btrfs_delayed_refs
 
 static int grow_heads(struct btrfs_delayed_refs_sim *sim)
 {
-	u64 cap = sim->heads_cap ? sim->heads_cap * 2 : 256, i;
+	u64 cap = sim->heads_cap ? sim->heads_cap * 2 : SIM_TABLE_MIN_SLOTS, i;
 	struct btrfs_sim_head *tab;
 
 	if (cap > SIZE_MAX / sizeof(*tab))
@@ -198,7 +209,7 @@ static int sim_get_head(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
 	struct btrfs_sim_head *h;
 	int err;
 
-	if ((sim->heads_used + 1) * 2 > sim->heads_cap) {
+	if (sim_table_full(sim->heads_used, sim->heads_cap)) {
 		err = grow_heads(sim);
 		if (err)
 			return err;
@@ -244,7 +255,7 @@ static struct btrfs_sim_ref *ref_slot(struct btrfs_sim_ref *tab, u64 cap,
 
 static int grow_refs(struct btrfs_delayed_refs_sim *sim)
 {
-	u64 cap = sim->refs_cap ? sim->refs_cap * 2 : 256, i;
+	u64 cap = sim->refs_cap ? sim->refs_cap * 2 : SIM_TABLE_MIN_SLOTS, i;
 	struct btrfs_sim_ref *tab;
 
 	if (cap > SIZE_MAX / sizeof(*tab))
@@ -318,7 +329,7 @@ int btrfs_sim_add_ref(struct btrfs_delayed_refs_sim *sim, bool is_data,
 	else if (is_data && !created && h->ref_mod >= 0 && old_mod < 0)
 		sim_resize(sim, -(int64_t)sim_csum_charge(sim, h->num_bytes));
 
-	if ((sim->refs_used + 1) * 2 > sim->refs_cap) {
+	if (sim_table_full(sim->refs_used, sim->refs_cap)) {
 		err = grow_refs(sim);
 		if (err)
 			return err;

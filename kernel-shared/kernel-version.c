@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel versions and the space-reservation changes they carry.  Sources:
- * the linux-btrfs patches in the project's seeds and the spec
- * (Documentation/formulas.md lists each with its commit and release).
+ * Kernel versions and the space-reservation changes they carry: the one
+ * place that knows versions.  Each change names its kernel commit (id
+ * and subject; the subject and release alone where no id could be
+ * verified); Documentation/formulas.md section 2 lists them with their
+ * releases.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -60,7 +62,10 @@ static bool at_least(u32 version, u32 a, u32 b, u32 c)
 	return version >= KERNEL_VERSION(a, b, c);
 }
 
-/* 6.1.y stable got the v6.4 floor in 6.1.112 (spec-corrections §1) */
+/*
+ * f8f210dc8470 "btrfs: calculate the right space for delayed refs when
+ * updating global reserve" (v6.4), taken into 6.1.y stable at 6.1.112.
+ */
 static bool has_unlink_floor(u32 version)
 {
 	if (at_least(version, 6, 4, 0))
@@ -68,19 +73,34 @@ static bool has_unlink_floor(u32 version)
 	return at_least(version, 6, 1, 112) && !at_least(version, 6, 2, 0);
 }
 
-void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *m)
+/*
+ * The "plain full" limit of need_preemptive_reclaim(), in percent of
+ * total_bytes: 93c60b17f2b5 "btrfs: reduce the preemptive flushing
+ * threshold to 90%" (v5.15, and 5.13.y/5.14.y stable) lowered it from 98.
+ */
+#define PREEMPT_FULL_PERCENT		90
+#define PREEMPT_FULL_PERCENT_BEFORE	98
+
+static void preempt_model(u32 version, struct btrfs_kernel_model *m)
 {
-	m->version = version;
-	m->global_rsv_unlink_floor = has_unlink_floor(version);
-	m->free_space_tree_accounting = at_least(version, 5, 17, 0);
-	m->csum_delete_metadata_size = version >= BTRFS_CSUM_DELETE_CHANGE;
-	/* the release of "stop doing excessive space reservation for csum deletion" */
-	m->csum_delete_unconfirmed = at_least(version, 6, 6, 0) &&
-				     !at_least(version, 6, 8, 0);
-	m->overcommit_data_chunk = at_least(version, 6, 9, 0);
+	/* "Preemptive flushing improvements" series, Josef Bacik, v5.14 */
 	m->preempt_global_rsv_terms = at_least(version, 5, 14, 0);
-	m->preempt_full_percent = at_least(version, 5, 15, 0) ? 90 : 98;
+	m->preempt_full_percent = at_least(version, 5, 15, 0) ?
+				  PREEMPT_FULL_PERCENT : PREEMPT_FULL_PERCENT_BEFORE;
+	/* 114623979405 "btrfs: do not do preemptive flushing if the majority is global rsv" */
 	m->preempt_majority_global = at_least(version, 5, 15, 0);
+}
+
+/*
+ * Zoned metadata over-commit: 79417d040f4f "btrfs: zoned: disable
+ * metadata overcommit for zoned" (6.0), 85e79ec7b78f "btrfs: zoned:
+ * enable metadata over-commit for non-ZNS setup" (6.2 cycle) and
+ * 5b135b382a36 "btrfs: zoned: re-enable metadata over-commit for zoned
+ * mode" (6.6, 6.5.y); none of the three releases is confirmed, so 6.0
+ * to 6.6 say so.
+ */
+static void zoned_model(u32 version, struct btrfs_kernel_model *m)
+{
 	if (at_least(version, 6, 6, 0))
 		m->zoned_overcommit = ZONED_OVERCOMMIT_ALWAYS;
 	else if (at_least(version, 6, 2, 0))
@@ -89,8 +109,30 @@ void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *m)
 		m->zoned_overcommit = ZONED_OVERCOMMIT_NEVER;
 	else
 		m->zoned_overcommit = ZONED_OVERCOMMIT_ALWAYS;
-	/* 79417d040f4f, 85e79ec7b78f, 5b135b382a36: releases not confirmed (spec §11.5) */
 	m->zoned_unconfirmed = at_least(version, 6, 0, 0) && !at_least(version, 6, 7, 0);
+}
+
+void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *m)
+{
+	m->version = version;
+	m->global_rsv_unlink_floor = has_unlink_floor(version);
+	/*
+	 * 9506f9538206 "btrfs: include the free space tree in the global rsv
+	 * minimum calculation", c18e3235646a "btrfs: reserve extra space for
+	 * the free space tree" (both v5.17)
+	 */
+	m->free_space_tree_accounting = at_least(version, 5, 17, 0);
+	/*
+	 * "btrfs: stop doing excessive space reservation for csum deletion"
+	 * (Filipe Manana, 2023): 6.7 believed, 6.6 and 6.7 unconfirmed
+	 */
+	m->csum_delete_metadata_size = version >= BTRFS_CSUM_DELETE_CHANGE;
+	m->csum_delete_unconfirmed = at_least(version, 6, 6, 0) &&
+				     !at_least(version, 6, 8, 0);
+	/* cb6cbab79055 "btrfs: adjust overcommit logic when very close to full" (v6.9) */
+	m->overcommit_data_chunk = at_least(version, 6, 9, 0);
+	preempt_model(version, m);
+	zoned_model(version, m);
 }
 
 /*

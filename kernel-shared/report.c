@@ -95,7 +95,7 @@ void report_options_init(struct report_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->kernel_version = BTRFS_DEFAULT_KERNEL;
-	opts->clamp = 1;
+	opts->clamp = BTRFS_PREEMPT_MIN_CLAMP;
 }
 
 static void apply_runtime(const struct report_options *o,

@@ -30,17 +30,22 @@ const char *btrfs_space_info_name(enum btrfs_space_index index)
 	return space_info_names[index];
 }
 
+/* calc_chunk_size(): metadata chunks of 1 GiB once the writeable devices exceed 50 GiB */
+#define METADATA_BIG_CHUNK_MIN_RW_BYTES	(50ULL * SZ_1G)
+#define METADATA_BIG_CHUNK_SIZE		SZ_1G
+#define METADATA_CHUNK_SIZE		SZ_256M
+#define SYSTEM_CHUNK_SIZE		SZ_32M
+
 /* calc_chunk_size(): the sysfs chunk_size, not the size chunks really get */
 static u64 calc_chunk_size(const struct btrfs_fs_info *fs_info, u64 flags)
 {
 	if (flags & BTRFS_BLOCK_GROUP_DATA)
 		return BTRFS_MAX_DATA_CHUNK_SIZE;
 	if (flags & BTRFS_BLOCK_GROUP_SYSTEM)
-		return SZ_32M;
-	/* metadata: 1 GiB once the writeable devices exceed 50 GiB */
-	if (fs_info->total_rw_bytes > 50ULL * SZ_1G)
-		return SZ_1G;
-	return SZ_256M;
+		return SYSTEM_CHUNK_SIZE;
+	if (fs_info->total_rw_bytes > METADATA_BIG_CHUNK_MIN_RW_BYTES)
+		return METADATA_BIG_CHUNK_SIZE;
+	return METADATA_CHUNK_SIZE;
 }
 
 static void create_space_info(struct btrfs_fs_info *fs_info,
@@ -112,17 +117,23 @@ u64 btrfs_space_info_used(const struct btrfs_space_info *sinfo,
 }
 
 /*
- * calc_effective_data_chunk_size() (v6.9+): the room over-commit keeps
- * free so a data chunk can still be allocated.
+ * calc_effective_data_chunk_size(): the room over-commit keeps free so a
+ * data chunk can still be allocated, as btrfs_create_chunk() would size
+ * it: at most 10 % of the writeable bytes and 1 GiB.  cb6cbab79055
+ * "btrfs: adjust overcommit logic when very close to full" (v6.9).
  */
+#define DATA_CHUNK_MAX_PERCENT		10
+#define DATA_CHUNK_OVERCOMMIT_MAX	SZ_1G
+
 u64 btrfs_calc_effective_data_chunk_size(const struct btrfs_reserve_state *st)
 {
 	u64 size;
 
 	if (st->zoned)
 		return st->data_chunk_size;
-	size = min_t(u64, st->data_chunk_size, st->total_rw_bytes * 10 / 100);
-	return min_t(u64, size, SZ_1G);
+	size = min_t(u64, st->data_chunk_size,
+		     st->total_rw_bytes * DATA_CHUNK_MAX_PERCENT / 100);
+	return min_t(u64, size, DATA_CHUNK_OVERCOMMIT_MAX);
 }
 
 /*
@@ -224,7 +235,10 @@ u64 btrfs_largest_reservation(const struct btrfs_reserve_state *st,
 	return fits;
 }
 
-/* The threshold before and after the 2021 series (patch 4/7) */
+/*
+ * The threshold before and after the 2021 "Preemptive flushing
+ * improvements" series (v5.14): it counts the global reserve as used.
+ */
 static u64 preempt_thresh_base(const struct btrfs_reserve_state *st,
 			       const struct btrfs_kernel_model *model)
 {
@@ -242,15 +256,19 @@ static u64 preempt_thresh_base(const struct btrfs_reserve_state *st,
 /*
  * What need_preemptive_reclaim() weighs against the threshold: ordered
  * extents that will finish soon make delalloc flushing pointless, so
- * either the delayed reserves or the flushable may_use count.
+ * either the delayed reserves or the flushable may_use count.  Since the
+ * v5.14 series ordered bytes count half ("cut ordered in half, and if it's
+ * still higher than delalloc then we can keep flushing").
  */
+#define PREEMPT_ORDERED_SHIFT		1
+
 static bool preempt_counts_may_use(const struct btrfs_reserve_state *st,
 				   const struct btrfs_kernel_model *model)
 {
 	u64 ordered = st->ordered_bytes;
 
 	if (model->preempt_global_rsv_terms)
-		ordered >>= 1;
+		ordered >>= PREEMPT_ORDERED_SHIFT;
 	return ordered < st->delalloc_bytes;
 }
 
@@ -302,10 +320,10 @@ void btrfs_need_preemptive_reclaim(const struct btrfs_reserve_state *st,
 
 	res->full_limit = st->total_bytes * model->preempt_full_percent / 100;
 	res->full_used = st->bytes_used + st->bytes_reserved + g;
-	res->floor = model->preempt_majority_global ? SZ_128M : 0;
+	res->floor = model->preempt_majority_global ? BTRFS_PREEMPT_NON_GLOBAL_FLOOR : 0;
 	res->thresh_base = preempt_thresh_base(st, model);
 	res->thresh_by_clamp[0] = res->thresh_base;
-	for (clamp = 1; clamp <= BTRFS_PREEMPT_MAX_CLAMP; clamp++)
+	for (clamp = BTRFS_PREEMPT_MIN_CLAMP; clamp <= BTRFS_PREEMPT_MAX_CLAMP; clamp++)
 		res->thresh_by_clamp[clamp] = res->thresh_base >> clamp;
 	res->used = preempt_used(st, model);
 	preempt_min_may_use(st, model, res);
@@ -363,5 +381,5 @@ void btrfs_reserve_state_from_fs(const struct btrfs_fs_info *fs_info,
 	st->profile = profile;
 	st->profile_copies = btrfs_bg_type_to_factor(profile);
 	st->data_chunk_size = data ? data->chunk_size : BTRFS_MAX_DATA_CHUNK_SIZE;
-	st->clamp = 1;
+	st->clamp = BTRFS_PREEMPT_MIN_CLAMP;
 }

@@ -69,15 +69,25 @@ struct btrfs_reserve_state {
 	u64 delayed_refs_rsv_reserved;
 	u64 delayed_block_rsv_reserved;
 	u64 reclaim_size;
-	u32 clamp;			/* [1, 8] */
+	u32 clamp;			/* [BTRFS_PREEMPT_MIN_CLAMP, _MAX_CLAMP] */
 };
 
+/* space_info->clamp: 1 after mount, raised to 8 by a flusher that falls behind */
+#define BTRFS_PREEMPT_MIN_CLAMP	1
 #define BTRFS_PREEMPT_MAX_CLAMP	8
+/*
+ * need_preemptive_reclaim(): no flushing while the reservations besides
+ * the global reserve stay at or below this: 114623979405 "btrfs: do not
+ * do preemptive flushing if the majority is global rsv" (v5.15).
+ */
+#define BTRFS_PREEMPT_NON_GLOBAL_FLOOR	SZ_128M
+/* the zone size --zoned assumes unless --zone-size says otherwise */
+#define BTRFS_DEFAULT_ZONE_SIZE		SZ_256M
 
 struct btrfs_preempt_result {
 	u64 full_limit;			/* "plain full": no flushing at or above */
 	u64 full_used;			/* bytes_used + bytes_reserved (+ global rsv) */
-	u64 floor;			/* non-global reservations needed: 128 MiB */
+	u64 floor;			/* BTRFS_PREEMPT_NON_GLOBAL_FLOOR, or 0 */
 	u64 thresh_base;		/* threshold before the clamp shift */
 	u64 thresh_by_clamp[BTRFS_PREEMPT_MAX_CLAMP + 1];
 	u64 used;			/* what is weighed against the threshold */
