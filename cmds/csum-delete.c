@@ -4,11 +4,10 @@
  * csum-deletion charge of "btrfs: stop doing excessive space reservation
  * for csum deletion", before and after.  For N extents of one size, for
  * one file of the image (--file), or for the files of a subvolume that
- * would cost the most (--top).
+ * would cost the most (--top).  The options are parsed here and the
+ * report kernel-shared/csum-delete.c fills is printed; nothing else.
  */
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 #include "cmds/commands.h"
 #include "cmds/model-options.h"
 #include "cmds/report.h"
@@ -16,16 +15,8 @@
 #include "common/messages.h"
 #include "common/parse-utils.h"
 #include "common/progress.h"
-#include "kernel-shared/delayed-ref.h"
+#include "kernel-shared/csum-delete.h"
 #include "kernel-shared/disk-io.h"
-#include "kernel-shared/extent-tree.h"
-#include "kernel-shared/file-item.h"
-#include "kernel-shared/inode.h"
-#include "kernel-shared/kernel-version.h"
-
-/* --top keeps this many files at most: each holds a path once resolved */
-#define CSUM_DELETE_MAX_TOP	100000
-#define CSUM_DELETE_PATH_MAX	4096
 
 static const char * const cmd_csum_delete_usage[] = {
 	"btrfs-space csum-delete [options] --extents N --extent-size SIZE <device|image>...",
@@ -95,7 +86,7 @@ static int parse_subvol(const char *arg, struct csum_delete_args *a)
 
 static int parse_top(const char *arg, u64 *top)
 {
-	if (parse_u64(arg, top) || !*top || *top > CSUM_DELETE_MAX_TOP)
+	if (parse_u64(arg, top) || !*top || *top > BTRFS_CSUM_DELETE_MAX_TOP)
 		return -EINVAL;
 	return 0;
 }
@@ -123,7 +114,7 @@ static int check_mode(const struct csum_delete_args *a)
 
 	if (modes != 1) {
 		error("csum-delete: give one of --extents with --extent-size, --file, or --top (--top takes 1 to %d)",
-		      CSUM_DELETE_MAX_TOP);
+		      BTRFS_CSUM_DELETE_MAX_TOP);
 		return EXIT_USAGE;
 	}
 	if (by_size && (!a->extents || !a->extent_size)) {
@@ -171,75 +162,9 @@ static void print_csum_delete_calc(struct fmt_ctx *fctx, const struct btrfs_csum
 	fmt_group_end(fctx);
 }
 
-/* What the command works out before anything is printed */
-struct csum_delete_ctx {
-	struct btrfs_fs_info *fs_info;
-	struct btrfs_csum_params params;
-	struct btrfs_kernel_model model;
-	struct btrfs_drop_tracker tracker;
-	struct btrfs_subvol sv;
-};
-
-/* ---- --file ---------------------------------------------------------- */
-
-struct file_result {
-	const char *path;
-	struct btrfs_inode_info info;
-	struct btrfs_file_drop drop;
-	struct btrfs_deletion_model del;
-};
-
-static int check_regular_file(struct btrfs_fs_info *fs_info, const char *path,
-			      const struct btrfs_inode_info *info, u64 subvol)
-{
-	if (btrfs_mode_is(info->mode, BTRFS_S_IFREG))
-		return 0;
-	if (btrfs_mode_is(info->mode, BTRFS_S_IFDIR))
-		return btrfs_fs_error(fs_info, -EISDIR,
-			"'%s' (inode %llu of subvolume %llu) is a directory: give a file",
-			path, (unsigned long long)info->ino, (unsigned long long)subvol);
-	if (btrfs_mode_is(info->mode, BTRFS_S_IFLNK))
-		return btrfs_fs_error(fs_info, -ELOOP,
-			"'%s' (inode %llu of subvolume %llu) is a symlink: symlinks are not followed, give the path of its target",
-			path, (unsigned long long)info->ino, (unsigned long long)subvol);
-	return btrfs_fs_error(fs_info, -EINVAL,
-		"'%s' (inode %llu of subvolume %llu) is not a regular file (mode 0%o)",
-		path, (unsigned long long)info->ino, (unsigned long long)subvol,
-		info->mode);
-}
-
-static int count_file(struct csum_delete_ctx *cd, u64 subvol, struct file_result *res)
-{
-	struct btrfs_fs_info *fs_info = cd->fs_info;
-	u64 ino;
-	int ret;
-
-	ret = btrfs_lookup_path(fs_info, subvol, res->path, &cd->sv, &ino);
-	if (ret)
-		return ret;
-	ret = btrfs_read_inode_info(fs_info, &cd->sv, ino, &res->info);
-	if (ret == 1)
-		ret = btrfs_fs_error(fs_info, -EUCLEAN,
-			"'%s' leads to inode %llu of subvolume %llu, which has no inode item",
-			res->path, (unsigned long long)ino,
-			(unsigned long long)cd->sv.root.objectid);
-	if (!ret)
-		ret = check_regular_file(fs_info, res->path, &res->info,
-					 cd->sv.root.objectid);
-	if (!ret)
-		ret = btrfs_count_file_drop(fs_info, &cd->sv, ino, &cd->tracker,
-					    &res->drop);
-	if (!ret)
-		ret = btrfs_model_deletion(fs_info, &cd->sv, ino, &cd->params,
-					   &cd->model, &res->del);
-	return ret;
-}
-
 /* The copies of shared blocks and what the deletion reserves and reaches */
-static void print_deletion_section(struct fmt_ctx *fctx, const struct file_result *res)
+static void print_deletion_section(struct fmt_ctx *fctx, const struct btrfs_deletion_model *d)
 {
-	const struct btrfs_deletion_model *d = &res->del;
-
 	fmt_group_start(fctx, "cow", "Tree blocks the deletion copies");
 	fmt_u64(fctx, "leaves", "Leaves with the file's items", d->leaves);
 	fmt_u64(fctx, "blocks", "Blocks copied", d->cows);
@@ -259,17 +184,16 @@ static void print_deletion_section(struct fmt_ctx *fctx, const struct file_resul
 	fmt_group_end(fctx);
 }
 
-static void print_file_section(struct fmt_ctx *fctx, const struct csum_delete_ctx *cd,
-			       const struct file_result *res)
+static void print_file_section(struct fmt_ctx *fctx, const struct btrfs_csum_delete_report *r)
 {
-	const struct btrfs_file_drop *d = &res->drop;
+	const struct btrfs_file_drop *d = &r->drop;
 
 	fmt_group_start(fctx, "file", "File");
-	fmt_str(fctx, "path", "Path", res->path);
-	fmt_u64(fctx, "subvolume", "Subvolume", cd->sv.root.objectid);
-	fmt_u64(fctx, "inode", "Inode", res->info.ino);
-	fmt_size(fctx, "size", "Size", res->info.size);
-	fmt_u64(fctx, "nlink", "Links", res->info.nlink);
+	fmt_str(fctx, "path", "Path", r->path);
+	fmt_u64(fctx, "subvolume", "Subvolume", r->subvol);
+	fmt_u64(fctx, "inode", "Inode", r->info.ino);
+	fmt_size(fctx, "size", "Size", r->info.size);
+	fmt_u64(fctx, "nlink", "Links", r->info.nlink);
 	fmt_u64(fctx, "extent_items", "File extent items", d->items);
 	fmt_u64(fctx, "inline_items", "Inline extents", d->inline_items);
 	fmt_u64(fctx, "holes", "Holes", d->holes);
@@ -279,174 +203,34 @@ static void print_file_section(struct fmt_ctx *fctx, const struct csum_delete_ct
 	fmt_group_end(fctx);
 }
 
-/* ---- --top ----------------------------------------------------------- */
+/* A line on the terminal (common/progress.c: at most five times a second) */
+#define PROGRESS_EVERY_LEAVES	64
 
-struct top_entry {
-	struct btrfs_inode_info info;
-	struct btrfs_file_drop drop;
-	char *path;			/* NULL: not resolvable cheaply */
-};
-
-/* The N costliest files so far, as a min-heap on cost */
-struct top_list {
-	struct top_entry *e;
-	u64 nr;
-	u64 cap;
-	const struct btrfs_subvol_scan *scan;
-	struct progress progress;	/* on stderr when it is a terminal */
-	u64 est_leaves;
-	u64 subvol;
-};
-
-/* Costlier first; on a tie the lower inode, so the order is stable */
-static bool top_before(const struct top_entry *a, const struct top_entry *b)
+static void top_progress(const struct btrfs_csum_delete_progress *p, void *ctx)
 {
-	if (a->drop.calc.total != b->drop.calc.total)
-		return a->drop.calc.total > b->drop.calc.total;
-	return a->info.ino < b->info.ino;
-}
-
-static void top_swap(struct top_entry *a, struct top_entry *b)
-{
-	struct top_entry tmp = *a;
-
-	*a = *b;
-	*b = tmp;
-}
-
-static void top_sift_down(struct top_list *tl, u64 i)
-{
-	while (1) {
-		u64 l = 2 * i + 1, r = l + 1, least = i;
-
-		if (l < tl->nr && top_before(&tl->e[least], &tl->e[l]))
-			least = l;
-		if (r < tl->nr && top_before(&tl->e[least], &tl->e[r]))
-			least = r;
-		if (least == i)
-			return;
-		top_swap(&tl->e[i], &tl->e[least]);
-		i = least;
-	}
-}
-
-static void top_sift_up(struct top_list *tl, u64 i)
-{
-	while (i && top_before(&tl->e[(i - 1) / 2], &tl->e[i])) {
-		top_swap(&tl->e[i], &tl->e[(i - 1) / 2]);
-		i = (i - 1) / 2;
-	}
-}
-
-static int top_add_file(const struct btrfs_inode_info *info,
-			const struct btrfs_file_drop *drop, void *ctx)
-{
-	struct top_list *tl = ctx;
-	struct top_entry entry = { .info = *info, .drop = *drop };
-
-	if (!drop->calc.total)
-		return 0;
-	if (tl->nr < tl->cap) {
-		tl->e[tl->nr++] = entry;
-		top_sift_up(tl, tl->nr - 1);
-	} else if (top_before(&entry, &tl->e[0])) {
-		tl->e[0] = entry;
-		top_sift_down(tl, 0);
-	}
-	return 0;
-}
-
-/* A line on the terminal, rewritten at most five times a second */
-static void top_progress(u64 leaves, void *ctx)
-{
-	struct top_list *tl = ctx;
-	u64 pct;
-
-	if (leaves % 64)
+	if (p->leaves % PROGRESS_EVERY_LEAVES)
 		return;
-	pct = tl->est_leaves ? leaves * 100 / tl->est_leaves : 0;
-	progress_printf(&tl->progress, "scanning subvolume %llu: %llu leaves (~%llu%%), %llu files ",
-			(unsigned long long)tl->subvol, (unsigned long long)leaves,
-			(unsigned long long)(pct > 99 ? 99 : pct),
-			(unsigned long long)tl->scan->files);
+	progress_printf(ctx, "scanning subvolume %llu: %llu leaves (~%u%%), %llu files ",
+			(unsigned long long)p->subvol, (unsigned long long)p->leaves,
+			p->percent, (unsigned long long)p->files);
 }
 
-static int top_cmp(const void *a, const void *b)
+static void print_top(struct fmt_ctx *fctx, const struct btrfs_csum_delete_report *r)
 {
-	return top_before(a, b) ? -1 : top_before(b, a) ? 1 : 0;
-}
-
-static int top_resolve_paths(struct csum_delete_ctx *cd, struct top_list *tl)
-{
-	char buf[CSUM_DELETE_PATH_MAX];
-	u64 i;
-	int ret;
-
-	for (i = 0; i < tl->nr; i++) {
-		ret = btrfs_inode_path(cd->fs_info, &cd->sv, tl->e[i].info.ino,
-				       buf, sizeof(buf));
-		if (ret < 0)
-			return ret;
-		if (ret == 1)
-			continue;
-		tl->e[i].path = strdup(buf);
-		if (!tl->e[i].path)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int scan_top(struct csum_delete_ctx *cd, u64 subvol, struct top_list *tl,
-		    struct btrfs_subvol_scan *scan)
-{
-	int ret;
-
-	ret = btrfs_read_subvol(cd->fs_info, subvol, &cd->sv);
-	if (ret)
-		return ret;
-	tl->e = calloc(tl->cap, sizeof(*tl->e));
-	if (!tl->e)
-		return -ENOMEM;
-	tl->scan = scan;
-	tl->subvol = subvol;
-	tl->est_leaves = cd->sv.root.bytes_used / cd->fs_info->nodesize;
-	progress_init(&tl->progress, "scanning");
-	scan->file_fn = top_add_file;
-	scan->progress_fn = top_progress;
-	scan->ctx = tl;
-	ret = btrfs_scan_subvol_drops(cd->fs_info, &cd->sv, &cd->tracker, scan);
-	progress_clear(&tl->progress);
-	if (ret)
-		return ret;
-	qsort(tl->e, tl->nr, sizeof(*tl->e), top_cmp);
-	return top_resolve_paths(cd, tl);
-}
-
-static void free_top(struct top_list *tl)
-{
-	u64 i;
-
-	for (i = 0; tl->e && i < tl->nr; i++)
-		free(tl->e[i].path);
-	free(tl->e);
-}
-
-static void print_top(struct fmt_ctx *fctx, const struct csum_delete_ctx *cd,
-		      const struct top_list *tl, const struct btrfs_subvol_scan *scan)
-{
+	const struct btrfs_subvol_scan *scan = &r->scan;
 	char ino[32];
 	u64 i;
 
 	fmt_group_start(fctx, "scan", "Scan");
-	fmt_u64(fctx, "subvolume", "Subvolume", cd->sv.root.objectid);
+	fmt_u64(fctx, "subvolume", "Subvolume", r->subvol);
 	fmt_u64(fctx, "inodes", "Inodes", scan->inodes);
 	fmt_u64(fctx, "files", "Regular files", scan->files);
 	fmt_u64(fctx, "extent_items", "File extent items", scan->extent_items);
 	fmt_u64(fctx, "leaves", "Leaves read", scan->leaves);
 	fmt_group_end(fctx);
 	fmt_array_start(fctx, "top", "Files whose deletion reserves the most");
-	for (i = 0; i < tl->nr; i++) {
-		const struct top_entry *e = &tl->e[i];
+	for (i = 0; i < r->nr_top; i++) {
+		const struct btrfs_csum_top_entry *e = &r->top[i];
 		const struct btrfs_csum_delete_calc *c = &e->drop.calc;
 
 		snprintf(ino, sizeof(ino), "inode:%llu", (unsigned long long)e->info.ino);
@@ -470,88 +254,75 @@ static void print_top(struct fmt_ctx *fctx, const struct csum_delete_ctx *cd,
 
 /* ---- the command ----------------------------------------------------- */
 
-static void warn_links(const struct file_result *res)
+static void warn_file(const struct btrfs_csum_delete_report *r)
 {
-	if (res->info.nlink > 1)
+	if (r->info.nlink > 1)
 		warning("inode %llu has %u links: removing one name drops nothing, the figures are for removing all of them",
-			(unsigned long long)res->info.ino, res->info.nlink);
-}
-
-static int run_file(struct csum_delete_ctx *cd, const struct cmd_options *opts,
-		    const struct csum_delete_args *args, const char *token)
-{
-	struct file_result res = { .path = args->file };
-	struct fmt_ctx fctx;
-	int ret;
-
-	ret = count_file(cd, args->subvol, &res);
-	if (ret)
-		return ret;
-	warn_links(&res);
-	if (res.del.preempt_flush)
+			(unsigned long long)r->info.ino, r->info.nlink);
+	if (r->del.preempt_flush)
 		warning("with the deletion's %llu bytes reserved the kernel starts preemptive flushing, which runs delayed refs during the deletion: the figures are those of a deletion without flushing",
-			(unsigned long long)res.del.reserved);
-	fmt_start(&fctx, stdout, opts->format, opts->units, token);
-	print_mode(&fctx, cd->fs_info);
-	print_csum_params(&fctx, &cd->params);
-	print_file_section(&fctx, cd, &res);
-	print_deletion_section(&fctx, &res);
-	print_csum_delete_calc(&fctx, &res.del.totals.data, &res.del);
-	fmt_end(&fctx);
-	return 0;
+			(unsigned long long)r->del.reserved);
 }
 
-static int run_top(struct csum_delete_ctx *cd, const struct cmd_options *opts,
-		   const struct csum_delete_args *args, const char *token)
+static void print_csum_delete(const struct btrfs_fs_info *fs_info,
+			      const struct cmd_options *opts, const char *token,
+			      const struct btrfs_csum_delete_report *r)
 {
-	struct top_list tl = { .cap = args->top };
-	struct btrfs_subvol_scan scan = { 0 };
 	struct fmt_ctx fctx;
-	int ret;
 
-	ret = scan_top(cd, args->subvol, &tl, &scan);
-	if (!ret) {
-		fmt_start(&fctx, stdout, opts->format, opts->units, token);
-		print_mode(&fctx, cd->fs_info);
-		print_csum_params(&fctx, &cd->params);
-		print_top(&fctx, cd, &tl, &scan);
-		fmt_end(&fctx);
+	fmt_start(&fctx, stdout, opts->format, opts->units, token);
+	print_mode(&fctx, fs_info);
+	print_csum_params(&fctx, &r->params);
+	switch (r->mode) {
+	case BTRFS_CSUM_DELETE_FILE:
+		print_file_section(&fctx, r);
+		print_deletion_section(&fctx, &r->del);
+		print_csum_delete_calc(&fctx, &r->del.totals.data, &r->del);
+		break;
+	case BTRFS_CSUM_DELETE_TOP:
+		print_top(&fctx, r);
+		break;
+	case BTRFS_CSUM_DELETE_EXTENTS:
+		print_csum_delete_calc(&fctx, &r->calc, NULL);
+		break;
 	}
-	free_top(&tl);
-	return ret;
-}
-
-static void run_extents(struct csum_delete_ctx *cd, const struct cmd_options *opts,
-			const struct csum_delete_args *args, const char *token)
-{
-	struct btrfs_csum_delete_calc calc = { 0 };
-	struct fmt_ctx fctx;
-
-	btrfs_csum_delete_add(&cd->params, &cd->model, &calc, args->extent_size,
-			      args->extents);
-	fmt_start(&fctx, stdout, opts->format, opts->units, token);
-	print_mode(&fctx, cd->fs_info);
-	print_csum_params(&fctx, &cd->params);
-	print_csum_delete_calc(&fctx, &calc, NULL);
 	fmt_end(&fctx);
 }
 
 static int run_csum_delete(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 			   const struct csum_delete_args *args, const char *token)
 {
-	struct csum_delete_ctx cd = { .fs_info = fs_info };
-	int ret = 0;
+	struct progress line;
+	struct btrfs_csum_delete_request req = {
+		.kernel_version = args->kernel_version,
+		.extents = args->extents,
+		.extent_size = args->extent_size,
+		.path = args->file,
+		.subvol = args->subvol,
+		.top = args->top,
+	};
+	struct btrfs_csum_delete_report report;
+	int ret;
 
-	btrfs_kernel_model(args->kernel_version, &cd.model);
-	btrfs_csum_params_for_kernel(fs_info, &cd.model, &cd.params);
-	btrfs_drop_tracker_init(&cd.tracker, &cd.params, &cd.model);
 	if (args->file)
-		ret = run_file(&cd, opts, args, token);
+		req.mode = BTRFS_CSUM_DELETE_FILE;
 	else if (args->top)
-		ret = run_top(&cd, opts, args, token);
+		req.mode = BTRFS_CSUM_DELETE_TOP;
 	else
-		run_extents(&cd, opts, args, token);
-	btrfs_drop_tracker_release(&cd.tracker);
+		req.mode = BTRFS_CSUM_DELETE_EXTENTS;
+	progress_init(&line, "scanning");
+	if (req.mode == BTRFS_CSUM_DELETE_TOP) {
+		req.progress_fn = top_progress;
+		req.progress_ctx = &line;
+	}
+	ret = btrfs_build_csum_delete_report(fs_info, &req, &report);
+	progress_clear(&line);
+	if (!ret) {
+		if (req.mode == BTRFS_CSUM_DELETE_FILE)
+			warn_file(&report);
+		print_csum_delete(fs_info, opts, token, &report);
+	}
+	btrfs_free_csum_delete_report(&report);
 	if (!ret)
 		return 0;
 	if (ret == -ENOMEM)
