@@ -8,8 +8,9 @@
  *
  * Then the reservation decisions: calc_effective_data_chunk_size(),
  * calc_available_free_space(), btrfs_can_overcommit() and
- * need_preemptive_reclaim(), for 6.18 and, where the seeds' patches
- * changed them, the kernels before (kernel-version.c says which).
+ * need_preemptive_reclaim(), for 6.18 and, where a kernel commit changed
+ * them, the kernels before (kernel-version.c names the commits).  The
+ * flush mode is the kernel's enum btrfs_reserve_flush_enum.
  */
 #include <string.h>
 #include "kernel-shared/block-group.h"
