@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracefs text, one line at a time.  The layouts read:
+ *
+ *   trace, trace_pipe:  "   TASK-PID   [CPU] FLAGS  SECONDS: EVENT: BODY"
+ *   trace-cmd report:   "   TASK-PID   [CPU]  SECONDS: EVENT: BODY"
+ *                       (with a flags column too when it was asked for)
+ *
+ * The task name may hold blanks, so the line is anchored on the first
+ * "[CPU]" column.  Header and comment lines ("#", trace-cmd's "cpus=N" and
+ * "version = N", "CPU N is empty") are skipped; "CPU:N [LOST M EVENTS]" is
+ * counted.  Anything else is an error naming the line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/trace-parse.h"
+
+void trace_reader_init(struct trace_reader *r, FILE *fp)
+{
+	memset(r, 0, sizeof(*r));
+	r->fp = fp;
+}
+
+static int reader_error(struct trace_reader *r, const char *why)
+{
+	snprintf(r->err, sizeof(r->err), "line %llu: %s",
+		 (unsigned long long)r->lineno, why);
+	return -EINVAL;
+}
+
+static bool is_blank_line(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return *s == '\0' || *s == '#';
+}
+
+/* "CPU:3 [LOST 17 EVENTS]" (trace, trace_pipe) or "CPU 3 is empty" (trace-cmd) */
+static bool is_cpu_line(struct trace_reader *r, const char *s)
+{
+	const char *lost;
+
+	if (strncmp(s, "CPU", 3) || !(s[3] == ':' || s[3] == ' '))
+		return false;
+	lost = strstr(s, "[LOST ");
+	if (lost) {
+		r->lost_events += strtoull(lost + 6, NULL, 10);
+		return true;
+	}
+	return strstr(s, " is empty") != NULL;
+}
+
+static bool is_header_line(const char *s)
+{
+	return !strncmp(s, "cpus=", 5) || !strncmp(s, "version = ", 10);
+}
+
+/* The first " [DIGITS]" column; returns what follows its "]" */
+static char *find_cpu_column(char *s, u32 *cpu)
+{
+	char *p;
+
+	for (p = strchr(s, '['); p; p = strchr(p + 1, '[')) {
+		char *end;
+		unsigned long v;
+
+		if (p == s || p[-1] != ' ' || !isdigit((unsigned char)p[1]))
+			continue;
+		v = strtoul(p + 1, &end, 10);
+		if (*end != ']' || v > 65535)
+			continue;
+		*cpu = v;
+		return end + 1;
+	}
+	return NULL;
+}
+
+static char *next_token(char *p, char **end)
+{
+	while (*p == ' ')
+		p++;
+	*end = p;
+	while (**end && **end != ' ')
+		(*end)++;
+	return p;
+}
+
+/* "12345.678901:" -> ns; false if the token is not a timestamp */
+static bool parse_timestamp(const char *tok, const char *end, u64 *ns)
+{
+	u64 sec = 0, frac = 0;
+	int digits = 0;
+	const char *p = tok;
+
+	if (end - tok < 4 || end[-1] != ':')
+		return false;
+	for (; p < end - 1 && isdigit((unsigned char)*p); p++) {
+		if (sec > 1000000000000ULL)
+			return false;
+		sec = sec * 10 + (*p - '0');
+	}
+	if (p == tok || *p != '.')
+		return false;
+	for (p++; p < end - 1 && isdigit((unsigned char)*p); p++) {
+		if (digits < 9) {
+			frac = frac * 10 + (*p - '0');
+			digits++;
+		}
+	}
+	if (p != end - 1 || digits == 0)
+		return false;
+	while (digits++ < 9)
+		frac *= 10;
+	*ns = sec * 1000000000ULL + frac;
+	return true;
+}
+
+/* trace-cmd prints markers as "print: tracing_mark_write: TEXT" or "print: ADDR: TEXT" */
+static const char *marker_text(const char *name, const char *body)
+{
+	const char *p;
+
+	if (!strcmp(name, "tracing_mark_write"))
+		return body;
+	if (strcmp(name, "print"))
+		return NULL;
+	if (!strncmp(body, "tracing_mark_write: ", 20))
+		return body + 20;
+	for (p = body; isxdigit((unsigned char)*p) || *p == 'x'; p++)
+		;
+	if (p > body && p[0] == ':' && p[1] == ' ')
+		return p + 2;
+	return body;
+}
+
+static int parse_event_line(struct trace_reader *r, char *s, struct trace_event *ev)
+{
+	char *p, *tok, *end;
+	const char *marker;
+
+	p = find_cpu_column(s, &ev->cpu);
+	if (!p)
+		return reader_error(r, "not a trace line (no [CPU] column)");
+	tok = next_token(p, &end);
+	if (!parse_timestamp(tok, end, &ev->ts_ns)) {
+		/* the flags column ("d..1.", "...1") comes first in trace/trace_pipe */
+		tok = next_token(end, &end);
+		if (!parse_timestamp(tok, end, &ev->ts_ns))
+			return reader_error(r, "no timestamp after the [CPU] column");
+	}
+	tok = next_token(end, &end);
+	if (end == tok || end[-1] != ':')
+		return reader_error(r, "no event name after the timestamp");
+	end[-1] = '\0';
+	ev->name = tok;
+	ev->body = *end ? end + 1 : end;
+	while (*ev->body == ' ')
+		ev->body++;
+	ev->lineno = r->lineno;
+	marker = marker_text(ev->name, ev->body);
+	if (marker) {
+		ev->name = "marker";
+		ev->body = marker;
+	}
+	return 1;
+}
+
+int trace_read_event(struct trace_reader *r, struct trace_event *ev)
+{
+	size_t len;
+
+	while (fgets(r->line, sizeof(r->line), r->fp)) {
+		r->lineno++;
+		len = strlen(r->line);
+		r->bytes += len;
+		if (len && r->line[len - 1] == '\n') {
+			r->line[--len] = '\0';
+		} else if (len >= sizeof(r->line) - 1) {
+			return reader_error(r, "longer than 4096 characters");
+		} else {
+			return reader_error(r, "truncated (no end of line): the trace was cut");
+		}
+		if (len && r->line[len - 1] == '\r')
+			r->line[--len] = '\0';
+		if (memchr(r->line, '\0', len))
+			return reader_error(r, "holds a NUL byte: not a text trace");
+		if (is_blank_line(r->line) || is_header_line(r->line) ||
+		    is_cpu_line(r, r->line))
+			continue;
+		return parse_event_line(r, r->line, ev);
+	}
+	if (ferror(r->fp)) {
+		snprintf(r->err, sizeof(r->err), "after line %llu: read error: %s",
+			 (unsigned long long)r->lineno, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Where "key=" starts a field of @body, or NULL */
+static const char *find_field(const char *body, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *p = body;
+
+	while ((p = strstr(p, key)) != NULL) {
+		if ((p == body || p[-1] == ' ') && p[klen] == '=')
+			return p + klen + 1;
+		p += klen;
+	}
+	return NULL;
+}
+
+static bool number_ends(char c)
+{
+	return c == '\0' || c == ' ' || c == '(' || c == ',';
+}
+
+int trace_field_u64(const char *body, const char *key, u64 *val)
+{
+	const char *v = find_field(body, key);
+	char *end;
+
+	if (!v)
+		return -ENOENT;
+	if (!isdigit((unsigned char)*v))
+		return -EINVAL;
+	errno = 0;
+	*val = strtoull(v, &end, 10);
+	if (errno || !number_ends(*end))
+		return -EINVAL;
+	return 0;
+}
+
+int trace_field_s64(const char *body, const char *key, long long *val)
+{
+	const char *v = find_field(body, key);
+	char *end;
+
+	if (!v)
+		return -ENOENT;
+	if (!isdigit((unsigned char)*v) && *v != '-')
+		return -EINVAL;
+	errno = 0;
+	*val = strtoll(v, &end, 10);
+	if (errno || end == v || !number_ends(*end))
+		return -EINVAL;
+	return 0;
+}
+
+int trace_field_str(const char *body, const char *key, char *buf, size_t len)
+{
+	const char *v = find_field(body, key);
+	size_t n = 0;
+
+	if (!v)
+		return -ENOENT;
+	while (v[n] && v[n] != ' ')
+		n++;
+	if (n >= len)
+		return -EINVAL;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+int trace_body_fsid(const char *body, char fsid[37], const char **rest)
+{
+	int i;
+
+	for (i = 0; i < 36; i++) {
+		char c = body[i];
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? c != '-' : !isxdigit((unsigned char)c))
+			return -EINVAL;
+	}
+	if (body[36] != ':')
+		return -EINVAL;
+	memcpy(fsid, body, 36);
+	fsid[36] = '\0';
+	*rest = body[37] == ' ' ? body + 38 : body + 37;
+	return 0;
+}
