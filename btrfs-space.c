@@ -23,6 +23,7 @@ static const struct cmd_struct * const commands[] = {
 	&cmd_struct_mount_estimate,
 	&cmd_struct_map,
 	&cmd_struct_forecast,
+	&cmd_struct_replay,
 	NULL
 };
 
@@ -41,6 +42,7 @@ static const char * const btrfs_space_usage[] = {
 	"mount-estimate  reads and time of a mount, with a block-group tree",
 	"map  block groups as an SVG picture, or by type and fill",
 	"forecast  bytes writable before ENOSPC, the chunks made on the way",
+	"replay  a recorded btrfs trace's decisions re-evaluated per kernel",
 	"help [COMMAND]  this text, or the help of COMMAND",
 	"",
 	"A command may be shortened to any unambiguous prefix (insp, mount-e).",

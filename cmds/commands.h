@@ -49,6 +49,7 @@ extern const struct cmd_struct cmd_struct_csum_delete;
 extern const struct cmd_struct cmd_struct_mount_estimate;
 extern const struct cmd_struct cmd_struct_map;
 extern const struct cmd_struct cmd_struct_forecast;
+extern const struct cmd_struct cmd_struct_replay;
 
 /* What an option takes, for the usage error of a bad value */
 struct cmd_option_expect {

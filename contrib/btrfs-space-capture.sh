@@ -1,0 +1,119 @@
+#!/bin/bash
+# Record the btrfs events "btrfs-space replay" reads, with tracefs only.
+#
+#   btrfs-space-capture.sh [-o OUT] [-b KB] [-e EVENTS] MOUNTPOINT [COMMAND [ARGS...]]
+#
+# Records into a private tracefs instance (/sys/kernel/tracing/instances/
+# btrfs-space-capture.PID, so other tracers are not disturbed) while COMMAND
+# runs (or until Ctrl-C without one), streaming trace_pipe to OUT (default
+# btrfs-trace.txt). The first line is a marker with what the events do not
+# carry: the kernel, the filesystem's fsid, metadata profile copies, device
+# size, data chunk size, sector and node size, nr_cpu_ids and the events
+# enabled (so the replay can tell "not enabled" from "did not happen").
+#
+# EVENTS is a comma list of btrfs event names; the default is every event
+# the replay reads. The same capture with trace-cmd (no marker: pass
+# --metadata-copies/--total-rw-bytes or the device to the replay):
+#
+#   trace-cmd record -B btrfs-space -e btrfs:btrfs_done_preemptive_reclaim \
+#       -e btrfs:btrfs_trigger_flush -e btrfs:btrfs_flush_space \
+#       -e btrfs:btrfs_set_extent_bit -e btrfs:btrfs_clear_extent_bit \
+#       -e btrfs:btrfs_convert_extent_bit COMMAND
+#   trace-cmd report -i trace.dat > btrfs-trace.txt
+#
+# Needs root and a kernel with btrfs tracepoints (CONFIG_FTRACE, tracefs).
+
+set -u
+out=btrfs-trace.txt
+buffer_kb=8192
+events=btrfs_done_preemptive_reclaim,btrfs_trigger_flush,btrfs_flush_space,btrfs_set_extent_bit,btrfs_clear_extent_bit,btrfs_convert_extent_bit
+
+while getopts "o:b:e:h" opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	b) buffer_kb=$OPTARG ;;
+	e) events=$OPTARG ;;
+	*) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || { echo "usage: $0 [-o OUT] [-b KB] [-e EVENTS] MOUNTPOINT [COMMAND...]" >&2; exit 2; }
+mnt=$1
+shift
+
+die() { echo "btrfs-space-capture: $*" >&2; exit 1; }
+
+fsid=$(findmnt -no FSTYPE,UUID --target "$mnt" 2>/dev/null | awk '$1 == "btrfs" { print $2 }')
+[ -n "$fsid" ] || fsid=$(btrfs filesystem show "$mnt" 2>/dev/null | awk '/uuid:/ { print $NF; exit }')
+[ -n "$fsid" ] || die "$mnt is not a mounted btrfs filesystem"
+sys=/sys/fs/btrfs/$fsid
+[ -d "$sys" ] || die "no $sys"
+
+copies=1
+for p in "$sys"/allocation/metadata/*/; do
+	case $(basename "$p") in
+	dup | raid1 | raid10) copies=2 ;;
+	raid1c3) copies=3 ;;
+	raid1c4) copies=4 ;;
+	esac
+done
+total_rw=$(btrfs filesystem show --raw "$mnt" 2>/dev/null |
+	awk '$1 == "devid" { for (i = 1; i < NF; i++) if ($i == "size") s += $(i + 1) } END { print s + 0 }')
+data_chunk=$(cat "$sys/allocation/data/chunk_size" 2>/dev/null || echo 0)
+cpus=$(awk -F'[-,]' '{ print $NF + 1 }' /sys/devices/system/cpu/possible)
+kver=$(uname -r | sed 's/^\([0-9]*\.[0-9]*\(\.[0-9]*\)\{0,1\}\).*/\1/')
+
+tracing=/sys/kernel/tracing
+mounted_here=false
+if ! mountpoint -q "$tracing"; then
+	mount -t tracefs nodev "$tracing" || die "cannot mount tracefs at $tracing"
+	mounted_here=true
+fi
+inst=$tracing/instances/btrfs-space-capture.$$
+reader=
+cleanup()
+{
+	[ -n "$reader" ] && kill "$reader" 2>/dev/null && wait "$reader" 2>/dev/null
+	if [ -d "$inst" ]; then
+		echo 0 > "$inst/tracing_on"
+		rmdir "$inst" 2>/dev/null || echo "btrfs-space-capture: cannot remove $inst" >&2
+	fi
+	$mounted_here && umount "$tracing" 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir "$inst" || die "cannot create $inst"
+echo 0 > "$inst/tracing_on"
+echo "$buffer_kb" > "$inst/buffer_size_kb" || die "cannot size the buffer of $inst"
+IFS=, read -r -a evlist <<< "$events"
+for e in "${evlist[@]}"; do
+	[ -f "$inst/events/btrfs/$e/enable" ] || die "no event btrfs/$e in this kernel"
+done
+
+cat "$inst/trace_pipe" > "$out" &
+reader=$!
+# the marker first, then the events: the replay reads the fsid from it
+echo 1 > "$inst/tracing_on"
+echo "btrfs-space-replay: kernel=$kver fsid=$fsid metadata_copies=$copies total_rw_bytes=$total_rw data_chunk_size=$data_chunk sectorsize=$(cat "$sys/sectorsize") nodesize=$(cat "$sys/nodesize") nr_cpu_ids=$cpus events=$events" > "$inst/trace_marker"
+for e in "${evlist[@]}"; do
+	echo 1 > "$inst/events/btrfs/$e/enable" || die "cannot enable btrfs/$e"
+done
+
+rc=0
+if [ $# -gt 0 ]; then
+	"$@" || rc=$?
+else
+	echo "recording btrfs events of $mnt into $out; Ctrl-C to stop" >&2
+	while :; do sleep 1; done
+fi
+echo 0 > "$inst/tracing_on"
+# let the reader drain what is left, then stop it between reads
+sleep 1
+kill "$reader" 2>/dev/null
+wait "$reader" 2>/dev/null
+reader=
+lost=$(awk '$1 == "overrun:" { n += $2 } END { print n + 0 }' "$inst"/per_cpu/cpu*/stats)
+[ "$lost" = 0 ] || echo "btrfs-space-capture: $lost events lost (raise -b)" >&2
+echo "btrfs-space-capture: $(wc -l < "$out") lines in $out" >&2
+exit "$rc"

@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The replay of a recorded btrfs trace (own file, no kernel twin): each
+ * event of one filesystem decoded from its tracefs text and fed to the
+ * kernel-twin functions.
+ *
+ * Part 1, preemptive flushing: every btrfs_done_preemptive_reclaim state
+ * (the preempt worker has just found need_preemptive_reclaim() false) is
+ * re-evaluated by btrfs_need_preemptive_reclaim() of space-info.c for the
+ * kernel that recorded it and for each kernel asked; a "flush" for the
+ * recording kernel is a disagreement, explained when an input the kernel
+ * reads approximately decides it (Documentation/formulas.md section 21).
+ *
+ * Part 2, delalloc list locking: the btrfs_{set,clear,convert}_extent_bit
+ * events of inode io trees replayed by extent-io-tree.c, whose hooks are
+ * btrfs_set_delalloc_extent() and btrfs_clear_delalloc_extent() of
+ * inode.c, counting root->delalloc_lock under the inode-flag rule
+ * (BTRFS_INODE_IN_DELALLOC_LIST, up to 6.5) or the delalloc_bytes
+ * 0 <-> non-zero rule (6.6+), which take it at the same moments, and under
+ * the seed's flagless patch (every delalloc set of a listed inode).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/hash.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/replay.h"
+
+static const char * const event_names[REPLAY_EV_COUNT] = {
+	[REPLAY_EV_DONE_PREEMPT] = "btrfs_done_preemptive_reclaim",
+	[REPLAY_EV_TRIGGER_FLUSH] = "btrfs_trigger_flush",
+	[REPLAY_EV_FLUSH_SPACE] = "btrfs_flush_space",
+	[REPLAY_EV_SET_EXTENT_BIT] = "btrfs_set_extent_bit",
+	[REPLAY_EV_CLEAR_EXTENT_BIT] = "btrfs_clear_extent_bit",
+	[REPLAY_EV_CONVERT_EXTENT_BIT] = "btrfs_convert_extent_bit",
+	[REPLAY_EV_SPACE_RESERVATION] = "btrfs_space_reservation",
+	[REPLAY_EV_RESERVE_TICKET] = "btrfs_reserve_ticket",
+	[REPLAY_EV_FAIL_ALL_TICKETS] = "btrfs_fail_all_tickets",
+	[REPLAY_EV_TRANSACTION_COMMIT] = "btrfs_transaction_commit",
+};
+
+const char *btrfs_replay_event_name(int ev)
+{
+	return ev >= 0 && ev < REPLAY_EV_COUNT ? event_names[ev] : "?";
+}
+
+static int event_index(const char *name)
+{
+	int i;
+
+	for (i = 0; i < REPLAY_EV_COUNT; i++)
+		if (!strcmp(name, event_names[i]))
+			return i;
+	return -1;
+}
+
+static int replay_error(struct btrfs_replay *r, const struct trace_event *ev,
+			const char *what, int ret)
+{
+	snprintf(r->err, sizeof(r->err), "line %llu: %s: %s",
+		 (unsigned long long)ev->lineno, ev->name, what);
+	return ret;
+}
+
+int btrfs_replay_init(struct btrfs_replay *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->delalloc.nr_buckets = 1U << 16;
+	r->delalloc.buckets = calloc(r->delalloc.nr_buckets,
+				     sizeof(r->delalloc.buckets[0]));
+	return r->delalloc.buckets ? 0 : -ENOMEM;
+}
+
+/* --- the capture marker ------------------------------------------------------ */
+
+/*
+ * "btrfs-space-replay: kernel=6.18.44 fsid=UUID metadata_copies=2
+ * total_rw_bytes=N data_chunk_size=N sectorsize=N nodesize=N nr_cpu_ids=N
+ * events=a,b,...", written by contrib/btrfs-space-capture.sh into the
+ * trace: what the events do not carry.  Options and the image override it.
+ */
+static int read_marker(struct btrfs_replay *r, const struct trace_event *ev)
+{
+	struct btrfs_replay_static *st = &r->st;
+	const char *body = ev->body;
+	char buf[512];
+	u64 v;
+
+	if (strncmp(body, "btrfs-space-replay: ", 20))
+		return 0;
+	body += 19;
+	r->have_marker = true;
+	if (!trace_field_str(body, "kernel", buf, 32) && !st->recorded_version &&
+	    btrfs_parse_kernel_version(buf, &st->recorded_version))
+		return replay_error(r, ev, "bad kernel= in the capture marker", -EINVAL);
+	if (!r->fsid_given && !trace_field_str(body, "fsid", buf, 37) && !r->fsid[0])
+		strcpy(r->fsid, buf);	/* the marker comes before the events */
+	if (!st->have_profile && !trace_field_u64(body, "metadata_copies", &v) &&
+	    v >= 1 && v <= 4) {
+		st->profile_copies = v;
+		st->have_profile = true;
+		st->source = "capture marker";
+	}
+	if (!st->have_total_rw && !trace_field_u64(body, "total_rw_bytes", &v)) {
+		st->total_rw_bytes = v;
+		st->have_total_rw = true;
+	}
+	if (!st->data_chunk_size && !trace_field_u64(body, "data_chunk_size", &v))
+		st->data_chunk_size = v;
+	if (!st->sectorsize && !trace_field_u64(body, "sectorsize", &v) && v <= SZ_1M)
+		st->sectorsize = v;
+	if (!st->nodesize && !trace_field_u64(body, "nodesize", &v) && v <= SZ_1M)
+		st->nodesize = v;
+	if (!st->nr_cpu_ids && !trace_field_u64(body, "nr_cpu_ids", &v) && v <= 65536)
+		st->nr_cpu_ids = v;
+	if (!trace_field_str(body, "events", buf, sizeof(buf))) {
+		char *tok, *save;
+
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			int i = event_index(tok);
+
+			if (i >= 0)
+				r->enabled_mask |= 1ULL << i;
+		}
+	}
+	return 0;
+}
+
+/* --- part 1: preemptive flushing --------------------------------------------- */
+
+static const struct {
+	const char *label;		/* as the event prints it */
+	size_t offset;
+} state_fields[] = {
+	{ "total_bytes", offsetof(struct btrfs_reserve_state, total_bytes) },
+	{ "bytes_used", offsetof(struct btrfs_reserve_state, bytes_used) },
+	{ "bytes_pinned", offsetof(struct btrfs_reserve_state, bytes_pinned) },
+	{ "bytes_reserved", offsetof(struct btrfs_reserve_state, bytes_reserved) },
+	{ "bytes_may_use", offsetof(struct btrfs_reserve_state, bytes_may_use) },
+	{ "bytes_readonly", offsetof(struct btrfs_reserve_state, bytes_readonly) },
+	{ "reclaim_size", offsetof(struct btrfs_reserve_state, reclaim_size) },
+	{ "global_reserved", offsetof(struct btrfs_reserve_state, global_rsv_reserved) },
+	{ "delayed_refs_reserved", offsetof(struct btrfs_reserve_state, delayed_refs_rsv_reserved) },
+	{ "delayed_reserved", offsetof(struct btrfs_reserve_state, delayed_block_rsv_reserved) },
+	{ "chunk_free_space", offsetof(struct btrfs_reserve_state, free_chunk_space) },
+	{ "delalloc_bytes", offsetof(struct btrfs_reserve_state, delalloc_bytes) },
+	{ "ordered_bytes", offsetof(struct btrfs_reserve_state, ordered_bytes) },
+};
+
+static int parse_state(struct btrfs_replay *r, const struct trace_event *ev,
+		       const char *body, struct btrfs_reserve_state *s)
+{
+	char flags[64];
+	size_t i;
+	u64 clamp;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < sizeof(state_fields) / sizeof(state_fields[0]); i++) {
+		u64 *dst = (u64 *)((char *)s + state_fields[i].offset);
+
+		if (trace_field_u64(body, state_fields[i].label, dst)) {
+			snprintf(r->err, sizeof(r->err), "line %llu: %s: no number %s=",
+				 (unsigned long long)ev->lineno, ev->name,
+				 state_fields[i].label);
+			return -EINVAL;
+		}
+	}
+	if (trace_field_u64(body, "clamp", &clamp) || clamp > BTRFS_PREEMPT_MAX_CLAMP)
+		return replay_error(r, ev, "no clamp= from 0 to 8", -EINVAL);
+	s->clamp = clamp;
+	if (trace_field_str(body, "flags", flags, sizeof(flags)))
+		return replay_error(r, ev, "no flags=", -EINVAL);
+	if (!strcmp(flags, "METADATA"))
+		s->flags = BTRFS_BLOCK_GROUP_METADATA;
+	else if (!strcmp(flags, "DATA|METADATA"))
+		s->flags = BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DATA;
+	else
+		s->flags = 0;		/* not a metadata space info */
+	s->profile_copies = r->st.profile_copies;
+	s->total_rw_bytes = r->st.total_rw_bytes;
+	s->data_chunk_size = r->st.data_chunk_size ? r->st.data_chunk_size :
+			     BTRFS_MAX_DATA_CHUNK_SIZE;
+	return 0;
+}
+
+static bool weighs_may_use(const struct btrfs_reserve_state *s,
+			   const struct btrfs_kernel_model *m)
+{
+	/* the branch of need_preemptive_reclaim() (space-info.c) */
+	u64 ordered = m->preempt_global_rsv_terms ? s->ordered_bytes >> 1 :
+			s->ordered_bytes;
+
+	return ordered < s->delalloc_bytes;
+}
+
+static bool flushes(const struct btrfs_reserve_state *s,
+		    const struct btrfs_kernel_model *m)
+{
+	struct btrfs_preempt_result res;
+
+	btrfs_need_preemptive_reclaim(s, m, &res);
+	return res.verdict;
+}
+
+static u64 abs_diff(u64 a, u64 b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Which approximate input turns the model's "flush" into the kernel's "no" */
+static enum replay_explain explain(const struct replay_preempt *p,
+				   const struct btrfs_reserve_state *s,
+				   const struct btrfs_kernel_model *m,
+				   const struct btrfs_preempt_result *res)
+{
+	struct btrfs_reserve_state alt = *s;
+	u64 ordered = m->preempt_global_rsv_terms ? s->ordered_bytes >> 1 :
+			s->ordered_bytes;
+
+	if (abs_diff(ordered, s->delalloc_bytes) <= 2 * p->pcpu_err) {
+		bool may_use = weighs_may_use(s, m);
+
+		alt.delalloc_bytes = may_use ? 0 : 1;
+		alt.ordered_bytes = 0;
+		if (!flushes(&alt, m))
+			return EXPLAIN_PCPU;
+		alt = *s;
+	}
+	if (s->clamp < BTRFS_PREEMPT_MAX_CLAMP) {
+		alt.clamp = s->clamp + 1;
+		if (!flushes(&alt, m))
+			return EXPLAIN_CLAMP;
+	}
+	if (!weighs_may_use(s, m) && res->used >= res->thresh_by_clamp[s->clamp] &&
+	    res->used - res->thresh_by_clamp[s->clamp] < p->rsv_race)
+		return EXPLAIN_RSV_RACE;
+	return EXPLAIN_NONE;
+}
+
+const char *btrfs_replay_explain_str(enum replay_explain e)
+{
+	switch (e) {
+	case EXPLAIN_PCPU:
+		return "delalloc_bytes/ordered_bytes within the per-CPU counter error: the kernel's approximate read took the other branch";
+	case EXPLAIN_CLAMP:
+		return "no-flush at clamp + 1: the worker raised the clamp after it decided";
+	case EXPLAIN_RSV_RACE:
+		return "delayed reserves over the threshold by less than one create reservation per CPU: read without their locks";
+	default:
+		return "unexplained";
+	}
+}
+
+/* The sparkline: buckets of states, halved in number when full */
+static void timeline_add(struct replay_preempt *p, u32 permille)
+{
+	u64 width = 1, idx;
+
+	while (width * REPLAY_TIMELINE < p->states)
+		width *= 2;
+	idx = (p->states - 1) / width;
+	if (width > 1 && (p->states - 1) % width == 0 && idx == REPLAY_TIMELINE / 2) {
+		/* the width just doubled: fold pairs of the old buckets */
+		u32 i;
+
+		for (i = 0; i < REPLAY_TIMELINE / 2; i++)
+			p->timeline_permille[i] = p->timeline_permille[2 * i] >
+				p->timeline_permille[2 * i + 1] ?
+				p->timeline_permille[2 * i] : p->timeline_permille[2 * i + 1];
+		memset(&p->timeline_permille[REPLAY_TIMELINE / 2], 0,
+		       sizeof(p->timeline_permille) / 2);
+	}
+	if (permille > p->timeline_permille[idx])
+		p->timeline_permille[idx] = permille;
+}
+
+static void set_bounds(struct btrfs_replay *r);
+
+/* The recording kernel and the error bounds, once the marker is read */
+static void first_state_setup(struct btrfs_replay *r)
+{
+	if (!r->st.recorded_version) {
+		r->st.recorded_version = KERNEL_VERSION(6, 18, 0);
+		r->recorded_assumed = true;
+	}
+	btrfs_kernel_model(r->st.recorded_version, &r->recorded);
+	set_bounds(r);
+}
+
+static int preempt_state(struct btrfs_replay *r, const struct trace_event *ev,
+			 const char *body)
+{
+	struct replay_preempt *p = &r->preempt;
+	struct btrfs_reserve_state s;
+	struct btrfs_preempt_result res;
+	struct btrfs_kernel_model m512, m515;
+	u64 thresh;
+	u32 k;
+	int ret;
+
+	if (!r->st.have_profile)
+		return replay_error(r, ev, "the metadata profile is not known: give the image or device, --metadata-copies, or record with contrib/btrfs-space-capture.sh", -EINVAL);
+	ret = parse_state(r, ev, body, &s);
+	if (ret)
+		return ret;
+	if (!p->states && !p->other_flags)
+		first_state_setup(r);
+	if (!(s.flags & BTRFS_BLOCK_GROUP_METADATA)) {
+		p->other_flags++;
+		return 0;
+	}
+	if (!p->states)
+		p->first_ts = ev->ts_ns;
+	p->last_ts = ev->ts_ns;
+	p->states++;
+	btrfs_need_preemptive_reclaim(&s, &r->recorded, &res);
+	thresh = res.thresh_by_clamp[s.clamp];
+	timeline_add(p, thresh ? (u32)(res.used >= 4 * thresh ? 4000 :
+				       res.used * 1000 / thresh) : 4000);
+	if (!res.verdict) {
+		p->agree++;
+	} else {
+		enum replay_explain e = explain(p, &s, &r->recorded, &res);
+
+		p->disagree++;
+		p->explained[e]++;
+		if (p->nr_listed < REPLAY_MAX_LISTED) {
+			struct replay_disagreement *d = &p->listed[p->nr_listed++];
+
+			d->lineno = ev->lineno;
+			d->ts_ns = ev->ts_ns;
+			d->used = res.used;
+			d->thresh = thresh;
+			d->clamp = s.clamp;
+			d->may_use_branch = weighs_may_use(&s, &r->recorded);
+			d->explain = e;
+			d->bound = e == EXPLAIN_PCPU ? 2 * p->pcpu_err :
+				   e == EXPLAIN_RSV_RACE ? p->rsv_race : 0;
+		}
+	}
+	for (k = 0; k < r->nr_kernels; k++)
+		p->flush_in[k] += flushes(&s, &r->kernels[k]);
+	btrfs_kernel_model(KERNEL_VERSION(5, 12, 0), &m512);
+	btrfs_kernel_model(KERNEL_VERSION(5, 15, 0), &m515);
+	if (flushes(&s, &m512) && !flushes(&s, &m515))
+		p->only_512++;
+	return 0;
+}
+
+static int trigger_flush(struct btrfs_replay *r, const char *body)
+{
+	/* "REASON: flush=N(NAME) ..." after the fsid */
+	if (!strncmp(body, "preempt:", 8))
+		r->preempt.preempt_triggers++;
+	else
+		r->preempt.ticket_triggers++;
+	return 0;
+}
+
+static int flush_space(struct btrfs_replay *r, const struct trace_event *ev,
+		       const char *body)
+{
+	u64 v;
+
+	if (trace_field_u64(body, "for_preempt", &v))
+		return replay_error(r, ev, "no for_preempt=", -EINVAL);
+	r->preempt.preempt_flushes += v != 0;
+	return 0;
+}
+
+/* --- part 2: delalloc list locking ------------------------------------------- */
+
+struct delalloc_inode {
+	struct delalloc_inode *next;
+	u64 root;
+	u64 ino;
+	u64 delalloc_bytes;
+	struct extent_io_tree tree;
+	struct replay_root_count *count;
+	struct replay_delalloc *d;
+};
+
+static struct replay_root_count *root_count(struct replay_delalloc *d, u64 root)
+{
+	u32 i;
+
+	for (i = 0; i < d->nr_roots; i++)
+		if (d->roots[i].root == root)
+			return &d->roots[i];
+	if (d->nr_roots == REPLAY_MAX_ROOTS)
+		return &d->other_roots;
+	d->roots[d->nr_roots].root = root;
+	return &d->roots[d->nr_roots++];
+}
+
+/* btrfs_set_delalloc_extent(): the delalloc part of the set hook */
+static void delalloc_set_hook(void *ctx, const struct extent_state *state, u32 bits)
+{
+	struct delalloc_inode *di = ctx;
+	u64 len = state->end + 1 - state->start;
+	u64 prev = di->delalloc_bytes;
+	/* do_list: not a free-space cache inode (those live in the root tree) */
+	bool do_list = di->root != BTRFS_ROOT_TREE_OBJECTID;
+
+	if ((state->state & EXTENT_DELALLOC) || !(bits & EXTENT_DELALLOC))
+		return;
+	di->delalloc_bytes += len;
+	if (!do_list) {
+		di->d->free_space_inode++;
+		return;
+	}
+	di->count->set_calls++;
+	di->d->total.set_calls++;
+	/* flagless: btrfs_add_delalloc_inodes() takes the lock every time */
+	di->count->flagless++;
+	di->d->total.flagless++;
+	if (prev == 0) {
+		di->count->flag_rule++;
+		di->d->total.flag_rule++;
+	}
+}
+
+/* btrfs_clear_delalloc_extent(): btrfs_del_delalloc_inode() at zero */
+static void delalloc_clear_hook(void *ctx, const struct extent_state *state, u32 bits)
+{
+	struct delalloc_inode *di = ctx;
+	u64 len = state->end + 1 - state->start;
+
+	if (!(state->state & EXTENT_DELALLOC) || !(bits & EXTENT_DELALLOC))
+		return;
+	if (di->delalloc_bytes < len) {
+		di->d->underflow++;
+		di->delalloc_bytes = 0;
+		return;
+	}
+	di->delalloc_bytes -= len;
+	if (di->delalloc_bytes || di->root == BTRFS_ROOT_TREE_OBJECTID)
+		return;
+	di->count->flag_rule++;
+	di->count->flagless++;
+	di->count->cycles++;
+	di->d->total.flag_rule++;
+	di->d->total.flagless++;
+	di->d->total.cycles++;
+}
+
+static struct delalloc_inode **inode_slot(struct replay_delalloc *d, u64 root, u64 ino)
+{
+	u64 h = hash_mix64(ino ^ (root << 40) ^ (root >> 24));
+	struct delalloc_inode **pp = &d->buckets[h & (d->nr_buckets - 1)];
+
+	while (*pp && ((*pp)->root != root || (*pp)->ino != ino))
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static struct delalloc_inode *inode_get(struct replay_delalloc *d, u64 root, u64 ino)
+{
+	struct delalloc_inode **pp = inode_slot(d, root, ino);
+	struct delalloc_inode *di = *pp;
+
+	if (di)
+		return di;
+	di = calloc(1, sizeof(*di));
+	if (!di)
+		return NULL;
+	di->root = root;
+	di->ino = ino;
+	di->tree.live = &d->live_states;
+	di->count = root_count(d, root);
+	di->d = d;
+	*pp = di;
+	d->live_inodes++;
+	return di;
+}
+
+/* An inode with no states left holds nothing the replay needs */
+static void inode_put(struct replay_delalloc *d, struct delalloc_inode *di)
+{
+	struct delalloc_inode **pp;
+
+	if (d->live_states > d->max_live_states)
+		d->max_live_states = d->live_states;
+	if (di->tree.nr)
+		return;
+	pp = inode_slot(d, di->root, di->ino);
+	*pp = di->next;
+	extent_io_tree_release(&di->tree);
+	free(di);
+	d->live_inodes--;
+}
+
+static int extent_bit_event(struct btrfs_replay *r, const struct trace_event *ev,
+			    const char *body, int which)
+{
+	struct replay_delalloc *d = &r->delalloc;
+	struct extent_io_hooks hooks = {
+		.set = delalloc_set_hook,
+		.clear = delalloc_clear_hook,
+	};
+	struct delalloc_inode *di;
+	char tree[32], bits_str[256];
+	u64 ino, root, start, len;
+	u32 set_bits = 0, clear_bits = 0;
+	int ret = 0;
+
+	if (trace_field_str(body, "io_tree", tree, sizeof(tree)) ||
+	    trace_field_u64(body, "ino", &ino) || trace_field_u64(body, "root", &root) ||
+	    trace_field_u64(body, "start", &start) || trace_field_u64(body, "len", &len))
+		return replay_error(r, ev, "no io_tree=, ino=, root=, start= or len=", -EINVAL);
+	if (which != REPLAY_EV_CLEAR_EXTENT_BIT) {
+		if (trace_field_str(body, "set_bits", bits_str, sizeof(bits_str)) ||
+		    btrfs_parse_extent_bits(bits_str, &set_bits))
+			return replay_error(r, ev, "bad set_bits=", -EINVAL);
+	}
+	if (which != REPLAY_EV_SET_EXTENT_BIT) {
+		if (trace_field_str(body, "clear_bits", bits_str, sizeof(bits_str)) ||
+		    btrfs_parse_extent_bits(bits_str, &clear_bits))
+			return replay_error(r, ev, "bad clear_bits=", -EINVAL);
+	}
+	if (strcmp(tree, "INODE_IO")) {
+		d->other_trees++;
+		return 0;
+	}
+	if (len == 0 || start + len - 1 < start)
+		return replay_error(r, ev, "empty or wrapping range", -EINVAL);
+	di = inode_get(d, root, ino);
+	if (!di)
+		return replay_error(r, ev, "out of memory", -ENOMEM);
+	hooks.ctx = di;
+	if (which == REPLAY_EV_SET_EXTENT_BIT) {
+		d->set_events++;
+		ret = btrfs_set_extent_bit(&di->tree, start, start + len - 1, set_bits, &hooks);
+	} else if (which == REPLAY_EV_CLEAR_EXTENT_BIT) {
+		d->clear_events++;
+		ret = btrfs_clear_extent_bit(&di->tree, start, start + len - 1, clear_bits, &hooks);
+	} else {
+		/* convert_extent_bit(): the set hooks, then the clear hooks, per state */
+		d->convert_events++;
+		ret = btrfs_set_extent_bit(&di->tree, start, start + len - 1, set_bits, &hooks);
+		if (!ret)
+			ret = btrfs_clear_extent_bit(&di->tree, start, start + len - 1,
+						     clear_bits & ~set_bits, &hooks);
+	}
+	inode_put(d, di);
+	if (ret == -E2BIG)
+		return replay_error(r, ev, "more than 16M extent states live: the replay's memory bound", ret);
+	if (ret)
+		return replay_error(r, ev, ret == -ENOMEM ? "out of memory" : "bad range", ret);
+	return 0;
+}
+
+/* --- dispatch ------------------------------------------------------------------ */
+
+int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev)
+{
+	char fsid[37];
+	const char *body;
+	int i;
+
+	if (!strcmp(ev->name, "marker"))
+		return read_marker(r, ev);
+	i = event_index(ev->name);
+	if (i < 0)
+		return 0;		/* an event the replay does not read */
+	if (trace_body_fsid(ev->body, fsid, &body))
+		return replay_error(r, ev, "the body does not start with a filesystem UUID", -EINVAL);
+	if (!r->fsid[0]) {
+		strcpy(r->fsid, fsid);
+		r->fsid_first_seen = true;
+	}
+	if (strcmp(r->fsid, fsid)) {
+		/* "the first seen" is only a choice when there is one */
+		if (r->fsid_first_seen)
+			return replay_error(r, ev, "events of a second filesystem: choose one with --fsid (or the device)", -EINVAL);
+		r->other_fs_events++;
+		return 0;
+	}
+	r->events++;
+	r->seen_mask |= 1ULL << i;
+	if (r->parts && !(r->parts & (1U << (i >= REPLAY_EV_SET_EXTENT_BIT ? 2 : 1))))
+		return 0;		/* a part not asked for */
+	switch (i) {
+	case REPLAY_EV_DONE_PREEMPT:
+		return preempt_state(r, ev, body);
+	case REPLAY_EV_TRIGGER_FLUSH:
+		return trigger_flush(r, body);
+	case REPLAY_EV_FLUSH_SPACE:
+		return flush_space(r, ev, body);
+	case REPLAY_EV_SET_EXTENT_BIT:
+	case REPLAY_EV_CLEAR_EXTENT_BIT:
+	case REPLAY_EV_CONVERT_EXTENT_BIT:
+		return extent_bit_event(r, ev, body, i);
+	default:
+		return 0;
+	}
+}
+
+static u32 ilog2_u32(u32 v)
+{
+	u32 l = 0;
+
+	while (v >>= 1)
+		l++;
+	return l;
+}
+
+/*
+ * The bounds of the explanations, from the static state: the per-CPU
+ * counters may hold delalloc_batch = sectorsize * 512 * (1 + ilog2(cpus))
+ * unsummed per CPU; one create reservation per CPU (5 items of
+ * nodesize * BTRFS_MAX_LEVEL * 2, as much again for its delayed refs).
+ */
+static void set_bounds(struct btrfs_replay *r)
+{
+	u32 cpus = r->st.nr_cpu_ids ? r->st.nr_cpu_ids : 1;
+	u64 sectorsize = r->st.sectorsize ? r->st.sectorsize : 4096;
+	u64 nodesize = r->st.nodesize ? r->st.nodesize : 16384;
+
+	r->preempt.pcpu_err = sectorsize * 512 * (1 + ilog2_u32(cpus)) * cpus;
+	r->preempt.rsv_race = (u64)cpus * 5 * nodesize * BTRFS_MAX_LEVEL * 2 * 2;
+}
+
+void btrfs_replay_finish(struct btrfs_replay *r)
+{
+	set_bounds(r);
+}
+
+void btrfs_replay_missing(const struct btrfs_replay *r, int part, char *buf, size_t len)
+{
+	static const int part1[] = { REPLAY_EV_DONE_PREEMPT, -1 };
+	static const int part2[] = { REPLAY_EV_SET_EXTENT_BIT, REPLAY_EV_CLEAR_EXTENT_BIT, -1 };
+	const int *need = part == 1 ? part1 : part2;
+	u64 have = r->enabled_mask ? r->enabled_mask : r->seen_mask;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (; *need >= 0; need++) {
+		if (have & (1ULL << *need))
+			continue;
+		used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+				 used ? ", " : "", event_names[*need]);
+	}
+}
+
+void btrfs_replay_release(struct btrfs_replay *r)
+{
+	u32 i;
+
+	for (i = 0; r->delalloc.buckets && i < r->delalloc.nr_buckets; i++) {
+		struct delalloc_inode *di = r->delalloc.buckets[i];
+
+		while (di) {
+			struct delalloc_inode *next = di->next;
+
+			extent_io_tree_release(&di->tree);
+			free(di);
+			di = next;
+		}
+	}
+	free(r->delalloc.buckets);
+	r->delalloc.buckets = NULL;
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef BTRFS_SPACE_REPLAY_H
+#define BTRFS_SPACE_REPLAY_H
+
+#include <stdbool.h>
+#include "common/trace-parse.h"
+#include "kernel-shared/extent-io-tree.h"
+#include "kernel-shared/kernel-version.h"
+#include "kernel-shared/space-info.h"
+
+#define REPLAY_MAX_KERNELS	8
+#define REPLAY_MAX_LISTED	64	/* disagreements kept for the report */
+#define REPLAY_MAX_ROOTS	16	/* roots counted apart; the rest together */
+#define REPLAY_TIMELINE		60	/* sparkline buckets */
+
+/* What the events do not carry: from the image, the capture marker, or options */
+struct btrfs_replay_static {
+	bool have_profile;
+	u32 profile_copies;	/* metadata profile: DUP 2, single 1 ... */
+	bool have_total_rw;
+	u64 total_rw_bytes;
+	u64 data_chunk_size;
+	u32 sectorsize;		/* for the per-CPU counter error */
+	u32 nodesize;
+	u32 nr_cpu_ids;
+	u32 recorded_version;	/* the kernel that recorded the trace, 0 unknown */
+	const char *source;	/* "image", "capture marker", "options" */
+};
+
+enum replay_explain {
+	EXPLAIN_NONE,		/* unexplained */
+	EXPLAIN_PCPU,		/* delalloc/ordered within the per-CPU counter error */
+	EXPLAIN_CLAMP,		/* the clamp was raised after the decision */
+	EXPLAIN_RSV_RACE,	/* delayed reserves read without their lock */
+};
+
+struct replay_disagreement {
+	u64 lineno;
+	u64 ts_ns;
+	u64 used;
+	u64 thresh;
+	u32 clamp;
+	bool may_use_branch;
+	enum replay_explain explain;
+	u64 bound;		/* the error the explanation allows */
+};
+
+struct replay_preempt {
+	u64 states;		/* btrfs_done_preemptive_reclaim of this fs, METADATA */
+	u64 other_flags;	/* of another space info (not weighed) */
+	u64 agree;
+	u64 disagree;
+	u64 explained[4];
+	u64 flush_in[REPLAY_MAX_KERNELS];	/* states each kernel flushes in */
+	u64 preempt_triggers;	/* btrfs_trigger_flush "preempt" */
+	u64 ticket_triggers;	/* other btrfs_trigger_flush reasons */
+	u64 preempt_flushes;	/* btrfs_flush_space for_preempt=1 */
+	u64 pcpu_err;		/* delalloc_batch * nr_cpu_ids */
+	u64 rsv_race;
+	u32 nr_listed;
+	struct replay_disagreement listed[REPLAY_MAX_LISTED];
+	/* the seed's case: states 5.12 flushes in and 5.15+ does not */
+	u64 only_512;
+	/* timeline: per bucket of states, max used/thresh in per mille, and triggers */
+	u32 timeline_permille[REPLAY_TIMELINE];
+	u64 first_ts, last_ts;
+};
+
+struct replay_root_count {
+	u64 root;
+	u64 set_calls;		/* btrfs_set_delalloc_extent() adding delalloc */
+	u64 flag_rule;		/* root->delalloc_lock under the flag / 0<->non-zero rule */
+	u64 flagless;		/* under the seed's patch */
+	u64 cycles;		/* an inode leaving the delalloc list */
+};
+
+struct delalloc_inode;
+
+struct replay_delalloc {
+	struct delalloc_inode **buckets;
+	u32 nr_buckets;
+	u64 live_states;
+	u64 max_live_states;
+	u64 live_inodes;
+	u64 set_events;
+	u64 clear_events;
+	u64 convert_events;
+	u64 other_trees;	/* events of io trees that are not an inode's */
+	u64 free_space_inode;	/* delalloc of the root tree (free-space cache) */
+	u64 underflow;		/* delalloc cleared that the trace never set */
+	struct replay_root_count total;
+	u32 nr_roots;
+	struct replay_root_count roots[REPLAY_MAX_ROOTS];
+	struct replay_root_count other_roots;
+};
+
+struct btrfs_replay {
+	char fsid[37];		/* the filesystem replayed; "" = the first seen */
+	bool fsid_given;
+	bool fsid_first_seen;	/* taken from the first event: no marker, no option */
+	u32 parts;		/* bit N: replay part N; 0: every part */
+	u64 lines;
+	u64 lost_events;
+	struct btrfs_replay_static st;
+	u32 nr_kernels;
+	struct btrfs_kernel_model kernels[REPLAY_MAX_KERNELS];
+	struct btrfs_kernel_model recorded;
+	bool recorded_assumed;	/* no kernel= in the trace nor --recorded-kernel */
+	u64 events;		/* of this filesystem */
+	u64 other_fs_events;
+	u64 seen_mask;		/* REPLAY_EV_* seen */
+	u64 enabled_mask;	/* from the capture marker, 0 if none */
+	bool have_marker;
+	struct replay_preempt preempt;
+	struct replay_delalloc delalloc;
+	char err[200];
+};
+
+/* The events read, as bits of seen_mask/enabled_mask */
+enum {
+	REPLAY_EV_DONE_PREEMPT,
+	REPLAY_EV_TRIGGER_FLUSH,
+	REPLAY_EV_FLUSH_SPACE,
+	REPLAY_EV_SET_EXTENT_BIT,
+	REPLAY_EV_CLEAR_EXTENT_BIT,
+	REPLAY_EV_CONVERT_EXTENT_BIT,
+	REPLAY_EV_SPACE_RESERVATION,
+	REPLAY_EV_RESERVE_TICKET,
+	REPLAY_EV_FAIL_ALL_TICKETS,
+	REPLAY_EV_TRANSACTION_COMMIT,
+	REPLAY_EV_COUNT,
+};
+
+const char *btrfs_replay_event_name(int ev);
+
+int btrfs_replay_init(struct btrfs_replay *r);
+void btrfs_replay_release(struct btrfs_replay *r);
+/* 0, or -EINVAL/-ENOMEM/-E2BIG with r->err naming the line */
+int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev);
+/* After the last event: the per-CPU error bounds need the static state */
+void btrfs_replay_finish(struct btrfs_replay *r);
+/* The events a part needs that the trace lacks, as "a, b"; "" if none */
+void btrfs_replay_missing(const struct btrfs_replay *r, int part, char *buf, size_t len);
+const char *btrfs_replay_explain_str(enum replay_explain e);
+
+#endif
