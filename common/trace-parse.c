@@ -167,25 +167,50 @@ static int parse_event_line(struct trace_reader *r, char *s, struct trace_event 
 	return 1;
 }
 
+/*
+ * One line into r->line: 1 with its length, 0 at the end; a byte at a
+ * time, so a NUL in the line is seen (fgets() would hide it)
+ */
+static int read_line(struct trace_reader *r, size_t *len, bool *newline)
+{
+	size_t n = 0;
+	int c;
+
+	*newline = false;
+	while ((c = getc_unlocked(r->fp)) != EOF) {
+		if (c == '\n') {
+			*newline = true;
+			break;
+		}
+		if (n == TRACE_LINE_MAX) {
+			n++;		/* too long: the caller says so */
+			break;
+		}
+		r->line[n++] = c;
+	}
+	if (c == EOF && n == 0)
+		return 0;
+	r->line[n > TRACE_LINE_MAX ? TRACE_LINE_MAX : n] = '\0';
+	r->bytes += n + *newline;
+	*len = n;
+	return 1;
+}
+
 int trace_read_event(struct trace_reader *r, struct trace_event *ev)
 {
+	bool newline;
 	size_t len;
 
-	while (fgets(r->line, sizeof(r->line), r->fp)) {
+	while (read_line(r, &len, &newline)) {
 		r->lineno++;
-		len = strlen(r->line);
-		r->bytes += len;
-		if (len && r->line[len - 1] == '\n') {
-			r->line[--len] = '\0';
-		} else if (len >= sizeof(r->line) - 1) {
+		if (len > TRACE_LINE_MAX)
 			return reader_error(r, "longer than 4096 characters");
-		} else {
-			return reader_error(r, "truncated (no end of line): the trace was cut");
-		}
-		if (len && r->line[len - 1] == '\r')
-			r->line[--len] = '\0';
 		if (memchr(r->line, '\0', len))
 			return reader_error(r, "holds a NUL byte: not a text trace");
+		if (!newline)
+			return reader_error(r, "truncated (no end of line): the trace was cut");
+		if (len && r->line[len - 1] == '\r')
+			r->line[--len] = '\0';
 		if (is_blank_line(r->line) || is_header_line(r->line) ||
 		    is_cpu_line(r, r->line))
 			continue;

@@ -21,7 +21,7 @@ struct trace_reader {
 	u64 lineno;
 	u64 lost_events;	/* "CPU:N [LOST M EVENTS]" lines, summed */
 	u64 bytes;		/* read so far, for progress */
-	char line[TRACE_LINE_MAX + 2];
+	char line[TRACE_LINE_MAX + 1];
 	char err[160];		/* why the last call failed, with the line */
 };
 

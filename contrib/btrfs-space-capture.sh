@@ -58,7 +58,7 @@ for p in "$sys"/allocation/metadata/*/; do
 	esac
 done
 total_rw=$(btrfs filesystem show --raw "$mnt" 2>/dev/null |
-	awk '$1 == "devid" { for (i = 1; i < NF; i++) if ($i == "size") s += $(i + 1) } END { print s + 0 }')
+	awk '$1 == "devid" { for (i = 1; i < NF; i++) if ($i == "size") s += $(i + 1) } END { printf "%.0f\n", s }')
 data_chunk=$(cat "$sys/allocation/data/chunk_size" 2>/dev/null || echo 0)
 cpus=$(awk -F'[-,]' '{ print $NF + 1 }' /sys/devices/system/cpu/possible)
 kver=$(uname -r | sed 's/^\([0-9]*\.[0-9]*\(\.[0-9]*\)\{0,1\}\).*/\1/')

@@ -9,7 +9,7 @@
  * re-evaluated by btrfs_need_preemptive_reclaim() of space-info.c for the
  * kernel that recorded it and for each kernel asked; a "flush" for the
  * recording kernel is a disagreement, explained when an input the kernel
- * reads approximately decides it (Documentation/formulas.md section 21).
+ * reads approximately decides it (Documentation/formulas.md section 20).
  *
  * Part 2, delalloc list locking: the btrfs_{set,clear,convert}_extent_bit
  * events of inode io trees replayed by extent-io-tree.c, whose hooks are
@@ -80,51 +80,99 @@ int btrfs_replay_init(struct btrfs_replay *r)
  * events=a,b,...", written by contrib/btrfs-space-capture.sh into the
  * trace: what the events do not carry.  Options and the image override it.
  */
+/* A marker field: absent is fine, present must be a number in [lo, hi] */
+static int marker_u64(struct btrfs_replay *r, const struct trace_event *ev,
+		      const char *body, const char *key, u64 lo, u64 hi, u64 *val,
+		      bool *found)
+{
+	int ret = trace_field_u64(body, key, val);
+
+	*found = false;
+	if (ret == -ENOENT)
+		return 0;
+	if (ret || *val < lo || *val > hi) {
+		snprintf(r->err, sizeof(r->err), "line %llu: capture marker: bad %s=",
+			 (unsigned long long)ev->lineno, key);
+		return -EINVAL;
+	}
+	*found = true;
+	return 0;
+}
+
+static int marker_events(struct btrfs_replay *r, const char *body)
+{
+	char buf[512], *tok, *save;
+
+	if (trace_field_str(body, "events", buf, sizeof(buf)))
+		return 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int i = event_index(tok);
+
+		if (i >= 0)
+			r->enabled_mask |= 1ULL << i;
+	}
+	return 0;
+}
+
+/*
+ * "btrfs-space-replay: kernel=6.18.44 fsid=UUID metadata_copies=2
+ * total_rw_bytes=N data_chunk_size=N sectorsize=N nodesize=N nr_cpu_ids=N
+ * events=a,b,...", written by contrib/btrfs-space-capture.sh into the
+ * trace before it enables the events: what the events do not carry.
+ * Options and the image override it.
+ */
 static int read_marker(struct btrfs_replay *r, const struct trace_event *ev)
 {
 	struct btrfs_replay_static *st = &r->st;
 	const char *body = ev->body;
-	char buf[512];
+	char buf[40];
+	bool found;
 	u64 v;
+	int ret;
 
 	if (strncmp(body, "btrfs-space-replay: ", 20))
 		return 0;
 	body += 19;
 	r->have_marker = true;
-	if (!trace_field_str(body, "kernel", buf, 32) && !st->recorded_version &&
+	if (!trace_field_str(body, "kernel", buf, sizeof(buf)) && !st->recorded_version &&
 	    btrfs_parse_kernel_version(buf, &st->recorded_version))
-		return replay_error(r, ev, "bad kernel= in the capture marker", -EINVAL);
-	if (!r->fsid_given && !trace_field_str(body, "fsid", buf, 37) && !r->fsid[0])
-		strcpy(r->fsid, buf);	/* the marker comes before the events */
-	if (!st->have_profile && !trace_field_u64(body, "metadata_copies", &v) &&
-	    v >= 1 && v <= 4) {
+		return replay_error(r, ev, "capture marker: bad kernel=", -EINVAL);
+	if (!r->fsid_given && !r->fsid[0] && !trace_field_str(body, "fsid", buf, sizeof(buf))) {
+		if (strlen(buf) != 36)
+			return replay_error(r, ev, "capture marker: bad fsid=", -EINVAL);
+		strcpy(r->fsid, buf);
+	}
+	ret = marker_u64(r, ev, body, "metadata_copies", 1, 4, &v, &found);
+	if (!ret && found && !st->have_profile) {
 		st->profile_copies = v;
 		st->have_profile = true;
 		st->source = "capture marker";
 	}
-	if (!st->have_total_rw && !trace_field_u64(body, "total_rw_bytes", &v)) {
+	if (!ret)
+		ret = marker_u64(r, ev, body, "total_rw_bytes", 0, (u64)-1, &v, &found);
+	if (!ret && found && !st->have_total_rw) {
 		st->total_rw_bytes = v;
 		st->have_total_rw = true;
 	}
-	if (!st->data_chunk_size && !trace_field_u64(body, "data_chunk_size", &v))
+	if (!ret)
+		ret = marker_u64(r, ev, body, "data_chunk_size", 0, (u64)-1, &v, &found);
+	if (!ret && found && !st->data_chunk_size)
 		st->data_chunk_size = v;
-	if (!st->sectorsize && !trace_field_u64(body, "sectorsize", &v) && v <= SZ_1M)
+	if (!ret)
+		ret = marker_u64(r, ev, body, "sectorsize", 4096, 65536, &v, &found);
+	if (!ret && found && !st->sectorsize)
 		st->sectorsize = v;
-	if (!st->nodesize && !trace_field_u64(body, "nodesize", &v) && v <= SZ_1M)
+	if (!ret)
+		ret = marker_u64(r, ev, body, "nodesize", 4096, 65536, &v, &found);
+	if (!ret && found && !st->nodesize)
 		st->nodesize = v;
-	if (!st->nr_cpu_ids && !trace_field_u64(body, "nr_cpu_ids", &v) && v <= 65536)
+	if (!ret)
+		ret = marker_u64(r, ev, body, "nr_cpu_ids", 1, 65536, &v, &found);
+	if (!ret && found && !st->nr_cpu_ids)
 		st->nr_cpu_ids = v;
-	if (!trace_field_str(body, "events", buf, sizeof(buf))) {
-		char *tok, *save;
-
-		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			int i = event_index(tok);
-
-			if (i >= 0)
-				r->enabled_mask |= 1ULL << i;
-		}
-	}
-	return 0;
+	if (!ret)
+		ret = marker_events(r, body);
+	return ret;
 }
 
 /* --- part 1: preemptive flushing --------------------------------------------- */

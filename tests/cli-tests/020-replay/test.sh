@@ -1,0 +1,147 @@
+#!/bin/bash
+# "btrfs-space replay" on the recorded traces in tests/fixtures, no kernel needed:
+# - replay-preempt-16g: 688 btrfs_done_preemptive_reclaim states recorded by
+#   6.18.44 (16 GiB, 4 xattr writers and a data writer; 5 lines of other
+#   filesystems mixed in): every state agrees (the kernel said no-flush), 5.12
+#   flushes in 18, 5.15 and 6.18 in none; a state edited to flush is listed as a
+#   disagreement on its line, unexplained, or explained by the per-CPU counters
+#   when delalloc is within their error;
+# - replay-delalloc-20x5: 20 files, each with five non-adjacent 4 KiB buffered
+#   writes, then sync: 100 delalloc sets, 40 delalloc_lock acquisitions under
+#   the flag rule, 120 flagless, 20 cycles; one inode's clears dropped makes it
+#   39 and 19;
+# - the same output twice, from a file and from stdin, and from the trace-cmd
+#   report layout (no flags column, "cpus=" header, "print:" markers);
+# - a truncated, garbled, over-long, NUL-holding line or a missing field is a
+#   one-line error naming the line; a part asked for whose events are missing,
+#   a state without the metadata profile, two filesystems without --fsid, are
+#   errors naming what is missing.
+
+source "$TEST_TOP/common" || exit
+check_prereq btrfs-space
+check_prereq xz jq sed awk
+
+fx=$TEST_TOP/fixtures
+pre=$TEST_TMP/preempt.trace
+del=$TEST_TMP/delalloc.trace
+xz -dc "$fx/replay-preempt-16g.trace.xz" > "$pre" || fail "cannot unpack the preempt trace"
+xz -dc "$fx/replay-delalloc-20x5.trace.xz" > "$del" || fail "cannot unpack the delalloc trace"
+
+# rj ARGS...: the JSON of a replay that must succeed
+rj()
+{
+	run_check_stdout "$BTRFS_SPACE" --format json replay "$@"
+}
+
+# expect WHAT GOT WANT
+expect()
+{
+	[ "$2" = "$3" ] || fail "$1: got $2, expected $3"
+	echo "ok: $1 = $3"
+}
+
+# --- part 1 ---------------------------------------------------------------------
+
+out=$(rj "$pre") || exit
+expect "preempt states" "$(jq .preempt.states <<< "$out")" 688
+expect "agreeing states" "$(jq .preempt.agree <<< "$out")" 688
+expect "unexplained" "$(jq .preempt.unexplained <<< "$out")" 0
+expect "flush states 5.12/5.15/6.18" "$(jq -c '[.preempt.kernels[].flush_states]' <<< "$out")" "[18,0,0]"
+expect "5.12 only" "$(jq .preempt.only_5_12 <<< "$out")" 18
+expect "other filesystems' events" "$(jq .trace.other_fs_events <<< "$out")" 5
+expect "preempt triggers" "$(jq .preempt.preempt_triggers <<< "$out")" 688
+expect "recorded kernel" "$(jq -r .trace.recorded_kernel <<< "$out")" 6.18.44
+
+# a state made to flush: 4 GiB may_use weighed (delalloc far above ordered/2)
+fs=$(awk '/btrfs-space-replay:/ { for (i = 1; i <= NF; i++) if ($i ~ /^fsid=/) print substr($i, 6) }' "$pre")
+n=$(grep -n "btrfs_done_preemptive_reclaim: $fs" "$pre" | sed -n 100p | cut -d: -f1)
+[ -n "$n" ] || fail "no 100th state in the preempt trace"
+sed "${n}s/bytes_may_use=[0-9]*/bytes_may_use=4294967296/; ${n}s/delalloc_bytes=[0-9]*/delalloc_bytes=1073741824/; ${n}s/ordered_bytes=[0-9]*/ordered_bytes=0/" \
+	"$pre" > "$TEST_TMP/flush.trace"
+out=$(rj "$TEST_TMP/flush.trace") || exit
+expect "disagreements after the edit" "$(jq .preempt.disagree <<< "$out")" 1
+expect "its line" "$(jq '.preempt.disagreements[0].line' <<< "$out")" "$n"
+expect "its branch" "$(jq -r '.preempt.disagreements[0].branch' <<< "$out")" may_use
+expect "unexplained after the edit" "$(jq .preempt.unexplained <<< "$out")" 1
+# within the per-CPU error (2 CPUs: 2 x 8 MiB): the delayed branch says no-flush
+sed "${n}s/bytes_may_use=[0-9]*/bytes_may_use=4294967296/; ${n}s/delalloc_bytes=[0-9]*/delalloc_bytes=1048576/; ${n}s/ordered_bytes=[0-9]*/ordered_bytes=0/" \
+	"$pre" > "$TEST_TMP/pcpu.trace"
+out=$(rj "$TEST_TMP/pcpu.trace") || exit
+expect "explained by the per-CPU counters" "$(jq .preempt.explained_pcpu <<< "$out")" 1
+expect "unexplained with delalloc in the error" "$(jq .preempt.unexplained <<< "$out")" 0
+
+# without the capture marker: the static state from the options
+grep -v btrfs-space-replay: "$pre" > "$TEST_TMP/nomarker.trace"
+run_mustfail "no metadata profile" "$BTRFS_SPACE" replay --fsid "$fs" "$TEST_TMP/nomarker.trace"
+grep -q -- "--metadata-copies" "$TEST_TMP/cmd.err" 2>/dev/null ||
+	"$BTRFS_SPACE" replay --fsid "$fs" "$TEST_TMP/nomarker.trace" 2>&1 | grep -q -- "--metadata-copies" ||
+	fail "the missing-profile error does not name --metadata-copies"
+out=$(rj --fsid "$fs" --metadata-copies 2 --total-rw-bytes 16G --nr-cpus 2 "$TEST_TMP/nomarker.trace") || exit
+expect "states from the options" "$(jq -c '[.preempt.agree, [.preempt.kernels[].flush_states]]' <<< "$out")" "[688,[18,0,0]]"
+err=$("$BTRFS_SPACE" replay --metadata-copies 2 "$TEST_TMP/nomarker.trace" 2>&1 >/dev/null)
+grep -q -- "--fsid" <<< "$err" || fail "several filesystems without --fsid: $err"
+echo "ok: several filesystems need --fsid"
+
+# --- part 2 ---------------------------------------------------------------------
+
+out=$(rj "$del") || exit
+expect "delalloc sets" "$(jq .delalloc.set_calls <<< "$out")" 100
+expect "flag-rule locks" "$(jq .delalloc.lock_flag_rule <<< "$out")" 40
+expect "flagless locks" "$(jq .delalloc.lock_flagless <<< "$out")" 120
+expect "cycles" "$(jq .delalloc.cycles <<< "$out")" 20
+expect "underflow" "$(jq .delalloc.underflow <<< "$out")" 0
+ino=$(grep -o 'btrfs_set_extent_bit: .* ino=[0-9]* ' "$del" | grep -o 'ino=[0-9]*' | sort | uniq -c | sort -rn | awk '{ print $2; exit }')
+awk -v ino="$ino " '!(/btrfs_clear_extent_bit/ && index($0, ino))' "$del" > "$TEST_TMP/noclear.trace"
+out=$(rj --part 2 "$TEST_TMP/noclear.trace") || exit
+expect "flag-rule locks, one inode never cleared" "$(jq .delalloc.lock_flag_rule <<< "$out")" 39
+expect "cycles, one inode never cleared" "$(jq .delalloc.cycles <<< "$out")" 19
+grep -v btrfs-space-replay: "$del" > "$TEST_TMP/delnomarker.trace"
+run_mustfail "part 1 without its event" "$BTRFS_SPACE" replay --part 1 "$TEST_TMP/delnomarker.trace"
+err=$("$BTRFS_SPACE" replay --part 1 "$TEST_TMP/delnomarker.trace" 2>&1 >/dev/null)
+grep -q "btrfs_done_preemptive_reclaim" <<< "$err" || fail "the refusal does not name the event: $err"
+echo "ok: part 1 refused: $err"
+
+# --- layouts, determinism ---------------------------------------------------------
+
+a=$(rj "$del") && b=$(rj - < "$del") || exit
+[ "$(jq -S 'del(.trace.path)' <<< "$a")" = "$(jq -S 'del(.trace.path)' <<< "$b")" ] ||
+	fail "stdin and file replays differ"
+[ "$(rj "$del")" = "$a" ] || fail "two replays of the same trace differ"
+echo "ok: deterministic, stdin = file"
+{
+	echo "cpus=2"
+	sed -E 's/^(.*\[[0-9]+\]) [^ ]+ +([0-9]+\.[0-9]+:)/\1 \2/; s/tracing_mark_write: /print:                tracing_mark_write: /' "$del"
+} > "$TEST_TMP/tracecmd.trace"
+c=$(rj "$TEST_TMP/tracecmd.trace") || exit
+[ "$(jq -S 'del(.trace.path, .trace.lines)' <<< "$a")" = "$(jq -S 'del(.trace.path, .trace.lines)' <<< "$c")" ] ||
+	fail "the trace-cmd layout replays differently"
+echo "ok: trace-cmd report layout"
+
+# --- bad input ----------------------------------------------------------------------
+
+# bad WHY PATTERN FILE: exit 1 and one stderr line matching PATTERN
+bad()
+{
+	local err lines
+	run_mustfail "$1" "$BTRFS_SPACE" replay "$3"
+	err=$("$BTRFS_SPACE" replay "$3" 2>&1 >/dev/null)
+	lines=$(wc -l <<< "$err")
+	grep -q -- "$2" <<< "$err" || fail "$1: stderr '$err' lacks '$2'"
+	[ "$lines" = 1 ] || fail "$1: $lines lines on stderr: $err"
+	echo "ok: $1: $err"
+}
+total=$(wc -l < "$del")
+head -c -40 "$del" > "$TEST_TMP/trunc.trace"
+bad "truncated trace" "line $total: truncated" "$TEST_TMP/trunc.trace"
+sed '3i this is not a trace line' "$del" > "$TEST_TMP/garbled.trace"
+bad "garbled line" "line 3: not a trace line" "$TEST_TMP/garbled.trace"
+sed "5s/ len=[0-9]*//" "$del" > "$TEST_TMP/nolen.trace"
+bad "missing field" "line 5: btrfs_.*_extent_bit: no io_tree=, ino=, root=, start= or len=" "$TEST_TMP/nolen.trace"
+sed "${n}s/ bytes_used=[0-9]*//" "$pre" > "$TEST_TMP/noused.trace"
+bad "missing state field" "line $n: btrfs_done_preemptive_reclaim: no number bytes_used=" "$TEST_TMP/noused.trace"
+{ head -n 4 "$del"; printf 'x%.0s' $(seq 5000); echo; } > "$TEST_TMP/long.trace"
+bad "over-long line" "line 5: longer than 4096" "$TEST_TMP/long.trace"
+{ head -n 2 "$del"; printf 'a\0b\n'; } > "$TEST_TMP/nul.trace"
+bad "NUL byte" "line 3: holds a NUL byte" "$TEST_TMP/nul.trace"
+sed "6s/set_bits=[A-Z_|]*/set_bits=BOGUS/; 6s/clear_bits=[A-Z_|]*/clear_bits=BOGUS/" "$del" > "$TEST_TMP/bits.trace"
+bad "unknown extent bit" "line 6: btrfs_.*_extent_bit: bad .*_bits=" "$TEST_TMP/bits.trace"
