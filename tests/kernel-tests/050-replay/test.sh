@@ -1,0 +1,174 @@
+#!/bin/bash
+# "btrfs-space replay" on traces this test records with
+# contrib/btrfs-space-capture.sh (a private tracefs instance) on filesystems
+# it makes:
+#
+# A. delalloc, known by construction: on 1 GiB, DELALLOC_FILES (default 50)
+#    files each written with DELALLOC_WRITES (default 8) non-adjacent 4 KiB
+#    buffered writes, then sync. The replay must count exactly N*K delalloc
+#    sets, 2N root->delalloc_lock acquisitions under the kernel's rule,
+#    N*(K+1) under the flagless patch, N cycles, nothing cleared unset.
+# B. the seed's shape, scaled: FIO_JOBS (default 8) fio jobs of 4 KiB random
+#    buffered writes of FIO_SIZE (default 8m) each to their own file, then
+#    sync (skipped without fio). No count is known beforehand; the replay must
+#    satisfy flagless = sets + cycles and flag = 2 * cycles (every inode back
+#    to no delalloc after the sync), and prints the ratio.
+# C. preemptive flushing: on 16 GiB, 4 writers of empty files with a 1000-byte
+#    xattr and one buffered data writer for PREEMPT_SECONDS (default 30). Every
+#    btrfs_done_preemptive_reclaim state is a kernel no-flush: the replay must
+#    agree on >= 99.5 % of at least 20 states and explain every disagreement.
+
+source "$TEST_TOP/common" || exit
+
+need_root
+check_prereq btrfs-space
+check_prereq mkfs.btrfs btrfs losetup mount umount mountpoint jq truncate setfattr findmnt python3
+if ! grep -qw btrfs /proc/filesystems; then
+	modprobe btrfs > /dev/null 2>&1
+	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed"
+fi
+grep -qw tracefs /proc/filesystems || skip "no tracefs in this kernel"
+
+: "${DELALLOC_FILES:=50}"
+: "${DELALLOC_WRITES:=8}"
+: "${FIO_JOBS:=8}"
+: "${FIO_SIZE:=8m}"
+: "${PREEMPT_SECONDS:=30}"
+
+capture=$TOP/contrib/btrfs-space-capture.sh
+[ -x "$capture" ] || fail "no $capture"
+setup_cleanup_trap
+
+# newfs SIZE NAME: a fresh filesystem mounted at $TEST_TMP/NAME
+newfs()
+{
+	local img=$TEST_TMP/$2.img dev
+	truncate -s "$1" "$img" || fail "cannot create $img"
+	mkfs.btrfs -q -f "$img" > "$TEST_TMP/mkfs.log" 2>&1 || fail "mkfs.btrfs: $(tail -n 1 "$TEST_TMP/mkfs.log")"
+	dev=$(setup_loop "$img") || exit 1
+	setup_mount "$dev" "$TEST_TMP/$2" -t btrfs -o rw
+}
+
+# record MOUNT EVENTS OUT COMMAND...: the capture, failing on lost events
+record()
+{
+	local mnt=$1 events=$2 out=$3
+	shift 3
+	"$capture" -b 16384 -e "$events" -o "$out" "$mnt" "$@" 2> "$TEST_TMP/capture.log" ||
+		fail "capture failed: $(tail -n 3 "$TEST_TMP/capture.log")"
+	cat "$TEST_TMP/capture.log"
+	! grep -q "events lost" "$TEST_TMP/capture.log" || fail "the capture lost events: $(cat "$TEST_TMP/capture.log")"
+	[ -s "$out" ] || fail "empty trace $out"
+}
+
+# expect WHAT GOT WANT
+expect()
+{
+	[ "$2" = "$3" ] || fail "$1: got $2, expected $3"
+	echo "ok: $1 = $3"
+}
+
+extent_events=btrfs_set_extent_bit,btrfs_clear_extent_bit,btrfs_convert_extent_bit
+
+# --- A ------------------------------------------------------------------------------
+
+newfs 1G small
+cat > "$TEST_TMP/writes.py" <<'EOS'
+# writes.py DIR N K: N files, K non-adjacent 4 KiB writes each (pages 0, 2, 4 ...),
+# each file's writes back to back in one process so writeback rarely comes between
+import os, sys
+d, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+buf = b"\0" * 4096
+for i in range(n):
+    fd = os.open(os.path.join(d, "f%d" % i), os.O_WRONLY | os.O_CREAT, 0o644)
+    for j in range(k):
+        os.pwrite(fd, buf, 2 * j * 4096)
+    os.close(fd)
+os.sync()
+EOS
+n=$DELALLOC_FILES k=$DELALLOC_WRITES
+# a writeback between two writes of a file (the flusher, or a sync of another
+# process) makes a real extra cycle: the counts then follow the cycles, and
+# the workload is run again for the count known by construction (3 tries)
+for try in 1 2 3; do
+	echo "A: $n files x $k non-adjacent 4 KiB writes, sync (try $try)"
+	mkdir -p "$TEST_TMP/small/a$try"
+	record "$TEST_TMP/small" "$extent_events" "$TEST_TMP/a.trace" \
+		python3 "$TEST_TMP/writes.py" "$TEST_TMP/small/a$try" "$n" "$k"
+	out=$(run_check_stdout "$BTRFS_SPACE" --format json replay --part 2 "$TEST_TMP/a.trace") || exit
+	cycles=$(jq .delalloc.cycles <<< "$out")
+	expect "A flag rule = 2 x cycles" "$(jq .delalloc.lock_flag_rule <<< "$out")" $((2 * cycles))
+	expect "A flagless = sets + cycles" "$(jq .delalloc.lock_flagless <<< "$out")" $((n * k + cycles))
+	[ "$cycles" = "$n" ] && break
+	echo "note: $cycles cycles for $n files: a writeback came between two writes of a file"
+done
+expect "A delalloc sets" "$(jq .delalloc.set_calls <<< "$out")" $((n * k))
+expect "A flag-rule locks" "$(jq .delalloc.lock_flag_rule <<< "$out")" $((2 * n))
+expect "A flagless locks" "$(jq .delalloc.lock_flagless <<< "$out")" $((n * (k + 1)))
+expect "A cycles" "$cycles" "$n"
+expect "A cleared unset" "$(jq .delalloc.underflow <<< "$out")" 0
+
+# --- B ------------------------------------------------------------------------------
+
+if command -v fio > /dev/null; then
+	echo "B: fio $FIO_JOBS jobs x $FIO_SIZE of 4 KiB random buffered writes, sync"
+	mkdir -p "$TEST_TMP/small/fio"
+	record "$TEST_TMP/small" "$extent_events" "$TEST_TMP/b.trace" \
+		bash -c "fio --name=rw --directory='$TEST_TMP/small/fio' --rw=randwrite --bs=4k \
+			--size=$FIO_SIZE --numjobs=$FIO_JOBS --ioengine=sync --direct=0 \
+			--fallocate=none --end_fsync=0 --group_reporting=1 \
+			--filename_format='f.\$jobnum' > '$TEST_TMP/fio.log' && sync"
+	out=$(run_check_stdout "$BTRFS_SPACE" --format json replay --part 2 "$TEST_TMP/b.trace") || exit
+	read -r sets flag flagless cycles ratio under < <(jq -r '.delalloc |
+		"\(.set_calls) \(.lock_flag_rule) \(.lock_flagless) \(.cycles) \(.flagless_ratio) \(.underflow)"' <<< "$out")
+	echo "B: $sets delalloc sets, delalloc_lock $flag (flag rule) vs $flagless (flagless), ratio $ratio, $cycles cycles"
+	expect "B flagless = sets + cycles" "$flagless" $((sets + cycles))
+	expect "B flag rule = 2 x cycles" "$flag" $((2 * cycles))
+	expect "B cleared unset" "$under" 0
+	[ "$cycles" -ge "$FIO_JOBS" ] || fail "B: $cycles cycles for $FIO_JOBS files"
+else
+	echo "B: skipped, no fio (Debian package fio)"
+fi
+
+# --- C ------------------------------------------------------------------------------
+
+avail_kb=$(df -Pk "$TEST_TMP" | awk 'NR == 2 { print $4 }')
+[ "${avail_kb:-0}" -ge $((6 * 1024 * 1024)) ] ||
+	skip "C needs 6 GiB free in $TEST_TMP (has ${avail_kb:-?} KiB)"
+newfs 16G big
+cat > "$TEST_TMP/meta.sh" <<'EOS'
+#!/bin/bash
+# meta.sh DIR SECONDS: 4 writers of empty files with a 1000-byte xattr, one data writer
+end=$((SECONDS + $2))
+v=$(printf '%1000s' '' | tr ' ' x)
+xw()
+{
+	local dir=$1/x$2 b=0 i p
+	mkdir -p "$dir"
+	while [ "$SECONDS" -lt "$end" ]; do
+		mkdir "$dir/b$b" || return 1
+		p=()
+		for ((i = 0; i < 500; i++)); do p+=("$dir/b$b/f$i"); done
+		touch "${p[@]}" && setfattr -n user.pad -v "$v" "${p[@]}" || return 1
+		b=$((b + 1))
+	done
+}
+for w in 1 2 3 4; do xw "$1" "$w" & done
+(n=0; while [ "$SECONDS" -lt "$end" ] && [ $n -lt 12000 ]; do
+	head -c 262144 /dev/zero > "$1/d$n" || exit 1; n=$((n + 1)); done) &
+wait
+EOS
+chmod +x "$TEST_TMP/meta.sh"
+echo "C: xattr writers and a data writer for $PREEMPT_SECONDS s on 16 GiB"
+record "$TEST_TMP/big" btrfs_done_preemptive_reclaim,btrfs_trigger_flush,btrfs_flush_space \
+	"$TEST_TMP/c.trace" "$TEST_TMP/meta.sh" "$TEST_TMP/big" "$PREEMPT_SECONDS"
+run_check "$BTRFS_SPACE" replay --part 1 "$TEST_TMP/c.trace"
+sed -n '/Part 1/,$p' "$TEST_TMP/cmd.out" 2>/dev/null
+out=$(run_check_stdout "$BTRFS_SPACE" --format json replay --part 1 "$TEST_TMP/c.trace") || exit
+jq -r '.preempt | "C: \(.states) states, \(.agree) agree (\(.agreement_percent // "-") %), explained: pcpu \(.explained_pcpu), clamp \(.explained_clamp), rsv race \(.explained_rsv_race); unexplained \(.unexplained); per kernel: \([.kernels[] | "\(.kernel) \(.flush_states)"] | join(", "))"' <<< "$out"
+jq -r '.preempt.disagreements[] | "  disagreement: line \(.line) \(.branch) clamp \(.clamp) used \(.used) thresh \(.thresh) over \(.over_by): \(.explanation)"' <<< "$out"
+states=$(jq .preempt.states <<< "$out")
+agree=$(jq .preempt.agree <<< "$out")
+[ "$states" -ge 20 ] || fail "C: only $states preempt states recorded in $PREEMPT_SECONDS s (raise PREEMPT_SECONDS)"
+[ $((agree * 1000)) -ge $((states * 995)) ] || fail "C: agreement $agree of $states is below 99.5 %"
+expect "C unexplained disagreements" "$(jq .preempt.unexplained <<< "$out")" 0
