@@ -22,8 +22,9 @@ static const char * const cmd_replay_usage[] = {
 	"",
 	"The trace is tracefs text (the 'trace' or 'trace_pipe' file of an instance,",
 	"or 'trace-cmd report'); contrib/btrfs-space-capture.sh records one.",
-	"Part 1, preemptive flushing, needs btrfs_done_preemptive_reclaim;",
-	"part 2, delalloc list locking, needs btrfs_set_extent_bit and btrfs_clear_extent_bit.",
+	"Part 1, preemptive flushing, needs btrfs_done_preemptive_reclaim.",
+	"With update_bytes_may_use (and update_bytes_pinned) part 1 also evaluates every reservation.",
+	"Part 2, delalloc list locking, needs btrfs_set_extent_bit and btrfs_clear_extent_bit.",
 	"",
 	"--part N           replay only part N (1 or 2; may be repeated)",
 	"--kernel VERSION   a kernel to re-evaluate with (may be repeated; default 5.12, 5.15, 6.18)",
@@ -277,6 +278,44 @@ static void print_disagreements(struct fmt_ctx *f, const struct replay_preempt *
 	fmt_array_end(f);
 }
 
+static void print_points(struct fmt_ctx *f, const struct btrfs_replay *r)
+{
+	const struct replay_points *pts = &r->points;
+	char ver[32];
+	u32 k;
+
+	fmt_group_start(f, "reservations", "At reservations (update_bytes_may_use rises, worker idle)");
+	fmt_u64(f, "points", "Decision points", pts->points);
+	fmt_u64(f, "kernel_flush", "Followed by a preempt trigger", pts->kernel_flush);
+	fmt_u64(f, "agree", "Agreeing with the kernel", pts->agree);
+	if (pts->points)
+		fmt_ratio(f, "agreement_percent", "Agreement %", 100.0 * pts->agree / pts->points);
+	fmt_u64(f, "model_flush_kernel_no", "Model flush, kernel did not", pts->model_flush_kernel_no);
+	fmt_u64(f, "model_no_kernel_flush", "Kernel flushed, model did not", pts->model_no_kernel_flush);
+	if (pts->have_margin) {
+		fmt_ratio(f, "trigger_margin_min_percent", "At triggers, (used - thresh) / thresh min %",
+			  pts->margin_min_ppm / 10000.0);
+		fmt_ratio(f, "trigger_margin_max_percent", "At triggers, (used - thresh) / thresh max %",
+			  pts->margin_max_ppm / 10000.0);
+		fmt_u64(f, "triggers_within_1_percent", "Triggers within 1 % of the threshold",
+			pts->within_1pct);
+	}
+	fmt_u64(f, "before_first_state", "Rises before any recorded state", pts->no_anchor);
+	fmt_str(f, "inputs", "Inputs",
+		"bytes_may_use, bytes_pinned exact; the rest from the last recorded state (approximate)");
+	fmt_u64(f, "only_5_12", "Points 5.12 flushes in and 5.15+ not", pts->only_512);
+	fmt_array_start(f, "kernels", "Per kernel");
+	for (k = 0; k < r->nr_kernels; k++) {
+		fmt_group_start(f, NULL, NULL);
+		fmt_str(f, "kernel", "kernel",
+			btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)));
+		fmt_u64(f, "flush_points", "flush_points", pts->flush_in[k]);
+		fmt_group_end(f);
+	}
+	fmt_array_end(f);
+	fmt_group_end(f);
+}
+
 static void print_preempt(struct fmt_ctx *f, const struct btrfs_replay *r)
 {
 	const struct replay_preempt *p = &r->preempt;
@@ -313,6 +352,8 @@ static void print_preempt(struct fmt_ctx *f, const struct btrfs_replay *r)
 	}
 	fmt_array_end(f);
 	print_disagreements(f, p);
+	if (r->seen_mask & (1ULL << REPLAY_EV_UPDATE_MAY_USE))
+		print_points(f, r);
 	fmt_group_end(f);
 }
 

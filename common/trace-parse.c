@@ -77,6 +77,24 @@ static char *find_cpu_column(char *s, u32 *cpu)
 	return NULL;
 }
 
+/* The PID of "TASK-PID   [CPU]": the digits after the last '-' before the column */
+static u32 task_pid(const char *line, const char *after_cpu)
+{
+	const char *p = after_cpu;
+	u32 pid = 0, mul = 1;
+
+	while (p > line && *p != '[')
+		p--;
+	while (p > line && p[-1] == ' ')
+		p--;
+	while (p > line && isdigit((unsigned char)p[-1]) && mul <= 100000000) {
+		p--;
+		pid += (*p - '0') * mul;
+		mul *= 10;
+	}
+	return p > line && p[-1] == '-' ? pid : 0;
+}
+
 static char *next_token(char *p, char **end)
 {
 	while (*p == ' ')
@@ -143,6 +161,7 @@ static int parse_event_line(struct trace_reader *r, char *s, struct trace_event 
 	p = find_cpu_column(s, &ev->cpu);
 	if (!p)
 		return reader_error(r, "not a trace line (no [CPU] column)");
+	ev->pid = task_pid(s, p);
 	tok = next_token(p, &end);
 	if (!parse_timestamp(tok, end, &ev->ts_ns)) {
 		/* the flags column ("d..1.", "...1") comes first in trace/trace_pipe */

@@ -28,6 +28,7 @@ struct trace_reader {
 struct trace_event {
 	u64 lineno;
 	u32 cpu;
+	u32 pid;		/* of TASK-PID, 0 when it has none */
 	u64 ts_ns;		/* the timestamp, SECONDS.FRACTION as ns */
 	const char *name;	/* "btrfs_trigger_flush"; "marker" for trace_marker text */
 	const char *body;	/* what the event printed */

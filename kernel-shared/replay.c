@@ -38,6 +38,21 @@ static const char * const event_names[REPLAY_EV_COUNT] = {
 	[REPLAY_EV_RESERVE_TICKET] = "btrfs_reserve_ticket",
 	[REPLAY_EV_FAIL_ALL_TICKETS] = "btrfs_fail_all_tickets",
 	[REPLAY_EV_TRANSACTION_COMMIT] = "btrfs_transaction_commit",
+	[REPLAY_EV_UPDATE_MAY_USE] = "update_bytes_may_use",
+	[REPLAY_EV_UPDATE_PINNED] = "update_bytes_pinned",
+};
+
+/* The part each event feeds (0: read by none yet) */
+static const u8 event_part[REPLAY_EV_COUNT] = {
+	[REPLAY_EV_DONE_PREEMPT] = 1,
+	[REPLAY_EV_TRIGGER_FLUSH] = 1,
+	[REPLAY_EV_FLUSH_SPACE] = 1,
+	[REPLAY_EV_FAIL_ALL_TICKETS] = 1,
+	[REPLAY_EV_UPDATE_MAY_USE] = 1,
+	[REPLAY_EV_UPDATE_PINNED] = 1,
+	[REPLAY_EV_SET_EXTENT_BIT] = 2,
+	[REPLAY_EV_CLEAR_EXTENT_BIT] = 2,
+	[REPLAY_EV_CONVERT_EXTENT_BIT] = 2,
 };
 
 const char *btrfs_replay_event_name(int ev)
@@ -358,6 +373,10 @@ static int preempt_state(struct btrfs_replay *r, const struct trace_event *ev,
 		p->other_flags++;
 		return 0;
 	}
+	r->points.anchor = s;
+	r->points.anchor_lineno = ev->lineno;
+	r->points.have_anchor = true;
+	r->points.worker_busy = false;
 	if (!p->states)
 		p->first_ts = ev->ts_ns;
 	p->last_ts = ev->ts_ns;
@@ -399,9 +418,10 @@ static int preempt_state(struct btrfs_replay *r, const struct trace_event *ev,
 static int trigger_flush(struct btrfs_replay *r, const char *body)
 {
 	/* "REASON: flush=N(NAME) ..." after the fsid */
-	if (!strncmp(body, "preempt:", 8))
+	if (!strncmp(body, "preempt:", 8)) {
 		r->preempt.preempt_triggers++;
-	else
+		r->points.worker_busy = true;
+	} else
 		r->preempt.ticket_triggers++;
 	return 0;
 }
@@ -414,6 +434,122 @@ static int flush_space(struct btrfs_replay *r, const struct trace_event *ev,
 	if (trace_field_u64(body, "for_preempt", &v))
 		return replay_error(r, ev, "no for_preempt=", -EINVAL);
 	r->preempt.preempt_flushes += v != 0;
+	return 0;
+}
+
+/* --- part 1b: reservation decision points ------------------------------------ */
+
+/* btrfs_fail_all_tickets prints the same state: an anchor, not a decision */
+static int anchor_state(struct btrfs_replay *r, const struct trace_event *ev,
+			const char *body)
+{
+	struct btrfs_reserve_state s;
+	int ret;
+
+	if (!r->st.have_profile)
+		return 0;		/* part 1 refuses at its first decision state */
+	ret = parse_state(r, ev, body, &s);
+	if (ret || !(s.flags & BTRFS_BLOCK_GROUP_METADATA))
+		return ret;
+	if (!r->points.have_anchor && !r->preempt.states)
+		first_state_setup(r);
+	r->points.anchor = s;
+	r->points.anchor_lineno = ev->lineno;
+	r->points.have_anchor = true;
+	return 0;
+}
+
+static void point_margin(struct replay_points *pts, const struct btrfs_preempt_result *res,
+			 u32 clamp)
+{
+	u64 thresh = res->thresh_by_clamp[clamp];
+	long long ppm;
+
+	if (!thresh)
+		return;
+	ppm = ((long long)res->used - (long long)thresh) * 1000000LL / (long long)thresh;
+	if (!pts->have_margin || ppm < pts->margin_min_ppm)
+		pts->margin_min_ppm = ppm;
+	if (!pts->have_margin || ppm > pts->margin_max_ppm)
+		pts->margin_max_ppm = ppm;
+	pts->have_margin = true;
+	if (ppm >= -10000 && ppm <= 10000)
+		pts->within_1pct++;
+}
+
+/*
+ * The task that made a rise has its next event here: a "preempt" trigger
+ * means the kernel's need_preemptive_reclaim() said flush there.
+ */
+static void resolve_point(struct btrfs_replay *r, const struct trace_event *ev,
+			  bool preempt_trigger)
+{
+	struct replay_points *pts = &r->points;
+	struct replay_point *pt;
+	struct btrfs_preempt_result res;
+	struct btrfs_kernel_model m512, m515;
+	u32 k;
+
+	if (ev->cpu >= REPLAY_MAX_CPUS)
+		return;
+	pt = &pts->pending[ev->cpu];
+	if (!pt->set || pt->pid != ev->pid)
+		return;
+	pt->set = false;
+	pts->points++;
+	btrfs_need_preemptive_reclaim(&pt->s, &r->recorded, &res);
+	if (preempt_trigger) {
+		pts->kernel_flush++;
+		point_margin(pts, &res, pt->s.clamp);
+	}
+	if (res.verdict == preempt_trigger)
+		pts->agree++;
+	else if (res.verdict)
+		pts->model_flush_kernel_no++;
+	else
+		pts->model_no_kernel_flush++;
+	for (k = 0; k < r->nr_kernels; k++)
+		pts->flush_in[k] += flushes(&pt->s, &r->kernels[k]);
+	btrfs_kernel_model(KERNEL_VERSION(5, 12, 0), &m512);
+	btrfs_kernel_model(KERNEL_VERSION(5, 15, 0), &m515);
+	if (flushes(&pt->s, &m512) && !flushes(&pt->s, &m515))
+		pts->only_512++;
+}
+
+/* "type=METADATA old=N diff=N": the counter after the change is exact */
+static int update_bytes(struct btrfs_replay *r, const struct trace_event *ev,
+			const char *body, bool may_use)
+{
+	struct replay_points *pts = &r->points;
+	char type[32];
+	long long diff;
+	u64 old, now;
+
+	if (trace_field_str(body, "type", type, sizeof(type)) ||
+	    trace_field_u64(body, "old", &old) || trace_field_s64(body, "diff", &diff))
+		return replay_error(r, ev, "no type=, old= or diff=", -EINVAL);
+	if (strcmp(type, "METADATA") && strcmp(type, "DATA|METADATA"))
+		return 0;
+	now = old + (u64)diff;
+	if (diff < 0 ? now > old : now < old)
+		return replay_error(r, ev, "the counter wraps", -EINVAL);
+	if (!pts->have_anchor) {
+		pts->no_anchor += may_use && diff > 0;
+		return 0;
+	}
+	if (!may_use) {
+		pts->anchor.bytes_pinned = now;
+		return 0;
+	}
+	pts->anchor.bytes_may_use = now;
+	if (diff <= 0 || pts->worker_busy || ev->cpu >= REPLAY_MAX_CPUS)
+		return 0;
+	/* __reserve_bytes() granted without a ticket: no tickets queued */
+	pts->pending[ev->cpu].set = true;
+	pts->pending[ev->cpu].pid = ev->pid;
+	pts->pending[ev->cpu].lineno = ev->lineno;
+	pts->pending[ev->cpu].s = pts->anchor;
+	pts->pending[ev->cpu].s.reclaim_size = 0;
 	return 0;
 }
 
@@ -627,11 +763,19 @@ int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev)
 	}
 	r->events++;
 	r->seen_mask |= 1ULL << i;
-	if (r->parts && !(r->parts & (1U << (i >= REPLAY_EV_SET_EXTENT_BIT ? 2 : 1))))
+	if (r->parts && event_part[i] && !(r->parts & (1U << event_part[i])))
 		return 0;		/* a part not asked for */
+	if (event_part[i] == 1)
+		resolve_point(r, ev, i == REPLAY_EV_TRIGGER_FLUSH &&
+			      !strncmp(body, "preempt:", 8));
 	switch (i) {
 	case REPLAY_EV_DONE_PREEMPT:
 		return preempt_state(r, ev, body);
+	case REPLAY_EV_FAIL_ALL_TICKETS:
+		return anchor_state(r, ev, body);
+	case REPLAY_EV_UPDATE_MAY_USE:
+	case REPLAY_EV_UPDATE_PINNED:
+		return update_bytes(r, ev, body, i == REPLAY_EV_UPDATE_MAY_USE);
 	case REPLAY_EV_TRIGGER_FLUSH:
 		return trigger_flush(r, body);
 	case REPLAY_EV_FLUSH_SPACE:

@@ -66,6 +66,45 @@ struct replay_preempt {
 	u64 first_ts, last_ts;
 };
 
+#define REPLAY_MAX_CPUS		256
+
+/*
+ * Part 1b: the reservation decision points.  After a successful metadata
+ * reservation (an update_bytes_may_use rise while the preempt worker is
+ * idle) the kernel evaluates need_preemptive_reclaim() and, when true,
+ * traces btrfs_trigger_flush "preempt" from the same task next.  The state
+ * there is the last recorded one (btrfs_done_preemptive_reclaim or
+ * btrfs_fail_all_tickets) with bytes_may_use and bytes_pinned followed
+ * exactly through update_bytes_may_use / update_bytes_pinned.
+ */
+struct replay_point {
+	bool set;
+	u32 pid;
+	u64 lineno;
+	struct btrfs_reserve_state s;
+};
+
+struct replay_points {
+	bool have_anchor;
+	struct btrfs_reserve_state anchor;
+	u64 anchor_lineno;
+	bool worker_busy;	/* between a "preempt" trigger and the done event */
+	u64 points;
+	u64 kernel_flush;	/* points followed by a "preempt" trigger */
+	u64 agree;
+	u64 model_flush_kernel_no;
+	u64 model_no_kernel_flush;
+	u64 no_anchor;		/* rises before any recorded state */
+	u64 flush_in[REPLAY_MAX_KERNELS];
+	u64 only_512;
+	/* at the kernel's triggers: (used - thresh) / thresh, in ppm */
+	bool have_margin;
+	long long margin_min_ppm;
+	long long margin_max_ppm;
+	u64 within_1pct;
+	struct replay_point pending[REPLAY_MAX_CPUS];
+};
+
 struct replay_root_count {
 	u64 root;
 	u64 set_calls;		/* btrfs_set_delalloc_extent() adding delalloc */
@@ -112,6 +151,7 @@ struct btrfs_replay {
 	u64 enabled_mask;	/* from the capture marker, 0 if none */
 	bool have_marker;
 	struct replay_preempt preempt;
+	struct replay_points points;
 	struct replay_delalloc delalloc;
 	char err[200];
 };
@@ -128,6 +168,8 @@ enum {
 	REPLAY_EV_RESERVE_TICKET,
 	REPLAY_EV_FAIL_ALL_TICKETS,
 	REPLAY_EV_TRANSACTION_COMMIT,
+	REPLAY_EV_UPDATE_MAY_USE,
+	REPLAY_EV_UPDATE_PINNED,
 	REPLAY_EV_COUNT,
 };
 

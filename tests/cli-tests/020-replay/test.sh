@@ -6,6 +6,8 @@
 #   flushes in 18, 5.15 and 6.18 in none; a state edited to flush is listed as a
 #   disagreement on its line, unexplained, or explained by the per-CPU counters
 #   when delalloc is within their error;
+# - replay-points-16g: the same workload with update_bytes_may_use: 4510
+#   reservation points, 4 followed by a "preempt" trigger of the same task;
 # - replay-delalloc-20x5: 20 files, each with five non-adjacent 4 KiB buffered
 #   writes, then sync: 100 delalloc sets, 40 delalloc_lock acquisitions under
 #   the flag rule, 120 flagless, 20 cycles; one inode's clears dropped makes it
@@ -81,6 +83,19 @@ expect "states from the options" "$(jq -c '[.preempt.agree, [.preempt.kernels[].
 err=$("$BTRFS_SPACE" replay --metadata-copies 2 "$TEST_TMP/nomarker.trace" 2>&1 >/dev/null)
 grep -q -- "--fsid" <<< "$err" || fail "several filesystems without --fsid: $err"
 echo "ok: several filesystems need --fsid"
+
+# reservation points (update_bytes_may_use): 4510 rises, 4 followed by the
+# trigger; a trigger moved to another task is no longer the kernel's answer
+pts=$TEST_TMP/points.trace
+xz -dc "$fx/replay-points-16g.trace.xz" > "$pts" || fail "cannot unpack the points trace"
+out=$(rj --part 1 "$pts") || exit
+expect "reservation points" "$(jq .preempt.reservations.points <<< "$out")" 4510
+expect "points followed by a trigger" "$(jq .preempt.reservations.kernel_flush <<< "$out")" 4
+expect "points agreeing" "$(jq .preempt.reservations.agree <<< "$out")" 4506
+t=$(grep -n "btrfs_trigger_flush: .*preempt:" "$pts" | head -1 | cut -d: -f1)
+sed -E "${t}s/-([0-9]+) +\[/-1 [/" "$pts" > "$TEST_TMP/otherpid.trace"
+out=$(rj --part 1 "$TEST_TMP/otherpid.trace") || exit
+expect "points followed by a trigger of the same task" "$(jq .preempt.reservations.kernel_flush <<< "$out")" 3
 
 # --- part 2 ---------------------------------------------------------------------
 
