@@ -25,8 +25,9 @@ static const char * const cmd_replay_usage[] = {
 	"Part 1, preemptive flushing, needs btrfs_done_preemptive_reclaim.",
 	"With update_bytes_may_use (and update_bytes_pinned) part 1 also evaluates every reservation.",
 	"Part 2, delalloc list locking, needs btrfs_set_extent_bit and btrfs_clear_extent_bit.",
+	"Part 3, delayed refs of dropped data extents, needs add_delayed_ref_head and run_delayed_ref_head.",
 	"",
-	"--part N           replay only part N (1 or 2; may be repeated)",
+	"--part N           replay only part N (1, 2 or 3; may be repeated)",
 	"--kernel VERSION   a kernel to re-evaluate with (may be repeated; default 5.12, 5.15, 6.18)",
 	"--recorded-kernel VERSION  the kernel that recorded the trace (default: the capture marker's, else 6.18)",
 	"--fsid UUID        the filesystem to replay (default: the capture marker's or the first seen)",
@@ -69,7 +70,7 @@ static const struct option replay_longopts[] = {
 };
 
 static const struct cmd_option_expect replay_expect[] = {
-	{ OPT_PART, "1 or 2" },
+	{ OPT_PART, "1, 2 or 3" },
 	{ OPT_KERNEL, "a version such as 5.12 or 6.18 (at most 8)" },
 	{ OPT_RECORDED, "a version such as 6.18" },
 	{ OPT_FSID, "a UUID such as 01234567-89ab-cdef-0123-456789abcdef" },
@@ -108,7 +109,7 @@ static int replay_option(int opt, const char *arg, void *ctx)
 
 	switch (opt) {
 	case OPT_PART:
-		if (strcmp(arg, "1") && strcmp(arg, "2"))
+		if (strcmp(arg, "1") && strcmp(arg, "2") && strcmp(arg, "3"))
 			return -EINVAL;
 		a->parts |= 1U << (arg[0] - '0');
 		return 0;
@@ -178,6 +179,11 @@ static int static_from_image(struct btrfs_replay *r, struct btrfs_fs_info *fs_in
 		r->st.sectorsize = fs_info->sectorsize;
 	if (!r->st.nodesize)
 		r->st.nodesize = fs_info->nodesize;
+	if (!r->st.csum_size)
+		r->st.csum_size = fs_info->csum_size;
+	if (r->st.free_space_tree < 0)
+		r->st.free_space_tree = btrfs_fs_compat_ro(fs_info,
+				BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
 	return 0;
 }
 
@@ -402,7 +408,29 @@ static void print_delalloc(struct fmt_ctx *f, const struct btrfs_replay *r)
 	fmt_group_end(f);
 }
 
-static const char * const part_names[] = { "", "preemptive flushing", "delalloc list locking" };
+static void print_drefs(struct fmt_ctx *f, const struct btrfs_replay *r)
+{
+	const struct replay_delayed_refs *d = &r->drefs;
+
+	fmt_group_start(f, "delayed_refs", "Part 3: delayed refs of dropped data extents (delayed_refs_rsv size)");
+	fmt_u64(f, "heads", "Heads queued (add_delayed_ref_head)", d->heads);
+	fmt_u64(f, "merged", "Adds to a queued head", d->merged);
+	fmt_u64(f, "runs", "Heads run (run_delayed_ref_head)", d->runs);
+	fmt_u64(f, "unknown_runs", "Runs of heads the trace never added", d->unknown_runs);
+	fmt_u64(f, "peak_heads", "Most heads queued", d->peak_live);
+	fmt_u64(f, "data_drop_heads", "Data heads dropping an extent", d->data_drop_heads);
+	fmt_size(f, "data_drop_bytes", "Their extent bytes", d->calc.disk_bytes);
+	fmt_u64(f, "csum_leaves", "Csum leaves charged (each head rounded up)", d->calc.csum_leaves);
+	fmt_u64(f, "data_drop_refs", "Data refs dropped (add_delayed_data_ref)", d->data_drop_refs);
+	fmt_size(f, "size_rise", "Size rise, recording kernel", d->calc.total);
+	fmt_size(f, "size_rise_before_6_7", "Size rise, before v6.7", d->calc.total_before);
+	fmt_size(f, "peak_queued", "Peak of the queued heads' charge, recording kernel", d->peak_charge);
+	fmt_size(f, "peak_queued_before_6_7", "Peak, before v6.7", d->peak_charge_before);
+	fmt_group_end(f);
+}
+
+static const char * const part_names[] = { "", "preemptive flushing", "delalloc list locking",
+					    "delayed refs of dropped data extents" };
 
 /* Which parts to print; refuses a part asked for whose events are missing */
 static int choose_parts(const struct btrfs_replay *r, u32 asked, u32 *parts)
@@ -411,7 +439,7 @@ static int choose_parts(const struct btrfs_replay *r, u32 asked, u32 *parts)
 	int part;
 
 	*parts = 0;
-	for (part = 1; part <= 2; part++) {
+	for (part = 1; part <= 3; part++) {
 		btrfs_replay_missing(r, part, missing, sizeof(missing));
 		if (!missing[0]) {
 			if (!asked || (asked & (1U << part)))
@@ -428,7 +456,7 @@ static int choose_parts(const struct btrfs_replay *r, u32 asked, u32 *parts)
 				part_names[part], missing);
 	}
 	if (!*parts) {
-		error("the trace has none of the events a part needs: btrfs_done_preemptive_reclaim (part 1), btrfs_set_extent_bit and btrfs_clear_extent_bit (part 2)");
+		error("the trace has none of the events a part needs: btrfs_done_preemptive_reclaim (part 1), btrfs_set_extent_bit and btrfs_clear_extent_bit (part 2), add_delayed_ref_head and run_delayed_ref_head (part 3)");
 		return 1;
 	}
 	return 0;
@@ -487,6 +515,8 @@ static int replay_run(struct btrfs_replay *r, const struct cmd_options *opts,
 		print_preempt(&f, r);
 	if (parts & 4)
 		print_delalloc(&f, r);
+	if (parts & 8)
+		print_drefs(&f, r);
 	fmt_end(&f);
 	return 0;
 }
@@ -508,6 +538,7 @@ static int cmd_replay(const struct cmd_struct *cmd, const struct cmd_options *gl
 	int first, ret;
 
 	memset(&args, 0, sizeof(args));
+	args.st.free_space_tree = -1;
 	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
 	if (ret)
 		return ret == CMD_HELP_SHOWN ? 0 : ret;

@@ -18,7 +18,8 @@
 #   trace-cmd record -B btrfs-space -e btrfs:btrfs_done_preemptive_reclaim \
 #       -e btrfs:btrfs_trigger_flush -e btrfs:btrfs_flush_space \
 #       -e btrfs:btrfs_set_extent_bit -e btrfs:btrfs_clear_extent_bit \
-#       -e btrfs:btrfs_convert_extent_bit COMMAND
+#       -e btrfs:btrfs_convert_extent_bit -e btrfs:add_delayed_ref_head \
+#       -e btrfs:run_delayed_ref_head -e btrfs:add_delayed_data_ref COMMAND
 #   trace-cmd report -i trace.dat > btrfs-trace.txt
 #
 # Needs root and a kernel with btrfs tracepoints (CONFIG_FTRACE, tracefs).
@@ -26,7 +27,7 @@
 set -u
 out=btrfs-trace.txt
 buffer_kb=8192
-events=btrfs_done_preemptive_reclaim,btrfs_trigger_flush,btrfs_flush_space,btrfs_set_extent_bit,btrfs_clear_extent_bit,btrfs_convert_extent_bit
+events=btrfs_done_preemptive_reclaim,btrfs_trigger_flush,btrfs_flush_space,btrfs_set_extent_bit,btrfs_clear_extent_bit,btrfs_convert_extent_bit,add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref
 
 while getopts "o:b:e:h" opt; do
 	case $opt in
@@ -61,6 +62,14 @@ total_rw=$(btrfs filesystem show --raw "$mnt" 2>/dev/null |
 	awk '$1 == "devid" { for (i = 1; i < NF; i++) if ($i == "size") s += $(i + 1) } END { printf "%.0f\n", s }')
 data_chunk=$(cat "$sys/allocation/data/chunk_size" 2>/dev/null || echo 0)
 cpus=$(awk -F'[-,]' '{ print $NF + 1 }' /sys/devices/system/cpu/possible)
+case $(cut -d' ' -f1 "$sys/checksum" 2>/dev/null) in
+crc32c) csum_size=4 ;;
+xxhash64) csum_size=8 ;;
+sha256 | blake2b) csum_size=32 ;;
+*) csum_size= ;;
+esac
+fst=0
+[ -e "$sys/features/free_space_tree" ] && fst=1
 kver=$(uname -r | sed 's/^\([0-9]*\.[0-9]*\(\.[0-9]*\)\{0,1\}\).*/\1/')
 
 tracing=/sys/kernel/tracing
@@ -95,7 +104,7 @@ cat "$inst/trace_pipe" > "$out" &
 reader=$!
 # the marker first, then the events: the replay reads the fsid from it
 echo 1 > "$inst/tracing_on"
-echo "btrfs-space-replay: kernel=$kver fsid=$fsid metadata_copies=$copies total_rw_bytes=$total_rw data_chunk_size=$data_chunk sectorsize=$(cat "$sys/sectorsize") nodesize=$(cat "$sys/nodesize") nr_cpu_ids=$cpus events=$events" > "$inst/trace_marker"
+echo "btrfs-space-replay: kernel=$kver fsid=$fsid metadata_copies=$copies total_rw_bytes=$total_rw data_chunk_size=$data_chunk sectorsize=$(cat "$sys/sectorsize") nodesize=$(cat "$sys/nodesize") nr_cpu_ids=$cpus ${csum_size:+csum_size=$csum_size }free_space_tree=$fst events=$events" > "$inst/trace_marker"
 for e in "${evlist[@]}"; do
 	echo 1 > "$inst/events/btrfs/$e/enable" || die "cannot enable btrfs/$e"
 done

@@ -18,6 +18,9 @@
  * (BTRFS_INODE_IN_DELALLOC_LIST, up to 6.5) or the delalloc_bytes
  * 0 <-> non-zero rule (6.6+), which take it at the same moments, and under
  * the seed's flagless patch (every delalloc set of a listed inode).
+ *
+ * Part 3, delayed refs: the data heads dropping an extent charged by
+ * btrfs_csum_delete_add_heads() of delayed-ref.c, per kernel rule.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -40,6 +43,9 @@ static const char * const event_names[REPLAY_EV_COUNT] = {
 	[REPLAY_EV_TRANSACTION_COMMIT] = "btrfs_transaction_commit",
 	[REPLAY_EV_UPDATE_MAY_USE] = "update_bytes_may_use",
 	[REPLAY_EV_UPDATE_PINNED] = "update_bytes_pinned",
+	[REPLAY_EV_ADD_DELAYED_REF_HEAD] = "add_delayed_ref_head",
+	[REPLAY_EV_RUN_DELAYED_REF_HEAD] = "run_delayed_ref_head",
+	[REPLAY_EV_ADD_DELAYED_DATA_REF] = "add_delayed_data_ref",
 };
 
 /* The part each event feeds (0: read by none yet) */
@@ -53,6 +59,9 @@ static const u8 event_part[REPLAY_EV_COUNT] = {
 	[REPLAY_EV_SET_EXTENT_BIT] = 2,
 	[REPLAY_EV_CLEAR_EXTENT_BIT] = 2,
 	[REPLAY_EV_CONVERT_EXTENT_BIT] = 2,
+	[REPLAY_EV_ADD_DELAYED_REF_HEAD] = 3,
+	[REPLAY_EV_RUN_DELAYED_REF_HEAD] = 3,
+	[REPLAY_EV_ADD_DELAYED_DATA_REF] = 3,
 };
 
 const char *btrfs_replay_event_name(int ev)
@@ -81,6 +90,11 @@ static int replay_error(struct btrfs_replay *r, const struct trace_event *ev,
 int btrfs_replay_init(struct btrfs_replay *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->st.free_space_tree = -1;
+	r->drefs.nr_buckets = 1U << 16;
+	r->drefs.buckets = calloc(r->drefs.nr_buckets, sizeof(r->drefs.buckets[0]));
+	if (!r->drefs.buckets)
+		return -ENOMEM;
 	r->delalloc.nr_buckets = 1U << 16;
 	r->delalloc.buckets = calloc(r->delalloc.nr_buckets,
 				     sizeof(r->delalloc.buckets[0]));
@@ -185,6 +199,14 @@ static int read_marker(struct btrfs_replay *r, const struct trace_event *ev)
 		ret = marker_u64(r, ev, body, "nr_cpu_ids", 1, 65536, &v, &found);
 	if (!ret && found && !st->nr_cpu_ids)
 		st->nr_cpu_ids = v;
+	if (!ret)
+		ret = marker_u64(r, ev, body, "csum_size", 4, 32, &v, &found);
+	if (!ret && found && !st->csum_size)
+		st->csum_size = v;
+	if (!ret)
+		ret = marker_u64(r, ev, body, "free_space_tree", 0, 1, &v, &found);
+	if (!ret && found && st->free_space_tree < 0)
+		st->free_space_tree = v;
 	if (!ret)
 		ret = marker_events(r, body);
 	return ret;
@@ -735,6 +757,121 @@ static int extent_bit_event(struct btrfs_replay *r, const struct trace_event *ev
 	return 0;
 }
 
+/* --- part 3: delayed-ref heads of dropped data extents --------------------- */
+
+struct delayed_head {
+	struct delayed_head *next;
+	u64 bytenr;
+	u64 charge;		/* the recording kernel's rule */
+	u64 charge_before;	/* before v6.7 */
+};
+
+#define DELAYED_HEADS_MAX	(16U << 20)
+
+static struct delayed_head **head_slot(struct replay_delayed_refs *d, u64 bytenr)
+{
+	struct delayed_head **pp = &d->buckets[hash_mix64(bytenr) & (d->nr_buckets - 1)];
+
+	while (*pp && (*pp)->bytenr != bytenr)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static int csum_params(struct btrfs_replay *r, struct btrfs_csum_params *p)
+{
+	if (!r->st.sectorsize || !r->st.nodesize || !r->st.csum_size ||
+	    r->st.free_space_tree < 0)
+		return -ENOENT;
+	p->nodesize = r->st.nodesize;
+	p->sectorsize = r->st.sectorsize;
+	p->csum_size = r->st.csum_size;
+	p->free_space_tree_opt = r->st.free_space_tree;
+	return 0;
+}
+
+static void charge(struct replay_delayed_refs *d, struct delayed_head *h,
+		   const struct btrfs_csum_delete_calc *before_calc)
+{
+	u64 now = d->calc.total - before_calc->total;
+	u64 old = d->calc.total_before - before_calc->total_before;
+
+	h->charge += now;
+	h->charge_before += old;
+	d->live_charge += now;
+	d->live_charge_before += old;
+	if (d->live_charge > d->peak_charge)
+		d->peak_charge = d->live_charge;
+	if (d->live_charge_before > d->peak_charge_before)
+		d->peak_charge_before = d->live_charge_before;
+}
+
+static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *ev,
+			     const char *body, int which)
+{
+	struct replay_delayed_refs *d = &r->drefs;
+	struct btrfs_csum_delete_calc prev = d->calc;
+	struct btrfs_csum_params params;
+	struct delayed_head **pp, *h;
+	char action[32];
+	u64 bytenr, num_bytes, is_data = 1;
+
+	if (csum_params(r, &params))
+		return replay_error(r, ev, "the csum size, sector and node size and free-space-tree are not known: give the image or device, or record with contrib/btrfs-space-capture.sh", -EINVAL);
+	if (!r->recorded.version)
+		first_state_setup(r);
+	if (trace_field_u64(body, "bytenr", &bytenr) ||
+	    trace_field_u64(body, "num_bytes", &num_bytes) ||
+	    trace_field_str(body, "action", action, sizeof(action)) ||
+	    (which != REPLAY_EV_ADD_DELAYED_DATA_REF &&
+	     trace_field_u64(body, "is_data", &is_data)))
+		return replay_error(r, ev, "no bytenr=, num_bytes=, action= or is_data=", -EINVAL);
+	pp = head_slot(d, bytenr);
+	h = *pp;
+	if (which == REPLAY_EV_RUN_DELAYED_REF_HEAD) {
+		if (!h) {
+			d->unknown_runs++;
+			return 0;
+		}
+		d->runs++;
+		d->live--;
+		d->live_charge -= h->charge;
+		d->live_charge_before -= h->charge_before;
+		*pp = h->next;
+		free(h);
+		return 0;
+	}
+	if (which == REPLAY_EV_ADD_DELAYED_DATA_REF) {
+		if (strcmp(action, "DROP_DELAYED_REF"))
+			return 0;
+		d->data_drop_refs++;
+		btrfs_csum_delete_add_refs(&params, &d->calc, 1);
+		if (h)
+			charge(d, h, &prev);
+		return 0;
+	}
+	if (h) {
+		d->merged++;
+		return 0;
+	}
+	if (d->live >= DELAYED_HEADS_MAX)
+		return replay_error(r, ev, "more than 16M delayed-ref heads queued: the replay's memory bound", -E2BIG);
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return replay_error(r, ev, "out of memory", -ENOMEM);
+	h->bytenr = bytenr;
+	*pp = h;
+	d->heads++;
+	if (++d->live > d->peak_live)
+		d->peak_live = d->live;
+	if (is_data && !strcmp(action, "DROP_DELAYED_REF")) {
+		/* add_delayed_ref_head(): the csum deletion of a dropped data extent */
+		d->data_drop_heads++;
+		btrfs_csum_delete_add_heads(&params, &r->recorded, &d->calc, num_bytes, 1);
+		charge(d, h, &prev);
+	}
+	return 0;
+}
+
 /* --- dispatch ------------------------------------------------------------------ */
 
 int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev)
@@ -784,6 +921,10 @@ int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev)
 	case REPLAY_EV_CLEAR_EXTENT_BIT:
 	case REPLAY_EV_CONVERT_EXTENT_BIT:
 		return extent_bit_event(r, ev, body, i);
+	case REPLAY_EV_ADD_DELAYED_REF_HEAD:
+	case REPLAY_EV_RUN_DELAYED_REF_HEAD:
+	case REPLAY_EV_ADD_DELAYED_DATA_REF:
+		return delayed_ref_event(r, ev, body, i);
 	default:
 		return 0;
 	}
@@ -823,7 +964,9 @@ void btrfs_replay_missing(const struct btrfs_replay *r, int part, char *buf, siz
 {
 	static const int part1[] = { REPLAY_EV_DONE_PREEMPT, -1 };
 	static const int part2[] = { REPLAY_EV_SET_EXTENT_BIT, REPLAY_EV_CLEAR_EXTENT_BIT, -1 };
-	const int *need = part == 1 ? part1 : part2;
+	static const int part3[] = { REPLAY_EV_ADD_DELAYED_REF_HEAD,
+				     REPLAY_EV_RUN_DELAYED_REF_HEAD, -1 };
+	const int *need = part == 1 ? part1 : part == 2 ? part2 : part3;
 	u64 have = r->enabled_mask ? r->enabled_mask : r->seen_mask;
 	size_t used = 0;
 
@@ -853,4 +996,16 @@ void btrfs_replay_release(struct btrfs_replay *r)
 	}
 	free(r->delalloc.buckets);
 	r->delalloc.buckets = NULL;
+	for (i = 0; r->drefs.buckets && i < r->drefs.nr_buckets; i++) {
+		struct delayed_head *h = r->drefs.buckets[i];
+
+		while (h) {
+			struct delayed_head *next = h->next;
+
+			free(h);
+			h = next;
+		}
+	}
+	free(r->drefs.buckets);
+	r->drefs.buckets = NULL;
 }

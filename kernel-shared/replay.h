@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include "common/trace-parse.h"
+#include "kernel-shared/delayed-ref.h"
 #include "kernel-shared/extent-io-tree.h"
 #include "kernel-shared/kernel-version.h"
 #include "kernel-shared/space-info.h"
@@ -24,6 +25,8 @@ struct btrfs_replay_static {
 	u32 nodesize;
 	u32 nr_cpu_ids;
 	u32 recorded_version;	/* the kernel that recorded the trace, 0 unknown */
+	u32 csum_size;		/* 0 unknown */
+	int free_space_tree;	/* -1 unknown */
 	const char *source;	/* "image", "capture marker", "options" */
 };
 
@@ -105,6 +108,27 @@ struct replay_points {
 	struct replay_point pending[REPLAY_MAX_CPUS];
 };
 
+/* Part 3: the delayed-ref heads of data extents being dropped (seed 000) */
+struct delayed_head;
+
+struct replay_delayed_refs {
+	struct delayed_head **buckets;
+	u32 nr_buckets;
+	u64 live;
+	u64 peak_live;
+	u64 heads;		/* add_delayed_ref_head of a bytenr not queued */
+	u64 merged;		/* add_delayed_ref_head of a queued bytenr */
+	u64 data_drop_heads;	/* new data heads whose first action drops */
+	u64 data_drop_refs;	/* add_delayed_data_ref DROP_DELAYED_REF */
+	u64 runs;		/* run_delayed_ref_head of a queued head */
+	u64 unknown_runs;	/* of a head the trace never added */
+	struct btrfs_csum_delete_calc calc;	/* summed charges, both rules */
+	u64 live_charge;	/* of the queued heads, the recording kernel's rule */
+	u64 live_charge_before;	/* the same before v6.7 */
+	u64 peak_charge;
+	u64 peak_charge_before;
+};
+
 struct replay_root_count {
 	u64 root;
 	u64 set_calls;		/* btrfs_set_delalloc_extent() adding delalloc */
@@ -153,6 +177,7 @@ struct btrfs_replay {
 	struct replay_preempt preempt;
 	struct replay_points points;
 	struct replay_delalloc delalloc;
+	struct replay_delayed_refs drefs;
 	char err[200];
 };
 
@@ -170,6 +195,9 @@ enum {
 	REPLAY_EV_TRANSACTION_COMMIT,
 	REPLAY_EV_UPDATE_MAY_USE,
 	REPLAY_EV_UPDATE_PINNED,
+	REPLAY_EV_ADD_DELAYED_REF_HEAD,
+	REPLAY_EV_RUN_DELAYED_REF_HEAD,
+	REPLAY_EV_ADD_DELAYED_DATA_REF,
 	REPLAY_EV_COUNT,
 };
 

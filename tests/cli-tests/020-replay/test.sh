@@ -12,6 +12,9 @@
 #   writes, then sync: 100 delalloc sets, 40 delalloc_lock acquisitions under
 #   the flag rule, 120 flagless, 20 cycles; one inode's clears dropped makes it
 #   39 and 19;
+# - replay-delayed-refs-rm20: rm of 20 files of 1 MiB: 20 dropped data heads,
+#   20 csum leaves, a size rise of 12.5 MiB (6.18) / 20 MiB (before 6.7), as
+#   csum-delete computes for the same extents;
 # - the same output twice, from a file and from stdin, and from the trace-cmd
 #   report layout (no flags column, "cpus=" header, "print:" markers);
 # - a truncated, garbled, over-long, NUL-holding line or a missing field is a
@@ -115,6 +118,26 @@ run_mustfail "part 1 without its event" "$BTRFS_SPACE" replay --part 1 "$TEST_TM
 err=$("$BTRFS_SPACE" replay --part 1 "$TEST_TMP/delnomarker.trace" 2>&1 >/dev/null)
 grep -q "btrfs_done_preemptive_reclaim" <<< "$err" || fail "the refusal does not name the event: $err"
 echo "ok: part 1 refused: $err"
+
+# --- part 3 ---------------------------------------------------------------------
+
+# rm of 20 files of 1 MiB (one extent each): 20 data heads, 20 csum leaves, 20
+# refs; the size rise is csum-delete's for 20 extents of 1 MiB with one ref
+dr=$TEST_TMP/drefs.trace
+xz -dc "$fx/replay-delayed-refs-rm20.trace.xz" > "$dr" || fail "cannot unpack the delayed-refs trace"
+out=$(rj --part 3 "$dr") || exit
+expect "data drop heads" "$(jq .delayed_refs.data_drop_heads <<< "$out")" 20
+expect "csum leaves" "$(jq .delayed_refs.csum_leaves <<< "$out")" 20
+expect "data refs dropped" "$(jq .delayed_refs.data_drop_refs <<< "$out")" 20
+expect "size rise (6.18)" "$(jq .delayed_refs.size_rise <<< "$out")" 13107200
+expect "size rise before 6.7" "$(jq .delayed_refs.size_rise_before_6_7 <<< "$out")" 20971520
+out=$(rj --part 3 --recorded-kernel 6.6 "$dr") || exit
+expect "size rise recorded by 6.6" "$(jq .delayed_refs.size_rise <<< "$out")" 20971520
+h=$(grep -n "add_delayed_ref_head: .*is_data=1" "$dr" | grep DROP_DELAYED_REF | head -1 | cut -d: -f1)
+sed "${h}d" "$dr" > "$TEST_TMP/onehead.trace"
+out=$(rj --part 3 "$TEST_TMP/onehead.trace") || exit
+expect "data drop heads, one head line removed" "$(jq .delayed_refs.data_drop_heads <<< "$out")" 19
+expect "runs of a head never added" "$(jq .delayed_refs.unknown_runs <<< "$out")" 1
 
 # --- layouts, determinism ---------------------------------------------------------
 

@@ -13,6 +13,9 @@
 #    sync (skipped without fio). No count is known beforehand; the replay must
 #    satisfy flagless = sets + cycles and flag = 2 * cycles (every inode back
 #    to no delalloc after the sync), and prints the ratio.
+# D. delayed refs: rm of 20 files of 1 MiB then sync: 20 dropped data heads,
+#    20 csum leaves, 20 refs, no head run that was not added, and the size rise equal to
+#    "csum-delete --extents 20 --extent-size 1M" on the filesystem.
 # C. preemptive flushing: on 16 GiB, 4 writers of empty files with a 1000-byte
 #    xattr and one buffered data writer for PREEMPT_SECONDS (default 30). Every
 #    btrfs_done_preemptive_reclaim state is a kernel no-flush: the replay must
@@ -129,6 +132,26 @@ if command -v fio > /dev/null; then
 else
 	echo "B: skipped, no fio (Debian package fio)"
 fi
+
+# --- D ------------------------------------------------------------------------------
+
+echo "D: rm of DROP_FILES (default 20) files of 1 MiB, sync"
+: "${DROP_FILES:=20}"
+mkdir -p "$TEST_TMP/small/drop"
+for ((i = 0; i < DROP_FILES; i++)); do
+	head -c 1048576 /dev/urandom > "$TEST_TMP/small/drop/f$i" || fail "cannot write f$i"
+done
+sync
+record "$TEST_TMP/small" add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref \
+	"$TEST_TMP/d.trace" bash -c "rm -r '$TEST_TMP/small/drop' && sync"
+out=$(run_check_stdout "$BTRFS_SPACE" --format json replay --part 3 "$TEST_TMP/d.trace") || exit
+expect "D data drop heads" "$(jq .delayed_refs.data_drop_heads <<< "$out")" "$DROP_FILES"
+expect "D csum leaves" "$(jq .delayed_refs.csum_leaves <<< "$out")" "$DROP_FILES"
+expect "D data refs dropped" "$(jq .delayed_refs.data_drop_refs <<< "$out")" "$DROP_FILES"
+expect "D runs of heads never added" "$(jq .delayed_refs.unknown_runs <<< "$out")" 0
+want=$(run_check_stdout "$BTRFS_SPACE" --format json csum-delete --extents "$DROP_FILES" \
+	--extent-size 1M "$TEST_TMP/small.img" | jq .csum_delete.total) || exit
+expect "D size rise = csum-delete's" "$(jq .delayed_refs.size_rise <<< "$out")" "$want"
 
 # --- C ------------------------------------------------------------------------------
 
