@@ -9,7 +9,7 @@
  * re-evaluated by btrfs_need_preemptive_reclaim() of space-info.c for the
  * kernel that recorded it and for each kernel asked; a "flush" for the
  * recording kernel is a disagreement, explained when an input the kernel
- * reads approximately decides it (Documentation/formulas.md section 21).
+ * reads approximately decides it (Documentation/formulas.md section 22).
  *
  * Part 2, delalloc list locking: the btrfs_{set,clear,convert}_extent_bit
  * events of inode io trees replayed by extent-io-tree.c, whose hooks are
