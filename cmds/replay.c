@@ -153,10 +153,14 @@ static int replay_option(int opt, const char *arg, void *ctx)
 /* The image's static state where the options left it open */
 static int static_from_image(struct btrfs_replay *r, struct btrfs_fs_info *fs_info)
 {
+	struct btrfs_kernel_model model;
 	struct btrfs_reserve_state s;
 	char fsid[37];
 
-	btrfs_reserve_state_from_fs(fs_info, &s);
+	/* Only the static fields are taken: profile, rw bytes, chunk size */
+	btrfs_kernel_model(r->st.recorded_version ? r->st.recorded_version :
+			   BTRFS_DEFAULT_KERNEL, &model);
+	btrfs_reserve_state_from_fs(fs_info, &model, &s);
 	uuid_unparse(fs_info->fsid, fsid);
 	if (r->fsid[0] && strcmp(r->fsid, fsid)) {
 		error("the image is filesystem %s, not %s", fsid, r->fsid);
