@@ -366,11 +366,7 @@ static int live_dev_item(struct live_ctx *ctx, const struct btrfs_key *key,
 	dev = btrfs_add_device(fs_info, devid);
 	if (!dev)
 		return -ENOMEM;
-	memcpy(dev->uuid, item->uuid, BTRFS_UUID_SIZE);
-	memcpy(dev->fsid, item->fsid, BTRFS_FSID_SIZE);
-	dev->total_bytes = btrfs_stack_device_total_bytes(item);
-	dev->bytes_used = btrfs_stack_device_bytes_used(item);
-	dev->in_chunk_tree = true;
+	btrfs_device_from_dev_item(dev, item);
 	return 0;
 }
 

@@ -379,6 +379,20 @@ int btrfs_read_sys_array(struct btrfs_fs_info *fs_info)
 }
 
 /*
+ * What read_one_dev() keeps of a DEV_ITEM (fill_device_from_item()), for
+ * the chunk tree read offline and for live mode's tree search alike.
+ */
+void btrfs_device_from_dev_item(struct btrfs_device *dev,
+				const struct btrfs_dev_item *item)
+{
+	memcpy(dev->uuid, item->uuid, BTRFS_UUID_SIZE);
+	memcpy(dev->fsid, item->fsid, BTRFS_FSID_SIZE);
+	dev->total_bytes = btrfs_stack_device_total_bytes(item);
+	dev->bytes_used = btrfs_stack_device_bytes_used(item);
+	dev->in_chunk_tree = true;
+}
+
+/*
  * read_one_dev(): record a DEV_ITEM, creating a missing device if needed.
  * A device present but smaller than its item says fails the chunk tree's
  * load, as the kernel's does since 5.11 ("btrfs: drop never met disk
@@ -415,11 +429,7 @@ static int read_one_dev(struct btrfs_fs_info *fs_info,
 		return btrfs_fs_error(fs_info, -EUCLEAN,
 			"device %s: devid %llu has a different device uuid than the chunk tree's dev item",
 			dev->io.path, (unsigned long long)devid);
-	memcpy(dev->uuid, item->uuid, BTRFS_UUID_SIZE);
-	memcpy(dev->fsid, item->fsid, BTRFS_FSID_SIZE);
-	dev->total_bytes = btrfs_stack_device_total_bytes(item);
-	dev->bytes_used = btrfs_stack_device_bytes_used(item);
-	dev->in_chunk_tree = true;
+	btrfs_device_from_dev_item(dev, item);
 	if (dev->present && dev->total_bytes > dev->io.size)
 		return btrfs_fs_error(fs_info, -EINVAL,
 			"%s: device total_bytes should be at most %llu but found %llu",

@@ -42,6 +42,8 @@ int btrfs_num_copies(const struct btrfs_chunk_map *map);
 
 struct btrfs_device *btrfs_find_device(struct btrfs_fs_info *fs_info, u64 devid);
 struct btrfs_device *btrfs_add_device(struct btrfs_fs_info *fs_info, u64 devid);
+void btrfs_device_from_dev_item(struct btrfs_device *dev,
+				const struct btrfs_dev_item *item);
 struct btrfs_chunk_map *btrfs_find_chunk_map(struct btrfs_fs_info *fs_info,
 					     u64 logical, u64 length);
 
