@@ -188,9 +188,13 @@ fuse_reads() { [ -n "$FUSE_PID" ] && awk '{ print $2 }' "$FUSE_DIR/stats" || ech
 fuse_writes() { [ -n "$FUSE_PID" ] && awk '{ print $6 }' "$FUSE_DIR/stats" || echo 0; }
 
 fuse_start() {	# $1 = delay in ms
-	local us
+	local us th
 	us=$(awk -v d="$1" 'BEGIN { printf "%d", d * 1000 }')
-	"$WORK/delayfs" "$FUSE_DIR" -f -o "image=$IMAGE,delay_us=$us" 2>"$WORK/delayfs.log" &
+	# at least one delayfs thread per request in flight: its default of
+	# 128 would halve the overlap of --queue-depths 256
+	th=$(printf '%s\n' 128 "${QD_LIST[@]}" | sort -n | tail -1)
+	"$WORK/delayfs" "$FUSE_DIR" -f -o "image=$IMAGE,delay_us=$us" \
+		-o "max_threads=$th,max_idle_threads=$th,clone_fd" 2>"$WORK/delayfs.log" &
 	FUSE_PID=$!
 	for _ in $(seq 100); do
 		[ -f "$FUSE_DIR/stats" ] && return 0

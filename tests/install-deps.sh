@@ -4,8 +4,10 @@
 # not run apt-get at all). As non-root it only says what is missing.
 #
 # OPTIONAL packages let more of a test run (chromium renders the SVG map of
-# image test 030-map-svg, which otherwise skips that part): they are
-# installed after the others, and their failure is only a warning.
+# image test 030-map-svg, which otherwise skips that part) or the benchmark
+# (libfuse3-dev and fuse3 build and mount bench/delayfs, the +8 ms rows of
+# bench/run.sh): they are installed after the others, and their failure is
+# only a warning.
 # INSTALL_OPTIONAL=no leaves them out (a quicker CI, ~120 MB less).
 
 set -u
@@ -16,7 +18,7 @@ PACKAGES="
 	btrfs-progs xz-utils jq python3 util-linux e2fsprogs attr strace python3-docutils
 	liblzma-dev libzstd-dev zstd libxml2-utils clang libclang-rt-14-dev
 "
-OPTIONAL="chromium"
+OPTIONAL="chromium libfuse3-dev fuse3"
 [ "${INSTALL_OPTIONAL:-yes}" != no ] || OPTIONAL=
 
 # missing_of PKG...: those not installed
