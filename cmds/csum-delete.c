@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include "cmds/commands.h"
+#include "cmds/driver.h"
 #include "cmds/model-options.h"
 #include "cmds/report.h"
 #include "common/help.h"
@@ -264,34 +265,68 @@ static void warn_file(const struct btrfs_csum_delete_report *r)
 			(unsigned long long)r->del.reserved);
 }
 
-static void print_csum_delete(const struct btrfs_fs_info *fs_info,
-			      const struct cmd_options *opts, const char *token,
-			      const struct btrfs_csum_delete_report *r)
-{
-	struct fmt_ctx fctx;
+/* What csum-delete is asked and what it builds */
+struct csum_delete_ctx {
+	struct csum_delete_args args;
+	struct btrfs_csum_delete_report report;
+};
 
-	fmt_start(&fctx, stdout, opts->format, opts->units, token);
-	print_mode(&fctx, fs_info);
-	print_csum_params(&fctx, &r->params);
+static int csum_delete_ctx_option(int opt, const char *arg, void *ctx)
+{
+	struct csum_delete_ctx *c = ctx;
+
+	return csum_delete_option(opt, arg, &c->args);
+}
+
+static int csum_delete_check(void *ctx, int nr_paths, char **paths)
+{
+	struct csum_delete_ctx *c = ctx;
+
+	return check_mode(&c->args);
+}
+
+/* --file weighs its reservations against the space infos */
+static bool csum_delete_block_groups(const void *ctx)
+{
+	const struct csum_delete_ctx *c = ctx;
+
+	return c->args.file != NULL;
+}
+
+static void print_csum_delete(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
+			      void *ctx)
+{
+	const struct csum_delete_ctx *c = ctx;
+	const struct btrfs_csum_delete_report *r = &c->report;
+
+	print_csum_params(fctx, &r->params);
 	switch (r->mode) {
 	case BTRFS_CSUM_DELETE_FILE:
-		print_file_section(&fctx, r);
-		print_deletion_section(&fctx, &r->del);
-		print_csum_delete_calc(&fctx, &r->del.totals.data, &r->del);
+		print_file_section(fctx, r);
+		print_deletion_section(fctx, &r->del);
+		print_csum_delete_calc(fctx, &r->del.totals.data, &r->del);
 		break;
 	case BTRFS_CSUM_DELETE_TOP:
-		print_top(&fctx, r);
+		print_top(fctx, r);
 		break;
 	case BTRFS_CSUM_DELETE_EXTENTS:
-		print_csum_delete_calc(&fctx, &r->calc, NULL);
+		print_csum_delete_calc(fctx, &r->calc, NULL);
 		break;
 	}
-	fmt_end(&fctx);
+}
+
+static void csum_delete_release(void *ctx)
+{
+	struct csum_delete_ctx *c = ctx;
+
+	btrfs_free_csum_delete_report(&c->report);
 }
 
 static int run_csum_delete(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
-			   const struct csum_delete_args *args, const char *token)
+			   void *ctx)
 {
+	struct csum_delete_ctx *c = ctx;
+	const struct csum_delete_args *args = &c->args;
 	struct progress line;
 	struct btrfs_csum_delete_request req = {
 		.kernel_version = args->kernel_version,
@@ -301,7 +336,6 @@ static int run_csum_delete(struct btrfs_fs_info *fs_info, const struct cmd_optio
 		.subvol = args->subvol,
 		.top = args->top,
 	};
-	struct btrfs_csum_delete_report report;
 	int ret;
 
 	if (args->file)
@@ -315,16 +349,14 @@ static int run_csum_delete(struct btrfs_fs_info *fs_info, const struct cmd_optio
 		req.progress_fn = top_progress;
 		req.progress_ctx = &line;
 	}
-	ret = btrfs_build_csum_delete_report(fs_info, &req, &report);
+	ret = btrfs_build_csum_delete_report(fs_info, &req, &c->report);
 	progress_clear(&line);
 	if (!ret) {
 		if (req.mode == BTRFS_CSUM_DELETE_FILE)
-			warn_file(&report);
-		print_csum_delete(fs_info, opts, token, &report);
-	}
-	btrfs_free_csum_delete_report(&report);
-	if (!ret)
+			warn_file(&c->report);
 		return 0;
+	}
+	btrfs_free_csum_delete_report(&c->report);
 	if (ret == -ENOMEM)
 		return cmd_out_of_memory();
 	if (fs_info->err.err)
@@ -334,36 +366,27 @@ static int run_csum_delete(struct btrfs_fs_info *fs_info, const struct cmd_optio
 	return EXIT_FS_ERROR;
 }
 
+static const struct cmd_spec csum_delete_spec = {
+	.longopts = csum_delete_longopts,
+	.expect = csum_delete_option_expect,
+	.handle = csum_delete_ctx_option,
+	.check = csum_delete_check,
+	.block_groups = csum_delete_block_groups,
+	.report = run_csum_delete,
+	.print = print_csum_delete,
+	.release = csum_delete_release,
+};
+
 static int cmd_csum_delete(const struct cmd_struct *cmd, const struct cmd_options *global,
 			   int argc, char **argv)
 {
-	struct cmd_options opts = *global;
-	struct csum_delete_args args = {
-		.kernel_version = BTRFS_DEFAULT_KERNEL,
-		.subvol = BTRFS_FS_TREE_OBJECTID,
+	struct csum_delete_ctx c = {
+		.args = {
+			.kernel_version = BTRFS_DEFAULT_KERNEL,
+			.subvol = BTRFS_FS_TREE_OBJECTID,
+		},
 	};
-	struct cmd_extra_options extra = {
-		.longopts = csum_delete_longopts,
-		.handle = csum_delete_option,
-		.ctx = &args,
-		.expect = csum_delete_option_expect,
-	};
-	struct btrfs_fs_info fs_info;
-	int first, ret;
 
-	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
-	if (ret)
-		return ret == CMD_HELP_SHOWN ? 0 : ret;
-	if (first >= argc)
-		return cmd_missing_device(cmd);
-	ret = check_mode(&args);
-	if (ret)
-		return ret;
-	/* --file weighs its reservations against the space infos */
-	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, args.file != NULL);
-	if (!ret)
-		ret = run_csum_delete(&fs_info, &opts, &args, cmd->token);
-	cmd_close_fs(&fs_info);
-	return ret;
+	return cmd_run(cmd, global, argc, argv, &csum_delete_spec, &c);
 }
 DEFINE_COMMAND(csum_delete, "csum-delete");

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include "cmds/commands.h"
+#include "cmds/driver.h"
 #include "cmds/forecast.h"
 #include "cmds/model-options.h"
 #include "cmds/mount-estimate.h"
@@ -57,77 +58,91 @@ static int inspect_option(int opt, const char *arg, void *ctx)
 	return mount_estimate_option(opt, arg, &args->mount);
 }
 
+/* What inspect builds: the space report, the mount estimate, the summary */
+struct inspect_ctx {
+	struct inspect_args args;
+	struct btrfs_mount_estimate est;
+	struct space_report report;
+	struct space_summary summary;
+};
+
+static int inspect_ctx_option(int opt, const char *arg, void *ctx)
+{
+	struct inspect_ctx *c = ctx;
+
+	return inspect_option(opt, arg, &c->args);
+}
+
+static int inspect_report(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
+			  void *ctx)
+{
+	struct inspect_ctx *c = ctx;
+	int ret;
+
+	if (btrfs_build_space_report(fs_info, &c->args.report, &c->report))
+		return cmd_out_of_memory();
+	ret = cmd_estimate_mount(fs_info, &c->est);
+	if (ret) {
+		btrfs_free_space_report(&c->report);
+		return ret;
+	}
+	if (btrfs_build_summary(&c->report, &c->est, &c->summary)) {
+		btrfs_free_space_report(&c->report);
+		return cmd_out_of_memory();
+	}
+	btrfs_report_fill_io(fs_info, &c->report);
+	return 0;
+}
+
+static void inspect_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
+			  void *ctx)
+{
+	struct inspect_ctx *c = ctx;
+	const struct space_report *report = &c->report;
+
+	print_summary_section(fctx, &c->summary);
+	print_filesystem_section(fctx, report);
+	print_devices_section(fctx, report);
+	print_space_info_section(fctx, report);
+	print_log_replay_section(fctx, report);
+	print_global_rsv_section(fctx, report);
+	print_kernel_section(fctx, report);
+	print_global_rsv_detail(fctx, report);
+	print_overcommit_section(fctx, report);
+	print_preempt_section(fctx, report);
+	print_block_groups_summary(fctx, report);
+	print_forecast_section(fctx, &c->summary.forecast);
+	print_mount_estimate(fctx, &c->est, &c->args.mount);
+	print_io_section(fctx, report);
+}
+
+static void inspect_release(void *ctx)
+{
+	struct inspect_ctx *c = ctx;
+
+	btrfs_free_summary(&c->summary);
+	btrfs_free_space_report(&c->report);
+}
+
+static const struct cmd_spec inspect_spec = {
+	.longopts = inspect_longopts,
+	.expect = inspect_option_expect,
+	.handle = inspect_ctx_option,
+	.block_groups = cmd_want_block_groups,
+	.report = inspect_report,
+	.print = inspect_print,
+	.release = inspect_release,
+};
+
 static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *global,
 		       int argc, char **argv)
 {
-	struct cmd_options opts = *global;
-	struct inspect_args args;
-	struct cmd_extra_options extra = {
-		.longopts = inspect_longopts,
-		.handle = inspect_option,
-		.ctx = &args,
-		.expect = inspect_option_expect,
-	};
-	struct btrfs_mount_estimate est;
-	struct btrfs_fs_info fs_info;
-	struct space_report report;
-	struct space_summary summary;
-	struct fmt_ctx fctx;
-	int first, ret;
+	struct inspect_ctx c;
 
 	if (build_inspect_longopts())
 		return EXIT_USAGE;
-	report_options_init(&args.report);
-	mount_estimate_args_init(&args.mount);
-	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
-	if (ret)
-		return ret == CMD_HELP_SHOWN ? 0 : ret;
-	if (first >= argc) {
-		error("inspect: need at least one device or image");
-		usage_print(stderr, cmd->usagestr);
-		return EXIT_USAGE;
-	}
-	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, true);
-	if (ret)
-		goto out;
-	if (btrfs_build_space_report(&fs_info, &args.report, &report)) {
-		error("out of memory");
-		ret = EXIT_FS_ERROR;
-		goto out;
-	}
-	ret = cmd_estimate_mount(&fs_info, &est);
-	if (ret) {
-		btrfs_free_space_report(&report);
-		goto out;
-	}
-	if (btrfs_build_summary(&report, &est, &summary)) {
-		error("out of memory");
-		btrfs_free_space_report(&report);
-		ret = EXIT_FS_ERROR;
-		goto out;
-	}
-	btrfs_report_fill_io(&fs_info, &report);
-	fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
-	print_mode(&fctx, &fs_info);
-	print_summary_section(&fctx, &summary);
-	print_filesystem_section(&fctx, &report);
-	print_devices_section(&fctx, &report);
-	print_space_info_section(&fctx, &report);
-	print_log_replay_section(&fctx, &report);
-	print_global_rsv_section(&fctx, &report);
-	print_kernel_section(&fctx, &report);
-	print_global_rsv_detail(&fctx, &report);
-	print_overcommit_section(&fctx, &report);
-	print_preempt_section(&fctx, &report);
-	print_block_groups_summary(&fctx, &report);
-	print_forecast_section(&fctx, &summary.forecast);
-	print_mount_estimate(&fctx, &est, &args.mount);
-	print_io_section(&fctx, &report);
-	fmt_end(&fctx);
-	btrfs_free_summary(&summary);
-	btrfs_free_space_report(&report);
-out:
-	cmd_close_fs(&fs_info);
-	return ret;
+	report_options_init(&c.args.report);
+	mount_estimate_args_init(&c.args.mount);
+	return cmd_run(cmd, global, argc, argv, &inspect_spec, &c);
 }
 DEFINE_COMMAND(inspect, "inspect");

@@ -1,28 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "cmds/driver.h"
 #include "cmds/list.h"
 #include "cmds/report.h"
-#include "kernel-shared/disk-io.h"
+
+struct list_ctx {
+	bool load_block_groups;
+	list_print_fn print;
+};
+
+static bool list_block_groups(const void *ctx)
+{
+	const struct list_ctx *l = ctx;
+
+	return l->load_block_groups;
+}
+
+static void list_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
+		       void *ctx)
+{
+	struct list_ctx *l = ctx;
+
+	l->print(fctx, fs_info);
+}
+
+static const struct cmd_spec list_spec = {
+	.block_groups = list_block_groups,
+	.print = list_print,
+};
 
 int run_list_command(const struct cmd_struct *cmd, const struct cmd_options *global,
 		     int argc, char **argv, bool load_block_groups, list_print_fn print)
 {
-	struct cmd_options opts = *global;
-	struct btrfs_fs_info fs_info;
-	struct fmt_ctx fctx;
-	int first, ret;
+	struct list_ctx l = { load_block_groups, print };
 
-	ret = cmd_parse_options(cmd, &opts, NULL, argc, argv, &first);
-	if (ret)
-		return ret == CMD_HELP_SHOWN ? 0 : ret;
-	if (first >= argc)
-		return cmd_missing_device(cmd);
-	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, load_block_groups);
-	if (!ret) {
-		fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
-		print_mode(&fctx, &fs_info);
-		print(&fctx, &fs_info);
-		fmt_end(&fctx);
-	}
-	cmd_close_fs(&fs_info);
-	return ret;
+	return cmd_run(cmd, global, argc, argv, &list_spec, &l);
 }

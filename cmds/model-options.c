@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include "cmds/driver.h"
 #include "cmds/model-options.h"
 #include "cmds/report.h"
 #include "common/parse-utils.h"
@@ -169,40 +170,62 @@ static void print_compare(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_i
 	fmt_array_end(fctx);
 }
 
+struct model_ctx {
+	struct report_options ropts;
+	struct space_report report;
+	model_print_fn detail;
+	model_print_fn row;
+};
+
+static int model_option(int opt, const char *arg, void *ctx)
+{
+	struct model_ctx *m = ctx;
+
+	return model_handle_option(opt, arg, &m->ropts);
+}
+
+static int model_report(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
+			void *ctx)
+{
+	struct model_ctx *m = ctx;
+
+	if (btrfs_build_space_report(fs_info, &m->ropts, &m->report))
+		return cmd_out_of_memory();
+	return 0;
+}
+
+static void model_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
+			void *ctx)
+{
+	struct model_ctx *m = ctx;
+
+	print_kernel_section(fctx, &m->report);
+	m->detail(fctx, &m->report);
+	print_compare(fctx, fs_info, &m->ropts, m->row);
+}
+
+static void model_release(void *ctx)
+{
+	struct model_ctx *m = ctx;
+
+	btrfs_free_space_report(&m->report);
+}
+
+static const struct cmd_spec model_spec = {
+	.longopts = model_longopts,
+	.expect = model_option_expect,
+	.handle = model_option,
+	.block_groups = cmd_want_block_groups,
+	.report = model_report,
+	.print = model_print,
+	.release = model_release,
+};
+
 int run_model_command(const struct cmd_struct *cmd, const struct cmd_options *global,
 		      int argc, char **argv, model_print_fn detail, model_print_fn row)
 {
-	struct cmd_options opts = *global;
-	struct report_options ropts;
-	struct cmd_extra_options extra = {
-		.longopts = model_longopts,
-		.handle = model_handle_option,
-		.ctx = &ropts,
-		.expect = model_option_expect,
-	};
-	struct btrfs_fs_info fs_info;
-	struct space_report report;
-	struct fmt_ctx fctx;
-	int first, ret;
+	struct model_ctx m = { .detail = detail, .row = row };
 
-	report_options_init(&ropts);
-	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
-	if (ret)
-		return ret == CMD_HELP_SHOWN ? 0 : ret;
-	if (first >= argc)
-		return cmd_missing_device(cmd);
-	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, true);
-	if (!ret && btrfs_build_space_report(&fs_info, &ropts, &report))
-		ret = cmd_out_of_memory();
-	if (!ret) {
-		fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
-		print_mode(&fctx, &fs_info);
-		print_kernel_section(&fctx, &report);
-		detail(&fctx, &report);
-		print_compare(&fctx, &fs_info, &ropts, row);
-		fmt_end(&fctx);
-		btrfs_free_space_report(&report);
-	}
-	cmd_close_fs(&fs_info);
-	return ret;
+	report_options_init(&m.ropts);
+	return cmd_run(cmd, global, argc, argv, &model_spec, &m);
 }

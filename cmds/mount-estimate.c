@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/commands.h"
+#include "cmds/driver.h"
 #include "cmds/mount-estimate.h"
 #include "cmds/report.h"
 #include "common/help.h"
@@ -131,38 +132,48 @@ void print_mount_estimate(struct fmt_ctx *fctx, const struct btrfs_mount_estimat
 	fmt_group_end(fctx);
 }
 
+struct mount_estimate_ctx {
+	struct mount_estimate_args args;
+	struct btrfs_mount_estimate est;
+};
+
+static int mount_estimate_ctx_option(int opt, const char *arg, void *ctx)
+{
+	struct mount_estimate_ctx *m = ctx;
+
+	return mount_estimate_option(opt, arg, &m->args);
+}
+
+static int mount_estimate_report(struct btrfs_fs_info *fs_info,
+				 const struct cmd_options *opts, void *ctx)
+{
+	struct mount_estimate_ctx *m = ctx;
+
+	return cmd_estimate_mount(fs_info, &m->est);
+}
+
+static void mount_estimate_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
+				 void *ctx)
+{
+	struct mount_estimate_ctx *m = ctx;
+
+	print_mount_estimate(fctx, &m->est, &m->args);
+}
+
+static const struct cmd_spec mount_estimate_spec = {
+	.longopts = mount_estimate_longopts,
+	.expect = mount_estimate_option_expect,
+	.handle = mount_estimate_ctx_option,
+	.report = mount_estimate_report,
+	.print = mount_estimate_print,
+};
+
 static int cmd_mount_estimate(const struct cmd_struct *cmd,
 			      const struct cmd_options *global, int argc, char **argv)
 {
-	struct cmd_options opts = *global;
-	struct mount_estimate_args args;
-	struct cmd_extra_options extra = {
-		.longopts = mount_estimate_longopts,
-		.handle = mount_estimate_option,
-		.ctx = &args,
-		.expect = mount_estimate_option_expect,
-	};
-	struct btrfs_mount_estimate est;
-	struct btrfs_fs_info fs_info;
-	struct fmt_ctx fctx;
-	int first, ret;
+	struct mount_estimate_ctx m;
 
-	mount_estimate_args_init(&args);
-	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
-	if (ret)
-		return ret == CMD_HELP_SHOWN ? 0 : ret;
-	if (first >= argc)
-		return cmd_missing_device(cmd);
-	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, false);
-	if (!ret)
-		ret = cmd_estimate_mount(&fs_info, &est);
-	if (!ret) {
-		fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
-		print_mode(&fctx, &fs_info);
-		print_mount_estimate(&fctx, &est, &args);
-		fmt_end(&fctx);
-	}
-	cmd_close_fs(&fs_info);
-	return ret;
+	mount_estimate_args_init(&m.args);
+	return cmd_run(cmd, global, argc, argv, &mount_estimate_spec, &m);
 }
 DEFINE_COMMAND(mount_estimate, "mount-estimate");
