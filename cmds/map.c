@@ -14,6 +14,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 #include "cmds/commands.h"
+#include "cmds/driver.h"
 #include "cmds/report.h"
 #include "common/grid.h"
 #include "common/help.h"
@@ -922,71 +923,105 @@ static int draw_map(const struct map_args *args, const struct btrfs_fs_info *fs_
 	return map_write(args, fs_info, inputs, nr_inputs, d);
 }
 
-static int run_map(const struct map_args *args, const struct cmd_options *opts,
-		   const struct btrfs_fs_info *fs_info, char **inputs, int nr_inputs)
-{
+/* What map is asked, and the drawing it builds */
+struct map_ctx {
+	struct map_args args;
+	char **inputs;
+	int nr_inputs;
 	struct map_summary sum;
-	struct map_cells mc = { 0 };
-	struct map_layout layout = { 0 };
-	struct map_dev_layout devs = { 0 };
-	struct map_drawing d = {
-		.fs_info = fs_info,
-		.sum = &sum,
-		.mc = &mc,
-		.layout = &layout,
-		.devs = &devs,
-		.units = opts->units,
-	};
-	struct fmt_ctx fctx;
+	struct map_cells mc;
+	struct map_layout layout;
+	struct map_dev_layout devs;
+	struct map_drawing d;
+};
+
+static int map_ctx_option(int opt, const char *arg, void *ctx)
+{
+	struct map_ctx *m = ctx;
+
+	return map_option(opt, arg, &m->args);
+}
+
+/* fail before reading anything; checked again on the opened file */
+static int map_check(void *ctx, int nr_paths, char **paths)
+{
+	struct map_ctx *m = ctx;
+	struct output_inputs in;
+	int *fds;
+
+	m->inputs = paths;
+	m->nr_inputs = nr_paths;
+	map_inputs(NULL, paths, nr_paths, &in, &fds);
+	if (m->args.svg_path && output_is_input(m->args.svg_path, &in))
+		return refuse_output(m->args.svg_path);
+	return 0;
+}
+
+static void map_release(void *ctx)
+{
+	struct map_ctx *m = ctx;
+
+	map_free_cells(&m->mc);
+	free_layouts(&m->layout, &m->devs);
+}
+
+static int run_map(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
+		   void *ctx)
+{
+	struct map_ctx *m = ctx;
 	int ret = 0;
 
-	map_summarize(fs_info, &sum);
-	if (args->svg_path)
-		ret = draw_map(args, fs_info, inputs, nr_inputs, &d);
-	/* the map on standard output is all that goes there */
-	if (!ret && !(args->svg_path && output_is_stdout(args->svg_path))) {
-		fmt_start(&fctx, stdout, opts->format, opts->units, "map");
-		print_mode(&fctx, fs_info);
-		print_summary(&fctx, fs_info, &sum);
-		print_raw(&fctx, fs_info, &sum);
-		if (args->svg_path)
-			print_svg_section(&fctx, args->svg_path, &d);
-		fmt_end(&fctx);
-	}
-	map_free_cells(&mc);
-	free_layouts(&layout, &devs);
+	m->d = (struct map_drawing) {
+		.fs_info = fs_info,
+		.sum = &m->sum,
+		.mc = &m->mc,
+		.layout = &m->layout,
+		.devs = &m->devs,
+		.units = opts->units,
+	};
+	map_summarize(fs_info, &m->sum);
+	if (m->args.svg_path)
+		ret = draw_map(&m->args, fs_info, m->inputs, m->nr_inputs, &m->d);
+	if (ret)
+		map_release(m);
 	return ret;
 }
+
+/* the map on standard output is all that goes there */
+static bool map_prints(const void *ctx)
+{
+	const struct map_ctx *m = ctx;
+
+	return !(m->args.svg_path && output_is_stdout(m->args.svg_path));
+}
+
+static void map_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info, void *ctx)
+{
+	struct map_ctx *m = ctx;
+
+	print_summary(fctx, fs_info, &m->sum);
+	print_raw(fctx, fs_info, &m->sum);
+	if (m->args.svg_path)
+		print_svg_section(fctx, m->args.svg_path, &m->d);
+}
+
+static const struct cmd_spec map_spec = {
+	.longopts = map_longopts,
+	.expect = map_option_expect,
+	.handle = map_ctx_option,
+	.check = map_check,
+	.block_groups = cmd_want_block_groups,
+	.report = run_map,
+	.prints = map_prints,
+	.print = map_print,
+	.release = map_release,
+};
 
 static int cmd_map(const struct cmd_struct *cmd, const struct cmd_options *global,
 		   int argc, char **argv)
 {
-	struct cmd_options opts = *global;
-	struct map_args args = { .max_cells = MAP_DEFAULT_CELLS };
-	struct cmd_extra_options extra = {
-		.longopts = map_longopts,
-		.handle = map_option,
-		.ctx = &args,
-		.expect = map_option_expect,
-	};
-	struct output_inputs in;
-	struct btrfs_fs_info fs_info;
-	int *fds;
-	int first, ret;
+	struct map_ctx m = { .args = { .max_cells = MAP_DEFAULT_CELLS } };
 
-	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
-	if (ret)
-		return ret == CMD_HELP_SHOWN ? 0 : ret;
-	if (first >= argc)
-		return cmd_missing_device(cmd);
-	/* fail before reading anything; checked again on the opened file */
-	map_inputs(NULL, argv + first, argc - first, &in, &fds);
-	if (args.svg_path && output_is_input(args.svg_path, &in))
-		return refuse_output(args.svg_path);
-	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, true);
-	if (!ret)
-		ret = run_map(&args, &opts, &fs_info, argv + first, argc - first);
-	cmd_close_fs(&fs_info);
-	return ret;
+	return cmd_run(cmd, global, argc, argv, &map_spec, &m);
 }
 DEFINE_COMMAND(map, "map");
