@@ -50,10 +50,10 @@ static const struct space_report_space_info *find_space(const struct space_repor
 	return NULL;
 }
 
+/* Everything a space info holds, bytes_may_use included */
 static u64 space_held(const struct btrfs_space_info *si)
 {
-	return si->bytes_used + si->bytes_reserved + si->bytes_pinned +
-	       si->bytes_readonly + si->bytes_zone_unusable + si->bytes_may_use;
+	return btrfs_space_info_used(si, true);
 }
 
 /* What a writable block group can still take: length - used - bytes_super */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/forecast.h"
+#include "kernel-shared/space-info.h"
 #include "kernel-shared/summary.h"
 #include "kernel-shared/volumes.h"
 
@@ -29,12 +30,6 @@ static u32 count_writeable(const struct space_report *report)
 	for (i = 0; i < report->nr_devices; i++)
 		n += report->fs_info->devices[i].writeable && !report->devices[i].missing;
 	return n;
-}
-
-static u64 space_held(const struct btrfs_space_info *si)
-{
-	return si->bytes_used + si->bytes_reserved + si->bytes_pinned +
-	       si->bytes_readonly + si->bytes_zone_unusable + si->bytes_may_use;
 }
 
 static enum summary_level worse(enum summary_level a, enum summary_level b)
@@ -70,7 +65,7 @@ static void fill_space(const struct space_report *report,
 	s->name = in->name;
 	s->profile = btrfs_get_alloc_profile(report->fs_info, type);
 	s->total_bytes = si->total_bytes;
-	s->held = space_held(si);
+	s->held = btrfs_space_info_used(si, true);
 	s->free = s->total_bytes > s->held ? s->total_bytes - s->held : 0;
 	s->chunk_size = btrfs_forecast_full_chunk(report, s->profile, si->chunk_size);
 	s->new_chunks = btrfs_forecast_count_chunks(report, s->profile, si->chunk_size,
