@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/commands.h"
+#include "cmds/driver.h"
 #include "cmds/forecast.h"
 #include "cmds/report.h"
 #include "common/help.h"
@@ -251,53 +252,78 @@ static int check_limits(const struct forecast_args *a, const struct btrfs_foreca
 	return ret;
 }
 
+/* What forecast is asked and what it builds */
+struct forecast_ctx {
+	struct forecast_args args;
+	struct space_report report;
+	struct btrfs_forecast fc;
+};
+
+static int forecast_ctx_option(int opt, const char *arg, void *ctx)
+{
+	struct forecast_ctx *c = ctx;
+
+	return forecast_option(opt, arg, &c->args);
+}
+
+static int forecast_report(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
+			   void *ctx)
+{
+	struct forecast_ctx *c = ctx;
+	struct report_options ropts;
+
+	report_options_init(&ropts);
+	ropts.kernel_version = c->args.fc.kernel_version;
+	if (btrfs_build_space_report(fs_info, &ropts, &c->report))
+		return cmd_out_of_memory();
+	if (btrfs_build_forecast(&c->report, &c->args.fc, &c->fc)) {
+		btrfs_free_space_report(&c->report);
+		return cmd_out_of_memory();
+	}
+	return 0;
+}
+
+static void forecast_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
+			   void *ctx)
+{
+	struct forecast_ctx *c = ctx;
+
+	print_forecast_section(fctx, &c->fc);
+}
+
+static int forecast_verdict(const struct cmd_options *opts, void *ctx)
+{
+	struct forecast_ctx *c = ctx;
+
+	return check_limits(&c->args, &c->fc, opts->units);
+}
+
+static void forecast_release(void *ctx)
+{
+	struct forecast_ctx *c = ctx;
+
+	btrfs_free_forecast(&c->fc);
+	btrfs_free_space_report(&c->report);
+}
+
+static const struct cmd_spec forecast_spec = {
+	.longopts = forecast_longopts,
+	.expect = forecast_option_expect,
+	.handle = forecast_ctx_option,
+	.block_groups = cmd_want_block_groups,
+	.report = forecast_report,
+	.print = forecast_print,
+	.verdict = forecast_verdict,
+	.release = forecast_release,
+	.close = btrfs_close_fs,	/* -v has never listed what forecast read */
+};
+
 static int cmd_forecast(const struct cmd_struct *cmd, const struct cmd_options *global,
 			int argc, char **argv)
 {
-	struct cmd_options opts = *global;
-	struct forecast_args args = { 0 };
-	struct cmd_extra_options extra = {
-		.longopts = forecast_longopts,
-		.handle = forecast_option,
-		.ctx = &args,
-		.expect = forecast_option_expect,
-	};
-	struct report_options ropts;
-	struct btrfs_fs_info fs_info;
-	struct space_report report;
-	struct btrfs_forecast fc;
-	struct fmt_ctx fctx;
-	int first, ret;
+	struct forecast_ctx c = { 0 };
 
-	forecast_options_init(&args.fc);
-	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
-	if (ret)
-		return ret == CMD_HELP_SHOWN ? 0 : ret;
-	if (first >= argc)
-		return cmd_missing_device(cmd);
-	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, true);
-	if (ret)
-		goto out;
-	report_options_init(&ropts);
-	ropts.kernel_version = args.fc.kernel_version;
-	if (btrfs_build_space_report(&fs_info, &ropts, &report)) {
-		ret = cmd_out_of_memory();
-		goto out;
-	}
-	if (btrfs_build_forecast(&report, &args.fc, &fc)) {
-		ret = cmd_out_of_memory();
-		goto out_report;
-	}
-	fmt_start(&fctx, stdout, opts.format, opts.units, cmd->token);
-	print_mode(&fctx, &fs_info);
-	print_forecast_section(&fctx, &fc);
-	fmt_end(&fctx);
-	ret = check_limits(&args, &fc, opts.units);
-	btrfs_free_forecast(&fc);
-out_report:
-	btrfs_free_space_report(&report);
-out:
-	btrfs_close_fs(&fs_info);
-	return ret;
+	forecast_options_init(&c.args.fc);
+	return cmd_run(cmd, global, argc, argv, &forecast_spec, &c);
 }
 DEFINE_COMMAND(forecast, "forecast");
