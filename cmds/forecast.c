@@ -27,6 +27,11 @@ static const char * const cmd_forecast_usage[] = {
 	"--data-profile P   what-if: new data chunks of profile P (single, dup, raid0, raid1,",
 	"                   raid1c3, raid1c4, raid10, raid5, raid6)",
 	"--metadata-profile P  what-if: new metadata chunks of profile P",
+	"--balance FILTERS  what-if: the block groups a balance with these filters relocates,",
+	"                   the bytes moved, whether it can start, unallocated space after;",
+	"                   FILTERS: -d and/or -m parts as btrfs balance start takes them,",
+	"                   e.g. '-dusage=50,limit=2 -mconvert=dup,soft': usage=N, usage=MIN..MAX,",
+	"                   limit=N, convert=P, soft",
 	"--fail-below data=SIZE,metadata=SIZE",
 	"                   exit 3 when a type's writable bytes are below its limit",
 	HELPINFO_UNITS_SHORT_LONG,
@@ -38,6 +43,7 @@ enum {
 	OPT_DATA_PROFILE,
 	OPT_METADATA_PROFILE,
 	OPT_FAIL_BELOW,
+	OPT_BALANCE,
 };
 
 static const struct option forecast_longopts[] = {
@@ -45,6 +51,7 @@ static const struct option forecast_longopts[] = {
 	{ "data-profile", required_argument, NULL, OPT_DATA_PROFILE },
 	{ "metadata-profile", required_argument, NULL, OPT_METADATA_PROFILE },
 	{ "fail-below", required_argument, NULL, OPT_FAIL_BELOW },
+	{ "balance", required_argument, NULL, OPT_BALANCE },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -53,6 +60,7 @@ static const struct cmd_option_expect forecast_option_expect[] = {
 	{ OPT_DATA_PROFILE, "single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5 or raid6" },
 	{ OPT_METADATA_PROFILE, "single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5 or raid6" },
 	{ OPT_FAIL_BELOW, "data=SIZE,metadata=SIZE (either or both)" },
+	{ OPT_BALANCE, "-d and/or -m filters: usage=N, usage=MIN..MAX, limit=N, convert=P, soft" },
 	{ 0, NULL }
 };
 
@@ -103,6 +111,106 @@ static int parse_fail_below(const char *arg, struct forecast_args *a)
 	return a->data_limit_set || a->metadata_limit_set ? 0 : -EINVAL;
 }
 
+static int parse_percent(const char *s, const char *end, u32 *out)
+{
+	u64 v = 0;
+
+	if (s == end)
+		return -EINVAL;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (*s - '0');
+		if (v > 100)
+			return -EINVAL;
+	}
+	*out = (u32)v;
+	return 0;
+}
+
+/* usage=N or usage=MIN..MAX, either end of the range optional (btrfs-progs) */
+static int parse_usage(const char *val, struct forecast_balance_args *b)
+{
+	const char *dots = strstr(val, "..");
+	u32 v;
+
+	if (!dots) {
+		if (parse_percent(val, val + strlen(val), &v))
+			return -EINVAL;
+		b->flags |= FORECAST_BAL_USAGE;
+		b->usage = v;
+		return 0;
+	}
+	b->usage_min = 0;
+	b->usage_max = 100;
+	if (dots != val && parse_percent(val, dots, &b->usage_min))
+		return -EINVAL;
+	if (dots[2] && parse_percent(dots + 2, dots + 2 + strlen(dots + 2), &b->usage_max))
+		return -EINVAL;
+	if (b->usage_min > b->usage_max)
+		return -EINVAL;
+	b->flags |= FORECAST_BAL_USAGE_RANGE;
+	return 0;
+}
+
+static int parse_balance_filter(char *tok, struct forecast_balance_args *b)
+{
+	char *val = strchr(tok, '=');
+
+	if (val)
+		*val++ = 0;
+	if (!strcmp(tok, "soft") && !val) {
+		b->flags |= FORECAST_BAL_SOFT;
+		return 0;
+	}
+	if (!val || !*val)
+		return -EINVAL;
+	if (!strcmp(tok, "usage"))
+		return parse_usage(val, b);
+	if (!strcmp(tok, "limit")) {
+		if (parse_u64(val, &b->limit))
+			return -EINVAL;
+		b->flags |= FORECAST_BAL_LIMIT;
+		return 0;
+	}
+	if (!strcmp(tok, "convert")) {
+		b->flags |= FORECAST_BAL_CONVERT;
+		return parse_profile(val, &b->target);
+	}
+	return -EINVAL;
+}
+
+/* "-dFILTERS -mFILTERS": each part once; an empty part selects every chunk */
+static int parse_balance(const char *arg, struct forecast_options *fc)
+{
+	char buf[512], *part, *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, arg);
+	for (part = strtok_r(buf, " ", &save); part; part = strtok_r(NULL, " ", &save)) {
+		struct forecast_balance_args *b;
+		char *tok, *save2 = NULL;
+
+		if (part[0] != '-' || (part[1] != 'd' && part[1] != 'm'))
+			return -EINVAL;
+		b = part[1] == 'd' ? &fc->bal_data : &fc->bal_meta;
+		if (b->set)
+			return -EINVAL;
+		b->set = true;
+		part += 2;
+		if (*part == ',' || strstr(part, ",,") ||
+		    (*part && part[strlen(part) - 1] == ','))
+			return -EINVAL;
+		for (tok = strtok_r(part, ",", &save2); tok; tok = strtok_r(NULL, ",", &save2))
+			if (parse_balance_filter(tok, b))
+				return -EINVAL;
+		if ((b->flags & FORECAST_BAL_SOFT) && !(b->flags & FORECAST_BAL_CONVERT))
+			return -EINVAL;
+	}
+	return fc->bal_data.set || fc->bal_meta.set ? 0 : -EINVAL;
+}
+
 static int forecast_option(int opt, const char *arg, void *ctx)
 {
 	struct forecast_args *a = ctx;
@@ -123,6 +231,8 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 		return parse_profile(arg, &a->fc.metadata_profile);
 	case OPT_FAIL_BELOW:
 		return parse_fail_below(arg, a);
+	case OPT_BALANCE:
+		return parse_balance(arg, &a->fc);
 	default:
 		return -EINVAL;
 	}
@@ -194,6 +304,36 @@ static void print_fill(struct fmt_ctx *fctx, const char *key, const char *label,
 	fmt_group_end(fctx);
 }
 
+static void print_balance(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
+{
+	const struct forecast_balance *bal = &fc->balance;
+	u32 i;
+
+	if (!bal->present)
+		return;
+	fmt_group_start(fctx, "balance", "Balance what-if (formulas.md section 21.8)");
+	fmt_u64(fctx, "nr_selected", "Block groups selected", bal->nr_selected);
+	fmt_array_start(fctx, "selected", "Selected, in relocation order");
+	for (i = 0; i < bal->nr_selected; i++)
+		fmt_u64(fctx, "logical", "logical", bal->selected[i]);
+	fmt_array_end(fctx);
+	fmt_size(fctx, "moved_bytes", "Bytes moved", bal->moved_bytes);
+	fmt_bool(fctx, "can_start", "Can start (a chunk of each target profile fits)",
+		 bal->can_start);
+	fmt_u64(fctx, "nr_new_chunks", "New chunks for what does not fit", bal->nr_new_chunks);
+	fmt_size(fctx, "new_chunk_bytes", "Their usable bytes", bal->new_chunk_bytes);
+	fmt_size(fctx, "unplaced_bytes", "Moved bytes no chunk can take (ENOSPC)",
+		 bal->unplaced_bytes);
+	fmt_bool(fctx, "exact", "Exact (moved bytes fit existing free space)", bal->exact);
+	fmt_str(fctx, "accuracy", "Accuracy", bal->exact ?
+		"exact: the moved extents fit the free space of the block groups kept" :
+		"estimate: per device the new chunks' bytes (may_differ) may be placed otherwise");
+	print_per_device(fctx, "unallocated_after", "Unallocated after", fc,
+			 bal->unallocated_after);
+	print_per_device(fctx, "may_differ", "May differ by", fc, bal->may_differ);
+	fmt_group_end(fctx);
+}
+
 void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 {
 	char version[32];
@@ -220,6 +360,7 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 		fmt_size(fctx, "metadata_bytes", "Metadata", fc->mixed_metadata_bytes);
 		fmt_group_end(fctx);
 	}
+	print_balance(fctx, fc);
 	fmt_group_end(fctx);
 }
 

@@ -476,6 +476,273 @@ static int mixed_estimate(const struct space_report *report, struct btrfs_foreca
 	return ret;
 }
 
+/*
+ * The balance what-if.  should_balance_chunk() of fs/btrfs/volumes.c
+ * (6.18) for the filters modelled: the chunk type picks the arguments
+ * (DATA, also mixed; SYSTEM takes the metadata ones, as btrfs-progs
+ * copies -m to -s), then chunk_usage_filter() / chunk_usage_range_filter()
+ * with mult_perc(length, N) = length * N / 100 rounded down, then
+ * chunk_soft_convert_filter(), then limit last.  __btrfs_balance() walks
+ * the chunk tree from the highest logical down.
+ */
+static bool usage_selects(const struct btrfs_block_group *bg,
+			  const struct forecast_balance_args *a)
+{
+	u64 lo, hi;
+
+	if (a->flags & FORECAST_BAL_USAGE) {
+		/* usage_min aliases the low half of usage in the kernel's union */
+		if ((u32)a->usage == 0)
+			hi = 1;
+		else if (a->usage > 100)
+			hi = bg->length;
+		else
+			hi = bg->length * a->usage / 100;
+		if (bg->used >= hi)
+			return false;
+	}
+	if (a->flags & FORECAST_BAL_USAGE_RANGE) {
+		lo = a->usage_min ? bg->length * a->usage_min / 100 : 0;
+		if (a->usage_max == 0)
+			hi = 1;
+		else if (a->usage_max > 100)
+			hi = bg->length;
+		else
+			hi = bg->length * a->usage_max / 100;
+		if (bg->used < lo || bg->used >= hi)
+			return false;
+	}
+	return true;
+}
+
+static const struct forecast_balance_args *balance_args(const struct forecast_options *opts,
+							u64 flags, struct forecast_balance_args *left)
+{
+	if (flags & BTRFS_BLOCK_GROUP_DATA) {
+		/* a mixed chunk is balanced by -d or -m, with the data arguments */
+		if (!opts->bal_data.set && !((flags & BTRFS_BLOCK_GROUP_METADATA) &&
+					     opts->bal_meta.set))
+			return NULL;
+		return &left[0];
+	}
+	return opts->bal_meta.set ? &left[1] : NULL;
+}
+
+static bool should_balance(const struct btrfs_block_group *bg,
+			   struct forecast_balance_args *a)
+{
+	if (!usage_selects(bg, a))
+		return false;
+	if ((a->flags & FORECAST_BAL_CONVERT) && (a->flags & FORECAST_BAL_SOFT) &&
+	    btrfs_bg_flags_to_raid_index(bg->flags) == btrfs_bg_flags_to_raid_index(a->target))
+		return false;
+	if (a->flags & FORECAST_BAL_LIMIT) {
+		if (a->limit == 0)
+			return false;
+		a->limit--;
+	}
+	return true;
+}
+
+/* Where a selected block group's bytes go: its type, in the target profile */
+static u64 balance_target(const struct btrfs_block_group *bg,
+			  const struct forecast_balance_args *a)
+{
+	u64 profile = bg->flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+
+	if (a->flags & FORECAST_BAL_CONVERT)
+		profile = a->target;
+	return (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) | profile;
+}
+
+static bool same_target(u64 flags, u64 target)
+{
+	return (flags & BTRFS_BLOCK_GROUP_TYPE_MASK) == (target & BTRFS_BLOCK_GROUP_TYPE_MASK) &&
+	       btrfs_bg_flags_to_raid_index(flags) == btrfs_bg_flags_to_raid_index(target);
+}
+
+struct balance_group {
+	u64 target;
+	u64 moved;
+};
+
+#define FORECAST_MAX_TARGETS	64
+
+static int select_chunks(const struct space_report *report, const struct forecast_options *opts,
+			 struct forecast_balance *bal, bool *picked,
+			 struct balance_group *groups, u32 *nr_groups)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	struct forecast_balance_args left[2] = { opts->bal_data, opts->bal_meta };
+	u32 i, g, n = fs_info->nr_block_groups;
+
+	bal->selected = calloc(n ? n : 1, sizeof(u64));
+	if (!bal->selected)
+		return -ENOMEM;
+	/* block groups are held by start: walk them from the last */
+	for (i = n; i-- > 0;) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+		const struct forecast_balance_args *a;
+		u64 target;
+
+		a = balance_args(opts, bg->flags, left);
+		if (!a || !should_balance(bg, (struct forecast_balance_args *)a))
+			continue;
+		picked[i] = true;
+		bal->selected[bal->nr_selected++] = bg->start;
+		bal->moved_bytes += bg->used;
+		target = balance_target(bg, a);
+		for (g = 0; g < *nr_groups; g++)
+			if (groups[g].target == target)
+				break;
+		if (g == *nr_groups) {
+			if (g >= FORECAST_MAX_TARGETS)
+				return -EINVAL;
+			groups[g].target = target;
+			groups[g].moved = 0;
+			(*nr_groups)++;
+		}
+		groups[g].moved += bg->used;
+	}
+	return 0;
+}
+
+static u64 target_chunk_size(const struct space_report *report, u64 target)
+{
+	const struct space_report_space_info *si;
+
+	si = find_space(report, target & BTRFS_BLOCK_GROUP_TYPE_MASK);
+	if (si && si->info.chunk_size)
+		return si->info.chunk_size;
+	return target & BTRFS_BLOCK_GROUP_SYSTEM ? 32ULL << 20 : 256ULL << 20;
+}
+
+/* Relocation starts when a chunk of each target profile can be made now */
+static int balance_can_start(const struct space_report *report, const struct btrfs_forecast *fc,
+			     const struct balance_group *groups, u32 nr_groups, bool *ok)
+{
+	u32 g;
+	int ret;
+
+	*ok = true;
+	for (g = 0; g < nr_groups && *ok; g++) {
+		struct btrfs_alloc_state st;
+		struct btrfs_chunk_map *map;
+
+		ret = fill_state(report, fc, false, &st);
+		if (ret)
+			return ret;
+		map = btrfs_alloc_create_chunk(&st, groups[g].target,
+					       target_chunk_size(report, groups[g].target), &ret);
+		btrfs_alloc_state_free(&st);
+		if (!map && ret == -ENOMEM)
+			return ret;
+		*ok = map != NULL;
+		free(map);
+	}
+	return 0;
+}
+
+static void charge_new_chunks(const struct btrfs_alloc_state *st, const u64 *before, u64 *diff)
+{
+	u32 i;
+
+	for (i = 0; i < st->nr_devs; i++)
+		diff[i] += st->devs[i].bytes_used - before[i];
+}
+
+/*
+ * The selected chunks' dev extents freed; each target's moved bytes go
+ * first into the free space of the block groups left of that type and
+ * profile, the rest into new chunks made by the allocator (with
+ * check_system_chunk() before each).
+ */
+static int balance_after(const struct space_report *report, const struct btrfs_forecast *fc,
+			 struct forecast_balance *bal, const bool *picked,
+			 const struct balance_group *groups, u32 nr_groups)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	struct btrfs_alloc_state st;
+	struct system_room room;
+	u64 *before;
+	u32 i, g;
+	int ret;
+
+	ret = fill_state(report, fc, false, &st);
+	if (ret)
+		return ret;
+	before = calloc(st.nr_devs ? st.nr_devs : 1, sizeof(u64));
+	if (!before) {
+		btrfs_alloc_state_free(&st);
+		return -ENOMEM;
+	}
+	for (i = 0; i < fs_info->nr_block_groups; i++)
+		if (picked[i])
+			btrfs_alloc_remove_chunk(&st, fs_info->block_groups[i].map);
+	system_room_init(report, &room);
+	bal->exact = true;
+	for (g = 0; g < nr_groups && !ret; g++) {
+		u64 room_left = 0, need = groups[g].moved;
+
+		for (i = 0; i < fs_info->nr_block_groups; i++)
+			if (!picked[i] && same_target(fs_info->block_groups[i].flags,
+						      groups[g].target))
+				room_left += bg_free(&fs_info->block_groups[i]);
+		if (need <= room_left)
+			continue;
+		need -= room_left;
+		bal->exact = false;
+		for (i = 0; i < st.nr_devs; i++)
+			before[i] = st.devs[i].bytes_used;
+		while (need && !ret) {
+			u64 got = allocate_chunks(&st, &room, groups[g].target,
+						  target_chunk_size(report, groups[g].target),
+						  NULL, 1, &ret);
+
+			if (!got)
+				break;
+			bal->nr_new_chunks++;
+			bal->new_chunk_bytes += got;
+			need -= min_t(u64, need, got);
+		}
+		bal->unplaced_bytes += need;
+		charge_new_chunks(&st, before, bal->may_differ);
+	}
+	if (!ret)
+		unallocated_now(&st, bal->unallocated_after);
+	free(before);
+	btrfs_alloc_state_free(&st);
+	return ret;
+}
+
+static int balance_whatif(const struct space_report *report, const struct forecast_options *opts,
+			  struct btrfs_forecast *fc)
+{
+	struct forecast_balance *bal = &fc->balance;
+	struct balance_group groups[FORECAST_MAX_TARGETS];
+	u32 nr_groups = 0, n = report->fs_info->nr_block_groups;
+	bool *picked;
+	int ret;
+
+	if (!opts->bal_data.set && !opts->bal_meta.set)
+		return 0;
+	bal->present = true;
+	picked = calloc(n ? n : 1, sizeof(bool));
+	bal->unallocated_after = calloc(fc->nr_devs ? fc->nr_devs : 1, sizeof(u64));
+	bal->may_differ = calloc(fc->nr_devs ? fc->nr_devs : 1, sizeof(u64));
+	ret = -ENOMEM;
+	if (!picked || !bal->unallocated_after || !bal->may_differ)
+		goto out;
+	ret = select_chunks(report, opts, bal, picked, groups, &nr_groups);
+	if (!ret)
+		ret = balance_can_start(report, fc, groups, nr_groups, &bal->can_start);
+	if (!ret)
+		ret = balance_after(report, fc, bal, picked, groups, nr_groups);
+out:
+	free(picked);
+	return ret;
+}
+
 int btrfs_build_forecast(const struct space_report *report,
 			 const struct forecast_options *opts,
 			 struct btrfs_forecast *fc)
@@ -513,6 +780,8 @@ int btrfs_build_forecast(const struct space_report *report,
 		ret = forecast_fill(report, fc, &fc->metadata, &fc->data);
 	if (!ret)
 		ret = mixed_estimate(report, fc);
+	if (!ret)
+		ret = balance_whatif(report, opts, fc);
 	return ret;
 }
 
@@ -529,6 +798,9 @@ void btrfs_free_forecast(struct btrfs_forecast *fc)
 	free_fill(&fc->metadata);
 	free(fc->devids);
 	free(fc->unused_bgs);
+	free(fc->balance.selected);
+	free(fc->balance.unallocated_after);
+	free(fc->balance.may_differ);
 	memset(fc, 0, sizeof(*fc));
 }
 

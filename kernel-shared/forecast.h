@@ -28,12 +28,49 @@ struct forecast_fill {
 	u64 *soft;			/* usable only by the other type's profile */
 };
 
+/*
+ * One type's balance filters, the subset of struct btrfs_balance_args
+ * (fs/btrfs/volumes.c, should_balance_chunk()) that forecast models
+ */
+#define FORECAST_BAL_USAGE		(1U << 0)	/* usage=N */
+#define FORECAST_BAL_USAGE_RANGE	(1U << 1)	/* usage=MIN..MAX */
+#define FORECAST_BAL_LIMIT		(1U << 2)
+#define FORECAST_BAL_CONVERT		(1U << 3)
+#define FORECAST_BAL_SOFT		(1U << 4)
+
+struct forecast_balance_args {
+	bool set;			/* -d or -m given */
+	u32 flags;
+	u64 usage;
+	u32 usage_min;
+	u32 usage_max;
+	u64 limit;
+	u64 target;			/* convert: profile bits, 0 = single */
+};
+
+/* The balance what-if: the chunks selected, relocated, and what is left */
+struct forecast_balance {
+	bool present;
+	u64 *selected;			/* logical starts, in the order relocated */
+	u32 nr_selected;
+	u64 moved_bytes;		/* used bytes of the selected block groups */
+	bool can_start;			/* a chunk of every target profile can be made */
+	u64 *unallocated_after;		/* per device (forecast devids) */
+	u32 nr_new_chunks;		/* chunks made for what did not fit */
+	u64 new_chunk_bytes;		/* their usable bytes */
+	u64 unplaced_bytes;		/* moved bytes no chunk could take: -ENOSPC */
+	bool exact;			/* everything moved fits existing free space */
+	u64 *may_differ;		/* per device: raw bytes of the new chunks */
+};
+
 struct forecast_options {
 	u32 kernel_version;
 	bool data_profile_set;
 	u64 data_profile;		/* profile bits, 0 = single */
 	bool metadata_profile_set;
 	u64 metadata_profile;
+	struct forecast_balance_args bal_data;		/* -d */
+	struct forecast_balance_args bal_meta;		/* -m, also SYSTEM as btrfs-progs does */
 };
 
 struct btrfs_forecast {
@@ -49,6 +86,7 @@ struct btrfs_forecast {
 	double metadata_ratio;		/* metadata used / data used */
 	u64 mixed_data_bytes;
 	u64 mixed_metadata_bytes;
+	struct forecast_balance balance;
 };
 
 void forecast_options_init(struct forecast_options *opts);
