@@ -485,7 +485,7 @@ static int mixed_estimate(const struct space_report *report, struct btrfs_foreca
  * chunk_soft_convert_filter(), then limit last.  __btrfs_balance() walks
  * the chunk tree from the highest logical down.
  */
-static bool usage_selects(const struct btrfs_block_group *bg,
+static bool usage_selects(const struct btrfs_block_group *bg, u64 used,
 			  const struct forecast_balance_args *a)
 {
 	u64 lo, hi;
@@ -498,7 +498,7 @@ static bool usage_selects(const struct btrfs_block_group *bg,
 			hi = bg->length;
 		else
 			hi = bg->length * a->usage / 100;
-		if (bg->used >= hi)
+		if (used >= hi)
 			return false;
 	}
 	if (a->flags & FORECAST_BAL_USAGE_RANGE) {
@@ -509,7 +509,7 @@ static bool usage_selects(const struct btrfs_block_group *bg,
 			hi = bg->length;
 		else
 			hi = bg->length * a->usage_max / 100;
-		if (bg->used < lo || bg->used >= hi)
+		if (used < lo || used >= hi)
 			return false;
 	}
 	return true;
@@ -528,10 +528,10 @@ static const struct forecast_balance_args *balance_args(const struct forecast_op
 	return opts->bal_meta.set ? &left[1] : NULL;
 }
 
-static bool should_balance(const struct btrfs_block_group *bg,
+static bool should_balance(const struct btrfs_block_group *bg, u64 used,
 			   struct forecast_balance_args *a)
 {
-	if (!usage_selects(bg, a))
+	if (!usage_selects(bg, used, a))
 		return false;
 	if ((a->flags & FORECAST_BAL_CONVERT) && (a->flags & FORECAST_BAL_SOFT) &&
 	    btrfs_bg_flags_to_raid_index(bg->flags) == btrfs_bg_flags_to_raid_index(a->target))
@@ -564,9 +564,48 @@ static bool same_target(u64 flags, u64 target)
 struct balance_group {
 	u64 target;
 	u64 moved;
+	u64 overflow;		/* what the kept block groups could not take */
 };
 
 #define FORECAST_MAX_TARGETS	64
+
+static u32 find_group(struct balance_group *groups, u32 *nr_groups, u64 target)
+{
+	u32 g;
+
+	for (g = 0; g < *nr_groups; g++)
+		if (groups[g].target == target)
+			return g;
+	if (g >= FORECAST_MAX_TARGETS)
+		return g;
+	memset(&groups[g], 0, sizeof(groups[g]));
+	groups[g].target = target;
+	(*nr_groups)++;
+	return g;
+}
+
+/*
+ * A relocated block group's bytes go to the writable block groups of the
+ * target, lowest logical first, raising their used before the walk
+ * reaches them: what the filters see is the used of that moment.
+ */
+static u64 place_moved(const struct btrfs_fs_info *fs_info, const bool *picked, u64 *used,
+		       u64 target, u64 bytes)
+{
+	u32 j;
+
+	for (j = 0; j < fs_info->nr_block_groups && bytes; j++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[j];
+		u64 held = used[j] + bg->bytes_super, take;
+
+		if (picked[j] || bg->ro || held >= bg->length || !same_target(bg->flags, target))
+			continue;
+		take = min_t(u64, bytes, bg->length - held);
+		used[j] += take;
+		bytes -= take;
+	}
+	return bytes;
+}
 
 static int select_chunks(const struct space_report *report, const struct forecast_options *opts,
 			 struct forecast_balance *bal, bool *picked,
@@ -575,35 +614,38 @@ static int select_chunks(const struct space_report *report, const struct forecas
 	const struct btrfs_fs_info *fs_info = report->fs_info;
 	struct forecast_balance_args left[2] = { opts->bal_data, opts->bal_meta };
 	u32 i, g, n = fs_info->nr_block_groups;
+	u64 *used;
 
 	bal->selected = calloc(n ? n : 1, sizeof(u64));
-	if (!bal->selected)
+	used = calloc(n ? n : 1, sizeof(u64));
+	if (!bal->selected || !used) {
+		free(used);
 		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		used[i] = fs_info->block_groups[i].used;
 	/* block groups are held by start: walk them from the last */
 	for (i = n; i-- > 0;) {
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
-		const struct forecast_balance_args *a;
+		struct forecast_balance_args *a;
 		u64 target;
 
-		a = balance_args(opts, bg->flags, left);
-		if (!a || !should_balance(bg, (struct forecast_balance_args *)a))
+		a = (struct forecast_balance_args *)balance_args(opts, bg->flags, left);
+		if (!a || !should_balance(bg, used[i], a))
 			continue;
 		picked[i] = true;
 		bal->selected[bal->nr_selected++] = bg->start;
-		bal->moved_bytes += bg->used;
+		bal->moved_bytes += used[i];
 		target = balance_target(bg, a);
-		for (g = 0; g < *nr_groups; g++)
-			if (groups[g].target == target)
-				break;
-		if (g == *nr_groups) {
-			if (g >= FORECAST_MAX_TARGETS)
-				return -EINVAL;
-			groups[g].target = target;
-			groups[g].moved = 0;
-			(*nr_groups)++;
+		g = find_group(groups, nr_groups, target);
+		if (g >= FORECAST_MAX_TARGETS) {
+			free(used);
+			return -EINVAL;
 		}
-		groups[g].moved += bg->used;
+		groups[g].moved += used[i];
+		groups[g].overflow += place_moved(fs_info, picked, used, target, used[i]);
 	}
+	free(used);
 	return 0;
 }
 
@@ -682,15 +724,10 @@ static int balance_after(const struct space_report *report, const struct btrfs_f
 	system_room_init(report, &room);
 	bal->exact = true;
 	for (g = 0; g < nr_groups && !ret; g++) {
-		u64 room_left = 0, need = groups[g].moved;
+		u64 need = groups[g].overflow;
 
-		for (i = 0; i < fs_info->nr_block_groups; i++)
-			if (!picked[i] && same_target(fs_info->block_groups[i].flags,
-						      groups[g].target))
-				room_left += bg_free(&fs_info->block_groups[i]);
-		if (need <= room_left)
+		if (!need)
 			continue;
-		need -= room_left;
 		bal->exact = false;
 		for (i = 0; i < st.nr_devs; i++)
 			before[i] = st.devs[i].bytes_used;

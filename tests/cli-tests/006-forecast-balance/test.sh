@@ -2,8 +2,10 @@
 # forecast --balance on fixtures, without a kernel (formulas.md 21.8):
 # - the selection is recomputed here from the block-groups JSON with the
 #   kernel's filters (mult_perc rounding, usage=0 meaning used < 1, range
-#   ends, soft convert, limit last, highest logical first) and must equal
-#   balance.selected, in order; moved_bytes is the sum of their used;
+#   ends, soft convert, limit last, highest logical first, each relocated
+#   block group's bytes raising the used of the kept ones of its target,
+#   lowest first) and must equal balance.selected, in order; moved_bytes
+#   is the sum of the used relocated;
 # - unallocated_after is the unallocated space now (a filter selecting
 #   nothing) plus the selected chunks' stripes, minus may_differ (the new
 #   chunks' raw bytes); exact means no new chunk;
@@ -49,8 +51,8 @@ for part in filters.split():
         k, _, v = f.partition("=")
         a[k] = v
     args[part[1]] = a
-def selects(bg, a):
-    used, length = bg["used"], bg["length"]
+def selects(bg, used, a):
+    length = bg["length"]
     u = a.get("usage")
     if u is not None and ".." not in u:
         thresh = 1 if int(u) == 0 else length * int(u) // 100
@@ -75,6 +77,11 @@ for a in args.values():
     if "limit" in a:
         a["limit"] = int(a["limit"])
 want = []
+moved = 0
+used = {b["start"]: b["used"] for b in bgs}
+picked = set()
+def profile_of(bg, a):
+    return a.get("convert", bg["profile"]) if "convert" in a else bg["profile"]
 for bg in sorted(bgs, key=lambda b: -b["start"]):
     t = bg["flags"]
     if t & 1:
@@ -84,13 +91,27 @@ for bg in sorted(bgs, key=lambda b: -b["start"]):
         a = args.get("m")
     if a is None:
         continue
-    if selects(bg, a):
+    if selects(bg, used[bg["start"]], a):
         want.append(bg)
+        picked.add(bg["start"])
+        moved += used[bg["start"]]
+        # the moved bytes raise the used of kept block groups, lowest first
+        left = used[bg["start"]]
+        target = profile_of(bg, a)
+        for o in sorted(bgs, key=lambda b: b["start"]):
+            if not left:
+                break
+            if o["start"] in picked or o["read_only"] or o["flags"] & 7 != bg["flags"] & 7 \
+               or o["profile"] != target:
+                continue
+            take = min(left, max(0, o["length"] - used[o["start"]] - o["bytes_super"]))
+            used[o["start"]] += take
+            left -= take
 bad = []
 if bal["selected"] != [b["start"] for b in want]:
     bad.append("selected %s, recomputed %s" % (bal["selected"][:8], [b["start"] for b in want][:8]))
-if bal["moved_bytes"] != sum(b["used"] for b in want):
-    bad.append("moved_bytes %d, sum of used %d" % (bal["moved_bytes"], sum(b["used"] for b in want)))
+if bal["moved_bytes"] != moved:
+    bad.append("moved_bytes %d, recomputed %d" % (bal["moved_bytes"], moved))
 if base["selected"]:
     bad.append("limit=0 selected %s" % base["selected"])
 freed = {}
