@@ -565,6 +565,7 @@ struct balance_group {
 	u64 target;
 	u64 moved;
 	u64 overflow;		/* what the kept block groups could not take */
+	u32 cursor;		/* below it: full, relocated or of another target */
 };
 
 #define FORECAST_MAX_TARGETS	64
@@ -590,19 +591,22 @@ static u32 find_group(struct balance_group *groups, u32 *nr_groups, u64 target)
  * reaches them: what the filters see is the used of that moment.
  */
 static u64 place_moved(const struct btrfs_fs_info *fs_info, const bool *picked, u64 *used,
-		       u64 target, u64 bytes)
+		       struct balance_group *group, u64 bytes)
 {
-	u32 j;
-
-	for (j = 0; j < fs_info->nr_block_groups && bytes; j++) {
+	/* a block group passed stays passed: the walk is linear per target */
+	for (; group->cursor < fs_info->nr_block_groups && bytes; group->cursor++) {
+		u32 j = group->cursor;
 		const struct btrfs_block_group *bg = &fs_info->block_groups[j];
 		u64 held = used[j] + bg->bytes_super, take;
 
-		if (picked[j] || bg->ro || held >= bg->length || !same_target(bg->flags, target))
+		if (picked[j] || bg->ro || held >= bg->length ||
+		    !same_target(bg->flags, group->target))
 			continue;
 		take = min_t(u64, bytes, bg->length - held);
 		used[j] += take;
 		bytes -= take;
+		if (used[j] + bg->bytes_super < bg->length)
+			break;
 	}
 	return bytes;
 }
@@ -643,7 +647,7 @@ static int select_chunks(const struct space_report *report, const struct forecas
 			return -EINVAL;
 		}
 		groups[g].moved += used[i];
-		groups[g].overflow += place_moved(fs_info, picked, used, target, used[i]);
+		groups[g].overflow += place_moved(fs_info, picked, used, &groups[g], used[i]);
 	}
 	free(used);
 	return 0;
