@@ -26,8 +26,9 @@ static const char * const cmd_replay_usage[] = {
 	"With update_bytes_may_use (and update_bytes_pinned) part 1 also evaluates every reservation.",
 	"Part 2, delalloc list locking, needs btrfs_set_extent_bit and btrfs_clear_extent_bit.",
 	"Part 3, delayed refs of dropped data extents, needs add_delayed_ref_head and run_delayed_ref_head.",
+	"Part 4, metadata over-commit, needs btrfs_done_preemptive_reclaim and update_bytes_may_use.",
 	"",
-	"--part N           replay only part N (1, 2 or 3; may be repeated)",
+	"--part N           replay only part N (1 to 4; may be repeated)",
 	"--kernel VERSION   a kernel to re-evaluate with (may be repeated; default 5.12, 5.15, 6.18)",
 	"--recorded-kernel VERSION  the kernel that recorded the trace (default: the capture marker's, else 6.18)",
 	"--fsid UUID        the filesystem to replay (default: the capture marker's or the first seen)",
@@ -109,7 +110,7 @@ static int replay_option(int opt, const char *arg, void *ctx)
 
 	switch (opt) {
 	case OPT_PART:
-		if (strcmp(arg, "1") && strcmp(arg, "2") && strcmp(arg, "3"))
+		if (strlen(arg) != 1 || arg[0] < '1' || arg[0] > '4')
 			return -EINVAL;
 		a->parts |= 1U << (arg[0] - '0');
 		return 0;
@@ -433,8 +434,49 @@ static void print_drefs(struct fmt_ctx *f, const struct btrfs_replay *r)
 	fmt_group_end(f);
 }
 
+static void print_overcommit(struct fmt_ctx *f, const struct btrfs_replay *r)
+{
+	const struct replay_overcommit *oc = &r->oc;
+	char ver[32];
+	u32 k;
+
+	fmt_group_start(f, "overcommit", "Part 4: metadata over-commit (btrfs_can_overcommit)");
+	fmt_u64(f, "rises", "Reservations weighed (may_use rises)", oc->rises);
+	fmt_u64(f, "overcommits", "Granted past total_bytes", oc->overcommits);
+	fmt_u64(f, "within_flush_all", "Within the FLUSH_ALL room (1/8)", oc->within_flush_all);
+	fmt_u64(f, "within_other_modes", "Within the other modes' room (1/2) only", oc->within_other);
+	fmt_u64(f, "beyond_room", "Beyond every mode's room", oc->beyond);
+	fmt_size(f, "max_over", "Most bytes past total_bytes", oc->max_over);
+	fmt_ratio(f, "max_over_percent_of_room", "Of the 1/2 room, most used %",
+		  oc->max_over_permille / 10.0);
+	fmt_u64(f, "tickets", "Reservations that waited (btrfs_reserve_ticket)", oc->tickets);
+	fmt_str(f, "inputs", "Inputs",
+		"bytes_may_use, bytes_pinned exact; total_bytes, chunk_free_space from the last recorded state");
+	fmt_array_start(f, "kernels", "Per kernel (room of the non-FLUSH_ALL modes)");
+	for (k = 0; k < r->nr_kernels; k++) {
+		fmt_group_start(f, NULL, NULL);
+		fmt_str(f, "kernel", "kernel",
+			btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)));
+		fmt_u64(f, "allowed", "allowed", oc->allowed[k]);
+		fmt_u64(f, "zoned_allowed", "zoned_allowed", oc->zoned_allowed[k]);
+		fmt_group_end(f);
+	}
+	fmt_array_end(f);
+	fmt_array_start(f, "beyond", "Beyond the room");
+	for (k = 0; k < oc->nr_listed; k++) {
+		fmt_group_start(f, NULL, NULL);
+		fmt_u64(f, "line", "line", oc->listed[k].lineno);
+		fmt_size(f, "over", "over", oc->listed[k].over);
+		fmt_size(f, "room", "room", oc->listed[k].room);
+		fmt_group_end(f);
+	}
+	fmt_array_end(f);
+	fmt_group_end(f);
+}
+
 static const char * const part_names[] = { "", "preemptive flushing", "delalloc list locking",
-					    "delayed refs of dropped data extents" };
+					    "delayed refs of dropped data extents",
+					    "metadata over-commit" };
 
 /* Which parts to print; refuses a part asked for whose events are missing */
 static int choose_parts(const struct btrfs_replay *r, u32 asked, u32 *parts)
@@ -443,7 +485,7 @@ static int choose_parts(const struct btrfs_replay *r, u32 asked, u32 *parts)
 	int part;
 
 	*parts = 0;
-	for (part = 1; part <= 3; part++) {
+	for (part = 1; part <= 4; part++) {
 		btrfs_replay_missing(r, part, missing, sizeof(missing));
 		if (!missing[0]) {
 			if (!asked || (asked & (1U << part)))
@@ -460,7 +502,7 @@ static int choose_parts(const struct btrfs_replay *r, u32 asked, u32 *parts)
 				part_names[part], missing);
 	}
 	if (!*parts) {
-		error("the trace has none of the events a part needs: btrfs_done_preemptive_reclaim (part 1), btrfs_set_extent_bit and btrfs_clear_extent_bit (part 2), add_delayed_ref_head and run_delayed_ref_head (part 3)");
+		error("the trace has none of the events a part needs: btrfs_done_preemptive_reclaim (part 1), btrfs_set_extent_bit and btrfs_clear_extent_bit (part 2), add_delayed_ref_head and run_delayed_ref_head (part 3), btrfs_done_preemptive_reclaim and update_bytes_may_use (part 4)");
 		return 1;
 	}
 	return 0;
@@ -521,6 +563,8 @@ static int replay_run(struct btrfs_replay *r, const struct cmd_options *opts,
 		print_delalloc(&f, r);
 	if (parts & 8)
 		print_drefs(&f, r);
+	if (parts & 16)
+		print_overcommit(&f, r);
 	fmt_end(&f);
 	return 0;
 }

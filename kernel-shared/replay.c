@@ -48,20 +48,25 @@ static const char * const event_names[REPLAY_EV_COUNT] = {
 	[REPLAY_EV_ADD_DELAYED_DATA_REF] = "add_delayed_data_ref",
 };
 
-/* The part each event feeds (0: read by none yet) */
-static const u8 event_part[REPLAY_EV_COUNT] = {
-	[REPLAY_EV_DONE_PREEMPT] = 1,
-	[REPLAY_EV_TRIGGER_FLUSH] = 1,
-	[REPLAY_EV_FLUSH_SPACE] = 1,
-	[REPLAY_EV_FAIL_ALL_TICKETS] = 1,
-	[REPLAY_EV_UPDATE_MAY_USE] = 1,
-	[REPLAY_EV_UPDATE_PINNED] = 1,
-	[REPLAY_EV_SET_EXTENT_BIT] = 2,
-	[REPLAY_EV_CLEAR_EXTENT_BIT] = 2,
-	[REPLAY_EV_CONVERT_EXTENT_BIT] = 2,
-	[REPLAY_EV_ADD_DELAYED_REF_HEAD] = 3,
-	[REPLAY_EV_RUN_DELAYED_REF_HEAD] = 3,
-	[REPLAY_EV_ADD_DELAYED_DATA_REF] = 3,
+/* The parts each event feeds, as bit N for part N (0: read by none yet) */
+#define P1	(1U << 1)
+#define P2	(1U << 2)
+#define P3	(1U << 3)
+#define P4	(1U << 4)
+static const u8 event_parts[REPLAY_EV_COUNT] = {
+	[REPLAY_EV_DONE_PREEMPT] = P1 | P4,
+	[REPLAY_EV_TRIGGER_FLUSH] = P1,
+	[REPLAY_EV_FLUSH_SPACE] = P1,
+	[REPLAY_EV_FAIL_ALL_TICKETS] = P1 | P4,
+	[REPLAY_EV_UPDATE_MAY_USE] = P1 | P4,
+	[REPLAY_EV_UPDATE_PINNED] = P1 | P4,
+	[REPLAY_EV_RESERVE_TICKET] = P4,
+	[REPLAY_EV_SET_EXTENT_BIT] = P2,
+	[REPLAY_EV_CLEAR_EXTENT_BIT] = P2,
+	[REPLAY_EV_CONVERT_EXTENT_BIT] = P2,
+	[REPLAY_EV_ADD_DELAYED_REF_HEAD] = P3,
+	[REPLAY_EV_RUN_DELAYED_REF_HEAD] = P3,
+	[REPLAY_EV_ADD_DELAYED_DATA_REF] = P3,
 };
 
 const char *btrfs_replay_event_name(int ev)
@@ -538,6 +543,62 @@ static void resolve_point(struct btrfs_replay *r, const struct trace_event *ev,
 		pts->only_512++;
 }
 
+/* --- part 4: over-commit ------------------------------------------------------ */
+
+static u64 state_used(const struct btrfs_reserve_state *s)
+{
+	return s->bytes_used + s->bytes_reserved + s->bytes_pinned +
+	       s->bytes_readonly + s->bytes_zone_unusable + s->bytes_may_use;
+}
+
+/*
+ * A rise of @bytes on state @s (may_use before it): past total_bytes only
+ * btrfs_can_overcommit() grants it, used + bytes < total + room.
+ */
+static void overcommit_rise(struct btrfs_replay *r, const struct trace_event *ev,
+			    const struct btrfs_reserve_state *s, u64 bytes)
+{
+	struct replay_overcommit *oc = &r->oc;
+	struct btrfs_reserve_state z = *s;
+	u64 after = state_used(s) + bytes;
+	u64 room_other, over;
+	u32 k;
+
+	oc->rises++;
+	if (after <= s->total_bytes)
+		return;
+	oc->overcommits++;
+	over = after - s->total_bytes;
+	room_other = btrfs_calc_available_free_space(s, BTRFS_RESERVE_FLUSH_LIMIT, &r->recorded);
+	if (btrfs_can_overcommit(s, bytes, BTRFS_RESERVE_FLUSH_ALL, &r->recorded))
+		oc->within_flush_all++;
+	else if (btrfs_can_overcommit(s, bytes, BTRFS_RESERVE_FLUSH_LIMIT, &r->recorded))
+		oc->within_other++;
+	else
+		oc->beyond++;
+	oc->max_over = max_t(u64, oc->max_over, over);
+	oc->max_over_permille = max_t(u64, oc->max_over_permille,
+				      room_other ? over * 1000 / room_other : 1000000);
+	if (oc->nr_listed < REPLAY_MAX_LISTED &&
+	    !btrfs_can_overcommit(s, bytes, BTRFS_RESERVE_FLUSH_LIMIT, &r->recorded)) {
+		struct replay_overcommit_line *l = &oc->listed[oc->nr_listed++];
+
+		l->lineno = ev->lineno;
+		l->over = over;
+		l->room = room_other;
+	}
+	/* the zoned what-if: 256 MiB zones, no active-zone limit */
+	z.zoned = true;
+	z.zone_size = BTRFS_DEFAULT_ZONE_SIZE;
+	z.max_active_zones = 0;
+	for (k = 0; k < r->nr_kernels; k++) {
+		oc->allowed[k] += btrfs_can_overcommit(s, bytes, BTRFS_RESERVE_FLUSH_LIMIT,
+						       &r->kernels[k]);
+		oc->zoned_allowed[k] += btrfs_can_overcommit(&z, bytes, BTRFS_RESERVE_FLUSH_LIMIT,
+							     &r->kernels[k]);
+	}
+}
+
 /* "type=METADATA old=N diff=N": the counter after the change is exact */
 static int update_bytes(struct btrfs_replay *r, const struct trace_event *ev,
 			const char *body, bool may_use)
@@ -563,6 +624,8 @@ static int update_bytes(struct btrfs_replay *r, const struct trace_event *ev,
 		pts->anchor.bytes_pinned = now;
 		return 0;
 	}
+	if (diff > 0)
+		overcommit_rise(r, ev, &pts->anchor, (u64)diff);
 	pts->anchor.bytes_may_use = now;
 	if (diff <= 0 || pts->worker_busy || ev->cpu >= REPLAY_MAX_CPUS)
 		return 0;
@@ -900,9 +963,9 @@ int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev)
 	}
 	r->events++;
 	r->seen_mask |= 1ULL << i;
-	if (r->parts && event_part[i] && !(r->parts & (1U << event_part[i])))
+	if (r->parts && event_parts[i] && !(r->parts & event_parts[i]))
 		return 0;		/* a part not asked for */
-	if (event_part[i] == 1)
+	if (event_parts[i] & P1)
 		resolve_point(r, ev, i == REPLAY_EV_TRIGGER_FLUSH &&
 			      !strncmp(body, "preempt:", 8));
 	switch (i) {
@@ -913,6 +976,9 @@ int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev)
 	case REPLAY_EV_UPDATE_MAY_USE:
 	case REPLAY_EV_UPDATE_PINNED:
 		return update_bytes(r, ev, body, i == REPLAY_EV_UPDATE_MAY_USE);
+	case REPLAY_EV_RESERVE_TICKET:
+		r->oc.tickets++;
+		return 0;
 	case REPLAY_EV_TRIGGER_FLUSH:
 		return trigger_flush(r, body);
 	case REPLAY_EV_FLUSH_SPACE:
@@ -966,7 +1032,8 @@ void btrfs_replay_missing(const struct btrfs_replay *r, int part, char *buf, siz
 	static const int part2[] = { REPLAY_EV_SET_EXTENT_BIT, REPLAY_EV_CLEAR_EXTENT_BIT, -1 };
 	static const int part3[] = { REPLAY_EV_ADD_DELAYED_REF_HEAD,
 				     REPLAY_EV_RUN_DELAYED_REF_HEAD, -1 };
-	const int *need = part == 1 ? part1 : part == 2 ? part2 : part3;
+	static const int part4[] = { REPLAY_EV_DONE_PREEMPT, REPLAY_EV_UPDATE_MAY_USE, -1 };
+	const int *need = part == 1 ? part1 : part == 2 ? part2 : part == 3 ? part3 : part4;
 	u64 have = r->enabled_mask ? r->enabled_mask : r->seen_mask;
 	size_t used = 0;
 

@@ -108,6 +108,36 @@ struct replay_points {
 	struct replay_point pending[REPLAY_MAX_CPUS];
 };
 
+/*
+ * Part 4: metadata over-commit (seed 003).  An update_bytes_may_use rise
+ * that takes used + may_use above total_bytes was granted by
+ * btrfs_can_overcommit(); the room it had is weighed with the state of the
+ * last recorded btrfs_done_preemptive_reclaim / btrfs_fail_all_tickets and
+ * the counters followed exactly since.  The flush mode is not traced, so
+ * the room of FLUSH_ALL (an eighth) and of every other mode (half) are
+ * both given.
+ */
+struct replay_overcommit_line {
+	u64 lineno;
+	u64 over;		/* bytes above total_bytes after the grant */
+	u64 room;		/* the widest room (non-FLUSH_ALL), recording kernel */
+};
+
+struct replay_overcommit {
+	u64 rises;		/* may_use rises weighed (a state known) */
+	u64 overcommits;	/* used + may_use > total_bytes after the rise */
+	u64 within_flush_all;	/* within the FLUSH_ALL room */
+	u64 within_other;	/* beyond it, within the other modes' room */
+	u64 beyond;		/* beyond every mode's room */
+	u64 max_over;
+	u64 max_over_permille;	/* over / widest room, the largest */
+	u64 tickets;		/* btrfs_reserve_ticket: a reservation had to wait */
+	u64 allowed[REPLAY_MAX_KERNELS];	/* over-commits within that kernel's room */
+	u64 zoned_allowed[REPLAY_MAX_KERNELS];	/* the same, the state taken as zoned */
+	u32 nr_listed;
+	struct replay_overcommit_line listed[REPLAY_MAX_LISTED];
+};
+
 /* Part 3: the delayed-ref heads of data extents being dropped (seed 000) */
 struct delayed_head;
 
@@ -178,6 +208,7 @@ struct btrfs_replay {
 	struct replay_points points;
 	struct replay_delalloc delalloc;
 	struct replay_delayed_refs drefs;
+	struct replay_overcommit oc;
 	char err[200];
 };
 

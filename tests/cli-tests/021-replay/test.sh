@@ -15,6 +15,12 @@
 # - replay-delayed-refs-rm20: rm of 20 files of 1 MiB: 20 dropped data heads,
 #   20 csum leaves, a size rise of 12.5 MiB (6.18) / 20 MiB (before 6.7), as
 #   csum-delete computes for the same extents;
+# - replay-overcommit (constructed, section 22.4): rises of 128, 256, 512 and
+#   1024 MiB on 1 GiB of metadata with 768 MiB taken and 4 GiB unallocated:
+#   3 over-commits, one within the FLUSH_ALL room, one within the other modes'
+#   room only, one beyond (line 8); 5.12/5.15 allow 3, 6.18 2, zoned 6.18 none;
+#   part 4 on a trace without update_bytes_may_use is refused;
+# - replay-points-16g recorded by 6.18.44: every over-commit within the room;
 # - the same output twice, from a file and from stdin, and from the trace-cmd
 #   report layout (no flags column, "cpus=" header, "print:" markers);
 # - a truncated, garbled, over-long, NUL-holding line or a missing field is a
@@ -138,6 +144,29 @@ sed "${h}d" "$dr" > "$TEST_TMP/onehead.trace"
 out=$(rj --part 3 "$TEST_TMP/onehead.trace") || exit
 expect "data drop heads, one head line removed" "$(jq .delayed_refs.data_drop_heads <<< "$out")" 19
 expect "runs of a head never added" "$(jq .delayed_refs.unknown_runs <<< "$out")" 1
+
+# --- part 4 ---------------------------------------------------------------------
+
+xz -dc "$fx/replay-overcommit.trace.xz" > "$TEST_TMP/oc.trace" || fail "cannot unpack the over-commit trace"
+out=$(rj --part 4 "$TEST_TMP/oc.trace") || exit
+expect "rises weighed" "$(jq .overcommit.rises <<< "$out")" 4
+expect "over-commits" "$(jq .overcommit.overcommits <<< "$out")" 3
+expect "within FLUSH_ALL / other / beyond" \
+	"$(jq -c '[.overcommit.within_flush_all, .overcommit.within_other_modes, .overcommit.beyond_room]' <<< "$out")" "[1,1,1]"
+expect "beyond: line, over, room" "$(jq -c '[.overcommit.beyond[] | .line, .over, .room]' <<< "$out")" \
+	"[8,1744830464,1717986918]"
+expect "allowed 5.12/5.15/6.18" "$(jq -c '[.overcommit.kernels[].allowed]' <<< "$out")" "[3,3,2]"
+expect "zoned 6.18 allowed" "$(jq '.overcommit.kernels[2].zoned_allowed' <<< "$out")" 0
+expect "tickets" "$(jq .overcommit.tickets <<< "$out")" 1
+run_mustfail "part 4 without update_bytes_may_use" "$BTRFS_SPACE" replay --part 4 "$pre"
+err=$("$BTRFS_SPACE" replay --part 4 "$pre" 2>&1 >/dev/null)
+grep -q "part 4 (metadata over-commit) needs update_bytes_may_use" <<< "$err" ||
+	fail "part 4 refusal does not name update_bytes_may_use: $err"
+
+xz -dc "$fx/replay-points-16g.trace.xz" > "$TEST_TMP/pts.trace" || fail "cannot unpack the points trace"
+out=$(rj --part 4 "$TEST_TMP/pts.trace") || exit
+expect "recorded over-commits" "$(jq .overcommit.overcommits <<< "$out")" 1361
+expect "recorded beyond the room" "$(jq .overcommit.beyond_room <<< "$out")" 0
 
 # --- layouts, determinism ---------------------------------------------------------
 
