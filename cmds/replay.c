@@ -11,7 +11,10 @@
 #include "cmds/commands.h"
 #include "common/help.h"
 #include "common/parse-utils.h"
+#include "common/output-file.h"
 #include "common/progress.h"
+#include "common/svg.h"
+#include "common/units.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/replay.h"
 #include "kernel-shared/space-info.h"
@@ -37,6 +40,8 @@ static const char * const cmd_replay_usage[] = {
 	"--data-chunk-size SIZE  the data space info's chunk size (default: image, marker, or 10G)",
 	"--nr-cpus N        the recording machine's nr_cpu_ids (per-CPU counter error)",
 	"--sectorsize N, --nodesize N  of the filesystem (default: image or marker)",
+	"--svg FILE         part 1 as an SVG timeline (may_use, used, the threshold at the clamp",
+	"                   per kernel, the triggers, where each kernel flushes); - for standard output",
 	"",
 	HELPINFO_GLOBALS,
 	HELPINFO_UNITS_SHORT_LONG,
@@ -54,6 +59,7 @@ enum {
 	OPT_NR_CPUS,
 	OPT_SECTORSIZE,
 	OPT_NODESIZE,
+	OPT_SVG,
 };
 
 static const struct option replay_longopts[] = {
@@ -67,11 +73,12 @@ static const struct option replay_longopts[] = {
 	{ "nr-cpus", required_argument, NULL, OPT_NR_CPUS },
 	{ "sectorsize", required_argument, NULL, OPT_SECTORSIZE },
 	{ "nodesize", required_argument, NULL, OPT_NODESIZE },
+	{ "svg", required_argument, NULL, OPT_SVG },
 	{ NULL, 0, NULL, 0 }
 };
 
 static const struct cmd_option_expect replay_expect[] = {
-	{ OPT_PART, "1, 2 or 3" },
+	{ OPT_PART, "1, 2, 3 or 4" },
 	{ OPT_KERNEL, "a version such as 5.12 or 6.18 (at most 8)" },
 	{ OPT_RECORDED, "a version such as 6.18" },
 	{ OPT_FSID, "a UUID such as 01234567-89ab-cdef-0123-456789abcdef" },
@@ -81,6 +88,7 @@ static const struct cmd_option_expect replay_expect[] = {
 	{ OPT_NR_CPUS, "1 to 65536" },
 	{ OPT_SECTORSIZE, "a power of two from 4096 to 65536" },
 	{ OPT_NODESIZE, "a power of two from 4096 to 65536" },
+	{ OPT_SVG, "a file to write, or - for standard output" },
 	{ 0, NULL }
 };
 
@@ -90,6 +98,7 @@ struct replay_args {
 	u32 kernels[REPLAY_MAX_KERNELS];
 	struct btrfs_replay_static st;	/* from the options */
 	char fsid[37];
+	const char *svg_path;
 };
 
 static int parse_block_size(const char *arg, u32 *out)
@@ -147,6 +156,11 @@ static int replay_option(int opt, const char *arg, void *ctx)
 		return parse_block_size(arg, &a->st.sectorsize);
 	case OPT_NODESIZE:
 		return parse_block_size(arg, &a->st.nodesize);
+	case OPT_SVG:
+		if (!arg[0])
+			return -EINVAL;
+		a->svg_path = arg;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -169,6 +183,7 @@ static int static_from_image(struct btrfs_replay *r, struct btrfs_fs_info *fs_in
 	}
 	strcpy(r->fsid, fsid);
 	r->fsid_given = true;
+	btrfs_replay_set_image_state(r, &s);
 	if (!r->st.have_profile) {
 		r->st.profile_copies = s.profile_copies;
 		r->st.have_profile = true;
@@ -312,6 +327,7 @@ static void print_points(struct fmt_ctx *f, const struct btrfs_replay *r)
 			pts->within_1pct);
 	}
 	fmt_u64(f, "before_first_state", "Rises before any recorded state", pts->no_anchor);
+	fmt_bool(f, "image_anchor", "First state from the image", r->anchor_from_image);
 	fmt_str(f, "inputs", "Inputs",
 		"bytes_may_use, bytes_pinned exact; the rest from the last recorded state (approximate)");
 	fmt_u64(f, "only_5_12", "Points 5.12 flushes in and 5.15+ not", pts->only_512);
@@ -450,6 +466,10 @@ static void print_overcommit(struct fmt_ctx *f, const struct btrfs_replay *r)
 	fmt_ratio(f, "max_over_percent_of_room", "Of the 1/2 room, most used %",
 		  oc->max_over_permille / 10.0);
 	fmt_u64(f, "tickets", "Reservations that waited (btrfs_reserve_ticket)", oc->tickets);
+	fmt_u64(f, "ticket_grants", "Over-commits granted to a waiting ticket", oc->ticket_grants);
+	fmt_u64(f, "direct", "Over-commits granted directly (no ticket)",
+		oc->overcommits - oc->ticket_grants);
+	fmt_bool(f, "image_anchor", "First state from the image", r->anchor_from_image);
 	fmt_str(f, "inputs", "Inputs",
 		"bytes_may_use, bytes_pinned exact; total_bytes, chunk_free_space from the last recorded state");
 	fmt_array_start(f, "kernels", "Per kernel (room of the non-FLUSH_ALL modes)");
@@ -471,6 +491,319 @@ static void print_overcommit(struct fmt_ctx *f, const struct btrfs_replay *r)
 		fmt_group_end(f);
 	}
 	fmt_array_end(f);
+	fmt_group_end(f);
+}
+
+/* --- part 1 as an SVG timeline ------------------------------------------------ */
+
+#define TL_WIDTH	1000.0
+#define TL_LEFT		100.0
+#define TL_PLOT_W	860.0
+#define TL_TOP		80.0
+#define TL_PLOT_H	300.0
+#define TL_STRIP	26.0
+#define TL_BAR		16.0
+
+static const char * const tl_dash[] = { "6 3", "2 2", NULL, "8 2 2 2" };
+static const char * const tl_colour[] = { "#c0392b", "#8e44ad", "#d35400", "#16a085" };
+
+static const char tl_css[] =
+	"text { font-family: sans-serif; font-size: 12px; fill: #222; }\n"
+	".title { font-size: 16px; font-weight: bold; }\n"
+	".subtitle { font-size: 12px; fill: #444; }\n"
+	".axis { font-size: 11px; fill: #555; }\n"
+	".legend { font-size: 11px; }\n"
+	"polyline { stroke-width: 1.5; }\n"
+	".bucket { fill: #000; fill-opacity: 0; }\n"
+	".bucket:hover { fill-opacity: 0.06; }\n";
+
+struct tl_draw {
+	const struct btrfs_replay *r;
+	unsigned int units;
+	u32 nb;			/* buckets drawn */
+	double bw;		/* a bucket's width */
+	double y_max;
+};
+
+static double tl_x(const struct tl_draw *d, u32 i)
+{
+	return TL_LEFT + d->bw * (i + 0.5);
+}
+
+static double tl_y(const struct tl_draw *d, u64 v)
+{
+	return TL_TOP + TL_PLOT_H - TL_PLOT_H * (double)v / d->y_max;
+}
+
+static void tl_attr_u64(struct svg *svg, const char *name, u64 v)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+	svg_shape_attr(svg, name, num);
+}
+
+static void tl_header(struct svg *svg, const struct tl_draw *d)
+{
+	const struct btrfs_replay *r = d->r;
+	const struct replay_timeline *tl = &r->timeline;
+	char line[400], ver[32];
+
+	snprintf(line, sizeof(line), "Preemptive flushing of %s, recorded by %s%s",
+		 r->fsid[0] ? r->fsid : "no filesystem",
+		 btrfs_kernel_version_str(r->st.recorded_version ? r->st.recorded_version :
+					  KERNEL_VERSION(6, 18, 0), ver, sizeof(ver)),
+		 r->recorded_assumed ? " (assumed)" : "");
+	svg_text(svg, "title", TL_LEFT, 28, line);
+	snprintf(line, sizeof(line),
+		 "%llu samples: %llu decision states (btrfs_done_preemptive_reclaim), %llu reservation points (update_bytes_may_use); %llu preempt triggers",
+		 (unsigned long long)tl->samples, (unsigned long long)r->preempt.states,
+		 (unsigned long long)r->points.points, (unsigned long long)tl->triggers);
+	svg_text(svg, "subtitle", TL_LEFT, 48, line);
+	snprintf(line, sizeof(line),
+		 "%u buckets of %llu samples each, in trace order; at a reservation point the state is the last recorded one%s, may_use and pinned followed exactly",
+		 d->nb, (unsigned long long)(tl->width ? tl->width : 1),
+		 r->anchor_from_image ? " (first: the image's)" : "");
+	svg_text(svg, "subtitle", TL_LEFT, 66, line);
+}
+
+static void tl_axes(struct svg *svg, const struct tl_draw *d)
+{
+	const struct replay_timeline *tl = &d->r->timeline;
+	char label[UNITS_BUF_LEN], line[64];
+	u32 i;
+
+	svg_rect_stroked(svg, TL_LEFT, TL_TOP, TL_PLOT_W, TL_PLOT_H, "#fff", "#999");
+	for (i = 0; i <= 4; i++) {
+		u64 v = (u64)(d->y_max * i / 4);
+		double y = tl_y(d, v);
+
+		svg_rect(svg, "grid", TL_LEFT, y, TL_PLOT_W, 0.5, "#ddd");
+		pretty_size_mode(v, d->units, label, sizeof(label));
+		svg_text(svg, "axis", 8, y + 4, label);
+	}
+	if (!d->nb)
+		return;
+	for (i = 0; i < 3; i++) {
+		u32 b = i == 0 ? 0 : i == 1 ? d->nb / 2 : d->nb - 1;
+		u64 ts = tl->b[b].ts_first - tl->b[0].ts_first;
+
+		snprintf(line, sizeof(line), "%.3f s", ts / 1e9);
+		svg_text(svg, "axis", tl_x(d, b) - 15, TL_TOP + TL_PLOT_H + 14, line);
+	}
+}
+
+/* One line of a value per bucket */
+static void tl_line(struct svg *svg, const struct tl_draw *d, const char *cls,
+		    const char *stroke, const char *dash, int what, u32 k,
+		    const char *tooltip)
+{
+	const struct replay_timeline *tl = &d->r->timeline;
+	double *xy = malloc(sizeof(*xy) * 2 * d->nb);
+	u32 i;
+
+	if (!xy)
+		return;
+	for (i = 0; i < d->nb; i++) {
+		const struct replay_svg_bucket *b = &tl->b[i];
+		u64 v = what == 0 ? b->may_use_max : what == 1 ? b->used : b->thresh[k];
+
+		xy[2 * i] = tl_x(d, i);
+		xy[2 * i + 1] = tl_y(d, v);
+	}
+	svg_polyline(svg, cls, stroke, dash, xy, d->nb, tooltip);
+	free(xy);
+}
+
+static void tl_bucket_tip(const struct tl_draw *d, u32 i, char *tip, size_t len)
+{
+	const struct btrfs_replay *r = d->r;
+	const struct replay_svg_bucket *b = &r->timeline.b[i];
+	char a[UNITS_BUF_LEN], u[UNITS_BUF_LEN], t[UNITS_BUF_LEN], ver[32];
+	size_t n;
+	u32 k;
+
+	n = snprintf(tip, len, "%.6f s to %.6f s: %llu samples (%llu states), %llu triggers\n"
+		     "may_use up to %s, used %s at clamp %u",
+		     b->ts_first / 1e9, b->ts_last / 1e9, (unsigned long long)b->samples,
+		     (unsigned long long)b->states, (unsigned long long)b->triggers,
+		     pretty_size_mode(b->may_use_max, d->units, a, sizeof(a)),
+		     pretty_size_mode(b->used, d->units, u, sizeof(u)), b->clamp);
+	for (k = 0; k < r->nr_kernels && n < len; k++)
+		n += snprintf(tip + n, len - n, "\n%s: threshold %s, flushes in %llu",
+			      btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)),
+			      pretty_size_mode(b->thresh[k], d->units, t, sizeof(t)),
+			      (unsigned long long)b->flush[k]);
+}
+
+static void tl_marks(struct svg *svg, const struct tl_draw *d)
+{
+	const struct btrfs_replay *r = d->r;
+	const struct replay_timeline *tl = &r->timeline;
+	double strip_top = TL_TOP + TL_PLOT_H + 30;
+	char tip[1024], ver[32], line[128];
+	u64 max_triggers = 1;
+	u32 i, k;
+
+	for (i = 0; i < d->nb; i++)
+		max_triggers = max_t(u64, max_triggers, tl->b[i].triggers);
+	svg_text(svg, "legend", 8, strip_top + TL_BAR - 3, "preempt triggers");
+	svg_rect_stroked(svg, TL_LEFT, strip_top, TL_PLOT_W, TL_BAR, "#fafafa", "#ccc");
+	for (i = 0; i < d->nb; i++) {
+		double h;
+
+		if (!tl->b[i].triggers)
+			continue;
+		h = TL_BAR * tl->b[i].triggers / max_triggers;
+		svg_shape_begin(svg, "trigger", "#444");
+		tl_attr_u64(svg, "data-count", tl->b[i].triggers);
+		svg_shape_rect(svg, TL_LEFT + d->bw * i, strip_top + TL_BAR - h, d->bw, h > 1 ? h : 1);
+		snprintf(tip, sizeof(tip), "%llu preempt triggers", (unsigned long long)tl->b[i].triggers);
+		svg_shape_end(svg, tip);
+	}
+	strip_top += TL_STRIP;
+	for (k = 0; k < r->nr_kernels; k++) {
+		double y = strip_top + k * TL_STRIP;
+
+		btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver));
+		snprintf(line, sizeof(line), "%s flushes", ver);
+		svg_text(svg, "legend", 8, y + TL_BAR - 3, line);
+		svg_rect_stroked(svg, TL_LEFT, y, TL_PLOT_W, TL_BAR, "#fafafa", "#ccc");
+		for (i = 0; i < d->nb; i++) {
+			const struct replay_svg_bucket *b = &tl->b[i];
+			double h = TL_BAR * b->flush[k] / (b->samples ? b->samples : 1);
+
+			if (!b->flush[k])
+				continue;
+			svg_shape_begin(svg, "flush", tl_colour[k % 4]);
+			svg_shape_attr(svg, "data-kernel", ver);
+			tl_attr_u64(svg, "data-count", b->flush[k]);
+			svg_shape_rect(svg, TL_LEFT + d->bw * i, y + TL_BAR - h, d->bw, h > 1 ? h : 1);
+			snprintf(tip, sizeof(tip), "%s flushes in %llu of %llu samples", ver,
+				 (unsigned long long)b->flush[k], (unsigned long long)b->samples);
+			svg_shape_end(svg, tip);
+		}
+	}
+	/* one hover target per bucket, over the plot */
+	for (i = 0; i < d->nb; i++) {
+		svg_shape_begin(svg, "bucket", NULL);
+		tl_attr_u64(svg, "data-samples", tl->b[i].samples);
+		tl_attr_u64(svg, "data-states", tl->b[i].states);
+		tl_attr_u64(svg, "data-triggers", tl->b[i].triggers);
+		tl_attr_u64(svg, "data-may-use", tl->b[i].may_use_max);
+		tl_attr_u64(svg, "data-used", tl->b[i].used);
+		svg_shape_rect(svg, TL_LEFT + d->bw * i, TL_TOP, d->bw, TL_PLOT_H);
+		tl_bucket_tip(d, i, tip, sizeof(tip));
+		svg_shape_end(svg, tip);
+	}
+}
+
+static void tl_legend(struct svg *svg, const struct tl_draw *d, double y)
+{
+	const struct btrfs_replay *r = d->r;
+	char line[160], ver[32];
+	double x = TL_LEFT;
+	u32 k;
+
+	svg_rect(svg, NULL, x, y - 4, 20, 2, "#2471a3");
+	svg_text(svg, "legend", x + 24, y, "bytes_may_use (highest in the bucket)");
+	x += 250;
+	svg_rect(svg, NULL, x, y - 4, 20, 2, "#27ae60");
+	svg_text(svg, "legend", x + 24, y, "used as need_preemptive_reclaim() weighs it (recording kernel)");
+	x += 380;
+	y += 18;
+	x = TL_LEFT;
+	for (k = 0; k < r->nr_kernels; k++) {
+		snprintf(line, sizeof(line), "threshold at the clamp, %s",
+			 btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)));
+		svg_rect(svg, NULL, x, y - 4, 20, 2, tl_colour[k % 4]);
+		svg_text(svg, "legend", x + 24, y, line);
+		x += 220;
+	}
+}
+
+static int write_timeline(FILE *out, const struct btrfs_replay *r, unsigned int units)
+{
+	const struct replay_timeline *tl = &r->timeline;
+	struct tl_draw d = { .r = r, .units = units };
+	double height;
+	char tip[64], ver[32];
+	struct svg svg;
+	u32 k;
+
+	d.nb = tl->samples ? (tl->samples + tl->width - 1) / tl->width : 0;
+	d.bw = d.nb ? TL_PLOT_W / d.nb : TL_PLOT_W;
+	d.y_max = tl->y_max ? tl->y_max * 1.05 : 1;
+	height = TL_TOP + TL_PLOT_H + 30 + (r->nr_kernels + 1) * TL_STRIP + 50;
+	svg_begin(&svg, out, TL_WIDTH, height);
+	svg_style(&svg, tl_css);
+	svg_rect(&svg, NULL, 0, 0, TL_WIDTH, height, "#fff");
+	tl_header(&svg, &d);
+	tl_axes(&svg, &d);
+	if (!d.nb)
+		svg_text(&svg, "subtitle", TL_LEFT + 20, TL_TOP + 40,
+			 "no decision state and no reservation point in the trace");
+	if (d.nb) {
+		tl_line(&svg, &d, "may-use", "#2471a3", NULL, 0, 0, "bytes_may_use");
+		tl_line(&svg, &d, "used", "#27ae60", NULL, 1, 0,
+			"used, as the recording kernel's need_preemptive_reclaim() weighs it");
+		for (k = 0; k < r->nr_kernels; k++) {
+			snprintf(tip, sizeof(tip), "threshold of %s",
+				 btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)));
+			tl_line(&svg, &d, "thresh", tl_colour[k % 4], tl_dash[k % 4], 2, k, tip);
+		}
+	}
+	tl_marks(&svg, &d);
+	tl_legend(&svg, &d, height - 34);
+	return svg_end(&svg);
+}
+
+static const char *svg_name(const char *path)
+{
+	return output_is_stdout(path) ? "standard output" : path;
+}
+
+/* The inputs the picture must not land on: the trace and the devices */
+static int write_svg(const struct btrfs_replay *r, const char *path, unsigned int units,
+		     char **inputs, int nr_inputs)
+{
+	int in_fd = 0;
+	struct output_inputs in = {
+		.paths = inputs, .nr_paths = nr_inputs,
+		.fds = &in_fd, .nr_fds = strcmp(inputs[0], "-") ? 0 : 1,
+	};
+	FILE *out;
+	int ret;
+
+	ret = output_open(path, &in, &out);
+	if (ret == -EPERM) {
+		error("refusing to write the timeline to '%s': it is a block device or one of the inputs",
+		      path);
+		return EXIT_USAGE;
+	}
+	if (ret) {
+		error("cannot create '%s': %s", svg_name(path), strerror(-ret));
+		return 1;
+	}
+	ret = write_timeline(out, r, units);
+	if (fclose(out) || ret) {
+		error("cannot write '%s': %s", svg_name(path), strerror(EIO));
+		return 1;
+	}
+	return 0;
+}
+
+static void print_svg(struct fmt_ctx *f, const struct btrfs_replay *r, const char *path)
+{
+	const struct replay_timeline *tl = &r->timeline;
+	u64 width = tl->width ? tl->width : 1;
+
+	fmt_group_start(f, "svg", "SVG timeline");
+	fmt_str(f, "file", "File", path);
+	fmt_u64(f, "samples", "Samples (states and reservation points)", tl->samples);
+	fmt_u64(f, "buckets", "Buckets", tl->samples ? (tl->samples + width - 1) / width : 0);
+	fmt_u64(f, "samples_per_bucket", "Samples a bucket", width);
+	fmt_u64(f, "triggers", "Preempt triggers drawn", tl->triggers);
 	fmt_group_end(f);
 }
 
@@ -527,8 +860,10 @@ static void setup_kernels(struct btrfs_replay *r, const struct replay_args *a)
 }
 
 static int replay_run(struct btrfs_replay *r, const struct cmd_options *opts,
-		      const char *cmd_token, const char *path, u32 asked)
+		      const char *cmd_token, const struct replay_args *a,
+		      char **inputs, int nr_inputs)
 {
+	const char *path = inputs[0];
 	FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	struct fmt_ctx f;
 	u64 size = 0;
@@ -549,12 +884,21 @@ static int replay_run(struct btrfs_replay *r, const struct cmd_options *opts,
 	if (ret)
 		return ret;
 	btrfs_replay_finish(r);
-	ret = choose_parts(r, asked, &parts);
+	ret = choose_parts(r, a->parts, &parts);
 	if (ret)
 		return ret;
+	if (a->svg_path && !(parts & 2)) {
+		error("--svg draws part 1 (preemptive flushing): the trace has no btrfs_done_preemptive_reclaim, or --part leaves it out");
+		return 1;
+	}
 	if (r->lost_events)
 		warning("%s: the ring buffer lost %llu events: counts are lower bounds",
 			path, (unsigned long long)r->lost_events);
+	if (a->svg_path) {
+		ret = write_svg(r, a->svg_path, opts->units, inputs, nr_inputs);
+		if (ret || output_is_stdout(a->svg_path))
+			return ret;
+	}
 	fmt_start(&f, stdout, opts->format, opts->units, cmd_token);
 	print_trace(&f, r, path);
 	if (parts & 2)
@@ -565,6 +909,8 @@ static int replay_run(struct btrfs_replay *r, const struct cmd_options *opts,
 		print_drefs(&f, r);
 	if (parts & 16)
 		print_overcommit(&f, r);
+	if (a->svg_path)
+		print_svg(&f, r, a->svg_path);
 	fmt_end(&f);
 	return 0;
 }
@@ -595,6 +941,17 @@ static int cmd_replay(const struct cmd_struct *cmd, const struct cmd_options *gl
 		usage_print(stderr, cmd->usagestr);
 		return EXIT_USAGE;
 	}
+	if (args.svg_path) {
+		struct output_inputs in = {
+			.paths = argv + first, .nr_paths = argc - first,
+		};
+
+		if (output_is_input(args.svg_path, &in)) {
+			error("refusing to write the timeline to '%s': it is a block device or one of the inputs",
+			      args.svg_path);
+			return EXIT_USAGE;
+		}
+	}
 	r = malloc(sizeof(*r));
 	if (!r || btrfs_replay_init(r)) {
 		free(r);
@@ -617,7 +974,7 @@ static int cmd_replay(const struct cmd_struct *cmd, const struct cmd_options *gl
 			ret = static_from_image(r, &fs_info);
 	}
 	if (!ret)
-		ret = replay_run(r, &opts, cmd->token, argv[first], args.parts);
+		ret = replay_run(r, &opts, cmd->token, &args, argv + first, argc - first);
 	if (opened)
 		btrfs_close_fs(&fs_info);
 	btrfs_replay_release(r);

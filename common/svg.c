@@ -189,6 +189,29 @@ void svg_polygon(struct svg *svg, const char *cls, const char *fill,
 	fputs("\"/>\n", svg->out);
 }
 
+void svg_polyline(struct svg *svg, const char *cls, const char *stroke,
+		  const char *dash, const double *xy, int n, const char *tooltip)
+{
+	int i;
+
+	fputs("<polyline", svg->out);
+	attr(svg, "class", cls);
+	fputs(" fill=\"none\"", svg->out);
+	attr(svg, "stroke", stroke);
+	attr(svg, "stroke-dasharray", dash);
+	fputs(" points=\"", svg->out);
+	for (i = 0; i < n; i++)
+		fprintf(svg->out, "%s%.2f,%.2f", i ? " " : "", xy[2 * i], xy[2 * i + 1]);
+	fputc('"', svg->out);
+	if (!tooltip) {
+		fputs("/>\n", svg->out);
+		return;
+	}
+	fputs("><title>", svg->out);
+	svg_escaped(svg, tooltip);
+	fputs("</title></polyline>\n", svg->out);
+}
+
 void svg_group_begin(struct svg *svg, const char *cls, double dx, double dy)
 {
 	fputs("<g", svg->out);

@@ -51,6 +51,13 @@ void svg_text(struct svg *svg, const char *cls, double x, double y,
 void svg_polygon(struct svg *svg, const char *cls, const char *fill,
 		 const double *xy, int n);
 
+/*
+ * An open line through @n points, of @stroke, dashed by @dash (may be
+ * NULL: solid); @tooltip (may be NULL) as its <title>
+ */
+void svg_polyline(struct svg *svg, const char *cls, const char *stroke,
+		  const char *dash, const double *xy, int n, const char *tooltip);
+
 void svg_group_begin(struct svg *svg, const char *cls, double dx, double dy);
 void svg_group_end(struct svg *svg);
 

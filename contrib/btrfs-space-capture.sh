@@ -12,11 +12,20 @@
 # enabled (so the replay can tell "not enabled" from "did not happen").
 #
 # EVENTS is a comma list of btrfs event names; the default is every event
-# the replay reads. The same capture with trace-cmd (no marker: pass
-# --metadata-copies/--total-rw-bytes or the device to the replay):
+# the replay reads, for all four parts: part 1 (btrfs_done_preemptive_reclaim,
+# btrfs_trigger_flush, btrfs_flush_space, btrfs_fail_all_tickets, and
+# update_bytes_may_use/update_bytes_pinned for the reservation points),
+# part 2 (btrfs_set/clear/convert_extent_bit), part 3 (add_delayed_ref_head,
+# run_delayed_ref_head, add_delayed_data_ref), part 4 (update_bytes_may_use,
+# btrfs_reserve_ticket). update_bytes_may_use and the extent-bit events fire
+# on every reservation and write: on a busy filesystem raise -b, or record
+# only the parts wanted with -e. The same capture with trace-cmd (no marker:
+# pass --metadata-copies/--total-rw-bytes or the device to the replay):
 #
 #   trace-cmd record -B btrfs-space -e btrfs:btrfs_done_preemptive_reclaim \
 #       -e btrfs:btrfs_trigger_flush -e btrfs:btrfs_flush_space \
+#       -e btrfs:btrfs_fail_all_tickets -e btrfs:btrfs_reserve_ticket \
+#       -e btrfs:update_bytes_may_use -e btrfs:update_bytes_pinned \
 #       -e btrfs:btrfs_set_extent_bit -e btrfs:btrfs_clear_extent_bit \
 #       -e btrfs:btrfs_convert_extent_bit -e btrfs:add_delayed_ref_head \
 #       -e btrfs:run_delayed_ref_head -e btrfs:add_delayed_data_ref COMMAND
@@ -27,7 +36,7 @@
 set -u
 out=btrfs-trace.txt
 buffer_kb=8192
-events=btrfs_done_preemptive_reclaim,btrfs_trigger_flush,btrfs_flush_space,btrfs_set_extent_bit,btrfs_clear_extent_bit,btrfs_convert_extent_bit,add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref
+events=btrfs_done_preemptive_reclaim,btrfs_trigger_flush,btrfs_flush_space,btrfs_fail_all_tickets,btrfs_reserve_ticket,update_bytes_may_use,update_bytes_pinned,btrfs_set_extent_bit,btrfs_clear_extent_bit,btrfs_convert_extent_bit,add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref
 
 while getopts "o:b:e:h" opt; do
 	case $opt in

@@ -365,6 +365,88 @@ static void timeline_add(struct replay_preempt *p, u32 permille)
 		p->timeline_permille[idx] = permille;
 }
 
+/* --- the SVG timeline ---------------------------------------------------------- */
+
+/* @b's samples after @a's, into @a */
+static void bucket_merge(struct replay_svg_bucket *a, const struct replay_svg_bucket *b)
+{
+	u32 k;
+
+	if (!b->samples) {
+		a->triggers += b->triggers;
+		return;
+	}
+	if (!a->samples)
+		a->ts_first = b->ts_first;
+	a->samples += b->samples;
+	a->states += b->states;
+	a->ts_last = b->ts_last;
+	a->may_use_max = max_t(u64, a->may_use_max, b->may_use_max);
+	a->used = b->used;
+	a->clamp = b->clamp;
+	for (k = 0; k < REPLAY_MAX_KERNELS; k++) {
+		a->thresh[k] = b->thresh[k];
+		a->flush[k] += b->flush[k];
+	}
+	a->triggers += b->triggers;
+}
+
+/* The bucket of the latest sample: full buckets fold in pairs */
+static struct replay_svg_bucket *timeline_bucket(struct replay_timeline *tl)
+{
+	if (!tl->width)
+		tl->width = 1;
+	return &tl->b[tl->samples ? (tl->samples - 1) / tl->width : 0];
+}
+
+/*
+ * One sample: @s evaluated by the recording kernel (the used and
+ * thresh_by_clamp[clamp] drawn) and by each kernel (its flush marks).
+ */
+static void timeline_sample(struct btrfs_replay *r, u64 ts_ns,
+			    const struct btrfs_reserve_state *s, bool state)
+{
+	struct replay_timeline *tl = &r->timeline;
+	struct btrfs_preempt_result res;
+	struct replay_svg_bucket *b;
+	u32 i, k;
+
+	if (!tl->width)
+		tl->width = 1;
+	if (tl->samples == tl->width * REPLAY_SVG_BUCKETS) {
+		for (i = 0; i < REPLAY_SVG_BUCKETS / 2; i++) {
+			tl->b[i] = tl->b[2 * i];
+			bucket_merge(&tl->b[i], &tl->b[2 * i + 1]);
+		}
+		memset(&tl->b[REPLAY_SVG_BUCKETS / 2], 0, sizeof(tl->b) / 2);
+		tl->width *= 2;
+	}
+	tl->samples++;
+	b = timeline_bucket(tl);
+	if (!b->samples)
+		b->ts_first = ts_ns;
+	b->samples++;
+	b->states += state;
+	b->ts_last = ts_ns;
+	b->may_use_max = max_t(u64, b->may_use_max, s->bytes_may_use);
+	b->clamp = s->clamp;
+	btrfs_need_preemptive_reclaim(s, &r->recorded, &res);
+	b->used = res.used;
+	tl->y_max = max_t(u64, tl->y_max, max_t(u64, s->bytes_may_use, res.used));
+	for (k = 0; k < r->nr_kernels; k++) {
+		btrfs_need_preemptive_reclaim(s, &r->kernels[k], &res);
+		b->thresh[k] = res.thresh_by_clamp[s->clamp];
+		b->flush[k] += res.verdict;
+		tl->y_max = max_t(u64, tl->y_max, b->thresh[k]);
+	}
+}
+
+static void timeline_trigger(struct btrfs_replay *r)
+{
+	r->timeline.triggers++;
+	timeline_bucket(&r->timeline)->triggers++;
+}
+
 static void set_bounds(struct btrfs_replay *r);
 
 /* The recording kernel and the error bounds, once the marker is read */
@@ -435,6 +517,7 @@ static int preempt_state(struct btrfs_replay *r, const struct trace_event *ev,
 	}
 	for (k = 0; k < r->nr_kernels; k++)
 		p->flush_in[k] += flushes(&s, &r->kernels[k]);
+	timeline_sample(r, ev->ts_ns, &s, true);
 	btrfs_kernel_model(KERNEL_VERSION(5, 12, 0), &m512);
 	btrfs_kernel_model(KERNEL_VERSION(5, 15, 0), &m515);
 	if (flushes(&s, &m512) && !flushes(&s, &m515))
@@ -447,6 +530,7 @@ static int trigger_flush(struct btrfs_replay *r, const char *body)
 	/* "REASON: flush=N(NAME) ..." after the fsid */
 	if (!strncmp(body, "preempt:", 8)) {
 		r->preempt.preempt_triggers++;
+		timeline_trigger(r);
 		r->points.worker_busy = true;
 	} else
 		r->preempt.ticket_triggers++;
@@ -537,6 +621,7 @@ static void resolve_point(struct btrfs_replay *r, const struct trace_event *ev,
 		pts->model_no_kernel_flush++;
 	for (k = 0; k < r->nr_kernels; k++)
 		pts->flush_in[k] += flushes(&pt->s, &r->kernels[k]);
+	timeline_sample(r, ev->ts_ns, &pt->s, false);
 	btrfs_kernel_model(KERNEL_VERSION(5, 12, 0), &m512);
 	btrfs_kernel_model(KERNEL_VERSION(5, 15, 0), &m515);
 	if (flushes(&pt->s, &m512) && !flushes(&pt->s, &m515))
@@ -576,6 +661,10 @@ static void overcommit_rise(struct btrfs_replay *r, const struct trace_event *ev
 		oc->within_other++;
 	else
 		oc->beyond++;
+	oc->recent[oc->recent_next] = (struct replay_oc_recent) {
+		.bytes = bytes, .pid = ev->pid,
+	};
+	oc->recent_next = (oc->recent_next + 1) % REPLAY_OC_RECENT;
 	oc->max_over = max_t(u64, oc->max_over, over);
 	oc->max_over_permille = max_t(u64, oc->max_over_permille,
 				      room_other ? over * 1000 / room_other : 1000000);
@@ -599,6 +688,72 @@ static void overcommit_rise(struct btrfs_replay *r, const struct trace_event *ev
 	}
 }
 
+/*
+ * "flags=METADATA bytes=N start_ns=N flush=NAME error=N", traced by the
+ * task that waited, after btrfs_try_granting_tickets() granted it in
+ * another task: the latest over-commit of that size by another task, not
+ * yet claimed, was that grant and not a direct one.
+ */
+static int reserve_ticket(struct btrfs_replay *r, const struct trace_event *ev,
+			  const char *body)
+{
+	struct replay_overcommit *oc = &r->oc;
+	char flags[64];
+	long long error;
+	u64 bytes;
+	u32 i;
+
+	oc->tickets++;
+	if (trace_field_str(body, "flags", flags, sizeof(flags)) ||
+	    trace_field_u64(body, "bytes", &bytes) || trace_field_s64(body, "error", &error))
+		return replay_error(r, ev, "no flags=, bytes= or error=", -EINVAL);
+	if (error || !strstr(flags, "METADATA"))
+		return 0;
+	for (i = 1; i <= REPLAY_OC_RECENT; i++) {
+		struct replay_oc_recent *rc =
+			&oc->recent[(oc->recent_next + REPLAY_OC_RECENT - i) % REPLAY_OC_RECENT];
+
+		if (rc->bytes == bytes && !rc->matched && rc->pid != ev->pid) {
+			rc->matched = true;
+			oc->ticket_grants++;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* The image's state as the first anchor: may_use from the event, exact */
+static bool image_anchor(struct btrfs_replay *r, const struct trace_event *ev,
+			 bool may_use, u64 old)
+{
+	struct replay_points *pts = &r->points;
+
+	if (!r->have_image_state || !r->st.have_profile)
+		return false;
+	if (!r->preempt.states && !r->preempt.other_flags)
+		first_state_setup(r);
+	pts->anchor = r->image_state;
+	pts->anchor.profile_copies = r->st.profile_copies;
+	pts->anchor.total_rw_bytes = r->st.total_rw_bytes;
+	if (r->st.data_chunk_size)
+		pts->anchor.data_chunk_size = r->st.data_chunk_size;
+	if (may_use)
+		pts->anchor.bytes_may_use = old;
+	else
+		pts->anchor.bytes_pinned = old;
+	pts->anchor_lineno = ev->lineno;
+	pts->have_anchor = true;
+	r->anchor_from_image = true;
+	return true;
+}
+
+void btrfs_replay_set_image_state(struct btrfs_replay *r,
+				  const struct btrfs_reserve_state *s)
+{
+	r->image_state = *s;
+	r->have_image_state = (s->flags & BTRFS_BLOCK_GROUP_METADATA) != 0;
+}
+
 /* "type=METADATA old=N diff=N": the counter after the change is exact */
 static int update_bytes(struct btrfs_replay *r, const struct trace_event *ev,
 			const char *body, bool may_use)
@@ -616,7 +771,7 @@ static int update_bytes(struct btrfs_replay *r, const struct trace_event *ev,
 	now = old + (u64)diff;
 	if (diff < 0 ? now > old : now < old)
 		return replay_error(r, ev, "the counter wraps", -EINVAL);
-	if (!pts->have_anchor) {
+	if (!pts->have_anchor && !image_anchor(r, ev, may_use, old)) {
 		pts->no_anchor += may_use && diff > 0;
 		return 0;
 	}
@@ -977,8 +1132,7 @@ int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev)
 	case REPLAY_EV_UPDATE_PINNED:
 		return update_bytes(r, ev, body, i == REPLAY_EV_UPDATE_MAY_USE);
 	case REPLAY_EV_RESERVE_TICKET:
-		r->oc.tickets++;
-		return 0;
+		return reserve_ticket(r, ev, body);
 	case REPLAY_EV_TRIGGER_FLUSH:
 		return trigger_flush(r, body);
 	case REPLAY_EV_FLUSH_SPACE:

@@ -13,6 +13,8 @@
 #define REPLAY_MAX_LISTED	64	/* disagreements kept for the report */
 #define REPLAY_MAX_ROOTS	16	/* roots counted apart; the rest together */
 #define REPLAY_TIMELINE		60	/* sparkline buckets */
+#define REPLAY_SVG_BUCKETS	256	/* SVG timeline buckets */
+#define REPLAY_OC_RECENT	64	/* over-commits kept to match tickets */
 
 /* What the events do not carry: from the image, the capture marker, or options */
 struct btrfs_replay_static {
@@ -69,6 +71,32 @@ struct replay_preempt {
 	u64 first_ts, last_ts;
 };
 
+/*
+ * The SVG timeline: the samples (decision states and reservation points)
+ * in buckets of equal counts, pairs folded as the trace grows.  A bucket
+ * keeps the highest bytes_may_use, its last sample's used, clamp and
+ * threshold per kernel, and what happened in it.
+ */
+struct replay_svg_bucket {
+	u64 samples;
+	u64 states;		/* of them, btrfs_done_preemptive_reclaim */
+	u64 ts_first, ts_last;
+	u64 may_use_max;
+	u64 used;		/* the last sample's need_preemptive_reclaim used */
+	u32 clamp;
+	u64 thresh[REPLAY_MAX_KERNELS];	/* thresh_by_clamp[clamp] per kernel */
+	u64 flush[REPLAY_MAX_KERNELS];	/* samples each kernel flushes in */
+	u64 triggers;		/* btrfs_trigger_flush "preempt" */
+};
+
+struct replay_timeline {
+	u64 samples;
+	u64 width;		/* samples a bucket holds */
+	u64 triggers;
+	u64 y_max;		/* the largest value drawn */
+	struct replay_svg_bucket b[REPLAY_SVG_BUCKETS];
+};
+
 #define REPLAY_MAX_CPUS		256
 
 /*
@@ -123,6 +151,12 @@ struct replay_overcommit_line {
 	u64 room;		/* the widest room (non-FLUSH_ALL), recording kernel */
 };
 
+struct replay_oc_recent {
+	u64 bytes;
+	u32 pid;
+	bool matched;
+};
+
 struct replay_overcommit {
 	u64 rises;		/* may_use rises weighed (a state known) */
 	u64 overcommits;	/* used + may_use > total_bytes after the rise */
@@ -132,6 +166,9 @@ struct replay_overcommit {
 	u64 max_over;
 	u64 max_over_permille;	/* over / widest room, the largest */
 	u64 tickets;		/* btrfs_reserve_ticket: a reservation had to wait */
+	u64 ticket_grants;	/* over-commits a later successful ticket of its size claims */
+	u32 recent_next;
+	struct replay_oc_recent recent[REPLAY_OC_RECENT];
 	u64 allowed[REPLAY_MAX_KERNELS];	/* over-commits within that kernel's room */
 	u64 zoned_allowed[REPLAY_MAX_KERNELS];	/* the same, the state taken as zoned */
 	u32 nr_listed;
@@ -206,6 +243,10 @@ struct btrfs_replay {
 	bool have_marker;
 	struct replay_preempt preempt;
 	struct replay_points points;
+	struct replay_timeline timeline;
+	bool have_image_state;	/* the image's state anchors the first rise */
+	struct btrfs_reserve_state image_state;
+	bool anchor_from_image;	/* the first anchor was the image's */
 	struct replay_delalloc delalloc;
 	struct replay_delayed_refs drefs;
 	struct replay_overcommit oc;
@@ -238,6 +279,13 @@ int btrfs_replay_init(struct btrfs_replay *r);
 void btrfs_replay_release(struct btrfs_replay *r);
 /* 0, or -EINVAL/-ENOMEM/-E2BIG with r->err naming the line */
 int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev);
+/*
+ * The image's metadata space info as the state the recording started on:
+ * the anchor of the reservation points and over-commits when the trace
+ * records no state before its first update_bytes_may_use.
+ */
+void btrfs_replay_set_image_state(struct btrfs_replay *r,
+				  const struct btrfs_reserve_state *s);
 /* After the last event: the per-CPU error bounds need the static state */
 void btrfs_replay_finish(struct btrfs_replay *r);
 /* The events a part needs that the trace lacks, as "a, b"; "" if none */

@@ -21,6 +21,13 @@
 #   room only, one beyond (line 8); 5.12/5.15 allow 3, 6.18 2, zoned 6.18 none;
 #   part 4 on a trace without update_bytes_may_use is refused;
 # - replay-points-16g recorded by 6.18.44: every over-commit within the room;
+# - --svg: the part 1 timeline of both 16 GiB traces is well-formed XML with
+#   one bucket per "buckets" of the JSON, whose samples add up to the states
+#   and reservation points, whose trigger marks add up to the preempt
+#   triggers, and whose flush marks per kernel add up to the states and
+#   points that kernel flushes in; a threshold line per kernel; "--svg -"
+#   writes the same picture alone; the trace itself is refused as the output,
+#   and so is --svg without part 1; rendered by chromium when installed;
 # - the same output twice, from a file and from stdin, and from the trace-cmd
 #   report layout (no flags column, "cpus=" header, "print:" markers);
 # - a truncated, garbled, over-long, NUL-holding line or a missing field is a
@@ -167,6 +174,120 @@ xz -dc "$fx/replay-points-16g.trace.xz" > "$TEST_TMP/pts.trace" || fail "cannot 
 out=$(rj --part 4 "$TEST_TMP/pts.trace") || exit
 expect "recorded over-commits" "$(jq .overcommit.overcommits <<< "$out")" 1361
 expect "recorded beyond the room" "$(jq .overcommit.beyond_room <<< "$out")" 0
+
+# --- the SVG timeline ----------------------------------------------------------------
+
+# well_formed FILE: XML that parses, by xmllint or else python3
+well_formed()
+{
+	if command -v xmllint > /dev/null 2>&1; then
+		xmllint --noout "$1" || fail "not well-formed XML (xmllint): $1"
+	elif command -v python3 > /dev/null 2>&1; then
+		python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$1" ||
+			fail "not well-formed XML (python3): $1"
+	else
+		fail "neither xmllint nor python3 to parse the SVG"
+	fi
+}
+
+# attr_sum SVG CLASS ATTR [FILTER]: ATTR of the <path class="CLASS"> elements added up
+attr_sum()
+{
+	grep -o "<path class=\"$2\"[^>]*" "$1" | grep -- "${4:-.}" | grep -o " $3=\"[0-9]*\"" |
+		tr -dc '0-9\n' | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# check_svg TRACE SVG: the timeline's structure against the JSON of the same replay
+check_svg()
+{
+	local trace=$1 svg=$2 out k kernels ver want got
+	out=$(rj --part 1 --svg "$svg" "$trace") || exit
+	well_formed "$svg"
+	expect "$(basename "$trace") buckets" "$(grep -c '<path class="bucket"' "$svg")" "$(jq .svg.buckets <<< "$out")"
+	expect "$(basename "$trace") samples" "$(attr_sum "$svg" bucket data-samples)" \
+		"$(jq '.preempt.states + (.preempt.reservations.points // 0)' <<< "$out")"
+	expect "$(basename "$trace") decision states" "$(attr_sum "$svg" bucket data-states)" \
+		"$(jq .preempt.states <<< "$out")"
+	expect "$(basename "$trace") trigger marks" "$(attr_sum "$svg" trigger data-count)" \
+		"$(jq .preempt.preempt_triggers <<< "$out")"
+	kernels=$(jq '.preempt.kernels | length' <<< "$out")
+	expect "$(basename "$trace") threshold lines" "$(grep -c '<polyline class="thresh"' "$svg")" "$kernels"
+	grep -q '<polyline class="may-use"' "$svg" || fail "no may_use line"
+	grep -q '<polyline class="used"' "$svg" || fail "no used line"
+	for ((k = 0; k < kernels; k++)); do
+		ver=$(jq -r ".preempt.kernels[$k].kernel" <<< "$out")
+		want=$(jq ".preempt.kernels[$k].flush_states + (.preempt.reservations.kernels[$k].flush_points // 0)" <<< "$out")
+		got=$(attr_sum "$svg" flush data-count "data-kernel=\"$ver\"")
+		expect "$(basename "$trace") $ver flush marks" "$got" "$want"
+	done
+}
+
+check_svg "$pre" "$TEST_TMP/pre.svg"
+check_svg "$TEST_TMP/pts.trace" "$TEST_TMP/pts.svg"
+grep -q 'data-kernel="5.12.0"' "$TEST_TMP/pre.svg" || fail "pre.svg: no 5.12 flush marked (the fixture has 18)"
+run_check_stdout "$BTRFS_SPACE" replay --part 1 --svg - "$pre" > "$TEST_TMP/stdout.svg"
+cmp -s "$TEST_TMP/stdout.svg" "$TEST_TMP/pre.svg" || fail "--svg - is not the picture --svg FILE writes, alone"
+[ ! -e ./- ] || fail "--svg - created a file named -"
+cp "$pre" "$TEST_TMP/copy.trace" || fail "cp failed"
+run_mustfail_code 2 "--svg onto the trace" "$BTRFS_SPACE" replay --svg "$TEST_TMP/copy.trace" "$TEST_TMP/copy.trace"
+cmp -s "$pre" "$TEST_TMP/copy.trace" || fail "--svg wrote onto the trace"
+run_mustfail "--svg without part 1" "$BTRFS_SPACE" replay --part 2 --svg "$TEST_TMP/p2.svg" "$del"
+echo "ok: --svg - alone on standard output; the trace and a trace without part 1 refused"
+
+chrome=
+for c in chromium chromium-browser google-chrome; do
+	command -v "$c" > /dev/null 2>&1 && { chrome=$c; break; }
+done
+if [ -z "$chrome" ]; then
+	echo "rendering skipped: install chromium (tests/install-deps.sh installs it, or apt-get install chromium)"
+else
+	check_prereq python3
+	png=$TEST_TMP/pre.png
+	timeout 120 "$chrome" --headless --disable-gpu --no-sandbox --hide-scrollbars \
+		--user-data-dir="$TEST_TMP/chrome-profile" --screenshot="$png" \
+		--window-size=1000,600 "file://$TEST_TMP/pre.svg" > "$TEST_TMP/chrome.log" 2>&1
+	[ -s "$png" ] || fail "$chrome wrote no screenshot of pre.svg: $(tail -n 3 "$TEST_TMP/chrome.log")"
+	# the share of pixels near the line colours: may_use, used, 6.18's threshold, the 5.12 marks
+	share=$(python3 - "$png" '#2471a3' '#27ae60' '#d35400' '#c0392b' <<'EOS'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+pos, idat = 8, b""
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", data[pos + 8:pos + 18])
+    elif kind == b"IDAT":
+        idat += data[pos + 8:pos + 8 + n]
+    pos += 12 + n
+bpp = 3 if ctype == 2 else 4
+raw, stride, prev, px, i = zlib.decompress(idat), w * bpp, bytearray(w * bpp), [], 0
+for _ in range(h):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], (prev[x - bpp] if x >= bpp else 0)
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else (b if pb <= pc else c))) & 255
+    px.extend(bytes(line[x:x + 3]) for x in range(0, stride, bpp))
+    prev = line
+for colour in sys.argv[2:]:
+    want = [int(colour[k:k + 2], 16) for k in (1, 3, 5)]
+    near = sum(1 for p in px if all(abs(p[k] - want[k]) <= 24 for k in range(3)))
+    print("%.2f" % (100.0 * near / len(px)))
+EOS
+	) || fail "cannot read $png"
+	read -r blue green orange red <<< "$(tr '\n' ' ' <<< "$share")"
+	awk -v b="$blue" -v g="$green" -v o="$orange" -v r="$red" \
+		'BEGIN { exit !(b > 0.03 && g > 0.03 && o > 0.03 && r > 0.03) }' ||
+		fail "pre.png: may_use $blue%, used $green%, 6.18 threshold $orange%, 5.12 $red% of the window"
+	echo "ok: rendered by $chrome: may_use $blue%, used $green%, 6.18 threshold $orange%, 5.12 $red% of the window"
+fi
 
 # --- layouts, determinism ---------------------------------------------------------
 
