@@ -328,7 +328,10 @@ static void print_points(struct fmt_ctx *f, const struct btrfs_replay *r)
 	}
 	fmt_u64(f, "before_first_state", "Rises before any recorded state", pts->no_anchor);
 	fmt_bool(f, "image_anchor", "First state from the image", r->anchor_from_image);
-	fmt_str(f, "inputs", "Inputs",
+	fmt_bool(f, "delalloc_followed", "delalloc_bytes followed (extent-bit events)",
+		 pts->delalloc_followed);
+	fmt_str(f, "inputs", "Inputs", pts->delalloc_followed ?
+		"bytes_may_use, bytes_pinned, delalloc_bytes exact; the rest from the last recorded state (approximate)" :
 		"bytes_may_use, bytes_pinned exact; the rest from the last recorded state (approximate)");
 	fmt_u64(f, "only_5_12", "Points 5.12 flushes in and 5.15+ not", pts->only_512);
 	fmt_array_start(f, "kernels", "Per kernel");
@@ -561,7 +564,7 @@ static void tl_header(struct svg *svg, const struct tl_draw *d)
 		 (unsigned long long)r->points.points, (unsigned long long)tl->triggers);
 	svg_text(svg, "subtitle", TL_LEFT, 48, line);
 	snprintf(line, sizeof(line),
-		 "%u buckets of %llu samples each, in trace order; at a reservation point the state is the last recorded one%s, may_use and pinned followed exactly",
+		 "%u buckets of %llu samples, in trace order; a reservation point weighs the last recorded state%s",
 		 d->nb, (unsigned long long)(tl->width ? tl->width : 1),
 		 r->anchor_from_image ? " (first: the image's)" : "");
 	svg_text(svg, "subtitle", TL_LEFT, 66, line);

@@ -819,6 +819,26 @@ static struct replay_root_count *root_count(struct replay_delalloc *d, u64 root)
 }
 
 /* btrfs_set_delalloc_extent(): the delalloc part of the set hook */
+/* The replay a delalloc io tree belongs to */
+static struct btrfs_replay *delalloc_replay(struct replay_delalloc *d)
+{
+	return (struct btrfs_replay *)((char *)d - offsetof(struct btrfs_replay, delalloc));
+}
+
+/*
+ * fs_info->delalloc_bytes follows every inode's but the free-space cache's
+ * (btrfs_set/clear_delalloc_extent()): the anchor of the reservation
+ * points follows it exactly from its last recorded (or mount) value.
+ */
+static void follow_delalloc(struct replay_delalloc *d, u64 add, u64 sub)
+{
+	struct replay_points *pts = &delalloc_replay(d)->points;
+
+	pts->delalloc_followed = true;
+	pts->anchor.delalloc_bytes += add;
+	pts->anchor.delalloc_bytes -= min_t(u64, sub, pts->anchor.delalloc_bytes);
+}
+
 static void delalloc_set_hook(void *ctx, const struct extent_state *state, u32 bits)
 {
 	struct delalloc_inode *di = ctx;
@@ -834,6 +854,7 @@ static void delalloc_set_hook(void *ctx, const struct extent_state *state, u32 b
 		di->d->free_space_inode++;
 		return;
 	}
+	follow_delalloc(di->d, len, 0);
 	di->count->set_calls++;
 	di->d->total.set_calls++;
 	/* flagless: btrfs_add_delalloc_inodes() takes the lock every time */
@@ -859,6 +880,8 @@ static void delalloc_clear_hook(void *ctx, const struct extent_state *state, u32
 		return;
 	}
 	di->delalloc_bytes -= len;
+	if (di->root != BTRFS_ROOT_TREE_OBJECTID)
+		follow_delalloc(di->d, 0, len);
 	if (di->delalloc_bytes || di->root == BTRFS_ROOT_TREE_OBJECTID)
 		return;
 	di->count->flag_rule++;
@@ -1118,7 +1141,9 @@ int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev)
 	}
 	r->events++;
 	r->seen_mask |= 1ULL << i;
-	if (r->parts && event_parts[i] && !(r->parts & event_parts[i]))
+	/* part 1 follows delalloc_bytes through part 2's io trees */
+	if (r->parts && event_parts[i] && !(r->parts & event_parts[i]) &&
+	    !((event_parts[i] & P2) && (r->parts & P1)))
 		return 0;		/* a part not asked for */
 	if (event_parts[i] & P1)
 		resolve_point(r, ev, i == REPLAY_EV_TRIGGER_FLUSH &&

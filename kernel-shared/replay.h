@@ -120,6 +120,7 @@ struct replay_points {
 	struct btrfs_reserve_state anchor;
 	u64 anchor_lineno;
 	bool worker_busy;	/* between a "preempt" trigger and the done event */
+	bool delalloc_followed;	/* delalloc_bytes from the extent-bit events */
 	u64 points;
 	u64 kernel_flush;	/* points followed by a "preempt" trigger */
 	u64 agree;
