@@ -798,6 +798,8 @@ static int alloc_add_range(struct btrfs_alloc_device *dev, u64 start, u64 length
 	/* kept sorted by start: the order the dev tree search walks them */
 	for (i = dev->nr_ranges; i > 0 && dev->ranges[i - 1].start > start; i--)
 		dev->ranges[i] = dev->ranges[i - 1];
+	if (i < dev->scan.idx)
+		dev->scan.idx = 0;
 	dev->ranges[i].start = start;
 	dev->ranges[i].length = length;
 	dev->nr_ranges++;
@@ -917,6 +919,8 @@ void btrfs_alloc_remove_chunk(struct btrfs_alloc_state *st,
 			memmove(&dev->ranges[i], &dev->ranges[i + 1],
 				(dev->nr_ranges - i - 1) * sizeof(dev->ranges[0]));
 			dev->nr_ranges--;
+			if (i < dev->scan.idx)
+				dev->scan.idx = 0;
 			dev->bytes_used -= min_t(u64, dev->bytes_used, map->stripe_size);
 			break;
 		}
@@ -931,14 +935,26 @@ void btrfs_alloc_remove_chunk(struct btrfs_alloc_state *st,
  * total_bytes, as the dev tree search sees them; chunks made earlier in the
  * replay count as the pending extents contains_pending_extent() skips.
  */
-static int find_free_dev_extent(const struct btrfs_alloc_device *dev, u64 num_bytes,
+static int find_free_dev_extent(struct btrfs_alloc_device *dev, u64 num_bytes,
 				u64 *start, u64 *len)
 {
 	u64 search_start = ALLOC_RANGE_RESERVED, search_end = dev->total_bytes;
 	u64 max_hole_start = search_start, max_hole_size = 0;
-	u32 i;
+	u32 i = 0;
 
-	for (i = 0; i < dev->nr_ranges && search_start < search_end; i++) {
+	/*
+	 * The walk up to scan.idx does not depend on num_bytes unless one of
+	 * its holes fits, and none is larger than scan.hole_size: a larger
+	 * request goes on where the last walk stopped, with the same state.
+	 */
+	if (dev->scan.idx && dev->scan.idx <= dev->nr_ranges &&
+	    dev->scan.hole_size < num_bytes) {
+		i = dev->scan.idx;
+		search_start = dev->scan.search_start;
+		max_hole_start = dev->scan.hole_start;
+		max_hole_size = dev->scan.hole_size;
+	}
+	for (; i < dev->nr_ranges && search_start < search_end; i++) {
 		const struct btrfs_alloc_range *r = &dev->ranges[i];
 
 		if (r->start > search_end)
@@ -946,16 +962,30 @@ static int find_free_dev_extent(const struct btrfs_alloc_device *dev, u64 num_by
 		if (r->start > search_start) {
 			u64 hole = r->start - search_start;
 
+			if (hole >= num_bytes) {
+				/* the state before this range, for the next walk */
+				dev->scan.idx = i;
+				dev->scan.search_start = search_start;
+				dev->scan.hole_start = max_hole_start;
+				dev->scan.hole_size = max_hole_size;
+				if (hole > max_hole_size) {
+					max_hole_start = search_start;
+					max_hole_size = hole;
+				}
+				goto out;
+			}
 			if (hole > max_hole_size) {
 				max_hole_start = search_start;
 				max_hole_size = hole;
 			}
-			if (hole >= num_bytes)
-				goto out;
 		}
 		if (r->start + r->length > search_start)
 			search_start = r->start + r->length;
 	}
+	dev->scan.idx = i;
+	dev->scan.search_start = search_start;
+	dev->scan.hole_start = max_hole_start;
+	dev->scan.hole_size = max_hole_size;
 	if (search_end > search_start && search_end - search_start > max_hole_size) {
 		max_hole_start = search_start;
 		max_hole_size = search_end - search_start;
@@ -1086,7 +1116,7 @@ static void init_alloc_chunk_ctl(const struct btrfs_alloc_state *st, u64 type,
  * dev_extent_min, its hole from find_free_dev_extent() (the wanted size
  * when a hole that big exists), sorted as the kernel sorts them.
  */
-static u32 gather_device_info(const struct btrfs_alloc_state *st,
+static u32 gather_device_info(struct btrfs_alloc_state *st,
 			      const struct btrfs_alloc_chunk_ctl *ctl,
 			      struct btrfs_device_info *info)
 {
@@ -1094,7 +1124,7 @@ static u32 gather_device_info(const struct btrfs_alloc_state *st,
 	u32 i, ndevs = 0;
 
 	for (i = 0; i < st->nr_devs && ndevs < st->rw_devices; i++) {
-		const struct btrfs_alloc_device *dev = &st->devs[i];
+		struct btrfs_alloc_device *dev = &st->devs[i];
 		u64 total_avail, offset, max_avail;
 
 		if (!dev->writeable)

@@ -89,6 +89,18 @@ struct btrfs_alloc_device {
 	struct btrfs_alloc_range *ranges;	/* sorted by start */
 	u32 nr_ranges;
 	u32 ranges_cap;
+	/*
+	 * find_free_dev_extent()'s walk over ranges[0, scan.idx): where it
+	 * stands and the largest hole seen (idx 0: nothing kept), so that
+	 * the next chunk's search goes on from there instead of walking
+	 * every range again.  A range added or removed below idx resets it.
+	 */
+	struct {
+		u32 idx;
+		u64 search_start;
+		u64 hole_start;
+		u64 hole_size;
+	} scan;
 };
 
 struct btrfs_alloc_state {
