@@ -6,6 +6,8 @@
 #ifndef BTRFS_SPACE_COMMON_CHECKSUM_H
 #define BTRFS_SPACE_COMMON_CHECKSUM_H
 
+#include <endian.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include "common/types.h"
 
@@ -58,5 +60,39 @@ int csum_compute(enum csum_algo algo, const void *buf, size_t len,
 u32 crc32c_raw(u32 seed, const void *buf, size_t len);
 /* The same by table lookups, what short buffers use without SSE4.2 */
 u32 crc32c_raw_table(u32 seed, const void *buf, size_t len);
+
+/*
+ * crc32c_raw() of one little-endian u64, inline where the CPU has the
+ * crc32 instruction (SSE4.2): the tree checker hashes every inline data
+ * back reference as three of them.  A caller compiled for the instruction
+ * (__attribute__((target("sse4.2")))) may use crc32c_u64_insn() after
+ * crc32c_have_insn() said yes; crc32c_u64() chooses by itself.
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+#define CRC32C_HAVE_INSN 1
+static inline bool crc32c_have_insn(void)
+{
+	return __builtin_cpu_supports("sse4.2");
+}
+
+__attribute__((target("sse4.2")))
+static inline u32 crc32c_u64_insn(u32 seed, u64 v)
+{
+	return (u32)_mm_crc32_u64(seed, v);	/* x86 is little-endian */
+}
+#else
+static inline bool crc32c_have_insn(void)
+{
+	return false;
+}
+#endif
+
+static inline u32 crc32c_u64(u32 seed, u64 v)
+{
+	u64 le = htole64(v);
+
+	return crc32c_raw(seed, &le, sizeof(le));
+}
 
 #endif

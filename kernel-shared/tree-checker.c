@@ -439,19 +439,31 @@ static u32 inline_ref_size(u8 type)
 
 /*
  * hash_extent_data_ref(): the order key of data refs, from the kernel's
- * raw crc32c (no inversion) of each little-endian u64.
+ * raw crc32c (no inversion) of each little-endian u64.  With the crc32
+ * instruction the three pieces take three instructions, not three calls:
+ * a third of the leaf checks of an extent tree full of data refs.
  */
+#ifdef CRC32C_HAVE_INSN
+__attribute__((target("sse4.2")))
+static u64 hash_extent_data_ref_insn(u64 root, u64 objectid, u64 offset)
+{
+	u32 high = crc32c_u64_insn(~0U, root);
+	u32 low = crc32c_u64_insn(crc32c_u64_insn(~0U, objectid), offset);
+
+	return ((u64)high << 31) ^ (u64)low;
+}
+#endif
+
 static u64 hash_extent_data_ref(u64 root, u64 objectid, u64 offset)
 {
-	__le64 le;
 	u32 high, low;
 
-	le = htole64(root);
-	high = crc32c_raw(~0U, &le, sizeof(le));
-	le = htole64(objectid);
-	low = crc32c_raw(~0U, &le, sizeof(le));
-	le = htole64(offset);
-	low = crc32c_raw(low, &le, sizeof(le));
+#ifdef CRC32C_HAVE_INSN
+	if (crc32c_have_insn())
+		return hash_extent_data_ref_insn(root, objectid, offset);
+#endif
+	high = crc32c_u64(~0U, root);
+	low = crc32c_u64(crc32c_u64(~0U, objectid), offset);
 	return ((u64)high << 31) ^ (u64)low;
 }
 

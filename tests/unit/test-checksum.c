@@ -151,6 +151,45 @@ static void test_crc32c_small(void)
 	check(bad == 0, "crc32c_raw and its table equal ISA-L for lengths 0..150 (%d differ)", bad);
 }
 
+/*
+ * One little-endian u64 (the pieces of the data ref hash): crc32c_u64()
+ * and, where the CPU has it, the crc32 instruction equal ISA-L.
+ */
+#ifdef CRC32C_HAVE_INSN
+__attribute__((target("sse4.2")))
+static u32 u64_by_insn(u32 seed, u64 v)
+{
+	return crc32c_u64_insn(seed, v);
+}
+#endif
+
+static void test_crc32c_u64(void)
+{
+	static const u32 seeds[] = { 0, ~0U, 1, 0x12345678 };
+	u64 v = 0x0123456789abcdefULL;
+	int i, k, bad = 0, bad_insn = 0;
+
+	for (k = 0; k < 64; k++, v = v * 6364136223846793005ULL + 1442695040888963407ULL) {
+		for (i = 0; i < 4; i++) {
+			unsigned char le[8];
+			u32 want;
+			int b;
+
+			for (b = 0; b < 8; b++)
+				le[b] = (unsigned char)(v >> (8 * b));
+			want = crc32_iscsi(le, 8, seeds[i]);
+			bad += crc32c_u64(seeds[i], v) != want;
+#ifdef CRC32C_HAVE_INSN
+			if (crc32c_have_insn())
+				bad_insn += u64_by_insn(seeds[i], v) != want;
+#endif
+		}
+	}
+	check(bad == 0, "crc32c_u64 equals ISA-L on 256 values (%d differ)", bad);
+	check(bad_insn == 0, "the crc32 instruction equals ISA-L on 256 values (%d differ%s)",
+	      bad_insn, crc32c_have_insn() ? "" : "; no SSE4.2 here, not run");
+}
+
 static void test_algo_table(void)
 {
 	static const struct {
@@ -241,6 +280,7 @@ int main(int argc, char **argv)
 	test_vectors();
 	test_crc32c_huge();
 	test_crc32c_small();
+	test_crc32c_u64();
 	test_algo_table();
 	for (i = 1; i < argc; i++)
 		test_image(argv[i]);
