@@ -73,10 +73,34 @@ static const struct btrfs_error_loc *fill_block_loc(struct btrfs_error_loc *loc,
 		(unsigned long long)(eb)->owner,			\
 		(unsigned long long)(eb)->start, (slot), ##__VA_ARGS__)
 
-/* @prev holds the previous slot's key on entry and this slot's on return */
-static int check_key_order(struct btrfs_fs_info *fs_info,
+/* Out of line: only a corrupted block gets here */
+__attribute__((noinline, cold))
+static int key_order_error(struct btrfs_fs_info *fs_info,
 			   const struct btrfs_tree_block *eb, int slot,
-			   struct btrfs_key *prev)
+			   const struct btrfs_key *prev, const struct btrfs_key *key)
+{
+	if (eb->level)
+		return node_error(fs_info, eb, slot,
+			"bad key order, prev (%llu %u %llu) current (%llu %u %llu)",
+			(unsigned long long)prev->objectid, prev->type,
+			(unsigned long long)prev->offset,
+			(unsigned long long)key->objectid, key->type,
+			(unsigned long long)key->offset);
+	return leaf_error(fs_info, eb, slot,
+		"bad key order, prev (%llu %u %llu) current (%llu %u %llu)",
+		(unsigned long long)prev->objectid, prev->type,
+		(unsigned long long)prev->offset,
+		(unsigned long long)key->objectid, key->type,
+		(unsigned long long)key->offset);
+}
+
+/*
+ * @prev holds the previous slot's key on entry and this slot's on return.
+ * Inline: it runs for every item and key pointer of every block read.
+ */
+static inline int check_key_order(struct btrfs_fs_info *fs_info,
+				  const struct btrfs_tree_block *eb, int slot,
+				  struct btrfs_key *prev)
 {
 	struct btrfs_key key;
 
@@ -84,21 +108,8 @@ static int check_key_order(struct btrfs_fs_info *fs_info,
 		btrfs_node_key_to_cpu(eb, slot, &key);
 	else
 		btrfs_item_key_to_cpu(eb, slot, &key);
-	if (slot > 0 && btrfs_comp_keys(prev, &key) >= 0) {
-		if (eb->level)
-			return node_error(fs_info, eb, slot,
-				"bad key order, prev (%llu %u %llu) current (%llu %u %llu)",
-				(unsigned long long)prev->objectid, prev->type,
-				(unsigned long long)prev->offset,
-				(unsigned long long)key.objectid, key.type,
-				(unsigned long long)key.offset);
-		return leaf_error(fs_info, eb, slot,
-			"bad key order, prev (%llu %u %llu) current (%llu %u %llu)",
-			(unsigned long long)prev->objectid, prev->type,
-			(unsigned long long)prev->offset,
-			(unsigned long long)key.objectid, key.type,
-			(unsigned long long)key.offset);
-	}
+	if (slot > 0 && btrfs_comp_keys(prev, &key) >= 0)
+		return key_order_error(fs_info, eb, slot, prev, &key);
 	*prev = key;
 	return 0;
 }
