@@ -14,6 +14,8 @@
 #   --repeat N        warm rounds (default 11): every method once per round,
 #                     ratios taken within a round, medians over the rounds
 #   --cold-repeat N   cold runs per method, caches dropped before each (3)
+#   --no-cold         no cold table (it drops the page cache of the whole
+#                     machine, which a shared machine's other users feel)
 #   --delay-repeat N  runs per method at each delay > 0 (default 1)
 #   --queue-depths L  --io-threads of the "pinpoint xQ" rows (default 64)
 #   --methods LIST    of pinpoint,x1,scan,fishow,kernel (default all)
@@ -71,6 +73,7 @@ DELAY_REPEAT=1
 QDS=64
 METHOD_SET=pinpoint,x1,scan,fishow,kernel
 KERNEL=1
+COLD=1
 TSV=
 LABEL=
 IMAGE=
@@ -87,6 +90,7 @@ while [ $# -gt 0 ]; do
 	--queue-depths) QDS=$2; shift 2 ;;
 	--methods) METHOD_SET=$2; shift 2 ;;
 	--no-kernel) KERNEL=0; shift ;;
+	--no-cold) COLD=0; shift ;;
 	--tsv) TSV=$2; shift 2 ;;
 	--label) LABEL=$2; shift 2 ;;
 	-h|--help) usage 0 ;;
@@ -531,7 +535,7 @@ if has_method pinpoint || has_method x1 || has_method scan || has_method fishow;
 fi
 
 # ---------------------------------------------------------------- cold
-if [ $ROOT = 1 ]; then
+if [ $ROOT = 1 ] && [ $COLD = 1 ]; then
 	echo "run.sh: cold: $COLD_REPEAT run(s) per method" >&2
 	# shellcheck disable=SC2034
 	declare -A CW CD CR CBYT CBLK

@@ -621,7 +621,7 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 			  unsigned int purpose, struct btrfs_tree_block **ret_eb)
 {
 	struct btrfs_tree_block *eb = btrfs_cache_lookup(fs_info, bytenr);
-	struct bad_copies bad = { 0 };
+	struct bad_copies bad;		/* 2 KiB: not cleared for a cached block */
 	struct btrfs_error rec;
 	struct btrfs_chunk_map *map;
 	int copies, mirror, ret = -EIO;
@@ -648,6 +648,7 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 	if (!eb)
 		return -ENOMEM;
 	copies = btrfs_num_copies(map);
+	bad.nr = 0;			/* err[] and mirror[] are filled below nr */
 	for (mirror = 0; mirror < copies; mirror++) {
 		memset(&rec, 0, sizeof(rec));
 		ret = read_one_copy(fs_info, eb, check, mirror, purpose, &rec);

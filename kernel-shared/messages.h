@@ -41,10 +41,10 @@ struct btrfs_error {
 #define BTRFS_ERROR_LOC_NONE	((struct btrfs_error_loc){ .slot = -1, .mirror = -1 })
 
 /* Records @err with its message unless an error is already recorded; returns @err */
-__attribute__ ((format (printf, 3, 4)))
+__attribute__ ((cold, format (printf, 3, 4)))
 int btrfs_fs_error(struct btrfs_fs_info *fs_info, int err, const char *fmt, ...);
 /* The same, with where it was found */
-__attribute__ ((format (printf, 4, 5)))
+__attribute__ ((cold, format (printf, 4, 5)))
 int btrfs_fs_error_at(struct btrfs_fs_info *fs_info, int err,
 		      const struct btrfs_error_loc *loc, const char *fmt, ...);
 /*
