@@ -24,7 +24,7 @@
 #   --tsv FILE        also append every row to FILE, tab separated: label
 #                     delay_ms method cache blocks bytes device_reads wall_s
 #                     cpu_s bg_search_blocks block_groups tree_leaves
-#                     minimal_set disk_bytes vs_limit utc_time
+#                     minimal_set disk_bytes vs_limit utc_time cpu_vs_limit
 #   --label NAME      name of the image in the tables (default: file name)
 #
 # Environment: BTRFS_SPACE, the binary under test (default: the repo's
@@ -41,7 +41,10 @@
 # method) + copying exactly the blocks the tool read out of the page cache
 # into one reused buffer + their crc32c (bench/readset-limit.c, ISA-L).  The
 # read set is the tool's own pread64/preadv2 calls on IMAGE (strace of one
-# warm run), checked against its io.blocks_read.
+# warm run), checked against its io.blocks_read.  Its CPU time (user +
+# system of /bin/true and of readset-limit's pass) is the limit of the CPU
+# column: "CPU vs limit" holds a method's CPU time against it, a ratio the
+# load of others moves much less than the wall's.
 #
 # The limit at +D ms (dependency chain): R round trips x the measured delay
 # + (N - R) reads / queue depth x the measured delay, where R = 1 (super-
@@ -209,18 +212,20 @@ fuse_start() {	# $1 = delay in ms
 	die "delayfs did not come up"
 }
 
-# run one command: sets WALL, CPU (user+sys), DISK (block input, bytes),
-# OUT (its stdout file), DEVREADS (requests delayfs served meanwhile)
+# run one command: sets WALL, CPU (user+sys to the millisecond, by bash's
+# time: /usr/bin/time prints hundredths), DISK (block input, bytes), OUT
+# (its stdout file), DEVREADS (requests delayfs served meanwhile)
 run_timed() {
-	local r0 t0 t1 rc
+	local r0 t0 t1 rc TIMEFORMAT='%3U %3S'
 	OUT=$WORK/out
 	r0=$(fuse_reads)
 	t0=$(now)
-	/usr/bin/time -f "%U %S %I" -o "$WORK/time" "$@" > "$OUT" 2>"$WORK/err"
+	{ time /usr/bin/time -f "%U %S %I" -o "$WORK/time" "$@" > "$OUT" 2>"$WORK/err"; } 2>"$WORK/cpu"
 	rc=$?
 	t1=$(now)
 	WALL=$(fsub "$t1" "$t0")
-	read -r CPU DISK < <(tail -1 "$WORK/time" | awk '{ printf "%.3f %.0f\n", $1 + $2, $3 * 512 }')
+	read -r _ DISK < <(tail -1 "$WORK/time" | awk '{ printf "%.3f %.0f\n", $1 + $2, $3 * 512 }')
+	CPU=$(awk '{ printf "%.3f", $1 + $2 }' "$WORK/cpu")
 	DEVREADS=$(( $(fuse_reads) - r0 ))
 	if [ $rc != 0 ]; then
 		echo "run.sh: '$*' failed ($rc):" >&2
@@ -353,22 +358,22 @@ method_qd() {	# the queue depth a method keeps: its threads; 1 for the rest
 }
 
 # a table row and its TSV line
-# row DELAY METHOD CACHE BLOCKS BYTES DEVREADS WALL CPU BGBLOCKS DISK VS_LIMIT VS_BASE
+# row DELAY METHOD CACHE BLOCKS BYTES DEVREADS WALL CPU BGBLOCKS DISK VS_LIMIT VS_BASE [CPU_VS_LIMIT]
 row() {
 	local disk_vs
 	disk_vs=$(fratio "${10}" "$5")
 	[ "${10}" = - ] && disk_vs=-
-	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$2" "$3" "$4" "$5" \
-		"$6" "$9" "$7" "$8" "${10}" "$disk_vs" "${11}" "${12}"
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$2" "$3" "$4" "$5" \
+		"$6" "$9" "$7" "$8" "${10}" "$disk_vs" "${11}" "${13:--}" "${12}"
 	if [ -n "$TSV" ]; then
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$LABEL" "$1" "$2" "$3" \
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$LABEL" "$1" "$2" "$3" \
 			"$4" "$5" "$6" "$7" "$8" "$9" "$NBG" "$MIN_TREE_LEAVES" "$MIN_SET" "${10}" "${11}" \
-			"$(date -u +%FT%TZ)" >> "$TSV"
+			"$(date -u +%FT%TZ)" "${13:--}" >> "$TSV"
 	fi
 }
 table_head() {
-	echo "| method | cache | blocks read | bytes read | device reads | BG-search blocks | wall s | CPU s | disk bytes read | disk / bytes read | vs limit | vs $BASE |"
-	echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	echo "| method | cache | blocks read | bytes read | device reads | BG-search blocks | wall s | CPU s | disk bytes read | disk / bytes read | vs limit | CPU vs limit | vs $BASE |"
+	echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 }
 
 # ---------------------------------------------------------------- the image
@@ -458,7 +463,7 @@ echo
 
 # ---------------------------------------------------------------- warm
 # shellcheck disable=SC2034  # filled through add(), read through med()
-declare -A W RL RB CPUW BLK BYT BGB DSK
+declare -A W RL RB RC CPUW BLK BYT BGB DSK
 add() { eval "$1[\$2]=\"\${$1[\$2]:-} \$3\""; }	# add ARRAY KEY VALUE
 med() { local -n arr=$1; # shellcheck disable=SC2086
 	median ${arr[$2]:-}; }
@@ -469,11 +474,12 @@ if has_method pinpoint || has_method x1 || has_method scan || has_method fishow;
 	for m in "${METHODS[@]}"; do method_cmd "$m" "$IMAGE"; "${CMD[@]}" >/dev/null 2>&1; done
 	for r in $(seq 0 "$REPEAT"); do
 		# start-up: the median of three, as one sample is noisy here
-		sts=()
-		for _ in 1 2 3; do run_timed /bin/true; sts+=("$WALL"); done
-		st=$(median "${sts[@]}")
-		read -r _ _ _ _ _ copy _ crc _ < <("$WORK/readset-limit" "$IMAGE" "$WORK/readset" 5)
+		sts=(); stc=()
+		for _ in 1 2 3; do run_timed /bin/true; sts+=("$WALL"); stc+=("$CPU"); done
+		st=$(median "${sts[@]}"); stcpu=$(median "${stc[@]}")
+		read -r _ _ _ _ _ copy _ crc _ _ _ lcpu < <("$WORK/readset-limit" "$IMAGE" "$WORK/readset" 5)
 		lim=$(awk -v a="$st" -v b="$copy" -v c="$crc" 'BEGIN { printf "%.4f", a + b + c }')
+		limcpu=$(awk -v a="$stcpu" -v b="$lcpu" 'BEGIN { printf "%.4f", a + b }')
 		base=
 		for m in "${METHODS[@]}" "kernel mount" "fi show, as shipped"; do
 			case $m in
@@ -500,9 +506,11 @@ if has_method pinpoint || has_method x1 || has_method scan || has_method fishow;
 			[ "$r" = 0 ] && continue	# the first round warms
 			add W "$m" "$WALL"; add CPUW "$m" "$CPU"; add DSK "$m" "$DISK"
 			add RL "$m" "$(fratio "$WALL" "$lim")"; add RB "$m" "$(fratio "$WALL" "$base")"
+			add RC "$m" "$(fratio "$CPU" "$limcpu")"
 		done
 		[ "$r" = 0 ] && continue
 		add W limit "$lim"; add W startup "$st"; add W copy "$copy"; add W crc "$crc"
+		add CPUW limit "$limcpu"; add CPUW startup "$stcpu"; add CPUW readset "$lcpu"
 	done
 
 	echo "### warm page cache (IMAGE read directly): median of $REPEAT rounds; each round runs the limit and every method once, and each ratio is taken within its round (pairwise), then its median"
@@ -511,10 +519,12 @@ if has_method pinpoint || has_method x1 || has_method scan || has_method fishow;
 	echo
 	table_head
 	limm=$(med W limit)
-	row 0 "limit: start-up + copy + crc32c of the tool's $RS_N reads" warm "$RS_N" "$RS_BYTES" - "$limm" - - 0 1.00 \
-		"$(fratio "$limm" "$(med W "$BASE")")"
-	row 0 "  of it: process start-up (/bin/true, median of 3 a round)" warm - - - "$(med W startup)" - - - - -
-	row 0 "  of it: copy into one reused buffer (pread)" warm "$RS_N" "$RS_BYTES" - "$(med W copy)" - - - - -
+	row 0 "limit: start-up + copy + crc32c of the tool's $RS_N reads" warm "$RS_N" "$RS_BYTES" - "$limm" \
+		"$(med CPUW limit)" - 0 1.00 "$(fratio "$limm" "$(med W "$BASE")")" 1.00
+	row 0 "  of it: process start-up (/bin/true, median of 3 a round)" warm - - - "$(med W startup)" \
+		"$(med CPUW startup)" - - - -
+	row 0 "  of it: copy into one reused buffer (pread)" warm "$RS_N" "$RS_BYTES" - "$(med W copy)" \
+		"$(med CPUW readset) (with the crc32c)" - - - -
 	row 0 "  of it: crc32c (ISA-L)" warm "$RS_N" "$RS_BYTES" - "$(med W crc)" - - - - -
 	for m in "${METHODS[@]}" "kernel mount" "fi show, as shipped"; do
 		[ -n "${W[$m]:-}" ] || continue
@@ -523,7 +533,7 @@ if has_method pinpoint || has_method x1 || has_method scan || has_method fishow;
 		[ "$m" = "fi show" ] && cache="warm (DONTNEED dropped)"
 		[ "$m" = "fi show, as shipped" ] && cache="emptied by its DONTNEED"
 		row 0 "$m" "$cache" "${BLK[$m]}" "${BYT[$m]}" - "$(med W "$m")" "$(med CPUW "$m")" "${BGB[$m]}" \
-			"$(med DSK "$m")" "$(med RL "$m")" "$(med RB "$m")"
+			"$(med DSK "$m")" "$(med RL "$m")" "$(med RB "$m")" "$(med RC "$m")"
 	done
 	echo
 	printf 'BG loading vs the minimal set (%d blocks):' "$MIN_SET"
