@@ -93,7 +93,8 @@ struct btrfs_alloc_device {
 	 * find_free_dev_extent()'s walk over ranges[0, scan.idx): where it
 	 * stands and the largest hole seen (idx 0: nothing kept), so that
 	 * the next chunk's search goes on from there instead of walking
-	 * every range again.  A range added or removed below idx resets it.
+	 * every range again.  A range added or removed below idx resets it;
+	 * an idx past nr_ranges (ranges dropped by hand) is not used.
 	 */
 	struct {
 		u32 idx;
