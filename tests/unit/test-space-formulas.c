@@ -5,12 +5,14 @@
  * each value worked by hand there from a 2 GiB mkfs 6.2 image.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tests/unit/unit-test.h"
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/delayed-ref.h"
 #include "kernel-shared/kernel-version.h"
 #include "kernel-shared/space-info.h"
+#include "kernel-shared/volumes.h"
 
 
 static struct btrfs_kernel_model model_of(const char *version)
@@ -141,11 +143,129 @@ static void test_preempt(void)
 	check_u64("§6.5 5.12 thresh clamp 1", r.thresh_by_clamp[1], 113188864);
 }
 
+
+/*
+ * Two devices whose dev extents leave holes of 16 MiB to 2 GiB between
+ * them, in a pseudo-random order, for the chunk allocator replay.
+ */
+static int alloc_state_fragmented(struct btrfs_alloc_state *st)
+{
+	const u64 mib = 1ULL << 20;
+	u32 d, i;
+
+	memset(st, 0, sizeof(*st));
+	st->devs = calloc(2, sizeof(*st->devs));
+	if (!st->devs)
+		return -1;
+	st->nr_devs = 2;
+	st->rw_devices = 2;
+	st->max_devs = 16;
+	btrfs_alloc_model(model_of("6.18").version, &st->model);
+	for (d = 0; d < 2; d++) {
+		struct btrfs_alloc_device *dev = &st->devs[d];
+		u64 at = mib, seed = 12345 + d;
+
+		dev->devid = d + 1;
+		dev->writeable = true;
+		dev->ranges = calloc(300, sizeof(*dev->ranges));
+		if (!dev->ranges)
+			return -1;
+		dev->ranges_cap = 300;
+		for (i = 0; i < 300; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			at += (16 << (seed >> 61)) * mib;	/* hole 16 MiB .. 2 GiB */
+			dev->ranges[i].start = at;
+			dev->ranges[i].length = 256 * mib;
+			at += 256 * mib;
+			dev->bytes_used += 256 * mib;
+		}
+		dev->nr_ranges = 300;
+		dev->total_bytes = at + 4 * 1024 * mib;
+		st->total_rw_bytes += dev->total_bytes;
+	}
+	st->next_logical = 1ULL << 40;
+	return 0;
+}
+
+static bool same_chunk(const struct btrfs_chunk_map *a, const struct btrfs_chunk_map *b)
+{
+	u16 s;
+
+	if (!a || !b)
+		return a == b;
+	if (a->start != b->start || a->length != b->length || a->num_stripes != b->num_stripes)
+		return false;
+	for (s = 0; s < a->num_stripes; s++)
+		if (a->stripes[s].devid != b->stripes[s].devid ||
+		    a->stripes[s].physical != b->stripes[s].physical)
+			return false;
+	return true;
+}
+
+/*
+ * find_free_dev_extent() goes on from where its last walk stopped: the
+ * chunks made that way must be the ones a walk from the first range makes
+ * every time (the cursor reset before each chunk), through fills of
+ * several types and sizes and chunks removed on the way.
+ */
+static void test_alloc_cursor(void)
+{
+	static const u64 types[] = {
+		BTRFS_BLOCK_GROUP_DATA, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DUP,
+		BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID1,
+		BTRFS_BLOCK_GROUP_SYSTEM | BTRFS_BLOCK_GROUP_RAID1,
+	};
+	static const u64 sizes[] = { 1ULL << 30, 256ULL << 20, 1ULL << 30, 32ULL << 20 };
+	struct btrfs_chunk_map *kept[64] = { 0 };
+	struct btrfs_alloc_state walk, cursor;
+	u32 n, made = 0, differ = 0, removed = 0, nkept = 0;
+
+	if (alloc_state_fragmented(&walk) || alloc_state_fragmented(&cursor)) {
+		check(0, "allocator states for the cursor test");
+		return;
+	}
+	for (n = 0; n < 1000; n++) {
+		u32 t = (n / 7) % 4;
+		struct btrfs_chunk_map *a, *b;
+		int ea, eb;
+
+		walk.devs[0].scan.idx = 0;
+		walk.devs[1].scan.idx = 0;
+		a = btrfs_alloc_create_chunk(&walk, types[t], sizes[t], &ea);
+		b = btrfs_alloc_create_chunk(&cursor, types[t], sizes[t], &eb);
+		differ += !same_chunk(a, b) || ea != eb;
+		made += a != NULL;
+		if (a && b && n % 5 == 0 && nkept < 64) {
+			kept[nkept++] = a;		/* removed from both below */
+			a = NULL;
+		}
+		if (n % 11 == 10 && nkept) {
+			struct btrfs_chunk_map *r = kept[--nkept];
+
+			btrfs_alloc_remove_chunk(&walk, r);
+			btrfs_alloc_remove_chunk(&cursor, r);
+			removed++;
+			free(r);
+		}
+		free(a);
+		free(b);
+	}
+	while (nkept)
+		free(kept[--nkept]);
+	check(made > 100 && removed > 10, "allocator cursor test: %u chunks made, %u removed", made,
+	      removed);
+	check(differ == 0, "find_free_dev_extent() from its cursor = from the first range: %u of 1000 chunks differ",
+	      differ);
+	btrfs_alloc_state_free(&walk);
+	btrfs_alloc_state_free(&cursor);
+}
+
 int main(void)
 {
 	test_global_rsv();
 	test_csum_delete();
 	test_overcommit();
 	test_preempt();
+	test_alloc_cursor();
 	return unit_failures ? 1 : 0;
 }
