@@ -22,9 +22,12 @@
 #
 # Output: per test a start line "[K/N] category/name ...  (so far N passed,
 # N failed, N skipped)" and a result line "PASS|FAIL|SKIP  category/name
-# (reason)  [seconds]"; a SKIP's reason says what to install or set. The last 20 lines
-# of a failed test's output, and a final line
-# "N passed, N failed, N skipped". Full output: tests/CATEGORY-tests-results.txt.
+# (reason)  [Ns, cpu N.Ns]" (wall seconds, then the CPU seconds, user and
+# system, of the test and everything it ran); a SKIP's reason says what to
+# install or set. The last 20 lines of a failed test's output, a line
+# "wall N s, cpu N.N s (user N.N, system N.N)" for the whole run, and a final
+# line "N passed, N failed, N skipped". Full output:
+# tests/CATEGORY-tests-results.txt.
 # Exit status: 1 if any test failed, else 0.
 
 set -u
@@ -109,6 +112,27 @@ cleanup_tmp()
 	[ -z "$left" ] || echo "$left"
 }
 
+# cpu_ms ARRAY: ARRAY=(USER SYSTEM), the CPU milliseconds of the runner's
+# waited-for children so far (the second line of the "times" builtin,
+# "XmY.YYYs XmY.YYYs"; run here, not in a subshell, which has its own)
+cpu_ms()
+{
+	times > "$RUN_DIR/times"
+	read -r -a "$1" < <(tail -n 1 "$RUN_DIR/times" | awk '{
+		for (i = 1; i <= 2; i++) {
+			split($i, p, "m"); sub("s", "", p[2])
+			printf "%s%.0f", (i > 1 ? " " : ""), (p[1] * 60 + p[2]) * 1000
+		}
+		print ""
+	}')
+}
+
+# ms_s MS: milliseconds as seconds with one decimal
+ms_s()
+{
+	printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100))
+}
+
 # run_one CATEGORY NAME DIR CMD...: run one test, print its line, count it
 run_one()
 {
@@ -116,6 +140,8 @@ run_one()
 	shift 3
 	local log=$TEST_TOP/$cat-tests-results.txt
 	local out=$RUN_DIR/output rc reason leftovers start=$SECONDS took
+	local cpu0 cpu1 cpu
+	cpu_ms cpu0
 
 	CUR_TMP=$(mktemp -d "${TMPDIR:-/tmp}/btrfs-space-test.XXXXXX") || exit 2
 	(
@@ -137,9 +163,11 @@ run_one()
 		# the last line, without the "SKIP: "/"FAIL: " of skip and fail
 		reason=$(grep -v '^[[:space:]]*$' "$out" | tail -n 1 | sed -E 's/^(SKIP|FAIL): //')
 	fi
+	cpu_ms cpu1
 	leftovers=$(cleanup_tmp "$CUR_TMP")
 	CUR_TMP=
 	took=$((SECONDS - start))
+	cpu=$(ms_s $((cpu1[0] + cpu1[1] - cpu0[0] - cpu0[1])))
 
 	case $rc in
 	0)	result=PASS; reason= ;;
@@ -156,15 +184,15 @@ run_one()
 	fi
 
 	{
-		echo "====== $result $cat/$name (exit status $rc, ${took}s)"
+		echo "====== $result $cat/$name (exit status $rc, ${took}s, cpu ${cpu}s)"
 		cat "$out"
 		echo
 	} >> "$log"
 
 	if [ -n "$reason" ]; then
-		printf '%s  %s/%s  (%s)  [%ss]\n' "$result" "$cat" "$name" "$reason" "$took"
+		printf '%s  %s/%s  (%s)  [%ss, cpu %ss]\n' "$result" "$cat" "$name" "$reason" "$took" "$cpu"
 	else
-		printf '%s  %s/%s  [%ss]\n' "$result" "$cat" "$name" "$took"
+		printf '%s  %s/%s  [%ss, cpu %ss]\n' "$result" "$cat" "$name" "$took" "$cpu"
 	fi
 	case $result in
 	PASS)	passed=$((passed + 1)) ;;
@@ -223,6 +251,8 @@ run_unit()
 for cat in $categories; do
 	: > "$TEST_TOP/$cat-tests-results.txt"
 done
+run_start=$SECONDS
+cpu_ms cpu_start
 mapfile -t tests < <(list_tests)
 total=${#tests[@]}
 count=0
@@ -239,5 +269,9 @@ for line in "${tests[@]}"; do
 	fi
 done
 
+cpu_ms cpu_end
+printf 'wall %d s, cpu %s s (user %s, system %s)\n' "$((SECONDS - run_start))" \
+	"$(ms_s $((cpu_end[0] + cpu_end[1] - cpu_start[0] - cpu_start[1])))" \
+	"$(ms_s $((cpu_end[0] - cpu_start[0])))" "$(ms_s $((cpu_end[1] - cpu_start[1])))"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
