@@ -5,6 +5,7 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <uuid/uuid.h>
 #include "cmds/report.h"
 #include "common/checksum.h"
@@ -105,11 +106,44 @@ void print_filesystem_section(struct fmt_ctx *fctx, const struct space_report *r
 	fmt_group_end(fctx);
 }
 
-/* Text: a table, as "btrfs device usage" lists them; JSON: an array */
+/* JSON: the chunk types a device holds, raw bytes of each */
+static void print_device_profiles_json(struct fmt_ctx *fctx, const struct space_report *r,
+				       const struct space_report_device *dev)
+{
+	u32 p;
+
+	fmt_array_start(fctx, "profiles", NULL);
+	for (p = 0; p < r->nr_profiles; p++) {
+		u64 flags = r->profiles[p].flags;
+
+		if (!dev->profile_bytes[p])
+			continue;
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "flags", NULL, flags);
+		fmt_str(fctx, "type_name", NULL, btrfs_bg_type_name(flags));
+		fmt_str(fctx, "profile", NULL, btrfs_bg_profile_name(flags));
+		fmt_u64(fctx, "bytes", NULL, dev->profile_bytes[p]);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+}
+
+/*
+ * Text: a table as "btrfs filesystem usage -T" lays it out, a column per
+ * chunk type ("Data, RAID1") between the size and what is allocated, the
+ * path "missing" for a missing device; JSON: an array, each device with
+ * "missing" and its "profiles"
+ */
 void print_devices_section(struct fmt_ctx *fctx, const struct space_report *r)
 {
-	u32 i;
+	char (*names)[32] = NULL;
+	u32 i, p;
 
+	if (fctx->mode != FMT_JSON && r->nr_profiles) {
+		names = calloc(r->nr_profiles, sizeof(*names));
+		for (p = 0; names && p < r->nr_profiles; p++)
+			btrfs_bg_progs_name(r->profiles[p].flags, names[p], sizeof(names[p]));
+	}
 	fmt_table_start(fctx, "devices", "Devices");
 	for (i = 0; i < r->nr_devices; i++) {
 		const struct space_report_device *dev = &r->devices[i];
@@ -118,14 +152,20 @@ void print_devices_section(struct fmt_ctx *fctx, const struct space_report *r)
 		fmt_u64(fctx, "devid", "Devid", dev->devid);
 		fmt_str(fctx, "path", NULL, dev->missing ? NULL : dev->path);
 		fmt_size(fctx, "size", "Size", dev->size);
+		/* the table's labels live until fmt_table_end() */
+		for (p = 0; names && p < r->nr_profiles; p++)
+			fmt_size_or_dash(fctx, NULL, names[p], dev->profile_bytes[p]);
 		fmt_size(fctx, "allocated", "Allocated", dev->allocated);
 		fmt_size(fctx, "unallocated", "Unallocated", dev->unallocated);
-		fmt_bool(fctx, "missing", "Missing", dev->missing);
-		/* text: last, the one column of unbounded width */
-		fmt_str(fctx, NULL, "Path", dev->missing ? NULL : dev->path);
+		fmt_bool(fctx, "missing", NULL, dev->missing);
+		if (fctx->mode == FMT_JSON)
+			print_device_profiles_json(fctx, r, dev);
+		/* text: last, the one column of unbounded width; as progs, "missing" */
+		fmt_str(fctx, NULL, "Path", dev->missing ? "missing" : dev->path);
 		fmt_group_end(fctx);
 	}
 	fmt_table_end(fctx);
+	free(names);
 }
 
 static void print_one_space_info(struct fmt_ctx *fctx,

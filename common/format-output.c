@@ -7,7 +7,7 @@
 #include "common/units.h"
 
 #define TEXT_LABEL_WIDTH	32
-#define TABLE_MAX_COLS		16
+#define TABLE_MAX_COLS		24
 #define TABLE_COL_GAP		2
 
 /* One printed line of a table: a cell per column, NULL when empty */
@@ -455,6 +455,17 @@ void fmt_size(struct fmt_ctx *ctx, const char *key, const char *label, u64 value
 		return;
 	}
 	text_value(ctx, label, pretty_size_mode(value, ctx->units, buf, sizeof(buf)), true);
+}
+
+/* Text: "-" for 0, as a table cell with nothing in it (btrfs fi usage -T) */
+void fmt_size_or_dash(struct fmt_ctx *ctx, const char *key, const char *label,
+		      u64 value)
+{
+	if (!is_json(ctx) && !value) {
+		text_value(ctx, label, "-", true);
+		return;
+	}
+	fmt_size(ctx, key, label, value);
 }
 
 void fmt_str(struct fmt_ctx *ctx, const char *key, const char *label,

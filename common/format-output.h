@@ -57,6 +57,8 @@ void fmt_table_end(struct fmt_ctx *ctx);
 
 void fmt_u64(struct fmt_ctx *ctx, const char *key, const char *label, u64 value);
 void fmt_size(struct fmt_ctx *ctx, const char *key, const char *label, u64 value);
+void fmt_size_or_dash(struct fmt_ctx *ctx, const char *key, const char *label,
+		      u64 value);
 void fmt_str(struct fmt_ctx *ctx, const char *key, const char *label,
 	     const char *value);
 void fmt_bool(struct fmt_ctx *ctx, const char *key, const char *label, bool value);

@@ -35,6 +35,95 @@ static int fill_devices(const struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
+/*
+ * The order "btrfs filesystem usage" lists chunk types in (btrfs-progs
+ * cmp_chunk_block_group()): system last, the others by type bits (data,
+ * metadata, mixed), one type's profiles by their bits (single first).
+ */
+static int profile_cmp(const void *a, const void *b)
+{
+	u64 fa = ((const struct space_report_profile *)a)->flags;
+	u64 fb = ((const struct space_report_profile *)b)->flags;
+	u64 ta = fa & BTRFS_BLOCK_GROUP_TYPE_MASK, tb = fb & BTRFS_BLOCK_GROUP_TYPE_MASK;
+	u64 ka, kb;
+
+	if (ta == tb) {
+		ka = fa & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+		kb = fb & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	} else if ((ta & BTRFS_BLOCK_GROUP_SYSTEM) != (tb & BTRFS_BLOCK_GROUP_SYSTEM)) {
+		return ta & BTRFS_BLOCK_GROUP_SYSTEM ? 1 : -1;
+	} else {
+		ka = ta;
+		kb = tb;
+	}
+	return ka < kb ? -1 : ka > kb;
+}
+
+static int find_profile(const struct space_report *report, u64 flags)
+{
+	u32 i;
+
+	for (i = 0; i < report->nr_profiles; i++)
+		if (report->profiles[i].flags == flags)
+			return i;
+	return -1;
+}
+
+static int find_device(const struct space_report *report, u64 devid)
+{
+	u32 i;
+
+	for (i = 0; i < report->nr_devices; i++)
+		if (report->devices[i].devid == devid)
+			return i;
+	return -1;
+}
+
+/*
+ * Per device, the raw bytes of each chunk type: every stripe of a chunk
+ * on that device holds stripe_size bytes of it (a DUP chunk has both its
+ * stripes there).  As "btrfs filesystem usage -T" adds them up from the
+ * chunk items (formulas.md section 4).
+ */
+static int fill_device_profiles(const struct btrfs_fs_info *fs_info,
+				struct space_report *report)
+{
+	u32 i;
+	u16 s;
+
+	/* at most one profile per chunk */
+	report->profiles = calloc(fs_info->nr_chunks ? fs_info->nr_chunks : 1,
+				  sizeof(*report->profiles));
+	if (!report->profiles)
+		return -ENOMEM;
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		u64 type = fs_info->chunks[i]->type;
+
+		if (find_profile(report, type) < 0)
+			report->profiles[report->nr_profiles++].flags = type;
+	}
+	qsort(report->profiles, report->nr_profiles, sizeof(*report->profiles),
+	      profile_cmp);
+	for (i = 0; i < report->nr_devices; i++) {
+		report->devices[i].profile_bytes =
+			calloc(report->nr_profiles ? report->nr_profiles : 1, sizeof(u64));
+		if (!report->devices[i].profile_bytes)
+			return -ENOMEM;
+	}
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = fs_info->chunks[i];
+		int p = find_profile(report, map->type);
+
+		for (s = 0; s < map->num_stripes; s++) {
+			int d = find_device(report, map->stripes[s].devid);
+
+			if (d >= 0)
+				report->devices[d].profile_bytes[p] += map->stripe_size;
+		}
+	}
+	return 0;
+}
+
 static void add_profile_names(struct space_report_space_info *out)
 {
 	u64 bits = out->info.profile_bits;
@@ -173,8 +262,10 @@ int btrfs_build_space_report(const struct btrfs_fs_info *fs_info,
 	memset(report, 0, sizeof(*report));
 	btrfs_kernel_model(opts->kernel_version, &model);
 	report->fs_info = fs_info;
-	if (fill_devices(fs_info, report))
+	if (fill_devices(fs_info, report) || fill_device_profiles(fs_info, report)) {
+		btrfs_free_space_report(report);
 		return -ENOMEM;
+	}
 	btrfs_calc_global_rsv_for_kernel(fs_info, &model, &report->global_rsv_inputs,
 					 &report->global_rsv);
 	/* live mode: the kernel's reserve (sysfs), the formula's offline */
@@ -194,6 +285,12 @@ int btrfs_build_space_report(const struct btrfs_fs_info *fs_info,
 
 void btrfs_free_space_report(struct space_report *report)
 {
+	u32 i;
+
+	for (i = 0; report->devices && i < report->nr_devices; i++)
+		free(report->devices[i].profile_bytes);
+	free(report->profiles);
+	report->profiles = NULL;
 	free(report->devices);
 	report->devices = NULL;
 }

@@ -19,6 +19,16 @@ struct space_report_device {
 	u64 allocated;			/* DEV_ITEM bytes_used */
 	u64 unallocated;
 	bool missing;
+	/* raw bytes in chunks of each report->profiles[] on this device */
+	u64 *profile_bytes;
+};
+
+/*
+ * A chunk type (block group type and profile bits) that some chunk has:
+ * one column of "btrfs filesystem usage -T", in its order
+ */
+struct space_report_profile {
+	u64 flags;
 };
 
 struct space_report_space_info {
@@ -94,6 +104,8 @@ struct space_report {
 	const struct btrfs_fs_info *fs_info;
 	struct space_report_device *devices;
 	u32 nr_devices;
+	struct space_report_profile *profiles;
+	u32 nr_profiles;
 	struct space_report_space_info space_infos[BTRFS_NR_SPACE_INFOS];
 	int nr_space_infos;
 	struct btrfs_global_rsv_inputs global_rsv_inputs;

@@ -16,7 +16,8 @@
 #                                   returns 0 when everything matches
 #
 # Compared: fsid, nodesize, sectorsize, checksum, device count, devid and
-# size of each device; global_rsv_size and global_rsv_reserved; per space
+# size of each device, and its bytes per type and profile and unallocated
+# bytes as "btrfs filesystem usage -b" printed them; global_rsv_size and global_rsv_reserved; per space
 # type the kernel has (data/metadata/system/mixed) every number of
 # allocation/<type>/ in EXPECTED (the tool reports them as right after a
 # cold ro mount, which is when the kernel's were read) and no extra type;
@@ -40,6 +41,10 @@ _truth_compare_jq='
 def show: if type == "string" then . elif . == null then "absent" else tojson end;
 def cmp($field; $e; $g): if $e == $g then empty else [$field, ($e | show), ($g | show)] end;
 def treename: if . == null then null else ascii_upcase | gsub("-"; "_") end;
+# sysfs names as btrfs filesystem usage prints them: "Data+Metadata", "RAID1"
+def progs_type: {DATA: "Data", METADATA: "Metadata", SYSTEM: "System",
+	"DATA+METADATA": "Data+Metadata"}[.] // .;
+def progs_profile: if . == "single" then . else ascii_upcase end;
 $exp[0] as $e | $ins[0] as $i | $chk[0] as $c | $bgs[0] as $b |
 (
 	cmp("filesystem.fsid"; $e.superblock.fsid; $i.filesystem.fsid),
@@ -53,7 +58,13 @@ $exp[0] as $e | $ins[0] as $i | $chk[0] as $c | $bgs[0] as $b |
 	 | ([$i.devices[]? | select(.devid == $d.devid)] | first) as $g
 	 | if $g == null then ["devices[devid=\($d.devid)]", "present", "absent"]
 	   else cmp("devices[devid=\($d.devid)].size"; $d.size; $g.size),
-		cmp("devices[devid=\($d.devid)].missing"; false; $g.missing)
+		cmp("devices[devid=\($d.devid)].missing"; false; $g.missing),
+		(select($d.fi_usage != null)
+		 | cmp("devices[devid=\($d.devid)].profiles"; $d.fi_usage.profiles | sort;
+			[$g.profiles[]? | { type: (.type_name | progs_type),
+				profile: (.profile | progs_profile), bytes }] | sort),
+		   cmp("devices[devid=\($d.devid)].unallocated"; $d.fi_usage.unallocated;
+			$g.unallocated))
 	   end),
 	cmp("global_rsv_size"; $e.allocation.global_rsv_size; $i.global_rsv_size),
 	# the reads the kernel issued during a cold mount (block_bio_queue)

@@ -6,11 +6,13 @@
 # run of dashes is a column, its cells are the characters above and below
 # it. Checks that every line keeps to the columns (nothing in a gap between
 # two columns, numbers end at the column's right edge, no line over 120
-# characters), then that the cells say what the JSON of the same run says:
-# one line per chunk stripe, block group or device, the numbers equal, the
+# characters before a last column "Path", as long as the path given), then
+# that the cells say what the JSON of the same run says: one line per
+# chunk stripe, block group or device, the numbers equal, the
 # type and profile spelled as btrfs-progs does ("Data, RAID1") from the JSON's
-# sysfs names ("DATA", "raid1"). With "layout" (a run in human units), the
-# columns and the line count only. One line per problem, exit 1 on any.
+# sysfs names ("DATA", "raid1"); in the devices table a column per chunk type
+# ("Data, RAID1", as btrfs filesystem usage -T), its bytes or "-" per device.
+# With "layout" (a run in human units), the columns and the line count only. One line per problem, exit 1 on any.
 import json
 import re
 import sys
@@ -52,9 +54,11 @@ def parse(header, rule, rows):
     cols = columns(rule)
     names = [header[a:b].strip() for a, b in cols]
     cells = []
+    # the path, last, is as long as the user's: the rest must fit
+    fixed = cols[-1][0] if names and names[-1] == "Path" else None
     for n, line in enumerate([header] + rows):
-        if len(line) > 120:
-            problem("line of %d characters: %s" % (len(line), line))
+        if len(line[:fixed]) > 120:
+            problem("line of %d characters: %s" % (len(line[:fixed]), line))
         # outside the columns, only blanks
         outside = list(line)
         for a, b in cols:
@@ -93,12 +97,18 @@ def expect_rows(doc):
                          "Leaf": str(bg["leaf"]), "RO": "yes" if bg["read_only"] else "no",
                          "Super": str(bg["bytes_super"])})
     else:
+        # a column per chunk type any device has, "-" where a device has none
+        kinds = set(progs_name(p["type_name"], p["profile"])
+                    for d in doc["devices"] for p in d["profiles"])
         for d in doc["devices"]:
-            rows.append({"Devid": str(d["devid"]), "Size": str(d["size"]),
-                         "Allocated": str(d["allocated"]),
-                         "Unallocated": str(d["unallocated"]),
-                         "Missing": "yes" if d["missing"] else "no",
-                         "Path": d["path"] or "-"})
+            row = {"Devid": str(d["devid"]), "Size": str(d["size"]),
+                   "Allocated": str(d["allocated"]),
+                   "Unallocated": str(d["unallocated"]),
+                   "Path": "missing" if d["missing"] else d["path"]}
+            row.update({k: "-" for k in kinds})
+            for p in d["profiles"]:
+                row[progs_name(p["type_name"], p["profile"])] = str(p["bytes"])
+            rows.append(row)
     return rows
 
 
