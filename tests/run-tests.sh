@@ -19,9 +19,12 @@
 #   SHARED          the shared material (default: ../shared beside the top folder)
 #   QUICK=1         make check-quick: tests that also have a full form run
 #                   fewer but representative cases (each test says which)
+#   JOBS=N          run up to N unit, cli and image tests at a time (default
+#                   1); kernel and fuzz tests always run one at a time, alone
 #
 # Output: per test a start line "[K/N] category/name ...  (so far N passed,
-# N failed, N skipped)" and a result line "PASS|FAIL|SKIP  category/name
+# N failed, N skipped)" when it starts and, when it ends (with JOBS > 1 not
+# always in the order they started), a result line "PASS|FAIL|SKIP  category/name
 # (reason)  [Ns, cpu N.Ns]" (wall seconds, then the CPU seconds, user and
 # system, of the test and everything it ran); a SKIP's reason says what to
 # install or set. The last 20 lines of a failed test's output, a line
@@ -39,6 +42,7 @@ SHARED=${SHARED:-$(cd "$TOP/.." && pwd)/shared}
 INSTRUMENT=${INSTRUMENT:-}
 TEST=${TEST:-}
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
+JOBS=${JOBS:-1}
 export TEST_TOP TOP BTRFS_SPACE SHARED INSTRUMENT
 # UBSan only prints by default; make its first report fail the program, as
 # ASan does. The caller's setting wins.
@@ -61,16 +65,21 @@ skipped=0
 RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/btrfs-space-tests.XXXXXX") || exit 2
 # tests/common fixture_images(): each fixture unpacked once per run
 export FIXTURE_CACHE=$RUN_DIR/fixtures
-CUR_TMP=
-TEST_PID=
+# the running tests: background pid -> their job folder
+declare -A running=()
 on_exit()
 {
-	# interrupted: stop the running test (timeout passes the signal on)
-	if [ -n "$TEST_PID" ]; then
-		kill -TERM "$TEST_PID" 2>/dev/null
-		wait "$TEST_PID" 2>/dev/null
-	fi
-	[ -n "$CUR_TMP" ] && cleanup_tmp "$CUR_TMP" > /dev/null
+	local pid jdir
+	# interrupted: stop the running tests (timeout passes the signal on)
+	for pid in "${!running[@]}"; do
+		jdir=${running[$pid]%%$'\t'*}
+		[ -s "$jdir/pid" ] && kill -TERM "$(cat "$jdir/pid")" 2>/dev/null
+	done
+	for pid in "${!running[@]}"; do
+		wait "$pid" 2>/dev/null
+		jdir=${running[$pid]%%$'\t'*}
+		[ -s "$jdir/tmp" ] && cleanup_tmp "$(cat "$jdir/tmp")" > /dev/null
+	done
 	rm -rf "$RUN_DIR"
 }
 trap on_exit EXIT
@@ -112,13 +121,14 @@ cleanup_tmp()
 	[ -z "$left" ] || echo "$left"
 }
 
-# cpu_ms ARRAY: ARRAY=(USER SYSTEM), the CPU milliseconds of the runner's
-# waited-for children so far (the second line of the "times" builtin,
-# "XmY.YYYs XmY.YYYs"; run here, not in a subshell, which has its own)
+# cpu_ms ARRAY FILE: ARRAY=(USER SYSTEM), the CPU milliseconds of this
+# shell's waited-for children so far (the second line of the "times"
+# builtin, "XmY.YYYs XmY.YYYs", written to FILE: run here, not in a
+# subshell, which has its own)
 cpu_ms()
 {
-	times > "$RUN_DIR/times"
-	read -r -a "$1" < <(tail -n 1 "$RUN_DIR/times" | awk '{
+	times > "$2"
+	read -r -a "$1" < <(tail -n 1 "$2" | awk '{
 		for (i = 1; i <= 2; i++) {
 			split($i, p, "m"); sub("s", "", p[2])
 			printf "%s%.0f", (i > 1 ? " " : ""), (p[1] * 60 + p[2]) * 1000
@@ -133,29 +143,61 @@ ms_s()
 	printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100))
 }
 
-# run_one CATEGORY NAME DIR CMD...: run one test, print its line, count it
-run_one()
+# job_run JOB DIR CMD...: one test, in the background: its output in
+# JOB/output, then JOB/status: exit status, wall seconds, CPU milliseconds
+# and what it left behind, one per line
+job_run()
 {
-	local cat=$1 name=$2 dir=$3
-	shift 3
-	local log=$TEST_TOP/$cat-tests-results.txt
-	local out=$RUN_DIR/output rc reason leftovers start=$SECONDS took
-	local cpu0 cpu1 cpu
-	cpu_ms cpu0
-
-	CUR_TMP=$(mktemp -d "${TMPDIR:-/tmp}/btrfs-space-test.XXXXXX") || exit 2
+	local jdir=$1 dir=$2 tmp rc start=$SECONDS cpu0 cpu1 leftovers
+	shift 2
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/btrfs-space-test.XXXXXX") || exit 2
+	echo "$tmp" > "$jdir/tmp"
+	cpu_ms cpu0 "$jdir/times"
 	(
-		export TEST_TMP=$CUR_TMP
+		export TEST_TMP=$tmp
 		cd "$dir" || exit 1
 		if [ "$TEST_TIMEOUT" != 0 ] && command -v timeout >/dev/null 2>&1; then
 			exec timeout -k 10 "$TEST_TIMEOUT" "$@"
 		fi
 		exec "$@"
-	) < /dev/null > "$out" 2>&1 &
-	TEST_PID=$!
-	wait "$TEST_PID"
+	) < /dev/null > "$jdir/output" 2>&1 &
+	echo $! > "$jdir/pid"
+	wait $!
 	rc=$?
-	TEST_PID=
+	: > "$jdir/pid"
+	cpu_ms cpu1 "$jdir/times"
+	leftovers=$(cleanup_tmp "$tmp")
+	: > "$jdir/tmp"
+	printf '%s\n%s\n%s\n%s\n' "$rc" "$((SECONDS - start))" \
+		"$((cpu1[0] + cpu1[1] - cpu0[0] - cpu0[1]))" "$leftovers" > "$jdir/status"
+}
+
+# job_start CATEGORY NAME DIR CMD...: start one test in the background
+job_start()
+{
+	local cat=$1 name=$2 dir=$3 jdir
+	shift 3
+	jdir=$RUN_DIR/job.$count
+	mkdir -p "$jdir" || exit 2
+	# the runner's INT and TERM traps are not the job's: it ends when told
+	( trap - INT TERM EXIT; job_run "$jdir" "$dir" "$@" ) &
+	running[$!]=$jdir$'\t'$cat$'\t'$name
+}
+
+# job_end: wait for a running test to end, print its line, count it
+job_end()
+{
+	local pid jdir cat name out rc took cpu leftovers reason result
+	local log
+
+	wait -n -p pid "${!running[@]}"
+	IFS=$'\t' read -r jdir cat name <<< "${running[$pid]}"
+	unset "running[$pid]"
+	log=$TEST_TOP/$cat-tests-results.txt
+	out=$jdir/output
+	{ read -r rc; read -r took; read -r cpu; read -r leftovers; } < "$jdir/status" ||
+		{ rc=2; took=0; cpu=0; leftovers=; echo "the runner lost this test's status" >> "$out"; }
+	cpu=$(ms_s "$cpu")
 
 	if [ "$rc" -gt 128 ]; then
 		reason="exit status $rc, killed by signal $((rc - 128))"
@@ -163,11 +205,6 @@ run_one()
 		# the last line, without the "SKIP: "/"FAIL: " of skip and fail
 		reason=$(grep -v '^[[:space:]]*$' "$out" | tail -n 1 | sed -E 's/^(SKIP|FAIL): //')
 	fi
-	cpu_ms cpu1
-	leftovers=$(cleanup_tmp "$CUR_TMP")
-	CUR_TMP=
-	took=$((SECONDS - start))
-	cpu=$(ms_s $((cpu1[0] + cpu1[1] - cpu0[0] - cpu0[1])))
 
 	case $rc in
 	0)	result=PASS; reason= ;;
@@ -201,6 +238,7 @@ run_one()
 		tail -n 20 "$out" | sed 's/^/    /'
 		;;
 	esac
+	rm -rf "$jdir"
 }
 
 selected()
@@ -233,43 +271,55 @@ list_tests()
 	done
 }
 
-# run_unit NAME PROG: one unit-test program
-run_unit()
+# unit_built NAME PROG: true if PROG is there; else its FAIL line, counted
+unit_built()
 {
-	local name=$1 prog=$2
-	if [ ! -x "$prog" ]; then
-		printf 'FAIL  unit/%s  (not built: run make)\n' "$name"
-		echo "====== FAIL unit/$name (not built)" >> "$TEST_TOP/unit-tests-results.txt"
-		failed=$((failed + 1))
-		return
-	fi
-	# word splitting of INSTRUMENT is intended
-	# shellcheck disable=SC2086
-	run_one unit "$name" "$TEST_TOP/unit" $INSTRUMENT "$prog"
+	[ -x "$2" ] && return 0
+	printf 'FAIL  unit/%s  (not built: run make)\n' "$1"
+	echo "====== FAIL unit/$1 (not built)" >> "$TEST_TOP/unit-tests-results.txt"
+	failed=$((failed + 1))
+	return 1
 }
 
 for cat in $categories; do
 	: > "$TEST_TOP/$cat-tests-results.txt"
 done
 run_start=$SECONDS
-cpu_ms cpu_start
+cpu_ms cpu_start "$RUN_DIR/times"
 mapfile -t tests < <(list_tests)
 total=${#tests[@]}
 count=0
+case $JOBS in
+''|*[!0-9]*|0) echo "run-tests.sh: JOBS must be a number of at least 1, not '$JOBS'" >&2; exit 2 ;;
+esac
 for line in "${tests[@]}"; do
 	IFS=$'\t' read -r cat name path <<< "$line"
 	count=$((count + 1))
-	# the start line, with the running count of what ran so far
+	# kernel and fuzz tests mount, trace and time: alone
+	alone=false
+	case $cat in kernel|fuzz) alone=true ;; esac
+	while [ ${#running[@]} -gt 0 ] &&
+	      { $alone || [ ${#running[@]} -ge "$JOBS" ]; }; do
+		job_end
+	done
+	# the start line, with the running count of what ended so far
 	printf '[%d/%d] %s/%s ...  (so far %d passed, %d failed, %d skipped)\n' \
 		"$count" "$total" "$cat" "$name" "$passed" "$failed" "$skipped"
 	if [ "$cat" = unit ]; then
-		run_unit "$name" "$path"
+		unit_built "$name" "$path" || continue
+		# word splitting of INSTRUMENT is intended
+		# shellcheck disable=SC2086
+		job_start unit "$name" "$TEST_TOP/unit" $INSTRUMENT "$path"
 	else
-		run_one "$cat" "$name" "$path" bash ./test.sh
+		job_start "$cat" "$name" "$path" bash ./test.sh
 	fi
+	! $alone || job_end
+done
+while [ ${#running[@]} -gt 0 ]; do
+	job_end
 done
 
-cpu_ms cpu_end
+cpu_ms cpu_end "$RUN_DIR/times"
 printf 'wall %d s, cpu %s s (user %s, system %s)\n' "$((SECONDS - run_start))" \
 	"$(ms_s $((cpu_end[0] + cpu_end[1] - cpu_start[0] - cpu_start[1])))" \
 	"$(ms_s $((cpu_end[0] - cpu_start[0])))" "$(ms_s $((cpu_end[1] - cpu_start[1])))"
