@@ -33,7 +33,7 @@ source "$TEST_TOP/common" || exit
 corpus=$SHARED/corpus
 catalog=$corpus/catalog.jsonl
 [ -d "$corpus" ] || skip_no_shared "image corpus" "$corpus"
-[ -f "$catalog" ] || skip "no catalog.jsonl in $corpus"
+[ -f "$catalog" ] || skip_no_shared "image corpus catalog" "$catalog"
 check_prereq btrfs-space
 check_prereq jq xz tar od timeout sha256sum btrfs-image
 

@@ -44,7 +44,7 @@ check_prereq btrfs-space mkfs.btrfs btrfs losetup mount umount mountpoint \
 	jq awk truncate setfattr
 if ! grep -qw btrfs /proc/filesystems; then
 	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed"
+	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
 fi
 
 : "${PREEMPT_EVENTS:=50}"
@@ -91,9 +91,9 @@ trap on_exit EXIT
 
 if ! mountpoint -q "$tracing"; then
 	grep -qw tracefs /proc/filesystems ||
-		skip "no tracefs in this kernel (/proc/filesystems)"
+		skip "no tracefs in this kernel (/proc/filesystems): needs CONFIG_TRACING"
 	mount -t tracefs nodev "$tracing" 2> /dev/null ||
-		skip "tracefs is not mounted at $tracing and mounting it failed"
+		skip "tracefs is not mounted at $tracing and mounting it failed (run as root: mount -t tracefs nodev $tracing)"
 	tracefs_mounted_here=true
 fi
 [ -d "$tracing/instances" ] || skip "no $tracing/instances (tracefs instances unsupported)"
@@ -151,7 +151,7 @@ done
 
 avail_kb=$(df -Pk "$TEST_TMP" | awk 'NR == 2 { print $4 }')
 [ "${avail_kb:-0}" -ge $((6 * 1024 * 1024)) ] ||
-	skip "needs 6 GiB free in $TEST_TMP for the image's data (has ${avail_kb:-?} KiB)"
+	skip "needs 6 GiB free in $TEST_TMP for the image's data (has ${avail_kb:-?} KiB): set TMPDIR to a folder with room"
 
 img="$TEST_TMP/preempt.img"
 mnt="$TEST_TMP/mnt"

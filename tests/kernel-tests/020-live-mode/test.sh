@@ -35,7 +35,7 @@ need_root
 check_prereq btrfs-space mkfs.btrfs losetup mount umount mountpoint jq truncate
 if ! grep -qw btrfs /proc/filesystems; then
 	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed"
+	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
 fi
 
 img="$TEST_TMP/live.img"

@@ -41,17 +41,17 @@ catalog=$corpus/catalog.jsonl
 recorded=$corpus/kernel-verdict.jsonl
 gaps_file=$TEST_TOP/kernel-tests/030-corpus-verdict/known-gaps.txt
 [ -d "$corpus" ] || skip_no_shared "image corpus" "$corpus"
-[ -f "$catalog" ] || skip "no catalog.jsonl in $corpus"
+[ -f "$catalog" ] || skip_no_shared "image corpus catalog" "$catalog"
 [ -f "$gaps_file" ] || fail "missing $gaps_file"
 need_root
 check_prereq btrfs-space
 check_prereq jq xz tar od cp timeout losetup mount umount mountpoint dmesg btrfs btrfs-image
 if ! grep -qw btrfs /proc/filesystems; then
 	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed"
+	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
 fi
-[ -w /dev/kmsg ] || skip "cannot write a marker to /dev/kmsg"
-dmesg > /dev/null 2>&1 || skip "cannot read the kernel log (dmesg)"
+[ -w /dev/kmsg ] || skip "cannot write a marker to /dev/kmsg (run as root)"
+dmesg > /dev/null 2>&1 || skip "cannot read the kernel log (dmesg): run as root, or set sysctl kernel.dmesg_restrict=0"
 
 TOOL_TIMEOUT=${TOOL_TIMEOUT:-60}
 [ -z "$INSTRUMENT" ] || TOOL_TIMEOUT=$((TOOL_TIMEOUT * 5))

@@ -43,7 +43,7 @@ need_root
 check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount jq truncate python3 fallocate
 if ! grep -qw btrfs /proc/filesystems; then
 	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed"
+	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
 fi
 
 work="$TEST_TMP/log-replay"

@@ -14,9 +14,9 @@ need_root
 check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount jq python3 truncate
 if ! grep -qw btrfs /proc/filesystems; then
 	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed"
+	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
 fi
-losetup -f > /dev/null 2>&1 || skip "no free loop device"
+losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
 
 mnt=$TEST_TMP/mnt
 nr=0

@@ -32,9 +32,9 @@ check_prereq btrfs-space mkfs.btrfs btrfs losetup mount umount mountpoint \
 	jq awk truncate dd head cp
 if ! grep -qw btrfs /proc/filesystems; then
 	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed"
+	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
 fi
-grep -qw tracefs /proc/filesystems || skip "no tracefs in this kernel (/proc/filesystems)"
+grep -qw tracefs /proc/filesystems || skip "no tracefs in this kernel (/proc/filesystems): needs CONFIG_TRACING"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 replay="$here/trace-refs.awk"
@@ -63,7 +63,7 @@ on_exit()
 trap on_exit EXIT
 
 mkdir -p "$tracing"
-mount -t tracefs nodev "$tracing" 2>/dev/null || skip "cannot mount tracefs at $tracing"
+mount -t tracefs nodev "$tracing" 2>/dev/null || skip "cannot mount tracefs at $tracing (run as root: mount -t tracefs nodev $tracing)"
 [ -d "$tracing/instances" ] || skip "tracefs has no instances"
 for e in $EVENTS; do
 	[ -f "$tracing/events/btrfs/$e/format" ] ||

@@ -28,9 +28,9 @@ check_prereq btrfs-space
 check_prereq mkfs.btrfs btrfs losetup mount umount mountpoint jq truncate setfattr findmnt python3
 if ! grep -qw btrfs /proc/filesystems; then
 	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed"
+	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
 fi
-grep -qw tracefs /proc/filesystems || skip "no tracefs in this kernel"
+grep -qw tracefs /proc/filesystems || skip "no tracefs in this kernel (/proc/filesystems): needs CONFIG_TRACING"
 
 : "${DELALLOC_FILES:=50}"
 : "${DELALLOC_WRITES:=8}"
@@ -157,7 +157,7 @@ expect "D size rise = csum-delete's" "$(jq .delayed_refs.size_rise <<< "$out")" 
 
 avail_kb=$(df -Pk "$TEST_TMP" | awk 'NR == 2 { print $4 }')
 [ "${avail_kb:-0}" -ge $((6 * 1024 * 1024)) ] ||
-	skip "C needs 6 GiB free in $TEST_TMP (has ${avail_kb:-?} KiB)"
+	skip "C needs 6 GiB free in $TEST_TMP (has ${avail_kb:-?} KiB): set TMPDIR to a folder with room"
 newfs 16G big
 cat > "$TEST_TMP/meta.sh" <<'EOS'
 #!/bin/bash
