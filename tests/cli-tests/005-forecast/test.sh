@@ -17,8 +17,8 @@ check_prereq jq python3 tar
 
 tar -xSJf "$TEST_TOP/fixtures/ns16k-1g.tar.xz" -C "$TEST_TMP" || fail "cannot unpack ns16k-1g"
 img=$TEST_TMP/ns16k-1g.img
-tar -xSJf "$TEST_TOP/fixtures/raid10-4dev.tar.xz" -C "$TEST_TMP" || fail "cannot unpack raid10-4dev"
-r10=$(ls "$TEST_TMP"/raid10-4dev*.img)
+# read only: the run's unpacked fixture (tests/common fixture_images)
+r10=$(fixture_images raid10-4dev "$TEST_TMP") || exit
 
 check_forecast()
 {

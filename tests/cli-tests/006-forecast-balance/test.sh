@@ -18,8 +18,8 @@ check_prereq btrfs-space
 check_prereq jq python3 tar
 
 for f in bg-spread-ns4k-50 raid10-4dev mixed-256m devadd-convert-raid1 meta-single-1g; do
-	mkdir -p "$TEST_TMP/$f"
-	tar -xSJf "$TEST_TOP/fixtures/$f.tar.xz" -C "$TEST_TMP/$f" || fail "cannot unpack $f"
+	# read only: the run's unpacked fixtures (tests/common fixture_images)
+	fixture_images "$f" "$TEST_TMP/$f" > /dev/null
 done
 
 # the state now: a filter selecting nothing, the block groups, the chunks
