@@ -33,7 +33,8 @@
  *
  * Metadata changes by the blocks the trees gain and lose: the items the
  * replay inserts and deletes in each subvolume tree (overwrite_item(),
- * link_to_fixup_dir(), add_inode_ref() with btrfs_add_link(), the file
+ * link_to_fixup_dir(), add_inode_ref() with btrfs_add_link(), the xattr
+ * items (overwrite_item(); replay_xattr_deletes() only checked), the file
  * extent items, fixup_inode_link_counts(), the delayed dir index batches
  * of the commit) and in the extent tree (alloc_reserved_file_extent() at
  * replay time, the freed extents and the tree blocks' items at the
@@ -880,6 +881,44 @@ static int link_to_fixup_dir(struct replay_ctx *rc, u64 ino)
 }
 
 /*
+ * replay_xattr_deletes(): the subvolume's XATTR_ITEMs of @ino that the
+ * log lacks are deleted.  The model only sees whether there are any: an
+ * xattr item of the image's inode with no item of that key in the log
+ * makes the result inexact (names that share a hash are not compared).
+ */
+static int replay_xattr_deletes(struct replay_ctx *rc, u64 ino)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	struct btrfs_key key = { ino, BTRFS_XATTR_ITEM_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	int ret;
+
+	ret = btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
+	while (ret >= 0) {
+		struct btrfs_path log_path = { 0 };
+
+		if (path.slots[0] >= (int)path.nodes[0]->nritems) {
+			ret = btrfs_next_leaf(fs_info, &rc->sv.root, &path, BTRFS_IO_OTHER);
+			if (ret)
+				break;
+			continue;
+		}
+		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
+		if (key.objectid != ino || key.type != BTRFS_XATTR_ITEM_KEY) {
+			ret = 0;
+			break;
+		}
+		ret = btrfs_search_slot(fs_info, rc->log, &key, &log_path, BTRFS_IO_OTHER);
+		btrfs_release_path(&log_path);
+		if (ret > 0)
+			rc->cur->ts.inexact = true;
+		path.slots[0]++;
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/*
  * The inode stage: overwrite_item() inserts the inode item if the
  * subvolume lacks it (else it is rewritten in place, same size), a logged
  * regular file is truncated to its size, then the inode is linked to the
@@ -896,7 +935,9 @@ static int replay_inode_item(struct replay_ctx *rc, const struct btrfs_inode_ite
 
 	btrfs_item_key_to_cpu(leaf, slot, &key);
 	ino = key.objectid;
-	ret = overwrite_item(rc, &key, leaf, slot);
+	ret = replay_xattr_deletes(rc, ino);
+	if (!ret)
+		ret = overwrite_item(rc, &key, leaf, slot);
 	if (ret)
 		return ret;
 	if (btrfs_mode_is(btrfs_stack_inode_mode(ii), BTRFS_S_IFREG)) {
@@ -1109,8 +1150,9 @@ static int replay_one_buffer(struct btrfs_fs_info *fs_info,
 			ret = replay_one_extent(rc, leaf, slot, &key);
 		else if (key.type == BTRFS_INODE_REF_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
 			ret = replay_inode_ref(rc, leaf, slot, &key);
-		else if (rc->stage == LOG_WALK_REPLAY_ALL &&
-			 (key.type == BTRFS_INODE_EXTREF_KEY || key.type == BTRFS_XATTR_ITEM_KEY))
+		else if (key.type == BTRFS_XATTR_ITEM_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
+			ret = overwrite_item(rc, &key, leaf, slot);
+		else if (key.type == BTRFS_INODE_EXTREF_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
 			rc->cur->ts.inexact = true;
 		else if (rc->stage == LOG_WALK_REPLAY_DIR_INDEX && key.type == BTRFS_DIR_INDEX_KEY)
 			ret = replay_dir_index(rc, leaf, slot, &key);
