@@ -2047,3 +2047,61 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 		return 0;
 	return sim_free_leaf(ts, g, leaf);
 }
+
+/*
+ * btrfs_search_slot() with path->search_for_extension and @ins_len the
+ * bytes an item will grow by (no item header), then btrfs_extend_item()
+ * by @grow (0: the search only, as when the back reference is there
+ * already and only its count changes); 1 if @key is absent
+ */
+int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  u32 ins_len, u32 grow)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+	int ret;
+
+	ret = sim_find_group(ts, key, &g);
+	if (ret)
+		return ret;
+	sim_locate(g, key, &leaf, &slot, &found);
+	if (!found)
+		return 1;
+	if (ins_len && sim_free(ts, g->leaves[leaf]) < ins_len) {
+		/* split_leaf() with extend: the item stays whole on one side */
+		ret = sim_split_leaf(ts, g, &leaf, &slot, ins_len, true);
+		if (ret)
+			return ret;
+		sim_locate(g, key, &leaf, &slot, &found);
+		if (!found)
+			return 1;
+	}
+	if (grow > sim_free(ts, g->leaves[leaf])) {
+		/* btrfs_extend_item() would BUG: the model lost track */
+		ts->inexact = true;
+		return 0;
+	}
+	g->leaves[leaf]->items[slot].size += grow;
+	return 0;
+}
+
+/* btrfs_truncate_item(): the item shrinks to @new_size, the leaf is not balanced */
+int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			    u32 new_size)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+	int ret;
+
+	ret = sim_find_group(ts, key, &g);
+	if (ret)
+		return ret;
+	sim_locate(g, key, &leaf, &slot, &found);
+	if (!found)
+		return 1;
+	if (new_size < g->leaves[leaf]->items[slot].size)
+		g->leaves[leaf]->items[slot].size = new_size;
+	return 0;
+}

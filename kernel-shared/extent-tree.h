@@ -130,5 +130,12 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 int btrfs_tree_sim_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key, u32 *size);
 int btrfs_tree_sim_set_key(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 			   const struct btrfs_key *new_key);
+int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  u32 ins_len, u32 grow);
+int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			    u32 new_size);
+
+/* The key offset of a keyed EXTENT_DATA_REF (tree-checker.c) */
+u64 hash_extent_data_ref(u64 root, u64 objectid, u64 offset);
 
 #endif

@@ -19,6 +19,7 @@
 #include <string.h>
 #include "common/checksum.h"
 #include "kernel-shared/accessors.h"
+#include "kernel-shared/extent-tree.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
@@ -465,7 +466,7 @@ static u64 hash_extent_data_ref_insn(u64 root, u64 objectid, u64 offset)
 }
 #endif
 
-static u64 hash_extent_data_ref(u64 root, u64 objectid, u64 offset)
+u64 hash_extent_data_ref(u64 root, u64 objectid, u64 offset)
 {
 	u32 high, low;
 

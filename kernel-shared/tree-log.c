@@ -82,12 +82,26 @@ struct replay_inode {
 	u32 cap;
 };
 
+/* One EXTENT_DATA_REF back reference of an extent, and what the replay does to it */
+struct replay_dref {
+	u64 root;
+	u64 owner;			/* inode */
+	u64 offset;			/* file offset minus extent offset */
+	u64 count;			/* in the extent item (inline) before the commit */
+	int64_t delta;			/* the delayed refs' sum for it */
+	bool is_inline;			/* an inline ref of the extent item */
+};
+
 struct replay_extent {
 	u64 bytenr;
 	u64 num_bytes;
 	u64 refs;			/* the extent item's refs, then as changed */
 	bool in_tree;			/* in the extent tree before the replay */
 	bool allocated;			/* inserted by the replay */
+	bool keyed_after;		/* keyed back references follow the item */
+	struct replay_dref *drefs;
+	u32 nr_drefs;
+	u32 cap_drefs;
 };
 
 /* Open addressing from a (a, b) pair to an index, 0 = empty slot */
@@ -236,6 +250,14 @@ static int grow_array(void **array, u32 nr, u32 *cap, size_t size)
 	*array = p;
 	*cap = new_cap;
 	return 0;
+}
+
+/* An operation on @ts that the model cannot follow: 1 makes it inexact */
+static int sim_result_ts(struct btrfs_tree_sim *ts, int ret)
+{
+	if (ret == 1)
+		ts->inexact = true;
+	return ret < 0 ? ret : 0;
 }
 
 /* An operation on the current subvolume's tree that the model cannot follow */
@@ -481,6 +503,108 @@ static int get_inode(struct replay_ctx *rc, u64 ino, struct replay_inode **out)
 	return 0;
 }
 
+static struct replay_dref *find_dref(struct replay_extent *e, u64 root, u64 owner,
+				     u64 offset)
+{
+	u32 i;
+
+	for (i = 0; i < e->nr_drefs; i++)
+		if (e->drefs[i].root == root && e->drefs[i].owner == owner &&
+		    e->drefs[i].offset == offset)
+			return &e->drefs[i];
+	return NULL;
+}
+
+static int add_dref(struct replay_extent *e, u64 root, u64 owner, u64 offset,
+		    struct replay_dref **out)
+{
+	if (grow_array((void **)&e->drefs, e->nr_drefs, &e->cap_drefs, sizeof(*e->drefs)))
+		return -ENOMEM;
+	*out = &e->drefs[e->nr_drefs++];
+	**out = (struct replay_dref){ .root = root, .owner = owner, .offset = offset };
+	return 0;
+}
+
+/*
+ * The inline EXTENT_DATA_REFs of a data extent item (tree-checker.c has
+ * checked the item in a block it read; a ref that runs past the end ends
+ * the walk here)
+ */
+static int load_inline_drefs(struct replay_extent *e, const u8 *item, u32 size)
+{
+	const struct btrfs_extent_item *ei = (const void *)item;
+	u32 ptr = sizeof(*ei);
+
+	if (!(btrfs_stack_extent_flags(ei) & BTRFS_EXTENT_FLAG_DATA))
+		return 0;
+	while (ptr < size) {
+		u8 type = item[ptr];
+		u32 len;
+
+		if (type == BTRFS_EXTENT_DATA_REF_KEY)
+			len = 1 + sizeof(struct btrfs_extent_data_ref);
+		else if (type == BTRFS_SHARED_DATA_REF_KEY)
+			len = 1 + sizeof(__le64) + sizeof(struct btrfs_shared_data_ref);
+		else if (type == BTRFS_EXTENT_OWNER_REF_KEY)
+			len = 1 + sizeof(__le64);
+		else
+			break;
+		if (ptr + len > size)
+			break;
+		if (type == BTRFS_EXTENT_DATA_REF_KEY) {
+			const struct btrfs_extent_data_ref *dr = (const void *)(item + ptr + 1);
+			struct replay_dref *d;
+
+			if (add_dref(e, btrfs_stack_extent_data_ref_root(dr),
+				     btrfs_stack_extent_data_ref_objectid(dr),
+				     btrfs_stack_extent_data_ref_offset(dr), &d))
+				return -ENOMEM;
+			d->count = btrfs_stack_extent_data_ref_count(dr);
+			d->is_inline = true;
+		}
+		ptr += len;
+	}
+	return 0;
+}
+
+/*
+ * lookup_inline_extent_backref(): a new inline ref is not added when the
+ * next key after the extent item is a keyed back reference of the same
+ * extent (find_next_key(), types below BLOCK_GROUP_ITEM)
+ */
+static int keyed_refs_follow(struct replay_ctx *rc, struct btrfs_path *path,
+			     struct replay_extent *e)
+{
+	struct btrfs_key key;
+	int ret = 0;
+
+	path->slots[0]++;
+	if (path->slots[0] >= (int)path->nodes[0]->nritems)
+		ret = btrfs_next_leaf(rc->fs_info, &rc->fs_info->extent_root, path,
+				      BTRFS_IO_OTHER);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	btrfs_item_key_to_cpu(path->nodes[0], path->slots[0], &key);
+	e->keyed_after = key.objectid == e->bytenr && key.type < BTRFS_BLOCK_GROUP_ITEM_KEY;
+	return 0;
+}
+
+/* A delayed data ref for (@root, @owner, @offset): adds and drops of one ref merge */
+static int dref_change(struct replay_extent *e, u64 root, u64 owner, u64 offset, int delta)
+{
+	struct replay_dref *d = find_dref(e, root, owner, offset);
+
+	if (!d && add_dref(e, root, owner, offset, &d))
+		return -ENOMEM;
+	d->delta += delta;
+	return 0;
+}
+
+static u64 dref_offset(const struct file_extent *fe)
+{
+	return fe->start - btrfs_stack_file_extent_offset(&fe->fi);
+}
+
 /* The extent item (bytenr, EXTENT_ITEM, num_bytes), as btrfs_lookup_data_extent() finds it */
 static int get_extent(struct replay_ctx *rc, u64 bytenr, u64 num_bytes,
 		      struct replay_extent **out)
@@ -517,6 +641,9 @@ static int get_extent(struct replay_ctx *rc, u64 bytenr, u64 num_bytes,
 		else {
 			e->refs = btrfs_stack_extent_refs(ei);
 			e->in_tree = true;
+			ret = load_inline_drefs(e, (const u8 *)ei, size);
+			if (!ret)
+				ret = keyed_refs_follow(rc, &path, e);
 		}
 	} else if (ret > 0) {
 		ret = 0;
@@ -524,8 +651,10 @@ static int get_extent(struct replay_ctx *rc, u64 bytenr, u64 num_bytes,
 	btrfs_release_path(&path);
 	if (!ret)
 		ret = map_insert(&rc->extent_map, bytenr, num_bytes, rc->nr_extents);
-	if (ret)
+	if (ret) {
+		free(e->drefs);
 		return ret;
+	}
 	rc->nr_extents++;
 	*out = e;
 	return 0;
@@ -556,7 +685,7 @@ static int change_ref(struct replay_ctx *rc, const struct replay_inode *ri,
 		e->refs++;
 	else
 		e->refs--;
-	return 0;
+	return dref_change(e, ri->root, ri->ino, dref_offset(fe), add ? 1 : -1);
 }
 
 static int drop_error(struct replay_ctx *rc, const struct replay_inode *ri, u64 start,
@@ -705,6 +834,7 @@ static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_bloc
 	struct replay_inode *ri;
 	struct file_extent fe;
 	struct replay_extent *e;
+	struct replay_dref *d;
 	bool exact;
 	u64 end, bytenr, num_bytes;
 	u32 pos;
@@ -752,7 +882,7 @@ static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_bloc
 		/* btrfs_lookup_data_extent() found it: one more reference */
 		e->refs++;
 		rc->out->refs_added++;
-		return 0;
+		return dref_change(e, rc->subvol, key->objectid, dref_offset(&fe), 1);
 	}
 	/* btrfs_alloc_logged_file_extent(): no block group is -EINVAL */
 	if (!find_block_group(fs_info, bytenr, num_bytes))
@@ -763,6 +893,11 @@ static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_bloc
 			(unsigned long long)key->objectid);
 	e->allocated = true;
 	e->refs = 1;
+	ret = add_dref(e, rc->subvol, key->objectid, dref_offset(&fe), &d);
+	if (ret)
+		return ret;
+	d->count = 1;
+	d->is_inline = true;
 	/* alloc_reserved_file_extent() inserts the item now, not at the commit */
 	return btrfs_tree_sim_insert(&rc->extent_sim,
 				     &(struct btrfs_key){ bytenr, BTRFS_EXTENT_ITEM_KEY, num_bytes },
@@ -1316,6 +1451,78 @@ static u32 tree_block_item_size(const struct btrfs_fs_info *fs_info)
 }
 
 /*
+ * One delayed ref head of a data extent at the commit
+ * (btrfs_run_delayed_refs_for_head()): an extent left with no reference
+ * loses its item; else its refs run, adds first (select_delayed_ref()).
+ * An add searches the extent item with room for a new inline ref (the
+ * leaf splits if it lacks those 29 bytes, even when the ref is there and
+ * only its count changes), then a new ref grows the item
+ * (btrfs_extend_item()), or goes in a keyed EXTENT_DATA_REF item when
+ * the item would reach BTRFS_MAX_EXTENT_ITEM_SIZE or keyed refs follow
+ * it.  A drop that leaves an inline ref at 0 shrinks the item
+ * (btrfs_truncate_item()), a keyed one deletes its item.
+ */
+static int run_data_ref_head(struct replay_ctx *rc, struct replay_extent *e)
+{
+	struct btrfs_tree_sim *ts = &rc->extent_sim;
+	const u32 iref = 1 + sizeof(struct btrfs_extent_data_ref);
+	const u32 max_item = (btrfs_leaf_data_size(rc->fs_info->nodesize) >> 4) -
+			     sizeof(struct btrfs_item);
+	struct btrfs_key key = { e->bytenr, BTRFS_EXTENT_ITEM_KEY, e->num_bytes };
+	int pass, ret = 0;
+	u32 i;
+
+	if (!e->in_tree && !e->allocated)
+		return 0;
+	if (!e->refs)
+		return sim_result_ts(ts, btrfs_tree_sim_delete(ts, &key, true));
+	for (pass = 0; pass < 2 && !ret; pass++) {
+		for (i = 0; i < e->nr_drefs && !ret; i++) {
+			struct replay_dref *d = &e->drefs[i];
+			struct btrfs_key kkey = { e->bytenr, BTRFS_EXTENT_DATA_REF_KEY,
+						  hash_extent_data_ref(d->root, d->owner, d->offset) };
+			u32 size = 0;
+
+			if (pass == 0 && d->delta > 0) {
+				if (d->is_inline) {
+					ret = btrfs_tree_sim_extend(ts, &key, iref, 0);
+					ret = sim_result_ts(ts, ret);
+					continue;
+				}
+				ret = btrfs_tree_sim_lookup(ts, &key, &size);
+				if (ret)
+					return sim_result_ts(ts, ret);
+				if (btrfs_tree_sim_lookup(ts, &kkey, NULL) == 0 || e->keyed_after ||
+				    size + iref >= max_item) {
+					/* insert_extent_backref(): the keyed item */
+					ret = btrfs_tree_sim_insert(ts, &kkey,
+						sizeof(struct btrfs_extent_data_ref));
+					ret = ret == 1 ? 0 : sim_result_ts(ts, ret);
+					e->keyed_after = true;
+					continue;
+				}
+				ret = sim_result_ts(ts, btrfs_tree_sim_extend(ts, &key, iref, iref));
+				d->is_inline = true;
+				d->count = 0;
+			} else if (pass == 1 && d->delta < 0) {
+				if (!d->is_inline) {
+					/* a keyed ref, or one through a shared block: not followed */
+					ts->inexact = true;
+					continue;
+				}
+				if ((int64_t)d->count + d->delta > 0)
+					continue;
+				ret = btrfs_tree_sim_lookup(ts, &key, &size);
+				if (!ret && size >= iref)
+					ret = btrfs_tree_sim_truncate(ts, &key, size - iref);
+				ret = sim_result_ts(ts, ret);
+			}
+		}
+	}
+	return ret;
+}
+
+/*
  * The commit runs the delayed refs in bytenr order: the extent items of
  * the extents freed go, and the tree blocks the extent tree gained get
  * their items (which may split more: repeated until nothing new).  Only
@@ -1333,16 +1540,10 @@ static int replay_extent_tree(struct replay_ctx *rc)
 	if (!order)
 		return -ENOMEM;
 	for (i = 0; i < rc->nr_extents; i++)
-		if ((rc->extents[i].in_tree || rc->extents[i].allocated) && !rc->extents[i].refs)
-			order[n++] = &rc->extents[i];
+		order[n++] = &rc->extents[i];
 	qsort(order, n, sizeof(*order), cmp_extent_bytenr);
-	for (i = 0; i < n && !ret; i++) {
-		ret = btrfs_tree_sim_delete(ts, &(struct btrfs_key){ order[i]->bytenr,
-				BTRFS_EXTENT_ITEM_KEY, order[i]->num_bytes }, true);
-		if (ret == 1)
-			ts->inexact = true;
-		ret = ret < 0 ? ret : 0;
-	}
+	for (i = 0; i < n && !ret; i++)
+		ret = run_data_ref_head(rc, (struct replay_extent *)order[i]);
 	free(order);
 	/* the subvolume trees' blocks gained and freed, then the extent tree's own */
 	for (i = 0; i < rc->nr_subvol_sims && !ret; i++) {
@@ -1419,6 +1620,8 @@ static void free_ctx(struct replay_ctx *rc)
 	for (i = 0; i < rc->nr_inodes; i++)
 		free(rc->inodes[i].fe);
 	free(rc->inodes);
+	for (i = 0; i < rc->nr_extents; i++)
+		free(rc->extents[i].drefs);
 	free(rc->extents);
 	btrfs_tree_sim_release(&rc->extent_sim);
 	for (i = 0; i < rc->nr_subvol_sims; i++) {
