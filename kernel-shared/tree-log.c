@@ -125,6 +125,9 @@ struct delayed_index {
 struct subvol_sim {
 	u64 subvol;
 	struct btrfs_tree_sim ts;
+	u64 *orphans;			/* inodes replay_dir_deletes() leaves with no link */
+	u32 nr_orphans;
+	u32 cap_orphans;
 	struct delayed_index *dix;
 	u32 nr_dix;
 	u32 cap_dix;
@@ -1053,6 +1056,225 @@ static int replay_xattr_deletes(struct replay_ctx *rc, u64 ino)
 	return ret < 0 ? ret : 0;
 }
 
+static bool is_orphan(const struct subvol_sim *ss, u64 ino)
+{
+	u32 i;
+
+	for (i = 0; i < ss->nr_orphans; i++)
+		if (ss->orphans[i] == ino)
+			return true;
+	return false;
+}
+
+/*
+ * An item that loses one entry of @len bytes: btrfs_truncate_item() if
+ * it holds more, else btrfs_del_item()
+ */
+static int remove_entry(struct replay_ctx *rc, const struct btrfs_key *key, u32 len)
+{
+	struct btrfs_tree_sim *ts = &rc->cur->ts;
+	u32 size;
+	int ret;
+
+	ret = btrfs_tree_sim_lookup(ts, key, &size);
+	if (ret == 0 && size > len)
+		ret = btrfs_tree_sim_truncate(ts, key, size - len);
+	else if (ret == 0)
+		ret = btrfs_tree_sim_delete(ts, key, true);
+	return sim_result(rc, ret);
+}
+
+/*
+ * Whether the log has the inode item of @ino, and whether it has the
+ * DIR_INDEX (@dir, @index) with @name: 1 yes, 0 no
+ */
+static int in_log(struct replay_ctx *rc, const struct btrfs_key *key, const char *name,
+		  u32 name_len)
+{
+	struct btrfs_path path = { 0 };
+	int ret;
+
+	ret = btrfs_search_slot(rc->fs_info, rc->log, key, &path, BTRFS_IO_OTHER);
+	if (ret == 0 && name) {
+		const struct btrfs_dir_item *di;
+		u32 size;
+
+		di = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+		ret = size >= sizeof(*di) + name_len &&
+		      btrfs_stack_dir_name_len(di) == name_len &&
+		      !memcmp(di + 1, name, name_len) ? 0 : 1;
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : !ret;
+}
+
+/*
+ * check_item_in_log() for one DIR_INDEX of the image that the log lacks:
+ * the inode goes to the fixup dir, then unlink_inode_for_log_replay():
+ * the DIR_ITEM, the INODE_REF (both lose the name, or go), and the
+ * DIR_INDEX through the delayed items run at once.  An inode the log does
+ * not have, left with no name, becomes an orphan at the fixup.
+ */
+static int delete_dir_entry(struct replay_ctx *rc, u64 dir, u64 index,
+			    const struct btrfs_dir_item *di, u32 size, u32 *names_gone)
+{
+	struct subvol_sim *ss = rc->cur;
+	u32 len = btrfs_stack_dir_name_len(di);
+	const char *name = (const char *)(di + 1);
+	u64 ino = le64toh(di->location.objectid);
+	int ret;
+
+	if (size < sizeof(*di) + len || di->location.type != BTRFS_INODE_ITEM_KEY) {
+		/* a subvolume's link, or a short item: not followed */
+		ss->ts.inexact = true;
+		return 0;
+	}
+	ret = link_to_fixup_dir(rc, ino);
+	if (!ret)
+		ret = remove_entry(rc, &(struct btrfs_key){ dir, BTRFS_DIR_ITEM_KEY,
+				   btrfs_name_hash(name, len) }, sizeof(*di) + len);
+	if (!ret) {
+		struct btrfs_key ref = { ino, BTRFS_INODE_REF_KEY, dir };
+
+		if (btrfs_tree_sim_lookup(&ss->ts, &ref, NULL) == 0)
+			ret = remove_entry(rc, &ref, sizeof(struct btrfs_inode_ref) + len);
+		else
+			ss->ts.inexact = true;	/* an INODE_EXTREF */
+	}
+	if (!ret)
+		ret = sim_result(rc, btrfs_tree_sim_delete(&ss->ts,
+			&(struct btrfs_key){ dir, BTRFS_DIR_INDEX_KEY, index }, true));
+	if (ret)
+		return ret;
+	(*names_gone)++;
+	return 0;
+}
+
+/* An inode whose every image name replay_dir_deletes() took, not in the log */
+static int note_orphan(struct replay_ctx *rc, u64 ino, u32 names_gone)
+{
+	struct subvol_sim *ss = rc->cur;
+	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	const struct btrfs_inode_item *ii;
+	u32 size, nlink = 0;
+	int ret;
+
+	ret = in_log(rc, &key, NULL, 0);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = btrfs_search_slot(rc->fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
+	if (ret == 0) {
+		ii = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+		if (size >= sizeof(*ii))
+			nlink = btrfs_stack_inode_nlink(ii);
+	}
+	btrfs_release_path(&path);
+	if (ret < 0)
+		return ret;
+	if (nlink > names_gone || is_orphan(ss, ino))
+		return 0;
+	if (grow_array((void **)&ss->orphans, ss->nr_orphans, &ss->cap_orphans, sizeof(u64)))
+		return -ENOMEM;
+	ss->orphans[ss->nr_orphans++] = ino;
+	return 0;
+}
+
+/* The image's DIR_INDEX items of @dir in [@start, @end] that the log lacks go */
+static int delete_range(struct replay_ctx *rc, u64 dir, u64 start, u64 end)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	struct btrfs_key key = { dir, BTRFS_DIR_INDEX_KEY, start };
+	struct btrfs_path path = { 0 };
+	int ret;
+
+	ret = btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
+	while (ret >= 0) {
+		const struct btrfs_dir_item *di;
+		u32 size, gone = 0;
+
+		if (path.slots[0] >= (int)path.nodes[0]->nritems) {
+			ret = btrfs_next_leaf(fs_info, &rc->sv.root, &path, BTRFS_IO_OTHER);
+			if (ret)
+				break;
+			continue;
+		}
+		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
+		if (key.objectid != dir || key.type != BTRFS_DIR_INDEX_KEY || key.offset > end) {
+			ret = 0;
+			break;
+		}
+		di = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+		path.slots[0]++;
+		if (size < sizeof(*di)) {
+			rc->cur->ts.inexact = true;
+			continue;
+		}
+		ret = in_log(rc, &key, (const char *)(di + 1),
+			     size >= sizeof(*di) + btrfs_stack_dir_name_len(di) ?
+			     btrfs_stack_dir_name_len(di) : 0);
+		if (ret)
+			continue;
+		ret = delete_dir_entry(rc, dir, key.offset, di, size, &gone);
+		if (!ret && gone)
+			ret = note_orphan(rc, le64toh(di->location.objectid), gone);
+		if (ret)
+			break;
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * replay_dir_deletes() before a logged directory's inode item goes in:
+ * the log's DIR_LOG_INDEX items (offset start, item: end) name the index
+ * ranges it is authoritative for; a directory the image lacks has nothing
+ * to delete.  Each image name is unlinked by itself, so an inode with
+ * several of them is counted once per name (note_orphan() compares the
+ * names of each entry with the image's link count).
+ */
+static int replay_dir_deletes(struct replay_ctx *rc, u64 dir)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	struct btrfs_key key = { dir, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	int ret;
+
+	ret = btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
+	btrfs_release_path(&path);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	key = (struct btrfs_key){ dir, BTRFS_DIR_LOG_INDEX_KEY, 0 };
+	ret = btrfs_search_slot(fs_info, rc->log, &key, &path, BTRFS_IO_OTHER);
+	while (ret >= 0) {
+		const __le64 *end;
+		u32 size;
+
+		if (path.slots[0] >= (int)path.nodes[0]->nritems) {
+			ret = btrfs_next_leaf(fs_info, rc->log, &path, BTRFS_IO_OTHER);
+			if (ret)
+				break;
+			continue;
+		}
+		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
+		if (key.objectid != dir || key.type != BTRFS_DIR_LOG_INDEX_KEY) {
+			ret = 0;
+			break;
+		}
+		end = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+		path.slots[0]++;
+		if (size < sizeof(*end)) {
+			rc->cur->ts.inexact = true;
+			continue;
+		}
+		ret = delete_range(rc, dir, key.offset, le64toh(*end));
+		if (ret)
+			break;
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
 /*
  * The inode stage: overwrite_item() inserts the inode item if the
  * subvolume lacks it (else it is rewritten in place, same size), a logged
@@ -1071,6 +1293,8 @@ static int replay_inode_item(struct replay_ctx *rc, const struct btrfs_inode_ite
 	btrfs_item_key_to_cpu(leaf, slot, &key);
 	ino = key.objectid;
 	ret = replay_xattr_deletes(rc, ino);
+	if (!ret && btrfs_mode_is(btrfs_stack_inode_mode(ii), BTRFS_S_IFDIR))
+		ret = replay_dir_deletes(rc, ino);
 	if (!ret)
 		ret = overwrite_item(rc, &key, leaf, slot);
 	if (ret)
@@ -1178,18 +1402,35 @@ static int replay_dir_index(struct replay_ctx *rc, const struct btrfs_tree_block
 	return ret < 0 ? ret : 0;
 }
 
-/* fixup_inode_link_counts(): the fixup items go, highest inode first */
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * fixup_inode_link_counts(): the fixup items go, highest inode first; an
+ * inode left with no link gets an orphan item (btrfs_insert_orphan_item()),
+ * which stays: orphan cleanup does not run on a read-only mount
+ */
 static int replay_fixups(struct replay_ctx *rc)
 {
 	struct subvol_sim *ss = rc->cur;
 	int ret = 0;
 
+	qsort(ss->fixups, ss->nr_fixups, sizeof(*ss->fixups), cmp_u64);
 	while (ss->nr_fixups && !ret) {
 		u64 ino = ss->fixups[--ss->nr_fixups];
 
 		ret = sim_result(rc, btrfs_tree_sim_delete(&ss->ts,
 			&(struct btrfs_key){ BTRFS_TREE_LOG_FIXUP_OBJECTID, BTRFS_ORPHAN_ITEM_KEY,
 					     ino }, true));
+		if (!ret && is_orphan(ss, ino)) {
+			ret = btrfs_tree_sim_insert(&ss->ts, &(struct btrfs_key){
+				BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, ino }, 0);
+			ret = ret < 0 ? ret : 0;
+		}
 	}
 	return ret;
 }
@@ -1628,6 +1869,7 @@ static void free_ctx(struct replay_ctx *rc)
 		btrfs_tree_sim_release(&rc->subvol_sims[i].ts);
 		free(rc->subvol_sims[i].dix);
 		free(rc->subvol_sims[i].fixups);
+		free(rc->subvol_sims[i].orphans);
 	}
 	free(rc->subvol_sims);
 	map_free(&rc->inode_map);
