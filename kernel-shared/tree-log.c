@@ -1328,9 +1328,10 @@ static int queue_dir_index(struct replay_ctx *rc, u64 dir, u64 index, u32 size)
 }
 
 /*
- * add_inode_ref(): each name of a logged INODE_REF whose dir index the
- * subvolume lacks is linked (btrfs_add_link(): the DIR_ITEM now, the
- * DIR_INDEX as a delayed item), then overwrite_item() copies the ref.
+ * add_inode_ref(): each name of a logged INODE_REF or INODE_EXTREF (an
+ * extref's entries name their parent) whose dir index the subvolume lacks
+ * is linked (btrfs_add_link(): the DIR_ITEM now, the DIR_INDEX as a
+ * delayed item), then overwrite_item() copies the ref.
  * Conflicting names (__add_inode_ref() unlinks them), hash collisions and
  * a ref that changes size are not replayed: ->inexact.
  */
@@ -1343,26 +1344,42 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 	int ret;
 
 	p = btrfs_item_ptr(leaf, slot, &size);
-	while (pos + sizeof(struct btrfs_inode_ref) <= size) {
-		const struct btrfs_inode_ref *ref = (const void *)(p + pos);
-		u32 len = le16toh(ref->name_len);
-		u32 di_size = sizeof(struct btrfs_dir_item) + len;
-		u64 index = le64toh(ref->index);
-		const char *name = (const char *)(ref + 1);
+	for (;;) {
+		bool ext = key->type == BTRFS_INODE_EXTREF_KEY;
+		u32 head = ext ? sizeof(struct btrfs_inode_extref) : sizeof(struct btrfs_inode_ref);
+		u64 index, parent = key->offset;
+		const char *name;
+		u32 len, di_size;
 
-		if (pos + sizeof(*ref) + len > size)
+		if (pos + head > size)
 			break;
-		pos += sizeof(*ref) + len;
-		ret = btrfs_tree_sim_lookup(ts, &(struct btrfs_key){ key->offset,
+		if (ext) {
+			const struct btrfs_inode_extref *ref = (const void *)(p + pos);
+
+			len = le16toh(ref->name_len);
+			index = le64toh(ref->index);
+			parent = le64toh(ref->parent_objectid);
+		} else {
+			const struct btrfs_inode_ref *ref = (const void *)(p + pos);
+
+			len = le16toh(ref->name_len);
+			index = le64toh(ref->index);
+		}
+		name = (const char *)(p + pos + head);
+		di_size = sizeof(struct btrfs_dir_item) + len;
+		if (pos + head + len > size)
+			break;
+		pos += head + len;
+		ret = btrfs_tree_sim_lookup(ts, &(struct btrfs_key){ parent,
 					    BTRFS_DIR_INDEX_KEY, index }, NULL);
 		if (ret < 0)
 			return ret;
 		if (ret == 0)
 			continue;
-		ret = sim_result(rc, btrfs_tree_sim_insert(ts, &(struct btrfs_key){ key->offset,
+		ret = sim_result(rc, btrfs_tree_sim_insert(ts, &(struct btrfs_key){ parent,
 				BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len) }, di_size));
 		if (!ret)
-			ret = queue_dir_index(rc, key->offset, index, di_size);
+			ret = queue_dir_index(rc, parent, index, di_size);
 		if (ret)
 			return ret;
 	}
@@ -1524,12 +1541,11 @@ static int replay_one_buffer(struct btrfs_fs_info *fs_info,
 			ret = replay_inode_item(rc, ii, leaf, slot);
 		else if (key.type == BTRFS_EXTENT_DATA_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
 			ret = replay_one_extent(rc, leaf, slot, &key);
-		else if (key.type == BTRFS_INODE_REF_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
+		else if ((key.type == BTRFS_INODE_REF_KEY || key.type == BTRFS_INODE_EXTREF_KEY) &&
+			 rc->stage == LOG_WALK_REPLAY_ALL)
 			ret = replay_inode_ref(rc, leaf, slot, &key);
 		else if (key.type == BTRFS_XATTR_ITEM_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
 			ret = overwrite_item(rc, &key, leaf, slot);
-		else if (key.type == BTRFS_INODE_EXTREF_KEY && rc->stage == LOG_WALK_REPLAY_ALL)
-			rc->cur->ts.inexact = true;
 		else if (rc->stage == LOG_WALK_REPLAY_DIR_INDEX && key.type == BTRFS_DIR_INDEX_KEY)
 			ret = replay_dir_index(rc, leaf, slot, &key);
 	}
