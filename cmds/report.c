@@ -242,6 +242,10 @@ void print_log_replay_section(struct fmt_ctx *fctx, const struct space_report *r
 		l->extent_tree_blocks_added);
 	fmt_u64(fctx, "extent_tree_blocks_freed", "Extent tree blocks freed",
 		l->extent_tree_blocks_freed);
+	fmt_u64(fctx, "csum_tree_blocks_added", "Csum tree blocks added (splits)",
+		l->csum_tree_blocks_added);
+	fmt_u64(fctx, "csum_tree_blocks_freed", "Csum tree blocks freed",
+		l->csum_tree_blocks_freed);
 	fmt_bool(fctx, "tree_model_inexact", "Leaf model incomplete",
 		 l->tree_model_inexact);
 	fmt_bool(fctx, "mount_writes", "A mount writes (even -o ro)", l->present);

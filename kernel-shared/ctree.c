@@ -2105,3 +2105,75 @@ int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *k
 		g->leaves[leaf]->items[slot].size = new_size;
 	return 0;
 }
+
+/*
+ * Where btrfs_search_slot() leaves a path for @key that is absent: the
+ * item before it in the same leaf (none at slot 0: the kernel's callers
+ * do not look into the previous leaf), its leaf's free space, and the
+ * first key after it (in the next leaf, or the next group's first key);
+ * 0, or 1 when @key exists
+ */
+int btrfs_tree_sim_neighbours(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			      struct btrfs_sim_neighbours *nb)
+{
+	struct btrfs_sim_group *g;
+	struct btrfs_sim_items_leaf *l;
+	u32 leaf, slot, i;
+	bool found;
+	int ret;
+
+	memset(nb, 0, sizeof(*nb));
+	ret = sim_find_group(ts, key, &g);
+	if (ret)
+		return ret;
+	sim_locate(g, key, &leaf, &slot, &found);
+	if (found)
+		return 1;
+	l = g->leaves[leaf];
+	nb->leaf_free = sim_free(ts, l);
+	if (slot > 0) {
+		nb->has_prev = true;
+		nb->prev = l->items[slot - 1];
+	}
+	nb->slot0 = slot == 0;
+	if (slot < l->nr) {
+		nb->has_next = true;
+		nb->next = l->items[slot].key;
+		return 0;
+	}
+	for (i = leaf + 1; i < g->nr; i++)
+		if (g->leaves[i]->nr) {
+			nb->has_next = true;
+			nb->next = g->leaves[i]->items[0].key;
+			return 0;
+		}
+	if (g->has_hi) {
+		nb->has_next = true;
+		nb->next = g->hi;
+	}
+	return 0;
+}
+
+/*
+ * btrfs_search_slot() for an absent @key with @ins_len > 0 (no item
+ * header with path->search_for_extension): split_leaf() when the leaf
+ * lacks the room; 1 if @key exists
+ */
+int btrfs_tree_sim_reserve(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			   u32 ins_len)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+	int ret;
+
+	ret = sim_find_group(ts, key, &g);
+	if (ret)
+		return ret;
+	sim_locate(g, key, &leaf, &slot, &found);
+	if (found)
+		return 1;
+	if (sim_free(ts, g->leaves[leaf]) >= ins_len)
+		return 0;
+	return sim_split_leaf(ts, g, &leaf, &slot, ins_len, false);
+}

@@ -135,6 +135,21 @@ int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 			    u32 new_size);
 
+/* What btrfs_tree_sim_neighbours() finds around an absent key */
+struct btrfs_sim_neighbours {
+	bool has_prev;			/* an item before it in its leaf */
+	struct btrfs_sim_item prev;
+	u32 leaf_free;			/* that leaf's free space */
+	bool slot0;			/* the key would be the leaf's first */
+	bool has_next;
+	struct btrfs_key next;		/* the first key after it */
+};
+
+int btrfs_tree_sim_neighbours(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			      struct btrfs_sim_neighbours *nb);
+int btrfs_tree_sim_reserve(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			   u32 ins_len);
+
 /* The key offset of a keyed EXTENT_DATA_REF (tree-checker.c) */
 u64 hash_extent_data_ref(u64 root, u64 objectid, u64 offset);
 

@@ -129,6 +129,8 @@ struct btrfs_log_replay {
 	u64 subvol_blocks_freed;	/* subvolume tree leaves emptied */
 	u64 extent_tree_blocks_added;	/* the same in the extent tree */
 	u64 extent_tree_blocks_freed;
+	u64 csum_tree_blocks_added;	/* the same in the csum tree */
+	u64 csum_tree_blocks_freed;
 	bool tree_model_inexact;	/* an operation the leaf model does not replay */
 };
 

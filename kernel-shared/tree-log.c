@@ -152,6 +152,7 @@ struct replay_ctx {
 	u32 extents_cap;
 	struct index_map extent_map;
 	struct btrfs_tree_sim extent_sim;	/* the extent tree's leaves */
+	struct btrfs_tree_sim csum_sim;		/* the csum tree's leaves */
 	struct subvol_sim *subvol_sims;
 	u32 nr_subvol_sims;
 	u32 cap_subvol_sims;
@@ -829,6 +830,218 @@ static u32 data_extent_item_size(const struct btrfs_fs_info *fs_info)
 	return size;
 }
 
+/* MAX_CSUM_ITEMS(): the csums one EXTENT_CSUM item may hold */
+static u32 max_csum_items(const struct btrfs_fs_info *fs_info)
+{
+	return (btrfs_leaf_data_size(fs_info->nodesize) - 2 * sizeof(struct btrfs_item)) /
+	       fs_info->csum_size - 1;
+}
+
+/*
+ * max_ordered_sum_bytes(): the bytes one struct btrfs_ordered_sum covers,
+ * a 4 KiB page less its 32-byte header, in csums
+ */
+static u64 max_ordered_sum_bytes(const struct btrfs_fs_info *fs_info)
+{
+	return (u64)((4096 - 32) / fs_info->csum_size) * fs_info->sectorsize;
+}
+
+static int csum_error(struct replay_ctx *rc)
+{
+	return btrfs_fs_error(rc->fs_info, -EUCLEAN,
+		"log replay: the csum tree's items in the model do not cover what the kernel's would");
+}
+
+/*
+ * btrfs_del_csums() on [@start, +@len): the csum tree's items that
+ * overlap the range would be cut or deleted; the model only checks that
+ * there are none (a logged extent written in the log's transaction has
+ * its csums only in the log) and otherwise flags the result inexact.
+ */
+static int del_csums(struct replay_ctx *rc, u64 start, u64 len)
+{
+	struct btrfs_tree_sim *ts = &rc->csum_sim;
+	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, start };
+	struct btrfs_sim_neighbours nb;
+	u64 ss = rc->fs_info->sectorsize, cs = rc->fs_info->csum_size;
+	int ret;
+
+	ret = btrfs_tree_sim_neighbours(ts, &key, &nb);
+	if (ret < 0)
+		return ret;
+	if (ret == 1 ||
+	    (nb.has_prev && nb.prev.key.objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
+	     nb.prev.key.type == BTRFS_EXTENT_CSUM_KEY &&
+	     nb.prev.key.offset + nb.prev.size / cs * ss > start) ||
+	    (nb.has_next && nb.next.objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
+	     nb.next.type == BTRFS_EXTENT_CSUM_KEY && nb.next.offset < start + len))
+		ts->inexact = true;
+	return 0;
+}
+
+/*
+ * btrfs_csum_file_blocks() for the csums of [@start, +@len): from the
+ * item found before each bytenr (btrfs_lookup_csum(): the csum is there,
+ * or the item ends right there, -EFBIG, or neither), overwrite in place,
+ * extend the item as far as the leaf, MAX_CSUM_ITEMS() and the range
+ * allow (after a search that splits a leaf without room for one csum),
+ * or insert an item sized for the range up to the next item.
+ */
+static int csum_file_blocks(struct replay_ctx *rc, u64 start, u64 len)
+{
+	struct btrfs_tree_sim *ts = &rc->csum_sim;
+	const struct btrfs_fs_info *fs_info = rc->fs_info;
+	u64 ss = fs_info->sectorsize, cs = fs_info->csum_size, done = 0;
+	u64 max = max_csum_items(fs_info);
+	int ret = 0;
+
+	while (done < len && !ret) {
+		u64 bytenr = start + done, left = (len - done) / ss;
+		struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, bytenr };
+		struct btrfs_sim_neighbours nb;
+		u64 n = 0, item_end = 0, next = (u64)-1, csum_offset, diff;
+		bool csum_prev;
+
+		ret = btrfs_tree_sim_neighbours(ts, &key, &nb);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			/* a csum item starts here: its csums are overwritten */
+			u32 size;
+
+			ret = btrfs_tree_sim_lookup(ts, &key, &size);
+			if (ret)
+				return ret < 0 ? ret : csum_error(rc);
+			done += (size / cs < left ? size / cs : left) * ss;
+			continue;
+		}
+		csum_prev = nb.has_prev && nb.prev.key.objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
+			    nb.prev.key.type == BTRFS_EXTENT_CSUM_KEY;
+		if (csum_prev) {
+			n = nb.prev.size / cs;
+			item_end = nb.prev.key.offset + n * ss;
+		}
+		if (csum_prev && bytenr < item_end) {
+			done += ((item_end - bytenr) / ss < left ? (item_end - bytenr) / ss : left) * ss;
+			continue;
+		}
+		if (csum_prev && bytenr == item_end && n < max) {
+			if (nb.leaf_free < cs) {
+				/* search_for_extension: room for one csum, then look again */
+				ret = btrfs_tree_sim_reserve(ts, &key, cs);
+				if (ret == 0)
+					ret = btrfs_tree_sim_neighbours(ts, &key, &nb);
+				if (ret)
+					return ret < 0 ? ret : csum_error(rc);
+			}
+			if (!nb.slot0 && nb.leaf_free >= cs) {
+				csum_offset = n;
+				diff = (csum_offset + left) * cs;
+				if (diff > max * cs)
+					diff = max * cs;
+				diff -= nb.prev.size;
+				if (diff > nb.leaf_free)
+					diff = nb.leaf_free;
+				diff = diff / cs * cs;
+				ret = btrfs_tree_sim_extend(ts, &nb.prev.key, 0, (u32)diff);
+				if (ret)
+					return ret < 0 ? ret : csum_error(rc);
+				done += diff / cs * ss;
+				continue;
+			}
+		} else if (!(csum_prev && bytenr == item_end) && nb.has_next &&
+			   nb.next.objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
+			   nb.next.type == BTRFS_EXTENT_CSUM_KEY) {
+			/* no csum item ends here: the insert stops at the next one */
+			next = nb.next.offset;
+		}
+		n = left;
+		if (next != (u64)-1 && (next - bytenr) / ss < n)
+			n = (next - bytenr) / ss;
+		if (!n)
+			n = 1;
+		if (n > max)
+			n = max;
+		if (csum_prev && bytenr == item_end)
+			n = 1;		/* found_next unset: one csum, then extended */
+		ret = sim_result_ts(ts, btrfs_tree_sim_insert(ts, &key, (u32)(n * cs)));
+		done += n * ss;
+	}
+	return ret;
+}
+
+/*
+ * replay_one_extent() for a regular extent: the log's csums of the range
+ * the item uses (all of a compressed extent), by
+ * btrfs_lookup_csums_list(): per log csum item, in pieces of
+ * max_ordered_sum_bytes(); each deleted from the csum tree, then inserted
+ */
+static int replay_csums(struct replay_ctx *rc, const struct file_extent *fe)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	u64 ss = fs_info->sectorsize, cs = fs_info->csum_size;
+	u64 start = btrfs_stack_file_extent_disk_bytenr(&fe->fi), end;
+	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	int ret;
+
+	if (btrfs_stack_file_extent_type(&fe->fi) != BTRFS_FILE_EXTENT_REG || !cs)
+		return 0;
+	if (btrfs_stack_file_extent_compression(&fe->fi)) {
+		end = start + btrfs_stack_file_extent_disk_num_bytes(&fe->fi);
+	} else {
+		start += btrfs_stack_file_extent_offset(&fe->fi);
+		end = start + btrfs_stack_file_extent_num_bytes(&fe->fi);
+	}
+	key.offset = start;
+	ret = btrfs_search_slot(fs_info, rc->log, &key, &path, BTRFS_IO_OTHER);
+	if (ret > 0 && path.slots[0] > 0) {
+		struct btrfs_key prev;
+
+		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0] - 1, &prev);
+		if (prev.objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
+		    prev.type == BTRFS_EXTENT_CSUM_KEY &&
+		    prev.offset + btrfs_raw_item_size(btrfs_item_nr(path.nodes[0],
+				path.slots[0] - 1)) / cs * ss > start)
+			path.slots[0]--;
+	}
+	while (ret >= 0) {
+		u64 from, to;
+
+		if (path.slots[0] >= (int)path.nodes[0]->nritems) {
+			ret = btrfs_next_leaf(fs_info, rc->log, &path, BTRFS_IO_OTHER);
+			if (ret)
+				break;
+			continue;
+		}
+		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
+		if (key.objectid != BTRFS_EXTENT_CSUM_OBJECTID ||
+		    key.type != BTRFS_EXTENT_CSUM_KEY || key.offset >= end) {
+			ret = 0;
+			break;
+		}
+		from = key.offset > start ? key.offset : start;
+		to = key.offset + btrfs_raw_item_size(btrfs_item_nr(path.nodes[0],
+				path.slots[0])) / cs * ss;
+		if (to > end)
+			to = end;
+		path.slots[0]++;
+		while (from < to && ret >= 0) {
+			u64 piece = to - from < max_ordered_sum_bytes(fs_info) ?
+				    to - from : max_ordered_sum_bytes(fs_info);
+
+			ret = del_csums(rc, from, piece);
+			if (!ret)
+				ret = csum_file_blocks(rc, from, piece);
+			from += piece;
+		}
+		if (ret < 0)
+			break;
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
 /* replay_one_extent(): one EXTENT_DATA item of the log */
 static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_block *leaf,
 			     int slot, const struct btrfs_key *key)
@@ -885,7 +1098,8 @@ static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_bloc
 		/* btrfs_lookup_data_extent() found it: one more reference */
 		e->refs++;
 		rc->out->refs_added++;
-		return dref_change(e, rc->subvol, key->objectid, dref_offset(&fe), 1);
+		ret = dref_change(e, rc->subvol, key->objectid, dref_offset(&fe), 1);
+		return ret ? ret : replay_csums(rc, &fe);
 	}
 	/* btrfs_alloc_logged_file_extent(): no block group is -EINVAL */
 	if (!find_block_group(fs_info, bytenr, num_bytes))
@@ -902,9 +1116,11 @@ static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_bloc
 	d->count = 1;
 	d->is_inline = true;
 	/* alloc_reserved_file_extent() inserts the item now, not at the commit */
-	return btrfs_tree_sim_insert(&rc->extent_sim,
-				     &(struct btrfs_key){ bytenr, BTRFS_EXTENT_ITEM_KEY, num_bytes },
-				     data_extent_item_size(fs_info));
+	ret = btrfs_tree_sim_insert(&rc->extent_sim,
+				    &(struct btrfs_key){ bytenr, BTRFS_EXTENT_ITEM_KEY, num_bytes },
+				    data_extent_item_size(fs_info));
+	ret = sim_result_ts(&rc->extent_sim, ret);
+	return ret ? ret : replay_csums(rc, &fe);
 }
 
 /*
@@ -1811,6 +2027,17 @@ static int replay_extent_tree(struct replay_ctx *rc)
 		for (f = 0; f < sv->nr_freed_starts && !ret; f++)
 			ret = delete_block_item(rc, sv->freed_starts[f]);
 	}
+	if (!ret) {
+		const struct btrfs_tree_sim *cs = &rc->csum_sim;
+		u32 f;
+
+		pending_new += cs->splits + cs->new_roots;
+		for (f = 0; f < cs->nr_freed_starts && !ret; f++)
+			ret = delete_block_item(rc, cs->freed_starts[f]);
+		rc->out->csum_tree_blocks_added = cs->splits + cs->new_roots;
+		rc->out->csum_tree_blocks_freed = cs->leaves_freed;
+		rc->out->tree_model_inexact |= cs->inexact;
+	}
 	/* the extent items of the blocks gained and freed, until no more change */
 	while (!ret && (done_new < pending_new + ts->splits + ts->new_roots ||
 			done_freed < ts->nr_freed_starts)) {
@@ -1847,8 +2074,10 @@ static int apply_metadata(struct replay_ctx *rc)
 {
 	struct btrfs_fs_info *fs_info = rc->fs_info;
 	const struct btrfs_log_replay *out = rc->out;
-	u64 add = (out->extent_tree_blocks_added + out->subvol_blocks_added) * fs_info->nodesize;
-	u64 sub = (out->extent_tree_blocks_freed + out->subvol_blocks_freed) * fs_info->nodesize;
+	u64 add = (out->extent_tree_blocks_added + out->subvol_blocks_added +
+		   out->csum_tree_blocks_added) * fs_info->nodesize;
+	u64 sub = (out->extent_tree_blocks_freed + out->subvol_blocks_freed +
+		   out->csum_tree_blocks_freed) * fs_info->nodesize;
 	struct btrfs_block_group *bg;
 	struct btrfs_space_info *sinfo;
 	int factor;
@@ -1881,6 +2110,7 @@ static void free_ctx(struct replay_ctx *rc)
 		free(rc->extents[i].drefs);
 	free(rc->extents);
 	btrfs_tree_sim_release(&rc->extent_sim);
+	btrfs_tree_sim_release(&rc->csum_sim);
 	for (i = 0; i < rc->nr_subvol_sims; i++) {
 		btrfs_tree_sim_release(&rc->subvol_sims[i].ts);
 		free(rc->subvol_sims[i].dix);
@@ -1908,6 +2138,7 @@ int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info)
 	if (!fs_info->rw_devices)
 		return btrfs_fs_error(fs_info, -EIO, "log replay required on RO media");
 	btrfs_tree_sim_init(&rc.extent_sim, fs_info, &fs_info->extent_root);
+	btrfs_tree_sim_init(&rc.csum_sim, fs_info, &fs_info->csum_root);
 	for (rc.stage = 0; rc.stage < LOG_WALK_NR_STAGES && !ret; rc.stage++)
 		ret = btrfs_for_each_log_tree(fs_info, replay_log_tree, &rc);
 	for (i = 0; i < rc.nr_subvol_sims && !ret; i++) {

@@ -228,7 +228,8 @@ check()
 		echo "match $name $(jq -c '.log_replay | {extent_items, refs_added,
 			extents_allocated, bytes_allocated, extents_freed, bytes_freed,
 			subvol_blocks_added, subvol_blocks_freed, extent_tree_blocks_added,
-			extent_tree_blocks_freed, tree_model_inexact}' "$dir/tool.json")"
+			extent_tree_blocks_freed, csum_tree_blocks_added,
+			csum_tree_blocks_freed, tree_model_inexact}' "$dir/tool.json")"
 	fi
 	rm -f "$dir/replay.img"
 }
