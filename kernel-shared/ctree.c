@@ -1908,6 +1908,12 @@ int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_ke
 	sim_locate(g, &keys[0], &leaf, &slot, &found);
 	if (found && need + g->leaves[leaf]->items[slot].size > sim_lds(ts))
 		return 1;
+	/*
+	 * search_leaf(): for a key that exists the item would only grow, so
+	 * the room asked for is without the item header
+	 */
+	if (found)
+		need -= sizeof(struct btrfs_item);
 	if (sim_free(ts, g->leaves[leaf]) < need) {
 		ret = sim_split_leaf(ts, g, &leaf, &slot, need, found);
 		if (ret)
@@ -2176,4 +2182,44 @@ int btrfs_tree_sim_reserve(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	if (sim_free(ts, g->leaves[leaf]) >= ins_len)
 		return 0;
 	return sim_split_leaf(ts, g, &leaf, &slot, ins_len, false);
+}
+
+/*
+ * btrfs_split_item(): the item at @key becomes two, [0, @split_offset)
+ * under @key and the rest under @new_key right after it: one more item
+ * header, so setup_leaf_for_split() first splits a leaf without room for
+ * it (split_leaf() with extend); 1 if @key is absent
+ */
+int btrfs_tree_sim_split_item(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			      const struct btrfs_key *new_key, u32 split_offset)
+{
+	struct btrfs_sim_group *g;
+	struct btrfs_sim_items_leaf *l;
+	u32 leaf, slot, size;
+	bool found;
+	int ret;
+
+	ret = btrfs_tree_sim_extend(ts, key, sizeof(struct btrfs_item), 0);
+	if (ret)
+		return ret;
+	ret = sim_find_group(ts, key, &g);
+	if (ret)
+		return ret;
+	sim_locate(g, key, &leaf, &slot, &found);
+	if (!found)
+		return 1;
+	l = g->leaves[leaf];
+	size = l->items[slot].size;
+	if (split_offset > size || sim_free(ts, l) < sizeof(struct btrfs_item)) {
+		ts->inexact = true;
+		return 0;
+	}
+	ret = sim_leaf_reserve(l, l->nr + 1);
+	if (ret)
+		return ret;
+	memmove(&l->items[slot + 2], &l->items[slot + 1], (l->nr - slot - 1) * sizeof(*l->items));
+	l->items[slot].size = split_offset;
+	l->items[slot + 1] = (struct btrfs_sim_item){ *new_key, size - split_offset };
+	l->nr++;
+	return 0;
 }

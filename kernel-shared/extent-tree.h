@@ -149,6 +149,8 @@ int btrfs_tree_sim_neighbours(struct btrfs_tree_sim *ts, const struct btrfs_key 
 			      struct btrfs_sim_neighbours *nb);
 int btrfs_tree_sim_reserve(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 			   u32 ins_len);
+int btrfs_tree_sim_split_item(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			      const struct btrfs_key *new_key, u32 split_offset);
 
 /* The key offset of a keyed EXTENT_DATA_REF (tree-checker.c) */
 u64 hash_extent_data_ref(u64 root, u64 objectid, u64 offset);

@@ -852,31 +852,110 @@ static int csum_error(struct replay_ctx *rc)
 		"log replay: the csum tree's items in the model do not cover what the kernel's would");
 }
 
+static bool is_csum_key(const struct btrfs_key *key)
+{
+	return key->objectid == BTRFS_EXTENT_CSUM_OBJECTID && key->type == BTRFS_EXTENT_CSUM_KEY;
+}
+
 /*
- * btrfs_del_csums() on [@start, +@len): the csum tree's items that
- * overlap the range would be cut or deleted; the model only checks that
- * there are none (a logged extent written in the log's transaction has
- * its csums only in the log) and otherwise flags the result inexact.
+ * The csum item btrfs_search_slot() finds for @key, or the one before it
+ * in the leaf: 0 and *@item, or 1 (none, or not a csum item)
+ */
+static int csum_item_at(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			struct btrfs_sim_item *item)
+{
+	struct btrfs_sim_neighbours nb;
+	int ret;
+
+	ret = btrfs_tree_sim_neighbours(ts, key, &nb);
+	if (ret < 0)
+		return ret;
+	if (ret == 1) {
+		item->key = *key;
+		ret = btrfs_tree_sim_lookup(ts, key, &item->size);
+		return ret;
+	}
+	if (!nb.has_prev || !is_csum_key(&nb.prev.key))
+		return 1;
+	*item = nb.prev;
+	return 0;
+}
+
+/*
+ * btrfs_del_csums() on [@start, @start + @len), from the item at or
+ * before the range's last byte down: items inside go (with the ones
+ * before them in the leaf that are inside too, in one btrfs_del_items()),
+ * an item around the range is split in two (btrfs_split_item()) and its
+ * second half cut at the front, an item across an end is truncated
+ * (truncate_one_csum(), btrfs_set_item_key_safe() for a front cut)
  */
 static int del_csums(struct replay_ctx *rc, u64 start, u64 len)
 {
 	struct btrfs_tree_sim *ts = &rc->csum_sim;
-	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, start };
-	struct btrfs_sim_neighbours nb;
-	u64 ss = rc->fs_info->sectorsize, cs = rc->fs_info->csum_size;
-	int ret;
+	u64 ss = rc->fs_info->sectorsize, cs = rc->fs_info->csum_size, end = start + len;
+	int guard, ret = 0;
 
-	ret = btrfs_tree_sim_neighbours(ts, &key, &nb);
-	if (ret < 0)
-		return ret;
-	if (ret == 1 ||
-	    (nb.has_prev && nb.prev.key.objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
-	     nb.prev.key.type == BTRFS_EXTENT_CSUM_KEY &&
-	     nb.prev.key.offset + nb.prev.size / cs * ss > start) ||
-	    (nb.has_next && nb.next.objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
-	     nb.next.type == BTRFS_EXTENT_CSUM_KEY && nb.next.offset < start + len))
+	for (guard = 0; guard < 1 << 20 && !ret; guard++) {
+		struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, end - 1 };
+		struct btrfs_sim_item it;
+		u64 csum_end;
+
+		ret = csum_item_at(ts, &key, &it);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		if (it.key.offset >= end)
+			return 0;
+		csum_end = it.key.offset + it.size / cs * ss;
+		if (csum_end <= start)
+			return 0;
+		if (it.key.offset >= start && csum_end <= end) {
+			struct btrfs_sim_item prev = it;
+			bool first = it.key.offset == start;
+
+			/* the items before it in the leaf that the range covers go with it */
+			while (!ret && prev.key.offset > start) {
+				struct btrfs_sim_neighbours nb;
+
+				ret = btrfs_tree_sim_neighbours(ts, &prev.key, &nb);
+				if (ret == 1) {
+					key = prev.key;
+					key.offset--;
+					ret = btrfs_tree_sim_neighbours(ts, &key, &nb);
+				}
+				if (ret < 0)
+					return ret;
+				if (!nb.has_prev || !is_csum_key(&nb.prev.key) ||
+				    nb.prev.key.offset < start)
+					break;
+				ret = sim_result_ts(ts, btrfs_tree_sim_delete(ts, &nb.prev.key, false));
+				prev = nb.prev;
+				first = prev.key.offset == start;
+			}
+			if (!ret)
+				ret = sim_result_ts(ts, btrfs_tree_sim_delete(ts, &it.key, true));
+			if (ret || first)
+				return ret;
+		} else if (it.key.offset < start && csum_end > end) {
+			key = it.key;
+			key.offset = start;
+			ret = sim_result_ts(ts, btrfs_tree_sim_split_item(ts, &it.key, &key,
+					(u32)((start - it.key.offset) / ss * cs)));
+		} else if (it.key.offset < start) {
+			ret = sim_result_ts(ts, btrfs_tree_sim_truncate(ts, &it.key,
+					(u32)((start - it.key.offset) / ss * cs)));
+			return ret;
+		} else {
+			key = it.key;
+			key.offset = end;
+			ret = btrfs_tree_sim_truncate(ts, &it.key, (u32)((csum_end - end) / ss * cs));
+			if (!ret)
+				ret = btrfs_tree_sim_set_key(ts, &it.key, &key);
+			ret = sim_result_ts(ts, ret);
+		}
+	}
+	if (!ret)
 		ts->inexact = true;
-	return 0;
+	return ret;
 }
 
 /*
@@ -1926,7 +2005,7 @@ static u32 tree_block_item_size(const struct btrfs_fs_info *fs_info)
 /*
  * One delayed ref head of a data extent at the commit
  * (btrfs_run_delayed_refs_for_head()): an extent left with no reference
- * loses its item; else its refs run, adds first (select_delayed_ref()).
+ * loses its item and its csums (btrfs_del_csums()); else its refs run, adds first (select_delayed_ref()).
  * An add searches the extent item with room for a new inline ref (the
  * leaf splits if it lacks those 29 bytes, even when the ref is there and
  * only its count changes), then a new ref grows the item
@@ -1947,8 +2026,11 @@ static int run_data_ref_head(struct replay_ctx *rc, struct replay_extent *e)
 
 	if (!e->in_tree && !e->allocated)
 		return 0;
-	if (!e->refs)
-		return sim_result_ts(ts, btrfs_tree_sim_delete(ts, &key, true));
+	if (!e->refs) {
+		/* __btrfs_free_extent(): the item, then the extent's csums */
+		ret = sim_result_ts(ts, btrfs_tree_sim_delete(ts, &key, true));
+		return ret ? ret : del_csums(rc, e->bytenr, e->num_bytes);
+	}
 	for (pass = 0; pass < 2 && !ret; pass++) {
 		for (i = 0; i < e->nr_drefs && !ret; i++) {
 			struct replay_dref *d = &e->drefs[i];
