@@ -2,12 +2,15 @@
 /*
  * Log replay as the space accounting sees it, after fs/btrfs/tree-log.c:
  * btrfs_recover_log_trees(), walk_log_tree(), replay_one_buffer(),
- * replay_one_extent(), with btrfs_drop_extents() of file.c,
- * btrfs_lookup_data_extent() and btrfs_alloc_logged_file_extent() of
- * extent-tree.c.  Behaviour reproduced: 6.17-6.18 (an inode item with 0
- * links makes every stage skip that inode's items: "btrfs: fix log tree
- * replay failure due to file with 0 links and extents"); the data rules
- * are the same since 5.x.
+ * replay_one_extent(), replay_dir_deletes(), replay_xattr_deletes(),
+ * add_inode_ref(), fixup_inode_link_counts(), with btrfs_drop_extents()
+ * of file.c, btrfs_lookup_csums_list(), btrfs_csum_file_blocks() and
+ * btrfs_del_csums() of file-item.c, btrfs_lookup_data_extent(),
+ * btrfs_alloc_logged_file_extent(), lookup_inline_extent_backref() and
+ * __btrfs_free_extent() of extent-tree.c.  Behaviour reproduced:
+ * 6.17-6.18 (an inode item with 0 links makes every stage skip that
+ * inode's items: "btrfs: fix log tree replay failure due to file with 0
+ * links and extents"); the data rules are the same since 5.x.
  *
  * A mount replays the log even with -o ro (not with rescue=nologreplay)
  * and commits, so sysfs shows the filesystem after replay.  Only data
@@ -32,14 +35,17 @@
  * computed before the replay and is not updated by the commit.
  *
  * Metadata changes by the blocks the trees gain and lose: the items the
- * replay inserts and deletes in each subvolume tree (overwrite_item(),
- * link_to_fixup_dir(), add_inode_ref() with btrfs_add_link(), the xattr
- * items (overwrite_item(); replay_xattr_deletes() only checked), the file
- * extent items, fixup_inode_link_counts(), the delayed dir index batches
- * of the commit) and in the extent tree (alloc_reserved_file_extent() at
- * replay time, the freed extents and the tree blocks' items at the
- * commit) go through ctree.c's leaf model.  The csum and free-space
- * trees are not replayed (Documentation/formulas.md 5.6).
+ * replay inserts, grows, shrinks and deletes in each subvolume tree
+ * (overwrite_item() of inode items and xattrs, replay_dir_deletes(),
+ * link_to_fixup_dir(), add_inode_ref() with btrfs_add_link(), the file
+ * extent items, fixup_inode_link_counts() with the orphan items, the
+ * delayed dir index batches of the commit), in the extent tree
+ * (alloc_reserved_file_extent() at replay time; at the commit the data
+ * refs per extent in bytenr order, growing or shrinking the extent items,
+ * the freed extents, the tree blocks' items) and in the csum tree (the
+ * log's csums, the freed extents' csums) go through ctree.c's leaf model.
+ * The free-space tree and the copies the transaction makes of every block
+ * it changes are not replayed (Documentation/formulas.md 5.6).
  *
  * The subvolume's items of each inode the log touches and the extents
  * involved are loaded once and then changed here, in memory; nothing is
