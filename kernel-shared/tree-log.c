@@ -901,6 +901,8 @@ static int del_csums(struct replay_ctx *rc, u64 start, u64 len)
 	u64 ss = rc->fs_info->sectorsize, cs = rc->fs_info->csum_size, end = start + len;
 	int guard, ret = 0;
 
+	if (!cs || !len || end < start)
+		return 0;
 	for (guard = 0; guard < 1 << 20 && !ret; guard++) {
 		struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, end - 1 };
 		struct btrfs_sim_item it;
@@ -981,7 +983,7 @@ static int csum_file_blocks(struct replay_ctx *rc, u64 start, u64 len)
 	int ret = 0;
 
 	while (done < len && !ret) {
-		u64 bytenr = start + done, left = (len - done) / ss;
+		u64 bytenr = start + done, left = (len - done) / ss, before = done;
 		struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, bytenr };
 		struct btrfs_sim_neighbours nb;
 		u64 n = 0, item_end = 0, next = (u64)-1, csum_offset, diff;
@@ -998,6 +1000,8 @@ static int csum_file_blocks(struct replay_ctx *rc, u64 start, u64 len)
 			if (ret)
 				return ret < 0 ? ret : csum_error(rc);
 			done += (size / cs < left ? size / cs : left) * ss;
+			if (done == before)
+				break;
 			continue;
 		}
 		csum_prev = nb.has_prev && nb.prev.key.objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
@@ -1008,9 +1012,11 @@ static int csum_file_blocks(struct replay_ctx *rc, u64 start, u64 len)
 		}
 		if (csum_prev && bytenr < item_end) {
 			done += ((item_end - bytenr) / ss < left ? (item_end - bytenr) / ss : left) * ss;
+			if (done == before)
+				break;
 			continue;
 		}
-		if (csum_prev && bytenr == item_end && n < max) {
+		if (csum_prev && bytenr == item_end && n < max && n * cs == nb.prev.size) {
 			if (nb.leaf_free < cs) {
 				/* search_for_extension: room for one csum, then look again */
 				ret = btrfs_tree_sim_reserve(ts, &key, cs);
@@ -1032,6 +1038,8 @@ static int csum_file_blocks(struct replay_ctx *rc, u64 start, u64 len)
 				if (ret)
 					return ret < 0 ? ret : csum_error(rc);
 				done += diff / cs * ss;
+				if (done == before)
+					break;
 				continue;
 			}
 		} else if (!(csum_prev && bytenr == item_end) && nb.has_next &&
@@ -1052,6 +1060,9 @@ static int csum_file_blocks(struct replay_ctx *rc, u64 start, u64 len)
 		ret = sim_result_ts(ts, btrfs_tree_sim_insert(ts, &key, (u32)(n * cs)));
 		done += n * ss;
 	}
+	/* an item the model cannot step over (sizes not in whole csums) */
+	if (!ret && done < len)
+		ts->inexact = true;
 	return ret;
 }
 
