@@ -1560,6 +1560,7 @@ static int replay_dir_deletes(struct replay_ctx *rc, u64 dir)
 	ret = btrfs_search_slot(fs_info, rc->log, &key, &path, BTRFS_IO_OTHER);
 	while (ret >= 0) {
 		const __le64 *end;
+		__le64 last;
 		u32 size;
 
 		if (path.slots[0] >= (int)path.nodes[0]->nritems) {
@@ -1579,7 +1580,9 @@ static int replay_dir_deletes(struct replay_ctx *rc, u64 dir)
 			rc->cur->ts.inexact = true;
 			continue;
 		}
-		ret = delete_range(rc, dir, key.offset, le64toh(*end));
+		/* struct btrfs_dir_log_item: one __le64, at any alignment */
+		memcpy(&last, end, sizeof(last));
+		ret = delete_range(rc, dir, key.offset, le64toh(last));
 		if (ret)
 			break;
 	}
