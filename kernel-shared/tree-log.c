@@ -901,7 +901,7 @@ static int del_csums(struct replay_ctx *rc, u64 start, u64 len)
 	u64 ss = rc->fs_info->sectorsize, cs = rc->fs_info->csum_size, end = start + len;
 	int guard, ret = 0;
 
-	if (!cs || !len || end < start)
+	if (!cs || !len || end < start || !rc->fs_info->csum_root.found)
 		return 0;
 	for (guard = 0; guard < 1 << 20 && !ret; guard++) {
 		struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, end - 1 };
@@ -1081,7 +1081,8 @@ static int replay_csums(struct replay_ctx *rc, const struct file_extent *fe)
 	struct btrfs_path path = { 0 };
 	int ret;
 
-	if (btrfs_stack_file_extent_type(&fe->fi) != BTRFS_FILE_EXTENT_REG || !cs)
+	if (btrfs_stack_file_extent_type(&fe->fi) != BTRFS_FILE_EXTENT_REG || !cs ||
+	    !fs_info->csum_root.found)
 		return 0;
 	if (btrfs_stack_file_extent_compression(&fe->fi)) {
 		end = start + btrfs_stack_file_extent_disk_num_bytes(&fe->fi);
@@ -2025,14 +2026,15 @@ static u32 tree_block_item_size(const struct btrfs_fs_info *fs_info)
 /*
  * One delayed ref head of a data extent at the commit
  * (btrfs_run_delayed_refs_for_head()): an extent left with no reference
- * loses its item and its csums (btrfs_del_csums()); else its refs run, adds first (select_delayed_ref()).
- * An add searches the extent item with room for a new inline ref (the
- * leaf splits if it lacks those 29 bytes, even when the ref is there and
- * only its count changes), then a new ref grows the item
- * (btrfs_extend_item()), or goes in a keyed EXTENT_DATA_REF item when
- * the item would reach BTRFS_MAX_EXTENT_ITEM_SIZE or keyed refs follow
- * it.  A drop that leaves an inline ref at 0 shrinks the item
- * (btrfs_truncate_item()), a keyed one deletes its item.
+ * loses its item and its csums (btrfs_del_csums()); else its refs run,
+ * adds first (select_delayed_ref()).  An add searches the extent item
+ * with room for a new inline ref (the leaf splits if it lacks those 29
+ * bytes, even when the ref is there and only its count changes), then a
+ * new ref grows the item (btrfs_extend_item()), or goes in a keyed
+ * EXTENT_DATA_REF item when the item would reach
+ * BTRFS_MAX_EXTENT_ITEM_SIZE or keyed refs follow it.  A drop that leaves
+ * an inline ref at 0 shrinks the item (btrfs_truncate_item()); the drop
+ * of a keyed ref or of one through a shared block is not followed.
  */
 static int run_data_ref_head(struct replay_ctx *rc, struct replay_extent *e)
 {
