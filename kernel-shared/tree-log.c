@@ -36,8 +36,9 @@
  *
  * Metadata changes by the blocks the trees gain and lose: the items the
  * replay inserts, grows, shrinks and deletes in each subvolume tree
- * (overwrite_item() of inode items and xattrs, replay_dir_deletes(),
- * link_to_fixup_dir(), add_inode_ref() with btrfs_add_link(), the file
+ * (overwrite_item() of inode items, refs and xattrs, replay_dir_deletes(),
+ * link_to_fixup_dir(), add_inode_ref() with btrfs_add_link(),
+ * insert_one_name() for names from dir index items alone, the file
  * extent items, fixup_inode_link_counts() with the orphan items, the
  * delayed dir index batches of the commit), in the extent tree
  * (alloc_reserved_file_extent() at replay time; at the commit the data
@@ -1287,14 +1288,15 @@ static int same_as_subvol(struct replay_ctx *rc, const struct btrfs_key *key,
 
 /*
  * overwrite_item(): nothing for an identical item, else an insert (the
- * split happens even when the key exists, then -EEXIST); an item that
- * changes size is not replayed (->inexact)
+ * split happens even when the key exists, then -EEXIST); an item of
+ * another size then grows (btrfs_extend_item(), in the room the search
+ * made) or shrinks (btrfs_truncate_item()) to the logged size
  */
 static int overwrite_item(struct replay_ctx *rc, const struct btrfs_key *key,
 			  const struct btrfs_tree_block *leaf, int slot)
 {
 	struct btrfs_tree_sim *ts = &rc->cur->ts;
-	u32 size = btrfs_raw_item_size(btrfs_item_nr(leaf, slot)), cur;
+	u32 size = btrfs_raw_item_size(btrfs_item_nr(leaf, slot)), cur = 0;
 	int ret;
 
 	ret = btrfs_tree_sim_lookup(ts, key, &cur);
@@ -1305,11 +1307,13 @@ static int overwrite_item(struct replay_ctx *rc, const struct btrfs_key *key,
 
 		if (same)
 			return same < 0 ? same : 0;
-		if (cur != size)
-			ts->inexact = true;
 	}
 	ret = btrfs_tree_sim_insert(ts, key, size);
-	return ret < 0 ? ret : 0;
+	if (ret == 1 && size > cur)
+		ret = btrfs_tree_sim_extend(ts, key, 0, size - cur);
+	else if (ret == 1)
+		ret = btrfs_tree_sim_truncate(ts, key, size);
+	return sim_result_ts(ts, ret);
 }
 
 /*
@@ -1703,11 +1707,66 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 }
 
 /*
+ * insert_one_name() with btrfs_add_link(): the INODE_REF gets the name
+ * (a new item of 10 + len, or the existing one grows by that after the
+ * search made room), the DIR_ITEM goes in, the DIR_INDEX is queued as a
+ * delayed item, and a non-directory goes to the fixup dir, which counts
+ * its links again (so it is no orphan).  A name whose DIR_ITEM hash is
+ * taken is not replayed (a conflict or a collision: ->inexact).
+ */
+static int insert_one_name(struct replay_ctx *rc, const struct btrfs_key *key,
+			   const struct btrfs_dir_item *di, u32 size)
+{
+	struct subvol_sim *ss = rc->cur;
+	u32 len = btrfs_stack_dir_name_len(di), i;
+	const char *name = (const char *)(di + 1);
+	u64 ino = le64toh(di->location.objectid);
+	struct btrfs_key ref = { ino, BTRFS_INODE_REF_KEY, key->objectid };
+	struct btrfs_key dkey;
+	int ret;
+
+	if (size < sizeof(*di) + len || di->location.type != BTRFS_INODE_ITEM_KEY) {
+		ss->ts.inexact = true;
+		return 0;
+	}
+	dkey = (struct btrfs_key){ key->objectid, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len) };
+	/* replay_one_name(): a name whose inode does not exist is skipped */
+	ret = btrfs_tree_sim_lookup(&ss->ts, &(struct btrfs_key){ ino, BTRFS_INODE_ITEM_KEY, 0 },
+				    NULL);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = btrfs_tree_sim_lookup(&ss->ts, &dkey, NULL);
+	if (ret <= 0) {
+		if (!ret)
+			ss->ts.inexact = true;
+		return ret;
+	}
+	ret = btrfs_tree_sim_insert(&ss->ts, &ref, sizeof(struct btrfs_inode_ref) + len);
+	if (ret == 1)
+		ret = btrfs_tree_sim_extend(&ss->ts, &ref, 0, sizeof(struct btrfs_inode_ref) + len);
+	if (!ret)
+		ret = sim_result(rc, btrfs_tree_sim_insert(&ss->ts, &dkey, sizeof(*di) + len));
+	if (!ret)
+		ret = queue_dir_index(rc, key->objectid, key->offset, sizeof(*di) + len);
+	if (!ret && di->type != BTRFS_FT_DIR)
+		ret = link_to_fixup_dir(rc, ino);
+	/* the name counts at the fixup: no orphan item for it */
+	i = 0;
+	while (!ret && i < ss->nr_orphans) {
+		if (ss->orphans[i] == ino)
+			ss->orphans[i] = ss->orphans[--ss->nr_orphans];
+		else
+			i++;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/*
  * The dir-index stage (replay_one_dir_item(), replay_one_name()): a
  * logged name the subvolume already has changes nothing; a new one whose
  * INODE_REF is in the log is linked in the last stage (replay_inode_ref());
- * any other (insert_one_name(), names that point elsewhere) is not
- * replayed: ->inexact.
+ * any other goes in by insert_one_name() (a directory logged without the
+ * inodes it names: renames, new links).
  */
 static int replay_dir_index(struct replay_ctx *rc, const struct btrfs_tree_block *leaf,
 			    int slot, const struct btrfs_key *key)
@@ -1731,7 +1790,7 @@ static int replay_dir_index(struct replay_ctx *rc, const struct btrfs_tree_block
 	ret = btrfs_search_slot(rc->fs_info, rc->log, &ref_key, &path, BTRFS_IO_OTHER);
 	btrfs_release_path(&path);
 	if (ret > 0)
-		rc->cur->ts.inexact = true;
+		return insert_one_name(rc, key, di, size);
 	return ret < 0 ? ret : 0;
 }
 

@@ -34,7 +34,8 @@
 # into their neighbours), and new files in a subvolume and the top
 # subvolume (two log trees); hard links and renames; xattrs; a committed
 # inode whose names overflowed into INODE_EXTREFs; a directory fsynced
-# after most of its names were deleted (replay_dir_deletes()); large
+# after most of its names were deleted (replay_dir_deletes()); renames
+# and new links in a directory fsynced alone (insert_one_name()); large
 # fsynced writes (their csum items split the csum tree's leaves); a new
 # back reference in hundreds of committed extents' items, in the top
 # subvolume and in a snapshot (the items grow by 29 bytes each); freed
@@ -407,6 +408,17 @@ for i in range(800):
     pwrite('o%d' % i, 0, 4096, sync=False)" "
 for i in range(0, 800, 2):
     pwrite('o%d' % i, 0, 4096)"
+
+# renames and new links in a committed directory, the directory fsynced:
+# the names come from dir index items alone (insert_one_name())
+check rename-dir-fsync "" "
+os.mkdir('d')
+for i in range(300):
+    pwrite('d/file_%d' % i, 0, 4096, sync=False)" "
+for i in range(0, 300, 2):
+    os.rename('d/file_%d' % i, 'd/renamed_file_%d' % i)
+    os.link('d/file_%d' % (i + 1), 'd/link_%d' % i)
+fsync('d')"
 
 echo "$checked case(s) compared with the kernel, $failed failed, $gaps known gap(s)"
 [ "$failed" = 0 ] || fail "$failed case(s) differ from the kernel"
