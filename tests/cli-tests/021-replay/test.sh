@@ -248,40 +248,8 @@ else
 		--window-size=1000,600 "file://$TEST_TMP/pre.svg" > "$TEST_TMP/chrome.log" 2>&1
 	[ -s "$png" ] || fail "$chrome wrote no screenshot of pre.svg: $(tail -n 3 "$TEST_TMP/chrome.log")"
 	# the share of pixels near the line colours: may_use, used, 6.18's threshold, the 5.12 marks
-	share=$(python3 - "$png" '#2471a3' '#27ae60' '#d35400' '#c0392b' <<'EOS'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-pos, idat = 8, b""
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    if kind == b"IHDR":
-        w, h, depth, ctype = struct.unpack(">IIBB", data[pos + 8:pos + 18])
-    elif kind == b"IDAT":
-        idat += data[pos + 8:pos + 8 + n]
-    pos += 12 + n
-bpp = 3 if ctype == 2 else 4
-raw, stride, prev, px, i = zlib.decompress(idat), w * bpp, bytearray(w * bpp), [], 0
-for _ in range(h):
-    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
-    i += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0
-        b, c = prev[x], (prev[x - bpp] if x >= bpp else 0)
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else (b if pb <= pc else c))) & 255
-    px.extend(bytes(line[x:x + 3]) for x in range(0, stride, bpp))
-    prev = line
-for colour in sys.argv[2:]:
-    want = [int(colour[k:k + 2], 16) for k in (1, 3, 5)]
-    near = sum(1 for p in px if all(abs(p[k] - want[k]) <= 24 for k in range(3)))
-    print("%.2f" % (100.0 * near / len(px)))
-EOS
-	) || fail "cannot read $png"
+	share=$(png_colours --tolerance 24 "$png" '#2471a3' '#27ae60' '#d35400' '#c0392b') ||
+		fail "cannot read $png"
 	read -r blue green orange red <<< "$(tr '\n' ' ' <<< "$share")"
 	awk -v b="$blue" -v g="$green" -v o="$orange" -v r="$red" \
 		'BEGIN { exit !(b > 0.03 && g > 0.03 && o > 0.03 && r > 0.03) }' ||

@@ -333,72 +333,11 @@ if [ "${QUICK:-}" = 1 ]; then
 fi
 check_prereq python3
 
-# png_check PNG: 1200x900, and print the share of pixels near each colour
-# given after it (#rrggbb), in percent
+# png_check PNG COLOUR...: 1200x900, and the share of pixels near each colour
+# (#rrggbb, within 12 of each component), in percent
 png_check()
 {
-	python3 - "$@" <<'EOF'
-import collections, struct, sys, zlib
-
-data = open(sys.argv[1], "rb").read()
-if data[:8] != b"\x89PNG\r\n\x1a\n":
-    sys.exit("not a PNG")
-pos, idat, ihdr = 8, b"", None
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        ihdr = struct.unpack(">IIBBBBB", body)
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-w, h, depth, ctype, _, _, interlace = ihdr
-if (w, h) != (1200, 900):
-    sys.exit("size %dx%d, not 1200x900" % (w, h))
-if depth != 8 or ctype not in (2, 6) or interlace:
-    sys.exit("unexpected PNG format: depth %d colour type %d" % (depth, ctype))
-bpp = 3 if ctype == 2 else 4
-raw, stride = zlib.decompress(idat), w * bpp
-prev, rows, i = bytearray(stride), [], 0
-# bytewise a + b mod 256 on whole rows at once, as big integers
-m7 = int.from_bytes(b"\x7f" * stride, "big")
-m8 = int.from_bytes(b"\x80" * stride, "big")
-for _ in range(h):
-    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
-    i += 1 + stride
-    if f == 2:
-        a, b = int.from_bytes(line, "big"), int.from_bytes(prev, "big")
-        line = bytearray((((a & m7) + (b & m7)) ^ ((a ^ b) & m8)).to_bytes(stride, "big"))
-        rows.append(line)
-        prev = line
-        continue
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0
-        b = prev[x]
-        c = prev[x - bpp] if x >= bpp else 0
-        if f == 1:
-            line[x] = (line[x] + a) & 255
-        elif f == 2:
-            line[x] = (line[x] + b) & 255
-        elif f == 3:
-            line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            pr = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-            line[x] = (line[x] + pr) & 255
-    rows.append(line)
-    prev = line
-# each distinct pixel once, then the colours near each one asked for
-seen = collections.Counter()
-for line in rows:
-    seen.update(bytes(line[x:x + 3]) for x in range(0, stride, bpp))
-for colour in sys.argv[2:]:
-    want = [int(colour[k:k + 2], 16) for k in (1, 3, 5)]
-    near = sum(n for px, n in seen.items()
-               if all(abs(px[k] - want[k]) <= 12 for k in range(3)))
-    print("%.1f" % (100.0 * near / (w * h)))
-EOF
+	png_colours --size 1200x900 --tolerance 12 "$@"
 }
 
 # render NAME: the fixture's SVG as $TEST_TMP/NAME.png
