@@ -432,6 +432,55 @@ static void print_delalloc(struct fmt_ctx *f, const struct btrfs_replay *r)
 	fmt_group_end(f);
 }
 
+static void print_rsv_txns(struct fmt_ctx *f, const struct replay_rsv_trace *t)
+{
+	u32 i;
+
+	fmt_array_start(f, "transactions", "Per transaction (gen 0: not committed in the trace)");
+	for (i = 0; i < t->nr_txn; i++) {
+		const struct replay_rsv_txn *x = &t->txn[i];
+
+		fmt_group_start(f, NULL, NULL);
+		fmt_u64(f, "gen", "gen", x->gen);
+		fmt_size(f, "size_rise", "size rise", x->size_rise);
+		fmt_u64(f, "heads_run", "heads run", x->heads_run);
+		fmt_u64(f, "refills", "refills", x->refills);
+		fmt_size(f, "refilled", "refilled", x->refilled);
+		fmt_u64(f, "releases", "releases", x->releases);
+		fmt_size(f, "released", "released", x->released);
+		fmt_group_end(f);
+	}
+	fmt_array_end(f);
+}
+
+/* Beside the size rise: what btrfs_space_reservation says the reserve received */
+static void print_rsv_trace(struct fmt_ctx *f, const struct btrfs_replay *r)
+{
+	const struct replay_rsv_trace *t = &r->drefs.rsv;
+	u64 have = r->enabled_mask ? r->enabled_mask : r->seen_mask;
+
+	fmt_group_start(f, "rsv_trace", "Traced delayed_refs_rsv (btrfs_space_reservation): reserved bytes, not the size");
+	fmt_bool(f, "traced", "btrfs_space_reservation recorded",
+		 have & (1ULL << REPLAY_EV_SPACE_RESERVATION));
+	fmt_u64(f, "refills", "Refills (reserve)", t->refills);
+	fmt_size(f, "refilled", "Refilled", t->refilled);
+	fmt_size(f, "refill_max", "Largest refill", t->refill_max);
+	fmt_u64(f, "releases", "Releases (release)", t->releases);
+	fmt_size(f, "released", "Released", t->released);
+	fmt_size(f, "release_max", "Largest release", t->release_max);
+	fmt_u64(f, "local_reserves", "Transaction starts' local_delayed_refs_rsv", t->local_reserves);
+	fmt_size(f, "local_reserved", "Their bytes", t->local_reserved);
+	fmt_u64(f, "commits", "Transaction commits", t->commits);
+	fmt_bool(f, "bounds_checked", "Bounds checked (recorded by 6.18+)", t->bounds_checked);
+	fmt_u64(f, "refills_over_limit", "Refills above delayed_ref_bytes(1)", t->refill_over_limit);
+	fmt_u64(f, "releases_over_call", "Releases above one call's size drop", t->release_over_call);
+	if (t->first_bad_line)
+		fmt_u64(f, "first_over_bound_line", "First over its bound, line", t->first_bad_line);
+	fmt_bool(f, "transactions_truncated", "More transactions than listed", t->txn_overflow);
+	print_rsv_txns(f, t);
+	fmt_group_end(f);
+}
+
 static void print_drefs(struct fmt_ctx *f, const struct btrfs_replay *r)
 {
 	const struct replay_delayed_refs *d = &r->drefs;
@@ -450,6 +499,7 @@ static void print_drefs(struct fmt_ctx *f, const struct btrfs_replay *r)
 	fmt_size(f, "size_rise_before_6_7", "Size rise, before v6.7", d->calc.total_before);
 	fmt_size(f, "peak_queued", "Peak of the queued heads' charge, recording kernel", d->peak_charge);
 	fmt_size(f, "peak_queued_before_6_7", "Peak, before v6.7", d->peak_charge_before);
+	print_rsv_trace(f, r);
 	fmt_group_end(f);
 }
 

@@ -67,6 +67,8 @@ static const u8 event_parts[REPLAY_EV_COUNT] = {
 	[REPLAY_EV_ADD_DELAYED_REF_HEAD] = P3,
 	[REPLAY_EV_RUN_DELAYED_REF_HEAD] = P3,
 	[REPLAY_EV_ADD_DELAYED_DATA_REF] = P3,
+	[REPLAY_EV_SPACE_RESERVATION] = P3,
+	[REPLAY_EV_TRANSACTION_COMMIT] = P3,
 };
 
 const char *btrfs_replay_event_name(int ev)
@@ -1044,6 +1046,8 @@ static void charge(struct replay_delayed_refs *d, struct delayed_head *h,
 		d->peak_charge = d->live_charge;
 	if (d->live_charge_before > d->peak_charge_before)
 		d->peak_charge_before = d->live_charge_before;
+	if (h->charge > d->max_head_charge)
+		d->max_head_charge = h->charge;
 }
 
 static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *ev,
@@ -1074,6 +1078,7 @@ static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *e
 			return 0;
 		}
 		d->runs++;
+		d->rsv.cur.heads_run++;
 		d->live--;
 		d->live_charge -= h->charge;
 		d->live_charge_before -= h->charge_before;
@@ -1110,6 +1115,111 @@ static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *e
 		btrfs_csum_delete_add_heads(&params, &r->recorded, &d->calc, num_bytes, 1);
 		charge(d, h, &prev);
 	}
+	return 0;
+}
+
+/*
+ * btrfs_space_reservation of delayed_refs_rsv, "TYPE: VAL reserve|release
+ * BYTES".  6.18 emits "delayed_refs_rsv" from btrfs_delayed_refs_rsv_refill()
+ * (the bytes refilled, at most delayed_ref_bytes(1)) and
+ * btrfs_delayed_refs_rsv_release() (what block_rsv_release_bytes() frees as
+ * the size drops: at most the drop of that call, one ref's
+ * delayed_ref_bytes(1) or one head's csum leaves); the rises of the size
+ * and what btrfs_update_delayed_refs_rsv() and btrfs_block_rsv_release()
+ * move into it are not traced, so the events bound the reserve, they do
+ * not give its size.
+ */
+static int rsv_reservation(struct btrfs_replay *r, const struct trace_event *ev,
+			   const char *body)
+{
+	struct replay_rsv_trace *t = &r->drefs.rsv;
+	struct btrfs_csum_delete_calc one = { 0 };
+	struct btrfs_csum_params params;
+	const char *colon = strchr(body, ':');
+	unsigned long long val, bytes;
+	char dir[16];
+	size_t len;
+	u64 limit;
+
+	if (!colon || sscanf(colon + 1, " %llu %15s %llu", &val, dir, &bytes) != 3 ||
+	    (strcmp(dir, "reserve") && strcmp(dir, "release")))
+		return replay_error(r, ev, "not TYPE: VAL reserve|release BYTES", -EINVAL);
+	len = colon - body;
+	if (len == strlen("local_delayed_refs_rsv") &&
+	    !strncmp(body, "local_delayed_refs_rsv", len)) {
+		if (!strcmp(dir, "reserve")) {
+			t->local_reserves++;
+			t->local_reserved += bytes;
+		}
+		return 0;
+	}
+	if (len != strlen("delayed_refs_rsv") || strncmp(body, "delayed_refs_rsv", len))
+		return 0;
+	if (csum_params(r, &params))
+		return replay_error(r, ev, "the csum size, sector and node size and free-space-tree are not known: give the image or device, or record with contrib/btrfs-space-capture.sh", -EINVAL);
+	if (!r->recorded.version)
+		first_state_setup(r);
+	btrfs_csum_delete_add_refs(&params, &one, 1);
+	limit = one.drop_ref_bytes;
+	/* the callers and their bounds as read in 6.18 */
+	t->bounds_checked = r->st.recorded_version >= KERNEL_VERSION(6, 18, 0);
+	t->events++;
+	if (!strcmp(dir, "reserve")) {
+		t->refills++;
+		t->refilled += bytes;
+		t->cur.refills++;
+		t->cur.refilled += bytes;
+		if (bytes > t->refill_max)
+			t->refill_max = bytes;
+		if (t->bounds_checked && bytes > limit) {
+			t->refill_over_limit++;
+			if (!t->first_bad_line)
+				t->first_bad_line = ev->lineno;
+		}
+		return 0;
+	}
+	t->releases++;
+	t->released += bytes;
+	t->cur.releases++;
+	t->cur.released += bytes;
+	if (bytes > t->release_max)
+		t->release_max = bytes;
+	/* the releasing head was added before: its charge bounds its csum drop */
+	if (t->bounds_checked && bytes > limit && bytes > r->drefs.max_head_charge) {
+		t->release_over_call++;
+		if (!t->first_bad_line)
+			t->first_bad_line = ev->lineno;
+	}
+	return 0;
+}
+
+/* Close the transaction's row at its commit (gen 0: the trace's tail) */
+static void close_txn(struct btrfs_replay *r, u64 gen)
+{
+	struct replay_rsv_trace *t = &r->drefs.rsv;
+
+	t->cur.gen = gen;
+	t->cur.size_rise = r->drefs.calc.total - t->rise_at_commit;
+	t->rise_at_commit = r->drefs.calc.total;
+	if (!gen && !t->cur.refills && !t->cur.releases && !t->cur.size_rise &&
+	    !t->cur.heads_run)
+		return;
+	if (t->nr_txn < REPLAY_MAX_LISTED)
+		t->txn[t->nr_txn++] = t->cur;
+	else
+		t->txn_overflow = true;
+	memset(&t->cur, 0, sizeof(t->cur));
+}
+
+static int transaction_commit(struct btrfs_replay *r, const struct trace_event *ev,
+			      const char *body)
+{
+	u64 gen;
+
+	if (trace_field_u64(body, "gen", &gen))
+		return replay_error(r, ev, "no gen=", -EINVAL);
+	r->drefs.rsv.commits++;
+	close_txn(r, gen);
 	return 0;
 }
 
@@ -1170,6 +1280,10 @@ int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev)
 	case REPLAY_EV_RUN_DELAYED_REF_HEAD:
 	case REPLAY_EV_ADD_DELAYED_DATA_REF:
 		return delayed_ref_event(r, ev, body, i);
+	case REPLAY_EV_SPACE_RESERVATION:
+		return rsv_reservation(r, ev, body);
+	case REPLAY_EV_TRANSACTION_COMMIT:
+		return transaction_commit(r, ev, body);
 	default:
 		return 0;
 	}
@@ -1203,6 +1317,7 @@ static void set_bounds(struct btrfs_replay *r)
 void btrfs_replay_finish(struct btrfs_replay *r)
 {
 	set_bounds(r);
+	close_txn(r, 0);
 }
 
 void btrfs_replay_missing(const struct btrfs_replay *r, int part, char *buf, size_t len)

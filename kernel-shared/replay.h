@@ -179,6 +179,44 @@ struct replay_overcommit {
 /* Part 3: the delayed-ref heads of data extents being dropped (seed 000) */
 struct delayed_head;
 
+/* The traced delayed_refs_rsv bytes of one transaction (to its commit) */
+struct replay_rsv_txn {
+	u64 gen;		/* of its btrfs_transaction_commit, 0: not committed in the trace */
+	u64 refills;		/* "delayed_refs_rsv" reserve: btrfs_delayed_refs_rsv_refill() */
+	u64 refilled;
+	u64 releases;		/* "delayed_refs_rsv" release: btrfs_delayed_refs_rsv_release() */
+	u64 released;
+	u64 size_rise;		/* the model's rise from the data heads added in it */
+	u64 heads_run;
+};
+
+/*
+ * What btrfs_space_reservation says of delayed_refs_rsv: 6.18 traces the
+ * refilled bytes and the bytes a size drop frees, not the size; the bounds
+ * each event must keep are in Documentation/formulas.md section 22.3.
+ */
+struct replay_rsv_trace {
+	u64 events;
+	u64 refills;
+	u64 refilled;
+	u64 refill_max;
+	u64 releases;
+	u64 released;
+	u64 release_max;
+	u64 refill_over_limit;	/* refills above delayed_ref_bytes(1) */
+	u64 release_over_call;	/* releases above the largest drop one call makes */
+	u64 first_bad_line;	/* of the first event over its bound */
+	bool bounds_checked;	/* recorded by 6.18 or later, whose callers were read */
+	u64 local_reserves;	/* "local_delayed_refs_rsv" reserve: start_transaction() */
+	u64 local_reserved;
+	u64 commits;
+	struct replay_rsv_txn cur;	/* since the last commit */
+	u64 rise_at_commit;	/* calc.total at the last commit */
+	u32 nr_txn;
+	bool txn_overflow;	/* more transactions than listed */
+	struct replay_rsv_txn txn[REPLAY_MAX_LISTED];
+};
+
 struct replay_delayed_refs {
 	struct delayed_head **buckets;
 	u32 nr_buckets;
@@ -195,6 +233,8 @@ struct replay_delayed_refs {
 	u64 live_charge_before;	/* the same before v6.7 */
 	u64 peak_charge;
 	u64 peak_charge_before;
+	u64 max_head_charge;	/* the largest charge of a head added so far */
+	struct replay_rsv_trace rsv;
 };
 
 struct replay_root_count {

@@ -152,6 +152,40 @@ out=$(rj --part 3 "$TEST_TMP/onehead.trace") || exit
 expect "data drop heads, one head line removed" "$(jq .delayed_refs.data_drop_heads <<< "$out")" 19
 expect "runs of a head never added" "$(jq .delayed_refs.unknown_runs <<< "$out")" 1
 
+# the same rm recorded with btrfs_space_reservation and btrfs_transaction_commit:
+# what 6.18 traces of delayed_refs_rsv is reserved bytes (refills, and what a
+# size drop frees), each within the bound its caller gives (formulas.md 22.3)
+ds=$TEST_TMP/drsv.trace
+xz -dc "$fx/replay-delayed-rsv-rm20.trace.xz" > "$ds" || fail "cannot unpack the delayed-rsv trace"
+out=$(rj --part 3 "$ds") || exit
+expect "rsv: size rise" "$(jq .delayed_refs.size_rise <<< "$out")" 13107200
+expect "rsv: traced" "$(jq .delayed_refs.rsv_trace.traced <<< "$out")" true
+expect "rsv: refills" "$(jq .delayed_refs.rsv_trace.refills <<< "$out")" 0
+expect "rsv: releases" "$(jq .delayed_refs.rsv_trace.releases <<< "$out")" 44
+expect "rsv: released" "$(jq .delayed_refs.rsv_trace.released <<< "$out")" 14450688
+expect "rsv: largest release = delayed_ref_bytes(1)" "$(jq .delayed_refs.rsv_trace.release_max <<< "$out")" 524288
+expect "rsv: transaction starts' local reserve" "$(jq .delayed_refs.rsv_trace.local_reserved <<< "$out")" 66060288
+expect "rsv: bounds checked" "$(jq .delayed_refs.rsv_trace.bounds_checked <<< "$out")" true
+expect "rsv: releases over their call's drop" "$(jq .delayed_refs.rsv_trace.releases_over_call <<< "$out")" 0
+expect "rsv: refills over the limit" "$(jq .delayed_refs.rsv_trace.refills_over_limit <<< "$out")" 0
+expect "rsv: one transaction" "$(jq -c '[.delayed_refs.rsv_trace.transactions[] | [.gen, .size_rise, .releases, .released]]' <<< "$out")" \
+	'[[8,13107200,44,14450688]]'
+# a release larger than any one call drops, and a refill above delayed_ref_bytes(1)
+l=$(grep -n "delayed_refs_rsv: 0 release" "$ds" | head -1 | cut -d: -f1)
+sed "${l}s/release [0-9]*\$/release 2097152/" "$ds" > "$TEST_TMP/bigrel.trace"
+out=$(rj --part 3 "$TEST_TMP/bigrel.trace") || exit
+expect "rsv: a 2 MiB release is over its call's drop" "$(jq .delayed_refs.rsv_trace.releases_over_call <<< "$out")" 1
+expect "rsv: at its line" "$(jq .delayed_refs.rsv_trace.first_over_bound_line <<< "$out")" "$l"
+sed "${l}s/release [0-9]*\$/reserve 1048576/" "$ds" > "$TEST_TMP/bigref.trace"
+out=$(rj --part 3 "$TEST_TMP/bigref.trace") || exit
+expect "rsv: a 1 MiB refill is over the limit" "$(jq .delayed_refs.rsv_trace.refills_over_limit <<< "$out")" 1
+out=$(rj --part 3 --recorded-kernel 6.6 "$TEST_TMP/bigrel.trace") || exit
+expect "rsv: bounds not checked for 6.6" "$(jq .delayed_refs.rsv_trace.bounds_checked <<< "$out")" false
+sed "${l}s/release [0-9]*\$/give 5/" "$ds" > "$TEST_TMP/badrsv.trace"
+err=$(run_mustfail "bad reservation body" "$BTRFS_SPACE" replay --part 3 "$TEST_TMP/badrsv.trace" 2>&1 >/dev/null)
+grep -q "line $l: .*reserve|release" <<< "$err" || fail "bad reservation body: $err"
+echo "ok: a bad btrfs_space_reservation body is refused naming line $l"
+
 # --- part 4 ---------------------------------------------------------------------
 
 xz -dc "$fx/replay-overcommit.trace.xz" > "$TEST_TMP/oc.trace" || fail "cannot unpack the over-commit trace"
