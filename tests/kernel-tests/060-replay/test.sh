@@ -15,7 +15,9 @@
 #    to no delalloc after the sync), and prints the ratio.
 # D. delayed refs: rm of 20 files of 1 MiB then sync: 20 dropped data heads,
 #    20 csum leaves, 20 refs, no head run that was not added, and the size rise equal to
-#    "csum-delete --extents 20 --extent-size 1M" on the filesystem.
+#    "csum-delete --extents 20 --extent-size 1M" on the filesystem; recorded
+#    with btrfs_space_reservation, every traced delayed_refs_rsv refill and
+#    release within the bound 6.18's callers give it (the size is not traced).
 # C. preemptive flushing: on 16 GiB, 4 writers of empty files with a 1000-byte
 #    xattr and one buffered data writer for PREEMPT_SECONDS (default 30). Every
 #    btrfs_done_preemptive_reclaim state is a kernel no-flush: the replay must
@@ -135,6 +137,27 @@ fi
 
 # --- D ------------------------------------------------------------------------------
 
+# check_rsv_trace CASE JSON: the traced delayed_refs_rsv beside the size rise.
+# 6.18 traces no size, only reserved bytes (formulas.md 22.3): every refill at
+# most delayed_ref_bytes(1), every release at most its call's size drop, the
+# transactions' rises summing to the rise, releases seen as the heads run.
+check_rsv_trace()
+{
+	local t
+	t=$(jq -c .delayed_refs.rsv_trace <<< "$2")
+	jq -r '"\(.refills) refills of \(.refilled) bytes (largest \(.refill_max)), \(.releases) releases of \(.released) (largest \(.release_max)), \(.commits) commits; local_delayed_refs_rsv \(.local_reserved)"' <<< "$t"
+	expect "$1 btrfs_space_reservation recorded" "$(jq .traced <<< "$t")" true
+	expect "$1 bounds checked" "$(jq .bounds_checked <<< "$t")" true
+	expect "$1 refills above delayed_ref_bytes(1)" "$(jq .refills_over_limit <<< "$t")" 0
+	expect "$1 releases above their call's drop" "$(jq .releases_over_call <<< "$t")" 0
+	expect "$1 the transactions' rises sum to the rise" \
+		"$(jq '[.transactions[].size_rise] | add' <<< "$t")" "$(jq .delayed_refs.size_rise <<< "$2")"
+	expect "$1 refilled, summed per transaction" "$(jq '[.transactions[].refilled] | add' <<< "$t")" \
+		"$(jq .refilled <<< "$t")"
+	[ "$(jq .commits <<< "$t")" -ge 1 ] || fail "$1: no btrfs_transaction_commit after the sync"
+	[ "$(jq .releases <<< "$t")" -ge 1 ] || fail "$1: no delayed_refs_rsv release while the heads ran"
+}
+
 echo "D: rm of DROP_FILES (default 20) files of 1 MiB, sync"
 : "${DROP_FILES:=20}"
 mkdir -p "$TEST_TMP/small/drop"
@@ -142,7 +165,7 @@ for ((i = 0; i < DROP_FILES; i++)); do
 	head -c 1048576 /dev/urandom > "$TEST_TMP/small/drop/f$i" || fail "cannot write f$i"
 done
 sync
-record "$TEST_TMP/small" add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref \
+record "$TEST_TMP/small" add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref,btrfs_space_reservation,btrfs_transaction_commit \
 	"$TEST_TMP/d.trace" bash -c "rm -r '$TEST_TMP/small/drop' && sync"
 out=$(run_check_stdout "$BTRFS_SPACE" --format json replay --part 3 "$TEST_TMP/d.trace") || exit
 expect "D data drop heads" "$(jq .delayed_refs.data_drop_heads <<< "$out")" "$DROP_FILES"
@@ -152,6 +175,7 @@ expect "D runs of heads never added" "$(jq .delayed_refs.unknown_runs <<< "$out"
 want=$(run_check_stdout "$BTRFS_SPACE" --format json csum-delete --extents "$DROP_FILES" \
 	--extent-size 1M "$TEST_TMP/small.img" | jq .csum_delete.total) || exit
 expect "D size rise = csum-delete's" "$(jq .delayed_refs.size_rise <<< "$out")" "$want"
+check_rsv_trace D "$out"
 
 # --- C ------------------------------------------------------------------------------
 

@@ -7,7 +7,9 @@
 # size on disk. Before the rm the image is unmounted and "csum-delete --file"
 # reads each file's extents from it; after "rm && sync" the replay must
 # count as many dropped data heads as the files have extents, their disk
-# bytes, and a size rise equal to the sum of what csum-delete computes.
+# bytes, and a size rise equal to the sum of what csum-delete computes; every
+# traced delayed_refs_rsv refill and release (btrfs_space_reservation) within
+# the bound 6.18's callers give it.
 
 source "$TEST_TOP/common" || exit
 
@@ -65,7 +67,7 @@ done
 echo "csum-delete --file: $want_extents extents, $want_disk disk bytes for $((COMP_FILES * COMP_MB)) MiB; size rise $want_total ($want_before before 6.7)"
 [ "$want_disk" -lt $((COMP_FILES * COMP_MB * 1048576)) ] || fail "the files are not compressed: $want_disk disk bytes"
 setup_mount "$dev" "$mnt" -t btrfs -o rw,compress=zstd
-"$capture" -b 16384 -e add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref \
+"$capture" -b 16384 -e add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref,btrfs_space_reservation,btrfs_transaction_commit \
 	-o "$TEST_TMP/c.trace" "$mnt" bash -c "rm -r '$mnt/drop' && sync" 2> "$TEST_TMP/capture.log" ||
 	fail "capture failed: $(tail -n 3 "$TEST_TMP/capture.log")"
 cat "$TEST_TMP/capture.log"
@@ -77,3 +79,13 @@ expect "their disk bytes" "$(jq .delayed_refs.data_drop_bytes <<< "$out")" "$wan
 expect "runs of heads never added" "$(jq .delayed_refs.unknown_runs <<< "$out")" 0
 expect "size rise = csum-delete --file's" "$(jq .delayed_refs.size_rise <<< "$out")" "$want_total"
 expect "size rise before 6.7 = csum-delete's" "$(jq .delayed_refs.size_rise_before_6_7 <<< "$out")" "$want_before"
+# the traced delayed_refs_rsv: reserved bytes within their callers' bounds
+# (formulas.md 22.3); 6.18 traces no size to compare the rise with
+t=$(jq -c .delayed_refs.rsv_trace <<< "$out")
+jq -r '"traced: \(.refills) refills of \(.refilled) bytes (largest \(.refill_max)), \(.releases) releases of \(.released) (largest \(.release_max)), \(.commits) commits"' <<< "$t"
+expect "btrfs_space_reservation recorded" "$(jq .traced <<< "$t")" true
+expect "bounds checked" "$(jq .bounds_checked <<< "$t")" true
+expect "refills above delayed_ref_bytes(1)" "$(jq .refills_over_limit <<< "$t")" 0
+expect "releases above their call's drop" "$(jq .releases_over_call <<< "$t")" 0
+expect "the transactions' rises sum to the rise" "$(jq '[.transactions[].size_rise] | add' <<< "$t")" "$want_total"
+[ "$(jq .releases <<< "$t")" -ge 1 ] || fail "no delayed_refs_rsv release while the heads ran"
