@@ -16,7 +16,8 @@
 # btrfs_trigger_flush, btrfs_flush_space, btrfs_fail_all_tickets, and
 # update_bytes_may_use/update_bytes_pinned for the reservation points),
 # part 2 (btrfs_set/clear/convert_extent_bit), part 3 (add_delayed_ref_head,
-# run_delayed_ref_head, add_delayed_data_ref), part 4 (update_bytes_may_use,
+# run_delayed_ref_head, add_delayed_data_ref, and btrfs_space_reservation with
+# btrfs_transaction_commit for the traced delayed_refs_rsv), part 4 (update_bytes_may_use,
 # btrfs_reserve_ticket). update_bytes_may_use and the extent-bit events fire
 # on every reservation and write: on a busy filesystem raise -b, or record
 # only the parts wanted with -e. The same capture with trace-cmd (no marker:
@@ -28,7 +29,8 @@
 #       -e btrfs:update_bytes_may_use -e btrfs:update_bytes_pinned \
 #       -e btrfs:btrfs_set_extent_bit -e btrfs:btrfs_clear_extent_bit \
 #       -e btrfs:btrfs_convert_extent_bit -e btrfs:add_delayed_ref_head \
-#       -e btrfs:run_delayed_ref_head -e btrfs:add_delayed_data_ref COMMAND
+#       -e btrfs:run_delayed_ref_head -e btrfs:add_delayed_data_ref \
+#       -e btrfs:btrfs_space_reservation -e btrfs:btrfs_transaction_commit COMMAND
 #   trace-cmd report -i trace.dat > btrfs-trace.txt
 #
 # Needs root and a kernel with btrfs tracepoints (CONFIG_FTRACE, tracefs).
@@ -36,7 +38,7 @@
 set -u
 out=btrfs-trace.txt
 buffer_kb=8192
-events=btrfs_done_preemptive_reclaim,btrfs_trigger_flush,btrfs_flush_space,btrfs_fail_all_tickets,btrfs_reserve_ticket,update_bytes_may_use,update_bytes_pinned,btrfs_set_extent_bit,btrfs_clear_extent_bit,btrfs_convert_extent_bit,add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref
+events=btrfs_done_preemptive_reclaim,btrfs_trigger_flush,btrfs_flush_space,btrfs_fail_all_tickets,btrfs_reserve_ticket,update_bytes_may_use,update_bytes_pinned,btrfs_set_extent_bit,btrfs_clear_extent_bit,btrfs_convert_extent_bit,add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref,btrfs_space_reservation,btrfs_transaction_commit
 
 while getopts "o:b:e:h" opt; do
 	case $opt in

@@ -20,7 +20,10 @@
  * the seed's flagless patch (every delalloc set of a listed inode).
  *
  * Part 3, delayed refs: the data heads dropping an extent charged by
- * btrfs_csum_delete_add_heads() of delayed-ref.c, per kernel rule.
+ * btrfs_csum_delete_add_heads() of delayed-ref.c, per kernel rule; beside
+ * them the traced delayed_refs_rsv bytes of btrfs_delayed_refs_rsv_refill()
+ * and btrfs_delayed_refs_rsv_release() (6.18), each held to its caller's
+ * bound, since no 6.18 event carries the reserve's size.
  */
 #include <errno.h>
 #include <stddef.h>
