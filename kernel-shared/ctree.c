@@ -1623,6 +1623,18 @@ static void sim_locate(const struct btrfs_sim_group *g, const struct btrfs_key *
 	*found = lo < l->nr && !btrfs_comp_keys(&l->items[lo].key, key);
 }
 
+/* sim_find_group() then sim_locate(): the group, leaf and slot of @key */
+static int sim_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+		      struct btrfs_sim_group **g, u32 *leaf, u32 *slot, bool *found)
+{
+	int ret = sim_find_group(ts, key, g);
+
+	if (ret)
+		return ret;
+	sim_locate(*g, key, leaf, slot, found);
+	return 0;
+}
+
 /*
  * push_leaf_right(): @data_size must fit in the sibling, @min_data is what
  * the insert at the path's slot adds; 0 pushed (or moved the path), 1 not
@@ -1902,10 +1914,9 @@ int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_ke
 		return 0;
 	if (need > sim_lds(ts))
 		return -EOVERFLOW;
-	ret = sim_find_group(ts, &keys[0], &g);
+	ret = sim_lookup(ts, &keys[0], &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
-	sim_locate(g, &keys[0], &leaf, &slot, &found);
 	if (found && need + g->leaves[leaf]->items[slot].size > sim_lds(ts))
 		return 1;
 	/*
@@ -1946,10 +1957,9 @@ int btrfs_tree_sim_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	bool found;
 	int ret;
 
-	ret = sim_find_group(ts, key, &g);
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
-	sim_locate(g, key, &leaf, &slot, &found);
 	if (found && size)
 		*size = g->leaves[leaf]->items[slot].size;
 	return found ? 0 : 1;
@@ -1967,10 +1977,9 @@ int btrfs_tree_sim_set_key(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	bool found;
 	int ret;
 
-	ret = sim_find_group(ts, key, &g);
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
-	sim_locate(g, key, &leaf, &slot, &found);
 	if (!found)
 		return 1;
 	g->leaves[leaf]->items[slot].key = *new_key;
@@ -2015,10 +2024,9 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	bool found;
 	int ret;
 
-	ret = sim_find_group(ts, key, &g);
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
-	sim_locate(g, key, &leaf, &slot, &found);
 	if (!found)
 		return 1;
 	l = g->leaves[leaf];
@@ -2068,10 +2076,9 @@ int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	bool found;
 	int ret;
 
-	ret = sim_find_group(ts, key, &g);
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
-	sim_locate(g, key, &leaf, &slot, &found);
 	if (!found)
 		return 1;
 	if (ins_len && sim_free(ts, g->leaves[leaf]) < ins_len) {
@@ -2101,10 +2108,9 @@ int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *k
 	bool found;
 	int ret;
 
-	ret = sim_find_group(ts, key, &g);
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
-	sim_locate(g, key, &leaf, &slot, &found);
 	if (!found)
 		return 1;
 	if (new_size < g->leaves[leaf]->items[slot].size)
@@ -2129,10 +2135,9 @@ int btrfs_tree_sim_neighbours(struct btrfs_tree_sim *ts, const struct btrfs_key 
 	int ret;
 
 	memset(nb, 0, sizeof(*nb));
-	ret = sim_find_group(ts, key, &g);
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
-	sim_locate(g, key, &leaf, &slot, &found);
 	if (found)
 		return 1;
 	l = g->leaves[leaf];
@@ -2173,10 +2178,9 @@ int btrfs_tree_sim_reserve(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	bool found;
 	int ret;
 
-	ret = sim_find_group(ts, key, &g);
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
-	sim_locate(g, key, &leaf, &slot, &found);
 	if (found)
 		return 1;
 	if (sim_free(ts, g->leaves[leaf]) >= ins_len)
@@ -2202,10 +2206,9 @@ int btrfs_tree_sim_split_item(struct btrfs_tree_sim *ts, const struct btrfs_key 
 	ret = btrfs_tree_sim_extend(ts, key, sizeof(struct btrfs_item), 0);
 	if (ret)
 		return ret;
-	ret = sim_find_group(ts, key, &g);
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
-	sim_locate(g, key, &leaf, &slot, &found);
 	if (!found)
 		return 1;
 	l = g->leaves[leaf];
