@@ -14,10 +14,7 @@ source "$TEST_TOP/common" || exit
 need_root
 check_prereq btrfs-space mkfs.btrfs btrfs losetup mount umount mountpoint \
 	jq truncate filefrag cp
-if ! grep -qw btrfs /proc/filesystems; then
-	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs the kernel's btrfs module: modprobe btrfs)"
-fi
+need_btrfs_module
 # (tests/common installed the EXIT trap that unmounts and detaches)
 
 img="$TEST_TMP/csum-delete.img"

@@ -25,10 +25,7 @@ source "$TEST_TOP/common" || exit
 
 need_root
 check_prereq btrfs-space mkfs.btrfs btrfs losetup mount umount mountpoint jq truncate
-if ! grep -qw btrfs /proc/filesystems; then
-	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
-fi
+need_btrfs_module
 
 # (tests/common installed the EXIT trap: setup_cleanup_trap)
 

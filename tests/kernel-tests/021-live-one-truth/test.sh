@@ -29,10 +29,7 @@ source "$TEST_TOP/common" || exit
 
 need_root
 check_prereq btrfs-space mkfs.btrfs btrfs losetup mount umount jq truncate
-if ! grep -qw btrfs /proc/filesystems; then
-	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
-fi
+need_btrfs_module
 
 img="$TEST_TMP/one-truth.img"
 other="$TEST_TMP/never-mounted.img"

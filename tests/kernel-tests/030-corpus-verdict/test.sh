@@ -46,10 +46,7 @@ gaps_file=$TEST_TOP/kernel-tests/030-corpus-verdict/known-gaps.txt
 need_root
 check_prereq btrfs-space
 check_prereq jq xz tar od cp timeout losetup mount umount mountpoint dmesg btrfs btrfs-image
-if ! grep -qw btrfs /proc/filesystems; then
-	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
-fi
+need_btrfs_module
 [ -w /dev/kmsg ] || skip "cannot write a marker to /dev/kmsg (run as root)"
 dmesg > /dev/null 2>&1 || skip "cannot read the kernel log (dmesg): run as root, or set sysctl kernel.dmesg_restrict=0"
 

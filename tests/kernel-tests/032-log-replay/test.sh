@@ -49,10 +49,7 @@ source "$TEST_TOP/common" || exit
 
 need_root
 check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount jq truncate python3 fallocate
-if ! grep -qw btrfs /proc/filesystems; then
-	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
-fi
+need_btrfs_module
 
 work="$TEST_TMP/log-replay"
 mkdir -p "$work" || fail "cannot create $work"

@@ -13,10 +13,7 @@ source "$TEST_TOP/common" || exit
 
 need_root
 check_prereq btrfs-space btrfs losetup mount umount mountpoint jq truncate od dmesg
-if ! grep -qw btrfs /proc/filesystems; then
-	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
-fi
+need_btrfs_module
 [ -w /dev/kmsg ] || skip "cannot write a marker to /dev/kmsg (run as root)"
 dmesg > /dev/null 2>&1 || skip "cannot read the kernel log (dmesg): run as root, or set sysctl kernel.dmesg_restrict=0"
 losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"

@@ -30,11 +30,8 @@ source "$TEST_TOP/common" || exit
 need_root
 check_prereq btrfs-space mkfs.btrfs btrfs losetup mount umount mountpoint \
 	jq awk truncate dd head cp
-if ! grep -qw btrfs /proc/filesystems; then
-	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
-fi
-grep -qw tracefs /proc/filesystems || skip "no tracefs in this kernel (/proc/filesystems): needs CONFIG_TRACING"
+need_btrfs_module
+need_tracefs
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 replay="$here/trace-refs.awk"

@@ -11,10 +11,7 @@ source "$TEST_TOP/common" || exit
 
 need_root
 check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount python3 truncate
-if ! grep -qw btrfs /proc/filesystems; then
-	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
-fi
+need_btrfs_module
 losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
 
 mnt=$(mktemp -d "$TEST_TMP/mnt.XXXXXX") || fail "cannot create a mount point"

@@ -28,11 +28,8 @@ source "$TEST_TOP/common" || exit
 need_root
 check_prereq btrfs-space
 check_prereq mkfs.btrfs btrfs losetup mount umount mountpoint jq truncate setfattr findmnt python3
-if ! grep -qw btrfs /proc/filesystems; then
-	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed (needs a kernel with the btrfs module)"
-fi
-grep -qw tracefs /proc/filesystems || skip "no tracefs in this kernel (/proc/filesystems): needs CONFIG_TRACING"
+need_btrfs_module
+need_tracefs
 
 : "${DELALLOC_FILES:=50}"
 : "${DELALLOC_WRITES:=8}"

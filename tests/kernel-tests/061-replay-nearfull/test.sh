@@ -28,11 +28,8 @@ source "$TEST_TOP/common" || exit
 need_root
 check_prereq btrfs-space
 check_prereq mkfs.btrfs btrfs losetup mount umount mountpoint jq truncate fallocate findmnt python3 cp
-if ! grep -qw btrfs /proc/filesystems; then
-	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed"
-fi
-grep -qw tracefs /proc/filesystems || skip "no tracefs in this kernel"
+need_btrfs_module
+need_tracefs
 
 : "${XATTR_WORKERS:=2}"
 : "${XATTR_SECONDS:=12}"

@@ -16,11 +16,8 @@ source "$TEST_TOP/common" || exit
 need_root
 check_prereq btrfs-space
 check_prereq mkfs.btrfs btrfs losetup mount umount mountpoint jq truncate findmnt python3
-if ! grep -qw btrfs /proc/filesystems; then
-	modprobe btrfs > /dev/null 2>&1
-	grep -qw btrfs /proc/filesystems || skip "no btrfs in /proc/filesystems and modprobe btrfs failed"
-fi
-grep -qw tracefs /proc/filesystems || skip "no tracefs in this kernel"
+need_btrfs_module
+need_tracefs
 
 : "${COMP_FILES:=4}"
 : "${COMP_MB:=4}"
