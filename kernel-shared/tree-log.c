@@ -1811,7 +1811,8 @@ static int replay_fixups(struct replay_ctx *rc)
 	struct subvol_sim *ss = rc->cur;
 	int ret = 0;
 
-	qsort(ss->fixups, ss->nr_fixups, sizeof(*ss->fixups), cmp_u64);
+	if (ss->nr_fixups)
+		qsort(ss->fixups, ss->nr_fixups, sizeof(*ss->fixups), cmp_u64);
 	while (ss->nr_fixups && !ret) {
 		u64 ino = ss->fixups[--ss->nr_fixups];
 
