@@ -28,7 +28,8 @@ static void print_open_error(const struct btrfs_fs_info *fs_info, int ret,
 	int i;
 
 	for (i = 0; i < args->nr_paths; i++) {
-		if (device_explain_not_btrfs(args->paths[i], msg, sizeof(msg))) {
+		if (device_explain_not_btrfs(&btrfs_io_format, args->paths[i],
+					     msg, sizeof(msg))) {
 			error("%s", msg);
 			return;
 		}
@@ -54,7 +55,8 @@ static int scan_devices(const struct cmd_options *opts, struct btrfs_open_args *
 
 	if (!opts->scan_devices)
 		return 0;
-	ret = device_scan((char * const *)args->paths, args->nr_paths, found, nr_found);
+	ret = device_scan(&btrfs_io_format, (char * const *)args->paths,
+			  args->nr_paths, found, nr_found);
 	if (ret) {
 		error("--scan: %s", strerror(-ret));
 		return EXIT_FS_ERROR;

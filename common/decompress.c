@@ -12,6 +12,7 @@
 #include <zstd.h>
 #include "common/decompress.h"
 #include "common/image-dump.h"
+#include "common/io-format.h"
 #include "common/messages.h"
 
 #define BUF_SIZE	(1U << 20)
@@ -31,25 +32,19 @@ static struct decompressed *done_list;
 
 /*
  * Where the stream is looked at for the device size: the superblock copies
- * a btrfs device can hold (btrfs_sb_offset() 0 and 1; copy 2 at 256 GiB is
- * too far to decompress blindly for).
+ * the format names (btrfs_sb_offset() 0 and 1; copy 2 at 256 GiB is too
+ * far to decompress blindly for).
  */
-static const u64 probe_at[] = { 65536ULL, 64ULL << 20 };
-#define NR_PROBES	((int)(sizeof(probe_at) / sizeof(probe_at[0])))
-#define SB_SIZE		4096U
-#define SB_MAGIC	64
-#define SB_TOTAL_BYTES	112
-#define SB_DEV_TOTAL	(201 + 8)	/* dev_item.total_bytes */
-#define SB_DEV_USED	(201 + 16)	/* dev_item.bytes_used */
+#define NR_PROBES	2
 #define NOTE_WRITTEN	(1ULL << 30)
 /* beyond the device, how much of a run of zeros is taken to see it end */
 #define ZERO_TAIL_MAX	(1ULL << 30)
 
 /* The btrfs-image dump format, as common/image-dump.c reads it */
-#define DUMP_CLUSTER	1024U
-#define DUMP_HEADER	21
-#define DUMP_ITEM	12
-#define DUMP_MAX_ITEMS	((DUMP_CLUSTER - DUMP_HEADER) / DUMP_ITEM)
+#define DUMP_CLUSTER	IMAGE_DUMP_CLUSTER_SIZE
+#define DUMP_HEADER	IMAGE_DUMP_CLUSTER_HEADER
+#define DUMP_ITEM	IMAGE_DUMP_CLUSTER_ITEM
+#define DUMP_MAX_ITEMS	IMAGE_DUMP_ITEMS_PER_CLUSTER
 
 enum sink_mode {
 	SINK_UNKNOWN,		/* before the first KiB: a dump or an image? */
@@ -59,6 +54,7 @@ enum sink_mode {
 
 struct sink {
 	int fd;
+	const struct io_format *fmt;
 	u64 pos;		/* bytes of the stream taken */
 	u64 limit;		/* where the content ends, once known */
 	u64 written;		/* non-zero bytes written (holes are not) */
@@ -256,30 +252,28 @@ static int sink_read_back(struct job *job, u8 *buf, size_t len, u64 at)
  */
 static int sink_probe(struct job *job)
 {
-	static const u8 magic[] = "_BHRfS_M";
 	struct sink *out = &job->out;
-	u64 at = probe_at[out->probed++];
-	u8 sb[SB_SIZE];
-	u64 dev_total, total, chunks;
+	const struct io_format *fmt = out->fmt;
+	u64 at = fmt->super_offset[out->probed++];
+	u64 dev_total, chunks;
+	u8 *sb = malloc(fmt->super_size);
 	int ret;
 
-	ret = sink_read_back(job, sb, sizeof(sb), at);
-	if (ret)
-		return ret;
-	if (memcmp(sb + SB_MAGIC, magic, 8)) {
+	if (!sb)
+		return -ENOMEM;
+	ret = sink_read_back(job, sb, fmt->super_size, at);
+	if (!ret && !fmt->super_device_size(sb, &dev_total, &chunks)) {
 		if (out->probed == NR_PROBES)
 			out->limit = out->pos;
+		free(sb);
 		return 0;
 	}
-	dev_total = get_le64(sb + SB_DEV_TOTAL);
-	total = get_le64(sb + SB_TOTAL_BYTES);
-	/* a device never holds more than the whole filesystem */
-	if (total && total < dev_total)
-		dev_total = total;
+	free(sb);
+	if (ret)
+		return ret;
 	out->limit = dev_total > out->pos ? dev_total : out->pos;
 	out->sized = true;
 	out->probed = NR_PROBES;
-	chunks = get_le64(sb + SB_DEV_USED);
 	if (chunks > NOTE_WRITTEN)
 		note_large(out, chunks < out->limit ? chunks : out->limit);
 	return 0;
@@ -323,8 +317,9 @@ static u64 sink_checkpoint(const struct sink *out)
 	case SINK_DUMP:
 		return out->cluster + DUMP_CLUSTER;
 	default:
-		return out->probed < NR_PROBES ? probe_at[out->probed] + SB_SIZE :
-						 UINT64_MAX;
+		return out->probed < NR_PROBES ?
+			out->fmt->super_offset[out->probed] + out->fmt->super_size :
+			UINT64_MAX;
 	}
 }
 
@@ -625,12 +620,12 @@ static int dup_fd(int fd)
 }
 
 int decompress_open(int fd, const char *path, const struct stat *st,
-		    enum compress_kind kind, struct decompress_info *info,
-		    char *err, size_t errlen)
+		    enum compress_kind kind, const struct io_format *fmt,
+		    struct decompress_info *info, char *err, size_t errlen)
 {
 	struct job job = {
 		.in = { .fd = fd, .path = path },
-		.out = { .fd = -1, .limit = UINT64_MAX, .path = path,
+		.out = { .fd = -1, .fmt = fmt, .limit = UINT64_MAX, .path = path,
 			 .kind = compress_name(kind) },
 		.err = err, .errlen = errlen,
 	};

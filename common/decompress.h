@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include "common/types.h"
 
+struct io_format;
+
 enum compress_kind {
 	COMPRESS_NONE,
 	COMPRESS_XZ,
@@ -45,7 +47,7 @@ struct decompress_info {
  * descriptor, or -errno with a one-line reason naming @path in @err.
  */
 int decompress_open(int fd, const char *path, const struct stat *st,
-		    enum compress_kind kind, struct decompress_info *info,
-		    char *err, size_t errlen);
+		    enum compress_kind kind, const struct io_format *fmt,
+		    struct decompress_info *info, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <blkid/blkid.h>
-#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,57 +11,37 @@
 #include "common/io.h"
 #include "common/messages.h"
 
-#define SUPER_OFFSET		65536
-#define SUPER_SIZE		4096
-#define SB_FSID			32
-#define SB_MAGIC		64
-#define SB_NUM_DEVICES		136
-#define SB_DEVID		201
-#define BTRFS_MAGIC_LE		0x4D5F53665248425FULL
 #define MAX_MEMBERS		1024
 
-struct sb_id {
-	u8 fsid[16];
-	u64 devid;
-	u64 num_devices;
-};
-
-static u64 get_le64(const u8 *p)
-{
-	u64 v;
-
-	memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
-
 /*
- * The primary superblock's identity; 1 if there is no btrfs magic, <0 if
- * the path cannot be read.  Not counted: no stats.
+ * The primary superblock's identity, as @fmt reads it; 1 if it is not the
+ * format's, <0 if the path cannot be read.  Not counted: no stats.
  */
-static int read_sb_id(const char *path, struct sb_id *id, int *fd_out)
+static int read_sb_id(const struct io_format *fmt, const char *path,
+		      struct io_super_id *id, int *fd_out)
 {
 	struct io_dev dev;
-	u8 sb[SUPER_SIZE];
+	u8 *sb = malloc(fmt->super_size);
 	int ret;
 
-	ret = io_open(&dev, path, NULL);
-	if (ret)
+	if (!sb)
+		return -ENOMEM;
+	ret = io_open(&dev, path, fmt, NULL);
+	if (ret) {
+		free(sb);
 		return ret;
-	ret = io_read(&dev, sb, sizeof(sb), SUPER_OFFSET, 0);
-	if (!ret && get_le64(sb + SB_MAGIC) != BTRFS_MAGIC_LE)
+	}
+	ret = io_read(&dev, sb, fmt->super_size, fmt->super_offset[0], 0);
+	if (!ret && !fmt->super_id(sb, id))
 		ret = 1;
 	if (ret == -ERANGE)
 		ret = 1;
-	if (!ret) {
-		memcpy(id->fsid, sb + SB_FSID, sizeof(id->fsid));
-		id->devid = get_le64(sb + SB_DEVID);
-		id->num_devices = get_le64(sb + SB_NUM_DEVICES);
-	}
 	if (ret == 1 && fd_out && !dev.dump) {
 		*fd_out = dev.fd;
 		dev.fd = -1;
 	}
 	io_close(&dev);
+	free(sb);
 	return ret;
 }
 
@@ -79,8 +58,8 @@ static const char *probe_value(blkid_probe pr, const char *name)
 	return val;
 }
 
-static void describe_probe(blkid_probe pr, int rc, const char *path,
-			   char *msg, size_t len)
+static void describe_probe(const struct io_format *fmt, blkid_probe pr,
+			   int rc, const char *path, char *msg, size_t len)
 {
 	const char *type = probe_value(pr, "TYPE");
 	const char *usage = probe_value(pr, "USAGE");
@@ -98,11 +77,12 @@ static void describe_probe(blkid_probe pr, int rc, const char *path,
 			 path, pttype);
 	else
 		snprintf(msg, len,
-			 "%s: no recognised filesystem (no btrfs superblock at offset %d)",
-			 path, SUPER_OFFSET);
+			 "%s: no recognised filesystem (no btrfs superblock at offset %llu)",
+			 path, (unsigned long long)fmt->super_offset[0]);
 }
 
-static bool probe_fd(int fd, const char *path, char *msg, size_t len)
+static bool probe_fd(const struct io_format *fmt, int fd, const char *path,
+		     char *msg, size_t len)
 {
 	blkid_probe pr = blkid_new_probe();
 	const char *type;
@@ -123,7 +103,7 @@ static bool probe_fd(int fd, const char *path, char *msg, size_t len)
 		blkid_free_probe(pr);
 		return false;
 	}
-	describe_probe(pr, rc, path, msg, len);
+	describe_probe(fmt, pr, rc, path, msg, len);
 	blkid_free_probe(pr);
 	return true;
 }
@@ -137,24 +117,26 @@ static bool is_tar(int fd)
 	       !memcmp(magic, "ustar", sizeof(magic));
 }
 
-bool device_explain_not_btrfs(const char *path, char *msg, size_t len)
+bool device_explain_not_btrfs(const struct io_format *fmt, const char *path,
+			      char *msg, size_t len)
 {
-	struct sb_id id;
+	u64 sb_end = fmt->super_offset[0] + fmt->super_size;
+	struct io_super_id id;
 	struct stat st;
 	int fd = -1;
 	bool ret;
 
-	if (read_sb_id(path, &id, &fd) != 1)
+	if (read_sb_id(fmt, path, &id, &fd) != 1)
 		return false;
 	if (fd < 0) {
-		snprintf(msg, len, "%s: no recognised filesystem (no btrfs superblock at offset %d)",
-			 path, SUPER_OFFSET);
+		snprintf(msg, len, "%s: no recognised filesystem (no btrfs superblock at offset %llu)",
+			 path, (unsigned long long)fmt->super_offset[0]);
 		return true;
 	}
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size < SUPER_OFFSET + SUPER_SIZE) {
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (u64)st.st_size < sb_end) {
 		if (st.st_size)
-			snprintf(msg, len, "%s: %lld bytes, too small for a btrfs superblock (which ends at %d)",
-				 path, (long long)st.st_size, SUPER_OFFSET + SUPER_SIZE);
+			snprintf(msg, len, "%s: %lld bytes, too small for a btrfs superblock (which ends at %llu)",
+				 path, (long long)st.st_size, (unsigned long long)sb_end);
 		else
 			snprintf(msg, len, "%s: an empty file", path);
 		close(fd);
@@ -165,7 +147,7 @@ bool device_explain_not_btrfs(const char *path, char *msg, size_t len)
 		snprintf(msg, len, "%s: a tar archive, not a filesystem image: unpack it first (tar -xSf)",
 			 path);
 	else
-		ret = probe_fd(fd, path, msg, len);
+		ret = probe_fd(fmt, fd, path, msg, len);
 	close(fd);
 	return ret;
 }
@@ -175,7 +157,8 @@ bool device_explain_not_btrfs(const char *path, char *msg, size_t len)
  */
 
 struct members {
-	struct sb_id fs;
+	const struct io_format *fmt;
+	struct io_super_id fs;
 	char **paths;
 	u64 *devids;
 	int nr;
@@ -215,8 +198,8 @@ static int add_member(struct members *m, const char *path, u64 devid)
 /* A candidate: kept when it holds another devid of the same filesystem */
 static int consider(struct members *m, const char *path, bool given)
 {
-	struct sb_id id;
-	int ret = read_sb_id(path, &id, NULL);
+	struct io_super_id id;
+	int ret = read_sb_id(m->fmt, path, &id, NULL);
 
 	if (ret) {
 		if (given)
@@ -292,14 +275,15 @@ void device_scan_free(char **paths, int nr)
 	free(paths);
 }
 
-int device_scan(char * const *paths, int nr_paths, char ***ret, int *nr_ret)
+int device_scan(const struct io_format *fmt, char * const *paths, int nr_paths,
+		char ***ret, int *nr_ret)
 {
-	struct members m = { 0 };
+	struct members m = { .fmt = fmt };
 	int i, err = 0;
 
 	*ret = NULL;
 	*nr_ret = 0;
-	if (nr_paths < 1 || read_sb_id(paths[0], &m.fs, NULL))
+	if (nr_paths < 1 || read_sb_id(fmt, paths[0], &m.fs, NULL))
 		return 0;
 	for (i = 0; !err && i < nr_paths; i++)
 		err = consider(&m, paths[i], true);

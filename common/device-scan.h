@@ -10,21 +10,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/*
- * When @path opens but has no btrfs magic at 64 KiB, fill @msg with one
- * line saying what it is ("PATH: ext4 filesystem, not btrfs", "PATH: no
- * recognised filesystem ...") and return true; false otherwise.
- */
-bool device_explain_not_btrfs(const char *path, char *msg, size_t len);
+struct io_format;
 
 /*
- * --scan: the filesystem of @paths[0] (its fsid); keep the given paths
- * that belong to it (one per devid), then add the block devices that
- * libblkid finds with TYPE=btrfs and that UUID, until every devid the
- * superblock counts is there.  *ret is a new array of *nr_ret strings
+ * When @path opens but its primary superblock is not @fmt's (no btrfs
+ * magic), fill @msg with one line saying what it is ("PATH: ext4
+ * filesystem, not btrfs", "PATH: no recognised filesystem ...") and
+ * return true; false otherwise.
+ */
+bool device_explain_not_btrfs(const struct io_format *fmt, const char *path,
+			      char *msg, size_t len);
+
+/*
+ * --scan: the filesystem of @paths[0] (its fsid, as @fmt reads it from
+ * the superblock); keep the given paths that belong to it (one per
+ * devid), then add the block devices that libblkid finds with TYPE=btrfs
+ * and that UUID, until every devid the superblock counts is there.  *ret is a new array of *nr_ret strings
  * (free with device_scan_free).  Returns 0 or -errno.
  */
-int device_scan(char * const *paths, int nr_paths, char ***ret, int *nr_ret);
+int device_scan(const struct io_format *fmt, char * const *paths, int nr_paths,
+		char ***ret, int *nr_ret);
 void device_scan_free(char **paths, int nr);
 
 #endif

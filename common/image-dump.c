@@ -6,15 +6,10 @@
  * entries (logical bytenr, stored size), followed by the items' bytes,
  * each item zlib-compressed on its own when the cluster says so.
  *
- * "btrfs-image -r" of a single-device dump: finds the chunk items in the
- * tree blocks that lie in the system chunks of the superblock's array,
- * moves chunks whose physical ranges overlap to the end of the device,
- * writes every item at the physical address of its logical one (both
- * copies for DUP; at the logical address when no chunk covers it, and the
- * superblock at 64 KiB), adds the METADUMP_V2 flag to the superblock and
- * re-checksums it with crc32c, writes the backup copies that fit, and
- * makes the file as large as the device item says.  The index below
- * reproduces that layout, including where restore fails or stops early.
+ * This file indexes the clusters and items and serves reads of the
+ * restored device from the pieces a layout function places: where
+ * "btrfs-image -r" writes each item is the filesystem's business, in
+ * kernel-shared/image-restore.c.
  */
 #include <endian.h>
 #include <errno.h>
@@ -25,70 +20,17 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "common/checksum.h"
 #include "common/image-dump.h"
 
-#define CLUSTER_SIZE		1024ULL
-#define CLUSTER_HEADER		21
-#define CLUSTER_ITEM		12
-#define ITEMS_PER_CLUSTER	((CLUSTER_SIZE - CLUSTER_HEADER) / CLUSTER_ITEM)
+#define CLUSTER_SIZE		((u64)IMAGE_DUMP_CLUSTER_SIZE)
+#define CLUSTER_HEADER		IMAGE_DUMP_CLUSTER_HEADER
+#define CLUSTER_ITEM		IMAGE_DUMP_CLUSTER_ITEM
+#define ITEMS_PER_CLUSTER	IMAGE_DUMP_ITEMS_PER_CLUSTER
 #define COMPRESS_ZLIB		1
-#define SEARCH_MAX		(512U * 1024)	/* restore's chunk search limit */
 #define ITEM_MAX		(256U << 20)	/* largest item of any dump version */
 #define MAX_ITEMS		(1U << 24)
-#define MAX_CHUNKS		(1U << 18)
-#define MAX_SUPERS		64
 #define CACHE_SLOTS		8
 #define CACHE_ITEM_MAX		(16U << 20)
-
-/* On-disk offsets, btrfs_super_block / btrfs_header / btrfs_chunk */
-#define SUPER_OFFSET		65536ULL
-#define SUPER_SIZE		4096
-#define SB_FSID			32
-#define SB_BYTENR		48
-#define SB_FLAGS		56
-#define SB_MAGIC		64
-#define SB_NUM_DEVICES		136
-#define SB_SECTORSIZE		144
-#define SB_NODESIZE		148
-#define SB_SYS_ARRAY_SIZE	160
-#define SB_INCOMPAT		188
-#define SB_CSUM_TYPE		196
-#define SB_DEV_TOTAL_BYTES	(201 + 8)
-#define SB_CACHE_GENERATION	555
-#define SB_METADATA_UUID	571
-#define SB_SYS_ARRAY		811
-#define SYS_ARRAY_MAX		2048
-#define BTRFS_MAGIC_LE		0x4D5F53665248425FULL
-#define FLAG_METADUMP_V2	(1ULL << 34)
-#define INCOMPAT_METADATA_UUID	(1ULL << 10)
-#define HDR_FSID		32
-#define HDR_BYTENR		48
-#define HDR_OWNER		88
-#define HDR_NRITEMS		96
-#define HDR_LEVEL		100
-#define HDR_SIZE		101
-#define ITEM_SIZE		25
-#define DISK_KEY_SIZE		17
-#define CHUNK_TYPE		24
-#define CHUNK_NUM_STRIPES	44
-#define CHUNK_STRIPES		48
-#define STRIPE_SIZE		32
-#define CHUNK_ITEM_KEY		228
-#define CHUNK_TREE_OBJECTID	3
-#define BG_SYSTEM		(1ULL << 1)
-#define BG_DUP			(1ULL << 5)
-
-struct dump_item {
-	u64 logical;
-	u64 file_off;
-	u64 cluster;		/* file offset of its cluster */
-	u32 stored;		/* bytes in the file */
-	u32 len;		/* bytes restored */
-	bool zlib;
-	bool measured;		/* len is known */
-	u8 *super;		/* superblock item: the fixed copies 0, 1, 2 */
-};
 
 /* Restore writes [physical, +len) from item @src at @src_off, in @seq order */
 struct dump_piece {
@@ -96,19 +38,7 @@ struct dump_piece {
 	u64 len;
 	u64 src_off;
 	u32 src;
-	u8 mirror;		/* 1, 2: a backup superblock copy */
-};
-
-struct dump_chunk {
-	u64 logical;
-	u64 bytes;
-	u64 physical;
-	u64 physical_dup;
-};
-
-struct dump_range {
-	u64 start;
-	u64 end;
+	u8 mirror;		/* 1, 2: a further patch copy (backup superblock) */
 };
 
 struct cache_slot {
@@ -122,33 +52,21 @@ struct image_dump {
 	int fd;
 	u64 file_size;
 	u64 dev_size;
-	struct dump_item *items;
+	struct image_dump_item *items;
 	u32 nr_items;
 	u32 max_items;
 	u32 nr_zlib;
-	u32 nr_supers;
+	u32 nr_chunks;		/* as the layout counted them */
+	const char *note;	/* the layout's */
 	u64 nr_clusters;
 	u64 bad_header;		/* file offset of a bad cluster header, or -1 */
 	u64 last_cluster;	/* file offset of the last good cluster */
-	struct dump_item trunc;	/* the item cut short that ended the dump */
+	struct image_dump_item trunc;	/* the item cut short that ended the dump */
 	bool truncated;
 	struct dump_piece *pieces;
 	u32 nr_pieces;
 	u32 max_pieces;
 	u64 max_piece_len;
-	struct dump_chunk *chunks;
-	u32 nr_chunks;
-	u32 *overlapping;
-	u32 nr_overlapping;
-	struct dump_range *phys;	/* sorted, chunks not moved */
-	u32 nr_phys;
-	u64 last_physical;
-	bool clear_space_cache;
-	struct dump_range *sys;
-	u32 nr_sys;
-	u32 nodesize;
-	u16 csum_type;
-	u8 fsid[16];
 	pthread_mutex_t lock;
 	struct cache_slot cache[CACHE_SLOTS];
 	u64 tick;
@@ -172,33 +90,12 @@ static u32 get_le32(const u8 *p)
 	return le32toh(v);
 }
 
-static u16 get_le16(const u8 *p)
-{
-	u16 v;
-
-	memcpy(&v, p, sizeof(v));
-	return le16toh(v);
-}
-
-static void put_le64(u8 *p, u64 v)
-{
-	v = htole64(v);
-	memcpy(p, &v, sizeof(v));
-}
-
-static void put_le32(u8 *p, u32 v)
-{
-	v = htole32(v);
-	memcpy(p, &v, sizeof(v));
-}
-
 static u64 add_sat(u64 a, u64 b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int dump_error(struct image_dump *d, int err, const char *fmt, ...)
+int image_dump_error(struct image_dump *d, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -237,7 +134,7 @@ static int pread_full(int fd, void *buf, u64 len, u64 offset)
  */
 
 /* More of item @it's stored bytes into @in; -EUCLEAN when there are none */
-static int refill(struct image_dump *d, const struct dump_item *it,
+static int refill(struct image_dump *d, const struct image_dump_item *it,
 		  z_stream *strm, u8 *in, size_t size, u64 *pos)
 {
 	u64 n = it->stored - *pos;
@@ -259,7 +156,7 @@ static int refill(struct image_dump *d, const struct dump_item *it,
  * Inflate item @it into @out (at most @cap bytes), or only count its bytes
  * when @out is NULL.  -EUCLEAN for a broken stream, -EFBIG past @cap.
  */
-static int inflate_item(struct image_dump *d, const struct dump_item *it,
+static int inflate_item(struct image_dump *d, const struct image_dump_item *it,
 			u8 *out, u64 cap, u64 *outlen)
 {
 	u8 in[65536], scratch[65536];
@@ -295,7 +192,7 @@ static int inflate_item(struct image_dump *d, const struct dump_item *it,
 }
 
 /* The whole restored content of an item, freshly allocated */
-static int load_item(struct image_dump *d, const struct dump_item *it,
+static int load_item(struct image_dump *d, const struct image_dump_item *it,
 		     u8 **data)
 {
 	u64 len;
@@ -324,10 +221,10 @@ static int load_item(struct image_dump *d, const struct dump_item *it,
 static int add_item(struct image_dump *d, const u8 *entry, u64 file_off,
 		    u64 cluster, bool zlib)
 {
-	struct dump_item *it;
+	struct image_dump_item *it;
 
 	if (d->nr_items >= MAX_ITEMS)
-		return dump_error(d, -E2BIG, "more than %u items", MAX_ITEMS);
+		return image_dump_error(d, -E2BIG, "more than %u items", MAX_ITEMS);
 	if (d->nr_items == d->max_items) {
 		u32 cap = d->max_items ? 2 * d->max_items : 64;
 		void *p = realloc(d->items, (size_t)cap * sizeof(*d->items));
@@ -411,535 +308,72 @@ static int scan_clusters(struct image_dump *d)
 	if (ret < 0)
 		return ret;
 	if (!d->nr_clusters)
-		return dump_error(d, -EUCLEAN,
+		return image_dump_error(d, -EUCLEAN,
 			"bad header of the first cluster (file offset 0)");
 	return 0;
 }
 
 /* ------------------------------------------------------------------------
- * The superblock and the system chunk array
+ * What the layout asks
  */
 
-static int check_super(struct image_dump *d, const u8 *sb)
+struct image_dump_item *image_dump_items(struct image_dump *d, u32 *nr)
 {
-	u8 csum[CSUM_MAX_SIZE];
-	u16 type = get_le16(sb + SB_CSUM_TYPE);
-	u32 nodesize = get_le32(sb + SB_NODESIZE);
-	u32 sectorsize = get_le32(sb + SB_SECTORSIZE);
-
-	if (get_le64(sb + SB_MAGIC) != BTRFS_MAGIC_LE)
-		return dump_error(d, -EUCLEAN, "its superblock has no btrfs magic");
-	if (!csum_algo_valid(type) ||
-	    csum_compute(type, sb + CSUM_MAX_SIZE, SUPER_SIZE - CSUM_MAX_SIZE, csum) ||
-	    memcmp(csum, sb, csum_algo_size(type)))
-		return dump_error(d, -EUCLEAN,
-			"its superblock has a bad checksum (type %u)", type);
-	if (sectorsize < 4096 || sectorsize > 65536 || (sectorsize & (sectorsize - 1)) ||
-	    nodesize < sectorsize || nodesize > 65536 || (nodesize & (nodesize - 1)))
-		return dump_error(d, -EUCLEAN,
-			"its superblock has invalid nodesize %u or sectorsize %u",
-			nodesize, sectorsize);
-	if (get_le64(sb + SB_NUM_DEVICES) != 1)
-		return dump_error(d, -EOPNOTSUPP,
-			"a dump of a %llu-device filesystem: restore it with btrfs-image -r, which rewrites it to one device",
-			(unsigned long long)get_le64(sb + SB_NUM_DEVICES));
-	return 0;
+	*nr = d->nr_items;
+	return d->items;
 }
 
-static int cmp_range(const void *a, const void *b)
+u64 image_dump_bad_header(const struct image_dump *d)
 {
-	const struct dump_range *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
+	return d->bad_header;
 }
 
-static int add_sys_range(struct image_dump *d, u64 start, u64 len)
+u64 image_dump_last_cluster(const struct image_dump *d)
 {
-	void *p = realloc(d->sys, (d->nr_sys + 1) * sizeof(*d->sys));
-
-	if (!p)
-		return -ENOMEM;
-	d->sys = p;
-	d->sys[d->nr_sys].start = start;
-	d->sys[d->nr_sys].end = add_sat(start, len);
-	d->nr_sys++;
-	return 0;
+	return d->last_cluster;
 }
 
-/* Sort, refuse overlaps (as restore's extent cache does), merge neighbours */
-static int merge_sys_ranges(struct image_dump *d)
+const struct image_dump_item *image_dump_truncated(const struct image_dump *d)
 {
-	u32 i, n = 0;
-
-	if (!d->nr_sys)
-		return dump_error(d, -EUCLEAN,
-			"no system chunk in the superblock's chunk array");
-	qsort(d->sys, d->nr_sys, sizeof(*d->sys), cmp_range);
-	for (i = 1; i < d->nr_sys; i++) {
-		if (d->sys[i].start < d->sys[n].end)
-			return dump_error(d, -EUCLEAN,
-				"system chunks %llu and %llu overlap in the superblock",
-				(unsigned long long)d->sys[n].start,
-				(unsigned long long)d->sys[i].start);
-		if (d->sys[i].start == d->sys[n].end)
-			d->sys[n].end = d->sys[i].end;
-		else
-			d->sys[++n] = d->sys[i];
-	}
-	d->nr_sys = n + 1;
-	return 0;
+	return d->truncated ? &d->trunc : NULL;
 }
 
-static int read_sys_array(struct image_dump *d, const u8 *sb)
+int image_dump_load(struct image_dump *d, const struct image_dump_item *it,
+		    u8 **data)
 {
-	u32 size = get_le32(sb + SB_SYS_ARRAY_SIZE), cur = 0;
-	const u8 *array = sb + SB_SYS_ARRAY;
-	int ret;
-
-	if (size > SYS_ARRAY_MAX)
-		return dump_error(d, -EUCLEAN, "system chunk array size %u", size);
-	while (cur < size) {
-		const u8 *key = array + cur, *chunk = key + DISK_KEY_SIZE;
-		u32 len;
-
-		if (size - cur < DISK_KEY_SIZE + CHUNK_STRIPES + STRIPE_SIZE)
-			return dump_error(d, -EUCLEAN,
-				"system chunk array too short at offset %u", cur);
-		if (key[8] != CHUNK_ITEM_KEY)
-			return dump_error(d, -EUCLEAN,
-				"unexpected item type %u in the system chunk array", key[8]);
-		len = CHUNK_STRIPES + STRIPE_SIZE * get_le16(chunk + CHUNK_NUM_STRIPES);
-		if (len == CHUNK_STRIPES || size - cur - DISK_KEY_SIZE < len)
-			return dump_error(d, -EUCLEAN,
-				"bad chunk in the system chunk array at offset %u", cur);
-		if (get_le64(chunk + CHUNK_TYPE) & BG_SYSTEM) {
-			ret = add_sys_range(d, get_le64(key + 9), get_le64(chunk));
-			if (ret)
-				return ret;
-		}
-		cur += DISK_KEY_SIZE + len;
-	}
-	return merge_sys_ranges(d);
+	return load_item(d, it, data);
 }
 
-/* Whether [start, start + len) touches a system chunk, like restore asks */
-static bool in_sys_chunks(const struct image_dump *d, u64 start, u64 len)
+int image_dump_peek(struct image_dump *d, const struct image_dump_item *it,
+		    u8 *buf, u64 cap, u64 *size)
 {
-	u32 lo = 0, hi = d->nr_sys;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (d->sys[mid].start <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && start < d->sys[lo - 1].end)
-		return true;
-	return lo < d->nr_sys && add_sat(start, len) > d->sys[lo].start;
-}
-
-static u64 sys_chunk_end(const struct image_dump *d)
-{
-	return d->sys[d->nr_sys - 1].end - 1;
-}
-
-/* ------------------------------------------------------------------------
- * Chunk items found in the dump
- */
-
-static bool phys_overlaps(const struct dump_range *r, u64 start, u64 end)
-{
-	return r->start == start || (start >= r->start && start < r->end) ||
-	       (r->start >= start && r->start < end);
-}
-
-/* Insert into the sorted physical set; 1 if it overlaps one already there */
-static int insert_phys(struct image_dump *d, u64 start, u64 bytes)
-{
-	u64 end = add_sat(start, bytes);
-	u32 lo = 0, hi = d->nr_phys;
-	void *p;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (d->phys[mid].start <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if ((lo && phys_overlaps(&d->phys[lo - 1], start, end)) ||
-	    (lo < d->nr_phys && phys_overlaps(&d->phys[lo], start, end)))
-		return 1;
-	p = realloc(d->phys, (d->nr_phys + 1) * sizeof(*d->phys));
-	if (!p)
-		return -ENOMEM;
-	d->phys = p;
-	memmove(&d->phys[lo + 1], &d->phys[lo], (d->nr_phys - lo) * sizeof(*d->phys));
-	d->phys[lo].start = start;
-	d->phys[lo].end = end;
-	d->nr_phys++;
-	return 0;
-}
-
-static int note_overlapping(struct image_dump *d, u32 index)
-{
-	void *p = realloc(d->overlapping,
-			  (d->nr_overlapping + 1) * sizeof(*d->overlapping));
-
-	if (!p)
-		return -ENOMEM;
-	d->overlapping = p;
-	d->overlapping[d->nr_overlapping++] = index;
-	return 0;
-}
-
-/* The device end restore keeps, with its own arithmetic */
-static void update_last_physical(struct image_dump *d, const struct dump_chunk *c)
-{
-	if (add_sat(c->physical_dup, c->bytes) > d->last_physical)
-		d->last_physical = add_sat(c->physical_dup, c->bytes);
-	else if (add_sat(c->physical, c->bytes) > d->last_physical)
-		d->last_physical = add_sat(c->physical, c->bytes);
-}
-
-static int add_chunk(struct image_dump *d, const struct dump_chunk *c)
-{
-	void *p;
-	int ret;
-
-	if (d->nr_chunks >= MAX_CHUNKS)
-		return dump_error(d, -E2BIG, "more than %u chunk items", MAX_CHUNKS);
-	p = realloc(d->chunks, (d->nr_chunks + 1) * sizeof(*d->chunks));
-	if (!p)
-		return -ENOMEM;
-	d->chunks = p;
-	d->chunks[d->nr_chunks] = *c;
-	ret = insert_phys(d, c->physical, c->bytes);
-	if (ret == 1)
-		ret = note_overlapping(d, d->nr_chunks);
-	if (ret < 0)
-		return ret;
-	update_last_physical(d, c);
-	d->nr_chunks++;
-	return 0;
-}
-
-static int read_chunk_leaf(struct image_dump *d, const u8 *blk)
-{
-	u32 nritems = get_le32(blk + HDR_NRITEMS), i;
-
-	for (i = 0; i < nritems; i++) {
-		u64 item = HDR_SIZE + (u64)i * ITEM_SIZE, data;
-		struct dump_chunk c = { 0 };
-		int ret;
-
-		if (item + ITEM_SIZE > d->nodesize)
-			break;
-		if (blk[item + 8] != CHUNK_ITEM_KEY)
-			continue;
-		data = HDR_SIZE + (u64)get_le32(blk + item + 17);
-		if (data + CHUNK_STRIPES + STRIPE_SIZE > d->nodesize)
-			continue;
-		c.logical = get_le64(blk + item + 9);
-		c.bytes = get_le64(blk + data);
-		c.physical = get_le64(blk + data + CHUNK_STRIPES + 8);
-		if ((get_le64(blk + data + CHUNK_TYPE) & BG_DUP) &&
-		    data + CHUNK_STRIPES + 2 * STRIPE_SIZE <= d->nodesize)
-			c.physical_dup = get_le64(blk + data + CHUNK_STRIPES +
-						  STRIPE_SIZE + 8);
-		ret = add_chunk(d, &c);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* Tree blocks of an item that lie in system chunks must be chunk tree blocks */
-static int read_chunk_blocks(struct image_dump *d, const struct dump_item *it,
-			     const u8 *buf, u64 size)
-{
-	u8 *blk = malloc(d->nodesize);
-	u64 off;
-	int ret = 0;
-
-	if (!blk)
-		return -ENOMEM;
-	for (off = 0; off < size && !ret; off += d->nodesize) {
-		u64 bytenr = it->logical + off;
-		u64 n = size - off < d->nodesize ? size - off : d->nodesize;
-
-		if (!in_sys_chunks(d, bytenr, d->nodesize))
-			continue;
-		memset(blk, 0, d->nodesize);
-		memcpy(blk, buf + off, n);
-		if (get_le64(blk + HDR_BYTENR) != bytenr)
-			ret = dump_error(d, -EUCLEAN,
-				"tree block %llu in a system chunk says bytenr %llu",
-				(unsigned long long)bytenr,
-				(unsigned long long)get_le64(blk + HDR_BYTENR));
-		else if (memcmp(blk + HDR_FSID, d->fsid, sizeof(d->fsid)))
-			ret = dump_error(d, -EUCLEAN,
-				"tree block %llu in a system chunk has another fsid",
-				(unsigned long long)bytenr);
-		else if (get_le64(blk + HDR_OWNER) != CHUNK_TREE_OBJECTID)
-			ret = dump_error(d, -EUCLEAN,
-				"tree block %llu in a system chunk has owner %llu, not the chunk tree",
-				(unsigned long long)bytenr,
-				(unsigned long long)get_le64(blk + HDR_OWNER));
-		else if (!blk[HDR_LEVEL])
-			ret = read_chunk_leaf(d, blk);
-	}
-	free(blk);
-	return ret;
-}
-
-static bool searched(const struct image_dump *d, const struct dump_item *it)
-{
-	return it->stored <= SEARCH_MAX && it->logical != SUPER_OFFSET &&
-	       in_sys_chunks(d, it->logical, it->stored);
-}
-
-static int search_item(struct image_dump *d, const struct dump_item *it)
-{
-	u64 size = it->stored;
-	u8 *buf = malloc(SEARCH_MAX);
-	int ret;
-
-	if (!buf)
-		return -ENOMEM;
 	if (it->zlib)
-		ret = inflate_item(d, it, buf, SEARCH_MAX, &size);
-	else
-		ret = pread_full(d->fd, buf, size, it->file_off);
-	if (ret)
-		ret = dump_error(d, -EUCLEAN,
-			"item %llu at file offset %llu: cannot decompress it",
-			(unsigned long long)it->logical,
-			(unsigned long long)it->file_off);
-	else
-		ret = read_chunk_blocks(d, it, buf, size);
-	free(buf);
-	return ret;
+		return inflate_item(d, it, buf, cap, size);
+	if (it->stored > cap)
+		return -EFBIG;
+	*size = it->stored;
+	return pread_full(d->fd, buf, it->stored, it->file_off);
 }
 
-/* Where restore's chunk search would stop with an error */
-static int check_search_end(struct image_dump *d)
+void image_dump_set_layout(struct image_dump *d, u64 dev_size, u32 nr_chunks,
+			   const char *note)
 {
-	u64 end = sys_chunk_end(d);
-
-	if (d->bad_header != UINT64_MAX && d->last_cluster <= end)
-		return dump_error(d, -EUCLEAN,
-			"bad cluster header at file offset %llu",
-			(unsigned long long)d->bad_header);
-	if (d->truncated && d->trunc.cluster <= end && searched(d, &d->trunc))
-		return dump_error(d, -EUCLEAN,
-			"item %llu in the cluster at file offset %llu is cut short by the end of the file",
-			(unsigned long long)d->trunc.logical,
-			(unsigned long long)d->trunc.cluster);
-	return 0;
-}
-
-static int search_chunk_items(struct image_dump *d)
-{
-	u64 end = sys_chunk_end(d);
-	u32 i;
-	int ret;
-
-	for (i = 0; i < d->nr_items; i++) {
-		const struct dump_item *it = &d->items[i];
-
-		if (it->cluster > end)
-			break;
-		if (!searched(d, it))
-			continue;
-		ret = search_item(d, it);
-		if (ret)
-			return ret;
-	}
-	return check_search_end(d);
-}
-
-static bool range_has_super(u64 physical, u64 bytes)
-{
-	static const u64 mirrors[] = { 65536ULL, 64ULL << 20, 256ULL << 30 };
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (mirrors[i] >= physical && mirrors[i] - physical < bytes)
-			return true;
-	return false;
-}
-
-/* Chunks whose physical range overlaps another go to the end, last first */
-static int remap_overlapping(struct image_dump *d)
-{
-	u32 i;
-
-	for (i = d->nr_overlapping; i-- > 0;) {
-		struct dump_chunk *c = &d->chunks[d->overlapping[i]];
-		int ret;
-
-		if (range_has_super(c->physical, c->bytes))
-			d->clear_space_cache = true;
-		c->physical = d->last_physical;
-		ret = insert_phys(d, c->physical, c->bytes);
-		if (ret < 0)
-			return ret;
-		if (ret)
-			return dump_error(d, -EUCLEAN,
-				"cannot move chunk %llu past the others",
-				(unsigned long long)c->logical);
-		d->last_physical = add_sat(d->last_physical, c->bytes);
-	}
-	return 0;
-}
-
-static int cmp_chunk(const void *a, const void *b)
-{
-	const struct dump_chunk *x = a, *y = b;
-
-	return x->logical < y->logical ? -1 : x->logical > y->logical;
-}
-
-static int sort_chunks(struct image_dump *d)
-{
-	u32 i;
-
-	if (d->nr_chunks > 1)
-		qsort(d->chunks, d->nr_chunks, sizeof(*d->chunks), cmp_chunk);
-	for (i = 1; i < d->nr_chunks; i++)
-		if (d->chunks[i].logical == d->chunks[i - 1].logical ||
-		    d->chunks[i].logical - d->chunks[i - 1].logical < d->chunks[i - 1].bytes)
-			return dump_error(d, -EUCLEAN,
-				"chunk items %llu and %llu overlap",
-				(unsigned long long)d->chunks[i - 1].logical,
-				(unsigned long long)d->chunks[i].logical);
-	return 0;
-}
-
-static const struct dump_chunk *find_chunk(const struct image_dump *d, u64 logical)
-{
-	u32 lo = 0, hi = d->nr_chunks;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (d->chunks[mid].logical <= logical)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && logical - d->chunks[lo - 1].logical < d->chunks[lo - 1].bytes)
-		return &d->chunks[lo - 1];
-	return NULL;
-}
-
-/* ------------------------------------------------------------------------
- * Superblock items as restore writes them
- */
-
-static void csum_crc32c(u8 *buf)
-{
-	put_le32(buf, ~crc32c_raw(~0U, buf + CSUM_MAX_SIZE, SUPER_SIZE - CSUM_MAX_SIZE));
-}
-
-static void fix_super(struct image_dump *d, u8 *copies)
-{
-	static const u64 mirrors[] = { 64ULL << 20, 256ULL << 30 };
-	int i;
-
-	put_le64(copies + SB_FLAGS, get_le64(copies + SB_FLAGS) | FLAG_METADUMP_V2);
-	put_le64(copies + SB_NUM_DEVICES, 1);
-	if (d->clear_space_cache)
-		put_le64(copies + SB_CACHE_GENERATION, 0);
-	csum_crc32c(copies);
-	for (i = 0; i < 2; i++) {
-		u8 *m = copies + (i + 1) * SUPER_SIZE;
-
-		memcpy(m, copies, SUPER_SIZE);
-		put_le64(m + SB_BYTENR, mirrors[i]);
-		csum_crc32c(m);
-	}
-}
-
-static int measure_item(struct image_dump *d, struct dump_item *it);
-
-static int load_super(struct image_dump *d, struct dump_item *it)
-{
-	u8 *data;
-	int ret;
-
-	ret = measure_item(d, it);
-	if (ret)
-		return ret;
-	if (d->nr_supers >= MAX_SUPERS)
-		return dump_error(d, -E2BIG, "more than %d superblock items", MAX_SUPERS);
-	if (it->len < SUPER_SIZE || (it->zlib && it->len != SUPER_SIZE))
-		return dump_error(d, -EUCLEAN,
-			"superblock item at file offset %llu has %u bytes",
-			(unsigned long long)it->file_off, it->len);
-	ret = load_item(d, it, &data);
-	if (ret)
-		return ret;
-	it->super = realloc(data, 3 * SUPER_SIZE);
-	if (!it->super) {
-		free(data);
-		return -ENOMEM;
-	}
-	d->nr_supers++;
-	return 0;
-}
-
-/* The superblock that restore reads first: in the first cluster */
-static struct dump_item *first_super(struct image_dump *d)
-{
-	u32 i;
-
-	for (i = 0; i < d->nr_items && !d->items[i].cluster; i++)
-		if (d->items[i].logical == SUPER_OFFSET)
-			return &d->items[i];
-	return NULL;
-}
-
-static int read_first_super(struct image_dump *d)
-{
-	struct dump_item *it = first_super(d);
-	const u8 *sb;
-	int ret;
-
-	if (!it)
-		return dump_error(d, -EUCLEAN,
-			"no superblock item in the first cluster");
-	ret = load_super(d, it);
-	if (ret)
-		return ret;
-	sb = it->super;
-	ret = check_super(d, sb);
-	if (ret)
-		return ret;
-	d->nodesize = get_le32(sb + SB_NODESIZE);
-	d->csum_type = get_le16(sb + SB_CSUM_TYPE);
-	if (get_le64(sb + SB_INCOMPAT) & INCOMPAT_METADATA_UUID)
-		memcpy(d->fsid, sb + SB_METADATA_UUID, sizeof(d->fsid));
-	else
-		memcpy(d->fsid, sb + SB_FSID, sizeof(d->fsid));
-	return read_sys_array(d, sb);
+	d->dev_size = dev_size;
+	d->nr_chunks = nr_chunks;
+	d->note = note;
 }
 
 /* ------------------------------------------------------------------------
  * Pieces: the physical layout
  */
 
-static int add_piece(struct image_dump *d, u64 physical, u64 len, u32 src,
-		     u64 src_off, u8 mirror)
+int image_dump_add_piece(struct image_dump *d, u64 physical, u64 len,
+			 u32 src, u64 src_off, u8 mirror)
 {
 	struct dump_piece *p;
 
 	if (add_sat(physical, len) == UINT64_MAX)
-		return dump_error(d, -EUCLEAN,
+		return image_dump_error(d, -EUCLEAN,
 			"item %llu maps beyond the largest device offset",
 			(unsigned long long)d->items[src].logical);
 	if (d->nr_pieces >= d->max_pieces) {
@@ -947,7 +381,7 @@ static int add_piece(struct image_dump *d, u64 physical, u64 len, u32 src,
 		void *n;
 
 		if (cap > 4ULL * d->nr_items + (1U << 20))
-			return dump_error(d, -E2BIG,
+			return image_dump_error(d, -E2BIG,
 				"its items map to more than %llu pieces",
 				(unsigned long long)cap / 2);
 		n = realloc(d->pieces, cap * sizeof(*d->pieces));
@@ -963,38 +397,7 @@ static int add_piece(struct image_dump *d, u64 physical, u64 len, u32 src,
 	return 0;
 }
 
-/* restore's logical_to_physical(), piece by piece of one item */
-static int map_item(struct image_dump *d, u32 index)
-{
-	const struct dump_item *it = &d->items[index];
-	u64 done = 0;
-
-	while (done < it->len) {
-		u64 logical = it->logical + done, size = it->len - done;
-		u64 physical = logical, dup = 0;
-		const struct dump_chunk *c = NULL;
-		int ret;
-
-		if (logical != SUPER_OFFSET)
-			c = find_chunk(d, logical);
-		if (c) {
-			u64 off = logical - c->logical;
-
-			size = size < c->bytes - off ? size : c->bytes - off;
-			physical = c->physical + off;
-			dup = c->physical_dup ? c->physical_dup + off : 0;
-		}
-		ret = add_piece(d, physical, size, index, done, 0);
-		if (!ret && dup)
-			ret = add_piece(d, dup, size, index, done, 0);
-		if (ret)
-			return ret;
-		done += size;
-	}
-	return 0;
-}
-
-static int measure_item(struct image_dump *d, struct dump_item *it)
+int image_dump_measure(struct image_dump *d, struct image_dump_item *it)
 {
 	u64 len;
 	int ret;
@@ -1009,69 +412,17 @@ static int measure_item(struct image_dump *d, struct dump_item *it)
 	}
 	ret = inflate_item(d, it, NULL, ITEM_MAX, &len);
 	if (ret == -EFBIG)
-		return dump_error(d, -EUCLEAN,
+		return image_dump_error(d, -EUCLEAN,
 			"item %llu at file offset %llu inflates to more than %u bytes",
 			(unsigned long long)it->logical,
 			(unsigned long long)it->file_off, ITEM_MAX);
 	if (ret)
-		return dump_error(d, ret == -ENOMEM ? ret : -EUCLEAN,
+		return image_dump_error(d, ret == -ENOMEM ? ret : -EUCLEAN,
 			"item %llu at file offset %llu: zlib data error",
 			(unsigned long long)it->logical,
 			(unsigned long long)it->file_off);
 	it->len = len;
 	it->measured = true;
-	return 0;
-}
-
-static int map_items(struct image_dump *d)
-{
-	u32 i;
-	int ret;
-
-	for (i = 0; i < d->nr_items; i++) {
-		struct dump_item *it = &d->items[i];
-
-		ret = measure_item(d, it);
-		if (!ret && it->logical == SUPER_OFFSET && !it->super)
-			ret = load_super(d, it);
-		if (!ret && it->super)
-			fix_super(d, it->super);
-		if (!ret)
-			ret = map_item(d, i);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* The device size, then the backup copies of the last superblock written */
-static int finish_layout(struct image_dump *d)
-{
-	static const u64 mirrors[] = { 64ULL << 20, 256ULL << 30 };
-	const struct dump_item *last = NULL;
-	u32 i;
-
-	for (i = 0; i < d->nr_pieces; i++) {
-		const struct dump_piece *p = &d->pieces[i];
-
-		if (p->physical + p->len > d->dev_size)
-			d->dev_size = p->physical + p->len;
-		if (d->items[p->src].super && p->physical == SUPER_OFFSET)
-			last = &d->items[p->src];
-	}
-	if (!last)
-		return dump_error(d, -EUCLEAN, "no superblock written");
-	if (get_le64(last->super + SB_DEV_TOTAL_BYTES) > d->dev_size)
-		d->dev_size = get_le64(last->super + SB_DEV_TOTAL_BYTES);
-	for (i = 0; i < 2; i++) {
-		int ret;
-
-		if (mirrors[i] + SUPER_SIZE > d->dev_size)
-			break;
-		ret = add_piece(d, mirrors[i], SUPER_SIZE, last - d->items, 0, i + 1);
-		if (ret)
-			return ret;
-	}
 	return 0;
 }
 
@@ -1087,30 +438,21 @@ static int cmp_piece(const void *a, const void *b)
 	return x->mirror < y->mirror ? -1 : x->mirror > y->mirror;
 }
 
-static int build_index(struct image_dump *d)
+static int build_index(struct image_dump *d, image_dump_layout_fn layout)
 {
 	int ret;
 
 	ret = scan_clusters(d);
 	if (!ret)
-		ret = read_first_super(d);
-	if (!ret)
-		ret = search_chunk_items(d);
-	if (!ret)
-		ret = remap_overlapping(d);
-	if (!ret)
-		ret = sort_chunks(d);
-	if (!ret)
-		ret = map_items(d);
-	if (!ret)
-		ret = finish_layout(d);
+		ret = layout(d);
 	if (!ret && d->nr_pieces > 1)
 		qsort(d->pieces, d->nr_pieces, sizeof(*d->pieces), cmp_piece);
 	return ret;
 }
 
-int image_dump_open(int fd, u64 file_size, struct image_dump **ret,
-		    u64 *dev_size, char *err, size_t errlen)
+int image_dump_open(int fd, u64 file_size, image_dump_layout_fn layout,
+		    struct image_dump **ret, u64 *dev_size, char *err,
+		    size_t errlen)
 {
 	struct image_dump *d = calloc(1, sizeof(*d));
 	int rc;
@@ -1123,13 +465,7 @@ int image_dump_open(int fd, u64 file_size, struct image_dump **ret,
 	d->errlen = errlen;
 	err[0] = 0;
 	pthread_mutex_init(&d->lock, NULL);
-	rc = build_index(d);
-	free(d->phys);
-	free(d->overlapping);
-	free(d->sys);
-	d->phys = NULL;
-	d->overlapping = NULL;
-	d->sys = NULL;
+	rc = build_index(d, layout);
 	d->err = NULL;
 	if (rc) {
 		if (!err[0])
@@ -1151,13 +487,9 @@ void image_dump_close(struct image_dump *d)
 	for (i = 0; i < CACHE_SLOTS; i++)
 		free(d->cache[i].data);
 	for (i = 0; i < d->nr_items; i++)
-		free(d->items[i].super);
+		free(d->items[i].patch);
 	free(d->items);
 	free(d->pieces);
-	free(d->chunks);
-	free(d->phys);
-	free(d->overlapping);
-	free(d->sys);
 	pthread_mutex_destroy(&d->lock);
 	free(d);
 }
@@ -1172,9 +504,7 @@ void image_dump_describe(const struct image_dump *d, char *buf, size_t len)
 
 const char *image_dump_note(const struct image_dump *d)
 {
-	if (d->csum_type == CSUM_ALGO_CRC32C)
-		return NULL;
-	return "btrfs-image -r checksums the superblock it writes with crc32c whatever the filesystem's checksum type, so the restored superblock does not verify, and neither does this one";
+	return d->note;
 }
 
 /* ------------------------------------------------------------------------
@@ -1213,14 +543,14 @@ static int cached_item(struct image_dump *d, u32 index, const u8 **data,
 static int copy_piece(struct image_dump *d, const struct dump_piece *p,
 		      u8 *dst, u64 off, u64 len)
 {
-	const struct dump_item *it = &d->items[p->src];
+	const struct image_dump_item *it = &d->items[p->src];
 	u64 src_off = p->src_off + off;
 	const u8 *data;
 	u8 *owned;
 	int ret;
 
 	if (p->mirror) {
-		memcpy(dst, it->super + p->mirror * SUPER_SIZE + src_off, len);
+		memcpy(dst, it->patch + (u64)p->mirror * it->patch_len + src_off, len);
 		return 0;
 	}
 	if (!it->zlib) {
@@ -1231,9 +561,9 @@ static int copy_piece(struct image_dump *d, const struct dump_piece *p,
 			memcpy(dst, data + src_off, len);
 		free(owned);
 	}
-	if (!ret && it->super && src_off < SUPER_SIZE)
-		memcpy(dst, it->super + src_off,
-		       len < SUPER_SIZE - src_off ? len : SUPER_SIZE - src_off);
+	if (!ret && it->patch && src_off < it->patch_len)
+		memcpy(dst, it->patch + src_off,
+		       len < it->patch_len - src_off ? len : it->patch_len - src_off);
 	return ret;
 }
 

@@ -65,8 +65,8 @@ static int open_compressed(struct io_dev *dev, struct stat *st,
 			   enum compress_kind kind)
 {
 	struct decompress_info info;
-	int fd = decompress_open(dev->fd, dev->path, st, kind, &info,
-				 dev->error, sizeof(dev->error));
+	int fd = decompress_open(dev->fd, dev->path, st, kind, dev->format,
+				 &info, dev->error, sizeof(dev->error));
 
 	if (fd < 0)
 		return fd;
@@ -86,8 +86,8 @@ static int open_dump(struct io_dev *dev, const struct stat *st)
 	char err[256];
 	int ret;
 
-	ret = image_dump_open(dev->fd, st->st_size, &dev->dump, &dev->size,
-			      err, sizeof(err));
+	ret = image_dump_open(dev->fd, st->st_size, dev->format->dump_layout,
+			      &dev->dump, &dev->size, err, sizeof(err));
 	if (ret) {
 		snprintf(dev->error, sizeof(dev->error),
 			 "%s: btrfs-image dump: %s", dev->path, err);
@@ -158,13 +158,15 @@ static int explain_file_type(struct io_dev *dev, const struct stat *st)
  * input, whatever a later bug might try.  O_CLOEXEC keeps the descriptor
  * out of any child.
  */
-int io_open(struct io_dev *dev, const char *path, struct io_stats *stats)
+int io_open(struct io_dev *dev, const char *path, const struct io_format *fmt,
+	    struct io_stats *stats)
 {
 	struct stat st;
 	int ret;
 
 	memset(dev, 0, sizeof(*dev));
 	dev->fd = -1;
+	dev->format = fmt;
 	dev->path = strdup(path);
 	if (!dev->path)
 		return -ENOMEM;

@@ -11,7 +11,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "common/io-format.h"
 #include "common/types.h"
+
+struct image_dump;
 
 #define IO_MAX_PURPOSES	8
 
@@ -24,8 +27,6 @@ struct io_stats {
 	struct io_counter total;
 	struct io_counter by_purpose[IO_MAX_PURPOSES];
 };
-
-struct image_dump;
 
 struct io_dev {
 	int fd;
@@ -50,15 +51,17 @@ struct io_dev {
 	 * Kept by io_close().
 	 */
 	char error[512];
+	const struct io_format *format;
 };
 
 /*
  * Open @path read-only.  The format is found by magic bytes: a compressed
  * file (xz, zstd, gzip) is read through a sparse temporary copy, a
  * btrfs-image dump through its index; either way @dev then reads like the
- * raw device.  Returns 0 or -errno, and dev->error may say why.
+ * raw device.  @fmt sizes a decompressed stream and lays out a dump.  Returns 0 or -errno, and dev->error may say why.
  */
-int io_open(struct io_dev *dev, const char *path, struct io_stats *stats);
+int io_open(struct io_dev *dev, const char *path, const struct io_format *fmt,
+	    struct io_stats *stats);
 void io_close(struct io_dev *dev);
 int io_read(struct io_dev *dev, void *buf, u64 len, u64 offset,
 	    unsigned int purpose);

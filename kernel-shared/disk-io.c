@@ -16,6 +16,7 @@
 #include "common/io-batch.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
+#include "kernel-shared/image-restore.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/volumes.h"
 
@@ -209,6 +210,29 @@ int btrfs_validate_super(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
+bool btrfs_super_device_size(const void *buf, u64 *size, u64 *used)
+{
+	const struct btrfs_super_block *sb = buf;
+	u64 total = btrfs_super_total_bytes(sb);
+
+	if (btrfs_super_magic(sb) != BTRFS_MAGIC)
+		return false;
+	*size = btrfs_stack_device_total_bytes(&sb->dev_item);
+	if (total && total < *size)
+		*size = total;
+	*used = btrfs_stack_device_bytes_used(&sb->dev_item);
+	return true;
+}
+
+const struct io_format btrfs_io_format = {
+	/* btrfs_sb_offset(0) and btrfs_sb_offset(1) */
+	.super_offset = { BTRFS_SUPER_INFO_OFFSET, 16384ULL << BTRFS_SUPER_MIRROR_SHIFT },
+	.super_size = BTRFS_SUPER_INFO_SIZE,
+	.super_device_size = btrfs_super_device_size,
+	.super_id = btrfs_scan_one_device,
+	.dump_layout = btrfs_image_restore_layout,
+};
+
 static int read_one_super(struct btrfs_fs_info *fs_info, struct io_dev *io,
 			  int mirror, struct btrfs_super_block *sb)
 {
@@ -315,7 +339,8 @@ static int open_devices(struct btrfs_fs_info *fs_info,
 		struct btrfs_device *dev;
 		u64 devid;
 
-		ret = io_open(&io, args->paths[i], &fs_info->io_stats);
+		ret = io_open(&io, args->paths[i], &btrfs_io_format,
+			      &fs_info->io_stats);
 		if (ret && io.error[0])
 			return btrfs_fs_error(fs_info, ret, "%s", io.error);
 		if (ret)

@@ -2,7 +2,22 @@
 #ifndef BTRFS_SPACE_DISK_IO_H
 #define BTRFS_SPACE_DISK_IO_H
 
+#include "common/io.h"
 #include "kernel-shared/fs.h"
+
+/*
+ * The format as the I/O layer needs it (superblock copies, a decompressed
+ * stream's device size, --scan's identity, btrfs-image restore's layout):
+ * what every io_open() and device_scan() is given.
+ */
+extern const struct io_format btrfs_io_format;
+
+/*
+ * The device size superblock copy @sb says, at most the filesystem's total
+ * (a device never holds more), and the bytes its chunks use; false without
+ * btrfs magic.
+ */
+bool btrfs_super_device_size(const void *sb, u64 *size, u64 *used);
 
 struct btrfs_open_args {
 	const char * const *paths;

@@ -570,7 +570,7 @@ static bool live_super_from_devices(struct btrfs_fs_info *fs_info)
 
 		if (!dev->present)
 			continue;
-		if (io_open(&io, dev->io.path, &fs_info->io_stats))
+		if (io_open(&io, dev->io.path, &btrfs_io_format, &fs_info->io_stats))
 			goto fail;
 		/* our page cache of the device may predate the kernel's writes */
 		if (io.fd >= 0)

@@ -316,6 +316,18 @@ int btrfs_add_chunk_item(struct btrfs_fs_info *fs_info, const struct btrfs_chunk
 	return read_one_chunk(fs_info, chunk, item_size, logical, loc);
 }
 
+bool btrfs_scan_one_device(const void *buf, struct io_super_id *id)
+{
+	const struct btrfs_super_block *sb = buf;
+
+	if (btrfs_super_magic(sb) != BTRFS_MAGIC)
+		return false;
+	memcpy(id->fsid, sb->fsid, sizeof(id->fsid));
+	id->devid = btrfs_stack_device_id(&sb->dev_item);
+	id->num_devices = btrfs_super_num_devices(sb);
+	return true;
+}
+
 #define sys_array_error(fs_info, offset, fmt, ...)			\
 	btrfs_fs_error(fs_info, -EUCLEAN,				\
 		"corrupt superblock sys_chunk_array at offset %u: " fmt,	\

@@ -48,6 +48,11 @@ struct btrfs_chunk_map *btrfs_find_chunk_map(struct btrfs_fs_info *fs_info,
 					     u64 logical, u64 length);
 
 int btrfs_read_sys_array(struct btrfs_fs_info *fs_info);
+/*
+ * What btrfs_scan_one_device() takes from a device's primary superblock
+ * @sb to place it (fsid, devid, num_devices); false without btrfs magic.
+ */
+bool btrfs_scan_one_device(const void *sb, struct io_super_id *id);
 int btrfs_read_chunk_tree(struct btrfs_fs_info *fs_info);
 
 /* Live mode (live.c): chunk items the kernel's tree search returned */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * parse-image-dump: the btrfs-image dump indexer alone (common/image-dump.c):
+ * parse-image-dump: the btrfs-image dump indexer alone (common/image-dump.c
+ * with kernel-shared/image-restore.c's layout):
  * image_dump_open() on the input (cluster headers, item lists, superblock
  * items, zlib inflate, the chunk items that place the blocks, the layout),
  * then image_dump_read() of the superblock and of 64 KiB windows where
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include "common/image-dump.h"
+#include "kernel-shared/image-restore.h"
 #include "tests/fuzz/parse-common.h"
 
 #define WINDOW		(64U << 10)
@@ -68,7 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	ret = image_dump_open(fd, size, &dump, &dev_size, err, sizeof(err));
+	ret = image_dump_open(fd, size, btrfs_image_restore_layout, &dump,
+			      &dev_size, err, sizeof(err));
 	check_err(err, ret);
 	if (!ret) {
 		image_dump_note(dump);
