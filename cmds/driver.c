@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cmds/driver.h"
 #include "cmds/report.h"
+#include "common/help.h"
+#include "kernel-shared/disk-io.h"
 
 bool cmd_want_block_groups(const void *ctx)
 {
@@ -16,9 +18,36 @@ static void print_report(const struct cmd_struct *cmd, const struct cmd_options 
 	if (spec->prints && !spec->prints(ctx))
 		return;
 	fmt_start(&fctx, stdout, opts->format, opts->units, cmd->token);
-	print_mode(&fctx, fs_info);
+	if (!spec->lead_arg)
+		print_mode(&fctx, fs_info);
 	spec->print(&fctx, fs_info, ctx);
 	fmt_end(&fctx);
+}
+
+/* The positional arguments are missing: a usage error */
+static int missing_argument(const struct cmd_struct *cmd, const struct cmd_spec *spec)
+{
+	if (!spec->lead_arg)
+		return cmd_missing_device(cmd);
+	error("%s: no %s given", cmd->token, spec->lead_arg);
+	usage_print(stderr, cmd->usagestr);
+	return EXIT_USAGE;
+}
+
+/* Open the devices; with a lead argument and none given, nothing (NULL) */
+static int open_devices(const struct cmd_options *opts, const struct cmd_spec *spec,
+			void *ctx, int nr_paths, char **paths,
+			struct btrfs_fs_info *fs_info, struct btrfs_fs_info **opened)
+{
+	bool block_groups = spec->block_groups && spec->block_groups(ctx);
+
+	*opened = fs_info;
+	if (spec->lead_arg && !nr_paths) {
+		btrfs_fs_info_init(fs_info);
+		*opened = NULL;
+		return 0;
+	}
+	return cmd_open_fs(fs_info, opts, nr_paths, paths, block_groups);
 }
 
 int cmd_run(const struct cmd_struct *cmd, const struct cmd_options *global,
@@ -31,27 +60,27 @@ int cmd_run(const struct cmd_struct *cmd, const struct cmd_options *global,
 		.ctx = ctx,
 		.expect = spec->expect,
 	};
-	struct btrfs_fs_info fs_info;
-	bool block_groups;
-	int first, ret;
+	struct btrfs_fs_info fs_info, *opened;
+	int first, lead, ret;
 
 	ret = cmd_parse_options(cmd, &opts, spec->longopts ? &extra : NULL, argc, argv,
 				&first);
 	if (ret)
 		return ret == CMD_HELP_SHOWN ? 0 : ret;
 	if (first >= argc)
-		return cmd_missing_device(cmd);
+		return missing_argument(cmd, spec);
 	if (spec->check) {
 		ret = spec->check(ctx, argc - first, argv + first);
 		if (ret)
 			return ret;
 	}
-	block_groups = spec->block_groups && spec->block_groups(ctx);
-	ret = cmd_open_fs(&fs_info, &opts, argc - first, argv + first, block_groups);
+	lead = spec->lead_arg ? 1 : 0;
+	ret = open_devices(&opts, spec, ctx, argc - first - lead, argv + first + lead,
+			   &fs_info, &opened);
 	if (!ret && spec->report)
-		ret = spec->report(&fs_info, &opts, ctx);
+		ret = spec->report(opened, &opts, ctx);
 	if (!ret) {
-		print_report(cmd, &opts, spec, &fs_info, ctx);
+		print_report(cmd, &opts, spec, opened, ctx);
 		if (spec->verdict)
 			ret = spec->verdict(&opts, ctx);
 		if (spec->release)

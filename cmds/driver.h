@@ -12,11 +12,22 @@
  * be NULL.
  */
 struct cmd_spec {
+	/*
+	 * optional: the name of a first positional argument that is not a
+	 * device (replay's "trace").  The devices after it are then
+	 * optional; without them nothing is opened and report() and print()
+	 * get a NULL fs_info.  Such a report is about that argument, so it
+	 * has no mode line.
+	 */
+	const char *lead_arg;
 	/* the command's own options (optional: only the shared ones) */
 	const struct option *longopts;
 	const struct cmd_option_expect *expect;
 	int (*handle)(int opt, const char *arg, void *ctx);
-	/* optional: after parsing, before reading anything; 0 or exit status */
+	/*
+	 * optional: after parsing, before reading anything; 0 or exit
+	 * status.  @paths are the positional arguments, the lead one first.
+	 */
 	int (*check)(void *ctx, int nr_paths, char **paths);
 	/* optional: whether the open loads the block groups (NULL: no) */
 	bool (*block_groups)(const void *ctx);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 #include "cmds/commands.h"
+#include "cmds/driver.h"
 #include "common/help.h"
 #include "common/parse-utils.h"
 #include "common/output-file.h"
@@ -93,6 +94,11 @@ static const struct cmd_option_expect replay_expect[] = {
 };
 
 struct replay_args {
+	const char *trace;	/* the path, or "-" */
+	char **inputs;		/* the trace, then the devices */
+	int nr_inputs;
+	struct btrfs_replay *r;	/* the report, from replay_report() to replay_release() */
+	u32 printed;		/* bit N: part N printed */
 	u32 parts;		/* bit N: part N asked for; 0: every part the trace allows */
 	u32 nr_kernels;
 	u32 kernels[REPLAY_MAX_KERNELS];
@@ -912,15 +918,12 @@ static void setup_kernels(struct btrfs_replay *r, const struct replay_args *a)
 	r->nr_kernels = 3;
 }
 
-static int replay_run(struct btrfs_replay *r, const struct cmd_options *opts,
-		      const char *cmd_token, const struct replay_args *a,
-		      char **inputs, int nr_inputs)
+static int replay_trace(struct btrfs_replay *r, const struct cmd_options *opts,
+			struct replay_args *a)
 {
-	const char *path = inputs[0];
+	const char *path = a->trace;
 	FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	struct fmt_ctx f;
 	u64 size = 0;
-	u32 parts;
 	int ret;
 
 	if (!fp) {
@@ -937,101 +940,130 @@ static int replay_run(struct btrfs_replay *r, const struct cmd_options *opts,
 	if (ret)
 		return ret;
 	btrfs_replay_finish(r);
-	ret = choose_parts(r, a->parts, &parts);
+	ret = choose_parts(r, a->parts, &a->printed);
 	if (ret)
 		return ret;
-	if (a->svg_path && !(parts & 2)) {
+	if (a->svg_path && !(a->printed & 2)) {
 		error("--svg draws part 1 (preemptive flushing): the trace has no btrfs_done_preemptive_reclaim, or --part leaves it out");
 		return 1;
 	}
 	if (r->lost_events)
 		warning("%s: the ring buffer lost %llu events: counts are lower bounds",
 			path, (unsigned long long)r->lost_events);
-	if (a->svg_path) {
-		ret = write_svg(r, a->svg_path, opts->units, inputs, nr_inputs);
-		if (ret || output_is_stdout(a->svg_path))
-			return ret;
-	}
-	fmt_start(&f, stdout, opts->format, opts->units, cmd_token);
-	print_trace(&f, r, path);
-	if (parts & 2)
-		print_preempt(&f, r);
-	if (parts & 4)
-		print_delalloc(&f, r);
-	if (parts & 8)
-		print_drefs(&f, r);
-	if (parts & 16)
-		print_overcommit(&f, r);
 	if (a->svg_path)
-		print_svg(&f, r, a->svg_path);
-	fmt_end(&f);
+		return write_svg(r, a->svg_path, opts->units, a->inputs, a->nr_inputs);
 	return 0;
 }
+
+static int replay_check(void *ctx, int nr_paths, char **paths)
+{
+	struct replay_args *a = ctx;
+	struct output_inputs in = { .paths = paths, .nr_paths = nr_paths };
+
+	a->trace = paths[0];
+	a->inputs = paths;
+	a->nr_inputs = nr_paths;
+	if (a->svg_path && output_is_input(a->svg_path, &in)) {
+		error("refusing to write the timeline to '%s': it is a block device or one of the inputs",
+		      a->svg_path);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static struct btrfs_replay *replay_new(const struct replay_args *a)
+{
+	struct btrfs_replay *r = malloc(sizeof(*r));
+
+	if (!r || btrfs_replay_init(r)) {
+		free(r);
+		return NULL;
+	}
+	r->st = a->st;
+	r->parts = a->parts;
+	if (a->st.have_profile)
+		r->st.source = "options";
+	if (a->fsid[0]) {
+		strcpy(r->fsid, a->fsid);
+		r->fsid_given = true;
+	}
+	setup_kernels(r, a);
+	return r;
+}
+
+static void replay_release(void *ctx)
+{
+	struct replay_args *a = ctx;
+
+	btrfs_replay_release(a->r);
+	free(a->r);
+	a->r = NULL;
+}
+
+/* The image (when given) sets what the options left open; then the trace */
+static int replay_report(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
+			 void *ctx)
+{
+	struct replay_args *a = ctx;
+	int ret = 0;
+
+	a->r = replay_new(a);
+	if (!a->r)
+		return cmd_out_of_memory();
+	if (fs_info)
+		ret = static_from_image(a->r, fs_info);
+	if (!ret)
+		ret = replay_trace(a->r, opts, a);
+	if (ret)
+		replay_release(a);
+	return ret;
+}
+
+/* The timeline written to standard output takes the place of the report */
+static bool replay_prints(const void *ctx)
+{
+	const struct replay_args *a = ctx;
+
+	return !a->svg_path || !output_is_stdout(a->svg_path);
+}
+
+static void replay_print(struct fmt_ctx *f, const struct btrfs_fs_info *fs_info, void *ctx)
+{
+	const struct replay_args *a = ctx;
+
+	print_trace(f, a->r, a->trace);
+	if (a->printed & 2)
+		print_preempt(f, a->r);
+	if (a->printed & 4)
+		print_delalloc(f, a->r);
+	if (a->printed & 8)
+		print_drefs(f, a->r);
+	if (a->printed & 16)
+		print_overcommit(f, a->r);
+	if (a->svg_path)
+		print_svg(f, a->r, a->svg_path);
+}
+
+static const struct cmd_spec replay_spec = {
+	.lead_arg = "trace",
+	.longopts = replay_longopts,
+	.expect = replay_expect,
+	.handle = replay_option,
+	.check = replay_check,
+	.block_groups = cmd_want_block_groups,
+	.report = replay_report,
+	.prints = replay_prints,
+	.print = replay_print,
+	.release = replay_release,
+	/* the image only fills in the static state: -v says nothing of it */
+	.close = btrfs_close_fs,
+};
 
 static int cmd_replay(const struct cmd_struct *cmd, const struct cmd_options *global,
 		      int argc, char **argv)
 {
-	struct cmd_options opts = *global;
-	struct replay_args args;
-	struct cmd_extra_options extra = {
-		.longopts = replay_longopts,
-		.handle = replay_option,
-		.ctx = &args,
-		.expect = replay_expect,
-	};
-	struct btrfs_fs_info fs_info;
-	bool opened = false;
-	struct btrfs_replay *r;
-	int first, ret;
+	struct replay_args args = { .st.free_space_tree = -1 };
 
-	memset(&args, 0, sizeof(args));
-	args.st.free_space_tree = -1;
-	ret = cmd_parse_options(cmd, &opts, &extra, argc, argv, &first);
-	if (ret)
-		return ret == CMD_HELP_SHOWN ? 0 : ret;
-	if (first >= argc) {
-		error("replay: no trace given");
-		usage_print(stderr, cmd->usagestr);
-		return EXIT_USAGE;
-	}
-	if (args.svg_path) {
-		struct output_inputs in = {
-			.paths = argv + first, .nr_paths = argc - first,
-		};
-
-		if (output_is_input(args.svg_path, &in)) {
-			error("refusing to write the timeline to '%s': it is a block device or one of the inputs",
-			      args.svg_path);
-			return EXIT_USAGE;
-		}
-	}
-	r = malloc(sizeof(*r));
-	if (!r || btrfs_replay_init(r)) {
-		free(r);
-		return cmd_out_of_memory();
-	}
-	r->st = args.st;
-	r->parts = args.parts;
-	if (args.st.have_profile)
-		r->st.source = "options";
-	if (args.fsid[0]) {
-		strcpy(r->fsid, args.fsid);
-		r->fsid_given = true;
-	}
-	setup_kernels(r, &args);
-	ret = 0;
-	if (first + 1 < argc) {
-		ret = cmd_open_fs(&fs_info, &opts, argc - first - 1, argv + first + 1, true);
-		opened = !ret;
-		if (!ret)
-			ret = static_from_image(r, &fs_info);
-	}
-	if (!ret)
-		ret = replay_run(r, &opts, cmd->token, &args, argv + first, argc - first);
-	if (opened)
-		btrfs_close_fs(&fs_info);
-	btrfs_replay_release(r);
-	free(r);
-	return ret;
+	return cmd_run(cmd, global, argc, argv, &replay_spec, &args);
 }
 DEFINE_COMMAND(replay, "replay");
