@@ -1044,7 +1044,9 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 	free(fs_info->live);		/* flat: kernel-shared/live.h */
 	fs_info->live = NULL;
 	fs_info->devices = NULL;
+	fs_info->nr_devices = 0;	/* a second close finds nothing to close */
 	fs_info->block_groups = NULL;
+	fs_info->nr_block_groups = 0;
 }
 
 /* Where the first copy of a block lives, if it is one piece on a present device */

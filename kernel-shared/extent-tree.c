@@ -74,7 +74,7 @@ static int read_block_extent_item(struct btrfs_fs_info *fs_info, u64 bytenr,
 	struct btrfs_path path = { 0 };
 	struct btrfs_key found;
 	u32 size;
-	int ret, pass;
+	int ret = 1, pass;	/* not found, should no pass run */
 
 	/* the kernel tries the skinny key first, then the full one */
 	for (pass = skinny ? 0 : 1; pass < 2; pass++) {
