@@ -436,15 +436,31 @@ static void fill_block_header(struct btrfs_tree_block *eb)
 	eb->generation = btrfs_header_generation(h);
 }
 
+/* @loc with the header field checked, the value found and the one expected */
+static const struct btrfs_error_loc *value_loc(struct btrfs_error_loc *loc,
+					       const char *field, u64 found,
+					       u64 expected)
+{
+	loc->field = field;
+	loc->has_values = true;
+	loc->found = found;
+	loc->expected = expected;
+	return loc;
+}
+
 /* btrfs_validate_extent_buffer() + verify_parent_transid() + first key */
 static int verify_header(struct btrfs_fs_info *fs_info,
 			 const struct btrfs_tree_block *eb, int mirror)
 {
 	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
 	char wanted[2 * CSUM_MAX_SIZE + 1], found[2 * CSUM_MAX_SIZE + 1];
+	struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
 
+	loc.logical = eb->start;
+	loc.mirror = mirror;
 	if (btrfs_header_bytenr(h) != eb->start)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+			value_loc(&loc, "bytenr", btrfs_header_bytenr(h), eb->start),
 			"bad tree block start, mirror %d want %llu have %llu",
 			mirror + 1, (unsigned long long)eb->start,
 			(unsigned long long)btrfs_header_bytenr(h));
@@ -470,12 +486,17 @@ static int verify_expected(struct btrfs_fs_info *fs_info,
 	struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
 	struct btrfs_key first;
 
+	loc.logical = eb->start;
+	loc.tree = check->root;
+	loc.mirror = mirror;
 	if (eb->level != check->level)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+			value_loc(&loc, "level", eb->level, check->level),
 			"level verify failed on logical %llu mirror %d wanted %d found %d",
 			(unsigned long long)eb->start, mirror + 1, check->level, eb->level);
 	if (check->transid && eb->generation != check->transid)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+			value_loc(&loc, "generation", eb->generation, check->transid),
 			"parent transid verify failed on logical %llu mirror %d wanted %llu found %llu",
 			(unsigned long long)eb->start, mirror + 1,
 			(unsigned long long)check->transid,
@@ -490,9 +511,6 @@ static int verify_expected(struct btrfs_fs_info *fs_info,
 		btrfs_node_key_to_cpu(eb, 0, &first);
 	else
 		btrfs_item_key_to_cpu(eb, 0, &first);
-	loc.logical = eb->start;
-	loc.tree = check->root;
-	loc.mirror = mirror;
 	loc.slot = 0;
 	loc.has_key = true;
 	loc.key = first;		/* the key found; the message has the one expected */

@@ -26,6 +26,14 @@ struct btrfs_error_loc {
 	int mirror;			/* copy number, from 0 */
 	bool has_key;
 	struct btrfs_key key;
+	/*
+	 * The on-disk field a check compared (NULL for none), the value
+	 * found and the one expected, where the check wants one value.
+	 */
+	const char *field;
+	bool has_values;
+	u64 found;
+	u64 expected;
 };
 
 /*

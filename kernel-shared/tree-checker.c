@@ -62,10 +62,36 @@ static const struct btrfs_error_loc *fill_block_loc(struct btrfs_error_loc *loc,
 
 #define block_loc(eb, nr)	fill_block_loc(&(struct btrfs_error_loc){ 0 }, (eb), (nr))
 
+/* The same, with the field checked, the value found and the one expected */
+static const struct btrfs_error_loc *fill_value_loc(struct btrfs_error_loc *loc,
+						    const struct btrfs_tree_block *eb,
+						    int slot, const char *field,
+						    u64 found, u64 expected)
+{
+	fill_block_loc(loc, eb, slot);
+	loc->field = field;
+	loc->has_values = true;
+	loc->found = found;
+	loc->expected = expected;
+	return loc;
+}
+
+#define value_loc(eb, nr, field, found, expected)				\
+	fill_value_loc(&(struct btrfs_error_loc){ 0 }, (eb), (nr), (field),	\
+		       (found), (expected))
+
 #define leaf_error(fs_info, eb, slot, fmt, ...)				\
 	btrfs_fs_error_at(fs_info, -EUCLEAN, block_loc(eb, slot),	\
 		"corrupt leaf: root=%llu block=%llu slot=%d, " fmt,	\
 		(unsigned long long)(eb)->owner,			\
+		(unsigned long long)(eb)->start, (slot), ##__VA_ARGS__)
+
+/* leaf_error() of a field that must hold one value */
+#define leaf_value_error(fs_info, eb, slot, field, found, expected, fmt, ...)	\
+	btrfs_fs_error_at(fs_info, -EUCLEAN,					\
+		value_loc(eb, slot, field, found, expected),			\
+		"corrupt leaf: root=%llu block=%llu slot=%d, " fmt,		\
+		(unsigned long long)(eb)->owner,				\
 		(unsigned long long)(eb)->start, (slot), ##__VA_ARGS__)
 
 #define node_error(fs_info, eb, slot, fmt, ...)				\
@@ -186,12 +212,15 @@ static int check_dev_extent_fields(struct btrfs_fs_info *fs_info,
 	const u32 sectorsize = fs_info->sectorsize;
 
 	if (btrfs_stack_dev_extent_chunk_tree(de) != BTRFS_CHUNK_TREE_OBJECTID)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_value_error(fs_info, eb, slot, "chunk_tree",
+			btrfs_stack_dev_extent_chunk_tree(de), BTRFS_CHUNK_TREE_OBJECTID,
 			"invalid dev extent chunk tree id, has %llu expect %llu",
 			(unsigned long long)btrfs_stack_dev_extent_chunk_tree(de),
 			(unsigned long long)BTRFS_CHUNK_TREE_OBJECTID);
 	if (btrfs_stack_dev_extent_chunk_objectid(de) != BTRFS_FIRST_CHUNK_TREE_OBJECTID)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_value_error(fs_info, eb, slot, "chunk_objectid",
+			btrfs_stack_dev_extent_chunk_objectid(de),
+			BTRFS_FIRST_CHUNK_TREE_OBJECTID,
 			"invalid dev extent chunk objectid, has %llu expect %llu",
 			(unsigned long long)btrfs_stack_dev_extent_chunk_objectid(de),
 			(unsigned long long)BTRFS_FIRST_CHUNK_TREE_OBJECTID);
@@ -230,7 +259,7 @@ static int check_dev_extent(struct btrfs_fs_info *fs_info,
 
 	de = btrfs_item_ptr(eb, slot, &size);
 	if (size != sizeof(*de))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_value_error(fs_info, eb, slot, "item size", size, sizeof(*de),
 			"invalid dev extent item size, has %u expect %zu",
 			size, sizeof(*de));
 	ret = check_dev_extent_fields(fs_info, eb, slot, key, de);

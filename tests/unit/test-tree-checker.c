@@ -371,6 +371,21 @@ static void test_dev_items(struct btrfs_fs_info *fs_info)
 	leaf_add(&l, 1, BTRFS_DEV_EXTENT_KEY, 1 << 20, de, 40);
 	expect(fs_info, &l, "short dev extent",
 	       "corrupt leaf: root=4 block=1048576 slot=0, invalid dev extent item size, has 40 expect 48");
+	check(fs_info->err.loc.field && !strcmp(fs_info->err.loc.field, "item size") &&
+	      fs_info->err.loc.has_values && fs_info->err.loc.found == 40 &&
+	      fs_info->err.loc.expected == 48 && fs_info->err.loc.slot == 0 &&
+	      fs_info->err.loc.logical == 1048576 && fs_info->err.loc.tree == 4,
+	      "short dev extent: the record names the field, 40 found, 48 expected");
+
+	put64(de, 7);
+	leaf_init(&l, 4);
+	leaf_add(&l, 1, BTRFS_DEV_EXTENT_KEY, 1 << 20, de, 48);
+	expect(fs_info, &l, "dev extent of another chunk tree",
+	       "corrupt leaf: root=4 block=1048576 slot=0, invalid dev extent chunk tree id, has 7 expect 3");
+	check(fs_info->err.loc.field && !strcmp(fs_info->err.loc.field, "chunk_tree") &&
+	      fs_info->err.loc.found == 7 && fs_info->err.loc.expected == 3,
+	      "dev extent chunk tree: the record has 7 found, 3 expected");
+	put64(de, BTRFS_CHUNK_TREE_OBJECTID);
 
 	put64(de + 24, 4097);
 	leaf_init(&l, 4);
