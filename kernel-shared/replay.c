@@ -25,6 +25,7 @@
  * and btrfs_delayed_refs_rsv_release() (6.18), each held to its caller's
  * bound, since no 6.18 event carries the reserve's size.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -953,7 +954,7 @@ static int extent_bit_event(struct btrfs_replay *r, const struct trace_event *ev
 	};
 	struct delalloc_inode *di;
 	char tree[32], bits_str[256];
-	u64 ino, root, start, len;
+	u64 ino, root, start, len, end;
 	u32 set_bits = 0, clear_bits = 0;
 	int ret = 0;
 
@@ -975,24 +976,30 @@ static int extent_bit_event(struct btrfs_replay *r, const struct trace_event *ev
 		d->other_trees++;
 		return 0;
 	}
-	if (len == 0 || start + len - 1 < start)
-		return replay_error(r, ev, "empty or wrapping range", -EINVAL);
+	/*
+	 * The event's len is end + 1 - start: a range to the end of the
+	 * file (end (u64)-1, as an inode's teardown clears) wraps to
+	 * -start, and from 0 to 0; only an end before the start is wrong
+	 */
+	end = start + len - 1;
+	if (end < start)
+		return replay_error(r, ev, "range ends before it starts", -EINVAL);
 	di = inode_get(d, root, ino);
 	if (!di)
 		return replay_error(r, ev, "out of memory", -ENOMEM);
 	hooks.ctx = di;
 	if (which == REPLAY_EV_SET_EXTENT_BIT) {
 		d->set_events++;
-		ret = btrfs_set_extent_bit(&di->tree, start, start + len - 1, set_bits, &hooks);
+		ret = btrfs_set_extent_bit(&di->tree, start, end, set_bits, &hooks);
 	} else if (which == REPLAY_EV_CLEAR_EXTENT_BIT) {
 		d->clear_events++;
-		ret = btrfs_clear_extent_bit(&di->tree, start, start + len - 1, clear_bits, &hooks);
+		ret = btrfs_clear_extent_bit(&di->tree, start, end, clear_bits, &hooks);
 	} else {
 		/* convert_extent_bit(): the set hooks, then the clear hooks, per state */
 		d->convert_events++;
-		ret = btrfs_set_extent_bit(&di->tree, start, start + len - 1, set_bits, &hooks);
+		ret = btrfs_set_extent_bit(&di->tree, start, end, set_bits, &hooks);
 		if (!ret)
-			ret = btrfs_clear_extent_bit(&di->tree, start, start + len - 1,
+			ret = btrfs_clear_extent_bit(&di->tree, start, end,
 						     clear_bits & ~set_bits, &hooks);
 	}
 	inode_put(d, di);
@@ -1053,6 +1060,26 @@ static void charge(struct replay_delayed_refs *d, struct delayed_head *h,
 		d->max_head_charge = h->charge;
 }
 
+/*
+ * The action= of the delayed-ref events: show_ref_action() prints its
+ * name; trace-cmd report, whose libtraceevent cannot resolve the enum,
+ * prints the value of enum btrfs_delayed_ref_action (delayed-ref.h:
+ * BTRFS_ADD_DELAYED_REF = 1, BTRFS_DROP_DELAYED_REF = 2, ...).  True for
+ * a drop in either form.
+ */
+static bool is_drop_action(const char *action)
+{
+	char *end;
+	unsigned long v;
+
+	if (!strcmp(action, "DROP_DELAYED_REF"))
+		return true;
+	if (!isdigit((unsigned char)action[0]))
+		return false;
+	v = strtoul(action, &end, 0);
+	return !*end && v == 2;
+}
+
 static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *ev,
 			     const char *body, int which)
 {
@@ -1090,7 +1117,7 @@ static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *e
 		return 0;
 	}
 	if (which == REPLAY_EV_ADD_DELAYED_DATA_REF) {
-		if (strcmp(action, "DROP_DELAYED_REF"))
+		if (!is_drop_action(action))
 			return 0;
 		d->data_drop_refs++;
 		btrfs_csum_delete_add_refs(&params, &d->calc, 1);
@@ -1112,7 +1139,7 @@ static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *e
 	d->heads++;
 	if (++d->live > d->peak_live)
 		d->peak_live = d->live;
-	if (is_data && !strcmp(action, "DROP_DELAYED_REF")) {
+	if (is_data && is_drop_action(action)) {
 		/* add_delayed_ref_head(): the csum deletion of a dropped data extent */
 		d->data_drop_heads++;
 		btrfs_csum_delete_add_heads(&params, &r->recorded, &d->calc, num_bytes, 1);

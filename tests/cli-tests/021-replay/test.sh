@@ -300,7 +300,9 @@ a=$(rj "$del") && b=$(rj - < "$del") || exit
 echo "ok: deterministic, stdin = file"
 {
 	echo "cpus=2"
-	sed -E 's/^(.*\[[0-9]+\]) [^ ]+ +([0-9]+\.[0-9]+:)/\1 \2/; s/tracing_mark_write: /print:                tracing_mark_write: /' "$del"
+	sed -E 's/^(.*\[[0-9]+\]) [^ ]+ +([0-9]+\.[0-9]+:)/\1 \2/; s/tracing_mark_write: /print:                tracing_mark_write: /' "$del" |
+		# trace-cmd prints the delayed-ref action enum by value
+		sed -E 's/action=ADD_DELAYED_REF/action=0x1/; s/action=DROP_DELAYED_REF/action=0x2/; s/action=ADD_DELAYED_EXTENT/action=0x3/'
 } > "$TEST_TMP/tracecmd.trace"
 c=$(rj "$TEST_TMP/tracecmd.trace") || exit
 [ "$(jq -S 'del(.trace.path, .trace.lines)' <<< "$a")" = "$(jq -S 'del(.trace.path, .trace.lines)' <<< "$c")" ] ||
@@ -333,5 +335,15 @@ bad "missing state field" "line $n: btrfs_done_preemptive_reclaim: no number byt
 bad "over-long line" "line 5: longer than 4096" "$TEST_TMP/long.trace"
 { head -n 2 "$del"; printf 'a\0b\n'; } > "$TEST_TMP/nul.trace"
 bad "NUL byte" "line 3: holds a NUL byte" "$TEST_TMP/nul.trace"
+# a clear to the end of the file (end (u64)-1, as inode teardown clears):
+# len = end + 1 - start wraps; it is a range, only an end before the start is bad
+ln=$(grep -n -m1 'btrfs_clear_extent_bit: .*io_tree=INODE_IO' "$del" | cut -d: -f1)
+[ -n "$ln" ] || fail "no INODE_IO clear in $del"
+start=$(sed -n "${ln}p" "$del" | sed -E 's/.* start=([0-9]+) .*/\1/')
+sed "${ln}s/ len=[0-9]*/ len=$(python3 -c "print(((1 << 64) - $start) % (1 << 64))")/" "$del" > "$TEST_TMP/toend.trace"
+rj "$TEST_TMP/toend.trace" > /dev/null || fail "a clear to the end of the file is refused"
+echo "ok: a clear to the end of the file (start $start) replays"
+sed "${ln}s/ start=[0-9]*/ start=8192/; ${ln}s/ len=[0-9]*/ len=0/" "$del" > "$TEST_TMP/before.trace"
+bad "range ending before it starts" "line $ln: btrfs_clear_extent_bit: range ends before it starts" "$TEST_TMP/before.trace"
 sed "6s/set_bits=[A-Z_|]*/set_bits=BOGUS/; 6s/clear_bits=[A-Z_|]*/clear_bits=BOGUS/" "$del" > "$TEST_TMP/bits.trace"
 bad "unknown extent bit" "line 6: btrfs_.*_extent_bit: bad .*_bits=" "$TEST_TMP/bits.trace"
