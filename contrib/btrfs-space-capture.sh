@@ -1,7 +1,7 @@
 #!/bin/bash
 # Record the btrfs events "btrfs-space replay" reads, with tracefs only.
 #
-#   btrfs-space-capture.sh [-o OUT] [-b KB] [-e EVENTS] MOUNTPOINT [COMMAND [ARGS...]]
+#   btrfs-space-capture.sh [-o OUT] [-b KB] [-e EVENTS] [-T DAT] MOUNTPOINT [COMMAND [ARGS...]]
 #
 # Records into a private tracefs instance (/sys/kernel/tracing/instances/
 # btrfs-space-capture.PID, so other tracers are not disturbed) while COMMAND
@@ -20,7 +20,15 @@
 # btrfs_transaction_commit for the traced delayed_refs_rsv), part 4 (update_bytes_may_use,
 # btrfs_reserve_ticket). update_bytes_may_use and the extent-bit events fire
 # on every reservation and write: on a busy filesystem raise -b, or record
-# only the parts wanted with -e. The same capture with trace-cmd (no marker:
+# only the parts wanted with -e.
+#
+# With -T DAT the events stay in the instance's buffer (sized by -b: what
+# does not fit is lost, and said) and are written at the end by
+# "trace-cmd extract -B" into DAT, in trace-cmd's file format, and OUT is
+# "trace-cmd report" of it, marker included. trace-cmd record itself needs
+# to enable the function tracer (/proc/sys/kernel/ftrace_enabled), which a
+# kernel in lockdown refuses ("Can't enable ftrace"); extract does not.
+# Where record works, the same capture without this script (no marker:
 # pass --metadata-copies/--total-rw-bytes or the device to the replay):
 #
 #   trace-cmd record -B btrfs-space -e btrfs:btrfs_done_preemptive_reclaim \
@@ -38,22 +46,26 @@
 set -u
 out=btrfs-trace.txt
 buffer_kb=8192
+tcmd_dat=
 events=btrfs_done_preemptive_reclaim,btrfs_trigger_flush,btrfs_flush_space,btrfs_fail_all_tickets,btrfs_reserve_ticket,update_bytes_may_use,update_bytes_pinned,btrfs_set_extent_bit,btrfs_clear_extent_bit,btrfs_convert_extent_bit,add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref,btrfs_space_reservation,btrfs_transaction_commit
 
-while getopts "o:b:e:h" opt; do
+while getopts "o:b:e:T:h" opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	b) buffer_kb=$OPTARG ;;
 	e) events=$OPTARG ;;
+	T) tcmd_dat=$OPTARG ;;
 	*) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || { echo "usage: $0 [-o OUT] [-b KB] [-e EVENTS] MOUNTPOINT [COMMAND...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 [-o OUT] [-b KB] [-e EVENTS] [-T DAT] MOUNTPOINT [COMMAND...]" >&2; exit 2; }
 mnt=$1
 shift
 
 die() { echo "btrfs-space-capture: $*" >&2; exit 1; }
+
+[ -z "$tcmd_dat" ] || command -v trace-cmd > /dev/null || die "-T needs trace-cmd (Debian: trace-cmd)"
 
 fsid=$(findmnt -no FSTYPE,UUID --target "$mnt" 2>/dev/null | awk '$1 == "btrfs" { print $2 }')
 [ -n "$fsid" ] || fsid=$(btrfs filesystem show "$mnt" 2>/dev/null | awk '/uuid:/ { print $NF; exit }')
@@ -89,7 +101,8 @@ if ! mountpoint -q "$tracing"; then
 	mount -t tracefs nodev "$tracing" || die "cannot mount tracefs at $tracing"
 	mounted_here=true
 fi
-inst=$tracing/instances/btrfs-space-capture.$$
+inst_name=btrfs-space-capture.$$
+inst=$tracing/instances/$inst_name
 reader=
 cleanup()
 {
@@ -111,8 +124,10 @@ for e in "${evlist[@]}"; do
 	[ -f "$inst/events/btrfs/$e/enable" ] || die "no event btrfs/$e in this kernel"
 done
 
-cat "$inst/trace_pipe" > "$out" &
-reader=$!
+if [ -z "$tcmd_dat" ]; then
+	cat "$inst/trace_pipe" > "$out" &
+	reader=$!
+fi
 # the marker first, then the events: the replay reads the fsid from it
 echo 1 > "$inst/tracing_on"
 echo "btrfs-space-replay: kernel=$kver fsid=$fsid metadata_copies=$copies total_rw_bytes=$total_rw data_chunk_size=$data_chunk sectorsize=$(cat "$sys/sectorsize") nodesize=$(cat "$sys/nodesize") nr_cpu_ids=$cpus ${csum_size:+csum_size=$csum_size }free_space_tree=$fst events=$events" > "$inst/trace_marker"
@@ -128,12 +143,19 @@ else
 	while :; do sleep 1; done
 fi
 echo 0 > "$inst/tracing_on"
-# let the reader drain what is left, then stop it between reads
-sleep 1
-kill "$reader" 2>/dev/null
-wait "$reader" 2>/dev/null
-reader=
 lost=$(awk '$1 == "overrun:" { n += $2 } END { print n + 0 }' "$inst"/per_cpu/cpu*/stats)
+if [ -n "$tcmd_dat" ]; then
+	# extract removes the instance when it is done
+	trace-cmd extract -B "$inst_name" -o "$tcmd_dat" > /dev/null 2>&1 ||
+		die "trace-cmd extract -B $inst_name failed"
+	trace-cmd report -i "$tcmd_dat" > "$out" 2> /dev/null || die "trace-cmd report -i $tcmd_dat failed"
+else
+	# let the reader drain what is left, then stop it between reads
+	sleep 1
+	kill "$reader" 2>/dev/null
+	wait "$reader" 2>/dev/null
+	reader=
+fi
 [ "$lost" = 0 ] || echo "btrfs-space-capture: $lost events lost (raise -b)" >&2
 echo "btrfs-space-capture: $(wc -l < "$out") lines in $out" >&2
 exit "$rc"

@@ -18,7 +18,7 @@ PACKAGES="
 	btrfs-progs xz-utils jq python3 util-linux e2fsprogs attr strace python3-docutils
 	liblzma-dev libzstd-dev zstd libxml2-utils clang libclang-rt-14-dev
 "
-OPTIONAL="chromium libfuse3-dev fuse3"
+OPTIONAL="chromium libfuse3-dev fuse3 trace-cmd"
 [ "${INSTALL_OPTIONAL:-yes}" != no ] || OPTIONAL=
 
 # missing_of PKG...: those not installed

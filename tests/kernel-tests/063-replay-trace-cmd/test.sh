@@ -1,0 +1,101 @@
+#!/bin/bash
+# "btrfs-space replay" of trace-cmd's layout as trace-cmd itself writes it:
+# one workload recorded twice at once on a 1 GiB filesystem this test makes,
+# by contrib/btrfs-space-capture.sh -T (the events kept in the instance's
+# buffer, "trace-cmd extract -B" into a trace.dat, "trace-cmd report" of it)
+# around the same script without -T (trace_pipe, the tracefs text). The
+# workload writes TCMD_FILES (default 40) small files with a 1000-byte xattr,
+# rewrites them with 4 KiB buffered writes and removes half, then syncs, so
+# all four parts have events. Both traces hold the same events (the -T
+# instance is enabled before the inner one and disabled after it, and the
+# inner capture adds no btrfs event), so every part must replay the same from
+# both; only the trace's own lines, path and layout may differ.
+# trace-cmd record is not used: it enables the function tracer, which a
+# kernel in lockdown refuses.
+
+source "$TEST_TOP/common" || exit
+
+need_root
+check_prereq btrfs-space
+check_prereq mkfs.btrfs btrfs losetup mount umount mountpoint jq truncate setfattr findmnt
+need_btrfs_module
+need_tracefs
+command -v trace-cmd > /dev/null || skip "no trace-cmd (Debian package trace-cmd; tests/install-deps.sh installs it)"
+
+: "${TCMD_FILES:=40}"
+
+capture=$TOP/contrib/btrfs-space-capture.sh
+[ -x "$capture" ] || fail "no $capture"
+setup_cleanup_trap
+
+img=$TEST_TMP/t.img
+mnt=$TEST_TMP/t
+truncate -s 1G "$img" || fail "cannot create $img"
+mkfs.btrfs -q -f "$img" > "$TEST_TMP/mkfs.log" 2>&1 || fail "mkfs.btrfs: $(tail -n 1 "$TEST_TMP/mkfs.log")"
+dev=$(setup_loop "$img") || exit 1
+setup_mount "$dev" "$mnt" -t btrfs -o rw
+
+cat > "$TEST_TMP/work.sh" <<'EOS'
+# work.sh DIR N
+d=$1 n=$2
+mkdir -p "$d"
+for ((i = 0; i < n; i++)); do
+	: > "$d/f$i" && setfattr -n user.x -v "$(head -c 1000 /dev/zero | tr '\0' x)" "$d/f$i" || exit
+done
+for ((i = 0; i < n; i++)); do
+	dd if=/dev/urandom of="$d/f$i" bs=4k count=4 conv=notrunc status=none || exit
+done
+sync
+for ((i = 0; i < n; i += 2)); do
+	rm "$d/f$i" || exit
+done
+sync
+EOS
+
+events=btrfs_done_preemptive_reclaim,btrfs_trigger_flush,btrfs_flush_space,btrfs_fail_all_tickets,btrfs_reserve_ticket,update_bytes_may_use,update_bytes_pinned,btrfs_set_extent_bit,btrfs_clear_extent_bit,btrfs_convert_extent_bit,add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref,btrfs_space_reservation,btrfs_transaction_commit
+"$capture" -b 65536 -e "$events" -T "$TEST_TMP/trace.dat" -o "$TEST_TMP/tcmd.trace" "$mnt" \
+	"$capture" -b 65536 -e "$events" -o "$TEST_TMP/text.trace" "$mnt" \
+	bash "$TEST_TMP/work.sh" "$mnt/w" "$TCMD_FILES" 2> "$TEST_TMP/capture.log" ||
+	fail "capture failed: $(tail -n 3 "$TEST_TMP/capture.log")"
+cat "$TEST_TMP/capture.log"
+! grep -q "events lost" "$TEST_TMP/capture.log" || fail "the capture lost events: $(cat "$TEST_TMP/capture.log")"
+[ -z "${KEEP_TRACES:-}" ] || cp "$TEST_TMP"/*.trace "$KEEP_TRACES"/
+[ -s "$TEST_TMP/trace.dat" ] || fail "trace-cmd extract wrote no $TEST_TMP/trace.dat"
+head -n 3 "$TEST_TMP/tcmd.trace" | cut -c 1-160
+
+# the same events, as counted from the two layouts
+for f in text tcmd; do
+	grep -c ': \(update_bytes_may_use\|btrfs_set_extent_bit\|add_delayed_ref_head\|btrfs_space_reservation\):' "$TEST_TMP/$f.trace"
+done > "$TEST_TMP/counts"
+echo "events (may_use, set_extent_bit, ref heads, space_reservation): text $(sed -n 1p "$TEST_TMP/counts"), trace-cmd $(sed -n 2p "$TEST_TMP/counts")"
+[ "$(sed -n 1p "$TEST_TMP/counts")" -gt 0 ] || fail "no event recorded"
+[ "$(sed -n 1p "$TEST_TMP/counts")" = "$(sed -n 2p "$TEST_TMP/counts")" ] ||
+	fail "the two captures hold different events"
+
+umount "$mnt" || fail "cannot unmount $mnt"
+# with the image: the reservation points anchored on its state
+a=$(run_check_stdout "$BTRFS_SPACE" --format json replay "$TEST_TMP/text.trace" "$img") || exit
+b=$(run_check_stdout "$BTRFS_SPACE" --format json replay "$TEST_TMP/tcmd.trace" "$img") || exit
+sum='"\(.trace.lines) lines: \(.preempt.reservations.points) reservation points, \(.delalloc.set_events) delalloc sets in \(.delalloc.cycles) cycles, \(.delayed_refs.heads) ref heads, \(.delayed_refs.data_drop_heads) data drops of \(.delayed_refs.data_drop_bytes) bytes, \(.overcommit.rises) may_use rises"'
+echo "tracefs text: $(jq -r "$sum" <<< "$a")"
+echo "trace-cmd:    $(jq -r "$sum" <<< "$b")"
+# known by construction: every other file removed, each one 16 KiB extent
+expect()
+{
+	[ "$2" = "$3" ] || fail "$1: got $2, expected $3"
+	echo "ok: $1 = $3"
+}
+expect "data drops (trace-cmd layout)" "$(jq .delayed_refs.data_drop_heads <<< "$b")" $((TCMD_FILES / 2))
+expect "their bytes" "$(jq .delayed_refs.data_drop_bytes <<< "$b")" $((TCMD_FILES / 2 * 16384))
+[ "$(jq .delalloc.set_events <<< "$b")" -gt 0 ] || fail "no delalloc set replayed from the trace-cmd layout"
+[ "$(jq .preempt.reservations.points <<< "$b")" -gt 0 ] || fail "no reservation point replayed from the trace-cmd layout"
+strip='del(.trace)'
+for part in preempt delalloc delayed_refs overcommit; do
+	x=$(jq -S ".$part" <<< "$a") y=$(jq -S ".$part" <<< "$b")
+	[ "$x" != null ] || fail "no part $part in the replay of the tracefs text"
+	[ "$x" = "$y" ] || fail "part $part differs between the layouts: $(diff <(echo "$x") <(echo "$y") | head -n 10)"
+	echo "ok: part $part the same from both layouts"
+done
+[ "$(jq -S "$strip" <<< "$a")" = "$(jq -S "$strip" <<< "$b")" ] ||
+	fail "the replays differ outside the trace group: $(diff <(jq -S "$strip" <<< "$a") <(jq -S "$strip" <<< "$b") | head -n 10)"
+echo "ok: the whole replay the same but for the trace group"
