@@ -129,6 +129,60 @@ static void print_device_profiles_json(struct fmt_ctx *fctx, const struct space_
 }
 
 /*
+ * Text: under a rule, the Total row (each chunk type's logical bytes, the
+ * devices' sums) and the Used row, in the columns of the devices
+ */
+static void print_device_total_rows(struct fmt_ctx *fctx, const struct space_report *r,
+				    const char (*names)[32])
+{
+	const struct space_report_device_totals *tot = &r->device_totals;
+	u32 p;
+
+	fmt_table_rule(fctx);
+	fmt_group_start(fctx, NULL, NULL);
+	fmt_str(fctx, NULL, "Devid", "Total");
+	fmt_size(fctx, NULL, "Size", tot->size);
+	for (p = 0; p < r->nr_profiles; p++)
+		fmt_size(fctx, NULL, names[p], r->profiles[p].total);
+	fmt_size(fctx, NULL, "Allocated", tot->allocated);
+	fmt_size(fctx, NULL, "Unallocated", tot->unallocated);
+	fmt_size(fctx, NULL, "Slack", tot->slack);
+	fmt_group_end(fctx);
+	fmt_group_start(fctx, NULL, NULL);
+	fmt_str(fctx, NULL, "Devid", "Used");
+	for (p = 0; p < r->nr_profiles; p++)
+		fmt_size(fctx, NULL, names[p], r->profiles[p].used);
+	fmt_group_end(fctx);
+}
+
+/* JSON: the same totals, and each chunk type's logical total and used */
+static void print_device_totals_json(struct fmt_ctx *fctx, const struct space_report *r)
+{
+	const struct space_report_device_totals *tot = &r->device_totals;
+	u32 p;
+
+	fmt_group_start(fctx, "device_totals", NULL);
+	fmt_u64(fctx, "size", NULL, tot->size);
+	fmt_u64(fctx, "allocated", NULL, tot->allocated);
+	fmt_u64(fctx, "unallocated", NULL, tot->unallocated);
+	fmt_u64(fctx, "slack", NULL, tot->slack);
+	fmt_array_start(fctx, "profiles", NULL);
+	for (p = 0; p < r->nr_profiles; p++) {
+		u64 flags = r->profiles[p].flags;
+
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "flags", NULL, flags);
+		fmt_str(fctx, "type_name", NULL, btrfs_bg_type_name(flags));
+		fmt_str(fctx, "profile", NULL, btrfs_bg_profile_name(flags));
+		fmt_u64(fctx, "total", NULL, r->profiles[p].total);
+		fmt_u64(fctx, "used", NULL, r->profiles[p].used);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+	fmt_group_end(fctx);
+}
+
+/*
  * Text: a table as "btrfs filesystem usage -T" lays it out, a column per
  * chunk type ("Data, RAID1") between the size and what is allocated, the
  * path "missing" for a missing device; JSON: an array, each device with
@@ -157,6 +211,7 @@ void print_devices_section(struct fmt_ctx *fctx, const struct space_report *r)
 			fmt_size_or_dash(fctx, NULL, names[p], dev->profile_bytes[p]);
 		fmt_size(fctx, "allocated", "Allocated", dev->allocated);
 		fmt_size(fctx, "unallocated", "Unallocated", dev->unallocated);
+		fmt_size_or_dash(fctx, "slack", "Slack", dev->slack);
 		fmt_bool(fctx, "missing", NULL, dev->missing);
 		if (fctx->mode == FMT_JSON)
 			print_device_profiles_json(fctx, r, dev);
@@ -164,8 +219,12 @@ void print_devices_section(struct fmt_ctx *fctx, const struct space_report *r)
 		fmt_str(fctx, NULL, "Path", dev->missing ? "missing" : dev->path);
 		fmt_group_end(fctx);
 	}
+	if (names)
+		print_device_total_rows(fctx, r, (const char (*)[32])names);
 	fmt_table_end(fctx);
 	free(names);
+	if (fctx->mode == FMT_JSON)
+		print_device_totals_json(fctx, r);
 }
 
 static void print_one_space_info(struct fmt_ctx *fctx,

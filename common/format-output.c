@@ -13,6 +13,7 @@
 /* One printed line of a table: a cell per column, NULL when empty */
 struct fmt_table_line {
 	char *cell[TABLE_MAX_COLS];
+	bool rule;			/* a dashed line, as under the header */
 };
 
 /*
@@ -352,7 +353,7 @@ static void table_print(FILE *out, const struct fmt_table *t)
 	table_print_line(out, t, width, indent, t->header);
 	table_print_line(out, t, width, indent, dashes);
 	for (i = 0; i < t->nr_lines; i++)
-		table_print_line(out, t, width, indent,
+		table_print_line(out, t, width, indent, t->lines[i].rule ? dashes :
 				 (const char * const *)t->lines[i].cell);
 	if (t->failed)
 		fprintf(out, "%*s(out of memory: cells left out)\n", indent, "");
@@ -384,6 +385,15 @@ void fmt_table_start(struct fmt_ctx *ctx, const char *key, const char *label)
 	push(ctx, true);
 	t->depth = ctx->depth;
 	ctx->table = t;
+}
+
+void fmt_table_rule(struct fmt_ctx *ctx)
+{
+	struct fmt_table *t = ctx->table;
+
+	if (!t || t->depth != ctx->depth || table_new_line(t))
+		return;
+	t->lines[t->nr_lines - 1].rule = true;
 }
 
 void fmt_table_end(struct fmt_ctx *ctx)

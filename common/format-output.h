@@ -54,6 +54,8 @@ void fmt_array_end(struct fmt_ctx *ctx);
  */
 void fmt_table_start(struct fmt_ctx *ctx, const char *key, const char *label);
 void fmt_table_end(struct fmt_ctx *ctx);
+/* Text: a dashed line between the table's elements (nothing in JSON) */
+void fmt_table_rule(struct fmt_ctx *ctx);
 
 void fmt_u64(struct fmt_ctx *ctx, const char *key, const char *label, u64 value);
 void fmt_size(struct fmt_ctx *ctx, const char *key, const char *label, u64 value);

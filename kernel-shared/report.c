@@ -30,6 +30,13 @@ static int fill_devices(const struct btrfs_fs_info *fs_info,
 		out->allocated = dev->bytes_used;
 		out->unallocated = dev->total_bytes > dev->bytes_used ?
 				   dev->total_bytes - dev->bytes_used : 0;
+		/* what a loop device of the file or the disk gives the kernel */
+		out->slack = dev->present && dev->io.size > dev->total_bytes ?
+			     dev->io.size - dev->total_bytes : 0;
+		report->device_totals.size += out->size;
+		report->device_totals.allocated += out->allocated;
+		report->device_totals.unallocated += out->unallocated;
+		report->device_totals.slack += out->slack;
 	}
 	report->nr_devices = fs_info->nr_devices;
 	return 0;
@@ -120,6 +127,16 @@ static int fill_device_profiles(const struct btrfs_fs_info *fs_info,
 			if (d >= 0)
 				report->devices[d].profile_bytes[p] += map->stripe_size;
 		}
+	}
+	/* btrfs_ioc_space_info(): each profile's block groups, length and used */
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+		int p = find_profile(report, bg->flags);
+
+		if (p < 0)
+			continue;
+		report->profiles[p].total += bg->length;
+		report->profiles[p].used += bg->used;
 	}
 	return 0;
 }

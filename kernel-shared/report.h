@@ -19,8 +19,21 @@ struct space_report_device {
 	u64 allocated;			/* DEV_ITEM bytes_used */
 	u64 unallocated;
 	bool missing;
+	/*
+	 * The device's own size past DEV_ITEM total_bytes (a file or disk
+	 * grown, the filesystem not resized): 0 when missing
+	 */
+	u64 slack;
 	/* raw bytes in chunks of each report->profiles[] on this device */
 	u64 *profile_bytes;
+};
+
+/* The devices added up: the Total row of "btrfs filesystem usage -T" */
+struct space_report_device_totals {
+	u64 size;
+	u64 allocated;
+	u64 unallocated;
+	u64 slack;
 };
 
 /*
@@ -29,6 +42,13 @@ struct space_report_device {
  */
 struct space_report_profile {
 	u64 flags;
+	/*
+	 * Logical bytes of its block groups and of what they use, as
+	 * BTRFS_IOC_SPACE_INFO gives them per profile (the Total and Used
+	 * rows of "btrfs filesystem usage -T")
+	 */
+	u64 total;
+	u64 used;
 };
 
 struct space_report_space_info {
@@ -104,6 +124,7 @@ struct space_report {
 	const struct btrfs_fs_info *fs_info;
 	struct space_report_device *devices;
 	u32 nr_devices;
+	struct space_report_device_totals device_totals;
 	struct space_report_profile *profiles;
 	u32 nr_profiles;
 	struct space_report_space_info space_infos[BTRFS_NR_SPACE_INFOS];

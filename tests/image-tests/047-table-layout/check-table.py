@@ -11,7 +11,8 @@
 # chunk stripe, block group or device, the numbers equal, the
 # type and profile spelled as btrfs-progs does ("Data, RAID1") from the JSON's
 # sysfs names ("DATA", "raid1"); in the devices table a column per chunk type
-# ("Data, RAID1", as btrfs filesystem usage -T), its bytes or "-" per device.
+# ("Data, RAID1", as btrfs filesystem usage -T), its bytes or "-" per device,
+# the Slack column, and under a second rule the Total and Used rows.
 # With "layout" (a run in human units), the columns and the line count only. One line per problem, exit 1 on any.
 import json
 import re
@@ -22,6 +23,7 @@ layout_only = sys.argv[4:5] == ["layout"]
 NUMBER = r"\s*\d+(\.\d+)?([KMGTPE]i?)?B?\s*"
 HEADINGS = {"chunks": "Chunks:", "block-groups": "Block groups:", "devices": "Devices:"}
 problems = []
+RULE = {}		# a dashed line: every cell dashes
 
 
 def problem(msg):
@@ -108,7 +110,18 @@ def expect_rows(doc):
             row.update({k: "-" for k in kinds})
             for p in d["profiles"]:
                 row[progs_name(p["type_name"], p["profile"])] = str(p["bytes"])
+            row["Slack"] = str(d["slack"]) if d["slack"] else "-"
             rows.append(row)
+        # under a second rule, the Total and Used rows of btrfs fi usage -T
+        t = doc["device_totals"]
+        rows.append(RULE)
+        total = {"Devid": "Total", "Size": str(t["size"]), "Allocated": str(t["allocated"]),
+                 "Unallocated": str(t["unallocated"]), "Slack": str(t["slack"]), "Path": ""}
+        used = {"Devid": "Used", "Size": "", "Allocated": "", "Unallocated": "", "Slack": "", "Path": ""}
+        for p in t["profiles"]:
+            total[progs_name(p["type_name"], p["profile"])] = str(p["total"])
+            used[progs_name(p["type_name"], p["profile"])] = str(p["used"])
+        rows += [total, used]
     return rows
 
 
@@ -124,6 +137,10 @@ want = expect_rows(doc)
 if len(got) != len(want):
     problem("%d table lines, the JSON gives %d" % (len(got), len(want)))
 for n, (g, w) in enumerate(zip(got, [] if layout_only else want)):
+    if w is RULE:
+        if not all(re.fullmatch(r"-+", v) for v in g.values()):
+            problem("line %d: not a rule: %s" % (n + 1, g))
+        continue
     for key, value in w.items():
         if key not in g:
             problem("no column %s (columns: %s)" % (key, ", ".join(names)))

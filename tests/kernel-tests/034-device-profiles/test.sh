@@ -5,7 +5,8 @@
 # filesystem made here with one data chunk converted to RAID1 after a
 # device was added (Data single and Data RAID1 side by side), each
 # mounted -o ro, every cell of "btrfs filesystem usage -T -b" (the bytes
-# of each type and profile on each device, and its unallocated bytes)
+# of each type and profile on each device, its unallocated bytes and its
+# slack, one device grown past the filesystem; the Total and Used rows)
 # must be what "btrfs-space inspect" gives for the unmounted images.
 
 source "$TEST_TOP/common" || exit
@@ -75,8 +76,12 @@ for f in "$la" "$lb"; do
 	losetup -d "$f"
 	sed -i "\|^$f |d" "$_BS_STATE/loops"
 done
+# the second file grown by 64 MiB the filesystem does not use: its slack
+truncate -s +64M "$b" || fail "cannot grow $b"
 compare two-profiles "$a" "$b"
+jq -e '.devices[1].slack == 67108864 and .device_totals.slack == 67108864' "$TEST_TMP/two-profiles.json" > /dev/null ||
+	fail "the grown device's slack is not 64 MiB: $(jq -c '[.devices[].slack]' "$TEST_TMP/two-profiles.json")"
 jq -e '[.devices[].profiles[] | select(.type_name == "DATA") | .profile] | unique == ["raid1", "single"]' \
 	"$TEST_TMP/two-profiles.json" > /dev/null ||
 	fail "the made filesystem does not have data single and RAID1 side by side"
-echo "$nr filesystems: every device's bytes per type and profile as btrfs filesystem usage -T shows them"
+echo "$nr filesystems: every device's bytes per type and profile, slack, and the Total and Used rows as btrfs filesystem usage -T shows them"
