@@ -1,29 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tree blocks in memory and the read-only search over them: the parts of
- * the kernel's extent_io.h (extent_buffer) and ctree.c (btrfs_search_slot,
- * btrfs_next_leaf) that a reader needs.
+ * The read-only search over tree blocks: the parts of the kernel's
+ * ctree.c (btrfs_search_slot, btrfs_next_leaf) and disk-io.c
+ * (read_tree_block) that a reader needs.  The blocks themselves are in
+ * extent_io.h.
  */
 #ifndef BTRFS_SPACE_TREE_BLOCK_H
 #define BTRFS_SPACE_TREE_BLOCK_H
 
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/fs.h"
+#include "kernel-shared/extent_io.h"
 
-struct btrfs_tree_block {
-	u64 start;
-	u32 len;
-	u8 level;
-	u32 nritems;
-	u64 owner;
-	u64 generation;
-	int mirror;			/* copy that passed verification */
-	u32 refs;			/* paths holding it; 0 = evictable leaf */
-	struct btrfs_tree_block *hash_next;
-	struct btrfs_tree_block *lru_prev;
-	struct btrfs_tree_block *lru_next;
-	u8 data[];
-};
 
 /* What the parent (or the superblock / root item) says the block must be */
 struct btrfs_tree_check {
@@ -42,7 +30,6 @@ struct btrfs_path {
 int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 			  const struct btrfs_tree_check *check,
 			  unsigned int purpose, struct btrfs_tree_block **ret);
-void btrfs_tree_block_put(struct btrfs_tree_block *eb);
 int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
 			   const struct btrfs_tree_check *checks, u32 nr,
 			   unsigned int purpose, u32 max_threads,
@@ -52,13 +39,6 @@ int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, const u64 *byte
 				  const struct btrfs_tree_check *checks,
 				  const unsigned int *purposes, u32 nr, u32 max_threads,
 				  struct btrfs_tree_block **out);
-struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,
-					    u64 bytenr);
-int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
-void btrfs_free_block_cache(struct btrfs_fs_info *fs_info);
-void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info);
-struct btrfs_tree_block *btrfs_alloc_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr);
-void btrfs_free_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
 
 /*
  * Item and pointer access, inline as the kernel's accessors are (every

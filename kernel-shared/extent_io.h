@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tree blocks in memory and their cache, after fs/btrfs/extent_io.h
+ * (struct extent_buffer): what disk-io.c fills and ctree.c searches.
+ */
+#ifndef BTRFS_SPACE_EXTENT_IO_H
+#define BTRFS_SPACE_EXTENT_IO_H
+
+#include <stdbool.h>
+#include "kernel-shared/fs.h"
+
+struct btrfs_tree_block {
+	u64 start;
+	u32 len;
+	u8 level;
+	u32 nritems;
+	u64 owner;
+	u64 generation;
+	int mirror;			/* copy that passed verification */
+	u32 refs;			/* paths holding it; 0 = evictable leaf */
+	struct btrfs_tree_block *hash_next;
+	struct btrfs_tree_block *lru_prev;
+	struct btrfs_tree_block *lru_next;
+	u8 data[];
+};
+
+/* A zeroed block header with nodesize bytes of data behind it; NULL: no memory */
+struct btrfs_tree_block *btrfs_alloc_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr);
+/* Back to the free list (a block never inserted, or one the cache dropped) */
+void btrfs_free_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
+/* The cached block at @bytenr, NULL if none */
+struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,
+					    u64 bytenr);
+/* Cache a block just read and verified; a leaf may evict older ones */
+int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
+/* A path lets go of @eb: an unreferenced leaf can be evicted */
+void btrfs_tree_block_put(struct btrfs_tree_block *eb);
+bool btrfs_cache_leaves_fit(const struct btrfs_fs_info *fs_info, u64 more_bytes);
+void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info);
+void btrfs_free_block_cache(struct btrfs_fs_info *fs_info);
+
+#endif
