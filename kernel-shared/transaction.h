@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tree blocks a transaction's commit copies outside the subvolume
+ * trees, and the tree-block refs those copies queue: the extent, csum,
+ * free-space, block-group, root and device trees as the delayed-ref runs
+ * and commit_cowonly_roots() of transaction.c change them.
+ */
+#ifndef BTRFS_SPACE_TRANSACTION_H
+#define BTRFS_SPACE_TRANSACTION_H
+
+#include "kernel-shared/delayed-ref.h"
+
+enum btrfs_commit_tree {
+	BTRFS_COMMIT_EXTENT,
+	BTRFS_COMMIT_CSUM,
+	BTRFS_COMMIT_FREE_SPACE,
+	BTRFS_COMMIT_BLOCK_GROUP,
+	BTRFS_COMMIT_ROOT,
+	BTRFS_COMMIT_DEV,
+	BTRFS_COMMIT_NR_TREES,
+};
+
+/* Why a figure is not exact (bits of btrfs_commit_refs.inexact) */
+#define BTRFS_COMMIT_INEXACT_SPLIT	(1U << 0)	/* a leaf may split or merge */
+#define BTRFS_COMMIT_INEXACT_ALLOC	(1U << 1)	/* new blocks' items may cross leaves */
+#define BTRFS_COMMIT_INEXACT_NO_FST	(1U << 2)	/* free space cache v1 written */
+#define BTRFS_COMMIT_INEXACT_GROWTH	(1U << 3)	/* extent items change size */
+
+/* A head the transaction's runs touched, with what it is */
+struct btrfs_commit_head {
+	u64 bytenr;
+	u64 num_bytes;
+	u64 level;			/* tree blocks: the ref's owner */
+	bool is_data;
+};
+
+/* What the commit does outside the subvolume trees (transaction.c) */
+struct btrfs_commit_refs {
+	/* filled while the deletion runs: btrfs_commit_note_refs() */
+	struct btrfs_commit_head *heads;
+	u64 nr_heads;
+	u64 cap_heads;
+	/* the result: btrfs_model_commit_refs() */
+	u64 copies[BTRFS_COMMIT_NR_TREES];
+	u64 copies_total;
+	u64 new_blocks;			/* tree blocks whose METADATA_ITEM goes in */
+	u64 freed_blocks;		/* image tree blocks whose last ref goes */
+	u64 freed_data;			/* data extents whose last ref goes */
+	u64 nodes;			/* tree-block ref nodes: 2 per copy */
+	u64 bytes;			/* nodes * delayed_ref_bytes(1) */
+	u32 inexact;			/* BTRFS_COMMIT_INEXACT_* */
+};
+
+void btrfs_commit_refs_release(struct btrfs_commit_refs *c);
+/* Before each run of the heads and at the end: remember what they touch */
+int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
+			   const struct btrfs_delayed_refs_sim *refs);
+int btrfs_model_commit_refs(struct btrfs_fs_info *fs_info, u64 subvol,
+			    const struct btrfs_delayed_refs_sim *refs,
+			    struct btrfs_commit_refs *c);
+
+#endif
