@@ -169,13 +169,13 @@ static void print_csum_delete_calc(struct fmt_ctx *fctx, const struct btrfs_csum
 static void print_commit_section(struct fmt_ctx *fctx, const struct btrfs_commit_refs *c)
 {
 	static const char *const why[] = {
-		"leaf split or merge", "new blocks' addresses",
-		"free space cache v1", "extent item growth",
+		"leaf split or merge", "copies did not settle",
+		"free space cache v1",
 	};
-	const char *reasons[4];
+	const char *reasons[BTRFS_COMMIT_INEXACT_REASONS];
 	u32 i, n = 0;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < BTRFS_COMMIT_INEXACT_REASONS; i++)
 		if (c->inexact & (1U << i))
 			reasons[n++] = why[i];
 	fmt_group_start(fctx, "commit", "Tree blocks the commit copies");

@@ -137,13 +137,28 @@ static struct btrfs_commit_head *find_noted(struct btrfs_commit_refs *c, u64 byt
 	return NULL;
 }
 
+/* The inline ref an ADD of @type may add to the extent item */
+static u32 inline_ref_bytes(u8 type)
+{
+	switch (type) {
+	case BTRFS_EXTENT_DATA_REF_KEY:
+		return 1 + sizeof(struct btrfs_extent_data_ref);
+	case BTRFS_SHARED_DATA_REF_KEY:
+		return 1 + 8 + sizeof(struct btrfs_shared_data_ref);
+	default:
+		return 1 + 8;
+	}
+}
+
 static int note_head(struct btrfs_commit_refs *c, u64 bytenr, u64 num_bytes,
-		     u64 level, bool is_data)
+		     u64 level, bool is_data, u64 grow)
 {
 	struct btrfs_commit_head *h = find_noted(c, bytenr);
 
-	if (h)
+	if (h) {
+		h->grow += grow;
 		return 0;
+	}
 	if (c->nr_heads == c->cap_heads) {
 		u64 cap = c->cap_heads ? c->cap_heads * 2 : 64;
 		struct btrfs_commit_head *n = realloc(c->heads, cap * sizeof(*n));
@@ -155,7 +170,7 @@ static int note_head(struct btrfs_commit_refs *c, u64 bytenr, u64 num_bytes,
 	}
 	c->heads[c->nr_heads++] = (struct btrfs_commit_head){
 		.bytenr = bytenr, .num_bytes = num_bytes, .level = level,
-		.is_data = is_data,
+		.is_data = is_data, .grow = grow,
 	};
 	return 0;
 }
@@ -181,7 +196,8 @@ int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
 				r->type == BTRFS_TREE_BLOCK_REF_KEY ||
 				r->type == BTRFS_SHARED_BLOCK_REF_KEY ? r->owner : 0,
 				r->type == BTRFS_EXTENT_DATA_REF_KEY ||
-				r->type == BTRFS_SHARED_DATA_REF_KEY);
+				r->type == BTRFS_SHARED_DATA_REF_KEY,
+				r->ref_mod > 0 ? inline_ref_bytes(r->type) : 0);
 		if (ret)
 			return ret;
 	}
@@ -516,9 +532,12 @@ static int deletion_heads(struct commit_state *st)
 		if (ret < 0)
 			return ret;
 		if ((int64_t)refs + net > 0) {
-			/* the item stays and gains or loses inline refs */
-			if (room < (h->is_data ? 29 : 9) * 2)
-				c->inexact |= BTRFS_COMMIT_INEXACT_GROWTH;
+			/* the item stays and may gain inline refs */
+			if (leaf && h->grow) {
+				ret = leaf_account(st, leaf, room, h->grow, 0);
+				if (ret)
+					return ret;
+			}
 			continue;
 		}
 		if (leaf) {

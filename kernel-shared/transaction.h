@@ -24,13 +24,14 @@ enum btrfs_commit_tree {
 #define BTRFS_COMMIT_INEXACT_SPLIT	(1U << 0)	/* a leaf may split or merge */
 #define BTRFS_COMMIT_INEXACT_ALLOC	(1U << 1)	/* new blocks' items may cross leaves */
 #define BTRFS_COMMIT_INEXACT_NO_FST	(1U << 2)	/* free space cache v1 written */
-#define BTRFS_COMMIT_INEXACT_GROWTH	(1U << 3)	/* extent items change size */
+#define BTRFS_COMMIT_INEXACT_REASONS	3
 
 /* A head the transaction's runs touched, with what it is */
 struct btrfs_commit_head {
 	u64 bytenr;
 	u64 num_bytes;
 	u64 level;			/* tree blocks: the ref's owner */
+	u64 grow;			/* at most this many bytes of inline refs added */
 	bool is_data;
 };
 
