@@ -90,6 +90,7 @@ struct btrfs_sim_items_leaf {
 	struct btrfs_sim_item *items;
 	u32 nr;
 	u32 cap;
+	bool touched;			/* changed, or COWed by a push that was tried */
 };
 
 struct btrfs_sim_group {
@@ -154,5 +155,7 @@ int btrfs_tree_sim_split_item(struct btrfs_tree_sim *ts, const struct btrfs_key 
 
 /* The key offset of a keyed EXTENT_DATA_REF (tree-checker.c) */
 u64 hash_extent_data_ref(u64 root, u64 objectid, u64 offset);
+/* A COW search of @key that changes nothing in the item (an update in place) */
+int btrfs_tree_sim_touch(struct btrfs_tree_sim *ts, const struct btrfs_key *key);
 
 #endif

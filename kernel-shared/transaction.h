@@ -31,8 +31,18 @@ struct btrfs_commit_head {
 	u64 bytenr;
 	u64 num_bytes;
 	u64 level;			/* tree blocks: the ref's owner */
-	u64 grow;			/* at most this many bytes of inline refs added */
 	bool is_data;
+};
+
+/* A ref node as a run of the heads met it (not merged away) */
+struct btrfs_commit_node {
+	u64 bytenr;
+	u64 root_or_parent;
+	u64 owner;
+	u64 offset;
+	int64_t ref_mod;
+	u32 run;			/* 0: the commit's first run, 1: the next */
+	u8 type;
 };
 
 /* What the commit does outside the subvolume trees (transaction.c) */
@@ -41,13 +51,18 @@ struct btrfs_commit_refs {
 	struct btrfs_commit_head *heads;
 	u64 nr_heads;
 	u64 cap_heads;
+	struct btrfs_commit_node *notes;
+	u64 nr_notes;
+	u64 cap_notes;
+	u32 runs;
 	/* the result: btrfs_model_commit_refs() */
 	u64 copies[BTRFS_COMMIT_NR_TREES];
 	u64 copies_total;
 	u64 new_blocks;			/* tree blocks whose METADATA_ITEM goes in */
 	u64 freed_blocks;		/* image tree blocks whose last ref goes */
 	u64 freed_data;			/* data extents whose last ref goes */
-	u64 nodes;			/* tree-block ref nodes: 2 per copy */
+	u64 splits;			/* extent-tree leaves (and roots) made by splits */
+	u64 nodes;			/* tree-block ref nodes: 2 per copy, 1 per split */
 	u64 bytes;			/* nodes * delayed_ref_bytes(1) */
 	u32 inexact;			/* BTRFS_COMMIT_INEXACT_* */
 };
