@@ -189,6 +189,7 @@ static void print_commit_section(struct fmt_ctx *fctx, const struct btrfs_commit
 	fmt_u64(fctx, "new_blocks", "New blocks before them", c->new_blocks);
 	fmt_u64(fctx, "freed_data", "Data extents freed", c->freed_data);
 	fmt_u64(fctx, "freed_blocks", "Tree blocks freed", c->freed_blocks);
+	fmt_u64(fctx, "splits", "Extent leaves split", c->splits);
 	fmt_u64(fctx, "tree_ref_nodes", "Tree-block ref nodes", c->nodes);
 	fmt_size(fctx, "tree_refs", "Tree-block refs", c->bytes);
 	fmt_str_list(fctx, "inexact", "Not exact because", reasons, n);
