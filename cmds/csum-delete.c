@@ -170,7 +170,7 @@ static void print_commit_section(struct fmt_ctx *fctx, const struct btrfs_commit
 {
 	static const char *const why[] = {
 		"leaf split or merge", "copies did not settle",
-		"free space cache v1",
+		"free space cache v1", "quota tree",
 	};
 	const char *reasons[BTRFS_COMMIT_INEXACT_REASONS];
 	u32 i, n = 0;
@@ -186,7 +186,7 @@ static void print_commit_section(struct fmt_ctx *fctx, const struct btrfs_commit
 	fmt_u64(fctx, "root_tree", "Root tree", c->copies[BTRFS_COMMIT_ROOT]);
 	fmt_u64(fctx, "dev_tree", "Device tree", c->copies[BTRFS_COMMIT_DEV]);
 	fmt_u64(fctx, "blocks", "Blocks copied", c->copies_total);
-	fmt_u64(fctx, "new_blocks", "New blocks before them", c->new_blocks);
+	fmt_u64(fctx, "new_blocks", "New subvolume blocks", c->new_blocks);
 	fmt_u64(fctx, "freed_data", "Data extents freed", c->freed_data);
 	fmt_u64(fctx, "freed_blocks", "Tree blocks freed", c->freed_blocks);
 	fmt_u64(fctx, "splits", "Extent leaves split", c->splits);

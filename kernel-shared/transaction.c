@@ -34,6 +34,7 @@
  * cluster).  Behaviour reproduced: 6.7-6.18, measured on 6.18.44.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/transaction.h"
@@ -109,6 +110,16 @@ struct extent_state {
 	bool keyed;			/* refs outside the item, or too many to follow */
 };
 
+/* A head the runs met: its nodes are notes[first, first + nr) once sorted */
+struct commit_head {
+	u64 bytenr;
+	u64 num_bytes;
+	u64 level;			/* tree blocks: the first tree ref's owner */
+	u64 first;
+	u64 nr;
+	bool is_data;
+};
+
 /* One round of the commit: what it searches and what that copies */
 struct commit_state {
 	struct btrfs_fs_info *fs_info;
@@ -126,6 +137,8 @@ struct commit_state {
 	struct u64_set addrs;				/* the new blocks' places */
 	struct ext_ops ops;				/* the extent tree's item changes */
 	struct extent_state es;				/* scratch: one extent item */
+	struct commit_head *heads;			/* by bytenr */
+	u64 nr_heads;
 };
 
 static int set_push(struct u64_set *s, u64 v)
@@ -172,61 +185,33 @@ static void set_free(struct u64_set *s)
 
 void btrfs_commit_refs_release(struct btrfs_commit_refs *c)
 {
-	free(c->heads);
 	free(c->notes);
-	c->heads = NULL;
 	c->notes = NULL;
-	c->nr_heads = c->cap_heads = 0;
 	c->nr_notes = c->cap_notes = 0;
 }
 
-static struct btrfs_commit_head *find_noted(struct btrfs_commit_refs *c, u64 bytenr)
-{
-	u64 i;
-
-	for (i = 0; i < c->nr_heads; i++)
-		if (c->heads[i].bytenr == bytenr)
-			return &c->heads[i];
-	return NULL;
-}
-
-static int note_head(struct btrfs_commit_refs *c, u64 bytenr, u64 num_bytes,
-		     u64 level, bool is_data)
-{
-	if (find_noted(c, bytenr))
-		return 0;
-	if (c->nr_heads == c->cap_heads) {
-		u64 cap = c->cap_heads ? c->cap_heads * 2 : 64;
-		struct btrfs_commit_head *n = realloc(c->heads, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		c->heads = n;
-		c->cap_heads = cap;
-	}
-	c->heads[c->nr_heads++] = (struct btrfs_commit_head){
-		.bytenr = bytenr, .num_bytes = num_bytes, .level = level,
-		.is_data = is_data,
-	};
-	return 0;
-}
-
-static int note_node(struct btrfs_commit_refs *c, const struct btrfs_sim_ref *r)
+static int note_node(struct btrfs_commit_refs *c, const struct btrfs_sim_ref *r,
+		     u64 num_bytes)
 {
 	if (c->nr_notes == c->cap_notes) {
 		u64 cap = c->cap_notes ? c->cap_notes * 2 : 128;
-		struct btrfs_commit_node *n = realloc(c->notes, cap * sizeof(*n));
+		struct btrfs_commit_node *n;
 
+		if (cap > SIZE_MAX / sizeof(*n))
+			return -ENOMEM;
+		n = realloc(c->notes, cap * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		c->notes = n;
 		c->cap_notes = cap;
 	}
-	c->notes[c->nr_notes++] = (struct btrfs_commit_node){
-		.bytenr = r->bytenr, .root_or_parent = r->root_or_parent,
-		.owner = r->owner, .offset = r->offset, .ref_mod = r->ref_mod,
+	c->notes[c->nr_notes] = (struct btrfs_commit_node){
+		.bytenr = r->bytenr, .num_bytes = num_bytes,
+		.root_or_parent = r->root_or_parent, .owner = r->owner,
+		.offset = r->offset, .seq = c->nr_notes, .ref_mod = r->ref_mod,
 		.run = c->runs, .type = r->type,
 	};
+	c->nr_notes++;
 	return 0;
 }
 
@@ -252,10 +237,7 @@ int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
 		if (!r->used || !r->ref_mod)
 			continue;
 		h = btrfs_sim_find_head(refs, r->bytenr);
-		ret = note_head(c, r->bytenr, h ? h->num_bytes : 0,
-				is_data_ref(r->type) ? 0 : r->owner, is_data_ref(r->type));
-		if (!ret)
-			ret = note_node(c, r);
+		ret = note_node(c, r, h ? h->num_bytes : 0);
 		if (ret)
 			return ret;
 	}
@@ -594,7 +576,7 @@ static void parse_inline(const u8 *p, u32 size, bool tree_info, struct extent_st
 	es->keyed = pos != size || seen != es->refs;
 }
 
-static int load_extent(struct commit_state *st, const struct btrfs_commit_head *h,
+static int load_extent(struct commit_state *st, const struct commit_head *h,
 		       struct extent_state *es)
 {
 	struct btrfs_fs_info *fs_info = st->fs_info;
@@ -714,7 +696,7 @@ static int run_drop(struct commit_state *st, struct extent_state *es,
 }
 
 /* The freed extent's csums, free space and block group */
-static int extent_freed(struct commit_state *st, const struct btrfs_commit_head *h)
+static int extent_freed(struct commit_state *st, const struct commit_head *h)
 {
 	if (h->is_data) {
 		st->c->freed_data++;
@@ -734,7 +716,7 @@ static int64_t head_net(const struct btrfs_delayed_refs_sim *refs, u64 bytenr)
 }
 
 /* One image extent's runs: its ADD nodes, then its DROPs, run by run */
-static int image_head(struct commit_state *st, const struct btrfs_commit_head *h)
+static int image_head(struct commit_state *st, const struct commit_head *h)
 {
 	struct btrfs_commit_refs *c = st->c;
 	struct extent_state *es = &st->es;
@@ -750,19 +732,19 @@ static int image_head(struct commit_state *st, const struct btrfs_commit_head *h
 		return 0;
 	}
 	for (run = 0; run < c->runs; run++) {
-		for (i = 0; i < c->nr_notes; i++) {
+		for (i = h->first; i < h->first + h->nr; i++) {
 			const struct btrfs_commit_node *n = &c->notes[i];
 
-			if (n->bytenr == h->bytenr && n->run == run && n->ref_mod > 0) {
+			if (n->run == run && n->ref_mod > 0) {
 				ret = run_add(st, es, n, run);
 				if (ret)
 					return ret;
 			}
 		}
-		for (i = 0; i < c->nr_notes && es->exists; i++) {
+		for (i = h->first; i < h->first + h->nr && es->exists; i++) {
 			const struct btrfs_commit_node *n = &c->notes[i];
 
-			if (n->bytenr == h->bytenr && n->run == run && n->ref_mod < 0) {
+			if (n->run == run && n->ref_mod < 0) {
 				ret = run_drop(st, es, n, run);
 				if (ret == 1)
 					return extent_freed(st, h);
@@ -775,12 +757,12 @@ static int image_head(struct commit_state *st, const struct btrfs_commit_head *h
 }
 
 /* The run in which a new subvolume block's ADD ran */
-static u32 stand_in_run(const struct btrfs_commit_refs *c, u64 bytenr)
+static u32 stand_in_run(const struct btrfs_commit_refs *c, const struct commit_head *h)
 {
 	u64 i;
 
-	for (i = 0; i < c->nr_notes; i++)
-		if (c->notes[i].bytenr == bytenr && c->notes[i].ref_mod > 0)
+	for (i = h->first; i < h->first + h->nr; i++)
+		if (c->notes[i].ref_mod > 0)
 			return c->notes[i].run;
 	return 0;
 }
@@ -879,8 +861,8 @@ static int deletion_heads(struct commit_state *st)
 	u64 i, k = 0;
 	int ret;
 
-	for (i = 0; i < c->nr_heads; i++) {
-		const struct btrfs_commit_head *h = &c->heads[i];
+	for (i = 0; i < st->nr_heads; i++) {
+		const struct commit_head *h = &st->heads[i];
 
 		if (h->bytenr >= STAND_IN_START) {
 			if (head_net(st->refs, h->bytenr) > 0)
@@ -895,12 +877,12 @@ static int deletion_heads(struct commit_state *st)
 	if (ret)
 		return ret;
 	/* stand-ins were handed out in allocation order */
-	for (i = 0; i < c->nr_heads && k < st->addrs.nr; i++) {
-		const struct btrfs_commit_head *h = &c->heads[i];
+	for (i = 0; i < st->nr_heads && k < st->addrs.nr; i++) {
+		const struct commit_head *h = &st->heads[i];
 
 		if (h->bytenr < STAND_IN_START || head_net(st->refs, h->bytenr) <= 0)
 			continue;
-		ret = new_block(st, st->addrs.v[k++], stand_in_run(c, h->bytenr));
+		ret = new_block(st, st->addrs.v[k++], stand_in_run(c, h));
 		if (ret)
 			return ret;
 	}
@@ -1116,6 +1098,59 @@ static int round_keep(struct commit_state *st)
 	return 0;
 }
 
+/* Quotas on: the commit writes the quota tree too, not followed here */
+static int check_quota(struct commit_state *st)
+{
+	struct btrfs_key key = { .objectid = BTRFS_QUOTA_TREE_OBJECTID,
+				 .type = BTRFS_ROOT_ITEM_KEY };
+	struct btrfs_path path = { 0 };
+	int ret;
+
+	ret = btrfs_search_slot(st->fs_info, &st->tree_root, &key, &path, BTRFS_IO_OTHER);
+	btrfs_release_path(&path);
+	if (ret == 0)
+		st->c->inexact |= BTRFS_COMMIT_INEXACT_QUOTA;
+	return ret < 0 ? ret : 0;
+}
+
+static int note_cmp(const void *pa, const void *pb)
+{
+	const struct btrfs_commit_node *a = pa, *b = pb;
+
+	if (a->bytenr != b->bytenr)
+		return a->bytenr < b->bytenr ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The notes sorted by bytenr (then as noted), one head per bytenr */
+static int build_heads(struct commit_state *st)
+{
+	struct btrfs_commit_refs *c = st->c;
+	u64 i;
+
+	if (!c->nr_notes)
+		return 0;
+	qsort(c->notes, c->nr_notes, sizeof(*c->notes), note_cmp);
+	st->heads = calloc(c->nr_notes, sizeof(*st->heads));
+	if (!st->heads)
+		return -ENOMEM;
+	for (i = 0; i < c->nr_notes; i++) {
+		const struct btrfs_commit_node *n = &c->notes[i];
+		struct commit_head *h = st->nr_heads ? &st->heads[st->nr_heads - 1] : NULL;
+
+		if (!h || h->bytenr != n->bytenr) {
+			h = &st->heads[st->nr_heads++];
+			*h = (struct commit_head){
+				.bytenr = n->bytenr, .num_bytes = n->num_bytes,
+				.level = is_data_ref(n->type) ? 0 : n->owner,
+				.first = i, .is_data = is_data_ref(n->type),
+			};
+		}
+		h->nr++;
+	}
+	return 0;
+}
+
 int btrfs_model_commit_refs(struct btrfs_fs_info *fs_info, u64 subvol,
 			    const struct btrfs_delayed_refs_sim *refs,
 			    struct btrfs_commit_refs *c)
@@ -1132,6 +1167,11 @@ int btrfs_model_commit_refs(struct btrfs_fs_info *fs_info, u64 subvol,
 	st->refs = refs;
 	st->subvol = subvol;
 	st->tree_root = btrfs_tree_root_ref(fs_info);
+	ret = build_heads(st);
+	if (!ret)
+		ret = check_quota(st);
+	if (ret)
+		goto out;
 	for (round = 0; round < MAX_ROUNDS; round++) {
 		round_reset(st);
 		ret = commit_round(st);
@@ -1166,6 +1206,7 @@ out:
 	set_free(&st->prev_level);
 	set_free(&st->addrs);
 	free(st->ops.v);
+	free(st->heads);
 	free(st);
 	return ret;
 }

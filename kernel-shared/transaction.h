@@ -24,22 +24,17 @@ enum btrfs_commit_tree {
 #define BTRFS_COMMIT_INEXACT_SPLIT	(1U << 0)	/* a leaf may split or merge */
 #define BTRFS_COMMIT_INEXACT_ALLOC	(1U << 1)	/* new blocks' items may cross leaves */
 #define BTRFS_COMMIT_INEXACT_NO_FST	(1U << 2)	/* free space cache v1 written */
-#define BTRFS_COMMIT_INEXACT_REASONS	3
-
-/* A head the transaction's runs touched, with what it is */
-struct btrfs_commit_head {
-	u64 bytenr;
-	u64 num_bytes;
-	u64 level;			/* tree blocks: the ref's owner */
-	bool is_data;
-};
+#define BTRFS_COMMIT_INEXACT_QUOTA	(1U << 3)	/* btrfs_run_qgroups() writes the quota tree */
+#define BTRFS_COMMIT_INEXACT_REASONS	4
 
 /* A ref node as a run of the heads met it (not merged away) */
 struct btrfs_commit_node {
 	u64 bytenr;
+	u64 num_bytes;			/* its head's */
 	u64 root_or_parent;
 	u64 owner;
 	u64 offset;
+	u64 seq;			/* the order it was noted in */
 	int64_t ref_mod;
 	u32 run;			/* 0: the commit's first run, 1: the next */
 	u8 type;
@@ -48,9 +43,6 @@ struct btrfs_commit_node {
 /* What the commit does outside the subvolume trees (transaction.c) */
 struct btrfs_commit_refs {
 	/* filled while the deletion runs: btrfs_commit_note_refs() */
-	struct btrfs_commit_head *heads;
-	u64 nr_heads;
-	u64 cap_heads;
 	struct btrfs_commit_node *notes;
 	u64 nr_notes;
 	u64 cap_notes;
