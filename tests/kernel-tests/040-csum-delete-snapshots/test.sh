@@ -240,7 +240,13 @@ check_case()
 	echo "$line"
 	commit_cases=$((commit_cases + 1))
 	[ "$cexact" = true ] && [ "$pred" = "$traced" ] && commit_exact=$((commit_exact + 1))
-	echo "$(printf '%-22s' '')tool: $(get "$out" '.commit | "commit copies \(.blocks): extent \(.extent_tree) csum \(.csum_tree) free-space \(.free_space_tree) root \(.root_tree) dev \(.dev_tree)"')"
+	echo "$(printf '%-22s' '')tool: $(get "$out" '.commit | "commit copies \(.blocks): extent \(.extent_tree) csum \(.csum_tree) free-space \(.free_space_tree) root \(.root_tree) dev \(.dev_tree) splits \(.splits)"')"
+	# the trace's copies of the same trees (btrfs_cow_block of root 2, 7,
+	# 10, 1, 4), to tell which tree a difference is in
+	echo "$(printf '%-22s' '')trace: $(awk -v FSID="$fsid" 'index($0, FSID ":") && / btrfs_cow_block: / {
+			r = $0; sub(/.* root=/, "", r); sub(/\(.*/, "", r); n[r]++ }
+		END { printf "commit copies extent %d csum %d free-space %d root %d dev %d",
+			n[2], n[7], n[10], n[1], n[4] }' "$trace")"
 	if [ -n "$mismatch" ]; then
 		if [ "$expect" = layout ] && [ "$tool_copies" != "$trace_copies" ]; then
 			echo "layout-dependent: $name:$mismatch (the kernel copied $trace_copies fs-tree blocks, the model $tool_copies: a node pointer move the model does not replay)"
