@@ -2123,7 +2123,6 @@ int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 		return 0;
 	}
 	g->leaves[leaf]->items[slot].size += grow;
-	g->leaves[leaf]->touched = true;
 	return 0;
 }
 

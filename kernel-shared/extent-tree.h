@@ -135,6 +135,8 @@ int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 			  u32 ins_len, u32 grow);
 int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 			    u32 new_size);
+/* A COW search of @key that changes nothing in the item (an update in place) */
+int btrfs_tree_sim_touch(struct btrfs_tree_sim *ts, const struct btrfs_key *key);
 
 /* What btrfs_tree_sim_neighbours() finds around an absent key */
 struct btrfs_sim_neighbours {
@@ -155,7 +157,5 @@ int btrfs_tree_sim_split_item(struct btrfs_tree_sim *ts, const struct btrfs_key 
 
 /* The key offset of a keyed EXTENT_DATA_REF (tree-checker.c) */
 u64 hash_extent_data_ref(u64 root, u64 objectid, u64 offset);
-/* A COW search of @key that changes nothing in the item (an update in place) */
-int btrfs_tree_sim_touch(struct btrfs_tree_sim *ts, const struct btrfs_key *key);
 
 #endif
