@@ -157,9 +157,42 @@ static void print_csum_delete_calc(struct fmt_ctx *fctx, const struct btrfs_csum
 	fmt_size(fctx, "total_before", "Total before " BTRFS_CSUM_DELETE_CHANGE_STR, c->total_before);
 	if (d) {
 		fmt_size(fctx, "tree_refs", "Tree-block refs", d->totals.tree_ref_bytes);
+		fmt_size(fctx, "commit_tree_refs", "Tree-block refs, commit", d->commit.bytes);
+		fmt_bool(fctx, "commit_tree_refs_exact", "Commit refs exact", !d->commit.inexact);
 		fmt_size(fctx, "reserved", "Reserved (bytes_may_use)", d->reserved);
 		fmt_size(fctx, "peak", "Peak", d->peak);
 	}
+	fmt_group_end(fctx);
+}
+
+/* What the commit copies in the cow-only trees (transaction.c) */
+static void print_commit_section(struct fmt_ctx *fctx, const struct btrfs_commit_refs *c)
+{
+	static const char *const why[] = {
+		"leaf split or merge", "copies did not settle",
+		"free space cache v1", "quota tree",
+	};
+	const char *reasons[BTRFS_COMMIT_INEXACT_REASONS];
+	u32 i, n = 0;
+
+	for (i = 0; i < BTRFS_COMMIT_INEXACT_REASONS; i++)
+		if (c->inexact & (1U << i))
+			reasons[n++] = why[i];
+	fmt_group_start(fctx, "commit", "Tree blocks the commit copies");
+	fmt_u64(fctx, "extent_tree", "Extent tree", c->copies[BTRFS_COMMIT_EXTENT]);
+	fmt_u64(fctx, "csum_tree", "Checksum tree", c->copies[BTRFS_COMMIT_CSUM]);
+	fmt_u64(fctx, "free_space_tree", "Free space tree", c->copies[BTRFS_COMMIT_FREE_SPACE]);
+	fmt_u64(fctx, "block_group_tree", "Block group tree", c->copies[BTRFS_COMMIT_BLOCK_GROUP]);
+	fmt_u64(fctx, "root_tree", "Root tree", c->copies[BTRFS_COMMIT_ROOT]);
+	fmt_u64(fctx, "dev_tree", "Device tree", c->copies[BTRFS_COMMIT_DEV]);
+	fmt_u64(fctx, "blocks", "Blocks copied", c->copies_total);
+	fmt_u64(fctx, "new_blocks", "New subvolume blocks", c->new_blocks);
+	fmt_u64(fctx, "freed_data", "Data extents freed", c->freed_data);
+	fmt_u64(fctx, "freed_blocks", "Tree blocks freed", c->freed_blocks);
+	fmt_u64(fctx, "splits", "Extent leaves split", c->splits);
+	fmt_u64(fctx, "tree_ref_nodes", "Tree-block ref nodes", c->nodes);
+	fmt_size(fctx, "tree_refs", "Tree-block refs", c->bytes);
+	fmt_str_list(fctx, "inexact", "Not exact because", reasons, n);
 	fmt_group_end(fctx);
 }
 
@@ -175,6 +208,7 @@ static void print_deletion_section(struct fmt_ctx *fctx, const struct btrfs_dele
 	fmt_u64(fctx, "data_heads_uncharged", "Data heads without csum charge",
 		d->totals.data_heads_uncharged);
 	fmt_group_end(fctx);
+	print_commit_section(fctx, &d->commit);
 	fmt_group_start(fctx, "reservation", "Reservations of the deletion");
 	fmt_size(fctx, "unlink", "Unlink transaction", d->reserved_unlink);
 	fmt_size(fctx, "evict", "Evict joins", d->reserved_evict);

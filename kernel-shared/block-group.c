@@ -184,6 +184,28 @@ static u64 calc_bytes_super(const struct btrfs_block_group *bg)
 	return bytes;
 }
 
+/*
+ * Whether [@start, @start + @len) meets a range exclude_super_stripes()
+ * keeps from the allocator (the superblock copies, and below 1 MiB).
+ */
+bool btrfs_block_group_super_overlap(const struct btrfs_block_group *bg, u64 start, u64 len)
+{
+	u64 logical[BTRFS_MAX_STRIPES_SUPER];
+	int mirror;
+
+	if (start < BTRFS_SUPER_INFO_OFFSET)
+		return true;
+	for (mirror = 0; mirror < BTRFS_SUPER_MIRROR_MAX; mirror++) {
+		u64 io_size;
+		int nr = rmap_super_copy(bg->map, btrfs_sb_offset(mirror), logical, &io_size);
+
+		while (nr--)
+			if (start < logical[nr] + io_size && logical[nr] < start + len)
+				return true;
+	}
+	return false;
+}
+
 /* The bytes_super a block group on @map would get (a chunk not yet made) */
 u64 btrfs_chunk_map_bytes_super(const struct btrfs_chunk_map *map)
 {

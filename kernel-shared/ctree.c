@@ -1174,6 +1174,7 @@ static int sim_move(struct btrfs_sim_items_leaf *dst, u32 at,
 
 	if (ret)
 		return ret;
+	dst->touched = src->touched = true;
 	memmove(&dst->items[at + nr], &dst->items[at], (dst->nr - at) * sizeof(*dst->items));
 	memcpy(&dst->items[at], &src->items[from], nr * sizeof(*src->items));
 	dst->nr += nr;
@@ -1364,7 +1365,11 @@ static int sim_push_right_items(struct btrfs_tree_sim *ts, struct btrfs_sim_grou
 	left = g->leaves[*leaf];
 	right = g->leaves[*leaf + 1];
 	free_space = sim_free(ts, right);
-	if (free_space < data_size || !left->nr)
+	if (free_space < data_size)
+		return 1;
+	/* push_leaf_right() COWs the sibling before it counts what fits */
+	right->touched = true;
+	if (!left->nr)
 		return 1;
 	if (*slot == left->nr && !empty) {
 		/* past the left's last key: the item goes first into the right */
@@ -1423,6 +1428,8 @@ static int sim_push_left_items(struct btrfs_tree_sim *ts, struct btrfs_sim_group
 	free_space = sim_free(ts, left);
 	if (free_space < data_size)
 		return 1;
+	/* push_leaf_left() COWs the sibling before it counts what fits */
+	left->touched = true;
 	nr = empty ? right->nr : right->nr - 1;
 	if (nr > max_slot)
 		nr = max_slot;
@@ -1629,6 +1636,7 @@ int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_ke
 	ret = sim_lookup(ts, &keys[0], &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
+	g->leaves[leaf]->touched = true;
 	if (found && need + g->leaves[leaf]->items[slot].size > sim_lds(ts))
 		return 1;
 	/*
@@ -1645,6 +1653,7 @@ int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_ke
 	if (found)
 		return 1;
 	l = g->leaves[leaf];
+	l->touched = true;
 	ret = sim_leaf_reserve(l, l->nr + nr);
 	if (ret)
 		return ret;
@@ -1698,6 +1707,21 @@ int btrfs_tree_sim_set_key(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	return 0;
 }
 
+/* The leaf a COW search of @key lands in is copied; nothing moves */
+int btrfs_tree_sim_touch(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+	int ret;
+
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	g->leaves[leaf]->touched = true;
+	return 0;
+}
+
 static int sim_free_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u32 leaf)
 {
 	struct btrfs_sim_items_leaf *l = g->leaves[leaf];
@@ -1742,6 +1766,7 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	if (!found)
 		return 1;
 	l = g->leaves[leaf];
+	l->touched = true;
 	memmove(&l->items[slot], &l->items[slot + 1], (l->nr - slot - 1) * sizeof(*l->items));
 	l->nr--;
 	if (!balance && l->nr)
@@ -1791,6 +1816,8 @@ int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
+	/* the COW search copies the leaf it lands in, found or not */
+	g->leaves[leaf]->touched = true;
 	if (!found)
 		return 1;
 	if (ins_len && sim_free(ts, g->leaves[leaf]) < ins_len) {
@@ -1827,6 +1854,7 @@ int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *k
 		return 1;
 	if (new_size < g->leaves[leaf]->items[slot].size)
 		g->leaves[leaf]->items[slot].size = new_size;
+	g->leaves[leaf]->touched = true;
 	return 0;
 }
 

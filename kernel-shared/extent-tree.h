@@ -90,6 +90,7 @@ struct btrfs_sim_items_leaf {
 	struct btrfs_sim_item *items;
 	u32 nr;
 	u32 cap;
+	bool touched;			/* changed, or COWed by a push that was tried */
 };
 
 struct btrfs_sim_group {
@@ -134,6 +135,8 @@ int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 			  u32 ins_len, u32 grow);
 int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 			    u32 new_size);
+/* A COW search of @key that changes nothing in the item (an update in place) */
+int btrfs_tree_sim_touch(struct btrfs_tree_sim *ts, const struct btrfs_key *key);
 
 /* What btrfs_tree_sim_neighbours() finds around an absent key */
 struct btrfs_sim_neighbours {

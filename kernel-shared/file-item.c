@@ -851,7 +851,9 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	 * far, then btrfs_run_delayed_items() copies the blocks of the dir
 	 * index and of the parent's inode item.
 	 */
-	ret = btrfs_sim_run_all(&ds.refs);
+	ret = btrfs_commit_note_refs(&out->commit, &ds.refs);
+	if (!ret)
+		ret = btrfs_sim_run_all(&ds.refs);
 	if (!ret)
 		ret = deletion_cow_one(&ds, name.parent, BTRFS_DIR_INDEX_KEY,
 				       name.index, 1);
@@ -860,6 +862,14 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	if (ret)
 		goto out;
 
+	/* the commit's runs, then its cow-only trees (transaction.c) */
+	ret = btrfs_commit_note_refs(&out->commit, &ds.refs);
+	if (!ret)
+		ret = btrfs_model_commit_refs(fs_info, sv->root.objectid, &ds.refs,
+					      &out->commit);
+	btrfs_commit_refs_release(&out->commit);
+	if (ret)
+		goto out;
 	btrfs_delayed_refs_sim_totals(&ds.refs, &out->totals);
 	out->peak = ds.refs.peak > 0 ? (u64)ds.refs.peak : 0;
 	out->reserved = out->reserved_unlink + out->reserved_evict + out->refill_bytes;
@@ -868,6 +878,7 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	out->shared_cows = ds.cow.shared_cows;
 	out->full_backref_cows = ds.cow.full_backref_cows;
 out:
+	btrfs_commit_refs_release(&out->commit);
 	btrfs_cow_sim_release(&ds.cow);
 	btrfs_delayed_refs_sim_release(&ds.refs);
 	return ret;

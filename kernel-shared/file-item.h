@@ -10,6 +10,7 @@
 
 #include "kernel-shared/delayed-ref.h"
 #include "kernel-shared/inode.h"
+#include "kernel-shared/transaction.h"
 
 /*
  * Keys seen so far for one file.  Each slot carries the generation it was
@@ -93,6 +94,7 @@ struct btrfs_deletion_model {
 	u64 shared_cows;
 	u64 full_backref_cows;
 	u64 leaves;			/* leaves holding the inode's items */
+	struct btrfs_commit_refs commit;	/* the commit's copies of the other trees */
 	bool preempt_checked;		/* the space infos were there to ask */
 	bool preempt_flush;		/* need_preemptive_reclaim() with it all held */
 };

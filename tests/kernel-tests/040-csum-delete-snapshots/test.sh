@@ -12,6 +12,10 @@
 #   tree_refs  rise by the subvolume trees' tree-block refs
 #   peak       highest running rise (data + tree) before heads run
 #   reserved   METADATA bytes_may_use the rm adds (update_bytes_may_use)
+#   commit     csum_delete.commit_tree_refs: the commit's copies of the
+#              extent, csum, free-space, root and device trees (equal to
+#              the trace's other roots' tree-block refs when the tool says
+#              commit_tree_refs_exact; otherwise the difference is shown)
 # The image state after each rm feeds the next case, so deleting a file
 # from both sides is two cases in either order.  Cases: no snapshot; the
 # original then the snapshot and the reverse; a second file after both; a
@@ -155,6 +159,8 @@ get()
 
 failures=0
 inexact=
+commit_cases=0
+commit_exact=0
 
 # check_case NAME IMG SUBVOL_NAME FILE ROOTS [EXPECT]: predict, trace, compare.
 # EXPECT "exact" (default) fails on any difference and on a preemptive
@@ -217,7 +223,30 @@ check_case()
 	tool_copies=$(get "$out" '.cow.blocks')
 	trace_copies=$(awk '$1 == "fs_cows" { print $2 }' <<< "$got")
 	echo "$(printf '%-22s' '')tool: $(get "$out" '.cow | "copies \(.blocks) shared \(.shared) full_backref \(.full_backref)"')  trace: copies $trace_copies"
-	echo "$(printf '%-22s' '')not predicted: other trees' tree-block refs $(awk '$1 == "other_tree_refs" { print $2 }' <<< "$got")"
+	# the commit's copies of the cow-only trees (formulas.md 14.1): exact
+	# unless the tool says why not
+	pred=$(get "$out" '.csum_delete.commit_tree_refs')
+	traced=$(awk '$1 == "other_tree_refs" { print $2 }' <<< "$got")
+	cexact=$(get "$out" '.csum_delete.commit_tree_refs_exact')
+	line=$(printf '%-22s %-10s %14s %14s' "" commit "$pred" "$traced")
+	if [ "$pred" != "$traced" ]; then
+		line="$line  DIFF $((pred - traced))"
+		if [ "$cexact" = true ]; then
+			mismatch="$mismatch commit_tree_refs"
+		else
+			line="$line  (announced inexact: $(get "$out" '.commit.inexact | join(", ")'))"
+		fi
+	fi
+	echo "$line"
+	commit_cases=$((commit_cases + 1))
+	[ "$cexact" = true ] && [ "$pred" = "$traced" ] && commit_exact=$((commit_exact + 1))
+	echo "$(printf '%-22s' '')tool: $(get "$out" '.commit | "commit copies \(.blocks): extent \(.extent_tree) csum \(.csum_tree) free-space \(.free_space_tree) root \(.root_tree) dev \(.dev_tree) splits \(.splits)"')"
+	# the trace's copies of the same trees (btrfs_cow_block of root 2, 7,
+	# 10, 1, 4), to tell which tree a difference is in
+	echo "$(printf '%-22s' '')trace: $(awk -v FSID="$fsid" 'index($0, FSID ":") && / btrfs_cow_block: / {
+			r = $0; sub(/.* root=/, "", r); sub(/\(.*/, "", r); n[r]++ }
+		END { printf "commit copies extent %d csum %d free-space %d root %d dev %d",
+			n[2], n[7], n[10], n[1], n[4] }' "$trace")"
 	if [ -n "$mismatch" ]; then
 		if [ "$expect" = layout ] && [ "$tool_copies" != "$trace_copies" ]; then
 			echo "layout-dependent: $name:$mismatch (the kernel copied $trace_copies fs-tree blocks, the model $tool_copies: a node pointer move the model does not replay)"
@@ -443,5 +472,6 @@ errs=$("$BTRFS_SPACE" csum-delete --file /f --subvol "$sv" "$TEST_TMP/c12.img" 2
 echo "corrupted extent item: $errs"
 
 [ -z "$inexact" ] || echo "announced inexact cases (preemptive flushing, or a layout the model does not replay):$inexact"
+echo "commit tree-block refs: exact and announced so in $commit_exact of $commit_cases cases"
 [ "$failures" -eq 0 ] || fail "$failures case(s) differ from the kernel"
 echo "all cases equal the kernel's figures"
