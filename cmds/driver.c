@@ -24,6 +24,22 @@ static void print_report(const struct cmd_struct *cmd, const struct cmd_options 
 	fmt_end(&fctx);
 }
 
+/*
+ * The filesystem was refused: with --format json the record goes to
+ * stdout as the command's object, the ERROR line is on stderr already.
+ */
+static void print_refusal(const struct cmd_struct *cmd, const struct cmd_options *opts,
+			  const struct btrfs_fs_info *fs_info)
+{
+	struct fmt_ctx fctx;
+
+	if (opts->format != FMT_JSON || !fs_info->err.err)
+		return;
+	fmt_start(&fctx, stdout, opts->format, opts->units, cmd->token);
+	print_error_record(&fctx, &fs_info->err);
+	fmt_end(&fctx);
+}
+
 /* The positional arguments are missing: a usage error */
 static int missing_argument(const struct cmd_struct *cmd, const struct cmd_spec *spec)
 {
@@ -79,6 +95,8 @@ int cmd_run(const struct cmd_struct *cmd, const struct cmd_options *global,
 			   &fs_info, &opened);
 	if (!ret && spec->report)
 		ret = spec->report(opened, &opts, ctx);
+	if (ret == EXIT_FS_ERROR)
+		print_refusal(cmd, &opts, &fs_info);
 	if (!ret) {
 		print_report(cmd, &opts, spec, opened, ctx);
 		if (spec->verdict)

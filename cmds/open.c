@@ -21,23 +21,31 @@
  * at all, else the reader's own error (which says why a file could not be
  * read as a device: a broken dump, bad compressed data).
  */
-static void print_open_error(const struct btrfs_fs_info *fs_info, int ret,
+static void print_open_error(struct btrfs_fs_info *fs_info, int ret,
 			     const struct btrfs_open_args *args)
 {
-	char msg[512];
+	struct btrfs_error *err = &fs_info->err;
+	char msg[sizeof(err->msg)];
 	int i;
 
 	for (i = 0; i < args->nr_paths; i++) {
 		if (device_explain_not_btrfs(&btrfs_io_format, args->paths[i],
 					     msg, sizeof(msg))) {
-			error("%s", msg);
-			return;
+			/* the record says what the line says, for --format json */
+			memcpy(err->msg, msg, sizeof(msg));
+			err->err = ret;
+			err->loc = BTRFS_ERROR_LOC_NONE;
+			snprintf(err->device, sizeof(err->device), "%s", args->paths[i]);
+			break;
 		}
 	}
-	if (fs_info->err.err)
-		error("%s", fs_info->err.msg);
-	else
-		error("cannot read the filesystem: error %d", ret);
+	if (!err->err) {
+		err->err = ret;
+		err->loc = BTRFS_ERROR_LOC_NONE;
+		snprintf(err->msg, sizeof(err->msg),
+			 "cannot read the filesystem: error %d", ret);
+	}
+	error("%s", err->msg);
 }
 
 static const char *basename_of(const char *path)

@@ -606,3 +606,47 @@ void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
 	fmt_group_end(fctx);
 	fmt_group_end(fctx);
 }
+
+/*
+ * --format json and the filesystem refused: the error record as one
+ * object, so that a pipeline reads where and which field without parsing
+ * the ERROR line (which stays on stderr, the same words).  Only what the
+ * check knew is there.
+ */
+void print_error_record(struct fmt_ctx *fctx, const struct btrfs_error *err)
+{
+	const struct btrfs_error_loc *loc = &err->loc;
+
+	fmt_group_start(fctx, "error", "Error");
+	fmt_u64(fctx, "errno", NULL, err->err < 0 ? -err->err : err->err);
+	fmt_str(fctx, "message", NULL, err->msg);
+	if (err->device[0])
+		fmt_str(fctx, "device", NULL, err->device);
+	if (loc->logical)
+		fmt_u64(fctx, "logical", NULL, loc->logical);
+	if (loc->physical)
+		fmt_u64(fctx, "physical", NULL, loc->physical);
+	if (loc->tree) {
+		fmt_u64(fctx, "tree", NULL, loc->tree);
+		fmt_str(fctx, "tree_name", NULL, btrfs_root_name(loc->tree));
+	}
+	if (loc->slot >= 0)
+		fmt_u64(fctx, "slot", NULL, loc->slot);
+	/* the kernel's mirror_num, as the message's "copy N" */
+	if (loc->mirror >= 0)
+		fmt_u64(fctx, "mirror", NULL, loc->mirror + 1);
+	if (loc->has_key) {
+		fmt_group_start(fctx, "key", NULL);
+		fmt_u64(fctx, "objectid", NULL, loc->key.objectid);
+		fmt_u64(fctx, "type", NULL, loc->key.type);
+		fmt_u64(fctx, "offset", NULL, loc->key.offset);
+		fmt_group_end(fctx);
+	}
+	if (loc->field)
+		fmt_str(fctx, "field", NULL, loc->field);
+	if (loc->has_found || loc->has_values)
+		fmt_u64(fctx, "found", NULL, loc->found);
+	if (loc->has_values)
+		fmt_u64(fctx, "expected", NULL, loc->expected);
+	fmt_group_end(fctx);
+}

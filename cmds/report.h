@@ -8,6 +8,8 @@
 
 /* The printers: every section is written once, for text and JSON alike */
 void print_mode(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info);
+/* The refusal's record, for --format json */
+void print_error_record(struct fmt_ctx *fctx, const struct btrfs_error *err);
 void print_filesystem_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_devices_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_space_info_section(struct fmt_ctx *fctx, const struct space_report *r);

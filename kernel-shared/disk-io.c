@@ -66,9 +66,75 @@ static bool is_power_of_2(u64 n)
 	return n && !(n & (n - 1));
 }
 
-#define super_error(fs_info, path, mirror, fmt, ...)			\
-	btrfs_fs_error(fs_info, -EUCLEAN,				\
+/*
+ * Where a superblock check failed: the device and the copy's offset, and
+ * the superblock member with the value found (and the one expected).
+ */
+static const struct btrfs_error_loc *fill_super_loc(struct btrfs_error_loc *loc,
+						    const char *path, int mirror,
+						    const char *field, bool has_found,
+						    u64 found, bool has_expected,
+						    u64 expected)
+{
+	*loc = BTRFS_ERROR_LOC_NONE;
+	loc->device = path;
+	loc->physical = btrfs_sb_offset(mirror);
+	loc->field = field;
+	loc->has_found = has_found;
+	loc->found = found;
+	loc->has_values = has_expected;
+	loc->expected = expected;
+	return loc;
+}
+
+#define super_loc(path, mirror, field, has_found, found, has_expected, expected) \
+	fill_super_loc(&(struct btrfs_error_loc){ 0 }, (path), (mirror),	\
+		       (field), (has_found), (found), (has_expected), (expected))
+
+#define super_error_at(fs_info, loc, path, mirror, fmt, ...)		\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
 		"superblock copy %d of %s: " fmt, (mirror), (path), ##__VA_ARGS__)
+#define super_error(fs_info, path, mirror, fmt, ...)			\
+	super_error_at(fs_info, super_loc(path, mirror, NULL, false, 0, false, 0), \
+		       path, mirror, fmt, ##__VA_ARGS__)
+/* a member whose value the message quotes in its own form (a checksum) */
+#define super_field_error(fs_info, path, mirror, field, fmt, ...)		\
+	super_error_at(fs_info, super_loc(path, mirror, field, false, 0, false, 0), \
+		       path, mirror, fmt, ##__VA_ARGS__)
+#define super_found_error(fs_info, path, mirror, field, found, fmt, ...)	\
+	super_error_at(fs_info, super_loc(path, mirror, field, true, found, false, 0), \
+		       path, mirror, fmt, ##__VA_ARGS__)
+#define super_value_error(fs_info, path, mirror, field, found, expected, fmt, ...) \
+	super_error_at(fs_info, super_loc(path, mirror, field, true, found, true,	\
+					  expected),				\
+		       path, mirror, fmt, ##__VA_ARGS__)
+
+/* The first of the three roots not on a sector, for the error record */
+static const char *unaligned_root(const struct btrfs_super_block *sb,
+				  u32 sectorsize, u64 *bytenr)
+{
+	*bytenr = btrfs_super_root(sb);
+	if (*bytenr % sectorsize)
+		return "root";
+	*bytenr = btrfs_super_chunk_root(sb);
+	if (*bytenr % sectorsize)
+		return "chunk_root";
+	*bytenr = btrfs_super_log_root(sb);
+	return "log_root";
+}
+
+/* The first of the three root levels out of range, for the error record */
+static const char *bad_root_level(const struct btrfs_super_block *sb, u64 *level)
+{
+	*level = btrfs_super_root_level(sb);
+	if (*level >= BTRFS_MAX_LEVEL)
+		return "root_level";
+	*level = btrfs_super_chunk_root_level(sb);
+	if (*level >= BTRFS_MAX_LEVEL)
+		return "chunk_root_level";
+	*level = btrfs_super_log_root_level(sb);
+	return "log_root_level";
+}
 
 static int check_super_sizes(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_super_block *sb,
@@ -76,33 +142,42 @@ static int check_super_sizes(struct btrfs_fs_info *fs_info,
 {
 	u32 sectorsize = btrfs_super_sectorsize(sb);
 	u32 nodesize = btrfs_super_nodesize(sb);
+	u64 value;
 
 	if (!is_power_of_2(sectorsize) || sectorsize < BTRFS_MIN_BLOCKSIZE ||
 	    sectorsize > BTRFS_MAX_METADATA_BLOCKSIZE)
-		return super_error(fs_info, path, mirror,
+		return super_found_error(fs_info, path, mirror,
+			"sectorsize", sectorsize,
 			"invalid sectorsize %u, expect a power of 2 in [4096, 65536]",
 			sectorsize);
 	if (!is_power_of_2(nodesize) || nodesize < sectorsize ||
 	    nodesize > BTRFS_MAX_METADATA_BLOCKSIZE)
-		return super_error(fs_info, path, mirror,
+		return super_found_error(fs_info, path, mirror,
+			"nodesize", nodesize,
 			"invalid nodesize %u, expect a power of 2 in [%u, 65536]",
 			nodesize, sectorsize);
 	if (nodesize != btrfs_super_leafsize(sb))
-		return super_error(fs_info, path, mirror,
+		return super_value_error(fs_info, path, mirror,
+			"leafsize", btrfs_super_leafsize(sb), nodesize,
 			"invalid leafsize %u, expect nodesize %u",
 			btrfs_super_leafsize(sb), nodesize);
 	/* only the power of two is checked: mkfs writes the sector size */
 	if (!is_power_of_2(btrfs_super_stripesize(sb)))
-		return super_error(fs_info, path, mirror, "invalid stripesize %u",
-			btrfs_super_stripesize(sb));
+		return super_found_error(fs_info, path, mirror,
+			"stripesize", btrfs_super_stripesize(sb),
+			"invalid stripesize %u", btrfs_super_stripesize(sb));
 	if (btrfs_super_root(sb) % sectorsize ||
 	    btrfs_super_chunk_root(sb) % sectorsize ||
-	    btrfs_super_log_root(sb) % sectorsize)
-		return super_error(fs_info, path, mirror,
+	    btrfs_super_log_root(sb) % sectorsize) {
+		const char *field = unaligned_root(sb, sectorsize, &value);
+
+		return super_found_error(fs_info, path, mirror,
+			field, value,
 			"tree root %llu, chunk root %llu or log root %llu not aligned to sectorsize %u",
 			(unsigned long long)btrfs_super_root(sb),
 			(unsigned long long)btrfs_super_chunk_root(sb),
 			(unsigned long long)btrfs_super_log_root(sb), sectorsize);
+	}
 	return 0;
 }
 
@@ -111,26 +186,35 @@ static int check_super_counts(struct btrfs_fs_info *fs_info,
 			      const char *path, int mirror)
 {
 	u32 array_size = btrfs_super_sys_array_size(sb);
+	u64 value;
 
 	if (btrfs_super_root_level(sb) >= BTRFS_MAX_LEVEL ||
 	    btrfs_super_chunk_root_level(sb) >= BTRFS_MAX_LEVEL ||
-	    btrfs_super_log_root_level(sb) >= BTRFS_MAX_LEVEL)
-		return super_error(fs_info, path, mirror,
+	    btrfs_super_log_root_level(sb) >= BTRFS_MAX_LEVEL) {
+		const char *field = bad_root_level(sb, &value);
+
+		return super_found_error(fs_info, path, mirror,
+			field, value,
 			"invalid root level %u, chunk root level %u or log root level %u, max %d",
 			btrfs_super_root_level(sb), btrfs_super_chunk_root_level(sb),
 			btrfs_super_log_root_level(sb), BTRFS_MAX_LEVEL - 1);
+	}
 	if (btrfs_super_num_devices(sb) == 0)
-		return super_error(fs_info, path, mirror, "number of devices is 0");
+		return super_found_error(fs_info, path, mirror, "num_devices", 0,
+			"number of devices is 0");
 	if (btrfs_super_total_bytes(sb) == 0)
-		return super_error(fs_info, path, mirror, "total_bytes is 0");
+		return super_found_error(fs_info, path, mirror, "total_bytes", 0,
+			"total_bytes is 0");
 	if (btrfs_super_bytes_used(sb) < 6ULL * btrfs_super_nodesize(sb))
-		return super_error(fs_info, path, mirror,
+		return super_found_error(fs_info, path, mirror,
+			"bytes_used", btrfs_super_bytes_used(sb),
 			"bytes_used is too small %llu, expect at least %llu",
 			(unsigned long long)btrfs_super_bytes_used(sb),
 			6ULL * btrfs_super_nodesize(sb));
 	if (array_size > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE ||
 	    array_size < sizeof(struct btrfs_disk_key) + sizeof(struct btrfs_chunk))
-		return super_error(fs_info, path, mirror,
+		return super_found_error(fs_info, path, mirror,
+			"sys_chunk_array_size", array_size,
 			"system chunk array size %u, expect [%zu, %u]", array_size,
 			sizeof(struct btrfs_disk_key) + sizeof(struct btrfs_chunk),
 			BTRFS_SYSTEM_CHUNK_ARRAY_SIZE);
@@ -146,24 +230,29 @@ static int check_super_features(struct btrfs_fs_info *fs_info,
 	u64 compat_ro = btrfs_super_compat_ro_flags(sb);
 
 	if (flags & ~BTRFS_SUPER_FLAG_SUPP)
-		return super_error(fs_info, path, mirror,
+		return super_found_error(fs_info, path, mirror,
+			"flags", flags,
 			"unrecognized or unsupported super flag 0x%llx",
 			(unsigned long long)(flags & ~BTRFS_SUPER_FLAG_SUPP));
 	if (incompat & ~BTRFS_FEATURE_INCOMPAT_SUPP)
-		return super_error(fs_info, path, mirror,
+		return super_found_error(fs_info, path, mirror,
+			"incompat_flags", incompat,
 			"unsupported incompat features 0x%llx",
 			(unsigned long long)(incompat & ~BTRFS_FEATURE_INCOMPAT_SUPP));
 	if (compat_ro & ~BTRFS_FEATURE_COMPAT_RO_SUPP)
-		return super_error(fs_info, path, mirror,
+		return super_found_error(fs_info, path, mirror,
+			"compat_ro_flags", compat_ro,
 			"unsupported compat_ro features 0x%llx",
 			(unsigned long long)(compat_ro & ~BTRFS_FEATURE_COMPAT_RO_SUPP));
 	if ((compat_ro & BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE) &&
 	    (!(compat_ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE) ||
 	     !(incompat & BTRFS_FEATURE_INCOMPAT_NO_HOLES)))
-		return super_error(fs_info, path, mirror,
+		return super_found_error(fs_info, path, mirror,
+			"compat_ro_flags", compat_ro,
 			"block-group-tree feature requires free-space-tree and no-holes");
 	if (incompat & BTRFS_FEATURE_INCOMPAT_ZONED)
-		return super_error(fs_info, path, mirror,
+		return super_found_error(fs_info, path, mirror,
+			"incompat_flags", incompat,
 			"zoned filesystems are not supported by this reader yet");
 	return 0;
 }
@@ -183,15 +272,17 @@ int btrfs_validate_super(struct btrfs_fs_info *fs_info,
 			"%s: no btrfs superblock (bad magic) at offset %llu",
 			path, (unsigned long long)btrfs_sb_offset(mirror));
 	if (!csum_algo_valid(csum_type))
-		return super_error(fs_info, path, mirror,
+		return super_found_error(fs_info, path, mirror,
+			"csum_type", csum_type,
 			"unsupported checksum type %u", csum_type);
 	if (!csum_matches(csum_type, (const u8 *)sb, BTRFS_SUPER_INFO_SIZE,
 			  wanted, found))
-		return super_error(fs_info, path, mirror,
+		return super_field_error(fs_info, path, mirror, "csum",
 			"%s checksum mismatch, stored %s computed %s",
 			csum_algo_name(csum_type), wanted, found);
 	if (btrfs_super_bytenr(sb) != btrfs_sb_offset(mirror))
-		return super_error(fs_info, path, mirror,
+		return super_value_error(fs_info, path, mirror,
+			"bytenr", btrfs_super_bytenr(sb), btrfs_sb_offset(mirror),
 			"super bytenr %llu, expect %llu",
 			(unsigned long long)btrfs_super_bytenr(sb),
 			(unsigned long long)btrfs_sb_offset(mirror));
@@ -312,8 +403,13 @@ static void init_fs_from_super(struct btrfs_fs_info *fs_info,
 static int check_scanned_super(struct btrfs_fs_info *fs_info,
 			       const struct btrfs_super_block *sb, const char *path)
 {
+	struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
+
+	loc.device = path;
+	loc.physical = btrfs_sb_offset(0);
 	if (btrfs_super_flags(sb) & BTRFS_SUPER_FLAG_CHANGING_FSID_V2)
-		return btrfs_fs_error(fs_info, -EAGAIN,
+		return btrfs_fs_error_at(fs_info, -EAGAIN,
+			btrfs_loc_found(&loc, "flags", btrfs_super_flags(sb)),
 			"device %s has incomplete metadata_uuid change, please use btrfstune to complete",
 			path);
 	return 0;
@@ -442,6 +538,7 @@ static const struct btrfs_error_loc *value_loc(struct btrfs_error_loc *loc,
 					       u64 expected)
 {
 	loc->field = field;
+	loc->has_found = true;
 	loc->has_values = true;
 	loc->found = found;
 	loc->expected = expected;
@@ -589,6 +686,7 @@ static void record_read_failure(struct btrfs_fs_info *fs_info, u64 bytenr,
 				const struct bad_copies *bad, int copies)
 {
 	char msg[sizeof(fs_info->err.msg)];
+	struct btrfs_error_loc first;
 	int i, n, kept = bad->nr < BAD_COPIES_KEPT ? bad->nr : BAD_COPIES_KEPT;
 	int share;
 
@@ -602,9 +700,13 @@ static void record_read_failure(struct btrfs_fs_info *fs_info, u64 bytenr,
 			btrfs_root_name(check->root), (unsigned long long)bytenr);
 		return;
 	}
+	/* the record's device was copied out of its loc: put it back */
+	first = bad->err[0].loc;
+	if (bad->err[0].device[0])
+		first.device = bad->err[0].device;
 	if (copies == 1) {
-		btrfs_fs_error_at(fs_info, bad->err[0].err, &bad->err[0].loc,
-				  "%s", bad->err[0].msg);
+		btrfs_fs_error_at(fs_info, bad->err[0].err, &first, "%s",
+				  bad->err[0].msg);
 		return;
 	}
 	n = snprintf(msg, sizeof(msg), "all %d copies bad", copies);
@@ -613,7 +715,7 @@ static void record_read_failure(struct btrfs_fs_info *fs_info, u64 bytenr,
 	for (i = 0; i < kept && n < (int)sizeof(msg); i++)
 		n += snprintf(msg + n, sizeof(msg) - n, "; copy %d: %.*s",
 			      bad->mirror[i] + 1, share, bad->err[i].msg);
-	btrfs_fs_error_at(fs_info, bad->err[0].err, &bad->err[0].loc, "%s", msg);
+	btrfs_fs_error_at(fs_info, bad->err[0].err, &first, "%s", msg);
 }
 
 /*
@@ -915,6 +1017,7 @@ static int check_device_totals(struct btrfs_fs_info *fs_info)
 {
 	u64 super_total = btrfs_super_total_bytes(&fs_info->super);
 	u64 super_devices = btrfs_super_num_devices(&fs_info->super);
+	struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
 	u64 dev_items = 0;
 	u32 i;
 
@@ -926,7 +1029,8 @@ static int check_device_totals(struct btrfs_fs_info *fs_info)
 			(unsigned long long)super_devices,
 			(unsigned long long)dev_items);
 	if (super_total < fs_info->total_rw_bytes)
-		return btrfs_fs_error(fs_info, -EINVAL,
+		return btrfs_fs_error_at(fs_info, -EINVAL,
+			btrfs_loc_found(&loc, "total_bytes", super_total),
 			"super_total_bytes %llu mismatch with fs_devices total_rw_bytes %llu",
 			(unsigned long long)super_total,
 			(unsigned long long)fs_info->total_rw_bytes);
@@ -992,10 +1096,15 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 		 * to this filesystem, so it never does.
 		 */
 		if (memcmp(dev->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE)) {
+			struct btrfs_error_loc seed_loc = BTRFS_ERROR_LOC_NONE;
+
 			if (allow_degraded)
 				continue;
 			uuid_unparse(dev->fsid, uuid);
-			return btrfs_fs_error(fs_info, -ENOENT,
+			/* the dev item's fsid: the chunk tree's DEV_ITEM of devid */
+			seed_loc.tree = BTRFS_CHUNK_TREE_OBJECTID;
+			return btrfs_fs_error_at(fs_info, -ENOENT,
+				btrfs_loc_field(&seed_loc, "fsid"),
 				"failed to find fsid %s when attempting to open seed devices (the dev item of devid %llu names it; btrfs-space is given this filesystem's devices only)",
 				uuid, (unsigned long long)dev->devid);
 		}

@@ -29,9 +29,38 @@ static int record_error(struct btrfs_fs_info *fs_info, int err,
 		return err;
 	rec->err = err;
 	rec->loc = loc ? *loc : BTRFS_ERROR_LOC_NONE;
+	snprintf(rec->device, sizeof(rec->device), "%s",
+		 rec->loc.device ? rec->loc.device : "");
+	rec->loc.device = NULL;
 	vsnprintf(rec->msg, sizeof(rec->msg), fmt, ap);
 	one_line(rec->msg);
 	return err;
+}
+
+const struct btrfs_error_loc *btrfs_loc_field(struct btrfs_error_loc *loc,
+					      const char *field)
+{
+	loc->field = field;
+	return loc;
+}
+
+const struct btrfs_error_loc *btrfs_loc_found(struct btrfs_error_loc *loc,
+					      const char *field, u64 found)
+{
+	loc->field = field;
+	loc->has_found = true;
+	loc->found = found;
+	return loc;
+}
+
+const struct btrfs_error_loc *btrfs_loc_value(struct btrfs_error_loc *loc,
+					      const char *field, u64 found,
+					      u64 expected)
+{
+	btrfs_loc_found(loc, field, found);
+	loc->has_values = true;
+	loc->expected = expected;
+	return loc;
 }
 
 int btrfs_fs_error(struct btrfs_fs_info *fs_info, int err, const char *fmt, ...)

@@ -18,7 +18,7 @@ struct btrfs_fs_info;
  * 0 (slot and mirror -1, device NULL) for what it does not.
  */
 struct btrfs_error_loc {
-	const char *device;		/* the device read: valid while it is open */
+	const char *device;		/* the device read: valid during the check only */
 	u64 logical;			/* tree block or range start */
 	u64 physical;
 	u64 tree;			/* owner objectid */
@@ -27,10 +27,12 @@ struct btrfs_error_loc {
 	bool has_key;
 	struct btrfs_key key;
 	/*
-	 * The on-disk field a check compared (NULL for none), the value
-	 * found and the one expected, where the check wants one value.
+	 * The on-disk field a check read (NULL for none), the value found
+	 * (has_found), and the one expected where the check wants one value
+	 * (has_values: found and expected both).
 	 */
 	const char *field;
+	bool has_found;
 	bool has_values;
 	u64 found;
 	u64 expected;
@@ -43,10 +45,25 @@ struct btrfs_error_loc {
 struct btrfs_error {
 	int err;
 	char msg[512];
+	/* loc.device is copied to device (and cleared): paths outlive no check */
+	char device[256];
 	struct btrfs_error_loc loc;
 };
 
 #define BTRFS_ERROR_LOC_NONE	((struct btrfs_error_loc){ .slot = -1, .mirror = -1 })
+
+/*
+ * Builders for the checks outside the tree checker: @loc where the
+ * caller filled what it knows, plus the field and the value found (and
+ * the one expected).  Return @loc.
+ */
+const struct btrfs_error_loc *btrfs_loc_field(struct btrfs_error_loc *loc,
+					      const char *field);
+const struct btrfs_error_loc *btrfs_loc_found(struct btrfs_error_loc *loc,
+					      const char *field, u64 found);
+const struct btrfs_error_loc *btrfs_loc_value(struct btrfs_error_loc *loc,
+					      const char *field, u64 found,
+					      u64 expected);
 
 /* Records @err with its message unless an error is already recorded; returns @err */
 __attribute__ ((cold, format (printf, 3, 4)))

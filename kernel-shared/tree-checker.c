@@ -62,43 +62,62 @@ static const struct btrfs_error_loc *fill_block_loc(struct btrfs_error_loc *loc,
 
 #define block_loc(eb, nr)	fill_block_loc(&(struct btrfs_error_loc){ 0 }, (eb), (nr))
 
-/* The same, with the field checked, the value found and the one expected */
-static const struct btrfs_error_loc *fill_value_loc(struct btrfs_error_loc *loc,
+/*
+ * The same, with the on-disk field the check read and the value found;
+ * with @has_expected the one value it wanted too (a range or an alignment
+ * is in the message only).
+ */
+static const struct btrfs_error_loc *fill_field_loc(struct btrfs_error_loc *loc,
 						    const struct btrfs_tree_block *eb,
-						    int slot, const char *field,
-						    u64 found, u64 expected)
+						    int slot, const char *field, u64 found,
+						    bool has_expected, u64 expected)
 {
 	fill_block_loc(loc, eb, slot);
 	loc->field = field;
-	loc->has_values = true;
+	loc->has_found = true;
 	loc->found = found;
-	loc->expected = expected;
+	loc->has_values = has_expected;
+	loc->expected = has_expected ? expected : 0;
 	return loc;
 }
 
+#define found_loc(eb, nr, field, found)						\
+	fill_field_loc(&(struct btrfs_error_loc){ 0 }, (eb), (nr), (field),	\
+		       (found), false, 0)
 #define value_loc(eb, nr, field, found, expected)				\
-	fill_value_loc(&(struct btrfs_error_loc){ 0 }, (eb), (nr), (field),	\
-		       (found), (expected))
+	fill_field_loc(&(struct btrfs_error_loc){ 0 }, (eb), (nr), (field),	\
+		       (found), true, (expected))
 
-#define leaf_error(fs_info, eb, slot, fmt, ...)				\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, block_loc(eb, slot),	\
+/*
+ * Each family prints the kernel's prefix (generic_err(), dev_item_err(),
+ * extent_err(), dir_item_err(), file_extent_err(), block_group_err()) and
+ * comes in three forms: X_error() with where, X_found_error() with the
+ * field and the value found, X_value_error() with the value expected too.
+ */
+#define leaf_error_at(fs_info, loc, eb, slot, fmt, ...)			\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
 		"corrupt leaf: root=%llu block=%llu slot=%d, " fmt,	\
 		(unsigned long long)(eb)->owner,			\
 		(unsigned long long)(eb)->start, (slot), ##__VA_ARGS__)
-
-/* leaf_error() of a field that must hold one value */
+#define leaf_error(fs_info, eb, slot, fmt, ...)				\
+	leaf_error_at(fs_info, block_loc(eb, slot), eb, slot, fmt, ##__VA_ARGS__)
+#define leaf_found_error(fs_info, eb, slot, field, found, fmt, ...)	\
+	leaf_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
+		      fmt, ##__VA_ARGS__)
 #define leaf_value_error(fs_info, eb, slot, field, found, expected, fmt, ...)	\
-	btrfs_fs_error_at(fs_info, -EUCLEAN,					\
-		value_loc(eb, slot, field, found, expected),			\
-		"corrupt leaf: root=%llu block=%llu slot=%d, " fmt,		\
-		(unsigned long long)(eb)->owner,				\
-		(unsigned long long)(eb)->start, (slot), ##__VA_ARGS__)
+	leaf_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
+		      eb, slot, fmt, ##__VA_ARGS__)
 
-#define node_error(fs_info, eb, slot, fmt, ...)				\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, block_loc(eb, slot),	\
+#define node_error_at(fs_info, loc, eb, slot, fmt, ...)			\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
 		"corrupt node: root=%llu block=%llu slot=%d, " fmt,	\
 		(unsigned long long)(eb)->owner,			\
 		(unsigned long long)(eb)->start, (slot), ##__VA_ARGS__)
+#define node_error(fs_info, eb, slot, fmt, ...)				\
+	node_error_at(fs_info, block_loc(eb, slot), eb, slot, fmt, ##__VA_ARGS__)
+#define node_found_error(fs_info, eb, slot, field, found, fmt, ...)	\
+	node_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
+		      fmt, ##__VA_ARGS__)
 
 /* Out of line: only a corrupted block gets here */
 __attribute__((noinline, cold))
@@ -167,12 +186,18 @@ static int check_leaf_chunk(struct btrfs_fs_info *fs_info,
 }
 
 /* dev_item_err(): names the key objectid as "devid", and has no comma */
-#define dev_item_error(fs_info, eb, slot, key, fmt, ...)		\
-	btrfs_fs_error(fs_info, -EUCLEAN,				\
-		"corrupt leaf: root=%llu block=%llu slot=%d devid=%llu " fmt, \
-		(unsigned long long)(eb)->owner,			\
-		(unsigned long long)(eb)->start, (slot),		\
-		(unsigned long long)(key)->objectid, ##__VA_ARGS__)
+#define dev_item_error_at(fs_info, loc, eb, slot, key, fmt, ...)		\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc), "corrupt leaf: root=%llu block=%llu slot=%d devid=%llu " fmt,		\
+		(unsigned long long)(eb)->owner, (unsigned long long)(eb)->start, (slot), (unsigned long long)(key)->objectid, ##__VA_ARGS__)
+#define dev_item_error(fs_info, eb, slot, key, fmt, ...)			\
+	dev_item_error_at(fs_info, block_loc(eb, slot), eb, slot, key, fmt,	\
+			##__VA_ARGS__)
+#define dev_item_found_error(fs_info, eb, slot, key, field, found, fmt, ...)	\
+	dev_item_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
+			key, fmt, ##__VA_ARGS__)
+#define dev_item_value_error(fs_info, eb, slot, key, field, found, expected, fmt, ...) \
+	dev_item_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
+			eb, slot, key, fmt, ##__VA_ARGS__)
 
 static int check_dev_item(struct btrfs_fs_info *fs_info,
 			  const struct btrfs_tree_block *eb, int slot,
@@ -182,22 +207,26 @@ static int check_dev_item(struct btrfs_fs_info *fs_info,
 	u32 size;
 
 	if (key->objectid != BTRFS_DEV_ITEMS_OBJECTID)
-		return dev_item_error(fs_info, eb, slot, key,
+		return dev_item_value_error(fs_info, eb, slot, key,
+			"key.objectid", key->objectid, BTRFS_DEV_ITEMS_OBJECTID,
 			"invalid objectid: has=%llu expect=%llu",
 			(unsigned long long)key->objectid,
 			(unsigned long long)BTRFS_DEV_ITEMS_OBJECTID);
 	item = btrfs_item_ptr(eb, slot, &size);
 	if (size != sizeof(*item))
-		return dev_item_error(fs_info, eb, slot, key,
+		return dev_item_value_error(fs_info, eb, slot, key,
+			"item size", size, sizeof(*item),
 			"invalid item size: has %u expect %zu", size, sizeof(*item));
 	if (btrfs_stack_device_id(item) != key->offset)
-		return dev_item_error(fs_info, eb, slot, key,
+		return dev_item_value_error(fs_info, eb, slot, key,
+			"devid", btrfs_stack_device_id(item), key->offset,
 			"devid mismatch: key has=%llu item has=%llu",
 			(unsigned long long)key->offset,
 			(unsigned long long)btrfs_stack_device_id(item));
 	/* total_bytes itself is 0 while a device is being removed */
 	if (btrfs_stack_device_bytes_used(item) > btrfs_stack_device_total_bytes(item))
-		return dev_item_error(fs_info, eb, slot, key,
+		return dev_item_found_error(fs_info, eb, slot, key,
+			"bytes_used", btrfs_stack_device_bytes_used(item),
 			"invalid bytes used: have %llu expect [0, %llu]",
 			(unsigned long long)btrfs_stack_device_bytes_used(item),
 			(unsigned long long)btrfs_stack_device_total_bytes(item));
@@ -225,16 +254,19 @@ static int check_dev_extent_fields(struct btrfs_fs_info *fs_info,
 			(unsigned long long)btrfs_stack_dev_extent_chunk_objectid(de),
 			(unsigned long long)BTRFS_FIRST_CHUNK_TREE_OBJECTID);
 	if (key->offset % sectorsize)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"key.offset", key->offset,
 			"invalid dev extent key.offset, has %llu not aligned to %u",
 			(unsigned long long)key->offset, sectorsize);
 	if (btrfs_stack_dev_extent_chunk_offset(de) % sectorsize)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"chunk_offset", btrfs_stack_dev_extent_chunk_offset(de),
 			"invalid dev extent chunk offset, has %llu not aligned to %u",
 			(unsigned long long)btrfs_stack_dev_extent_chunk_offset(de),
 			sectorsize);
 	if (btrfs_stack_dev_extent_length(de) % sectorsize)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"length", btrfs_stack_dev_extent_length(de),
 			"invalid dev extent length, has %llu not aligned to %u",
 			(unsigned long long)btrfs_stack_dev_extent_length(de),
 			sectorsize);
@@ -270,7 +302,8 @@ static int check_dev_extent(struct btrfs_fs_info *fs_info,
 	prev_de = btrfs_item_ptr(eb, slot - 1, &size);
 	prev_len = btrfs_stack_dev_extent_length(prev_de);
 	if (prev->offset + prev_len > key->offset)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"key.offset", key->offset,
 			"dev extent overlap, prev offset %llu len %llu current offset %llu",
 			(unsigned long long)prev->offset,
 			(unsigned long long)prev_len,
@@ -290,13 +323,16 @@ static int check_root_key(struct btrfs_fs_info *fs_info,
 			  const struct btrfs_key *key)
 {
 	if (key->objectid == BTRFS_TREE_RELOC_OBJECTID && !is_fstree(key->offset))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"key.offset", key->offset,
 			"invalid reloc tree for root %lld, root id is not a subvolume tree",
 			(long long)key->offset);
 	if (key->objectid == 0)
-		return leaf_error(fs_info, eb, slot, "invalid root id 0");
+		return leaf_found_error(fs_info, eb, slot, "key.objectid", 0,
+					"invalid root id 0");
 	if (key->objectid == BTRFS_TREE_RELOC_OBJECTID && key->offset == 0)
-		return leaf_error(fs_info, eb, slot, "invalid root id 0 for reloc tree");
+		return leaf_found_error(fs_info, eb, slot, "key.offset", 0,
+					"invalid root id 0 for reloc tree");
 	return 0;
 }
 
@@ -311,16 +347,19 @@ static int check_root_generations(struct btrfs_fs_info *fs_info,
 	const u64 max_gen = fs_info->generation + 1;
 
 	if (btrfs_root_generation(ri) > max_gen)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"generation", btrfs_root_generation(ri),
 			"invalid root generation, have %llu expect (0, %llu]",
 			(unsigned long long)btrfs_root_generation(ri),
 			(unsigned long long)max_gen);
 	if (gen_v2 > max_gen)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"generation_v2", gen_v2,
 			"invalid root v2 generation, have %llu expect (0, %llu]",
 			(unsigned long long)gen_v2, (unsigned long long)max_gen);
 	if (btrfs_root_last_snapshot(ri) > max_gen)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"last_snapshot", btrfs_root_last_snapshot(ri),
 			"invalid root last_snapshot, have %llu expect (0, %llu]",
 			(unsigned long long)btrfs_root_last_snapshot(ri),
 			(unsigned long long)max_gen);
@@ -347,7 +386,8 @@ static int check_root_item(struct btrfs_fs_info *fs_info,
 		return ret;
 	ri = btrfs_item_ptr(eb, slot, &size);
 	if (size != sizeof(*ri) && size != sizeof(ri->head))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"item size", size,
 			"invalid root item size, have %u expect %zu or %zu",
 			size, sizeof(*ri), sizeof(ri->head));
 	ret = check_root_generations(fs_info, eb, slot, &ri->head,
@@ -355,20 +395,24 @@ static int check_root_item(struct btrfs_fs_info *fs_info,
 	if (ret)
 		return ret;
 	if (!sector_aligned(fs_info, btrfs_root_bytenr(&ri->head)))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"bytenr", btrfs_root_bytenr(&ri->head),
 			"invalid root bytenr, have %llu expect to be aligned to %u",
 			(unsigned long long)btrfs_root_bytenr(&ri->head),
 			fs_info->sectorsize);
 	if (btrfs_root_level(&ri->head) >= BTRFS_MAX_LEVEL)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"level", btrfs_root_level(&ri->head),
 			"invalid root level, have %u expect [0, %u]",
 			btrfs_root_level(&ri->head), BTRFS_MAX_LEVEL - 1);
 	if (btrfs_root_drop_level(&ri->head) >= BTRFS_MAX_LEVEL)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"drop_level", btrfs_root_drop_level(&ri->head),
 			"invalid root level, have %u expect [0, %u]",
 			btrfs_root_drop_level(&ri->head), BTRFS_MAX_LEVEL - 1);
 	if (btrfs_root_flags(&ri->head) & ~valid_flags)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"flags", btrfs_root_flags(&ri->head),
 			"invalid root flags, have 0x%llx expect mask 0x%llx",
 			(unsigned long long)btrfs_root_flags(&ri->head),
 			(unsigned long long)valid_flags);
@@ -390,12 +434,18 @@ static inline u64 extent_error_len(const struct btrfs_fs_info *fs_info,
 	return key->offset;
 }
 
+#define extent_error_at(fs_info, loc, eb, slot, key, fmt, ...)		\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc), "corrupt leaf: block=%llu slot=%d extent bytenr=%llu len=%llu " fmt,		\
+		(unsigned long long)(eb)->start, (slot), (unsigned long long)(key)->objectid, (unsigned long long)extent_error_len(fs_info, key), ##__VA_ARGS__)
 #define extent_error(fs_info, eb, slot, key, fmt, ...)			\
-	btrfs_fs_error(fs_info, -EUCLEAN,				\
-		"corrupt leaf: block=%llu slot=%d extent bytenr=%llu len=%llu " fmt, \
-		(unsigned long long)(eb)->start, (slot),		\
-		(unsigned long long)(key)->objectid,			\
-		(unsigned long long)extent_error_len(fs_info, key), ##__VA_ARGS__)
+	extent_error_at(fs_info, block_loc(eb, slot), eb, slot, key, fmt,	\
+			##__VA_ARGS__)
+#define extent_found_error(fs_info, eb, slot, key, field, found, fmt, ...)	\
+	extent_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
+			key, fmt, ##__VA_ARGS__)
+#define extent_value_error(fs_info, eb, slot, key, field, found, expected, fmt, ...) \
+	extent_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
+			eb, slot, key, fmt, ##__VA_ARGS__)
 
 /* What the key alone says: alignment, level, the skinny feature */
 static int check_extent_key(struct btrfs_fs_info *fs_info,
@@ -404,15 +454,17 @@ static int check_extent_key(struct btrfs_fs_info *fs_info,
 {
 	if (key->type == BTRFS_METADATA_ITEM_KEY &&
 	    !btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot, "key.type", key->type,
 			"invalid key type, METADATA_ITEM type invalid when SKINNY_METADATA feature disabled");
 	if (!sector_aligned(fs_info, key->objectid))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"key.objectid", key->objectid,
 			"invalid key objectid, have %llu expect to be aligned to %u",
 			(unsigned long long)key->objectid, fs_info->sectorsize);
 	/* key.offset is the tree level for a METADATA_ITEM */
 	if (key->type == BTRFS_METADATA_ITEM_KEY && key->offset >= BTRFS_MAX_LEVEL)
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"key.offset", key->offset,
 			"invalid tree level, have %llu expect [0, %u]",
 			(unsigned long long)key->offset, BTRFS_MAX_LEVEL - 1);
 	return 0;
@@ -431,32 +483,38 @@ static int check_extent_head(struct btrfs_fs_info *fs_info,
 	u64 flags = btrfs_stack_extent_flags(ei);
 
 	if (btrfs_stack_extent_generation(ei) > fs_info->generation + 1)
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"generation", btrfs_stack_extent_generation(ei),
 			"invalid generation, have %llu expect (0, %llu]",
 			(unsigned long long)btrfs_stack_extent_generation(ei),
 			(unsigned long long)fs_info->generation + 1);
 	if ((flags & kinds) != BTRFS_EXTENT_FLAG_DATA &&
 	    (flags & kinds) != BTRFS_EXTENT_FLAG_TREE_BLOCK)
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"flags", flags,
 			"invalid extent flag, have 0x%llx expect 1 bit set in 0x%llx",
 			(unsigned long long)flags, (unsigned long long)kinds);
 	if (flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) {
 		if (key->type == BTRFS_EXTENT_ITEM_KEY && key->offset != fs_info->nodesize)
-			return extent_error(fs_info, eb, slot, key,
-				"invalid extent length, have %llu expect %u",
+			return extent_value_error(fs_info, eb, slot, key,
+				"key.offset", key->offset, fs_info->nodesize,
+			"invalid extent length, have %llu expect %u",
 				(unsigned long long)key->offset, fs_info->nodesize);
 		return 0;
 	}
 	if (key->type != BTRFS_EXTENT_ITEM_KEY)
-		return extent_error(fs_info, eb, slot, key,
+		return extent_value_error(fs_info, eb, slot, key,
+			"key.type", key->type, BTRFS_EXTENT_ITEM_KEY,
 			"invalid key type, have %u expect %u for data backref",
 			key->type, BTRFS_EXTENT_ITEM_KEY);
 	if (!sector_aligned(fs_info, key->offset))
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"key.offset", key->offset,
 			"invalid extent length, have %llu expect aligned to %u",
 			(unsigned long long)key->offset, fs_info->sectorsize);
 	if (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"flags", flags,
 			"invalid extent flag, data has full backref set");
 	return 0;
 }
@@ -528,18 +586,22 @@ static int check_inline_data_ref(struct btrfs_fs_info *fs_info,
 
 	*seq = hash_extent_data_ref(root, objectid, offset);
 	if (!is_valid_dref_root(root))
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"root", root,
 			"invalid data ref root value %llu", (unsigned long long)root);
 	if (objectid < BTRFS_FIRST_FREE_OBJECTID || objectid > BTRFS_LAST_FREE_OBJECTID)
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"objectid", objectid,
 			"invalid data ref objectid value %llu",
 			(unsigned long long)objectid);
 	if (!sector_aligned(fs_info, offset))
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"offset", offset,
 			"invalid data ref offset, have %llu expect aligned to %u",
 			(unsigned long long)offset, fs_info->sectorsize);
 	if (!btrfs_stack_extent_data_ref_count(dref))
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"count", 0,
 			"invalid data ref count, should have non-zero value");
 	*refs += btrfs_stack_extent_data_ref_count(dref);
 	return 0;
@@ -567,7 +629,7 @@ static int check_inline_ref(struct btrfs_fs_info *fs_info,
 		return 0;
 	case BTRFS_SHARED_BLOCK_REF_KEY:
 		if (!sector_aligned(fs_info, offset))
-			return extent_error(fs_info, eb, slot, key,
+			return extent_found_error(fs_info, eb, slot, key, "offset", offset,
 				"invalid tree parent bytenr, have %llu expect aligned to %u",
 				(unsigned long long)offset, fs_info->sectorsize);
 		*refs += 1;
@@ -577,18 +639,21 @@ static int check_inline_ref(struct btrfs_fs_info *fs_info,
 				(const void *)((const u8 *)iref + 1), seq, refs);
 	case BTRFS_SHARED_DATA_REF_KEY:
 		if (!sector_aligned(fs_info, offset))
-			return extent_error(fs_info, eb, slot, key,
-				"invalid data parent bytenr, have %llu expect aligned to %u",
+			return extent_found_error(fs_info, eb, slot, key,
+				"offset", offset,
+			"invalid data parent bytenr, have %llu expect aligned to %u",
 				(unsigned long long)offset, fs_info->sectorsize);
 		if (!btrfs_stack_shared_data_ref_count(sref))
-			return extent_error(fs_info, eb, slot, key,
-				"invalid shared data ref count, should have non-zero value");
+			return extent_found_error(fs_info, eb, slot, key,
+				"count", 0,
+			"invalid shared data ref count, should have non-zero value");
 		*refs += btrfs_stack_shared_data_ref_count(sref);
 		return 0;
 	case BTRFS_EXTENT_OWNER_REF_KEY:
 		return 0;
 	default:
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"type", type,
 			"unknown inline ref type: %u", type);
 	}
 }
@@ -631,14 +696,16 @@ static int check_inline_refs(struct btrfs_fs_info *fs_info,
 		if (ret)
 			return ret;
 		if (type < last_type)
-			return extent_error(fs_info, eb, slot, key,
-				"inline ref out-of-order: has type %u, prev type %u",
+			return extent_found_error(fs_info, eb, slot, key,
+				"type", type,
+			"inline ref out-of-order: has type %u, prev type %u",
 				type, last_type);
 		if (type > last_type)
 			last_seq = (u64)-1;
 		if (seq > last_seq)
-			return extent_error(fs_info, eb, slot, key,
-				"inline ref out-of-order: has type %u offset %llu seq 0x%llx, prev type %u seq 0x%llx",
+			return extent_found_error(fs_info, eb, slot, key,
+				"offset", btrfs_stack_extent_inline_ref_offset(iref),
+			"inline ref out-of-order: has type %u offset %llu seq 0x%llx, prev type %u seq 0x%llx",
 				type, (unsigned long long)btrfs_stack_extent_inline_ref_offset(iref),
 				(unsigned long long)seq, last_type,
 				(unsigned long long)last_seq);
@@ -699,7 +766,7 @@ static int check_extent_item(struct btrfs_fs_info *fs_info,
 		return ret;
 	ei = btrfs_item_ptr(eb, slot, &size);
 	if (size < sizeof(*ei))
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key, "item size", size,
 			"invalid item size, have %u expect [%zu, %u)",
 			size, sizeof(*ei), btrfs_leaf_data_size(fs_info->nodesize));
 	ret = check_extent_head(fs_info, eb, slot, key, ei);
@@ -716,11 +783,13 @@ static int check_extent_item(struct btrfs_fs_info *fs_info,
 		 * and then finds the refs start past the item's end.
 		 */
 		if ((size_t)(end - p) < sizeof(*info))
-			return extent_error(fs_info, eb, slot, key,
+			return extent_found_error(fs_info, eb, slot, key,
+				"item size", size,
 				"invalid extent item size, padding bytes found");
 		if (btrfs_stack_tree_block_level(info) >= BTRFS_MAX_LEVEL)
-			return extent_error(fs_info, eb, slot, key,
-				"invalid tree block info level, have %u expect [0, %u]",
+			return extent_found_error(fs_info, eb, slot, key,
+				"level", btrfs_stack_tree_block_level(info),
+			"invalid tree block info level, have %u expect [0, %u]",
 				btrfs_stack_tree_block_level(info), BTRFS_MAX_LEVEL - 1);
 		p += sizeof(*info);
 	}
@@ -728,7 +797,8 @@ static int check_extent_item(struct btrfs_fs_info *fs_info,
 	if (ret)
 		return ret;
 	if (refs > btrfs_stack_extent_refs(ei))
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"refs", btrfs_stack_extent_refs(ei),
 			"invalid extent refs, have %llu expect >= inline %llu",
 			(unsigned long long)btrfs_stack_extent_refs(ei),
 			(unsigned long long)refs);
@@ -741,20 +811,31 @@ static int check_extent_item(struct btrfs_fs_info *fs_info,
  * file_extent_err()) between the slot and the comma; @key is the key of
  * the slot reported.
  */
-#define dir_item_error(fs_info, eb, slot, key, fmt, ...)		\
-	btrfs_fs_error(fs_info, -EUCLEAN,				\
-		"corrupt leaf: root=%llu block=%llu slot=%d ino=%llu, " fmt, \
-		(unsigned long long)(eb)->owner,			\
-		(unsigned long long)(eb)->start, (slot),		\
-		(unsigned long long)(key)->objectid, ##__VA_ARGS__)
+#define dir_item_error_at(fs_info, loc, eb, slot, key, fmt, ...)		\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc), "corrupt leaf: root=%llu block=%llu slot=%d ino=%llu, " fmt,		\
+		(unsigned long long)(eb)->owner, (unsigned long long)(eb)->start, (slot), (unsigned long long)(key)->objectid, ##__VA_ARGS__)
+#define dir_item_error(fs_info, eb, slot, key, fmt, ...)			\
+	dir_item_error_at(fs_info, block_loc(eb, slot), eb, slot, key, fmt,	\
+			##__VA_ARGS__)
+#define dir_item_found_error(fs_info, eb, slot, key, field, found, fmt, ...)	\
+	dir_item_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
+			key, fmt, ##__VA_ARGS__)
+#define dir_item_value_error(fs_info, eb, slot, key, field, found, expected, fmt, ...) \
+	dir_item_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
+			eb, slot, key, fmt, ##__VA_ARGS__)
 
-#define file_extent_error(fs_info, eb, slot, key, fmt, ...)		\
-	btrfs_fs_error(fs_info, -EUCLEAN,				\
-		"corrupt leaf: root=%llu block=%llu slot=%d ino=%llu file_offset=%llu, " fmt, \
-		(unsigned long long)(eb)->owner,			\
-		(unsigned long long)(eb)->start, (slot),		\
-		(unsigned long long)(key)->objectid,			\
-		(unsigned long long)(key)->offset, ##__VA_ARGS__)
+#define file_extent_error_at(fs_info, loc, eb, slot, key, fmt, ...)		\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc), "corrupt leaf: root=%llu block=%llu slot=%d ino=%llu file_offset=%llu, " fmt,		\
+		(unsigned long long)(eb)->owner, (unsigned long long)(eb)->start, (slot), (unsigned long long)(key)->objectid, (unsigned long long)(key)->offset, ##__VA_ARGS__)
+#define file_extent_error(fs_info, eb, slot, key, fmt, ...)			\
+	file_extent_error_at(fs_info, block_loc(eb, slot), eb, slot, key, fmt,	\
+			##__VA_ARGS__)
+#define file_extent_found_error(fs_info, eb, slot, key, field, found, fmt, ...)	\
+	file_extent_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
+			key, fmt, ##__VA_ARGS__)
+#define file_extent_value_error(fs_info, eb, slot, key, field, found, expected, fmt, ...) \
+	file_extent_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
+			eb, slot, key, fmt, ##__VA_ARGS__)
 
 /* An item's offset in the block, as the kernel prints pointers into a leaf */
 static unsigned long item_block_offset(const struct btrfs_tree_block *eb, int slot)
@@ -788,8 +869,9 @@ static int check_prev_ino(struct btrfs_fs_info *fs_info,
 {
 	if (slot == 0 || !is_fstree(eb->owner) || key->objectid == prev->objectid)
 		return 0;
-	return dir_item_error(fs_info, eb, slot, key,
-		"invalid previous key objectid, have %llu expect %llu",
+	return dir_item_value_error(fs_info, eb, slot, key,
+		"key.objectid", prev->objectid, key->objectid,
+			"invalid previous key objectid, have %llu expect %llu",
 		(unsigned long long)prev->objectid,
 		(unsigned long long)key->objectid);
 }
@@ -810,8 +892,9 @@ static int check_inode_key(struct btrfs_fs_info *fs_info,
 
 	if (item_key->type == BTRFS_XATTR_ITEM_KEY) {
 		if (key->objectid || key->type || key->offset)
-			return dir_item_error(fs_info, eb, slot, item_key,
-				"invalid location key for xattr, have (%llu %u %llu) expect (0 0 0)",
+			return dir_item_found_error(fs_info, eb, slot, item_key,
+				"location.objectid", key->objectid,
+			"invalid location key for xattr, have (%llu %u %llu) expect (0 0 0)",
 				(unsigned long long)key->objectid, key->type,
 				(unsigned long long)key->offset);
 		return 0;
@@ -821,14 +904,16 @@ static int check_inode_key(struct btrfs_fs_info *fs_info,
 	    key->objectid != BTRFS_ROOT_TREE_DIR_OBJECTID &&
 	    key->objectid != BTRFS_FREE_INO_OBJECTID) {
 		if (is_inode_item)
-			return leaf_error(fs_info, eb, slot,
-				"invalid key objectid: has %llu expect %llu or [%llu, %llu] or %llu",
+			return leaf_found_error(fs_info, eb, slot,
+				"key.objectid", key->objectid,
+			"invalid key objectid: has %llu expect %llu or [%llu, %llu] or %llu",
 				(unsigned long long)key->objectid,
 				(unsigned long long)BTRFS_ROOT_TREE_DIR_OBJECTID,
 				(unsigned long long)BTRFS_FIRST_FREE_OBJECTID,
 				(unsigned long long)BTRFS_LAST_FREE_OBJECTID,
 				(unsigned long long)BTRFS_FREE_INO_OBJECTID);
-		return dir_item_error(fs_info, eb, slot, item_key,
+		return dir_item_found_error(fs_info, eb, slot, item_key,
+			"location.objectid", key->objectid,
 			"invalid location key objectid: has %llu expect %llu or [%llu, %llu] or %llu",
 			(unsigned long long)key->objectid,
 			(unsigned long long)BTRFS_ROOT_TREE_DIR_OBJECTID,
@@ -838,10 +923,12 @@ static int check_inode_key(struct btrfs_fs_info *fs_info,
 	}
 	if (key->offset) {
 		if (is_inode_item)
-			return dir_item_error(fs_info, eb, slot, item_key,
-				"invalid key offset: has %llu expect 0",
+			return dir_item_value_error(fs_info, eb, slot, item_key,
+				"key.offset", key->offset, 0,
+			"invalid key offset: has %llu expect 0",
 				(unsigned long long)key->offset);
-		return dir_item_error(fs_info, eb, slot, item_key,
+		return dir_item_value_error(fs_info, eb, slot, item_key,
+			"location.offset", key->offset, 0,
 			"invalid location key offset:has %llu expect 0",
 			(unsigned long long)key->offset);
 	}
@@ -858,10 +945,12 @@ static int check_location_root_key(struct btrfs_fs_info *fs_info,
 				   const struct btrfs_key *key)
 {
 	if (key->objectid == 0)
-		return dir_item_error(fs_info, eb, slot, item_key,
+		return dir_item_found_error(fs_info, eb, slot, item_key,
+			"location.objectid", 0,
 			"invalid location key root id 0");
 	if (!is_fstree(key->objectid))
-		return dir_item_error(fs_info, eb, slot, item_key,
+		return dir_item_found_error(fs_info, eb, slot, item_key,
+			"location.objectid", key->objectid,
 			"invalid location key objectid, have %llu expect [%llu, %llu]",
 			(unsigned long long)key->objectid,
 			(unsigned long long)BTRFS_FIRST_FREE_OBJECTID,
@@ -881,8 +970,9 @@ static int check_dir_location(struct btrfs_fs_info *fs_info,
 		return check_location_root_key(fs_info, eb, slot, key, &loc);
 	if (loc.type == BTRFS_INODE_ITEM_KEY || loc.type == 0)
 		return check_inode_key(fs_info, eb, slot, key, &loc);
-	return dir_item_error(fs_info, eb, slot, key,
-		"invalid location key type, have %u, expect %u or %u",
+	return dir_item_found_error(fs_info, eb, slot, key,
+		"location.type", loc.type,
+			"invalid location key type, have %u, expect %u or %u",
 		loc.type, BTRFS_ROOT_ITEM_KEY, BTRFS_INODE_ITEM_KEY);
 }
 
@@ -892,15 +982,18 @@ static int check_dir_type(struct btrfs_fs_info *fs_info,
 			  const struct btrfs_key *key, u8 dir_type)
 {
 	if (dir_type <= BTRFS_FT_UNKNOWN || dir_type >= BTRFS_FT_MAX)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key,
+			"type", dir_type,
 			"invalid dir item type, have %u expect (0, %u)",
 			dir_type, BTRFS_FT_MAX);
 	if (key->type == BTRFS_XATTR_ITEM_KEY && dir_type != BTRFS_FT_XATTR)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_value_error(fs_info, eb, slot, key,
+			"type", dir_type, BTRFS_FT_XATTR,
 			"invalid dir item type for XATTR key, have %u expect %u",
 			dir_type, BTRFS_FT_XATTR);
 	if (dir_type == BTRFS_FT_XATTR && key->type != BTRFS_XATTR_ITEM_KEY)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key,
+			"type", dir_type,
 			"xattr dir type found for non-XATTR key");
 	return 0;
 }
@@ -922,7 +1015,8 @@ static int check_dir_entry(struct btrfs_fs_info *fs_info,
 	int ret;
 
 	if ((u64)cur + sizeof(*di) > item_size)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key,
+			"item size", item_size,
 			"dir item header crosses item boundary, have %zu boundary %u",
 			cur + sizeof(*di), item_size);
 	ret = check_dir_location(fs_info, eb, slot, key, di);
@@ -936,19 +1030,23 @@ static int check_dir_entry(struct btrfs_fs_info *fs_info,
 	name_len = btrfs_stack_dir_name_len(di);
 	data_len = btrfs_stack_dir_data_len(di);
 	if (name_len > max_name_len)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key,
+			"name_len", name_len,
 			"dir item name len too long, have %u max %u",
 			name_len, max_name_len);
 	if (name_len + data_len > max_size)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key,
+			"name_len", name_len + data_len,
 			"dir item name and data len too long, have %u max %u",
 			name_len + data_len, max_size);
 	if (data_len && dir_type != BTRFS_FT_XATTR)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_value_error(fs_info, eb, slot, key,
+			"data_len", data_len, 0,
 			"dir item with invalid data len, have %u expect 0", data_len);
 	*total = sizeof(*di) + name_len + data_len;
 	if (cur + *total > item_size)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key,
+			"item size", item_size,
 			"dir item data crosses item boundary, have %u boundary %u",
 			cur + *total, item_size);
 	/* DIR_INDEX is keyed by the index; the others by the name's hash */
@@ -956,8 +1054,9 @@ static int check_dir_entry(struct btrfs_fs_info *fs_info,
 		u32 hash = btrfs_name_hash((const char *)(di + 1), name_len);
 
 		if (key->offset != hash)
-			return dir_item_error(fs_info, eb, slot, key,
-				"name hash mismatch with key, have 0x%016x expect 0x%016llx",
+			return dir_item_value_error(fs_info, eb, slot, key,
+				"key.offset", key->offset, hash,
+			"name hash mismatch with key, have 0x%016x expect 0x%016llx",
 				hash, (unsigned long long)key->offset);
 	}
 	return 0;
@@ -1021,34 +1120,41 @@ static int check_inode_item(struct btrfs_fs_info *fs_info,
 		return ret;
 	ii = btrfs_item_ptr(eb, slot, &size);
 	if (size != sizeof(*ii))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_value_error(fs_info, eb, slot,
+			"item size", size, sizeof(*ii),
 			"invalid item size: has %u expect %zu", size, sizeof(*ii));
 	if (btrfs_stack_inode_generation(ii) > max_gen)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key,
+			"generation", btrfs_stack_inode_generation(ii),
 			"invalid inode generation: has %llu expect (0, %llu]",
 			(unsigned long long)btrfs_stack_inode_generation(ii),
 			(unsigned long long)max_gen);
 	/* mkfs may leave the root tree dir's transid 0 */
 	if (btrfs_stack_inode_transid(ii) > max_gen)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key,
+			"transid", btrfs_stack_inode_transid(ii),
 			"invalid inode transid: has %llu expect [0, %llu]",
 			(unsigned long long)btrfs_stack_inode_transid(ii),
 			(unsigned long long)max_gen);
 	mode = btrfs_stack_inode_mode(ii);
 	if (mode & ~valid_mask)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key,
+			"mode", mode,
 			"unknown mode bit detected: 0x%x", mode & ~valid_mask);
 	if (!inode_mode_type_valid(mode))
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key,
+			"mode", mode,
 			"invalid mode: has 0%o expect valid S_IF* bit(s)",
 			mode & BTRFS_S_IFMT);
 	if (btrfs_mode_is(mode, BTRFS_S_IFDIR) && btrfs_stack_inode_nlink(ii) > 1)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key,
+			"nlink", btrfs_stack_inode_nlink(ii),
 			"invalid nlink: has %u expect no more than 1 for dir",
 			btrfs_stack_inode_nlink(ii));
 	flags = (u32)btrfs_stack_inode_flags(ii);
 	if (flags & ~BTRFS_INODE_FLAG_MASK)
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key,
+			"flags", flags,
 			"unknown incompat flags detected: 0x%x", flags);
 	return 0;
 }
@@ -1073,7 +1179,7 @@ static int check_inode_ref(struct btrfs_fs_info *fs_info,
 	btrfs_item_ptr(eb, slot, &size);
 	/* A name is never empty, so a bare header is too small */
 	if (size <= sizeof(struct btrfs_inode_ref))
-		return dir_item_error(fs_info, eb, slot, key,
+		return dir_item_found_error(fs_info, eb, slot, key, "item size", size,
 			"invalid item size, have %u expect (%zu, %u)",
 			size, sizeof(struct btrfs_inode_ref),
 			btrfs_leaf_data_size(fs_info->nodesize));
@@ -1151,8 +1257,9 @@ static int check_fe_aligned(struct btrfs_fs_info *fs_info,
 {
 	if (sector_aligned(fs_info, value))
 		return 0;
-	return file_extent_error(fs_info, eb, slot, key,
-		"invalid %s for file extent, have %llu, should be aligned to %u",
+	return file_extent_found_error(fs_info, eb, slot, key,
+		name, value,
+			"invalid %s for file extent, have %llu, should be aligned to %u",
 		name, (unsigned long long)value, fs_info->sectorsize);
 }
 
@@ -1177,7 +1284,8 @@ static int check_reg_file_extent(struct btrfs_fs_info *fs_info,
 		return -EUCLEAN;
 	if (__builtin_add_overflow(btrfs_stack_file_extent_num_bytes(fi),
 				   key->offset, &end))
-		return file_extent_error(fs_info, eb, slot, key,
+		return file_extent_found_error(fs_info, eb, slot, key,
+			"num_bytes", btrfs_stack_file_extent_num_bytes(fi),
 			"extent end overflow, have file offset %llu extent num bytes %llu",
 			(unsigned long long)key->offset,
 			(unsigned long long)btrfs_stack_file_extent_num_bytes(fi));
@@ -1203,7 +1311,8 @@ static int check_file_extent_overlap(struct btrfs_fs_info *fs_info,
 	prev_fi = btrfs_item_ptr(eb, slot - 1, &size);
 	prev_end = file_extent_end(fs_info, prev, prev_fi);
 	if (prev_end > key->offset)
-		return file_extent_error(fs_info, eb, slot - 1, prev,
+		return file_extent_found_error(fs_info, eb, slot - 1, prev,
+			"extent end", prev_end,
 			"file extent end range (%llu) goes beyond start offset (%llu) of the next file extent",
 			(unsigned long long)prev_end, (unsigned long long)key->offset);
 	return 0;
@@ -1219,13 +1328,15 @@ static int check_inline_file_extent(struct btrfs_fs_info *fs_info,
 			   btrfs_stack_file_extent_ram_bytes(fi);
 
 	if (key->offset)
-		return file_extent_error(fs_info, eb, slot, key,
+		return file_extent_value_error(fs_info, eb, slot, key,
+			"key.offset", key->offset, 0,
 			"invalid file_offset for inline file extent, have %llu expect 0",
 			(unsigned long long)key->offset);
 	if (btrfs_stack_file_extent_compression(fi) != BTRFS_COMPRESS_NONE)
 		return 0;
 	if (size != expect)
-		return file_extent_error(fs_info, eb, slot, key,
+		return file_extent_value_error(fs_info, eb, slot, key,
+			"item size", size, expect,
 			"invalid ram_bytes for uncompressed inline extent, have %u expect %llu",
 			size, (unsigned long long)expect);
 	return 0;
@@ -1242,7 +1353,8 @@ static int check_extent_data_item(struct btrfs_fs_info *fs_info,
 	int ret;
 
 	if (!sector_aligned(fs_info, key->offset))
-		return file_extent_error(fs_info, eb, slot, key,
+		return file_extent_found_error(fs_info, eb, slot, key,
+			"key.offset", key->offset,
 			"unaligned file_offset for file extent, have %llu should be aligned to %u",
 			(unsigned long long)key->offset, fs_info->sectorsize);
 	ret = check_prev_ino(fs_info, eb, slot, key, prev);
@@ -1251,25 +1363,29 @@ static int check_extent_data_item(struct btrfs_fs_info *fs_info,
 	fi = btrfs_item_ptr(eb, slot, &size);
 	/* The kernel's upper bound in this message is a fixed 4 KiB */
 	if (size < BTRFS_FILE_EXTENT_INLINE_DATA_START)
-		return file_extent_error(fs_info, eb, slot, key,
+		return file_extent_found_error(fs_info, eb, slot, key, "item size", size,
 			"invalid item size, have %u expect [%zu, %u)",
 			size, BTRFS_FILE_EXTENT_INLINE_DATA_START, 4096U);
 	if (btrfs_stack_file_extent_type(fi) >= BTRFS_NR_FILE_EXTENT_TYPES)
-		return file_extent_error(fs_info, eb, slot, key,
+		return file_extent_found_error(fs_info, eb, slot, key,
+			"type", btrfs_stack_file_extent_type(fi),
 			"invalid type for file extent, have %u expect range [0, %u]",
 			btrfs_stack_file_extent_type(fi), BTRFS_NR_FILE_EXTENT_TYPES - 1);
 	if (btrfs_stack_file_extent_compression(fi) >= BTRFS_NR_COMPRESS_TYPES)
-		return file_extent_error(fs_info, eb, slot, key,
+		return file_extent_found_error(fs_info, eb, slot, key,
+			"compression", btrfs_stack_file_extent_compression(fi),
 			"invalid compression for file extent, have %u expect range [0, %u]",
 			btrfs_stack_file_extent_compression(fi), BTRFS_NR_COMPRESS_TYPES - 1);
 	if (btrfs_stack_file_extent_encryption(fi))
-		return file_extent_error(fs_info, eb, slot, key,
+		return file_extent_value_error(fs_info, eb, slot, key,
+			"encryption", btrfs_stack_file_extent_encryption(fi), 0,
 			"invalid encryption for file extent, have %u expect 0",
 			btrfs_stack_file_extent_encryption(fi));
 	if (btrfs_stack_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE)
 		return check_inline_file_extent(fs_info, eb, slot, key, fi, size);
 	if (size != sizeof(*fi))
-		return file_extent_error(fs_info, eb, slot, key,
+		return file_extent_value_error(fs_info, eb, slot, key,
+			"item size", size, sizeof(*fi),
 			"invalid item size for reg/prealloc file extent, have %u expect %zu",
 			size, sizeof(*fi));
 	ret = check_reg_file_extent(fs_info, eb, slot, key, fi);
@@ -1291,12 +1407,14 @@ static int check_csum_item(struct btrfs_fs_info *fs_info,
 	u64 prev_end;
 
 	if (key->objectid != BTRFS_EXTENT_CSUM_OBJECTID)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_value_error(fs_info, eb, slot,
+			"key.objectid", key->objectid, BTRFS_EXTENT_CSUM_OBJECTID,
 			"invalid key objectid for csum item, have %llu expect %llu",
 			(unsigned long long)key->objectid,
 			(unsigned long long)BTRFS_EXTENT_CSUM_OBJECTID);
 	if (!sector_aligned(fs_info, key->offset))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"key.offset", key->offset,
 			"unaligned key offset for csum item, have %llu should be aligned to %u",
 			(unsigned long long)key->offset, fs_info->sectorsize);
 	btrfs_item_ptr(eb, slot, &size);
@@ -1304,7 +1422,8 @@ static int check_csum_item(struct btrfs_fs_info *fs_info,
 	if (!csum_size)
 		return 0;
 	if (size % csum_size)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"item size", size,
 			"unaligned item size for csum item, have %u should be aligned to %u",
 			size, csum_size);
 	if (slot == 0 || prev->type != BTRFS_EXTENT_CSUM_KEY)
@@ -1312,7 +1431,8 @@ static int check_csum_item(struct btrfs_fs_info *fs_info,
 	btrfs_item_ptr(eb, slot - 1, &prev_size);
 	prev_end = prev->offset + (u64)(prev_size / csum_size) * fs_info->sectorsize;
 	if (prev_end > key->offset)
-		return leaf_error(fs_info, eb, slot - 1,
+		return leaf_found_error(fs_info, eb, slot - 1,
+			"csum end", prev_end,
 			"csum end range (%llu) goes beyond the start range (%llu) of the next csum item",
 			(unsigned long long)prev_end, (unsigned long long)key->offset);
 	return 0;
@@ -1338,20 +1458,23 @@ static int check_simple_keyed_refs(struct btrfs_fs_info *fs_info,
 		if (off + sizeof(count) <= eb->len)
 			memcpy(&count, eb->data + off, sizeof(count));
 		if (!count)
-			return extent_error(fs_info, eb, slot, key,
-				"invalid shared data backref count, should have non-zero value");
+			return extent_found_error(fs_info, eb, slot, key,
+				"count", 0,
+			"invalid shared data backref count, should have non-zero value");
 		expect = sizeof(struct btrfs_shared_data_ref);
 	}
 	if (size != expect)
-		return leaf_error(fs_info, eb, slot,
+		return leaf_value_error(fs_info, eb, slot,
+			"item size", size, expect,
 			"invalid item size, have %u expect %u for key type %u",
 			size, expect, key->type);
 	if (!sector_aligned(fs_info, key->objectid))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"key.objectid", key->objectid,
 			"invalid key objectid for shared block ref, have %llu expect aligned to %u",
 			(unsigned long long)key->objectid, fs_info->sectorsize);
 	if (key->type != BTRFS_TREE_BLOCK_REF_KEY && !sector_aligned(fs_info, key->offset))
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key, "key.offset", key->offset,
 			"invalid tree parent bytenr, have %llu expect aligned to %u",
 			(unsigned long long)key->offset, fs_info->sectorsize);
 	return 0;
@@ -1372,19 +1495,23 @@ static int check_keyed_data_ref(struct btrfs_fs_info *fs_info,
 	u64 offset = btrfs_stack_extent_data_ref_offset(dref);
 
 	if (!is_valid_dref_root(root))
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"root", root,
 			"invalid extent data backref root value %llu",
 			(unsigned long long)root);
 	if (objectid < BTRFS_FIRST_FREE_OBJECTID || objectid > BTRFS_LAST_FREE_OBJECTID)
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"objectid", root,
 			"invalid extent data backref objectid value %llu",
 			(unsigned long long)root);
 	if (!sector_aligned(fs_info, offset))
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"offset", offset,
 			"invalid extent data backref offset, have %llu expect aligned to %u",
 			(unsigned long long)offset, fs_info->sectorsize);
 	if (!btrfs_stack_extent_data_ref_count(dref))
-		return extent_error(fs_info, eb, slot, key,
+		return extent_found_error(fs_info, eb, slot, key,
+			"count", 0,
 			"invalid extent data backref count, should have non-zero value");
 	return 0;
 }
@@ -1399,11 +1526,13 @@ static int check_extent_data_ref(struct btrfs_fs_info *fs_info,
 
 	dref = btrfs_item_ptr(eb, slot, &size);
 	if (size % sizeof(*dref))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"item size", size,
 			"invalid item size, have %u expect aligned to %zu for key type %u",
 			size, sizeof(*dref), key->type);
 	if (!sector_aligned(fs_info, key->objectid))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"key.objectid", key->objectid,
 			"invalid key objectid for shared block ref, have %llu expect aligned to %u",
 			(unsigned long long)key->objectid, fs_info->sectorsize);
 	for (i = 0; i < size / sizeof(*dref); i++) {
@@ -1421,7 +1550,8 @@ static int check_raid_stripe_extent(struct btrfs_fs_info *fs_info,
 				    const struct btrfs_key *key)
 {
 	if (!sector_aligned(fs_info, key->objectid))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_found_error(fs_info, eb, slot,
+			"key.objectid", key->objectid,
 			"invalid key objectid for raid stripe extent, have %llu expect aligned to %u",
 			(unsigned long long)key->objectid, fs_info->sectorsize);
 	if (!btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE))
@@ -1530,7 +1660,8 @@ static int check_leaf(struct btrfs_fs_info *fs_info,
 	if (eb->nritems == 0)
 		return check_empty_leaf(fs_info, eb, flags);
 	if ((u64)eb->nritems * sizeof(struct btrfs_item) > data_size)
-		return leaf_error(fs_info, eb, 0,
+		return leaf_found_error(fs_info, eb, 0,
+			"nritems", eb->nritems,
 			"invalid nritems %u, the item headers alone need more than %u bytes",
 			eb->nritems, data_size);
 	for (slot = 0; slot < eb->nritems; slot++) {
@@ -1544,12 +1675,14 @@ static int check_leaf(struct btrfs_fs_info *fs_info,
 		if (ret)
 			return ret;
 		if ((u64)offset + size != expected_end)
-			return leaf_error(fs_info, eb, slot,
-				"unexpected item end, have %llu expect %u",
+			return leaf_value_error(fs_info, eb, slot,
+				"item end", (u64)offset + size, expected_end,
+			"unexpected item end, have %llu expect %u",
 				(unsigned long long)offset + size, expected_end);
 		if ((u64)(slot + 1) * sizeof(struct btrfs_item) > offset)
-			return leaf_error(fs_info, eb, slot,
-				"slot overlaps with its data, item data starts at %u, header ends at %zu",
+			return leaf_found_error(fs_info, eb, slot,
+				"offset", offset,
+			"slot overlaps with its data, item data starts at %u, header ends at %zu",
 				offset, (size_t)(slot + 1) * sizeof(struct btrfs_item));
 		if (!check_items)
 			continue;
@@ -1567,7 +1700,8 @@ static int check_node(struct btrfs_fs_info *fs_info,
 	u32 slot;
 
 	if (eb->nritems == 0 || eb->nritems > btrfs_node_max_ptrs(eb->len))
-		return node_error(fs_info, eb, 0,
+		return node_found_error(fs_info, eb, 0,
+			"nritems", eb->nritems,
 			"invalid number of items, have %u expect [1, %u]",
 			eb->nritems, btrfs_node_max_ptrs(eb->len));
 	for (slot = 0; slot < eb->nritems; slot++) {
@@ -1575,11 +1709,13 @@ static int check_node(struct btrfs_fs_info *fs_info,
 		int ret;
 
 		if (!bytenr)
-			return node_error(fs_info, eb, slot,
-				"invalid NULL node pointer");
+			return node_found_error(fs_info, eb, slot,
+				"blockptr", 0,
+			"invalid NULL node pointer");
 		if (!sector_aligned(fs_info, bytenr))
-			return node_error(fs_info, eb, slot,
-				"unaligned pointer, have %llu should be aligned to %u",
+			return node_found_error(fs_info, eb, slot,
+				"blockptr", bytenr,
+			"unaligned pointer, have %llu should be aligned to %u",
 				(unsigned long long)bytenr, fs_info->sectorsize);
 		ret = check_key_order(fs_info, eb, slot, &prev);
 		if (ret)
@@ -1768,13 +1904,18 @@ int btrfs_check_chunk_valid(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
-#define bg_error(fs_info, leaf, slot, key, fmt, ...)			\
-	btrfs_fs_error(fs_info, -EUCLEAN,				\
-		"corrupt leaf: root=%llu block=%llu slot=%d bg_start=%llu bg_len=%llu, " fmt, \
-		(unsigned long long)(leaf)->owner,			\
-		(unsigned long long)(leaf)->start, (slot),		\
-		(unsigned long long)(key)->objectid,			\
-		(unsigned long long)(key)->offset, ##__VA_ARGS__)
+#define bg_error_at(fs_info, loc, eb, slot, key, fmt, ...)		\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc), "corrupt leaf: root=%llu block=%llu slot=%d bg_start=%llu bg_len=%llu, " fmt,		\
+		(unsigned long long)(eb)->owner, (unsigned long long)(eb)->start, (slot), (unsigned long long)(key)->objectid, (unsigned long long)(key)->offset, ##__VA_ARGS__)
+#define bg_error(fs_info, eb, slot, key, fmt, ...)			\
+	bg_error_at(fs_info, block_loc(eb, slot), eb, slot, key, fmt,	\
+			##__VA_ARGS__)
+#define bg_found_error(fs_info, eb, slot, key, field, found, fmt, ...)	\
+	bg_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
+			key, fmt, ##__VA_ARGS__)
+#define bg_value_error(fs_info, eb, slot, key, field, found, expected, fmt, ...) \
+	bg_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
+			eb, slot, key, fmt, ##__VA_ARGS__)
 
 int btrfs_check_block_group_item(struct btrfs_fs_info *fs_info,
 				 const struct btrfs_tree_block *leaf, int slot)
@@ -1787,32 +1928,38 @@ int btrfs_check_block_group_item(struct btrfs_fs_info *fs_info,
 	btrfs_item_key_to_cpu(leaf, slot, &key);
 	bgi = btrfs_item_ptr(leaf, slot, &size);
 	if (key.offset == 0)
-		return bg_error(fs_info, leaf, slot, &key,
+		return bg_found_error(fs_info, leaf, slot, &key,
+			"key.offset", 0,
 			"invalid block group size 0");
 	if (size != sizeof(*bgi))
-		return bg_error(fs_info, leaf, slot, &key,
+		return bg_value_error(fs_info, leaf, slot, &key,
+			"item size", size, sizeof(*bgi),
 			"invalid item size, have %u expect %zu", size, sizeof(*bgi));
 	if (btrfs_stack_block_group_chunk_objectid(bgi) != BTRFS_FIRST_CHUNK_TREE_OBJECTID)
-		return bg_error(fs_info, leaf, slot, &key,
+		return bg_value_error(fs_info, leaf, slot, &key,
+			"chunk_objectid", btrfs_stack_block_group_chunk_objectid(bgi), BTRFS_FIRST_CHUNK_TREE_OBJECTID,
 			"invalid block group chunk objectid, have %llu expect %llu",
 			(unsigned long long)btrfs_stack_block_group_chunk_objectid(bgi),
 			(unsigned long long)BTRFS_FIRST_CHUNK_TREE_OBJECTID);
 	if (btrfs_stack_block_group_used(bgi) > key.offset)
-		return bg_error(fs_info, leaf, slot, &key,
+		return bg_found_error(fs_info, leaf, slot, &key,
+			"used", btrfs_stack_block_group_used(bgi),
 			"invalid block group used, have %llu expect [0, %llu)",
 			(unsigned long long)btrfs_stack_block_group_used(bgi),
 			(unsigned long long)key.offset);
 	flags = btrfs_stack_block_group_flags(bgi);
 	profile = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
 	if (profile & (profile - 1))
-		return bg_error(fs_info, leaf, slot, &key,
+		return bg_found_error(fs_info, leaf, slot, &key,
+			"flags", profile,
 			"invalid profile flags, have 0x%llx (%d bits set) expect no more than 1 bit set",
 			(unsigned long long)profile, __builtin_popcountll(profile));
 	type = flags & BTRFS_BLOCK_GROUP_TYPE_MASK;
 	if (type != BTRFS_BLOCK_GROUP_DATA && type != BTRFS_BLOCK_GROUP_METADATA &&
 	    type != BTRFS_BLOCK_GROUP_SYSTEM &&
 	    type != (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DATA))
-		return bg_error(fs_info, leaf, slot, &key,
+		return bg_found_error(fs_info, leaf, slot, &key,
+			"flags", type,
 			"invalid type, have 0x%llx (%d bits set) expect either 0x%llx, 0x%llx, 0x%llx or 0x%llx",
 			(unsigned long long)type, __builtin_popcountll(type),
 			(unsigned long long)BTRFS_BLOCK_GROUP_DATA,

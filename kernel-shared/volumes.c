@@ -283,7 +283,10 @@ static int read_one_chunk(struct btrfs_fs_info *fs_info,
 		    existing->length == btrfs_stack_chunk_length(chunk) &&
 		    existing->from_sys_array && !strcmp(loc->where, "chunk tree"))
 			return 0;
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+			btrfs_loc_found(&(struct btrfs_error_loc){ .logical = loc->block,
+				.tree = BTRFS_CHUNK_TREE_OBJECTID, .slot = loc->slot,
+				.mirror = -1 }, "key.offset", logical),
 			"corrupt chunk item in %s: block=%llu slot=%d, chunk [%llu, %llu) overlaps chunk [%llu, %llu)",
 			loc->where, (unsigned long long)loc->block, loc->slot,
 			(unsigned long long)logical,
@@ -404,6 +407,40 @@ void btrfs_device_from_dev_item(struct btrfs_device *dev,
 	dev->in_chunk_tree = true;
 }
 
+/* Where a dev item check failed: the chunk tree leaf, the slot and its key */
+static struct btrfs_error_loc *leaf_loc(struct btrfs_error_loc *loc,
+					const struct btrfs_tree_block *leaf, int slot)
+{
+	*loc = BTRFS_ERROR_LOC_NONE;
+	loc->logical = leaf->start;
+	loc->tree = leaf->owner;
+	loc->slot = slot;
+	loc->has_key = true;
+	btrfs_item_key_to_cpu(leaf, slot, &loc->key);
+	return loc;
+}
+
+/* A device's check: its path, and the dev item field (NULL: none) */
+static struct btrfs_error_loc *dev_loc(struct btrfs_error_loc *loc,
+				       const struct btrfs_device *dev,
+				       const char *field)
+{
+	*loc = BTRFS_ERROR_LOC_NONE;
+	loc->device = dev->io.path;
+	loc->field = field;
+	return loc;
+}
+
+/* A dev extent's check: the dev tree and the extent's physical offset */
+static struct btrfs_error_loc *dev_extent_loc(struct btrfs_error_loc *loc,
+					      u64 physical)
+{
+	*loc = BTRFS_ERROR_LOC_NONE;
+	loc->tree = BTRFS_DEV_TREE_OBJECTID;
+	loc->physical = physical;
+	return loc;
+}
+
 /*
  * read_one_dev(): record a DEV_ITEM, creating a missing device if needed.
  * A device present but smaller than its item says fails the chunk tree's
@@ -416,6 +453,7 @@ void btrfs_device_from_dev_item(struct btrfs_device *dev,
 static int read_one_dev(struct btrfs_fs_info *fs_info,
 			const struct btrfs_tree_block *leaf, int slot)
 {
+	struct btrfs_error_loc loc;
 	const struct btrfs_dev_item *item;
 	struct btrfs_device *dev;
 	u32 size;
@@ -423,13 +461,16 @@ static int read_one_dev(struct btrfs_fs_info *fs_info,
 
 	item = btrfs_item_ptr(leaf, slot, &size);
 	if (size < sizeof(*item))
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+			btrfs_loc_value(leaf_loc(&loc, leaf, slot), "item size",
+					size, sizeof(*item)),
 			"corrupt leaf: root=3 block=%llu slot=%d, invalid dev item size %u, expect %zu",
 			(unsigned long long)leaf->start, slot, size, sizeof(*item));
 	devid = btrfs_stack_device_id(item);
 	dev = btrfs_find_device(fs_info, devid);
 	if (dev && dev->in_chunk_tree)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+			btrfs_loc_found(leaf_loc(&loc, leaf, slot), "devid", devid),
 			"corrupt leaf: root=3 block=%llu slot=%d, duplicate dev item for devid %llu",
 			(unsigned long long)leaf->start, slot, (unsigned long long)devid);
 	if (!dev) {
@@ -438,12 +479,15 @@ static int read_one_dev(struct btrfs_fs_info *fs_info,
 			return -ENOMEM;
 	}
 	if (dev->present && memcmp(dev->uuid, item->uuid, BTRFS_UUID_SIZE))
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+			dev_loc(&loc, dev, "uuid"),
 			"device %s: devid %llu has a different device uuid than the chunk tree's dev item",
 			dev->io.path, (unsigned long long)devid);
 	btrfs_device_from_dev_item(dev, item);
 	if (dev->present && dev->total_bytes > dev->io.size)
-		return btrfs_fs_error(fs_info, -EINVAL,
+		return btrfs_fs_error_at(fs_info, -EINVAL,
+			btrfs_loc_found(dev_loc(&loc, dev, NULL), "total_bytes",
+					dev->total_bytes),
 			"%s: device total_bytes should be at most %llu but found %llu",
 			dev->io.path, (unsigned long long)dev->io.size,
 			(unsigned long long)dev->total_bytes);
@@ -484,10 +528,16 @@ static int resolve_stripe(struct btrfs_fs_info *fs_info,
 {
 	struct btrfs_io_stripe *stripe = &map->stripes[s];
 	struct btrfs_device *dev = btrfs_find_device(fs_info, stripe->devid);
+	struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
 	char uuid[37];
 
+	/* the stripe of the chunk at map->start that names the device */
+	loc.logical = map->start;
+	loc.tree = BTRFS_CHUNK_TREE_OBJECTID;
+
 	if (!dev || !dev->in_chunk_tree)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+			btrfs_loc_found(&loc, "devid", stripe->devid),
 			"chunk %llu stripe %u: devid %llu has no dev item in the chunk tree",
 			(unsigned long long)map->start, s,
 			(unsigned long long)stripe->devid);
@@ -497,7 +547,8 @@ static int resolve_stripe(struct btrfs_fs_info *fs_info,
 	}
 	if (!fs_info->allow_degraded) {
 		uuid_unparse(stripe->dev_uuid, uuid);
-		return btrfs_fs_error(fs_info, -ENOENT,
+		return btrfs_fs_error_at(fs_info, -ENOENT,
+			btrfs_loc_field(&loc, "dev_uuid"),
 			"devid %llu uuid %s is missing (chunk %llu stripe %u names it; devid %llu of this filesystem has another uuid)",
 			(unsigned long long)stripe->devid, uuid,
 			(unsigned long long)map->start, s,
@@ -624,27 +675,35 @@ void btrfs_free_chunk_maps(struct btrfs_fs_info *fs_info)
 static int verify_one_dev_extent(struct btrfs_fs_info *fs_info, u64 chunk_offset,
 				 u64 devid, u64 physical, u64 length)
 {
+	struct btrfs_error_loc loc;
 	struct btrfs_chunk_map *map = btrfs_find_chunk_map(fs_info, chunk_offset, 1);
 	struct btrfs_device *dev;
 	u16 i;
 
 	if (!map)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+			btrfs_loc_found(dev_extent_loc(&loc, physical), "chunk_offset",
+					chunk_offset),
 			"dev extent physical offset %llu on devid %llu doesn't have corresponding chunk",
 			(unsigned long long)physical, (unsigned long long)devid);
 	if (length != map->stripe_size)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+			btrfs_loc_value(dev_extent_loc(&loc, physical), "length",
+					length, map->stripe_size),
 			"dev extent physical offset %llu on devid %llu length doesn't match chunk %llu, have %llu expect %llu",
 			(unsigned long long)physical, (unsigned long long)devid,
 			(unsigned long long)map->start, (unsigned long long)length,
 			(unsigned long long)map->stripe_size);
 	dev = btrfs_find_device(fs_info, devid);
 	if (!dev || !dev->in_chunk_tree)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+			btrfs_loc_found(dev_extent_loc(&loc, physical), "key.objectid",
+					devid),
 			"dev extent physical offset %llu: failed to find devid %llu",
 			(unsigned long long)physical, (unsigned long long)devid);
 	if (physical + length < physical || physical + length > dev->total_bytes)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+			btrfs_loc_found(dev_extent_loc(&loc, physical), "length", length),
 			"dev extent devid %llu physical offset %llu len %llu is beyond device boundary %llu",
 			(unsigned long long)devid, (unsigned long long)physical,
 			(unsigned long long)length, (unsigned long long)dev->total_bytes);

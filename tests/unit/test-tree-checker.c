@@ -103,6 +103,24 @@ static void expect(struct btrfs_fs_info *fs_info, struct leaf *l,
 	free(l->eb);
 }
 
+/*
+ * After expect(): the error record names @field with @found, and with
+ * @has_expected the one value the check wanted.
+ */
+static void expect_field(const struct btrfs_fs_info *fs_info, const char *what,
+			 const char *field, u64 found, bool has_expected, u64 expected)
+{
+	const struct btrfs_error_loc *loc = &fs_info->err.loc;
+
+	check(loc->field && !strcmp(loc->field, field) && loc->has_found &&
+	      loc->found == found && loc->has_values == has_expected &&
+	      (!has_expected || loc->expected == expected),
+	      "%s: the record has %s %llu%s (got %s %llu, expected %s%llu)", what,
+	      field, (unsigned long long)found, has_expected ? " and the value wanted" : "",
+	      loc->field ? loc->field : "(none)", (unsigned long long)loc->found,
+	      loc->has_values ? "" : "none ", (unsigned long long)loc->expected);
+}
+
 /* Little-endian writers for item payloads */
 static u8 *put8(u8 *p, u8 v)
 {
@@ -241,12 +259,14 @@ static void test_tree_block_extents(struct btrfs_fs_info *fs_info)
 	leaf_add(&l, 1 << 20, BTRFS_EXTENT_ITEM_KEY, 3 * NODESIZE, buf, 24);
 	expect(fs_info, &l, "tree block extent longer than a node",
 	       "corrupt leaf: block=1048576 slot=0 extent bytenr=1048576 len=12288 invalid extent length, have 12288 expect 4096");
+	expect_field(fs_info, "extent length", "key.offset", 12288, true, 4096);
 
 	p = extent_head(buf, 1, GENERATION + 2, 1);
 	leaf_init(&l, 2);
 	leaf_add(&l, 1 << 20, BTRFS_EXTENT_ITEM_KEY, 4096, buf, 24);
 	expect(fs_info, &l, "extent generation from the future",
 	       "corrupt leaf: block=1048576 slot=0 extent bytenr=1048576 len=4096 invalid generation, have 102 expect (0, 101]");
+	expect_field(fs_info, "extent generation", "generation", 102, false, 0);
 
 	p = extent_head(buf, 1, 10, 1);
 	leaf_init(&l, 2);
@@ -310,6 +330,7 @@ static void test_root_items(struct btrfs_fs_info *fs_info)
 	leaf_add(&l, 2, BTRFS_ROOT_ITEM_KEY, 0, buf, 439);
 	expect(fs_info, &l, "root drop_level 8",
 	       "corrupt leaf: root=1 block=1048576 slot=0, invalid root level, have 8 expect [0, 7]");
+	expect_field(fs_info, "root drop_level", "drop_level", 8, false, 0);
 
 	leaf_init(&l, 1);
 	root_item(buf, 439, 90, 8 << 20, 0, 0, 1ULL << 2);
@@ -350,11 +371,13 @@ static void test_dev_items(struct btrfs_fs_info *fs_info)
 	leaf_add(&l, 1, BTRFS_DEV_ITEM_KEY, 1, &di, sizeof(di));
 	expect(fs_info, &l, "dev item using more than its size",
 	       "corrupt leaf: root=3 block=1048576 slot=0 devid=1 invalid bytes used: have 2147483648 expect [0, 1073741824]");
+	expect_field(fs_info, "dev item bytes used", "bytes_used", 2147483648ULL, false, 0);
 
 	leaf_init(&l, 3);
 	leaf_add(&l, 1, BTRFS_DEV_ITEM_KEY, 2, &di, sizeof(di) - 1);
 	expect(fs_info, &l, "short dev item",
 	       "corrupt leaf: root=3 block=1048576 slot=0 devid=1 invalid item size: has 97 expect 98");
+	expect_field(fs_info, "short dev item", "item size", 97, true, 98);
 
 	p = put64(de, 3);
 	p = put64(p, 256);
@@ -392,6 +415,7 @@ static void test_dev_items(struct btrfs_fs_info *fs_info)
 	leaf_add(&l, 1, BTRFS_DEV_EXTENT_KEY, 1 << 20, de, 48);
 	expect(fs_info, &l, "dev extent length not aligned",
 	       "corrupt leaf: root=4 block=1048576 slot=0, invalid dev extent length, has 4097 not aligned to 4096");
+	expect_field(fs_info, "dev extent length", "length", 4097, false, 0);
 }
 
 static void test_chunk_in_leaf(struct btrfs_fs_info *fs_info)
@@ -611,6 +635,7 @@ static void test_file_extents(struct btrfs_fs_info *fs_info)
 	extent_leaf(&l, 0, buf, size + 6);
 	expect(fs_info, &l, "inline extent longer than its ram_bytes",
 	       FE_PREFIX(1, 0) "invalid ram_bytes for uncompressed inline extent, have 27 expect 26");
+	expect_field(fs_info, "inline extent size", "item size", 27, true, 26);
 
 	size = reg_extent(buf, 1 << 20);
 	extent_leaf(&l, 0, buf, size - 1);
@@ -626,6 +651,7 @@ static void test_file_extents(struct btrfs_fs_info *fs_info)
 	extent_leaf(&l, 0, buf, size);
 	expect(fs_info, &l, "regular extent disk_bytenr not aligned",
 	       FE_PREFIX(1, 0) "invalid disk_bytenr for file extent, have 1048577, should be aligned to 4096");
+	expect_field(fs_info, "disk_bytenr alignment", "disk_bytenr", 1048577, false, 0);
 
 	size = file_extent(buf, BTRFS_FILE_EXTENT_REG, 0, 4096, 1 << 20, 4096, 0, 100);
 	extent_leaf(&l, 0, buf, size);
@@ -642,6 +668,7 @@ static void test_file_extents(struct btrfs_fs_info *fs_info)
 	leaf_add(&l, 257, BTRFS_EXTENT_DATA_KEY, 4096, buf, reg_extent(buf, 3 << 20));
 	expect(fs_info, &l, "file extents overlapping",
 	       FE_PREFIX(1, 0) "file extent end range (8192) goes beyond start offset (4096) of the next file extent");
+	expect_field(fs_info, "file extent overlap", "extent end", 8192, false, 0);
 }
 
 #define CSUM_PREFIX(slot) "corrupt leaf: root=7 block=1048576 slot=" #slot ", "
@@ -661,6 +688,7 @@ static void test_csum_items(struct btrfs_fs_info *fs_info)
 	leaf_add(&l, 5, BTRFS_EXTENT_CSUM_KEY, 1 << 20, csums, 4);
 	expect(fs_info, &l, "csum item of objectid 5",
 	       CSUM_PREFIX(0) "invalid key objectid for csum item, have 5 expect 18446744073709551606");
+	expect_field(fs_info, "csum objectid", "key.objectid", 5, true, BTRFS_EXTENT_CSUM_OBJECTID);
 
 	leaf_init(&l, BTRFS_CSUM_TREE_OBJECTID);
 	leaf_add(&l, csum_id, BTRFS_EXTENT_CSUM_KEY, (1 << 20) + 512, csums, 4);
@@ -745,6 +773,7 @@ static void test_dir_entries(struct btrfs_fs_info *fs_info)
 	dir_leaf(&l, BTRFS_DIR_ITEM_KEY, 1, buf, p - buf);
 	expect(fs_info, &l, "dir item keyed by another hash",
 	       DIR_PREFIX "name hash mismatch with key, have 0x000000006e1f90f4 expect 0x0000000000000001");
+	expect_field(fs_info, "name hash", "key.offset", 1, true, 0x6e1f90f4);
 
 	p = dir_entry(buf, 257, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_UNKNOWN, "file", 4, 0);
 	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf);
@@ -778,6 +807,7 @@ static void test_dir_entries(struct btrfs_fs_info *fs_info)
 	dir_leaf(&l, BTRFS_DIR_INDEX_KEY, 2, buf, p - buf);
 	expect(fs_info, &l, "dir entry with data",
 	       DIR_PREFIX "dir item with invalid data len, have 1 expect 0");
+	expect_field(fs_info, "dir data len", "data_len", 1, true, 0);
 
 	/* The second entry of an item is checked as the first */
 	p = dir_entry(buf, 257, BTRFS_INODE_ITEM_KEY, 0, BTRFS_FT_REG_FILE, "file", 4, 0);
@@ -822,6 +852,7 @@ static void test_inode_items(struct btrfs_fs_info *fs_info)
 	inode_leaf(&l, 256, 0, ii, inode_item(ii, 102, 5, 1, 040755, 0));
 	expect(fs_info, &l, "inode generation past the next transaction",
 	       INODE_PREFIX "invalid inode generation: has 102 expect (0, 101]");
+	expect_field(fs_info, "inode generation", "generation", 102, false, 0);
 
 	inode_leaf(&l, 256, 0, ii, inode_item(ii, 5, 102, 1, 040755, 0));
 	expect(fs_info, &l, "inode transid past the next transaction",
@@ -842,6 +873,7 @@ static void test_inode_items(struct btrfs_fs_info *fs_info)
 	inode_leaf(&l, 256, 0, ii, inode_item(ii, 5, 5, 2, 040755, 0));
 	expect(fs_info, &l, "directory with two links",
 	       INODE_PREFIX "invalid nlink: has 2 expect no more than 1 for dir");
+	expect_field(fs_info, "dir nlink", "nlink", 2, false, 0);
 
 	inode_leaf(&l, 256, 0, ii, inode_item(ii, 5, 5, 1, 040755, 1 << 12));
 	expect(fs_info, &l, "inode flag bit 12",

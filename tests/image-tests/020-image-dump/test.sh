@@ -90,6 +90,9 @@ compare_dump()
 	for cmd in chunks block-groups inspect; do
 		rc_d=$(run_json "$TEST_TMP/d" "$cmd" "$f")
 		rc_r=$(run_json "$TEST_TMP/r" "$cmd" "$raw")
+		# an error record names the file read: the same name for both
+		sed -i "s|$f|@input@|g" "$TEST_TMP/d"
+		sed -i "s|$raw|@input@|g" "$TEST_TMP/r"
 		if [ "$rc_d" != "$rc_r" ]; then
 			echo "DIFFER $name $cmd: exit status dump=$rc_d restored=$rc_r"
 			sed 's/^/    dump: /' "$TEST_TMP/d.err" | head -3
