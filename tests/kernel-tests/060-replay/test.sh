@@ -37,19 +37,9 @@ need_tracefs
 : "${FIO_SIZE:=8m}"
 : "${PREEMPT_SECONDS:=30}"
 
-capture=$TOP/contrib/btrfs-space-capture.sh
-[ -x "$capture" ] || fail "no $capture"
+need_capture
 setup_cleanup_trap
 
-# newfs SIZE NAME: a fresh filesystem mounted at $TEST_TMP/NAME
-newfs()
-{
-	local img=$TEST_TMP/$2.img dev
-	truncate -s "$1" "$img" || fail "cannot create $img"
-	mkfs.btrfs -q -f "$img" > "$TEST_TMP/mkfs.log" 2>&1 || fail "mkfs.btrfs: $(tail -n 1 "$TEST_TMP/mkfs.log")"
-	dev=$(setup_loop "$img") || exit 1
-	setup_mount "$dev" "$TEST_TMP/$2" -t btrfs -o rw
-}
 
 # record MOUNT EVENTS OUT COMMAND...: the capture, failing on lost events
 record()
@@ -74,7 +64,7 @@ extent_events=btrfs_set_extent_bit,btrfs_clear_extent_bit,btrfs_convert_extent_b
 
 # --- A ------------------------------------------------------------------------------
 
-newfs 1G small
+new_btrfs_mount 1G small
 cat > "$TEST_TMP/writes.py" <<'EOS'
 # writes.py DIR N K: N files, K non-adjacent 4 KiB writes each (pages 0, 2, 4 ...),
 # each file's writes back to back in one process so writeback rarely comes between
@@ -179,7 +169,7 @@ check_rsv_trace D "$out"
 avail_kb=$(df -Pk "$TEST_TMP" | awk 'NR == 2 { print $4 }')
 [ "${avail_kb:-0}" -ge $((6 * 1024 * 1024)) ] ||
 	skip "C needs 6 GiB free in $TEST_TMP (has ${avail_kb:-?} KiB): set TMPDIR to a folder with room"
-newfs 16G big
+new_btrfs_mount 16G big
 cat > "$TEST_TMP/meta.sh" <<'EOS'
 #!/bin/bash
 # meta.sh DIR SECONDS: 4 writers of empty files with a 1000-byte xattr, one data writer

@@ -35,16 +35,10 @@ need_tracefs
 : "${XATTR_SECONDS:=12}"
 : "${FULL_SECONDS:=4}"
 
-capture=$TOP/contrib/btrfs-space-capture.sh
-[ -x "$capture" ] || fail "no $capture"
+need_capture
 setup_cleanup_trap
 
-img=$TEST_TMP/nf.img
-mnt=$TEST_TMP/nf
-truncate -s 1G "$img" || fail "cannot create $img"
-mkfs.btrfs -q -f "$img" > "$TEST_TMP/mkfs.log" 2>&1 || fail "mkfs.btrfs: $(tail -n 1 "$TEST_TMP/mkfs.log")"
-dev=$(setup_loop "$img") || exit 1
-setup_mount "$dev" "$mnt" -t btrfs -o rw
+new_btrfs_mount 1G nf
 
 # record EVENTS OUT COMMAND...: the capture, failing on lost events
 record()

@@ -22,16 +22,10 @@ need_tracefs
 : "${COMP_FILES:=4}"
 : "${COMP_MB:=4}"
 
-capture=$TOP/contrib/btrfs-space-capture.sh
-[ -x "$capture" ] || fail "no $capture"
+need_capture
 setup_cleanup_trap
 
-img=$TEST_TMP/c.img
-mnt=$TEST_TMP/c
-truncate -s 1G "$img" || fail "cannot create $img"
-mkfs.btrfs -q -f "$img" > "$TEST_TMP/mkfs.log" 2>&1 || fail "mkfs.btrfs: $(tail -n 1 "$TEST_TMP/mkfs.log")"
-dev=$(setup_loop "$img") || exit 1
-setup_mount "$dev" "$mnt" -t btrfs -o rw,compress=zstd
+new_btrfs_mount 1G c rw,compress=zstd
 
 # expect WHAT GOT WANT
 expect()

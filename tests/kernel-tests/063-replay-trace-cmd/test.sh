@@ -24,16 +24,10 @@ command -v trace-cmd > /dev/null || skip "no trace-cmd (Debian package trace-cmd
 
 : "${TCMD_FILES:=40}"
 
-capture=$TOP/contrib/btrfs-space-capture.sh
-[ -x "$capture" ] || fail "no $capture"
+need_capture
 setup_cleanup_trap
 
-img=$TEST_TMP/t.img
-mnt=$TEST_TMP/t
-truncate -s 1G "$img" || fail "cannot create $img"
-mkfs.btrfs -q -f "$img" > "$TEST_TMP/mkfs.log" 2>&1 || fail "mkfs.btrfs: $(tail -n 1 "$TEST_TMP/mkfs.log")"
-dev=$(setup_loop "$img") || exit 1
-setup_mount "$dev" "$mnt" -t btrfs -o rw
+new_btrfs_mount 1G t
 
 cat > "$TEST_TMP/work.sh" <<'EOS'
 # work.sh DIR N
