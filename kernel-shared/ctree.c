@@ -1707,19 +1707,29 @@ int btrfs_tree_sim_set_key(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	return 0;
 }
 
+/*
+ * sim_lookup() as a COW search: the leaf it lands in is copied, the key
+ * found or not.
+ */
+static int sim_cow_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  struct btrfs_sim_group **g, u32 *leaf, u32 *slot,
+			  bool *found)
+{
+	int ret = sim_lookup(ts, key, g, leaf, slot, found);
+
+	if (!ret)
+		(*g)->leaves[*leaf]->touched = true;
+	return ret;
+}
+
 /* The leaf a COW search of @key lands in is copied; nothing moves */
 int btrfs_tree_sim_touch(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 {
 	struct btrfs_sim_group *g;
 	u32 leaf, slot;
 	bool found;
-	int ret;
 
-	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
-	if (ret)
-		return ret;
-	g->leaves[leaf]->touched = true;
-	return 0;
+	return sim_cow_lookup(ts, key, &g, &leaf, &slot, &found);
 }
 
 static int sim_free_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u32 leaf)
@@ -1813,11 +1823,9 @@ int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	bool found;
 	int ret;
 
-	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	ret = sim_cow_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
-	/* the COW search copies the leaf it lands in, found or not */
-	g->leaves[leaf]->touched = true;
 	if (!found)
 		return 1;
 	if (ins_len && sim_free(ts, g->leaves[leaf]) < ins_len) {

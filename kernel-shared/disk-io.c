@@ -79,12 +79,11 @@ static const struct btrfs_error_loc *fill_super_loc(struct btrfs_error_loc *loc,
 	*loc = BTRFS_ERROR_LOC_NONE;
 	loc->device = path;
 	loc->physical = btrfs_sb_offset(mirror);
-	loc->field = field;
-	loc->has_found = has_found;
-	loc->found = found;
-	loc->has_values = has_expected;
-	loc->expected = expected;
-	return loc;
+	if (has_expected)
+		return btrfs_loc_value(loc, field, found, expected);
+	if (has_found)
+		return btrfs_loc_found(loc, field, found);
+	return btrfs_loc_field(loc, field);
 }
 
 #define super_loc(path, mirror, field, has_found, found, has_expected, expected) \
@@ -532,19 +531,6 @@ static void fill_block_header(struct btrfs_tree_block *eb)
 	eb->generation = btrfs_header_generation(h);
 }
 
-/* @loc with the header field checked, the value found and the one expected */
-static const struct btrfs_error_loc *value_loc(struct btrfs_error_loc *loc,
-					       const char *field, u64 found,
-					       u64 expected)
-{
-	loc->field = field;
-	loc->has_found = true;
-	loc->has_values = true;
-	loc->found = found;
-	loc->expected = expected;
-	return loc;
-}
-
 /* btrfs_validate_extent_buffer() + verify_parent_transid() + first key */
 static int verify_header(struct btrfs_fs_info *fs_info,
 			 const struct btrfs_tree_block *eb, int mirror)
@@ -557,7 +543,7 @@ static int verify_header(struct btrfs_fs_info *fs_info,
 	loc.mirror = mirror;
 	if (btrfs_header_bytenr(h) != eb->start)
 		return btrfs_fs_error_at(fs_info, -EUCLEAN,
-			value_loc(&loc, "bytenr", btrfs_header_bytenr(h), eb->start),
+			btrfs_loc_value(&loc, "bytenr", btrfs_header_bytenr(h), eb->start),
 			"bad tree block start, mirror %d want %llu have %llu",
 			mirror + 1, (unsigned long long)eb->start,
 			(unsigned long long)btrfs_header_bytenr(h));
@@ -588,12 +574,12 @@ static int verify_expected(struct btrfs_fs_info *fs_info,
 	loc.mirror = mirror;
 	if (eb->level != check->level)
 		return btrfs_fs_error_at(fs_info, -EUCLEAN,
-			value_loc(&loc, "level", eb->level, check->level),
+			btrfs_loc_value(&loc, "level", eb->level, check->level),
 			"level verify failed on logical %llu mirror %d wanted %d found %d",
 			(unsigned long long)eb->start, mirror + 1, check->level, eb->level);
 	if (check->transid && eb->generation != check->transid)
 		return btrfs_fs_error_at(fs_info, -EUCLEAN,
-			value_loc(&loc, "generation", eb->generation, check->transid),
+			btrfs_loc_value(&loc, "generation", eb->generation, check->transid),
 			"parent transid verify failed on logical %llu mirror %d wanted %llu found %llu",
 			(unsigned long long)eb->start, mirror + 1,
 			(unsigned long long)check->transid,

@@ -119,6 +119,22 @@ static const struct btrfs_error_loc *fill_field_loc(struct btrfs_error_loc *loc,
 	node_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
 		      fmt, ##__VA_ARGS__)
 
+/*
+ * The three forms of a family whose message names the item's key (its
+ * X_error_at() prints the prefix): where only, the field and the value
+ * found, and the value expected too.
+ */
+#define keyed_error(family, fs_info, eb, slot, key, fmt, ...)			\
+	family##_error_at(fs_info, block_loc(eb, slot), eb, slot, key, fmt,	\
+			  ##__VA_ARGS__)
+#define keyed_found_error(family, fs_info, eb, slot, key, field, found, fmt, ...) \
+	family##_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
+			  key, fmt, ##__VA_ARGS__)
+#define keyed_value_error(family, fs_info, eb, slot, key, field, found,	\
+			  expected, fmt, ...)					\
+	family##_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
+			  eb, slot, key, fmt, ##__VA_ARGS__)
+
 /* Out of line: only a corrupted block gets here */
 __attribute__((noinline, cold))
 static int key_order_error(struct btrfs_fs_info *fs_info,
@@ -186,18 +202,16 @@ static int check_leaf_chunk(struct btrfs_fs_info *fs_info,
 }
 
 /* dev_item_err(): names the key objectid as "devid", and has no comma */
-#define dev_item_error_at(fs_info, loc, eb, slot, key, fmt, ...)		\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc), "corrupt leaf: root=%llu block=%llu slot=%d devid=%llu " fmt,		\
-		(unsigned long long)(eb)->owner, (unsigned long long)(eb)->start, (slot), (unsigned long long)(key)->objectid, ##__VA_ARGS__)
-#define dev_item_error(fs_info, eb, slot, key, fmt, ...)			\
-	dev_item_error_at(fs_info, block_loc(eb, slot), eb, slot, key, fmt,	\
-			##__VA_ARGS__)
-#define dev_item_found_error(fs_info, eb, slot, key, field, found, fmt, ...)	\
-	dev_item_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
-			key, fmt, ##__VA_ARGS__)
-#define dev_item_value_error(fs_info, eb, slot, key, field, found, expected, fmt, ...) \
-	dev_item_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
-			eb, slot, key, fmt, ##__VA_ARGS__)
+#define dev_item_error_at(fs_info, loc, eb, slot, key, fmt, ...)	\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
+		"corrupt leaf: root=%llu block=%llu slot=%d devid=%llu " fmt,	\
+		(unsigned long long)(eb)->owner,			\
+		(unsigned long long)(eb)->start, (slot),		\
+		(unsigned long long)(key)->objectid,			\
+		##__VA_ARGS__)
+#define dev_item_error(...)		keyed_error(dev_item, __VA_ARGS__)
+#define dev_item_found_error(...)	keyed_found_error(dev_item, __VA_ARGS__)
+#define dev_item_value_error(...)	keyed_value_error(dev_item, __VA_ARGS__)
 
 static int check_dev_item(struct btrfs_fs_info *fs_info,
 			  const struct btrfs_tree_block *eb, int slot,
@@ -435,17 +449,15 @@ static inline u64 extent_error_len(const struct btrfs_fs_info *fs_info,
 }
 
 #define extent_error_at(fs_info, loc, eb, slot, key, fmt, ...)		\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc), "corrupt leaf: block=%llu slot=%d extent bytenr=%llu len=%llu " fmt,		\
-		(unsigned long long)(eb)->start, (slot), (unsigned long long)(key)->objectid, (unsigned long long)extent_error_len(fs_info, key), ##__VA_ARGS__)
-#define extent_error(fs_info, eb, slot, key, fmt, ...)			\
-	extent_error_at(fs_info, block_loc(eb, slot), eb, slot, key, fmt,	\
-			##__VA_ARGS__)
-#define extent_found_error(fs_info, eb, slot, key, field, found, fmt, ...)	\
-	extent_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
-			key, fmt, ##__VA_ARGS__)
-#define extent_value_error(fs_info, eb, slot, key, field, found, expected, fmt, ...) \
-	extent_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
-			eb, slot, key, fmt, ##__VA_ARGS__)
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
+		"corrupt leaf: block=%llu slot=%d extent bytenr=%llu len=%llu " fmt,	\
+		(unsigned long long)(eb)->start, (slot),		\
+		(unsigned long long)(key)->objectid,			\
+		(unsigned long long)extent_error_len(fs_info, key),	\
+		##__VA_ARGS__)
+#define extent_error(...)		keyed_error(extent, __VA_ARGS__)
+#define extent_found_error(...)	keyed_found_error(extent, __VA_ARGS__)
+#define extent_value_error(...)	keyed_value_error(extent, __VA_ARGS__)
 
 /* What the key alone says: alignment, level, the skinny feature */
 static int check_extent_key(struct btrfs_fs_info *fs_info,
@@ -811,31 +823,28 @@ static int check_extent_item(struct btrfs_fs_info *fs_info,
  * file_extent_err()) between the slot and the comma; @key is the key of
  * the slot reported.
  */
-#define dir_item_error_at(fs_info, loc, eb, slot, key, fmt, ...)		\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc), "corrupt leaf: root=%llu block=%llu slot=%d ino=%llu, " fmt,		\
-		(unsigned long long)(eb)->owner, (unsigned long long)(eb)->start, (slot), (unsigned long long)(key)->objectid, ##__VA_ARGS__)
-#define dir_item_error(fs_info, eb, slot, key, fmt, ...)			\
-	dir_item_error_at(fs_info, block_loc(eb, slot), eb, slot, key, fmt,	\
-			##__VA_ARGS__)
-#define dir_item_found_error(fs_info, eb, slot, key, field, found, fmt, ...)	\
-	dir_item_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
-			key, fmt, ##__VA_ARGS__)
-#define dir_item_value_error(fs_info, eb, slot, key, field, found, expected, fmt, ...) \
-	dir_item_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
-			eb, slot, key, fmt, ##__VA_ARGS__)
+#define dir_item_error_at(fs_info, loc, eb, slot, key, fmt, ...)	\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
+		"corrupt leaf: root=%llu block=%llu slot=%d ino=%llu, " fmt,	\
+		(unsigned long long)(eb)->owner,			\
+		(unsigned long long)(eb)->start, (slot),		\
+		(unsigned long long)(key)->objectid,			\
+		##__VA_ARGS__)
+#define dir_item_error(...)		keyed_error(dir_item, __VA_ARGS__)
+#define dir_item_found_error(...)	keyed_found_error(dir_item, __VA_ARGS__)
+#define dir_item_value_error(...)	keyed_value_error(dir_item, __VA_ARGS__)
 
-#define file_extent_error_at(fs_info, loc, eb, slot, key, fmt, ...)		\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc), "corrupt leaf: root=%llu block=%llu slot=%d ino=%llu file_offset=%llu, " fmt,		\
-		(unsigned long long)(eb)->owner, (unsigned long long)(eb)->start, (slot), (unsigned long long)(key)->objectid, (unsigned long long)(key)->offset, ##__VA_ARGS__)
-#define file_extent_error(fs_info, eb, slot, key, fmt, ...)			\
-	file_extent_error_at(fs_info, block_loc(eb, slot), eb, slot, key, fmt,	\
-			##__VA_ARGS__)
-#define file_extent_found_error(fs_info, eb, slot, key, field, found, fmt, ...)	\
-	file_extent_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
-			key, fmt, ##__VA_ARGS__)
-#define file_extent_value_error(fs_info, eb, slot, key, field, found, expected, fmt, ...) \
-	file_extent_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
-			eb, slot, key, fmt, ##__VA_ARGS__)
+#define file_extent_error_at(fs_info, loc, eb, slot, key, fmt, ...)	\
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
+		"corrupt leaf: root=%llu block=%llu slot=%d ino=%llu file_offset=%llu, " fmt,	\
+		(unsigned long long)(eb)->owner,			\
+		(unsigned long long)(eb)->start, (slot),		\
+		(unsigned long long)(key)->objectid,			\
+		(unsigned long long)(key)->offset,			\
+		##__VA_ARGS__)
+#define file_extent_error(...)		keyed_error(file_extent, __VA_ARGS__)
+#define file_extent_found_error(...)	keyed_found_error(file_extent, __VA_ARGS__)
+#define file_extent_value_error(...)	keyed_value_error(file_extent, __VA_ARGS__)
 
 /* An item's offset in the block, as the kernel prints pointers into a leaf */
 static unsigned long item_block_offset(const struct btrfs_tree_block *eb, int slot)
@@ -1905,17 +1914,16 @@ int btrfs_check_chunk_valid(struct btrfs_fs_info *fs_info,
 }
 
 #define bg_error_at(fs_info, loc, eb, slot, key, fmt, ...)		\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc), "corrupt leaf: root=%llu block=%llu slot=%d bg_start=%llu bg_len=%llu, " fmt,		\
-		(unsigned long long)(eb)->owner, (unsigned long long)(eb)->start, (slot), (unsigned long long)(key)->objectid, (unsigned long long)(key)->offset, ##__VA_ARGS__)
-#define bg_error(fs_info, eb, slot, key, fmt, ...)			\
-	bg_error_at(fs_info, block_loc(eb, slot), eb, slot, key, fmt,	\
-			##__VA_ARGS__)
-#define bg_found_error(fs_info, eb, slot, key, field, found, fmt, ...)	\
-	bg_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
-			key, fmt, ##__VA_ARGS__)
-#define bg_value_error(fs_info, eb, slot, key, field, found, expected, fmt, ...) \
-	bg_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
-			eb, slot, key, fmt, ##__VA_ARGS__)
+	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
+		"corrupt leaf: root=%llu block=%llu slot=%d bg_start=%llu bg_len=%llu, " fmt,	\
+		(unsigned long long)(eb)->owner,			\
+		(unsigned long long)(eb)->start, (slot),		\
+		(unsigned long long)(key)->objectid,			\
+		(unsigned long long)(key)->offset,			\
+		##__VA_ARGS__)
+#define bg_error(...)		keyed_error(bg, __VA_ARGS__)
+#define bg_found_error(...)	keyed_found_error(bg, __VA_ARGS__)
+#define bg_value_error(...)	keyed_value_error(bg, __VA_ARGS__)
 
 int btrfs_check_block_group_item(struct btrfs_fs_info *fs_info,
 				 const struct btrfs_tree_block *leaf, int slot)
