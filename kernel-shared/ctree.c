@@ -825,7 +825,8 @@ static int take_steps(struct prefetch_state *ps, struct pf_steps *s)
 
 	if (!fresh)
 		return -ENOMEM;
-	qsort(s->v, s->nr, sizeof(*s->v), cmp_step);
+	if (s->nr)
+		qsort(s->v, s->nr, sizeof(*s->v), cmp_step);
 	for (i = 0; i < s->nr && !ret; i++) {
 		const struct pf_step *st = &s->v[i];
 		unsigned int purpose = ps->srch[st->search].purpose;
