@@ -19,6 +19,7 @@
 
 #include "tests/unit/unit-test.h"
 #include "common/io-batch.h"
+#include "kernel-shared/disk-io.h"
 
 #define BLOCK		4096
 #define NR_BLOCKS	256
@@ -74,7 +75,7 @@ static void test_all(const char *engine, u32 depth)
 	u32 nr = 0, i, bad = 0;
 
 	uncache();
-	check(!io_open(&dev, path, &stats), "%s: open", engine);
+	check(!io_open(&dev, path, &btrfs_io_format, &stats), "%s: open", engine);
 	check(!io_queue_create(depth, &q), "%s: queue of %u", engine, depth);
 	for (i = FIRST; i < NR_BLOCKS; i++)
 		reqs[nr++] = (struct io_request) {
@@ -110,7 +111,7 @@ static void test_short(const char *engine)
 	struct io_queue *q;
 
 	uncache();
-	check(!io_open(&dev, path, &stats), "%s: open", engine);
+	check(!io_open(&dev, path, &btrfs_io_format, &stats), "%s: open", engine);
 	dev.size += 2 * BLOCK;
 	io_queue_create(4, &q);
 	req = (struct io_request) {
@@ -142,7 +143,7 @@ static void test_chains(const char *engine)
 	u32 i, n, got = 0, bad = 0;
 
 	uncache();
-	check(!io_open(&dev, path, &stats), "%s: open", engine);
+	check(!io_open(&dev, path, &btrfs_io_format, &stats), "%s: open", engine);
 	io_queue_create(8, &q);
 	for (i = 0; i < 8; i++) {
 		reqs[i] = (struct io_request) {
