@@ -15,7 +15,8 @@
  * between: one read(2) / pread(2) of the caller, or one bio of a loop device
  * attached to MOUNTPOINT/image, is one request here and pays the delay once.
  * Requests are served by up to max_threads threads (default 128, with
- * clone_fd), so 64 concurrent readers overlap their delays.
+ * clone_fd), so 64 concurrent readers overlap their delays; asynchronous
+ * readers (io_uring) too, up to 256 (max_background, 12 by default).
  *
  * Read-only: "image" may be opened read-write (so that losetup can attach it
  * read-write, like a real disk, and the kernel does not mark block groups
@@ -60,7 +61,13 @@ static int stats_text(char *buf, size_t len)
 
 static void *delayfs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
-	(void)conn;
+	/*
+	 * Asynchronous reads (io_uring, AIO) are FUSE background requests,
+	 * of which the kernel keeps max_background in flight (default 12):
+	 * as many as the threads may serve, so a deep queue overlaps them all
+	 */
+	conn->max_background = 256;
+	conn->congestion_threshold = 256;
 	cfg->direct_io = 1;
 	cfg->kernel_cache = 0;
 	cfg->attr_timeout = 3600;

@@ -3,132 +3,368 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef HAVE_LIBURING
+#include <liburing.h>
+#endif
 #include "common/io-batch.h"
 
-struct batch_worker {
-	pthread_t thread;
-	struct io_request *reqs;
-	const u32 *pending;		/* indexes into reqs still to read */
-	u32 nr;
-	u32 *next;			/* shared cursor */
-	pthread_mutex_t *lock;
-	struct io_stats stats;		/* counted here, merged after the join */
+struct req_list {
+	struct io_request *head;
+	struct io_request *tail;
 };
 
-static u32 take_next(struct batch_worker *w)
-{
-	u32 i;
+struct io_queue {
+	u32 depth;
+	u32 inflight;			/* submitted, not reaped yet */
+	pthread_mutex_t lock;		/* guards what the threads share */
+	struct req_list done;		/* finished, to be reaped */
+	/* the thread engine */
+	pthread_cond_t work_cond;
+	pthread_cond_t done_cond;
+	struct req_list work;		/* waiting for a thread */
+	u32 busy;			/* handed to the threads, not finished */
+	u32 nr_threads;
+	bool stop;
+	pthread_t threads[IO_BATCH_MAX_THREADS];
+#ifdef HAVE_LIBURING
+	bool uring;
+	struct io_uring ring;
+	u32 ring_inflight;		/* in the ring or in the kernel */
+	u32 unsubmitted;		/* in the ring, not given to the kernel */
+	struct req_list backlog;	/* waiting for room: depth in flight */
+#endif
+};
 
-	pthread_mutex_lock(w->lock);
-	i = (*w->next)++;
-	pthread_mutex_unlock(w->lock);
-	return i;
+static void list_push(struct req_list *l, struct io_request *req)
+{
+	req->next = NULL;
+	if (l->tail)
+		l->tail->next = req;
+	else
+		l->head = req;
+	l->tail = req;
 }
 
-/*
- * Each worker reads through a private copy of the device whose counters
- * are its own, so the shared counters are only touched by the caller.
- */
-static void *batch_worker_fn(void *arg)
+static struct io_request *list_pop(struct req_list *l)
 {
-	struct batch_worker *w = arg;
-	u32 i;
+	struct io_request *req = l->head;
 
-	while ((i = take_next(w)) < w->nr) {
-		struct io_request *req = &w->reqs[w->pending[i]];
-		struct io_dev dev = *req->dev;
-
-		dev.stats = &w->stats;
-		req->result = io_read(&dev, req->buf, req->len, req->offset,
-				      req->purpose);
+	if (req) {
+		l->head = req->next;
+		if (!l->head)
+			l->tail = NULL;
+		req->next = NULL;
 	}
+	return req;
+}
+
+/* The read itself, counters off: the reaper counts (io_count_read()) */
+static int read_uncounted(const struct io_request *req, u64 done)
+{
+	struct io_dev dev = *req->dev;
+
+	dev.stats = NULL;
+	/* the purpose is the reaper's to read: it may be raised meanwhile */
+	return io_read(&dev, (char *)req->buf + done, req->len - done,
+		       req->offset + done, 0);
+}
+
+static void finish(struct io_queue *q, struct io_request *req)
+{
+	pthread_mutex_lock(&q->lock);
+	list_push(&q->done, req);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* ---- threads: each takes the next waiting read, blocks in it, hands it back */
+
+static void *queue_thread(void *arg)
+{
+	struct io_queue *q = arg;
+	struct io_request *req;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		while (!q->work.head && !q->stop)
+			pthread_cond_wait(&q->work_cond, &q->lock);
+		req = list_pop(&q->work);
+		if (!req)
+			break;
+		pthread_mutex_unlock(&q->lock);
+		req->result = read_uncounted(req, 0);
+		pthread_mutex_lock(&q->lock);
+		q->busy--;
+		list_push(&q->done, req);
+		pthread_cond_signal(&q->done_cond);
+	}
+	pthread_mutex_unlock(&q->lock);
 	return NULL;
 }
 
-static void merge_stats(struct io_stats *into, const struct io_stats *from)
+/* Threads start as reads wait for them, up to the depth, and stay */
+static void threads_submit(struct io_queue *q, struct io_request *req)
 {
-	int i;
-
-	into->total.reads += from->total.reads;
-	into->total.bytes += from->total.bytes;
-	for (i = 0; i < IO_MAX_PURPOSES; i++) {
-		into->by_purpose[i].reads += from->by_purpose[i].reads;
-		into->by_purpose[i].bytes += from->by_purpose[i].bytes;
+	pthread_mutex_lock(&q->lock);
+	list_push(&q->work, req);
+	q->busy++;
+	if (q->nr_threads < q->depth && q->nr_threads < q->busy &&
+	    !pthread_create(&q->threads[q->nr_threads], NULL, queue_thread, q))
+		q->nr_threads++;
+	if (!q->nr_threads) {
+		/* no thread at all could start: read it here */
+		list_pop(&q->work);
+		q->busy--;
+		pthread_mutex_unlock(&q->lock);
+		req->result = read_uncounted(req, 0);
+		finish(q, req);
+		return;
 	}
+	pthread_cond_signal(&q->work_cond);
+	pthread_mutex_unlock(&q->lock);
 }
 
-/*
- * What the page cache already holds is read on the spot, without a
- * thread; returns how many requests are left, their indexes in @pending.
- */
-static u32 read_cached(struct io_request *reqs, u32 nr, u32 *pending)
-{
-	u32 i, left = 0;
-
-	for (i = 0; i < nr; i++) {
-		reqs[i].result = io_read_cached(reqs[i].dev, reqs[i].buf, reqs[i].len,
-						reqs[i].offset, reqs[i].purpose);
-		if (reqs[i].result == -EAGAIN)
-			pending[left++] = i;
-	}
-	return left;
-}
-
-static void read_serially(struct io_request *reqs, const u32 *pending, u32 nr)
+static void threads_stop(struct io_queue *q)
 {
 	u32 i;
 
-	for (i = 0; i < nr; i++) {
-		struct io_request *req = &reqs[pending[i]];
+	pthread_mutex_lock(&q->lock);
+	q->stop = true;
+	pthread_cond_broadcast(&q->work_cond);
+	pthread_mutex_unlock(&q->lock);
+	for (i = 0; i < q->nr_threads; i++)
+		pthread_join(q->threads[i], NULL);
+}
 
-		req->result = io_read(req->dev, req->buf, req->len, req->offset,
-				      req->purpose);
+/* ---- io_uring: one thread, the kernel keeps depth reads in flight ----- */
+
+#ifdef HAVE_LIBURING
+#define URING_SUBMIT_BATCH	8
+
+static bool uring_start(struct io_queue *q)
+{
+	/* regular files are io-wq's bounded work: by default 4 per CPU */
+	unsigned int workers[2] = { q->depth, q->depth };
+
+	if (io_uring_queue_init(q->depth, &q->ring, 0))
+		return false;
+	io_uring_register_iowq_max_workers(&q->ring, workers);
+	q->uring = true;
+	return true;
+}
+
+static void uring_prep(struct io_queue *q, struct io_request *req)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
+
+	if (!sqe) {
+		io_uring_submit(&q->ring);
+		q->unsubmitted = 0;
+		sqe = io_uring_get_sqe(&q->ring);
+	}
+	if (!sqe) {
+		req->result = read_uncounted(req, 0);
+		list_push(&q->done, req);
+		return;
+	}
+	io_uring_prep_read(sqe, req->dev->fd, req->buf, req->len, req->offset);
+	io_uring_sqe_set_data(sqe, req);
+	q->ring_inflight++;
+	/*
+	 * Reads go to the kernel a few at a time: one system call each would
+	 * cost more, and waiting for the next reap leaves the device idle
+	 * while the caller works through what came back
+	 */
+	if (++q->unsubmitted >= URING_SUBMIT_BATCH && io_uring_submit(&q->ring) >= 0)
+		q->unsubmitted = 0;
+}
+
+static void uring_submit(struct io_queue *q, struct io_request *req)
+{
+	/* a dump's blocks are inflated, not read: no file offset to give */
+	if (req->dev->dump || req->len > (1U << 30)) {
+		req->result = read_uncounted(req, 0);
+		finish(q, req);
+	} else if (q->ring_inflight >= q->depth) {
+		list_push(&q->backlog, req);
+	} else {
+		uring_prep(q, req);
 	}
 }
 
-/*
- * All requests must read from devices whose stats are the same struct
- * (one run's counters), which is how kernel-shared opens them.
- */
+/* What the kernel says of one read, as io_read() would say it */
+static void uring_result(struct io_request *req, int res)
+{
+	if (res == -EINTR || res == -EAGAIN)
+		req->result = read_uncounted(req, 0);
+	else if (res < 0)
+		req->result = res;
+	else if ((u64)res < req->len)	/* short: the rest the usual way */
+		req->result = read_uncounted(req, res);
+	else
+		req->result = 0;
+}
+
+/* Move finished reads to q->done, waiting for one when none is there */
+static void uring_reap(struct io_queue *q)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n;
+
+	do {
+		bool wait = !q->done.head && q->ring_inflight;
+		int ret = 0;
+
+		if (wait)
+			ret = io_uring_submit_and_wait(&q->ring, 1);
+		else if (q->unsubmitted)
+			ret = io_uring_submit(&q->ring);
+		if (ret >= 0)
+			q->unsubmitted = 0;
+		n = 0;
+		io_uring_for_each_cqe(&q->ring, head, cqe) {
+			struct io_request *req = io_uring_cqe_get_data(cqe);
+
+			uring_result(req, cqe->res);
+			list_push(&q->done, req);
+			n++;
+		}
+		io_uring_cq_advance(&q->ring, n);
+		q->ring_inflight -= n;
+		while (q->backlog.head && q->ring_inflight < q->depth)
+			uring_prep(q, list_pop(&q->backlog));
+		if (q->unsubmitted && io_uring_submit(&q->ring) >= 0)
+			q->unsubmitted = 0;
+	} while (!q->done.head && q->ring_inflight);
+}
+#endif
+
+/* ---- the queue ------------------------------------------------------- */
+
+int io_queue_create(u32 depth, struct io_queue **ret)
+{
+	struct io_queue *q = calloc(1, sizeof(*q));
+	const char *engine = getenv("BTRFS_SPACE_IO_ENGINE");
+
+	if (!q)
+		return -ENOMEM;
+	q->depth = depth < 1 ? 1 : depth > IO_BATCH_MAX_THREADS ? IO_BATCH_MAX_THREADS : depth;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->work_cond, NULL);
+	pthread_cond_init(&q->done_cond, NULL);
+#ifdef HAVE_LIBURING
+	if (q->depth > 1 && !(engine && !strcmp(engine, "threads")))
+		uring_start(q);
+#else
+	(void)engine;
+#endif
+	*ret = q;
+	return 0;
+}
+
+void io_queue_destroy(struct io_queue *q)
+{
+	if (!q)
+		return;
+	threads_stop(q);
+#ifdef HAVE_LIBURING
+	if (q->uring)
+		io_uring_queue_exit(&q->ring);
+#endif
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->work_cond);
+	pthread_cond_destroy(&q->done_cond);
+	free(q);
+}
+
+const char *io_queue_engine(const struct io_queue *q)
+{
+#ifdef HAVE_LIBURING
+	if (q->uring)
+		return "io_uring";
+#endif
+	return q->depth > 1 ? "threads" : "serial";
+}
+
+void io_queue_submit(struct io_queue *q, struct io_request *req)
+{
+	struct io_dev *dev = req->dev;
+
+	req->counted = false;
+	q->inflight++;
+	if (req->offset > dev->size || req->len > dev->size - req->offset) {
+		req->result = -ERANGE;	/* io_read() counts nothing then */
+		req->counted = true;
+		finish(q, req);
+		return;
+	}
+	/* one at a time there is nothing to overlap: read it now */
+	if (q->depth <= 1) {
+		req->result = io_read(dev, req->buf, req->len, req->offset, req->purpose);
+		req->counted = true;
+		finish(q, req);
+		return;
+	}
+	/* a warm cache is served on the spot, without a thread or a ring */
+	req->result = io_read_cached(dev, req->buf, req->len, req->offset, req->purpose);
+	if (req->result != -EAGAIN) {
+		req->counted = true;
+		finish(q, req);
+		return;
+	}
+#ifdef HAVE_LIBURING
+	if (q->uring) {
+		uring_submit(q, req);
+		return;
+	}
+#endif
+	threads_submit(q, req);
+}
+
+u32 io_queue_reap(struct io_queue *q, struct io_request **done, u32 max)
+{
+	struct io_request *req;
+	u32 n = 0, i;
+
+	if (!q->inflight || !max)
+		return 0;
+#ifdef HAVE_LIBURING
+	if (q->uring)
+		uring_reap(q);
+#endif
+	pthread_mutex_lock(&q->lock);
+	while (!q->done.head)
+		pthread_cond_wait(&q->done_cond, &q->lock);
+	while (n < max && (req = list_pop(&q->done)))
+		done[n++] = req;
+	pthread_mutex_unlock(&q->lock);
+	for (i = 0; i < n; i++) {
+		if (!done[i]->counted)
+			io_count_read(done[i]->dev, done[i]->len, done[i]->purpose);
+		done[i]->counted = true;
+	}
+	q->inflight -= n;
+	return n;
+}
+
+void io_queue_read_all(struct io_queue *q, struct io_request *reqs, u32 nr)
+{
+	struct io_request *done[64];
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		io_queue_submit(q, &reqs[i]);
+	while (io_queue_reap(q, done, 64))
+		;
+}
+
 int io_read_batch(struct io_request *reqs, u32 nr, u32 max_threads)
 {
-	struct batch_worker *workers;
-	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	u32 next = 0, nr_workers, i, started = 0, left;
-	u32 *pending;
+	struct io_queue *q;
+	int ret = io_queue_create(max_threads, &q);
 
-	if (max_threads > IO_BATCH_MAX_THREADS)
-		max_threads = IO_BATCH_MAX_THREADS;
-	pending = calloc(nr ? nr : 1, sizeof(*pending));
-	if (!pending)
-		return -ENOMEM;
-	/* one at a time there is nothing to overlap: no need to look first */
-	if (max_threads <= 1) {
-		for (i = 0; i < nr; i++)
-			pending[i] = i;
-		left = nr;
-	} else {
-		left = read_cached(reqs, nr, pending);
-	}
-	nr_workers = left < max_threads ? left : max_threads;
-	workers = nr_workers > 1 ? calloc(nr_workers, sizeof(*workers)) : NULL;
-	for (i = 0; workers && i < nr_workers; i++) {
-		workers[i] = (struct batch_worker) {
-			.reqs = reqs, .pending = pending, .nr = left,
-			.next = &next, .lock = &lock,
-		};
-		if (pthread_create(&workers[i].thread, NULL, batch_worker_fn, &workers[i]))
-			break;
-		started++;
-	}
-	if (!started)
-		read_serially(reqs, pending, left);
-	for (i = 0; i < started; i++) {
-		pthread_join(workers[i].thread, NULL);
-		if (reqs[0].dev->stats)
-			merge_stats(reqs[0].dev->stats, &workers[i].stats);
-	}
-	free(workers);
-	free(pending);
+	if (ret)
+		return ret;
+	io_queue_read_all(q, reqs, nr);
+	io_queue_destroy(q);
 	return 0;
 }

@@ -103,6 +103,44 @@ static int open_dump(struct io_dev *dev, const struct stat *st)
 	return 0;
 }
 
+/*
+ * The head of the file in one read: its magic, and what lies behind it up
+ * to IO_HEAD_BYTES (a btrfs image's superblock), kept for io_read().  Only
+ * the magic must come: when the read fails or stops short of it, the
+ * magic is read alone, which says where the fault is; past the magic the
+ * head is what came, and the rest is read (and fails) in its own place.
+ */
+static int read_head(struct io_dev *dev, const struct stat *st, u8 *magic,
+		     size_t magic_len, size_t *got)
+{
+	u64 want = (u64)st->st_size < IO_HEAD_BYTES ? (u64)st->st_size : IO_HEAD_BYTES;
+	size_t need = want < magic_len ? want : magic_len;
+	ssize_t ret;
+
+	free(dev->head);
+	dev->head = malloc(IO_HEAD_BYTES);
+	dev->head_len = 0;
+	if (dev->head) {
+		do {
+			ret = pread(dev->fd, dev->head, want, 0);
+		} while (ret < 0 && errno == EINTR);
+		if (ret >= (ssize_t)need) {
+			dev->head_len = ret;
+			memcpy(magic, dev->head, need);
+			*got = need;
+			return 0;
+		}
+	}
+	return read_magic(dev, st, magic, magic_len, got);
+}
+
+static void drop_head(struct io_dev *dev)
+{
+	free(dev->head);
+	dev->head = NULL;
+	dev->head_len = 0;
+}
+
 /* A regular file: raw, compressed, a dump, or a compressed dump */
 static int open_regular(struct io_dev *dev, struct stat *st)
 {
@@ -111,20 +149,23 @@ static int open_regular(struct io_dev *dev, struct stat *st)
 	size_t n;
 	int ret;
 
-	ret = read_magic(dev, st, magic, sizeof(magic), &n);
+	ret = read_head(dev, st, magic, sizeof(magic), &n);
 	if (ret)
 		return ret;
 	kind = compress_detect(magic, n);
 	if (kind != COMPRESS_NONE) {
+		drop_head(dev);
 		ret = open_compressed(dev, st, kind);
 		if (!ret)
-			ret = read_magic(dev, st, magic, sizeof(magic), &n);
+			ret = read_head(dev, st, magic, sizeof(magic), &n);
 		if (ret)
 			return ret;
 	}
 	dev->size = st->st_size & ~511ULL;
-	if (image_dump_magic(magic, n))
+	if (image_dump_magic(magic, n)) {
+		drop_head(dev);
 		return open_dump(dev, st);
+	}
 	return 0;
 }
 
@@ -200,6 +241,7 @@ int io_open(struct io_dev *dev, const char *path, const struct io_format *fmt,
 
 void io_close(struct io_dev *dev)
 {
+	drop_head(dev);
 	image_dump_close(dev->dump);
 	dev->dump = NULL;
 	if (dev->fd >= 0)
@@ -209,7 +251,7 @@ void io_close(struct io_dev *dev)
 	dev->path = NULL;
 }
 
-static void io_count(struct io_dev *dev, u64 len, unsigned int purpose)
+void io_count_read(struct io_dev *dev, u64 len, unsigned int purpose)
 {
 	if (!dev->stats)
 		return;
@@ -237,13 +279,17 @@ int io_read_fault(struct io_dev *dev, void *buf, u64 len, u64 offset,
 		*fault = f;
 	if (offset > dev->size || len > dev->size - offset)
 		return -ERANGE;
-	io_count(dev, len, purpose);
+	io_count_read(dev, len, purpose);
 	if (dev->dump) {
 		/* a dump's item that cannot be inflated is its read error */
 		err = image_dump_read(dev->dump, buf, len, offset);
 		if (err && fault)
 			fault->err = err;
 		return err;
+	}
+	if (len <= dev->head_len && offset <= dev->head_len - len) {
+		memcpy(buf, dev->head + offset, len);
+		return 0;
 	}
 	while (f.done < len) {
 		ssize_t ret = pread(dev->fd, (char *)buf + f.done, len - f.done,
@@ -300,6 +346,11 @@ int io_read_cached(struct io_dev *dev, void *buf, u64 len, u64 offset,
 		return -EAGAIN;
 	if (offset > dev->size || len > dev->size - offset)
 		return -ERANGE;
+	if (len <= dev->head_len && offset <= dev->head_len - len) {
+		memcpy(buf, dev->head + offset, len);
+		io_count_read(dev, len, purpose);
+		return 0;
+	}
 	do {
 		ret = preadv2(dev->fd, &iov, 1, offset, RWF_NOWAIT);
 	} while (ret < 0 && errno == EINTR);
@@ -308,7 +359,7 @@ int io_read_cached(struct io_dev *dev, void *buf, u64 len, u64 offset,
 	/* a partly cached range comes back short: read it all the usual way */
 	if (ret < 0 || (u64)ret != len)
 		return -EAGAIN;
-	io_count(dev, len, purpose);
+	io_count_read(dev, len, purpose);
 	return 0;
 #else
 	return -EAGAIN;

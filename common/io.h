@@ -17,6 +17,7 @@
 struct image_dump;
 
 #define IO_MAX_PURPOSES	8
+#define IO_HEAD_BYTES	(68U << 10)	/* up to the end of the first btrfs superblock */
 
 struct io_counter {
 	u64 reads;
@@ -45,6 +46,14 @@ struct io_dev {
 	const char *compression;
 	/* preadv2(RWF_NOWAIT) refused once: io_read_cached() stops trying */
 	bool no_nowait;
+	/*
+	 * The first IO_HEAD_BYTES of a raw image file (or less, the whole
+	 * file), read once at open for its format's magic: reads inside it
+	 * are served from here, counted as reads.  A btrfs superblock lies at
+	 * 64 KiB, so opening and reading it cost one round trip, not two.
+	 */
+	u8 *head;
+	u32 head_len;
 	/*
 	 * Why io_open() failed, when it knows more than the errno (a broken
 	 * dump, bad compressed data, a directory): one line, else empty.
@@ -86,5 +95,11 @@ void io_fault_describe(const char *path, const struct io_fault *fault,
 		       char *buf, size_t len);
 int io_read_cached(struct io_dev *dev, void *buf, u64 len, u64 offset,
 		   unsigned int purpose);
+/*
+ * Count one read of @len bytes for @purpose as io_read() counts it, for a
+ * read that went to the device another way (io-batch.c's queue reads with
+ * counters off in its threads or io_uring, and counts in the reaper).
+ */
+void io_count_read(struct io_dev *dev, u64 len, unsigned int purpose);
 
 #endif

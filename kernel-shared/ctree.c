@@ -18,6 +18,7 @@
  * cache of extent_io.c.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/accessors.h"
@@ -263,40 +264,141 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
 }
 
 /*
- * Read-ahead, level by level: the blocks that searches (and the
- * next_leaf() steps after them) will touch are read in one concurrent
- * batch per level for all of them, so a slow device costs the trees'
- * height in round trips instead of one per block.  Only blocks the
- * searches themselves read are read, each once: they then find them in
- * the cache.  Nothing here is an error: a block that fails is left out
- * (with what lies below it) and the search reads it again, in its own
+ * Read-ahead through the run's queue of concurrent reads: the blocks that
+ * searches (and the next_leaf() steps after them) will touch are kept in
+ * flight together, and the children a node leads to go out as soon as
+ * that node is read and verified, while the other reads are still on
+ * their way.  There is no barrier per level: a slow device costs the
+ * trees' height in round trips and every other read overlaps them.  Only
+ * blocks the searches themselves read are read, each once: they then find
+ * them in the cache.  Nothing here is an error: a block that fails is left
+ * out (with what lies below it) and the search reads it again, in its own
  * order, with its own message.  Read observers are not told.
  */
 
-/* One node on the way of one search */
-struct prefetch_entry {
-	struct btrfs_tree_block *node;	/* referenced */
+#define PF_NONE		UINT32_MAX
+#define PF_REAP		16
+
+/* One search passing through a block */
+struct pf_ref {
 	u32 search;
 	bool leftmost;			/* on the search path itself */
+	u32 next;			/* the block's next ref, or PF_NONE */
 };
 
-/* One block to read for one search, and where it goes */
-struct search_step {
+/* One block to read, and the searches that go through it */
+struct pf_block {
+	struct btrfs_block_read br;	/* br.req.priv: &br */
+	u32 refs;			/* the first pf_ref, or PF_NONE */
+	u32 round;			/* the take_steps() call that made it */
+	bool done;			/* read (or left out) */
+	bool ok;			/* read and verified */
+};
+
+/* One child to read for one search, and what its parent says of it */
+struct pf_step {
 	u64 bytenr;
 	u32 search;
 	bool leftmost;
 	struct btrfs_tree_check check;
-	u32 block;			/* index among the distinct blocks */
 };
 
 struct prefetch_state {
+	struct btrfs_fs_info *fs_info;
 	const struct btrfs_prefetch_search *srch;
-	struct prefetch_entry *cur;
-	u32 nr_cur;
-	struct search_step *steps;
-	u32 nr_steps;
-	u32 cap_steps;
+	struct io_queue *q;
+	struct pf_block **map;		/* open addressing by bytenr */
+	u32 map_cap;			/* a power of two */
+	u32 nr_blocks;
+	struct pf_ref *refs;
+	u32 nr_refs;
+	u32 cap_refs;
+	u32 round;
+	u64 leaf_bytes;			/* leaves cached or on their way */
+	int err;			/* -ENOMEM: nothing more is started */
 };
+
+static int finish_block(struct prefetch_state *ps, struct pf_block *blk);
+
+static u32 pf_slot(const struct prefetch_state *ps, u64 bytenr)
+{
+	return (u32)(((bytenr >> 12) * 0x9e3779b97f4a7c15ULL) >> 32) & (ps->map_cap - 1);
+}
+
+static struct pf_block *pf_find(const struct prefetch_state *ps, u64 bytenr)
+{
+	u32 i;
+
+	if (!ps->map_cap)
+		return NULL;
+	for (i = pf_slot(ps, bytenr); ps->map[i]; i = (i + 1) & (ps->map_cap - 1))
+		if (ps->map[i]->br.bytenr == bytenr)
+			return ps->map[i];
+	return NULL;
+}
+
+static void pf_place(struct prefetch_state *ps, struct pf_block *blk)
+{
+	u32 i = pf_slot(ps, blk->br.bytenr);
+
+	while (ps->map[i])
+		i = (i + 1) & (ps->map_cap - 1);
+	ps->map[i] = blk;
+}
+
+/* Half full at most, so that a probe ends soon */
+static int pf_insert(struct prefetch_state *ps, struct pf_block *blk)
+{
+	if (2 * (ps->nr_blocks + 1) > ps->map_cap) {
+		u32 old_cap = ps->map_cap, i;
+		struct pf_block **old = ps->map;
+
+		ps->map_cap = old_cap ? 2 * old_cap : 1024;
+		ps->map = calloc(ps->map_cap, sizeof(*ps->map));
+		if (!ps->map) {
+			ps->map = old;
+			ps->map_cap = old_cap;
+			return -ENOMEM;
+		}
+		for (i = 0; i < old_cap; i++)
+			if (old[i])
+				pf_place(ps, old[i]);
+		free(old);
+	}
+	pf_place(ps, blk);
+	ps->nr_blocks++;
+	return 0;
+}
+
+static int pf_add_ref(struct prefetch_state *ps, struct pf_block *blk,
+		      const struct pf_step *st)
+{
+	if (ps->nr_refs == ps->cap_refs) {
+		u32 cap = ps->cap_refs ? ps->cap_refs * 2 : 1024;
+		struct pf_ref *n = realloc(ps->refs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ps->refs = n;
+		ps->cap_refs = cap;
+	}
+	ps->refs[ps->nr_refs] = (struct pf_ref) {
+		.search = st->search, .leftmost = st->leftmost, .next = blk->refs,
+	};
+	blk->refs = ps->nr_refs++;
+	return 0;
+}
+
+static bool pf_has_search(const struct prefetch_state *ps, const struct pf_block *blk,
+			  u32 search)
+{
+	u32 r;
+
+	for (r = blk->refs; r != PF_NONE; r = ps->refs[r].next)
+		if (ps->refs[r].search == search)
+			return true;
+	return false;
+}
 
 /* Where a search for @key descends in @node: btrfs_search_slot()'s rule */
 static int search_child_slot(const struct btrfs_tree_block *node,
@@ -309,45 +411,43 @@ static int search_child_slot(const struct btrfs_tree_block *node,
 	return slot;
 }
 
-static void put_level(struct btrfs_tree_block **blocks, u32 nr)
-{
-	u32 i;
+struct pf_steps {
+	struct pf_step *v;
+	u32 nr;
+	u32 cap;
+};
 
-	for (i = 0; i < nr; i++)
-		btrfs_tree_block_put(blocks[i]);
-}
-
-static int add_step(struct prefetch_state *ps, const struct search_step *step)
+static int add_step(struct pf_steps *s, const struct pf_step *step)
 {
-	if (ps->nr_steps == ps->cap_steps) {
-		u32 cap = ps->cap_steps ? ps->cap_steps * 2 : 64;
-		struct search_step *n = realloc(ps->steps, cap * sizeof(*n));
+	if (s->nr == s->cap) {
+		u32 cap = s->cap ? s->cap * 2 : 64;
+		struct pf_step *n = realloc(s->v, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		ps->steps = n;
-		ps->cap_steps = cap;
+		s->v = n;
+		s->cap = cap;
 	}
-	ps->steps[ps->nr_steps++] = *step;
+	s->v[s->nr++] = *step;
 	return 0;
 }
 
-/* The children one entry's search reads from its node */
-static int entry_steps(struct prefetch_state *ps, const struct prefetch_entry *e)
+/* The children one search reads from @node */
+static int ref_steps(const struct prefetch_state *ps, const struct btrfs_tree_block *node,
+		     const struct pf_ref *ref, struct pf_steps *s)
 {
-	const struct btrfs_prefetch_search *srch = &ps->srch[e->search];
-	const struct btrfs_tree_block *node = e->node;
+	const struct btrfs_prefetch_search *srch = &ps->srch[ref->search];
 	int slot, first, last;
 
 	if (!node->level || !node->nritems || srch->root_only)
 		return 0;
-	first = e->leftmost ? search_child_slot(node, &srch->key) : 0;
+	first = ref->leftmost ? search_child_slot(node, &srch->key) : 0;
 	last = srch->to_end ? (int)node->nritems - 1 : first;
 	for (slot = first; slot <= last; slot++) {
-		struct search_step step = {
+		struct pf_step step = {
 			.bytenr = btrfs_node_blockptr(node, slot),
-			.search = e->search,
-			.leftmost = e->leftmost && slot == first,
+			.search = ref->search,
+			.leftmost = ref->leftmost && slot == first,
 			.check = {
 				.root = srch->root->objectid,
 				.level = node->level - 1,
@@ -357,7 +457,7 @@ static int entry_steps(struct prefetch_state *ps, const struct prefetch_entry *e
 		};
 
 		btrfs_node_key_to_cpu(node, slot, &step.check.first_key);
-		if (add_step(ps, &step))
+		if (add_step(s, &step))
 			return -ENOMEM;
 	}
 	return 0;
@@ -377,96 +477,184 @@ static int purpose_rank(unsigned int purpose)
 
 static int cmp_step(const void *a, const void *b)
 {
-	const struct search_step *x = a, *y = b;
+	const struct pf_step *x = a, *y = b;
 
 	if (x->bytenr != y->bytenr)
 		return x->bytenr < y->bytenr ? -1 : 1;
 	return x->search < y->search ? -1 : x->search > y->search;
 }
 
-/*
- * Leaves not cached yet are read ahead only while the leaf cache holds
- * them all: an eviction the searches would not have caused could make
- * them read a block twice.
- */
-static bool leaves_fit(struct btrfs_fs_info *fs_info, const struct search_step *steps,
-		       u32 nr)
+static void raise_purpose(struct pf_block *blk, unsigned int purpose)
 {
-	u64 bytes = 0;
-	u32 i;
-
-	for (i = 0; i < nr; i++)
-		if (!steps[i].check.level && (!i || steps[i - 1].bytenr != steps[i].bytenr) &&
-		    !btrfs_cache_lookup(fs_info, steps[i].bytenr))
-			bytes += fs_info->nodesize;
-	return btrfs_cache_leaves_fit(fs_info, bytes);
+	if (!blk->done && purpose_rank(purpose) < purpose_rank(blk->br.purpose)) {
+		blk->br.purpose = purpose;
+		blk->br.req.purpose = purpose;
+	}
 }
 
-/* Read the distinct blocks of ps->steps together; they become ps->cur */
-static int read_steps(struct btrfs_fs_info *fs_info, struct prefetch_state *ps)
+/*
+ * Start a new block: from the cache at once, else to the queue.  Leaves
+ * not cached yet go only while the leaf cache holds them with what it
+ * holds: an eviction the searches would not have caused could make them
+ * read a block twice.  A leaf past that is left to its search.  (Not
+ * proven safe past the budget: when one read-ahead needs more leaves than
+ * the cache holds, 4,096 of 16 KiB, those read ahead may be evicted by
+ * the ones the searches read later before they are used.  The rule per
+ * level before read none of such a level.  No image tested comes near.)
+ */
+static int start_block(struct prefetch_state *ps, struct pf_block *blk)
 {
-	u32 nr = ps->nr_steps, i, n = 0, kept = 0;
-	u64 *bytenr = calloc(nr ? nr : 1, sizeof(*bytenr));
-	struct btrfs_tree_check *check = calloc(nr ? nr : 1, sizeof(*check));
-	unsigned int *purpose = calloc(nr ? nr : 1, sizeof(*purpose));
-	struct btrfs_tree_block **got = calloc(nr ? nr : 1, sizeof(*got));
-	int ret = -ENOMEM;
+	struct btrfs_fs_info *fs_info = ps->fs_info;
+	int ret;
 
-	if (!bytenr || !check || !purpose || !got)
-		goto out;
-	qsort(ps->steps, nr, sizeof(*ps->steps), cmp_step);
-	if (!leaves_fit(fs_info, ps->steps, nr))
-		nr = 0;
-	for (i = 0; i < nr; i++) {
-		const struct search_step *st = &ps->steps[i];
-		unsigned int p = ps->srch[st->search].purpose;
-
-		if (!n || bytenr[n - 1] != st->bytenr) {
-			bytenr[n] = st->bytenr;
-			check[n] = st->check;
-			purpose[n++] = p;
-		} else if (purpose_rank(p) < purpose_rank(purpose[n - 1])) {
-			purpose[n - 1] = p;
+	if (!blk->br.check.level && !btrfs_cache_lookup(fs_info, blk->br.bytenr)) {
+		if (ps->leaf_bytes + fs_info->nodesize > btrfs_cache_leaf_limit()) {
+			blk->done = true;
+			return 0;
 		}
-		ps->steps[i].block = n - 1;
+		ps->leaf_bytes += fs_info->nodesize;
 	}
-	ret = btrfs_read_tree_blocks_tagged(fs_info, bytenr, check, purpose, n,
-					    fs_info->read.io_threads, got);
-	for (i = 0; i < ps->nr_cur; i++)
-		btrfs_tree_block_put(ps->cur[i].node);
-	free(ps->cur);
-	ps->cur = calloc(nr ? nr : 1, sizeof(*ps->cur));
-	for (i = 0; ps->cur && i < nr; i++) {
-		struct btrfs_tree_block *eb = got[ps->steps[i].block];
-		const struct search_step *st = &ps->steps[i];
+	ret = btrfs_block_read_start(fs_info, ps->q, &blk->br);
+	if (ret < 0) {
+		blk->done = true;
+		return ret;
+	}
+	return ret ? finish_block(ps, blk) : 0;
+}
 
-		if (!eb || !eb->level)
-			continue;
-		/*
-		 * One entry per node and search: a corrupted tree whose
-		 * nodes point at one child many times must not multiply
-		 */
-		if (kept && ps->cur[kept - 1].node == eb &&
-		    ps->cur[kept - 1].search == st->search) {
-			ps->cur[kept - 1].leftmost |= st->leftmost;
+/*
+ * The steps of one or more parents, sorted: each new block is made once
+ * with the best purpose of the searches that need it, then started.  A
+ * block met again by another search (a corrupted tree pointing at it
+ * twice) takes that search too, and if it is read already its children
+ * for that search follow from the cache.
+ */
+static int take_steps(struct prefetch_state *ps, struct pf_steps *s)
+{
+	u32 round = ++ps->round, i, nr_fresh = 0;
+	struct pf_block **fresh = calloc(s->nr ? s->nr : 1, sizeof(*fresh));
+	int ret = 0;
+
+	if (!fresh)
+		return -ENOMEM;
+	if (s->nr)
+		qsort(s->v, s->nr, sizeof(*s->v), cmp_step);
+	for (i = 0; i < s->nr && !ret; i++) {
+		const struct pf_step *st = &s->v[i];
+		unsigned int purpose = ps->srch[st->search].purpose;
+		struct pf_block *blk = pf_find(ps, st->bytenr);
+
+		if (!blk) {
+			blk = calloc(1, sizeof(*blk));
+			if (blk) {
+				blk->br.bytenr = st->bytenr;
+				blk->br.check = st->check;
+				blk->br.purpose = purpose;
+				blk->refs = PF_NONE;
+				blk->round = round;
+			}
+			if (!blk || pf_insert(ps, blk)) {
+				free(blk);
+				ret = -ENOMEM;
+				break;
+			}
+			fresh[nr_fresh++] = blk;
+		} else if (blk->round == round ? i && s->v[i - 1].bytenr == st->bytenr &&
+			   s->v[i - 1].search == st->search : pf_has_search(ps, blk, st->search)) {
 			continue;
 		}
-		eb->refs++;
-		ps->cur[kept++] = (struct prefetch_entry) {
-			.node = eb, .search = ps->steps[i].search,
-			.leftmost = ps->steps[i].leftmost,
-		};
+		raise_purpose(blk, purpose);
+		ret = pf_add_ref(ps, blk, st);
+		if (!ret && blk->round != round && blk->ok && st->check.level) {
+			struct btrfs_tree_block *eb;
+			struct pf_steps again = { 0 };
+
+			if (btrfs_read_tree_block(ps->fs_info, blk->br.bytenr, &st->check,
+						  blk->br.purpose, &eb))
+				continue;
+			ret = ref_steps(ps, eb, &ps->refs[blk->refs], &again);
+			btrfs_tree_block_put(eb);
+			if (!ret)
+				ret = take_steps(ps, &again);
+			free(again.v);
+		}
 	}
-	ps->nr_cur = kept;
-	if (!ps->cur)
-		ret = -ENOMEM;
-	put_level(got, n);
-out:
-	free(bytenr);
-	free(check);
-	free(purpose);
-	free(got);
+	for (i = 0; i < nr_fresh && !ret; i++)
+		ret = start_block(ps, fresh[i]);
+	for (; i < nr_fresh; i++)
+		fresh[i]->done = true;
+	free(fresh);
 	return ret;
+}
+
+/* A block is in: verified and cached, its children for every search next */
+static int finish_block(struct prefetch_state *ps, struct pf_block *blk)
+{
+	struct btrfs_tree_block *eb;
+	struct pf_steps s = { 0 };
+	int ret;
+	u32 r;
+
+	ret = btrfs_block_read_finish(ps->fs_info, &blk->br);
+	blk->done = true;
+	if (ret)
+		return ret == -ENOMEM ? ret : 0;
+	eb = blk->br.eb;
+	blk->br.eb = NULL;
+	blk->ok = true;
+	for (r = blk->refs; r != PF_NONE && !ret && !ps->err; r = ps->refs[r].next) {
+		struct pf_ref ref = ps->refs[r];
+
+		ret = ref_steps(ps, eb, &ref, &s);
+	}
+	btrfs_tree_block_put(eb);
+	if (!ret && !ps->err && s.nr)
+		ret = take_steps(ps, &s);
+	free(s.v);
+	return ret;
+}
+
+static void prefetch_run(struct prefetch_state *ps, u32 nr)
+{
+	struct pf_steps roots = { 0 };
+	struct io_request *done[PF_REAP];
+	u32 i, n;
+
+	/* the root nodes first, then what each read leads to */
+	for (i = 0; i < nr && !ps->err; i++) {
+		const struct btrfs_root_ref *root = ps->srch[i].root;
+		struct pf_step step = {
+			.bytenr = root->bytenr, .search = i, .leftmost = true,
+			.check = {
+				.root = root->objectid,
+				.level = root->level,
+				.transid = root->generation,
+			},
+		};
+
+		if (root->found && add_step(&roots, &step))
+			ps->err = -ENOMEM;
+	}
+	if (!ps->err)
+		ps->err = take_steps(ps, &roots);
+	free(roots.v);
+	/* everything that went out comes back, whatever happened since */
+	while ((n = io_queue_reap(ps->q, done, PF_REAP))) {
+		for (i = 0; i < n; i++) {
+			struct pf_block *blk = (struct pf_block *)((char *)done[i]->priv -
+							   offsetof(struct pf_block, br));
+			int ret = ps->err ? btrfs_block_read_finish(ps->fs_info, &blk->br) :
+					    finish_block(ps, blk);
+
+			if (ps->err) {
+				blk->done = true;
+				btrfs_tree_block_put(blk->br.eb);
+				blk->br.eb = NULL;
+			} else if (ret) {
+				ps->err = ret;
+			}
+		}
+	}
 }
 
 void btrfs_prefetch_searches(struct btrfs_fs_info *fs_info,
@@ -474,40 +662,23 @@ void btrfs_prefetch_searches(struct btrfs_fs_info *fs_info,
 {
 	struct btrfs_error scratch = { 0 }, *prev;
 	struct btrfs_read_observer quiet = { 0 }, observer;
-	struct prefetch_state ps = { .srch = srch };
+	struct prefetch_state ps = {
+		.fs_info = fs_info, .srch = srch, .leaf_bytes = fs_info->cache.bytes,
+	};
 	u32 i;
 
 	if (fs_info->read.io_threads <= 1 || !nr)
 		return;
+	ps.q = btrfs_io_queue(fs_info);
+	if (!ps.q)
+		return;
 	prev = btrfs_error_redirect(fs_info, &scratch);
 	observer = btrfs_set_read_observer(fs_info, quiet);
-	/* the root nodes first, then one level of every search at a time */
-	for (i = 0; i < nr; i++) {
-		struct search_step step = {
-			.bytenr = srch[i].root->bytenr, .search = i, .leftmost = true,
-			.check = {
-				.root = srch[i].root->objectid,
-				.level = srch[i].root->level,
-				.transid = srch[i].root->generation,
-			},
-		};
-
-		if (srch[i].root->found && add_step(&ps, &step))
-			goto out;
-	}
-	while (ps.nr_steps) {
-		if (read_steps(fs_info, &ps) == -ENOMEM)
-			break;
-		ps.nr_steps = 0;
-		for (i = 0; i < ps.nr_cur; i++)
-			if (entry_steps(&ps, &ps.cur[i]))
-				goto out;
-	}
-out:
-	for (i = 0; i < ps.nr_cur; i++)
-		btrfs_tree_block_put(ps.cur[i].node);
-	free(ps.cur);
-	free(ps.steps);
+	prefetch_run(&ps, nr);
+	for (i = 0; i < ps.map_cap; i++)
+		free(ps.map[i]);
+	free(ps.map);
+	free(ps.refs);
 	btrfs_set_read_observer(fs_info, observer);
 	btrfs_error_redirect(fs_info, prev);
 }

@@ -1149,6 +1149,8 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 	btrfs_free_chunk_maps(fs_info);
 	free(fs_info->mount_est);
 	fs_info->mount_est = NULL;
+	io_queue_destroy(fs_info->io_queue);
+	fs_info->io_queue = NULL;
 	for (i = 0; i < fs_info->nr_devices; i++)
 		if (fs_info->devices[i].present)
 			io_close(&fs_info->devices[i].io);
@@ -1263,7 +1265,9 @@ int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, const u64 *byte
 		if (first_copy_request(fs_info, out[i], purposes[i], &reqs[nr_reqs]))
 			req_of[i] = nr_reqs++;
 	}
-	if (!ret)
+	if (!ret && max_threads == fs_info->read.io_threads && btrfs_io_queue(fs_info))
+		io_queue_read_all(fs_info->io_queue, reqs, nr_reqs);
+	else if (!ret)
 		ret = io_read_batch(reqs, nr_reqs, max_threads);
 	for (i = 0; i < nr; i++) {
 		bool batched = !ret && req_of[i] < nr && !reqs[req_of[i]].result;
@@ -1281,6 +1285,47 @@ int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, const u64 *byte
 	free(reqs);
 	free(req_of);
 	return ret;
+}
+
+struct io_queue *btrfs_io_queue(struct btrfs_fs_info *fs_info)
+{
+	if (!fs_info->io_queue && fs_info->read.io_threads > 1 &&
+	    io_queue_create(fs_info->read.io_threads, &fs_info->io_queue))
+		fs_info->io_queue = NULL;
+	return fs_info->io_queue;
+}
+
+int btrfs_block_read_start(struct btrfs_fs_info *fs_info, struct io_queue *q,
+			   struct btrfs_block_read *br)
+{
+	br->eb = NULL;
+	br->queued = false;
+	if (btrfs_cache_lookup(fs_info, br->bytenr))
+		return 1;
+	br->eb = btrfs_alloc_tree_block(fs_info, br->bytenr);
+	if (!br->eb)
+		return -ENOMEM;
+	if (!first_copy_request(fs_info, br->eb, br->purpose, &br->req))
+		return 1;
+	br->req.priv = br;
+	br->queued = true;
+	io_queue_submit(q, &br->req);
+	return 0;
+}
+
+int btrfs_block_read_finish(struct btrfs_fs_info *fs_info, struct btrfs_block_read *br)
+{
+	struct btrfs_tree_block *eb = br->eb;
+	bool ok = br->queued && !br->req.result;
+
+	/* a copy that went to the device: the purpose may have moved since */
+	if (ok && observe_read(fs_info, br->bytenr))
+		ok = false;
+	if (ok && accept_batched(fs_info, eb, &br->check, br->purpose))
+		return 0;
+	btrfs_free_tree_block(fs_info, eb);
+	br->eb = NULL;
+	return btrfs_read_tree_block(fs_info, br->bytenr, &br->check, br->purpose, &br->eb);
 }
 
 int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,

@@ -305,8 +305,8 @@ void btrfs_free_block_cache(struct btrfs_fs_info *fs_info)
 	memset(cache, 0, sizeof(*cache));
 }
 
-/* Would @more_bytes of leaves still fit the leaf budget, with what is cached? */
-bool btrfs_cache_leaves_fit(const struct btrfs_fs_info *fs_info, u64 more_bytes)
+/* Read-ahead keeps its leaves within it, so none is evicted before use */
+u64 btrfs_cache_leaf_limit(void)
 {
-	return fs_info->cache.bytes + more_bytes <= BTRFS_LEAF_CACHE_BYTES;
+	return BTRFS_LEAF_CACHE_BYTES;
 }

@@ -35,7 +35,8 @@ struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,
 int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
 /* A path lets go of @eb: an unreferenced leaf can be evicted */
 void btrfs_tree_block_put(struct btrfs_tree_block *eb);
-bool btrfs_cache_leaves_fit(const struct btrfs_fs_info *fs_info, u64 more_bytes);
+/* The leaf budget in bytes (BTRFS_LEAF_CACHE_BYTES, smaller in the fuzz build) */
+u64 btrfs_cache_leaf_limit(void);
 void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info);
 void btrfs_free_block_cache(struct btrfs_fs_info *fs_info);
 

@@ -165,6 +165,8 @@ struct btrfs_read_observer {
 };
 
 /* How the reader reads: options of a run, given to btrfs_open_fs() */
+struct io_queue;
+
 struct btrfs_read_args {
 	bool bg_search_scan;		/* kernel-style forward walk, not pinpoint */
 	u32 io_threads;			/* >1: level-by-level batched reads */
@@ -233,6 +235,8 @@ struct btrfs_fs_info {
 	u32 nr_block_groups;
 	bool bg_from_bg_tree;
 	struct btrfs_read_args read;	/* given at open: btrfs_open_fs() */
+	/* the concurrent reads (read.io_threads > 1), made at first use */
+	struct io_queue *io_queue;	/* common/io-batch.h */
 	struct btrfs_block_search_stats bg_search;
 
 	/* raw: the global reserve is the chosen kernel's, added by the report */

@@ -8,6 +8,7 @@
 #ifndef BTRFS_SPACE_TREE_BLOCK_H
 #define BTRFS_SPACE_TREE_BLOCK_H
 
+#include "common/io-batch.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/extent_io.h"
@@ -39,6 +40,32 @@ int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, const u64 *byte
 				  const struct btrfs_tree_check *checks,
 				  const unsigned int *purposes, u32 nr, u32 max_threads,
 				  struct btrfs_tree_block **out);
+
+/*
+ * One tree block read through the run's queue (btrfs_io_queue()), for a
+ * caller that keeps reads in flight while it uses the ones that finish.
+ * Fill bytenr, check and purpose; btrfs_block_read_start() returns 0 when
+ * the first copy went to @q (finish it when io_queue_reap() hands back
+ * &br->req: req.priv is @br), 1 when nothing went (cached, or not one
+ * piece on a present device: finish it now), or -errno.  The purpose may
+ * be raised while the read is in flight (set br->req.purpose too).
+ * btrfs_block_read_finish() verifies and caches the copy read, or reads
+ * the block the serial way (every copy, the error recorded), as
+ * btrfs_read_tree_block() returns it: 0 and br->eb referenced, or -errno.
+ */
+struct btrfs_block_read {
+	struct io_request req;
+	struct btrfs_tree_block *eb;
+	u64 bytenr;
+	struct btrfs_tree_check check;
+	unsigned int purpose;
+	bool queued;
+};
+
+struct io_queue *btrfs_io_queue(struct btrfs_fs_info *fs_info);
+int btrfs_block_read_start(struct btrfs_fs_info *fs_info, struct io_queue *q,
+			   struct btrfs_block_read *br);
+int btrfs_block_read_finish(struct btrfs_fs_info *fs_info, struct btrfs_block_read *br);
 
 /*
  * Item and pointer access, inline as the kernel's accessors are (every
@@ -107,9 +134,10 @@ int btrfs_next_leaf(struct btrfs_fs_info *fs_info,
 		    unsigned int purpose);
 
 /*
- * Read ahead, one batch per level, the blocks that a walk of @root (@key
- * NULL) or a search for @key with the next_leaf() steps to the end will
- * read; with io_threads <= 1 nothing.  Errors are left to the walk.
+ * Read ahead, through the queue of concurrent reads, the blocks that a
+ * walk of @root (@key NULL) or a search for @key with the next_leaf()
+ * steps to the end will read; with io_threads <= 1 nothing.  Errors are
+ * left to the walk.
  */
 void btrfs_prefetch_tree(struct btrfs_fs_info *fs_info,
 			 const struct btrfs_root_ref *root,
@@ -129,9 +157,10 @@ struct btrfs_prefetch_search {
 };
 
 /*
- * Read ahead what @nr independent searches will read, one batch per level
- * for all of them (a block two need is read once, for the purpose that
- * counts first); only with io_threads > 1.  Nothing is an error: the
+ * Read ahead what @nr independent searches will read, kept in flight
+ * together, a node's children submitted as soon as it is read (a block
+ * two need is read once, for the purpose that counts first); only with
+ * io_threads > 1.  Nothing is an error: the
  * searches themselves say.  Read observers are not told: the searches that
  * follow touch the blocks.
  */

@@ -9,6 +9,7 @@
 # bench/run.sh): they are installed after the others, and their failure is
 # only a warning.
 # INSTALL_OPTIONAL=no leaves them out (a quicker CI, ~120 MB less).
+# liburing-dev: configure then reads through io_uring (threads without it).
 
 set -u
 
@@ -16,7 +17,7 @@ PACKAGES="
 	build-essential autoconf automake pkg-config
 	libblkid-dev uuid-dev libisal-dev libxxhash-dev libgcrypt20-dev zlib1g-dev
 	btrfs-progs xz-utils jq python3 util-linux e2fsprogs attr strace python3-docutils
-	liblzma-dev libzstd-dev zstd libxml2-utils clang libclang-rt-14-dev
+	liblzma-dev libzstd-dev zstd libxml2-utils clang libclang-rt-14-dev liburing-dev
 "
 OPTIONAL="chromium libfuse3-dev fuse3 trace-cmd"
 [ "${INSTALL_OPTIONAL:-yes}" != no ] || OPTIONAL=
