@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/extent-tree.h"
@@ -373,15 +374,8 @@ static int pf_insert(struct prefetch_state *ps, struct pf_block *blk)
 static int pf_add_ref(struct prefetch_state *ps, struct pf_block *blk,
 		      const struct pf_step *st)
 {
-	if (ps->nr_refs == ps->cap_refs) {
-		u32 cap = ps->cap_refs ? ps->cap_refs * 2 : 1024;
-		struct pf_ref *n = realloc(ps->refs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		ps->refs = n;
-		ps->cap_refs = cap;
-	}
+	if (array_grow((void **)&ps->refs, ps->nr_refs, &ps->cap_refs, sizeof(*ps->refs)))
+		return -ENOMEM;
 	ps->refs[ps->nr_refs] = (struct pf_ref) {
 		.search = st->search, .leftmost = st->leftmost, .next = blk->refs,
 	};
@@ -419,15 +413,8 @@ struct pf_steps {
 
 static int add_step(struct pf_steps *s, const struct pf_step *step)
 {
-	if (s->nr == s->cap) {
-		u32 cap = s->cap ? s->cap * 2 : 64;
-		struct pf_step *n = realloc(s->v, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->v = n;
-		s->cap = cap;
-	}
+	if (array_grow((void **)&s->v, s->nr, &s->cap, sizeof(*s->v)))
+		return -ENOMEM;
 	s->v[s->nr++] = *step;
 	return 0;
 }
@@ -1358,15 +1345,8 @@ static int sim_move(struct btrfs_sim_items_leaf *dst, u32 at,
 static int sim_group_insert_leaf(struct btrfs_sim_group *g, u32 at,
 				 struct btrfs_sim_items_leaf *l)
 {
-	if (g->nr == g->cap) {
-		u32 cap = g->cap ? g->cap * 2 : 16;
-		struct btrfs_sim_items_leaf **n = realloc(g->leaves, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		g->leaves = n;
-		g->cap = cap;
-	}
+	if (array_grow((void **)&g->leaves, g->nr, &g->cap, sizeof(*g->leaves)))
+		return -ENOMEM;
 	memmove(&g->leaves[at + 1], &g->leaves[at], (g->nr - at) * sizeof(*g->leaves));
 	g->leaves[at] = l;
 	g->nr++;

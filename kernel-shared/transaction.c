@@ -37,6 +37,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/block-rsv.h"
@@ -57,8 +58,8 @@
 
 struct u64_set {
 	u64 *v;
-	u64 nr;
-	u64 cap;
+	u32 nr;
+	u32 cap;
 };
 
 /*
@@ -85,8 +86,8 @@ struct ext_op {
 
 struct ext_ops {
 	struct ext_op *v;
-	u64 nr;
-	u64 cap;
+	u32 nr;
+	u32 cap;
 };
 
 #define MAX_INLINE_REFS		64
@@ -143,15 +144,8 @@ struct commit_state {
 
 static int set_push(struct u64_set *s, u64 v)
 {
-	if (s->nr == s->cap) {
-		u64 cap = s->cap ? s->cap * 2 : 32;
-		u64 *n = realloc(s->v, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->v = n;
-		s->cap = cap;
-	}
+	if (array_grow((void **)&s->v, s->nr, &s->cap, sizeof(*s->v)))
+		return -ENOMEM;
 	s->v[s->nr++] = v;
 	return 0;
 }
@@ -454,15 +448,8 @@ static int del_csums(struct commit_state *st, u64 start, u64 len)
 static int ext_op_add(struct ext_ops *ops, u32 phase, u8 kind, const struct btrfs_key *key,
 		      u32 search, int delta, u32 size)
 {
-	if (ops->nr == ops->cap) {
-		u64 cap = ops->cap ? ops->cap * 2 : 128;
-		struct ext_op *n = realloc(ops->v, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		ops->v = n;
-		ops->cap = cap;
-	}
+	if (array_grow((void **)&ops->v, ops->nr, &ops->cap, sizeof(*ops->v)))
+		return -ENOMEM;
 	ops->v[ops->nr] = (struct ext_op){
 		.key = *key, .seq = ops->nr, .phase = phase, .kind = kind,
 		.search = search, .delta = delta, .size = size,

@@ -73,12 +73,9 @@ static const struct btrfs_error_loc *fill_field_loc(struct btrfs_error_loc *loc,
 						    bool has_expected, u64 expected)
 {
 	fill_block_loc(loc, eb, slot);
-	loc->field = field;
-	loc->has_found = true;
-	loc->found = found;
-	loc->has_values = has_expected;
-	loc->expected = has_expected ? expected : 0;
-	return loc;
+	if (has_expected)
+		return btrfs_loc_value(loc, field, found, expected);
+	return btrfs_loc_found(loc, field, found);
 }
 
 #define found_loc(eb, nr, field, found)						\

@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/hash.h"
+#include "common/array.h"
 #include "kernel-shared/extent-tree.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/inode.h"
@@ -244,25 +245,6 @@ static void map_free(struct index_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Room for one more element of @size bytes in *@array */
-static int grow_array(void **array, u32 nr, u32 *cap, size_t size)
-{
-	u32 new_cap;
-	void *p;
-
-	if (nr < *cap)
-		return 0;
-	new_cap = *cap ? *cap * 2 : 16;
-	if (new_cap <= *cap)
-		return -ENOMEM;
-	p = realloc(*array, (size_t)new_cap * size);
-	if (!p)
-		return -ENOMEM;
-	*array = p;
-	*cap = new_cap;
-	return 0;
-}
-
 /* An operation on @ts that the model cannot follow: 1 makes it inexact */
 static int sim_result_ts(struct btrfs_tree_sim *ts, int ret)
 {
@@ -289,7 +271,7 @@ static int subvol_sim_get(struct replay_ctx *rc)
 			rc->cur = &rc->subvol_sims[i];
 			return 0;
 		}
-	if (grow_array((void **)&rc->subvol_sims, rc->nr_subvol_sims, &rc->cap_subvol_sims,
+	if (array_grow((void **)&rc->subvol_sims, rc->nr_subvol_sims, &rc->cap_subvol_sims,
 		       sizeof(*rc->subvol_sims)))
 		return -ENOMEM;
 	ss = &rc->subvol_sims[rc->nr_subvol_sims++];
@@ -346,8 +328,8 @@ static int collect_log_trees(struct btrfs_fs_info *fs_info,
 				(unsigned long long)BTRFS_TREE_LOG_OBJECTID, (unsigned long long)leaf->start,
 				slot, (unsigned long long)key.offset, btrfs_root_level(ri),
 				BTRFS_MAX_LEVEL - 1);
-		if (grow_array((void **)&list->subvol, list->nr, &list->cap, sizeof(u64)) ||
-		    grow_array((void **)&list->root, list->nr, &list->root_cap,
+		if (array_grow((void **)&list->subvol, list->nr, &list->cap, sizeof(u64)) ||
+		    array_grow((void **)&list->root, list->nr, &list->root_cap,
 			       sizeof(*list->root)))
 			return -ENOMEM;
 		list->subvol[list->nr] = key.offset;
@@ -444,7 +426,7 @@ static bool has_extent(const struct file_extent *fe)
 static int insert_file_extent(struct replay_inode *ri, u32 pos,
 			      const struct file_extent *fe)
 {
-	if (grow_array((void **)&ri->fe, ri->nr, &ri->cap, sizeof(*ri->fe)))
+	if (array_grow((void **)&ri->fe, ri->nr, &ri->cap, sizeof(*ri->fe)))
 		return -ENOMEM;
 	memmove(&ri->fe[pos + 1], &ri->fe[pos], (ri->nr - pos) * sizeof(*ri->fe));
 	ri->fe[pos] = *fe;
@@ -495,7 +477,7 @@ static int get_inode(struct replay_ctx *rc, u64 ino, struct replay_inode **out)
 		*out = &rc->inodes[idx];
 		return 0;
 	}
-	if (grow_array((void **)&rc->inodes, rc->nr_inodes, &rc->inodes_cap,
+	if (array_grow((void **)&rc->inodes, rc->nr_inodes, &rc->inodes_cap,
 		       sizeof(*rc->inodes)))
 		return -ENOMEM;
 	ri = &rc->inodes[rc->nr_inodes];
@@ -529,7 +511,7 @@ static struct replay_dref *find_dref(struct replay_extent *e, u64 root, u64 owne
 static int add_dref(struct replay_extent *e, u64 root, u64 owner, u64 offset,
 		    struct replay_dref **out)
 {
-	if (grow_array((void **)&e->drefs, e->nr_drefs, &e->cap_drefs, sizeof(*e->drefs)))
+	if (array_grow((void **)&e->drefs, e->nr_drefs, &e->cap_drefs, sizeof(*e->drefs)))
 		return -ENOMEM;
 	*out = &e->drefs[e->nr_drefs++];
 	**out = (struct replay_dref){ .root = root, .owner = owner, .offset = offset };
@@ -631,7 +613,7 @@ static int get_extent(struct replay_ctx *rc, u64 bytenr, u64 num_bytes,
 		*out = &rc->extents[idx];
 		return 0;
 	}
-	if (grow_array((void **)&rc->extents, rc->nr_extents, &rc->extents_cap,
+	if (array_grow((void **)&rc->extents, rc->nr_extents, &rc->extents_cap,
 		       sizeof(*rc->extents)))
 		return -ENOMEM;
 	e = &rc->extents[rc->nr_extents];
@@ -1329,7 +1311,7 @@ static int link_to_fixup_dir(struct replay_ctx *rc, u64 ino)
 				    BTRFS_ORPHAN_ITEM_KEY, ino }, 0);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	if (grow_array((void **)&ss->fixups, ss->nr_fixups, &ss->cap_fixups, sizeof(u64)))
+	if (array_grow((void **)&ss->fixups, ss->nr_fixups, &ss->cap_fixups, sizeof(u64)))
 		return -ENOMEM;
 	ss->fixups[ss->nr_fixups++] = ino;
 	return 0;
@@ -1491,7 +1473,7 @@ static int note_orphan(struct replay_ctx *rc, u64 ino, u32 names_gone)
 		return ret;
 	if (nlink > names_gone || is_orphan(ss, ino))
 		return 0;
-	if (grow_array((void **)&ss->orphans, ss->nr_orphans, &ss->cap_orphans, sizeof(u64)))
+	if (array_grow((void **)&ss->orphans, ss->nr_orphans, &ss->cap_orphans, sizeof(u64)))
 		return -ENOMEM;
 	ss->orphans[ss->nr_orphans++] = ino;
 	return 0;
@@ -1641,7 +1623,7 @@ static int queue_dir_index(struct replay_ctx *rc, u64 dir, u64 index, u32 size)
 			seq = ss->dix[i].seq;
 			break;
 		}
-	if (grow_array((void **)&ss->dix, ss->nr_dix, &ss->cap_dix, sizeof(*ss->dix)))
+	if (array_grow((void **)&ss->dix, ss->nr_dix, &ss->cap_dix, sizeof(*ss->dix)))
 		return -ENOMEM;
 	ss->dix[ss->nr_dix++] = (struct delayed_index){ dir, index, size, seq };
 	return 0;
