@@ -1778,6 +1778,7 @@ int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_ke
 	bool found;
 	int ret;
 
+	ts->changes++;
 	for (i = 0; i < nr; i++)
 		need += sizes[i] + sizeof(struct btrfs_item);
 	if (!nr)
@@ -1849,6 +1850,7 @@ int btrfs_tree_sim_set_key(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	bool found;
 	int ret;
 
+	ts->changes++;
 	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
@@ -1880,6 +1882,7 @@ int btrfs_tree_sim_touch(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 	u32 leaf, slot;
 	bool found;
 
+	ts->changes++;
 	return sim_cow_lookup(ts, key, &g, &leaf, &slot, &found);
 }
 
@@ -1921,6 +1924,7 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	bool found;
 	int ret;
 
+	ts->changes++;
 	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
@@ -1974,6 +1978,7 @@ int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	bool found;
 	int ret;
 
+	ts->changes++;
 	ret = sim_cow_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
@@ -2006,6 +2011,7 @@ int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *k
 	bool found;
 	int ret;
 
+	ts->changes++;
 	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
@@ -2077,6 +2083,7 @@ int btrfs_tree_sim_reserve(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	bool found;
 	int ret;
 
+	ts->changes++;
 	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
@@ -2102,6 +2109,7 @@ int btrfs_tree_sim_split_item(struct btrfs_tree_sim *ts, const struct btrfs_key 
 	bool found;
 	int ret;
 
+	ts->changes++;
 	ret = btrfs_tree_sim_extend(ts, key, sizeof(struct btrfs_item), 0);
 	if (ret)
 		return ret;

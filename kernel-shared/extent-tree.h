@@ -116,6 +116,7 @@ struct btrfs_tree_sim {
 	u32 nr_freed_starts;
 	u32 cap_freed_starts;
 	bool inexact;			/* a node would split or a key was missing */
+	u64 changes;			/* calls that may have changed a leaf */
 };
 
 void btrfs_tree_sim_init(struct btrfs_tree_sim *ts, struct btrfs_fs_info *fs_info,

@@ -50,11 +50,6 @@
 #define STAND_IN_START		(1ULL << 62)
 #define MAX_ROUNDS		16
 
-/* The free space tree's item types (fs/btrfs/free-space-tree.h) */
-#define FREE_SPACE_INFO_KEY	198
-#define FREE_SPACE_EXTENT_KEY	199
-#define DEV_STATS_OBJECTID	0ULL
-#define PERSISTENT_ITEM_KEY	249
 
 struct u64_set {
 	u64 *v;
@@ -362,7 +357,7 @@ static int free_space_change(struct commit_state *st, u64 start, u64 len, bool a
 		st->c->inexact |= BTRFS_COMMIT_INEXACT_NO_FST;
 		return 0;
 	}
-	ret = cow_search(st, BTRFS_COMMIT_FREE_SPACE, bg->start, FREE_SPACE_INFO_KEY,
+	ret = cow_search(st, BTRFS_COMMIT_FREE_SPACE, bg->start, BTRFS_FREE_SPACE_INFO_KEY,
 			 bg->length, NULL);
 	if (ret < 0)
 		return ret;
@@ -371,7 +366,7 @@ static int free_space_change(struct commit_state *st, u64 start, u64 len, bool a
 		ret = cow_search(st, BTRFS_COMMIT_FREE_SPACE, start - 1, (u8)-1, (u64)-1, NULL);
 		if (ret >= 0)
 			ret = cow_search(st, BTRFS_COMMIT_FREE_SPACE, start + len,
-					 FREE_SPACE_EXTENT_KEY, (u64)-1, NULL);
+					 BTRFS_FREE_SPACE_EXTENT_KEY, (u64)-1, NULL);
 	} else {
 		/* the free extent (or bitmap) holding the range */
 		ret = cow_search(st, BTRFS_COMMIT_FREE_SPACE, start, (u8)-1, (u64)-1, NULL);
@@ -754,77 +749,103 @@ static u32 stand_in_run(const struct btrfs_commit_refs *c, const struct commit_h
 	return 0;
 }
 
-/*
- * The lowest @nr free node-sized places of the metadata block groups, as
- * the image's extent items leave them, into st->addrs.
- */
-static int fill_gap(struct commit_state *st, const struct btrfs_block_group *bg,
-		    u64 *cur, u64 end, u64 nr)
-{
-	const u32 ns = st->fs_info->nodesize;
-	int ret;
+struct free_places {
+	struct btrfs_fs_info *fs_info;
+	const struct btrfs_block_group *bg;
+	bool (*busy)(void *ctx, u64 bytenr);
+	void *ctx;
+	u64 **places;
+	u32 *nr;
+	u32 *cap;
+	u32 want;
+};
 
-	while (st->addrs.nr < nr && *cur + ns <= end) {
-		if (btrfs_block_group_super_overlap(bg, *cur, ns)) {
-			*cur += st->fs_info->sectorsize;
+/* The free places of [*cur, end) into the list, up to fp->want */
+static int fill_gap(struct free_places *fp, u64 *cur, u64 end)
+{
+	const u32 ns = fp->fs_info->nodesize;
+
+	while (*fp->nr < fp->want && *cur + ns <= end) {
+		if (btrfs_block_group_super_overlap(fp->bg, *cur, ns)) {
+			*cur += fp->fs_info->sectorsize;
 			continue;
 		}
-		ret = set_push(&st->addrs, *cur);
-		if (ret)
-			return ret;
+		if (!fp->busy || !fp->busy(fp->ctx, *cur)) {
+			if (array_grow((void **)fp->places, *fp->nr, fp->cap, sizeof(**fp->places)))
+				return -ENOMEM;
+			(*fp->places)[(*fp->nr)++] = *cur;
+		}
 		*cur += ns;
 	}
 	return 0;
 }
 
-static int free_places(struct commit_state *st, u64 nr)
+/* The places of one block group between the extent items of the image */
+static int block_group_places(struct free_places *fp)
 {
-	struct btrfs_fs_info *fs_info = st->fs_info;
+	struct btrfs_fs_info *fs_info = fp->fs_info;
 	const struct btrfs_root_ref *root = &fs_info->extent_root;
+	struct btrfs_key key = { .objectid = fp->bg->start };
+	struct btrfs_path path = { 0 };
+	u64 cur = fp->bg->start, bg_end = fp->bg->start + fp->bg->length;
+	int ret;
+
+	ret = btrfs_search_slot(fs_info, root, &key, &path, BTRFS_IO_OTHER);
+	if (ret < 0)
+		return ret;
+	ret = 0;
+	while (!ret && *fp->nr < fp->want) {
+		struct btrfs_key k;
+		u64 used_end = 0;
+
+		if (!path.nodes[0] || path.slots[0] >= (int)path.nodes[0]->nritems)
+			break;
+		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &k);
+		if (k.objectid >= bg_end)
+			break;
+		if (k.type == BTRFS_EXTENT_ITEM_KEY)
+			used_end = k.objectid + k.offset;
+		else if (k.type == BTRFS_METADATA_ITEM_KEY)
+			used_end = k.objectid + fs_info->nodesize;
+		if (used_end) {
+			ret = fill_gap(fp, &cur, k.objectid);
+			cur = max_t(u64, cur, used_end);
+		}
+		if (!ret)
+			ret = btrfs_next_item(fs_info, root, &path, BTRFS_IO_OTHER);
+	}
+	btrfs_release_path(&path);
+	if (ret < 0)
+		return ret;
+	return fill_gap(fp, &cur, bg_end);
+}
+
+int btrfs_free_block_places(struct btrfs_fs_info *fs_info, u32 want,
+			    bool (*busy)(void *ctx, u64 bytenr), void *ctx,
+			    u64 **places, u32 *nr, u32 *cap)
+{
+	struct free_places fp = {
+		.fs_info = fs_info, .busy = busy, .ctx = ctx,
+		.places = places, .nr = nr, .cap = cap, .want = want,
+	};
 	u32 b;
 	int ret = 0;
 
-	st->addrs.nr = 0;
-	for (b = 0; b < fs_info->nr_block_groups && st->addrs.nr < nr; b++) {
-		const struct btrfs_block_group *bg = &fs_info->block_groups[b];
-		struct btrfs_key key = { .objectid = bg->start };
-		struct btrfs_path path = { 0 };
-		u64 cur = bg->start, bg_end = bg->start + bg->length;
-
-		if (!(bg->flags & BTRFS_BLOCK_GROUP_METADATA) || bg->ro)
-			continue;
-		ret = btrfs_search_slot(fs_info, root, &key, &path, BTRFS_IO_OTHER);
-		if (ret < 0)
-			return ret;
-		ret = 0;
-		while (!ret && st->addrs.nr < nr) {
-			struct btrfs_key k;
-			u64 used_end = 0;
-
-			if (!path.nodes[0] || path.slots[0] >= (int)path.nodes[0]->nritems)
-				break;
-			btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &k);
-			if (k.objectid >= bg_end)
-				break;
-			if (k.type == BTRFS_EXTENT_ITEM_KEY)
-				used_end = k.objectid + k.offset;
-			else if (k.type == BTRFS_METADATA_ITEM_KEY)
-				used_end = k.objectid + fs_info->nodesize;
-			if (used_end) {
-				ret = fill_gap(st, bg, &cur, k.objectid, nr);
-				cur = max_t(u64, cur, used_end);
-			}
-			if (!ret)
-				ret = btrfs_next_item(fs_info, root, &path, BTRFS_IO_OTHER);
-		}
-		btrfs_release_path(&path);
-		if (ret < 0)
-			return ret;
-		ret = fill_gap(st, bg, &cur, bg_end, nr);
-		if (ret)
-			return ret;
+	*nr = 0;
+	for (b = 0; b < fs_info->nr_block_groups && *nr < want && !ret; b++) {
+		fp.bg = &fs_info->block_groups[b];
+		if ((fp.bg->flags & BTRFS_BLOCK_GROUP_METADATA) && !fp.bg->ro)
+			ret = block_group_places(&fp);
 	}
-	return 0;
+	return ret;
+}
+
+static int free_places(struct commit_state *st, u64 nr)
+{
+	if (nr > UINT32_MAX)
+		return -ENOMEM;
+	return btrfs_free_block_places(st->fs_info, (u32)nr, NULL, NULL,
+				       &st->addrs.v, &st->addrs.nr, &st->addrs.cap);
 }
 
 /* A new block at @addr: its extent item, the place out of the free space */
@@ -1004,7 +1025,7 @@ static int commit_round(struct commit_state *st)
 	for (i = 0; i < fs_info->nr_devices; i++) {
 		if (!fs_info->devices[i].present)
 			continue;
-		ret = cow_search(st, BTRFS_COMMIT_DEV, DEV_STATS_OBJECTID, PERSISTENT_ITEM_KEY,
+		ret = cow_search(st, BTRFS_COMMIT_DEV, BTRFS_DEV_STATS_OBJECTID, BTRFS_PERSISTENT_ITEM_KEY,
 				 fs_info->devices[i].devid, NULL);
 		if (ret < 0)
 			return ret;

@@ -63,6 +63,15 @@ void btrfs_commit_refs_release(struct btrfs_commit_refs *c);
 /* Before each run of the heads and at the end: remember what they touch */
 int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
 			   const struct btrfs_delayed_refs_sim *refs);
+/*
+ * The lowest @want free node-sized places of the writable metadata block
+ * groups, as the image's extent items leave them (where find_free_extent()
+ * puts new tree blocks, lowest first), less those @busy says are taken,
+ * into *@places (*@nr of them, array_grow() capacity *@cap).
+ */
+int btrfs_free_block_places(struct btrfs_fs_info *fs_info, u32 want,
+			    bool (*busy)(void *ctx, u64 bytenr), void *ctx,
+			    u64 **places, u32 *nr, u32 *cap);
 int btrfs_model_commit_refs(struct btrfs_fs_info *fs_info, u64 subvol,
 			    const struct btrfs_delayed_refs_sim *refs,
 			    struct btrfs_commit_refs *c);

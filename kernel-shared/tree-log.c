@@ -45,8 +45,12 @@
  * refs per extent in bytenr order, growing or shrinking the extent items,
  * the freed extents, the tree blocks' items) and in the csum tree (the
  * log's csums, the freed extents' csums) go through ctree.c's leaf model.
- * The free-space tree and the copies the transaction makes of every block
- * it changes are not replayed (Documentation/formulas.md 5.6).
+ * The commit's runs take the items of the blocks the transaction copies
+ * too, in bytenr order with the data extents (btrfs_run_delayed_refs()):
+ * a copy at a lower place goes in before its original goes out, which
+ * can split a leaf on the way.  The free-space tree's items are not
+ * replayed, only the copies its changes make (Documentation/formulas.md
+ * 5.6).
  *
  * The subvolume's items of each inode the log touches and the extents
  * involved are loaded once and then changed here, in memory; nothing is
@@ -57,12 +61,15 @@
 #include <string.h>
 #include "common/hash.h"
 #include "common/array.h"
+#include "kernel-shared/block-group.h"
+#include "kernel-shared/disk-io.h"
 #include "kernel-shared/extent-tree.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-log.h"
+#include "kernel-shared/transaction.h"
 #include "kernel-shared/volumes.h"
 
 
@@ -166,6 +173,8 @@ struct replay_ctx {
 	u32 cap_subvol_sims;
 	struct subvol_sim *cur;		/* of rc->subvol */
 	const struct btrfs_root_ref *log;	/* the log tree being walked */
+	struct index_map seen;		/* blocks the walks met: taken */
+	struct btrfs_read_observer prev_observer;
 };
 
 static u32 map_slot(const struct index_map *m, u64 a, u64 b)
@@ -1985,76 +1994,6 @@ static int apply_extents(struct replay_ctx *rc)
 	return 0;
 }
 
-static int cmp_extent_bytenr(const void *a, const void *b)
-{
-	const struct replay_extent *x = *(const struct replay_extent * const *)a;
-	const struct replay_extent *y = *(const struct replay_extent * const *)b;
-
-	if (x->bytenr != y->bytenr)
-		return x->bytenr < y->bytenr ? -1 : 1;
-	return x->num_bytes < y->num_bytes ? -1 : x->num_bytes > y->num_bytes;
-}
-
-/*
- * Where the model puts the extent item of a tree block it knows exists
- * but not where: the lowest free @nodesize step of the block group that
- * holds the extent tree's root (the allocator's choice is not replayed;
- * this only decides which leaf gets the item).
- */
-static int new_block_key(struct replay_ctx *rc, u64 *next, struct btrfs_key *key)
-{
-	struct btrfs_fs_info *fs_info = rc->fs_info;
-	bool skinny = btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA);
-	struct btrfs_block_group *bg;
-
-	bg = find_block_group(fs_info, fs_info->extent_root.bytenr, fs_info->nodesize);
-	if (!bg)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
-			"log replay: the extent tree root %llu lies in no block group",
-			(unsigned long long)fs_info->extent_root.bytenr);
-	if (*next < bg->start)
-		*next = bg->start;
-	for (; *next + fs_info->nodesize <= bg->start + bg->length; *next += fs_info->nodesize) {
-		int ret;
-
-		/* a block there already: its item has this key (or the level's) */
-		key->objectid = *next;
-		key->type = skinny ? BTRFS_METADATA_ITEM_KEY : BTRFS_EXTENT_ITEM_KEY;
-		key->offset = skinny ? 0 : fs_info->nodesize;
-		ret = btrfs_tree_sim_lookup(&rc->extent_sim, key, NULL);
-		if (ret == 1 && skinny) {
-			key->offset = 1;
-			ret = btrfs_tree_sim_lookup(&rc->extent_sim, key, NULL);
-			key->offset = 0;
-		}
-		if (ret < 0)
-			return ret;
-		if (ret == 1) {
-			*next += fs_info->nodesize;
-			return 0;
-		}
-	}
-	return btrfs_fs_error(fs_info, -ENOSPC,
-		"log replay: no room for the new tree blocks in block group %llu",
-		(unsigned long long)bg->start);
-}
-
-/* The extent item of an image tree block the replay freed */
-static int delete_block_item(struct replay_ctx *rc, u64 start)
-{
-	bool skinny = btrfs_fs_incompat(rc->fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA);
-	struct btrfs_tree_sim *ts = &rc->extent_sim;
-	struct btrfs_key key = { start, BTRFS_EXTENT_ITEM_KEY, rc->fs_info->nodesize };
-	int ret;
-
-	if (skinny)
-		key = (struct btrfs_key){ start, BTRFS_METADATA_ITEM_KEY, 0 };
-	ret = btrfs_tree_sim_delete(ts, &key, true);
-	if (ret == 1)
-		ts->inexact = true;
-	return ret < 0 ? ret : 0;
-}
-
 static u32 tree_block_item_size(const struct btrfs_fs_info *fs_info)
 {
 	/* extent item, (tree_block_info without skinny metadata), one inline ref */
@@ -2142,77 +2081,517 @@ static int run_data_ref_head(struct replay_ctx *rc, struct replay_extent *e)
 }
 
 /*
- * The commit runs the delayed refs in bytenr order: the extent items of
- * the extents freed go, and the tree blocks the extent tree gained get
- * their items (which may split more: repeated until nothing new).  Only
- * the extent tree's leaves are replayed (Documentation/formulas.md 5.6).
+ * The commit's runs of the delayed refs over the extent tree
+ * (btrfs_run_delayed_refs(), btrfs_select_ref_head()): every head in
+ * bytenr order from where the run stands, and the heads queued behind it
+ * after the run wraps to 0.  The heads are the data extents the replay
+ * changed and the tree blocks it copied.  Every block a search changes in
+ * the transaction is copied once (btrfs_cow_block()): the copy takes the
+ * lowest free place of the metadata block groups (find_free_extent(); the
+ * log trees' blocks are pinned, and so are the originals until the commit
+ * ends), its METADATA_ITEM goes in when its head runs and the original's
+ * goes out when the original's head runs, so between the two a leaf holds
+ * both and may split.  The runs change the extent, csum and free space
+ * trees, whose copies join the run; then commit_cowonly_roots() rewrites
+ * the dirty block groups' items, the device stats and the root items, and
+ * runs the heads those copies queue, until nothing new is copied.
  */
-static int replay_extent_tree(struct replay_ctx *rc)
+enum commit_event_kind {
+	EV_DATA_HEAD,			/* run_data_ref_head() of rc->extents[arg] */
+	EV_BLOCK_ADD,			/* the METADATA_ITEM of copies[arg] goes in */
+	EV_BLOCK_DROP,			/* an original's goes out */
+};
+
+struct commit_event {
+	u64 bytenr;
+	u32 pass;			/* behind the cursor when queued: after the wrap */
+	u32 arg;
+	u8 kind;
+	u8 level;
+};
+
+struct block_copy {
+	u64 place;
+	bool cancelled;			/* freed before its head ran: ADD and DROP cancel */
+	bool ran;			/* its ADD head ran */
+};
+
+/* What has been taken from one tree simulation so far */
+struct sim_mark {
+	struct btrfs_tree_sim *ts;
+	u64 new_blocks;			/* splits and new roots */
+	u32 freed;			/* freed_starts */
+	u64 freed_new;			/* leaves freed that splits had made */
+	u64 changes;			/* ts->changes when its leaves were last looked at */
+	bool looked;
+};
+
+struct commit_run {
+	struct replay_ctx *rc;
+	struct commit_event *heap;	/* by (pass, bytenr) */
+	u32 nr_events;
+	u32 cap_events;
+	u64 cursor;
+	u32 pass;
+	struct index_map copied;	/* original -> copies[] */
+	struct block_copy *copies;
+	u32 nr_copies;
+	u32 cap_copies;
+	u32 *fresh;			/* copies[] of the blocks with no original */
+	u32 nr_fresh;
+	u32 cap_fresh;
+	u64 *places;			/* the lowest free places, handed out in order */
+	u32 nr_places;
+	u32 cap_places;
+	u32 next_place;
+	struct index_map dirty_bgs;	/* block groups whose free space changed */
+	struct sim_mark *marks;
+	u32 nr_marks;
+	u32 budget;			/* copies before the model gives up */
+	bool stopped;			/* out of places or budget: inexact */
+};
+
+static bool event_before(const struct commit_event *a, const struct commit_event *b)
 {
+	if (a->pass != b->pass)
+		return a->pass < b->pass;
+	return a->bytenr < b->bytenr;
+}
+
+static int event_push(struct commit_run *cr, u64 bytenr, u8 kind, u8 level, u32 arg)
+{
+	struct commit_event ev = {
+		.bytenr = bytenr, .pass = cr->pass + (bytenr < cr->cursor),
+		.arg = arg, .kind = kind, .level = level,
+	};
+	u32 i;
+
+	if (array_grow((void **)&cr->heap, cr->nr_events, &cr->cap_events, sizeof(*cr->heap)))
+		return -ENOMEM;
+	for (i = cr->nr_events++; i && event_before(&ev, &cr->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		cr->heap[i] = cr->heap[(i - 1) / 2];
+	cr->heap[i] = ev;
+	return 0;
+}
+
+static struct commit_event event_pop(struct commit_run *cr)
+{
+	struct commit_event top = cr->heap[0], last = cr->heap[--cr->nr_events];
+	u32 i = 0, c;
+
+	while ((c = 2 * i + 1) < cr->nr_events) {
+		if (c + 1 < cr->nr_events && event_before(&cr->heap[c + 1], &cr->heap[c]))
+			c++;
+		if (!event_before(&cr->heap[c], &last))
+			break;
+		cr->heap[i] = cr->heap[c];
+		i = c;
+	}
+	if (cr->nr_events)
+		cr->heap[i] = last;
+	return top;
+}
+
+/* Read observer of the replay's walks: every block met is taken */
+static int note_seen(void *ctx, u64 bytenr)
+{
+	struct replay_ctx *rc = ctx;
+
+	if (map_find(&rc->seen, bytenr, 0) < 0 && map_insert(&rc->seen, bytenr, 0, 0))
+		return -ENOMEM;
+	return rc->prev_observer.fn ? rc->prev_observer.fn(rc->prev_observer.ctx, bytenr) : 0;
+}
+
+static bool place_taken(void *ctx, u64 bytenr)
+{
+	const struct replay_ctx *rc = ctx;
+
+	return map_find(&rc->seen, bytenr, 0) >= 0;
+}
+
+/* The next free place; 1 when the metadata block groups have none left */
+static int take_place(struct commit_run *cr, u64 *place)
+{
+	if (cr->next_place == cr->nr_places) {
+		u32 want = cr->nr_places ? 2 * cr->nr_places : 256;
+		int ret;
+
+		if (want <= cr->nr_places)
+			return -ENOMEM;
+		ret = btrfs_free_block_places(cr->rc->fs_info, want, place_taken, cr->rc,
+					      &cr->places, &cr->nr_places, &cr->cap_places);
+		if (ret)
+			return ret;
+		if (cr->next_place >= cr->nr_places)
+			return 1;
+	}
+	*place = cr->places[cr->next_place++];
+	return 0;
+}
+
+/* A block new in the transaction: a place, and its ADD head */
+static int new_block(struct commit_run *cr, u8 level, u32 *index)
+{
+	struct block_copy *c;
+	u64 place;
+	int ret;
+
+	if (cr->stopped)
+		return 0;
+	if (cr->nr_copies >= cr->budget) {
+		cr->stopped = true;
+		return 0;
+	}
+	ret = take_place(cr, &place);
+	if (ret == 1)
+		cr->stopped = true;
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (array_grow((void **)&cr->copies, cr->nr_copies, &cr->cap_copies, sizeof(*cr->copies)))
+		return -ENOMEM;
+	c = &cr->copies[cr->nr_copies];
+	*c = (struct block_copy){ .place = place };
+	if (index) {
+		*index = cr->nr_copies;
+	} else {
+		if (array_grow((void **)&cr->fresh, cr->nr_fresh, &cr->cap_fresh, sizeof(*cr->fresh)))
+			return -ENOMEM;
+		cr->fresh[cr->nr_fresh++] = cr->nr_copies;
+	}
+	return event_push(cr, place, EV_BLOCK_ADD, level, cr->nr_copies++);
+}
+
+/* btrfs_cow_block() of the image's block @orig, once per transaction */
+static int copy_block(struct commit_run *cr, u64 orig, u8 level)
+{
+	u32 index = UINT32_MAX;
+	int ret;
+
+	if (cr->stopped || map_find(&cr->copied, orig, 0) >= 0)
+		return 0;
+	ret = new_block(cr, level, &index);
+	if (!ret && index != UINT32_MAX)
+		ret = map_insert(&cr->copied, orig, 0, index);
+	return ret ? ret : event_push(cr, orig, EV_BLOCK_DROP, level, 0);
+}
+
+/*
+ * btrfs_free_tree_block() of a copy: before its head ran the ADD and the
+ * DROP cancel (its place stays used: the cluster has moved past it)
+ */
+static int free_copy(struct commit_run *cr, struct block_copy *c)
+{
+	if (!c->ran) {
+		c->cancelled = true;
+		return 0;
+	}
+	return event_push(cr, c->place, EV_BLOCK_DROP, 0, 0);
+}
+
+/* btrfs_del_leaf() of an image leaf: copied first, the copy freed */
+static int free_leaf(struct commit_run *cr, u64 orig)
+{
+	long index = map_find(&cr->copied, orig, 0);
+	if (index < 0) {
+		/* copied and freed between two looks: the copy took a place */
+		int ret = copy_block(cr, orig, 0);
+
+		index = map_find(&cr->copied, orig, 0);
+		if (ret || index < 0)
+			return ret;
+	}
+	if ((u32)index >= cr->nr_copies)
+		return 0;
+	return free_copy(cr, &cr->copies[index]);
+}
+
+/*
+ * btrfs_del_leaf() of a leaf a split made: which one is not followed, the
+ * last new block is taken
+ */
+static int free_new_leaf(struct commit_run *cr)
+{
+	if (!cr->nr_fresh)
+		return 0;
+	return free_copy(cr, &cr->copies[cr->fresh[--cr->nr_fresh]]);
+}
+
+/* The blocks of the search path of @key in an image tree, from @min_level up */
+static int copy_path(struct commit_run *cr, const struct btrfs_root_ref *root,
+		     const struct btrfs_key *key, int min_level)
+{
+	struct btrfs_path path = { 0 };
+	int level, ret;
+
+	if (!root->found || !root->bytenr || cr->stopped)
+		return 0;
+	ret = btrfs_search_slot(cr->rc->fs_info, root, key, &path, BTRFS_IO_OTHER);
+	if (ret < 0)
+		return ret;
+	ret = 0;
+	for (level = min_level; level < BTRFS_MAX_LEVEL && !ret; level++)
+		if (path.nodes[level])
+			ret = copy_block(cr, path.nodes[level]->start, path.nodes[level]->level);
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/* What one tree simulation changed since the last look: copies, new and freed blocks */
+static int note_sim(struct commit_run *cr, struct sim_mark *m)
+{
+	const struct btrfs_key first = { 0 };
+	struct btrfs_tree_sim *ts = m->ts;
+	u32 g, l;
+	int ret = 0;
+
+	for (; m->freed < ts->nr_freed_starts && !ret; m->freed++)
+		ret = free_leaf(cr, ts->freed_starts[m->freed]);
+	for (; m->new_blocks < ts->splits + ts->new_roots && !ret; m->new_blocks++)
+		ret = new_block(cr, 0, NULL);
+	for (; m->freed_new < ts->leaves_freed - ts->nr_freed_starts && !ret; m->freed_new++)
+		ret = free_new_leaf(cr);
+	/* no change since the last look: no leaf newly touched */
+	if (ret || (m->looked && m->changes == ts->changes))
+		return ret;
+	m->looked = true;
+	m->changes = ts->changes;
+	for (g = 0; g < ts->nr_groups && !ret; g++) {
+		const struct btrfs_sim_group *grp = &ts->groups[g];
+		bool fresh = false;
+
+		for (l = 0; l < grp->nr && !ret; l++) {
+			const struct btrfs_sim_items_leaf *lf = grp->leaves[l];
+
+			if (!lf->touched || !lf->start || map_find(&cr->copied, lf->start, 0) >= 0)
+				continue;
+			fresh = true;
+			ret = copy_block(cr, lf->start, 0);
+		}
+		if (!ret && fresh && grp->has_parent)
+			ret = copy_path(cr, &ts->root, grp->has_lo ? &grp->lo : &first, 1);
+	}
+	return ret;
+}
+
+static int note_sims(struct commit_run *cr)
+{
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; i < cr->nr_marks && !ret; i++)
+		ret = note_sim(cr, &cr->marks[i]);
+	return ret;
+}
+
+/*
+ * The free space tree's change for a range (btrfs_add_to_free_space_tree(),
+ * btrfs_remove_from_free_space_tree()): its block group's FREE_SPACE_INFO
+ * and the extents beside the range; the block group is dirty.
+ */
+static int free_space_change(struct commit_run *cr, u64 start, u64 len)
+{
+	struct btrfs_fs_info *fs_info = cr->rc->fs_info;
+	const struct btrfs_block_group *bg = find_block_group(fs_info, start, len);
+	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, 0 };
+	int ret = 0;
+
+	if (!bg)
+		return 0;
+	if (map_find(&cr->dirty_bgs, bg->start, 0) < 0) {
+		struct btrfs_key info = { bg->start, BTRFS_FREE_SPACE_INFO_KEY, bg->length };
+
+		ret = map_insert(&cr->dirty_bgs, bg->start, 0, 0);
+		if (!ret)
+			ret = copy_path(cr, &fs_info->free_space_root, &info, 0);
+	}
+	return ret ? ret : copy_path(cr, &fs_info->free_space_root, &key, 0);
+}
+
+static struct btrfs_key block_item_key(const struct btrfs_fs_info *fs_info, u64 start, u8 level)
+{
+	if (btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA))
+		return (struct btrfs_key){ start, BTRFS_METADATA_ITEM_KEY, level };
+	return (struct btrfs_key){ start, BTRFS_EXTENT_ITEM_KEY, fs_info->nodesize };
+}
+
+static int run_event(struct commit_run *cr, const struct commit_event *ev)
+{
+	struct replay_ctx *rc = cr->rc;
+	struct btrfs_fs_info *fs_info = rc->fs_info;
 	struct btrfs_tree_sim *ts = &rc->extent_sim;
-	const struct replay_extent **order;
-	u64 done_new = 0, done_freed = 0, next = 0, pending_new = 0;
+	struct btrfs_key key = block_item_key(fs_info, ev->bytenr, ev->level);
+	struct replay_extent *e;
+	int ret;
+
+	switch (ev->kind) {
+	case EV_DATA_HEAD:
+		e = &rc->extents[ev->arg];
+		ret = run_data_ref_head(rc, e);
+		if (!ret && !e->refs)
+			ret = free_space_change(cr, e->bytenr, e->num_bytes);
+		return ret;
+	case EV_BLOCK_ADD:
+		if (cr->copies[ev->arg].cancelled)
+			return 0;
+		cr->copies[ev->arg].ran = true;
+		/* alloc_reserved_tree_block() */
+		ret = sim_result_ts(ts, btrfs_tree_sim_insert(ts, &key, tree_block_item_size(fs_info)));
+		break;
+	default:
+		/* __btrfs_free_extent(), the last ref */
+		ret = sim_result_ts(ts, btrfs_tree_sim_delete(ts, &key, true));
+		break;
+	}
+	return ret ? ret : free_space_change(cr, ev->bytenr, fs_info->nodesize);
+}
+
+/* The heads queued, in the order the runs take them */
+static int run_heads(struct commit_run *cr)
+{
+	int ret = 0;
+
+	while (cr->nr_events && !ret) {
+		struct commit_event ev = event_pop(cr);
+
+		cr->cursor = ev.bytenr;
+		cr->pass = ev.pass;
+		ret = run_event(cr, &ev);
+		if (!ret)
+			ret = note_sims(cr);
+	}
+	return ret;
+}
+
+/*
+ * commit_cowonly_roots(): the dirty block groups' items
+ * (update_block_group_item()), the device stats (btrfs_run_dev_stats():
+ * all dirty after a mount) and the root items of the trees changed
+ * (update_cowonly_root(), commit_fs_roots()).
+ */
+static int cowonly_roots(struct commit_run *cr)
+{
+	struct replay_ctx *rc = cr->rc;
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	const struct btrfs_root_ref *bg_root = btrfs_block_group_root(fs_info);
+	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info);
+	const u64 cowonly[] = {
+		BTRFS_EXTENT_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID,
+		BTRFS_FREE_SPACE_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID,
+		BTRFS_BLOCK_GROUP_TREE_OBJECTID,
+	};
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; i < cr->dirty_bgs.cap && !ret; i++) {
+		const struct btrfs_block_group *bg;
+		struct btrfs_key key;
+
+		if (!cr->dirty_bgs.idx[i])
+			continue;
+		bg = find_block_group(fs_info, cr->dirty_bgs.a[i], 1);
+		if (!bg)
+			continue;
+		key = (struct btrfs_key){ bg->start, BTRFS_BLOCK_GROUP_ITEM_KEY, bg->length };
+		if (bg_root == &fs_info->extent_root)
+			ret = sim_result_ts(&rc->extent_sim, btrfs_tree_sim_touch(&rc->extent_sim, &key));
+		else
+			ret = copy_path(cr, bg_root, &key, 0);
+	}
+	for (i = 0; i < fs_info->nr_devices && !ret; i++)
+		if (fs_info->devices[i].present)
+			ret = copy_path(cr, &fs_info->dev_root,
+					&(struct btrfs_key){ BTRFS_DEV_STATS_OBJECTID, BTRFS_PERSISTENT_ITEM_KEY,
+							     fs_info->devices[i].devid }, 0);
+	for (i = 0; i < rc->nr_subvol_sims && !ret; i++)
+		ret = copy_path(cr, &tree_root, &(struct btrfs_key){ rc->subvol_sims[i].subvol,
+				BTRFS_ROOT_ITEM_KEY, (u64)-1 }, 0);
+	for (i = 0; i < sizeof(cowonly) / sizeof(cowonly[0]) && !ret; i++)
+		ret = copy_path(cr, &tree_root, &(struct btrfs_key){ cowonly[i],
+				BTRFS_ROOT_ITEM_KEY, (u64)-1 }, 0);
+	return ret ? ret : note_sims(cr);
+}
+
+static int commit_run_init(struct commit_run *cr, struct replay_ctx *rc)
+{
 	u32 i, n = 0;
 	int ret = 0;
 
-	order = calloc(rc->nr_extents ? rc->nr_extents : 1, sizeof(*order));
-	if (!order)
+	cr->rc = rc;
+	cr->nr_marks = rc->nr_subvol_sims + 2;
+	cr->marks = calloc(cr->nr_marks, sizeof(*cr->marks));
+	if (!cr->marks)
 		return -ENOMEM;
-	for (i = 0; i < rc->nr_extents; i++)
-		order[n++] = &rc->extents[i];
-	qsort(order, n, sizeof(*order), cmp_extent_bytenr);
-	for (i = 0; i < n && !ret; i++)
-		ret = run_data_ref_head(rc, (struct replay_extent *)order[i]);
-	free(order);
-	/* the subvolume trees' blocks gained and freed, then the extent tree's own */
-	for (i = 0; i < rc->nr_subvol_sims && !ret; i++) {
-		const struct btrfs_tree_sim *sv = &rc->subvol_sims[i].ts;
-		u32 f;
+	cr->marks[n++].ts = &rc->extent_sim;
+	cr->marks[n++].ts = &rc->csum_sim;
+	for (i = 0; i < rc->nr_subvol_sims; i++)
+		cr->marks[n++].ts = &rc->subvol_sims[i].ts;
+	/* the copies and new blocks of the replay itself */
+	for (i = 0; i < cr->nr_marks; i++) {
+		const struct btrfs_tree_sim *ts = cr->marks[i].ts;
 
-		pending_new += sv->splits + sv->new_roots;
-		for (f = 0; f < sv->nr_freed_starts && !ret; f++)
-			ret = delete_block_item(rc, sv->freed_starts[f]);
+		cr->budget += ts->splits + ts->new_roots + ts->nr_freed_starts;
+		for (u32 g = 0; g < ts->nr_groups; g++)
+			cr->budget += 2 * ts->groups[g].nr;
 	}
-	if (!ret) {
-		const struct btrfs_tree_sim *cs = &rc->csum_sim;
-		u32 f;
+	cr->budget = 4 * cr->budget + 4096;
+	ret = note_sims(cr);
+	for (i = 0; i < rc->nr_extents && !ret; i++) {
+		const struct replay_extent *e = &rc->extents[i];
 
-		pending_new += cs->splits + cs->new_roots;
-		for (f = 0; f < cs->nr_freed_starts && !ret; f++)
-			ret = delete_block_item(rc, cs->freed_starts[f]);
-		rc->out->csum_tree_blocks_added = cs->splits + cs->new_roots;
-		rc->out->csum_tree_blocks_freed = cs->leaves_freed;
-		rc->out->tree_model_inexact |= cs->inexact;
-	}
-	/* the extent items of the blocks gained and freed, until no more change */
-	while (!ret && (done_new < pending_new + ts->splits + ts->new_roots ||
-			done_freed < ts->nr_freed_starts)) {
-		struct btrfs_key key;
-
-		if (done_freed < ts->nr_freed_starts) {
-			ret = delete_block_item(rc, ts->freed_starts[done_freed++]);
+		if (!e->in_tree && !e->allocated)
 			continue;
-		}
-		done_new++;
-		ret = new_block_key(rc, &next, &key);
+		/* btrfs_alloc_logged_file_extent() took it out of the free space */
+		if (e->allocated)
+			ret = free_space_change(cr, e->bytenr, e->num_bytes);
 		if (!ret)
-			ret = btrfs_tree_sim_insert(ts, &key, tree_block_item_size(rc->fs_info));
-		if (ret == 1)
-			ts->inexact = true;
-		ret = ret < 0 ? ret : 0;
-		/*
-		 * a leaf split off takes half a leaf of these items before it
-		 * splits again: far fewer new blocks than inserts, so this ends
-		 */
-		if (done_new > 2 * pending_new + 1024) {
-			ts->inexact = true;
-			break;
-		}
+			ret = event_push(cr, e->bytenr, EV_DATA_HEAD, 0, i);
 	}
+	return ret;
+}
+
+static void commit_run_release(struct commit_run *cr)
+{
+	free(cr->heap);
+	free(cr->copies);
+	free(cr->fresh);
+	free(cr->places);
+	free(cr->marks);
+	map_free(&cr->copied);
+	map_free(&cr->dirty_bgs);
+}
+
+/* The extent tree through the commit; the csum tree's figures after it */
+static int replay_extent_tree(struct replay_ctx *rc)
+{
+	struct btrfs_tree_sim *ts = &rc->extent_sim;
+	const struct btrfs_tree_sim *cs = &rc->csum_sim;
+	struct commit_run cr = { 0 };
+	u32 stage, before;
+	int ret;
+
+	ret = commit_run_init(&cr, rc);
+	if (!ret)
+		ret = run_heads(&cr);
+	for (stage = 0; !ret && stage < 8; stage++) {
+		before = cr.nr_copies;
+		ret = cowonly_roots(&cr);
+		if (!ret)
+			ret = run_heads(&cr);
+		if (cr.nr_copies == before)
+			break;
+	}
+	if (!ret && (stage == 8 || cr.stopped))
+		ts->inexact = true;
+	commit_run_release(&cr);
+	if (ret)
+		return ret;
+	rc->out->csum_tree_blocks_added = cs->splits + cs->new_roots;
+	rc->out->csum_tree_blocks_freed = cs->leaves_freed;
+	rc->out->tree_model_inexact |= cs->inexact;
 	rc->out->extent_tree_blocks_added = ts->splits + ts->new_roots;
 	rc->out->extent_tree_blocks_freed = ts->leaves_freed;
 	rc->out->tree_model_inexact |= ts->inexact;
-	return ret;
+	return 0;
 }
 
 /* The trees' blocks gained or lost, in the block group of the extent tree's root */
@@ -2266,6 +2645,7 @@ static void free_ctx(struct replay_ctx *rc)
 	free(rc->subvol_sims);
 	map_free(&rc->inode_map);
 	map_free(&rc->extent_map);
+	map_free(&rc->seen);
 }
 
 int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info)
@@ -2285,8 +2665,12 @@ int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info)
 		return btrfs_fs_error(fs_info, -EIO, "log replay required on RO media");
 	btrfs_tree_sim_init(&rc.extent_sim, fs_info, &fs_info->extent_root);
 	btrfs_tree_sim_init(&rc.csum_sim, fs_info, &fs_info->csum_root);
+	/* the blocks met are taken: the log trees' are pinned (not in the extent tree) */
+	rc.prev_observer = btrfs_set_read_observer(fs_info,
+		(struct btrfs_read_observer){ note_seen, &rc });
 	for (rc.stage = 0; rc.stage < LOG_WALK_NR_STAGES && !ret; rc.stage++)
 		ret = btrfs_for_each_log_tree(fs_info, replay_log_tree, &rc);
+	btrfs_set_read_observer(fs_info, rc.prev_observer);
 	for (i = 0; i < rc.nr_subvol_sims && !ret; i++) {
 		struct subvol_sim *ss = &rc.subvol_sims[i];
 
