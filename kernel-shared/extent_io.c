@@ -279,9 +279,19 @@ static bool wants_keys_only(const struct btrfs_block_cache *cache,
 	       (btrfs_header_flags(h) & BTRFS_HEADER_FLAG_WRITTEN);
 }
 
-/* The header, item 0 (its data only if kept) and the kept items, in order */
-static u32 keys_only_size(const struct btrfs_block_cache *cache,
-			  const struct btrfs_tree_block *eb, u32 *nr)
+/*
+ * At most this many items in a copy: more would not be much smaller than
+ * a 16 KiB leaf, and the slots are gathered in one pass on the stack.
+ */
+#define KEYS_ONLY_MAX_ITEMS	64
+
+/*
+ * The slots a copy keeps (item 0, whose data only if kept, and the kept
+ * items, in order) into @slots; the copy's size, or 0 when there are more
+ * than KEYS_ONLY_MAX_ITEMS.
+ */
+static u32 keys_only_slots(const struct btrfs_block_cache *cache,
+			   const struct btrfs_tree_block *eb, u16 *slots, u32 *nr)
 {
 	u32 data = 0, slot;
 
@@ -293,7 +303,9 @@ static u32 keys_only_size(const struct btrfs_block_cache *cache,
 			data += btrfs_raw_item_size(item);
 		else if (slot)
 			continue;
-		(*nr)++;
+		if (*nr == KEYS_ONLY_MAX_ITEMS)
+			return 0;
+		slots[(*nr)++] = slot;
 	}
 	return sizeof(struct btrfs_header) + *nr * sizeof(struct btrfs_item) + data;
 }
@@ -302,12 +314,13 @@ static struct btrfs_tree_block *keys_only_copy(const struct btrfs_block_cache *c
 					       const struct btrfs_tree_block *eb)
 {
 	const u8 *from = eb->data + sizeof(struct btrfs_header);
+	u16 slots[KEYS_ONLY_MAX_ITEMS];
 	struct btrfs_tree_block *copy;
 	struct btrfs_item *items;
-	u32 nr, mem = keys_only_size(cache, eb, &nr), at, slot, n = 0;
+	u32 nr, mem = keys_only_slots(cache, eb, slots, &nr), at, n;
 	u8 *to;
 
-	if (mem > eb->len / 4)
+	if (!mem || mem > eb->len / 4)
 		return NULL;
 	copy = malloc(sizeof(*copy) + mem);
 	if (!copy)
@@ -323,18 +336,15 @@ static struct btrfs_tree_block *keys_only_copy(const struct btrfs_block_cache *c
 	items = (struct btrfs_item *)to;
 	/* item offsets count from the end of the header, as in a leaf */
 	at = nr * sizeof(struct btrfs_item);
-	for (slot = 0; slot < eb->nritems; slot++) {
-		const struct btrfs_item *item = btrfs_item_nr(eb, slot);
+	for (n = 0; n < nr; n++) {
+		const struct btrfs_item *item = btrfs_item_nr(eb, slots[n]);
 		u32 size = keep_item(cache, item) ? btrfs_raw_item_size(item) : 0;
 
-		if (slot && !keep_item(cache, item))
-			continue;
 		items[n].key = item->key;
 		items[n].offset = htole32(at);
 		items[n].size = htole32(size);
 		memcpy(to + at, from + btrfs_raw_item_offset(item), size);
 		at += size;
-		n++;
 	}
 	return copy;
 }
