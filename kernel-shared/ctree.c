@@ -15,7 +15,8 @@
  * Behaviour reproduced: the mixed-backref rules, 2.6.31-6.18.
  *
  * The blocks it searches are read by disk-io.c and kept in the block
- * cache of extent_io.c.
+ * cache of extent_io.c.  The read-ahead keeps at most twice the queue's
+ * depth of leaves out at a time, so that their blocks are reused.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -294,6 +295,22 @@ struct pf_block {
 	u32 round;			/* the take_steps() call that made it */
 	bool done;			/* read (or left out) */
 	bool ok;			/* read and verified */
+	bool leaf_started;		/* counted in prefetch_state.leaves_out */
+};
+
+/*
+ * Leaves started and not finished, at most twice the queue's depth: the
+ * depth stays full, and the blocks the leaves are read into come back to
+ * the free list (a leaf kept key-only, extent_io.c, frees its block at
+ * once) to be read into again while still in the CPU's cache, instead of
+ * every leaf of a level taking fresh memory at once.  The others wait in
+ * order in a FIFO.
+ */
+struct pf_waiting {
+	struct pf_block **v;
+	u32 nr;
+	u32 cap;
+	u32 head;			/* the next to start */
 };
 
 /* One child to read for one search, and what its parent says of it */
@@ -316,6 +333,10 @@ struct prefetch_state {
 	u32 cap_refs;
 	u32 round;
 	u64 leaf_bytes;			/* leaves cached or on their way */
+	u32 leaves_out;			/* leaves started, not finished */
+	u32 max_leaves_out;
+	struct pf_waiting waiting;	/* leaves past max_leaves_out */
+	bool draining;
 	int err;			/* -ENOMEM: nothing more is started */
 };
 
@@ -479,6 +500,38 @@ static void raise_purpose(struct pf_block *blk, unsigned int purpose)
 	}
 }
 
+/* To the queue, or at once from the cache or the serial way */
+static int submit_block(struct prefetch_state *ps, struct pf_block *blk)
+{
+	int ret;
+
+	if (!blk->br.check.level) {
+		blk->leaf_started = true;
+		ps->leaves_out++;
+	}
+	ret = btrfs_block_read_start(ps->fs_info, ps->q, &blk->br);
+	if (ret < 0) {
+		blk->done = true;
+		return ret;
+	}
+	return ret ? finish_block(ps, blk) : 0;
+}
+
+/* Start waiting leaves while fewer than max_leaves_out are out */
+static int drain_waiting(struct prefetch_state *ps)
+{
+	struct pf_waiting *w = &ps->waiting;
+	int ret = 0;
+
+	if (ps->draining)
+		return 0;		/* the loop further up goes on */
+	ps->draining = true;
+	while (!ret && !ps->err && w->head < w->nr && ps->leaves_out < ps->max_leaves_out)
+		ret = submit_block(ps, w->v[w->head++]);
+	ps->draining = false;
+	return ret;
+}
+
 /*
  * Start a new block: from the cache at once, else to the queue.  Leaves
  * not cached yet go only while the leaf cache holds them with what it
@@ -488,11 +541,13 @@ static void raise_purpose(struct pf_block *blk, unsigned int purpose)
  * the cache holds, 4,096 of 16 KiB, those read ahead may be evicted by
  * the ones the searches read later before they are used.  The rule per
  * level before read none of such a level.  No image tested comes near.)
+ * A leaf past max_leaves_out waits its turn (struct pf_waiting): the
+ * budget is taken when it is made, so the leaves read are the same.
  */
 static int start_block(struct prefetch_state *ps, struct pf_block *blk)
 {
 	struct btrfs_fs_info *fs_info = ps->fs_info;
-	int ret;
+	struct pf_waiting *w = &ps->waiting;
 
 	if (!blk->br.check.level && !btrfs_cache_lookup(fs_info, blk->br.bytenr)) {
 		if (ps->leaf_bytes + fs_info->nodesize > btrfs_cache_leaf_limit()) {
@@ -501,12 +556,14 @@ static int start_block(struct prefetch_state *ps, struct pf_block *blk)
 		}
 		ps->leaf_bytes += fs_info->nodesize;
 	}
-	ret = btrfs_block_read_start(fs_info, ps->q, &blk->br);
-	if (ret < 0) {
+	if (blk->br.check.level || (ps->leaves_out < ps->max_leaves_out && w->head == w->nr))
+		return submit_block(ps, blk);
+	if (array_grow((void **)&w->v, w->nr, &w->cap, sizeof(*w->v))) {
 		blk->done = true;
-		return ret;
+		return -ENOMEM;
 	}
-	return ret ? finish_block(ps, blk) : 0;
+	w->v[w->nr++] = blk;
+	return 0;
 }
 
 /*
@@ -584,6 +641,10 @@ static int finish_block(struct prefetch_state *ps, struct pf_block *blk)
 
 	ret = btrfs_block_read_finish(ps->fs_info, &blk->br);
 	blk->done = true;
+	if (blk->leaf_started) {
+		blk->leaf_started = false;
+		ps->leaves_out--;
+	}
 	if (ret)
 		return ret == -ENOMEM ? ret : 0;
 	eb = blk->br.eb;
@@ -626,7 +687,16 @@ static void prefetch_run(struct prefetch_state *ps, u32 nr)
 		ps->err = take_steps(ps, &roots);
 	free(roots.v);
 	/* everything that went out comes back, whatever happened since */
-	while ((n = io_queue_reap(ps->q, done, PF_REAP))) {
+	while (1) {
+		if (!ps->err) {
+			int ret = drain_waiting(ps);
+
+			if (ret)
+				ps->err = ret;
+		}
+		n = io_queue_reap(ps->q, done, PF_REAP);
+		if (!n)
+			break;
 		for (i = 0; i < n; i++) {
 			struct pf_block *blk = (struct pf_block *)((char *)done[i]->priv -
 							   offsetof(struct pf_block, br));
@@ -651,6 +721,7 @@ void btrfs_prefetch_searches(struct btrfs_fs_info *fs_info,
 	struct btrfs_read_observer quiet = { 0 }, observer;
 	struct prefetch_state ps = {
 		.fs_info = fs_info, .srch = srch, .leaf_bytes = fs_info->cache.bytes,
+		.max_leaves_out = 2 * fs_info->read.io_threads,
 	};
 	u32 i;
 
@@ -666,6 +737,7 @@ void btrfs_prefetch_searches(struct btrfs_fs_info *fs_info,
 		free(ps.map[i]);
 	free(ps.map);
 	free(ps.refs);
+	free(ps.waiting.v);
 	btrfs_set_read_observer(fs_info, observer);
 	btrfs_error_redirect(fs_info, prev);
 }

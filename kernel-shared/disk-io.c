@@ -4,7 +4,9 @@
  * checks (btrfs_validate_super, btrfs_check_super_csum), tree block
  * verification (btrfs_validate_extent_buffer, verify_parent_transid, the
  * first-key check of read_tree_block) with retry on the other copies like
- * btrfs_read_extent_buffer(), and the root items open_ctree() loads.
+ * btrfs_read_extent_buffer(), and the root items open_ctree() loads.  A
+ * block verified is handed to extent_io.c's cache, which may keep a
+ * key-only copy of it instead: callers use the block it hands back.
  * Behaviour reproduced: 6.1-6.18.
  */
 #include <errno.h>
@@ -812,7 +814,7 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 	eb->mirror = mirror;
 	eb->refs = 1;
 	count_block(fs_info, eb, purpose);
-	ret = btrfs_cache_insert(fs_info, eb);
+	ret = btrfs_cache_insert(fs_info, &eb);
 	if (ret) {
 		btrfs_free_tree_block(fs_info, eb);
 		return ret;
@@ -1187,9 +1189,11 @@ static bool first_copy_request(struct btrfs_fs_info *fs_info, struct btrfs_tree_
 	return true;
 }
 
-static bool verify_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb,
+static bool verify_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_block **ebp,
 			   const struct btrfs_tree_check *check, unsigned int purpose)
 {
+	struct btrfs_tree_block *eb = *ebp;
+
 	fill_block_header(eb);
 	if (verify_header(fs_info, eb, 0) || btrfs_check_tree_block(fs_info, eb) ||
 	    verify_expected(fs_info, eb, check, 0) ||
@@ -1204,17 +1208,18 @@ static bool verify_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
 	 */
 	eb->mirror = 0;
 	eb->refs = 1;
-	if (btrfs_cache_insert(fs_info, eb))
+	if (btrfs_cache_insert(fs_info, ebp))
 		return false;
-	count_block(fs_info, eb, purpose);
+	count_block(fs_info, *ebp, purpose);
 	return true;
 }
 
 /*
- * Verify a block the batch read, and cache it; false sends it the serial
- * way, which reads every copy and records the error if none serves.
+ * Verify a block the batch read, and cache it (*@eb may become its
+ * key-only copy, extent_io.c); false sends it the serial way, which reads
+ * every copy and records the error if none serves.
  */
-static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb,
+static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_block **eb,
 			   const struct btrfs_tree_check *check, unsigned int purpose)
 {
 	struct btrfs_error unused = { 0 }, *prev;
@@ -1274,7 +1279,7 @@ int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, const u64 *byte
 
 		if (batched && observe_read(fs_info, bytenrs[i]))
 			batched = false;
-		if (batched && accept_batched(fs_info, out[i], &checks[i], purposes[i]))
+		if (batched && accept_batched(fs_info, &out[i], &checks[i], purposes[i]))
 			continue;
 		btrfs_free_tree_block(fs_info, out[i]);
 		out[i] = NULL;
@@ -1315,15 +1320,14 @@ int btrfs_block_read_start(struct btrfs_fs_info *fs_info, struct io_queue *q,
 
 int btrfs_block_read_finish(struct btrfs_fs_info *fs_info, struct btrfs_block_read *br)
 {
-	struct btrfs_tree_block *eb = br->eb;
 	bool ok = br->queued && !br->req.result;
 
 	/* a copy that went to the device: the purpose may have moved since */
 	if (ok && observe_read(fs_info, br->bytenr))
 		ok = false;
-	if (ok && accept_batched(fs_info, eb, &br->check, br->purpose))
+	if (ok && accept_batched(fs_info, &br->eb, &br->check, br->purpose))
 		return 0;
-	btrfs_free_tree_block(fs_info, eb);
+	btrfs_free_tree_block(fs_info, br->eb);
 	br->eb = NULL;
 	return btrfs_read_tree_block(fs_info, br->bytenr, &br->check, br->purpose, &br->eb);
 }

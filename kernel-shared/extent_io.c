@@ -10,15 +10,20 @@
  * twice in one run: internal nodes stay for the whole run (there are few
  * of them), leaves are kept up to BTRFS_LEAF_CACHE_BYTES and then the
  * oldest unreferenced ones are dropped, which bounds memory on any image.
+ * The leaves the block-group searches read are kept as key-only copies
+ * (btrfs_cache_keep_items(), below), so their blocks are read into again
+ * at once instead of each taking fresh memory.
  * Nothing here is kernel behaviour a report depends on: only the I/O
  * counts do, and they count reads, not cache hits.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "kernel-shared/extent_io.h"
+#include "kernel-shared/tree-block.h"
 
 /*
  * Both can be set at build time: the fuzz build makes them tiny so that
@@ -153,6 +158,7 @@ struct btrfs_tree_block *btrfs_alloc_tree_block(struct btrfs_fs_info *fs_info, u
 	memset(eb, 0, sizeof(*eb));
 	eb->start = bytenr;
 	eb->len = fs_info->nodesize;
+	eb->mem = fs_info->nodesize;
 	return eb;
 }
 
@@ -160,6 +166,10 @@ void btrfs_free_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
 {
 	if (!eb)
 		return;
+	if (eb->keys_only) {
+		free(eb);
+		return;
+	}
 	eb->hash_next = fs_info->cache.free_blocks;
 	fs_info->cache.free_blocks = eb;
 	/* the free list link stays readable; the rest is off limits */
@@ -181,7 +191,7 @@ struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,
 		return NULL;
 	for (eb = cache->buckets[cache_bucket(cache, bytenr)]; eb;
 	     eb = eb->hash_next)
-		if (eb->start == bytenr)
+		if (eb->start == bytenr && (!eb->keys_only || cache->keep_root))
 			return eb;
 	return NULL;
 }
@@ -223,7 +233,7 @@ static void cache_evict_leaves(struct btrfs_fs_info *fs_info)
 		if (!eb->refs) {
 			lru_unlink(cache, eb);
 			cache_unhash(cache, eb);
-			cache->bytes -= eb->len;
+			cache->bytes -= eb->mem;
 			cache->nr_leaves--;
 			btrfs_free_tree_block(fs_info, eb);
 		}
@@ -231,10 +241,134 @@ static void cache_evict_leaves(struct btrfs_fs_info *fs_info)
 	}
 }
 
-int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb)
+/*
+ * Key-only leaves.  Loading the block groups and replaying the kernel's
+ * search for them read 3,000 extent-tree leaves on a 3 TiB filesystem,
+ * each for its one block group item, and the replay comes after all of
+ * them: kept whole, they are 50 MB of fresh memory, and the kernel zeroing
+ * and faulting it in cost a third of a warm `inspect`.  What a search for
+ * block group items reads of a leaf is its header, its first key (the
+ * parent's key is checked against it) and, wherever it lands, the next
+ * block group item at or after its key: keys in order, the items of that
+ * type only.  So such a leaf is cached as a copy of just those, a few
+ * hundred bytes, and the block read is freed at once; the next read takes
+ * its slot, which is still in the CPU's cache.  The searches find the copy
+ * as they would the leaf, each touch still goes through the read observer,
+ * and nothing is read twice.
+ *
+ * Only leaves whose items were all checked when read (the header says
+ * written) are copied: the item checks the load repeats then pass on the
+ * copy as on the leaf, so no verdict can name a slot of the copy.  A copy
+ * is made only when much smaller than the leaf (a block group tree's
+ * leaves hold nothing else).  Copies are malloc'd, so AddressSanitizer
+ * still sees a read past one or after its free.
+ */
+static bool keep_item(const struct btrfs_block_cache *cache,
+		      const struct btrfs_item *item)
+{
+	return item->key.type == cache->keep_type;
+}
+
+static bool wants_keys_only(const struct btrfs_block_cache *cache,
+			    const struct btrfs_tree_block *eb)
+{
+	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
+
+	return cache->keep_root && !eb->level && !eb->keys_only && eb->nritems &&
+	       eb->owner == cache->keep_root &&
+	       (btrfs_header_flags(h) & BTRFS_HEADER_FLAG_WRITTEN);
+}
+
+/*
+ * At most this many items in a copy: more would not be much smaller than
+ * a 16 KiB leaf, and the slots are gathered in one pass on the stack.
+ */
+#define KEYS_ONLY_MAX_ITEMS	64
+
+/*
+ * The slots a copy keeps (item 0, whose data only if kept, and the kept
+ * items, in order) into @slots; the copy's size, or 0 when there are more
+ * than KEYS_ONLY_MAX_ITEMS.
+ */
+static u32 keys_only_slots(const struct btrfs_block_cache *cache,
+			   const struct btrfs_tree_block *eb, u16 *slots, u32 *nr)
+{
+	u32 data = 0, slot;
+
+	*nr = 0;
+	for (slot = 0; slot < eb->nritems; slot++) {
+		const struct btrfs_item *item = btrfs_item_nr(eb, slot);
+
+		if (keep_item(cache, item))
+			data += btrfs_raw_item_size(item);
+		else if (slot)
+			continue;
+		if (*nr == KEYS_ONLY_MAX_ITEMS)
+			return 0;
+		slots[(*nr)++] = slot;
+	}
+	return sizeof(struct btrfs_header) + *nr * sizeof(struct btrfs_item) + data;
+}
+
+static struct btrfs_tree_block *keys_only_copy(const struct btrfs_block_cache *cache,
+					       const struct btrfs_tree_block *eb)
+{
+	const u8 *from = eb->data + sizeof(struct btrfs_header);
+	u16 slots[KEYS_ONLY_MAX_ITEMS];
+	struct btrfs_tree_block *copy;
+	struct btrfs_item *items;
+	u32 nr, mem = keys_only_slots(cache, eb, slots, &nr), at, n;
+	u8 *to;
+
+	if (!mem || mem > eb->len / 4)
+		return NULL;
+	copy = malloc(sizeof(*copy) + mem);
+	if (!copy)
+		return NULL;		/* the leaf itself serves */
+	*copy = *eb;
+	copy->keys_only = true;
+	copy->mem = mem;
+	copy->nritems = nr;
+	copy->hash_next = copy->lru_prev = copy->lru_next = NULL;
+	memcpy(copy->data, eb->data, sizeof(struct btrfs_header));
+	((struct btrfs_header *)copy->data)->nritems = htole32(nr);
+	to = copy->data + sizeof(struct btrfs_header);
+	items = (struct btrfs_item *)to;
+	/* item offsets count from the end of the header, as in a leaf */
+	at = nr * sizeof(struct btrfs_item);
+	for (n = 0; n < nr; n++) {
+		const struct btrfs_item *item = btrfs_item_nr(eb, slots[n]);
+		u32 size = keep_item(cache, item) ? btrfs_raw_item_size(item) : 0;
+
+		items[n].key = item->key;
+		items[n].offset = htole32(at);
+		items[n].size = htole32(size);
+		memcpy(to + at, from + btrfs_raw_item_offset(item), size);
+		at += size;
+	}
+	return copy;
+}
+
+void btrfs_cache_keep_items(struct btrfs_fs_info *fs_info, u64 root_id, u8 type)
+{
+	fs_info->cache.keep_root = root_id;
+	fs_info->cache.keep_type = type;
+}
+
+int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block **ebp)
 {
 	struct btrfs_block_cache *cache = &fs_info->cache;
+	struct btrfs_tree_block *eb = *ebp;
 	u32 bucket;
+
+	if (wants_keys_only(cache, eb)) {
+		struct btrfs_tree_block *copy = keys_only_copy(cache, eb);
+
+		if (copy) {
+			btrfs_free_tree_block(fs_info, eb);
+			*ebp = eb = copy;
+		}
+	}
 
 	if (!cache->buckets) {
 		cache->buckets = calloc(BTRFS_CACHE_BUCKETS, sizeof(*cache->buckets));
@@ -252,7 +386,7 @@ int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *e
 		else
 			cache->lru_head = eb;
 		cache->lru_tail = eb;
-		cache->bytes += eb->len;
+		cache->bytes += eb->mem;
 		cache->nr_leaves++;
 		cache_evict_leaves(fs_info);
 	}
@@ -263,6 +397,20 @@ void btrfs_tree_block_put(struct btrfs_tree_block *eb)
 {
 	if (eb && eb->refs)
 		eb->refs--;
+}
+
+/* The key-only copies are the only blocks outside the regions; all are leaves */
+static void free_keys_only(struct btrfs_block_cache *cache)
+{
+	struct btrfs_tree_block *eb = cache->lru_head;
+
+	while (eb) {
+		struct btrfs_tree_block *next = eb->lru_next;
+
+		if (eb->keys_only)
+			free(eb);
+		eb = next;
+	}
 }
 
 /*
@@ -277,6 +425,7 @@ void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info)
 	struct btrfs_block_cache *cache = &fs_info->cache;
 	u32 i;
 
+	free_keys_only(cache);
 	if (cache->buckets)
 		memset(cache->buckets, 0, cache->nr_buckets * sizeof(*cache->buckets));
 	for (i = 0; i < cache->nr_regions; i++)
@@ -286,6 +435,7 @@ void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info)
 	cache->nr_leaves = 0;
 	cache->bytes = 0;
 	cache->free_blocks = NULL;
+	cache->keep_root = 0;
 	cache->cur_region = 0;
 	cache->region_used = 0;
 }
@@ -295,7 +445,8 @@ void btrfs_free_block_cache(struct btrfs_fs_info *fs_info)
 	struct btrfs_block_cache *cache = &fs_info->cache;
 	u32 i;
 
-	/* every block, cached or on the free list, lives in a region */
+	free_keys_only(cache);
+	/* every other block, cached or on the free list, lives in a region */
 	for (i = 0; i < cache->nr_regions; i++) {
 		ASAN_UNPOISON_MEMORY_REGION(cache->regions[i], BTRFS_BLOCK_REGION);
 		munmap(cache->regions[i], BTRFS_BLOCK_REGION);

@@ -18,6 +18,8 @@ struct btrfs_tree_block {
 	u64 generation;
 	int mirror;			/* copy that passed verification */
 	u32 refs;			/* paths holding it; 0 = evictable leaf */
+	bool keys_only;			/* a leaf's first item and kept items only */
+	u32 mem;			/* bytes of data[] (nodesize unless keys_only) */
 	struct btrfs_tree_block *hash_next;
 	struct btrfs_tree_block *lru_prev;
 	struct btrfs_tree_block *lru_next;
@@ -31,8 +33,20 @@ void btrfs_free_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
 /* The cached block at @bytenr, NULL if none */
 struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,
 					    u64 bytenr);
-/* Cache a block just read and verified; a leaf may evict older ones */
-int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
+/*
+ * Cache a block just read and verified; a leaf may evict older ones.  A
+ * leaf btrfs_cache_keep_items() asks for is cached as its key-only copy:
+ * *@eb is then that copy and the block read is freed.
+ */
+int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block **eb);
+/*
+ * From now on, leaves of tree @root_id are cached as key-only copies: the
+ * header, the first item's key and the items of key @type (with their
+ * data), which is all a search for such items reads of them.  Key-only
+ * leaves are found by lookups until it is called with @root_id 0; then
+ * they stay for memory's sake only and a lookup reads the block again.
+ */
+void btrfs_cache_keep_items(struct btrfs_fs_info *fs_info, u64 root_id, u8 type);
 /* A path lets go of @eb: an unreferenced leaf can be evicted */
 void btrfs_tree_block_put(struct btrfs_tree_block *eb);
 /* The leaf budget in bytes (BTRFS_LEAF_CACHE_BYTES, smaller in the fuzz build) */

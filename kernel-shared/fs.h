@@ -151,6 +151,9 @@ struct btrfs_block_cache {
 	u32 cur_region;			/* the region being carved */
 	u32 region_used;		/* bytes carved from it */
 	struct btrfs_tree_block *free_blocks;	/* chained by hash_next */
+	/* btrfs_cache_keep_items(): 0, or whose leaves are kept key-only */
+	u64 keep_root;
+	u8 keep_type;
 };
 
 /*

@@ -6,6 +6,9 @@
  * touch is one read of nodesize bytes (a mount reads each block once, in
  * its own bio, with no readahead).  The model and its check against the
  * kernel's traced reads are in Documentation/mount-estimate.md.
+ * From the read-ahead to the end of the replay the block-group root's
+ * leaves are cached key-only (extent_io.c): the searches counted here need
+ * nothing else of them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -283,6 +286,21 @@ static void add_mount_roots(struct btrfs_fs_info *fs_info, struct read_ahead *ra
 	add_search(ra, &r->quota, NULL, BTRFS_IO_OTHER, true);
 }
 
+/*
+ * From the read-ahead to the end of the replay, the block-group root's
+ * leaves are cached key-only (extent_io.c): loading the block groups, the
+ * replay of the kernel's search for them and the root node reads need no
+ * more of them.  Not with a log tree: its replay searches the extent tree
+ * for other items in between (tree-log.c).
+ */
+static void keep_block_group_keys(struct btrfs_fs_info *fs_info)
+{
+	const struct btrfs_root_ref *root = btrfs_block_group_root(fs_info);
+
+	if (root->found && !btrfs_super_log_root(&fs_info->super))
+		btrfs_cache_keep_items(fs_info, root->objectid, BTRFS_BLOCK_GROUP_ITEM_KEY);
+}
+
 void btrfs_mount_read_ahead(struct btrfs_fs_info *fs_info, void *ctx)
 {
 	const bool *load_block_groups = ctx;
@@ -294,6 +312,7 @@ void btrfs_mount_read_ahead(struct btrfs_fs_info *fs_info, void *ctx)
 	struct mount_roots r;
 	struct btrfs_key *keys;
 
+	keep_block_group_keys(fs_info);
 	if (fs_info->read.io_threads <= 1)
 		return;
 	ra.srch = calloc(MOUNT_ROOTS + FS_ROOT_SEARCHES + OTHER_SEARCHES + nr_bg,
@@ -517,6 +536,8 @@ int btrfs_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estim
 	prev = btrfs_set_read_observer(fs_info, observer);
 	ret = replay_phases(fs_info, &trace, est);
 	btrfs_set_read_observer(fs_info, prev);
+	/* what comes after may want whole leaves: the copies are not found */
+	btrfs_cache_keep_items(fs_info, 0, 0);
 	free(trace.slots);
 	if (ret)
 		return ret;

@@ -8,7 +8,9 @@
  * block groups, root items, extent and metadata items, keyed back refs,
  * raid stripe extents) and check_prev_ino(); check_node(),
  * btrfs_check_chunk_valid() and btrfs_check_eb_owner(); with the kernel's
- * wording where it has one.
+ * wording where it has one.  Costs matter: a warm read of a large extent
+ * tree spends most of its time here (Documentation/benchmark.md), so a
+ * value only a failing check would print is worked out only then.
  * Behaviour reproduced: 6.18.  Documentation/verdicts.md lists each check
  * with the kernel version that introduced it.
  */
@@ -588,13 +590,12 @@ static int check_inline_data_ref(struct btrfs_fs_info *fs_info,
 				 const struct btrfs_tree_block *eb, int slot,
 				 const struct btrfs_key *key,
 				 const struct btrfs_extent_data_ref *dref,
-				 u64 *seq, u64 *refs)
+				 u64 *refs)
 {
 	u64 root = btrfs_stack_extent_data_ref_root(dref);
 	u64 objectid = btrfs_stack_extent_data_ref_objectid(dref);
 	u64 offset = btrfs_stack_extent_data_ref_offset(dref);
 
-	*seq = hash_extent_data_ref(root, objectid, offset);
 	if (!is_valid_dref_root(root))
 		return extent_found_error(fs_info, eb, slot, key,
 			"root", root,
@@ -619,20 +620,19 @@ static int check_inline_data_ref(struct btrfs_fs_info *fs_info,
 
 /*
  * One inline ref, whose whole size is known to lie inside the item: the
- * checks of its type, its order key (@seq) and the references it holds
+ * checks of its type and the references it holds
  * (added to @refs).  An owner ref without SIMPLE_QUOTA only warns in the
  * kernel, so it passes here.
  */
 static int check_inline_ref(struct btrfs_fs_info *fs_info,
 			    const struct btrfs_tree_block *eb, int slot,
 			    const struct btrfs_key *key,
-			    const struct btrfs_extent_inline_ref *iref, u64 *seq, u64 *refs)
+			    const struct btrfs_extent_inline_ref *iref, u64 *refs)
 {
 	u8 type = btrfs_stack_extent_inline_ref_type(iref);
 	u64 offset = btrfs_stack_extent_inline_ref_offset(iref);
 	const struct btrfs_shared_data_ref *sref = (const void *)(iref + 1);
 
-	*seq = offset;
 	switch (type) {
 	case BTRFS_TREE_BLOCK_REF_KEY:
 		*refs += 1;
@@ -646,7 +646,7 @@ static int check_inline_ref(struct btrfs_fs_info *fs_info,
 		return 0;
 	case BTRFS_EXTENT_DATA_REF_KEY:
 		return check_inline_data_ref(fs_info, eb, slot, key,
-				(const void *)((const u8 *)iref + 1), seq, refs);
+				(const void *)((const u8 *)iref + 1), refs);
 	case BTRFS_SHARED_DATA_REF_KEY:
 		if (!sector_aligned(fs_info, offset))
 			return extent_found_error(fs_info, eb, slot, key,
@@ -673,14 +673,29 @@ static int check_inline_ref(struct btrfs_fs_info *fs_info,
  * ascending type order and, within a type, in descending order of their
  * sequence (the ref's offset, or the hash for EXTENT_DATA_REF), and its
  * lookup relies on that order; an equal sequence is allowed.  Messages
- * give positions as offsets in the block, like the kernel's.
+ * give positions as offsets in the block, like the kernel's.  A sequence
+ * is worked out only when a ref follows one of its type: most extent
+ * items hold one ref, whose hash nothing compares.
  */
+static u64 inline_ref_seq(const struct btrfs_extent_inline_ref *iref)
+{
+	const struct btrfs_extent_data_ref *dref = (const void *)((const u8 *)iref + 1);
+
+	if (btrfs_stack_extent_inline_ref_type(iref) != BTRFS_EXTENT_DATA_REF_KEY)
+		return btrfs_stack_extent_inline_ref_offset(iref);
+	return hash_extent_data_ref(btrfs_stack_extent_data_ref_root(dref),
+				    btrfs_stack_extent_data_ref_objectid(dref),
+				    btrfs_stack_extent_data_ref_offset(dref));
+}
+
 static int check_inline_refs(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_tree_block *eb, int slot,
 			     const struct btrfs_key *key,
 			     const u8 *p, const u8 *end, u64 *refs)
 {
-	u64 last_seq = (u64)-1;
+	const struct btrfs_extent_inline_ref *last = NULL;
+	bool have_last_seq = false;
+	u64 last_seq = 0;
 	u8 last_type = 0;
 
 	while (p < end) {
@@ -702,7 +717,7 @@ static int check_inline_refs(struct btrfs_fs_info *fs_info,
 				"inline ref item overflows extent item, ptr %lu iref size %u end %lu",
 				(unsigned long)(p - eb->data), size,
 				(unsigned long)(end - eb->data));
-		ret = check_inline_ref(fs_info, eb, slot, key, iref, &seq, refs);
+		ret = check_inline_ref(fs_info, eb, slot, key, iref, refs);
 		if (ret)
 			return ret;
 		if (type < last_type)
@@ -710,8 +725,16 @@ static int check_inline_refs(struct btrfs_fs_info *fs_info,
 				"type", type,
 			"inline ref out-of-order: has type %u, prev type %u",
 				type, last_type);
-		if (type > last_type)
-			last_seq = (u64)-1;
+		if (type > last_type) {
+			have_last_seq = false;
+			last = iref;
+			last_type = type;
+			p += size;
+			continue;
+		}
+		seq = inline_ref_seq(iref);
+		if (!have_last_seq)
+			last_seq = inline_ref_seq(last);
 		if (seq > last_seq)
 			return extent_found_error(fs_info, eb, slot, key,
 				"offset", btrfs_stack_extent_inline_ref_offset(iref),
@@ -719,8 +742,9 @@ static int check_inline_refs(struct btrfs_fs_info *fs_info,
 				type, (unsigned long long)btrfs_stack_extent_inline_ref_offset(iref),
 				(unsigned long long)seq, last_type,
 				(unsigned long long)last_seq);
-		last_type = type;
+		last = iref;
 		last_seq = seq;
+		have_last_seq = true;
 		p += size;
 	}
 	return 0;

@@ -457,6 +457,7 @@ void fz_run(struct fz_image *img)
 	static struct btrfs_fs_info fs_info;
 	char names[BFZ_MAX_DEVS][32];
 	const char *paths[BFZ_MAX_DEVS];
+	static bool load_block_groups = true;
 	struct btrfs_open_args args = {
 		.paths = paths,
 		.super_mirror = img->mirror,
@@ -465,6 +466,9 @@ void fz_run(struct fz_image *img)
 			.bg_search_scan = img->flags & FZ_SCAN,
 			/* two threads take the batched path the default 16 take, and cost less */
 			.io_threads = img->flags & FZ_SERIAL ? 1 : 2,
+			/* the mount's read-ahead, and the key-only leaves it starts */
+			.after_roots = btrfs_mount_read_ahead,
+			.after_roots_ctx = &load_block_groups,
 		},
 	};
 	struct btrfs_mount_estimate est;

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit test of the key-only leaves of kernel-shared/extent_io.c: a leaf of
+ * extent items and block group items, built in a block of the cache, is
+ * cached as its copy while btrfs_cache_keep_items() asks for it, and a
+ * search for block group items finds in the copy what it finds in the
+ * leaf; a leaf of another tree, or one whose items were not checked (not
+ * flagged written), stays whole; once asked no more, the copy is not found.
+ */
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/unit/unit-test.h"
+#include "kernel-shared/tree-block.h"
+
+#define NODESIZE	16384
+#define BG_ITEM		BTRFS_BLOCK_GROUP_ITEM_KEY
+#define GIB		(1ULL << 30)
+
+static u32 data_end;
+
+static struct btrfs_tree_block *new_leaf(struct btrfs_fs_info *fs_info, u64 bytenr,
+					 u64 owner, u64 flags)
+{
+	struct btrfs_tree_block *eb = btrfs_alloc_tree_block(fs_info, bytenr);
+	struct btrfs_header *h;
+
+	if (!eb)
+		exit(2);
+	memset(eb->data, 0, NODESIZE);
+	h = (struct btrfs_header *)eb->data;
+	h->bytenr = htole64(bytenr);
+	h->flags = htole64(flags);
+	h->owner = htole64(owner);
+	h->generation = htole64(7);
+	eb->owner = owner;
+	eb->generation = 7;
+	eb->refs = 1;
+	data_end = btrfs_leaf_data_size(NODESIZE);
+	return eb;
+}
+
+static void add_item(struct btrfs_tree_block *eb, u64 objectid, u8 type, u64 offset,
+		     u32 size, u8 fill)
+{
+	struct btrfs_item *item = (struct btrfs_item *)(eb->data +
+			sizeof(struct btrfs_header)) + eb->nritems;
+
+	data_end -= size;
+	item->key.objectid = htole64(objectid);
+	item->key.type = type;
+	item->key.offset = htole64(offset);
+	item->offset = htole32(data_end);
+	item->size = htole32(size);
+	memset(eb->data + sizeof(struct btrfs_header) + data_end, fill, size);
+	eb->nritems++;
+	((struct btrfs_header *)eb->data)->nritems = htole32(eb->nritems);
+}
+
+/* Two block groups of 1 GiB, each after a run of its extent items */
+static void fill_extent_leaf(struct btrfs_tree_block *eb)
+{
+	u64 bg, i;
+
+	for (bg = 1; bg <= 2; bg++) {
+		for (i = 0; i < 40; i++)
+			add_item(eb, bg * GIB + i * 4096, BTRFS_EXTENT_ITEM_KEY, 4096, 53, 0xee);
+		add_item(eb, bg * GIB, BG_ITEM, GIB, sizeof(struct btrfs_block_group_item),
+			 (u8)bg);
+	}
+}
+
+/* The first block group item at or after @key: find_first_block_group()'s answer */
+static int first_bg_at(const struct btrfs_tree_block *eb, const struct btrfs_key *key,
+		       struct btrfs_key *found)
+{
+	int slot;
+
+	bin_search_block(eb, key, &slot);
+	for (; slot < (int)eb->nritems; slot++) {
+		btrfs_item_key_to_cpu(eb, slot, found);
+		if (found->objectid >= key->objectid && found->type == BG_ITEM)
+			return 0;
+	}
+	return 1;
+}
+
+static void test_copy(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_tree_block *eb = new_leaf(fs_info, 1 << 20, BTRFS_EXTENT_TREE_OBJECTID,
+					       BTRFS_HEADER_FLAG_WRITTEN);
+	struct btrfs_key key = { 2 * GIB, BG_ITEM, GIB }, found, first;
+	const u8 *data;
+	u32 size;
+	int slot;
+
+	fill_extent_leaf(eb);
+	btrfs_cache_keep_items(fs_info, BTRFS_EXTENT_TREE_OBJECTID, BG_ITEM);
+	check(!btrfs_cache_insert(fs_info, &eb), "a leaf of the kept tree is cached");
+	check(eb->keys_only, "as its key-only copy");
+	check_u64("items in the copy (the first and two block groups)", eb->nritems, 3);
+	check_u64("copy bytes", eb->mem, sizeof(struct btrfs_header) + 3 * 25 + 2 * 24);
+	check_u64("nritems in the copy's header",
+		  btrfs_header_nritems((const struct btrfs_header *)eb->data), 3);
+	btrfs_item_key_to_cpu(eb, 0, &first);
+	check(first.objectid == GIB && first.type == BTRFS_EXTENT_ITEM_KEY,
+	      "the leaf's first key is the copy's");
+	check(!bin_search_block(eb, &key, &slot), "the pinpoint key is found in the copy");
+	data = btrfs_item_ptr(eb, slot, &size);
+	check(size == sizeof(struct btrfs_block_group_item) && data[0] == 2 && data[23] == 2,
+	      "with its item's data");
+	key = (struct btrfs_key) { GIB + 8192, BG_ITEM, 0 };
+	check(!first_bg_at(eb, &key, &found) && found.objectid == 2 * GIB,
+	      "a search between two block groups walks to the next one");
+	key = (struct btrfs_key) { 3 * GIB, BG_ITEM, 0 };
+	check(first_bg_at(eb, &key, &found), "and past the last one off the copy's end");
+	check(btrfs_cache_lookup(fs_info, 1 << 20) == eb, "the copy is found while kept");
+	btrfs_tree_block_put(eb);
+	btrfs_cache_keep_items(fs_info, 0, 0);
+	check(!btrfs_cache_lookup(fs_info, 1 << 20), "and not found once no more asked for");
+}
+
+static void test_whole(struct btrfs_fs_info *fs_info, u64 owner, u64 flags, const char *what)
+{
+	struct btrfs_tree_block *eb = new_leaf(fs_info, 2 << 20, owner, flags);
+
+	fill_extent_leaf(eb);
+	btrfs_cache_keep_items(fs_info, BTRFS_EXTENT_TREE_OBJECTID, BG_ITEM);
+	check(!btrfs_cache_insert(fs_info, &eb) && !eb->keys_only &&
+	      eb->nritems == 82, "%s stays whole", what);
+	btrfs_tree_block_put(eb);
+	btrfs_cache_keep_items(fs_info, 0, 0);
+	check(btrfs_cache_lookup(fs_info, 2 << 20) == eb, "and is found after");
+	btrfs_drop_block_cache(fs_info);
+}
+
+int main(void)
+{
+	struct btrfs_fs_info *fs_info = calloc(1, sizeof(*fs_info));
+
+	if (!fs_info)
+		return 2;
+	fs_info->nodesize = NODESIZE;
+	fs_info->sectorsize = 4096;
+	test_copy(fs_info);
+	btrfs_drop_block_cache(fs_info);
+	test_whole(fs_info, BTRFS_CSUM_TREE_OBJECTID, BTRFS_HEADER_FLAG_WRITTEN,
+		   "a leaf of another tree");
+	test_whole(fs_info, BTRFS_EXTENT_TREE_OBJECTID, 0,
+		   "a leaf whose items were not checked");
+	btrfs_free_block_cache(fs_info);
+	free(fs_info);
+	printf("%s\n", unit_failures ? "FAILED" : "PASSED");
+	return unit_failures ? 1 : 0;
+}
