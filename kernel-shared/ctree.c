@@ -1273,6 +1273,111 @@ out:
 	return ret;
 }
 
+/* ---- inserting an item: split_leaf()'s pushes ------------------------ */
+
+/*
+ * Items of @l that move to a sibling with @room bytes free: to the right
+ * the last ones down to the insertion slot @at, to the left the first
+ * ones up to it.  How many moved.
+ */
+static u32 sim_take_items(struct btrfs_sim_leaf *l, const struct btrfs_tree_block *leaf,
+			  int at, int dir, u32 room, struct btrfs_sim_leaf *to)
+{
+	int slot = dir > 0 ? (int)l->nritems - 1 : 0;
+	u32 moved = 0;
+
+	for (; dir > 0 ? slot >= at : slot < at; slot -= dir) {
+		if (l->gone[slot])
+			continue;
+		if (item_space(leaf, slot) > room)
+			break;
+		room -= item_space(leaf, slot);
+		to->pushed_in += item_space(leaf, slot);
+		l->gone[slot] = 1;
+		moved++;
+	}
+	return moved;
+}
+
+/*
+ * One sibling's push for an insert (push_leaf_right() or push_leaf_left()
+ * with empty = 0): copied when it has @need bytes free, then it takes the
+ * items beyond the insertion slot on its side while they fit.  1 when
+ * nothing moved (the next push is tried), 0 when it did, <0.
+ */
+static int sim_insert_push(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			   const struct btrfs_path *path, struct btrfs_sim_leaf *l,
+			   int dir, u32 need)
+{
+	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
+	const struct btrfs_tree_block *leaf = path->nodes[0];
+	struct btrfs_tree_block *sib;
+	struct btrfs_sim_leaf *sl;
+	u32 free_space;
+	int ret;
+
+	ret = sim_sibling(cs, sv, path->nodes[1], path->slots[1], dir, &sib, &sl);
+	if (ret || !sib)
+		return ret ? ret : 1;
+	free_space = data - sim_leaf_used(sl, sib);
+	ret = 1;
+	if (free_space >= need) {
+		cs->neighbour_cows += cow_sim_find(cs, sib->start) < 0;
+		ret = btrfs_cow_block(cs, sv, sib, false);
+		/* past the last key the item goes first into the right sibling */
+		if (!ret && dir > 0 && path->slots[0] >= (int)l->nritems)
+			ret = 0;
+		else if (!ret)
+			ret = sim_take_items(l, leaf, path->slots[0], dir, free_space, sl) ? 0 : 1;
+	}
+	btrfs_tree_block_put(sib);
+	return ret;
+}
+
+/*
+ * btrfs_search_slot() with ins_len = @data_size (item and header) on the
+ * path an insert's COW search left: a leaf without that room pushes to
+ * its right sibling, then to its left one, as split_leaf() does, copying
+ * the sibling it uses; if neither push makes room the leaf splits, and
+ * the new leaf's ref is added.  Which items move is followed only as
+ * bytes, for the room of later operations.
+ */
+int btrfs_insert_room_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			  const struct btrfs_path *path, u32 data_size)
+{
+	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
+	const struct btrfs_tree_block *leaf = path->nodes[0];
+	struct btrfs_sim_leaf *l;
+	u32 free_space, need;
+	u64 split;
+	int ret;
+
+	ret = sim_leaf_get(cs, leaf, &l);
+	if (ret)
+		return ret;
+	free_space = data - min_t(u32, data, sim_leaf_used(l, leaf));
+	if (free_space >= data_size)
+		return 0;
+	if (path->nodes[1]) {
+		need = data_size - (path->slots[0] < (int)l->nritems ? free_space : 0);
+		ret = sim_insert_push(cs, sv, path, l, 1, need);
+		if (ret == 1) {
+			need = data_size - (path->slots[0] > 0 ? free_space : 0);
+			ret = sim_insert_push(cs, sv, path, l, -1, need);
+		}
+		if (ret < 0)
+			return ret;
+		if (data - min_t(u32, data, sim_leaf_used(l, leaf)) >= data_size || ret == 0)
+			return 0;
+	}
+	/* split_leaf(): a new leaf (a new root above a root leaf is not followed) */
+	split = cs->next_bytenr;
+	cs->next_bytenr += cs->fs_info->nodesize;
+	cs->splits++;
+	return btrfs_sim_add_ref(cs->refs, false, BTRFS_DELAYED_REF_ADD, split,
+				 cs->fs_info->nodesize, 0, sv->root.objectid, 0, 0);
+}
+
 /*
  * btrfs_del_items() of @nr items from @slot of the path's leaf (the
  * image's slots): an emptied leaf is deleted; one left less than a third

@@ -51,6 +51,7 @@ struct btrfs_cow_sim {
 	u64 full_backref_cows;		/* refs == 1, FULL_BACKREF: moved */
 	u64 neighbour_cows;		/* siblings copied by leaf pushes, node balancing */
 	u64 leaves_deleted;		/* emptied leaves freed */
+	u64 splits;			/* leaves an insert split */
 };
 
 void btrfs_cow_sim_init(struct btrfs_cow_sim *cs, struct btrfs_fs_info *fs_info,
@@ -65,6 +66,9 @@ int btrfs_mod_ref(struct btrfs_cow_sim *cs, const struct btrfs_tree_block *eb,
 /* ctree.c */
 int btrfs_cow_block(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 		    const struct btrfs_tree_block *buf, bool is_root_node);
+/* split_leaf()'s pushes (and split) for an insert of @data_size bytes at the path */
+int btrfs_insert_room_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			  const struct btrfs_path *path, u32 data_size);
 int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 			const struct btrfs_path *path, int slot, int nr);
 int btrfs_search_slot_cow(struct btrfs_cow_sim *cs,

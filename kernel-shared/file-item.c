@@ -479,6 +479,30 @@ static int deletion_cow_one(struct deletion_state *ds, u64 objectid, u8 type,
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * btrfs_insert_empty_item() of @data_size bytes (btrfs_insert_orphan_item():
+ * none): the COW search, then the room split_leaf() makes for it
+ */
+static int deletion_insert_one(struct deletion_state *ds, u64 objectid, u8 type,
+			       u64 offset, u32 data_size)
+{
+	struct btrfs_path path = { 0 };
+	int64_t before;
+	int ret;
+
+	ret = deletion_cow_key(ds, objectid, type, offset, &path, false);
+	if (ret == 1) {
+		before = ds->refs.size;
+		ret = btrfs_insert_room_sim(&ds->cow, ds->sv, &path,
+					    data_size + sizeof(struct btrfs_item));
+		deletion_take_local(ds, before);
+	} else if (ret == 0) {
+		ret = -EEXIST;
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
 /* Whether the item at the path holds only @name (a dir item or inode ref) */
 static bool item_is_only_name(const struct btrfs_path *path, u8 type, u32 name_len)
 {
@@ -798,8 +822,8 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 		ret = deletion_unlink_name(&ds, ino, BTRFS_INODE_REF_KEY, name.parent,
 					   name.name_len);
 	if (!ret)
-		ret = deletion_cow_one(&ds, BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY,
-				       ino, 0);
+		ret = deletion_insert_one(&ds, BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY,
+					  ino, 0);
 	if (ret)
 		goto out;
 	/*
