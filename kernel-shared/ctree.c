@@ -1194,6 +1194,30 @@ static int sim_sibling(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 }
 
 /*
+ * Items of @l that move to a sibling with @room bytes free: to the right
+ * the last ones down to the insertion slot @at, to the left the first
+ * ones up to it.  How many moved.
+ */
+static u32 sim_take_items(struct btrfs_sim_leaf *l, const struct btrfs_tree_block *leaf,
+			  int at, int dir, u32 room, struct btrfs_sim_leaf *to)
+{
+	int slot = dir > 0 ? (int)l->nritems - 1 : 0;
+	u32 moved = 0;
+
+	for (; dir > 0 ? slot >= at : slot < at; slot -= dir) {
+		if (l->gone[slot])
+			continue;
+		if (item_space(leaf, slot) > room)
+			break;
+		room -= item_space(leaf, slot);
+		to->pushed_in += item_space(leaf, slot);
+		l->gone[slot] = 1;
+		moved++;
+	}
+	return moved;
+}
+
+/*
  * push_leaf_left() with empty = 1: the left sibling under the same parent
  * is copied if it has room for the leaf's first item, then takes items
  * from the front while they fit.
@@ -1224,15 +1248,8 @@ static int sim_push_left(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv
 		goto out;
 	cs->neighbour_cows += cow_sim_find(cs, left->start) < 0;
 	ret = btrfs_cow_block(cs, sv, left, false);
-	for (; !ret && slot < l->nritems; slot++) {
-		if (l->gone[slot])
-			continue;
-		if (item_space(leaf, slot) > free_space)
-			break;
-		free_space -= item_space(leaf, slot);
-		ll->pushed_in += item_space(leaf, slot);
-		l->gone[slot] = 1;
-	}
+	if (!ret)
+		sim_take_items(l, leaf, (int)l->nritems, -1, free_space, ll);
 out:
 	btrfs_tree_block_put(left);
 	return ret;
@@ -1274,30 +1291,6 @@ out:
 }
 
 /* ---- inserting an item: split_leaf()'s pushes ------------------------ */
-
-/*
- * Items of @l that move to a sibling with @room bytes free: to the right
- * the last ones down to the insertion slot @at, to the left the first
- * ones up to it.  How many moved.
- */
-static u32 sim_take_items(struct btrfs_sim_leaf *l, const struct btrfs_tree_block *leaf,
-			  int at, int dir, u32 room, struct btrfs_sim_leaf *to)
-{
-	int slot = dir > 0 ? (int)l->nritems - 1 : 0;
-	u32 moved = 0;
-
-	for (; dir > 0 ? slot >= at : slot < at; slot -= dir) {
-		if (l->gone[slot])
-			continue;
-		if (item_space(leaf, slot) > room)
-			break;
-		room -= item_space(leaf, slot);
-		to->pushed_in += item_space(leaf, slot);
-		l->gone[slot] = 1;
-		moved++;
-	}
-	return moved;
-}
 
 /*
  * One sibling's push for an insert (push_leaf_right() or push_leaf_left()
