@@ -412,7 +412,11 @@ CHAIN_RT=$((1 + CHUNK_LEVEL + 1 + ROOT_LEVEL + 1 + BG_LEVEL))
 echo "image: $IMAGE ($(du -h "$IMAGE" | cut -f1) on disk, $(numfmt --to=iec "$(stat -c %s "$IMAGE")") apparent)"
 echo "block groups: $NBG in the $BGSRC ($MIN_BGS BLOCK_GROUP_ITEMs in dump-tree); that tree has $MIN_TREE_LEAVES leaves, height $((BG_LEVEL + 1)); chunk tree height $((CHUNK_LEVEL + 1)), root tree height $((ROOT_LEVEL + 1)); nodesize $NODESIZE"
 echo "minimal set for loading the block groups: $MIN_SET blocks ($MIN_LEAVES leaves holding BG items + $MIN_NODES nodes on their paths)"
-echo "tool under test: BTRFS_SPACE=$BTRFS_SPACE ($("$BTRFS_SPACE" --version 2>&1 | head -1)$(git -C "$(dirname "$BTRFS_SPACE")" log -1 --format=', commit %h' 2>/dev/null))"
+# named from the repository's top when it is in it: results are committed,
+# and a checkout's absolute path means nothing in another one
+shown_tool=$BTRFS_SPACE
+case "$shown_tool" in "$TOP"/*) shown_tool=./${shown_tool#"$TOP"/} ;; esac
+echo "tool under test: BTRFS_SPACE=$shown_tool ($("$BTRFS_SPACE" --version 2>&1 | head -1)$(git -C "$(dirname "$BTRFS_SPACE")" log -1 --format=', commit %h' 2>/dev/null))"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) (shared: others' work moves the wall times, hence medians and per-round ratios), $(uname -r), $($BTRFS --version | head -1)"
 echo
 
