@@ -643,6 +643,26 @@ static int load_block_groups(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
+/* fs_info->block_groups is in the order of the chunks: by start */
+struct btrfs_block_group *btrfs_lookup_block_group(const struct btrfs_fs_info *fs_info,
+						    u64 bytenr)
+{
+	u32 lo = 0, hi = fs_info->nr_block_groups;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		struct btrfs_block_group *bg = &fs_info->block_groups[mid];
+
+		if (bytenr < bg->start)
+			hi = mid;
+		else if (bytenr >= bg->start + bg->length)
+			lo = mid + 1;
+		else
+			return bg;
+	}
+	return NULL;
+}
+
 int btrfs_read_block_groups(struct btrfs_fs_info *fs_info,
 			    const struct btrfs_progress *progress)
 {

@@ -14,6 +14,9 @@ int btrfs_set_block_group_item(struct btrfs_fs_info *fs_info,
 			       struct btrfs_block_group *bg);
 void btrfs_account_block_groups(struct btrfs_fs_info *fs_info);
 u64 btrfs_chunk_map_bytes_super(const struct btrfs_chunk_map *map);
+/* The block group holding @bytenr (btrfs_lookup_block_group()), or NULL */
+struct btrfs_block_group *btrfs_lookup_block_group(const struct btrfs_fs_info *fs_info,
+						    u64 bytenr);
 bool btrfs_block_group_super_overlap(const struct btrfs_block_group *bg, u64 start, u64 len);
 u64 btrfs_get_alloc_profile(const struct btrfs_fs_info *fs_info, u64 orig_flags);
 int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info);

@@ -324,28 +324,27 @@ static int cow_search_nodes(struct commit_state *st, int tree, const struct btrf
 	return ret < 0 ? ret : 0;
 }
 
-static const struct btrfs_block_group *bg_of(const struct btrfs_fs_info *fs_info, u64 bytenr)
+u32 btrfs_free_space_change_keys(const struct btrfs_block_group *bg, u64 start, u64 len,
+				 bool add, struct btrfs_key *keys)
 {
-	u32 lo = 0, hi = fs_info->nr_block_groups;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		const struct btrfs_block_group *bg = &fs_info->block_groups[mid];
-
-		if (bytenr < bg->start)
-			hi = mid;
-		else if (bytenr >= bg->start + bg->length)
-			lo = mid + 1;
-		else
-			return bg;
+	keys[0] = (struct btrfs_key){ bg->start, BTRFS_FREE_SPACE_INFO_KEY, bg->length };
+	if (!add) {
+		/* the free extent (or bitmap) holding the range */
+		keys[1] = (struct btrfs_key){ start, (u8)-1, (u64)-1 };
+		return 2;
 	}
-	return NULL;
+	/* the extents left and right of the range, then the new one */
+	keys[1] = (struct btrfs_key){ start - 1, (u8)-1, (u64)-1 };
+	keys[2] = (struct btrfs_key){ start + len, BTRFS_FREE_SPACE_EXTENT_KEY, (u64)-1 };
+	return 3;
 }
 
 /* btrfs_add_to_free_space_tree() / btrfs_remove_from_free_space_tree() */
 static int free_space_change(struct commit_state *st, u64 start, u64 len, bool add)
 {
-	const struct btrfs_block_group *bg = bg_of(st->fs_info, start);
+	const struct btrfs_block_group *bg = btrfs_lookup_block_group(st->fs_info, start);
+	struct btrfs_key keys[3];
+	u32 i, n;
 	int ret;
 
 	if (!bg)
@@ -357,20 +356,10 @@ static int free_space_change(struct commit_state *st, u64 start, u64 len, bool a
 		st->c->inexact |= BTRFS_COMMIT_INEXACT_NO_FST;
 		return 0;
 	}
-	ret = cow_search(st, BTRFS_COMMIT_FREE_SPACE, bg->start, BTRFS_FREE_SPACE_INFO_KEY,
-			 bg->length, NULL);
-	if (ret < 0)
-		return ret;
-	if (add) {
-		/* the extents left and right of the range, then the new one */
-		ret = cow_search(st, BTRFS_COMMIT_FREE_SPACE, start - 1, (u8)-1, (u64)-1, NULL);
-		if (ret >= 0)
-			ret = cow_search(st, BTRFS_COMMIT_FREE_SPACE, start + len,
-					 BTRFS_FREE_SPACE_EXTENT_KEY, (u64)-1, NULL);
-	} else {
-		/* the free extent (or bitmap) holding the range */
-		ret = cow_search(st, BTRFS_COMMIT_FREE_SPACE, start, (u8)-1, (u64)-1, NULL);
-	}
+	n = btrfs_free_space_change_keys(bg, start, len, add, keys);
+	for (i = 0, ret = 0; i < n && ret >= 0; i++)
+		ret = cow_search(st, BTRFS_COMMIT_FREE_SPACE, keys[i].objectid, keys[i].type,
+				 keys[i].offset, NULL);
 	return ret < 0 ? ret : 0;
 }
 
@@ -1032,7 +1021,7 @@ static int commit_round(struct commit_state *st)
 	}
 	/* update_block_group_item() of every dirty block group */
 	for (i = 0; i < st->dirty_bgs.nr; i++) {
-		const struct btrfs_block_group *bg = bg_of(fs_info, st->dirty_bgs.v[i]);
+		const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, st->dirty_bgs.v[i]);
 		struct btrfs_key key = { .objectid = bg->start, .type = BTRFS_BLOCK_GROUP_ITEM_KEY,
 					 .offset = bg->length };
 

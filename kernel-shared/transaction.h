@@ -9,6 +9,7 @@
 #define BTRFS_SPACE_TRANSACTION_H
 
 #include "kernel-shared/delayed-ref.h"
+#include "kernel-shared/fs.h"
 
 enum btrfs_commit_tree {
 	BTRFS_COMMIT_EXTENT,
@@ -72,6 +73,14 @@ int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
 int btrfs_free_block_places(struct btrfs_fs_info *fs_info, u32 want,
 			    bool (*busy)(void *ctx, u64 bytenr), void *ctx,
 			    u64 **places, u32 *nr, u32 *cap);
+/*
+ * The keys btrfs_add_to_free_space_tree() (@add) or
+ * btrfs_remove_from_free_space_tree() searches for [@start, @start + @len)
+ * of @bg, in order: its FREE_SPACE_INFO, then the free extents beside the
+ * range (add) or the one holding it (remove).  How many are in @keys (3 at most).
+ */
+u32 btrfs_free_space_change_keys(const struct btrfs_block_group *bg, u64 start, u64 len,
+				 bool add, struct btrfs_key *keys);
 int btrfs_model_commit_refs(struct btrfs_fs_info *fs_info, u64 subvol,
 			    const struct btrfs_delayed_refs_sim *refs,
 			    struct btrfs_commit_refs *c);

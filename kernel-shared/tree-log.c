@@ -798,20 +798,9 @@ static u32 find_pos(const struct replay_inode *ri, u64 start, bool *exact)
 static struct btrfs_block_group *find_block_group(struct btrfs_fs_info *fs_info,
 						  u64 bytenr, u64 len)
 {
-	u32 lo = 0, hi = fs_info->nr_block_groups;
+	struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, bytenr);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		struct btrfs_block_group *bg = &fs_info->block_groups[mid];
-
-		if (bytenr < bg->start)
-			hi = mid;
-		else if (bytenr >= bg->start + bg->length)
-			lo = mid + 1;
-		else
-			return len <= bg->start + bg->length - bytenr ? bg : NULL;
-	}
-	return NULL;
+	return bg && len <= bg->start + bg->length - bytenr ? bg : NULL;
 }
 
 /*
@@ -2122,8 +2111,7 @@ struct sim_mark {
 	u64 new_blocks;			/* splits and new roots */
 	u32 freed;			/* freed_starts */
 	u64 freed_new;			/* leaves freed that splits had made */
-	u64 changes;			/* ts->changes when its leaves were last looked at */
-	bool looked;
+	u64 changes;			/* ts->changes when its leaves were last looked at, + 1 */
 };
 
 struct commit_run {
@@ -2351,10 +2339,9 @@ static int note_sim(struct commit_run *cr, struct sim_mark *m)
 	for (; m->freed_new < ts->leaves_freed - ts->nr_freed_starts && !ret; m->freed_new++)
 		ret = free_new_leaf(cr);
 	/* no change since the last look: no leaf newly touched */
-	if (ret || (m->looked && m->changes == ts->changes))
+	if (ret || m->changes == ts->changes + 1)
 		return ret;
-	m->looked = true;
-	m->changes = ts->changes;
+	m->changes = ts->changes + 1;
 	for (g = 0; g < ts->nr_groups && !ret; g++) {
 		const struct btrfs_sim_group *grp = &ts->groups[g];
 		bool fresh = false;
@@ -2384,27 +2371,27 @@ static int note_sims(struct commit_run *cr)
 }
 
 /*
- * The free space tree's change for a range (btrfs_add_to_free_space_tree(),
- * btrfs_remove_from_free_space_tree()): its block group's FREE_SPACE_INFO
- * and the extents beside the range; the block group is dirty.
+ * The free space tree's change for a range (btrfs_add_to_free_space_tree()
+ * when @add, else btrfs_remove_from_free_space_tree()): the searches
+ * transaction.c's model makes too copy their paths, and the block group is
+ * dirty.
  */
-static int free_space_change(struct commit_run *cr, u64 start, u64 len)
+static int free_space_change(struct commit_run *cr, u64 start, u64 len, bool add)
 {
 	struct btrfs_fs_info *fs_info = cr->rc->fs_info;
-	const struct btrfs_block_group *bg = find_block_group(fs_info, start, len);
-	struct btrfs_key key = { start, BTRFS_FREE_SPACE_EXTENT_KEY, 0 };
+	const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, start);
+	struct btrfs_key keys[3];
+	u32 i, n;
 	int ret = 0;
 
 	if (!bg)
 		return 0;
-	if (map_find(&cr->dirty_bgs, bg->start, 0) < 0) {
-		struct btrfs_key info = { bg->start, BTRFS_FREE_SPACE_INFO_KEY, bg->length };
-
+	if (map_find(&cr->dirty_bgs, bg->start, 0) < 0)
 		ret = map_insert(&cr->dirty_bgs, bg->start, 0, 0);
-		if (!ret)
-			ret = copy_path(cr, &fs_info->free_space_root, &info, 0);
-	}
-	return ret ? ret : copy_path(cr, &fs_info->free_space_root, &key, 0);
+	n = btrfs_free_space_change_keys(bg, start, len, add, keys);
+	for (i = 0; i < n && !ret; i++)
+		ret = copy_path(cr, &fs_info->free_space_root, &keys[i], 0);
+	return ret;
 }
 
 static struct btrfs_key block_item_key(const struct btrfs_fs_info *fs_info, u64 start, u8 level)
@@ -2428,7 +2415,7 @@ static int run_event(struct commit_run *cr, const struct commit_event *ev)
 		e = &rc->extents[ev->arg];
 		ret = run_data_ref_head(rc, e);
 		if (!ret && !e->refs)
-			ret = free_space_change(cr, e->bytenr, e->num_bytes);
+			ret = free_space_change(cr, e->bytenr, e->num_bytes, true);
 		return ret;
 	case EV_BLOCK_ADD:
 		if (cr->copies[ev->arg].cancelled)
@@ -2442,7 +2429,9 @@ static int run_event(struct commit_run *cr, const struct commit_event *ev)
 		ret = sim_result_ts(ts, btrfs_tree_sim_delete(ts, &key, true));
 		break;
 	}
-	return ret ? ret : free_space_change(cr, ev->bytenr, fs_info->nodesize);
+	/* a new block leaves the free space, a freed one joins it */
+	return ret ? ret : free_space_change(cr, ev->bytenr, fs_info->nodesize,
+					     ev->kind == EV_BLOCK_DROP);
 }
 
 /* The heads queued, in the order the runs take them */
@@ -2542,7 +2531,7 @@ static int commit_run_init(struct commit_run *cr, struct replay_ctx *rc)
 			continue;
 		/* btrfs_alloc_logged_file_extent() took it out of the free space */
 		if (e->allocated)
-			ret = free_space_change(cr, e->bytenr, e->num_bytes);
+			ret = free_space_change(cr, e->bytenr, e->num_bytes, false);
 		if (!ret)
 			ret = event_push(cr, e->bytenr, EV_DATA_HEAD, 0, i);
 	}
