@@ -66,8 +66,8 @@ cat > "$TEST_TMP/fill.py" <<'EOS'
 # earlier run in DIR first) and goes on; "data": one more process writes
 # files of 64 KiB (buffered, never synced; DIR/data/d0..d63, rewritten in
 # place when they exist), so delalloc is there while metadata is full. With SYSFS (/sys/fs/btrfs/FSID) and MARGIN, "stop" also
-# ends when the metadata left free besides the global reserve is below
-# MARGIN bytes.
+# ends when the metadata left free besides the global reserve, or besides
+# 2 % of the metadata's total_bytes, is below MARGIN bytes.
 import errno, os, sys, time
 d, secs, workers, mode = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 sysfs, margin = (sys.argv[5], int(sys.argv[6])) if len(sys.argv) > 6 else (None, 0)
@@ -76,8 +76,12 @@ def meta_free():
     def rd(name):
         with open(os.path.join(sysfs, "allocation", name)) as f:
             return int(f.read())
-    return (rd("metadata/total_bytes") - rd("metadata/bytes_used") -
-            rd("metadata/bytes_reserved") - rd("global_rsv_size"))
+    total = rd("metadata/total_bytes")
+    free = total - rd("metadata/bytes_used") - rd("metadata/bytes_reserved")
+    # 5.12's need_preemptive_reclaim() gives up when used + reserved reach
+    # 98 % of total ("just plain full"): stay MARGIN above that too, however
+    # large part A left the metadata chunks
+    return min(free - rd("global_rsv_size"), free - total * 2 // 100)
 def work(w):
     top = os.path.join(d, "w%d" % w)
     os.makedirs(top, exist_ok=True)
@@ -108,6 +112,7 @@ def data():
     top = os.path.join(d, "data")
     os.makedirs(top, exist_ok=True)
     end, i, buf = time.time() + secs, 0, b"\1" * 65536
+    written = failed = 0
     while time.time() < end:
         p = os.path.join(top, "d%d" % (i % 64))
         i += 1
@@ -116,9 +121,15 @@ def data():
             # metadata than a full filesystem has, a rewrite only delalloc's
             with open(p, "r+b" if os.path.exists(p) else "wb") as f:
                 f.write(buf)
+            written += 1
         except OSError as e:
             if e.errno not in (errno.ENOSPC, errno.EDQUOT):
                 raise
+            failed += 1
+    # what the test checks before it weighs the trace: no write, no delalloc
+    # (outside the full filesystem: a create there fails)
+    with open(os.environ["DATA_COUNT"], "w") as f:
+        f.write("%d %d\n" % (written, failed))
 pids = []
 if mode == "data":
     mode = "churn"
@@ -182,26 +193,39 @@ echo "B: data until no chunk space is left, xattr files until ENOSPC ($SECONDS s
 n=0
 while fallocate -l 32M "$mnt/data$n" 2> /dev/null; do n=$((n + 1)); done
 while fallocate -l 1M "$mnt/small$n" 2> /dev/null; do n=$((n + 1)); done
-# data space left inside the data chunks, for the writes recorded
-rm -f "$mnt"/data[0-3]
+# data space left inside the data chunks, for the writes recorded: 128 MiB
+# of the preallocated files (when part A's metadata chunks left no room for
+# a 32 MiB file, they are all 1 MiB ones)
+freed=0
+for f in $(ls "$mnt" | grep -E '^(data|small)[0-9]+$' | sort -V); do
+	[ "$freed" -lt $((128 << 20)) ] || break
+	freed=$((freed + $(stat -c %s "$mnt/$f")))
+	rm -f "$mnt/$f"
+done
+echo "B: $((freed >> 20)) MiB of data freed for the writer"
 mkdir -p "$mnt/fill/data"
 for ((i = 0; i < 64; i++)); do : > "$mnt/fill/data/d$i"; done
-# metadata until only MARGIN_MB (default 3) MiB besides the global reserve is
-# left: the free metadata is then mostly the global reserve, and reservations
-# still succeed
+# metadata until only MARGIN_MB (default 3) MiB besides the global reserve
+# (and besides 5.12's "plain full" 2 %) is left: the free metadata is then
+# mostly the global reserve, and reservations still succeed
 : "${MARGIN_MB:=3}"
 fsid=$(findmnt -no UUID --target "$mnt")
 python3 "$TEST_TMP/fill.py" "$mnt/fill" 60 2 stop "/sys/fs/btrfs/$fsid" $((MARGIN_MB << 20)) ||
 	fail "B: the fill failed"
 sync
+echo "B: filled ($SECONDS s so far)"
+
 umount "$mnt" || fail "cannot unmount $mnt"
 cp --sparse=always "$img" "$TEST_TMP/pre.img" || fail "cannot copy $img"
-echo "B: filled ($SECONDS s so far)"
 "$BTRFS_SPACE" overcommit "$TEST_TMP/pre.img" | sed -n '1,12p'
 setup_mount "$dev" "$mnt" -t btrfs -o rw
 echo "B: a data writer of 64 KiB files for $FULL_SECONDS s on the full filesystem"
-record "$ev_p14,$extent_events" "$TEST_TMP/b.trace" python3 "$TEST_TMP/fill.py" "$mnt/fill" \
-	"$FULL_SECONDS" 0 data
+record "$ev_p14,$extent_events" "$TEST_TMP/b.trace" env DATA_COUNT="$TEST_TMP/data.count" \
+	python3 "$TEST_TMP/fill.py" "$mnt/fill" "$FULL_SECONDS" 0 data
+read -r written failed < "$TEST_TMP/data.count" || fail "B: the data writer left no count"
+echo "B: the data writer wrote $written times, $failed ENOSPC"
+# no write, no delalloc: the setup missed its aim (say so, not the replay)
+[ "$written" -gt 0 ] || fail "B: the data writer wrote nothing (all ENOSPC): no delalloc to weigh"
 out=$(run_check_stdout "$BTRFS_SPACE" --format json replay --part 1 "$TEST_TMP/b.trace" "$TEST_TMP/pre.img") || exit
 jq -r '.preempt | "B: \(.states) states; \(.reservations.points) points, image anchor \(.reservations.image_anchor), delalloc followed \(.reservations.delalloc_followed), \(.reservations.kernel_flush) triggered, \(.reservations.agreement_percent // "-") % agree; flush points per kernel: \([.reservations.kernels[] | "\(.kernel) \(.flush_points)"] | join(", ")); only 5.12: \(.reservations.only_5_12)"' <<< "$out"
 points=$(jq .preempt.reservations.points <<< "$out")
