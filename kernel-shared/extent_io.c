@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "common/hash.h"
 #include "kernel-shared/extent_io.h"
 #include "kernel-shared/tree-block.h"
 
@@ -176,9 +177,10 @@ void btrfs_free_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
 	ASAN_POISON_MEMORY_REGION(eb->data, eb->len);
 }
 
+/* mixed: node-aligned bytenrs share their low bits (see hash_mix64()) */
 static u32 cache_bucket(const struct btrfs_block_cache *cache, u64 bytenr)
 {
-	return (bytenr >> 12) % cache->nr_buckets;
+	return hash_mix64(bytenr) % cache->nr_buckets;
 }
 
 struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/checksum.h"
+#include "common/hash.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/disk-io.h"
@@ -89,6 +90,16 @@ struct read_trace {
 	u64 new_blocks;			/* first touches since the counter was reset */
 };
 
+/*
+ * Tree blocks are node aligned: bytenr >> 12 alone would put a 16 KiB
+ * node's blocks on every fourth slot, and linear probing then walks the
+ * runs that piles up
+ */
+static u32 trace_slot(u64 value, u32 cap)
+{
+	return hash_mix64(value) % cap;
+}
+
 static int trace_grow(struct read_trace *trace)
 {
 	u32 cap = trace->cap ? trace->cap * 2 : 1024;
@@ -102,7 +113,7 @@ static int trace_grow(struct read_trace *trace)
 
 		if (!trace->slots[i])
 			continue;
-		for (pos = (trace->slots[i] >> 12) % cap; slots[pos]; pos = (pos + 1) % cap)
+		for (pos = trace_slot(trace->slots[i], cap); slots[pos]; pos = (pos + 1) % cap)
 			;
 		slots[pos] = trace->slots[i];
 	}
@@ -121,7 +132,8 @@ static int trace_block(void *ctx, u64 bytenr)
 
 	if ((trace->nr + 1) * 2 > trace->cap && trace_grow(trace))
 		return -ENOMEM;
-	for (pos = (value >> 12) % trace->cap; trace->slots[pos]; pos = (pos + 1) % trace->cap)
+	for (pos = trace_slot(value, trace->cap); trace->slots[pos];
+	     pos = (pos + 1) % trace->cap)
 		if (trace->slots[pos] == value)
 			return 0;
 	trace->slots[pos] = value;

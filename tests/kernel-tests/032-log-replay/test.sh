@@ -43,7 +43,8 @@
 # (the commit's copies of the changed blocks take lower places, their
 # items go in before the originals' go out, and a full extent-tree leaf
 # splits on the way in some runs: the layout differs from run to run).
-# LOG_REPLAY_CASES="glob ..." runs only the cases named.
+# LOG_REPLAY_CASES="glob ..." runs only the cases named; LOG_REPLAY_KEEP=DIR
+# keeps there the image (before the mount) of each case that differs.
 #
 # A case whose fsync falls back to a full commit has no log to check: it
 # is made again (three tries) and fails if it never gets one.
@@ -224,6 +225,9 @@ check()
 	elif ! diff -u "$dir/kernel.txt" "$dir/tool.txt" > "$dir/diff"; then
 		echo "MISMATCH $name (- kernel, + btrfs-space):"
 		grep '^[-+][a-z]' "$dir/diff"
+		# LOG_REPLAY_KEEP=DIR keeps the image of a case that differs
+		[ -z "${LOG_REPLAY_KEEP:-}" ] ||
+			cp --sparse=always "$dir/copy.img" "$LOG_REPLAY_KEEP/$name.$$.img"
 		failed=$((failed + 1))
 	else
 		echo "match $name $(jq -c '.log_replay | {extent_items, refs_added,
