@@ -2434,13 +2434,24 @@ static int run_event(struct commit_run *cr, const struct commit_event *ev)
 					     ev->kind == EV_BLOCK_DROP);
 }
 
-/* The heads queued, in the order the runs take them */
+/*
+ * The heads queued, in the order the runs take them.  When none is left,
+ * btrfs_select_ref_head() has looked from the cursor and again from 0,
+ * and leaves run_delayed_start at 0: the heads the next copies queue are
+ * all ahead of it, in bytenr order, none waits for a wrap.
+ */
 static int run_heads(struct commit_run *cr)
 {
 	int ret = 0;
 
-	while (cr->nr_events && !ret) {
-		struct commit_event ev = event_pop(cr);
+	while (!ret) {
+		struct commit_event ev;
+
+		if (!cr->nr_events) {
+			cr->cursor = 0;
+			break;
+		}
+		ev = event_pop(cr);
 
 		cr->cursor = ev.bytenr;
 		cr->pass = ev.pass;
