@@ -10,8 +10,9 @@
 # an extent-tree leaf that the kernel keeps.  The data blocks and the second
 # DUP copy are punched out (nothing reads them); scatter-third.kernel.txt is
 # /sys/fs/btrfs/<fsid>/allocation/ after "mount -o ro" of that very file on
-# a read-write loop device (Linux 6.18.44), which replays the log.  Every
-# space-info field and the global reserve must equal it, without a mount.
+# a read-write loop device (Linux 6.18.44), which replays the log, as
+# allocation_keys prints it.  Every space-info field and the global reserve
+# must equal it, without a mount.
 
 source "$TEST_TOP/common" || exit
 
@@ -23,13 +24,7 @@ img=$TEST_TMP/log-replay-scatter.img
 out=$(run_check_stdout "$BTRFS_SPACE" inspect --format json "$img") || exit
 [ "$(jq -r .log_replay.present <<< "$out")" = true ] || fail "the report shows no log tree"
 
-jq -r '"global_rsv_size \(.global_rsv_size)",
-       "global_rsv_reserved \(.global_rsv_reserved)",
-       (.space_info | to_entries[] | .key as $t | .value |
-	(["total_bytes", "bytes_used", "bytes_readonly",
-	  "bytes_zone_unusable", "bytes_may_use", "bytes_pinned",
-	  "bytes_reserved", "disk_total", "disk_used", "chunk_size",
-	  "flags"][] as $f | "\($t).\($f) \(.[$f])"))' <<< "$out" | sort > "$TEST_TMP/tool.txt"
+report_allocation_keys <<< "$out" | sort > "$TEST_TMP/tool.txt"
 if ! diff -u "$fixtures/scatter-third.kernel.txt" "$TEST_TMP/tool.txt" > "$TEST_TMP/diff"; then
 	grep '^[-+][a-z]' "$TEST_TMP/diff"
 	fail "the tool differs from the kernel's figures (- kernel, + btrfs-space)"

@@ -152,34 +152,6 @@ make_log_image()
 		awk '$1 == "log_root" { print $2 }'
 }
 
-# sysfs_keys FSID: "type.field value" lines of allocation/
-sysfs_keys()
-{
-	local alloc="/sys/fs/btrfs/$1/allocation" t f
-
-	echo "global_rsv_size $(cat "$alloc/global_rsv_size")"
-	echo "global_rsv_reserved $(cat "$alloc/global_rsv_reserved")"
-	for t in data metadata system mixed; do
-		[ -d "$alloc/$t" ] || continue
-		for f in total_bytes bytes_used bytes_readonly bytes_zone_unusable \
-			 bytes_may_use bytes_pinned bytes_reserved disk_total \
-			 disk_used chunk_size flags; do
-			echo "$t.$f $(cat "$alloc/$t/$f")"
-		done
-	done
-}
-
-tool_keys()
-{
-	jq -r '"global_rsv_size \(.global_rsv_size)",
-	       "global_rsv_reserved \(.global_rsv_reserved)",
-	       (.space_info | to_entries[] | .key as $t | .value |
-		(["total_bytes", "bytes_used", "bytes_readonly",
-		  "bytes_zone_unusable", "bytes_may_use", "bytes_pinned",
-		  "bytes_reserved", "disk_total", "disk_used", "chunk_size",
-		  "flags"][] as $f | "\($t).\($f) \(.[$f])"))' "$1"
-}
-
 failed=0
 checked=0
 
@@ -214,9 +186,9 @@ check()
 	dev=$(mount_image "$dir/replay.img" "$dir/mnt" ro) || exit
 	fsid=$(jq -r .filesystem.fsid "$dir/tool.json")
 	[ -d "/sys/fs/btrfs/$fsid/allocation" ] || fail "$name: no /sys/fs/btrfs/$fsid/allocation"
-	sysfs_keys "$fsid" | sort > "$dir/kernel.txt"
+	allocation_keys "$fsid" | sort > "$dir/kernel.txt"
 	release "$dir/mnt" "$dev"
-	tool_keys "$dir/tool.json" | sort > "$dir/tool.txt"
+	report_allocation_keys < "$dir/tool.json" | sort > "$dir/tool.txt"
 	checked=$((checked + 1))
 	if [ "$(jq -r '.log_replay.present' "$dir/tool.json")" != true ] ||
 	   [ "$(jq -r '.log_replay.log_root' "$dir/tool.json")" != "$log" ]; then
