@@ -54,7 +54,7 @@
 # dump-super/dump-tree), N the reads delayfs served the method.
 #
 # Cold: caches dropped (echo 3 > /proc/sys/vm/drop_caches) before each run,
-# then the program and its libraries read back (its --version, no image);
+# then the program and its libraries read back (a run on /dev/null);
 # disk bytes = the process's block input (/usr/bin/time %I x 512), for the
 # kernel's mount the backing disk's sectors read (/sys/class/block/*/stat:
 # other processes' reads count too), against blocks read x their size.
@@ -355,16 +355,14 @@ method_cmd() {	# $1 method, $2 target: sets CMD
 	esac
 }
 # method_prime METHOD: load the method's program and its libraries into the
-# page cache (its --version reads no image), so that a cold run's disk bytes
-# are the image's: drop_caches drops them too, and on a quiet machine, where
-# no other process maps libc and the rest, %I counted them (1.15 instead of
-# 1.00 for the tool: 7.5 MB of program and libraries)
+# page cache by running it on /dev/null (no filesystem, no image read), so
+# that a cold run's disk bytes are the image's: drop_caches drops them too,
+# and on a quiet machine, where no other process maps libc and the rest,
+# %I counted them (1.15 instead of 1.00 for the tool: 7.5 MB of program and
+# libraries).  Sets CMD, as method_cmd does.
 method_prime() {
-	case $1 in
-	"fi show") env LD_PRELOAD="$NOFADVISE" "$BTRFS" --version ;;
-	"fi show, as shipped") "$BTRFS" --version ;;
-	*) "$BTRFS_SPACE" --version ;;
-	esac > /dev/null 2>&1
+	method_cmd "$1" /dev/null
+	"${CMD[@]}" > /dev/null 2>&1
 }
 is_tool() { [[ "$1" == pinpoint* || "$1" == scan ]]; }
 method_qd() {	# the queue depth a method keeps: its threads; 1 for the rest
@@ -579,9 +577,9 @@ if [ $ROOT = 1 ] && [ $COLD = 1 ]; then
 				kernel_mount "$IMAGE" cold
 				WALL=$KWALL; DISK=$KDISK; CBLK[$m]=$KREADS; CBYT[$m]=$KBYTES
 			else
-				method_cmd "$m" "$IMAGE"
 				drop_caches
 				method_prime "$m"
+				method_cmd "$m" "$IMAGE"
 				run_timed "${CMD[@]}" || continue
 				if is_tool "$m"; then
 					CBLK[$m]=$(bs_json .io.blocks_read); CBYT[$m]=$(bs_json .io.bytes_read)
@@ -593,7 +591,7 @@ if [ $ROOT = 1 ] && [ $COLD = 1 ]; then
 			add CW "$m" "$WALL"; add CD "$m" "$DISK"; add CR "$m" "$(fratio "$WALL" "$cbase")"
 		done
 	done
-	echo "### cold: page cache dropped before each run (echo 3 > drop_caches; then the method's program and libraries read back by its --version, so that only the image is cold), median of $COLD_REPEAT"
+	echo "### cold: page cache dropped before each run (echo 3 > drop_caches; then the method's program and libraries read back by a run on /dev/null, so that only the image is cold), median of $COLD_REPEAT"
 	echo
 	echo "Disk bytes: the process's block input (/usr/bin/time %I × 512); for the kernel's mount, the sectors the backing disk ($BACKING_STAT) read meanwhile, others' reads included. \"disk / bytes read\" above 1 is readahead: blocks the tools never asked for."
 	echo

@@ -2444,14 +2444,8 @@ static int run_heads(struct commit_run *cr)
 {
 	int ret = 0;
 
-	while (!ret) {
-		struct commit_event ev;
-
-		if (!cr->nr_events) {
-			cr->cursor = 0;
-			break;
-		}
-		ev = event_pop(cr);
+	while (cr->nr_events && !ret) {
+		struct commit_event ev = event_pop(cr);
 
 		cr->cursor = ev.bytenr;
 		cr->pass = ev.pass;
@@ -2459,6 +2453,7 @@ static int run_heads(struct commit_run *cr)
 		if (!ret)
 			ret = note_sims(cr);
 	}
+	cr->cursor = 0;
 	return ret;
 }
 
