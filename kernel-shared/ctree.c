@@ -1586,6 +1586,8 @@ static int sim_load_group(struct btrfs_tree_sim *ts, const struct btrfs_path *pa
 		ret = read_child(ts->fs_info, ts->root.objectid, parent, slot, BTRFS_IO_OTHER, &eb);
 		if (ret < 0)
 			return ret;
+		/* the group owns the leaves inserted before: free only this one */
+		l = NULL;
 		ret = sim_load_leaf(eb, &l);
 		btrfs_tree_block_put(eb);
 		if (!ret)
