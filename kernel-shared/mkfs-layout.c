@@ -663,6 +663,7 @@ static int check_args(const struct btrfs_mkfs_args *args, struct btrfs_fs_info *
 {
 	const u64 profiles[2] = { data_profile, meta_profile };
 	u64 min_size = min_dev_size(data_profile, meta_profile);
+	u64 total = 0;
 	u32 d;
 	int i;
 
@@ -678,6 +679,13 @@ static int check_args(const struct btrfs_mkfs_args *args, struct btrfs_fs_info *
 				"%s profile %s needs at least %u devices (mkfs.btrfs refuses %u)",
 				i ? "metadata" : "data", attr->name, attr->devs_min,
 				args->nr_devices);
+	}
+	/* btrfs_add_to_fsid(): "would exceed max file system size" */
+	for (d = 0; d < args->nr_devices; d++) {
+		if (total + args->sizes[d] < total)
+			return btrfs_fs_error(fs_info, -EINVAL,
+				"the devices add up to more than 16 EiB, more than a filesystem can hold");
+		total += args->sizes[d];
 	}
 	for (d = 0; d < args->nr_devices; d++)
 		if (args->sizes[d] < min_size)

@@ -3,7 +3,8 @@
 # kernel test 052 measured: mkfs's three chunks on devids 2 and 3, data
 # writable 2942238720 bytes, 2149580800 bytes of the 5 GiB device dead),
 # JSON mode "planned"; a device given with it, a profile with too few
-# devices, a malformed list are usage errors (exit 2), a device smaller
+# devices, a malformed list, devices adding up to more than 16 EiB are usage
+# errors (exit 2), a device smaller
 # than mkfs.btrfs accepts exits 1 with mkfs's minimum.
 
 source "$TEST_TOP/common" || exit
@@ -42,4 +43,5 @@ run_mustfail_code 2 "raid1 on one device" "$BTRFS_SPACE" forecast --devices 1G -
 run_mustfail_code 2 "raid1c3 metadata on two" "$BTRFS_SPACE" forecast --devices 1G,1G --metadata-profile raid1c3
 run_mustfail_code 2 "an empty size" "$BTRFS_SPACE" forecast --devices 1G,,2G
 run_mustfail_code 2 "not a size" "$BTRFS_SPACE" forecast --devices big
+run_mustfail_code 2 "more than 16 EiB" "$BTRFS_SPACE" forecast --devices 8E,8E
 run_mustfail_code 1 "a device too small" "$BTRFS_SPACE" forecast --devices 100M
