@@ -350,17 +350,48 @@ fail:
 }
 
 /*
- * btrfs_alloc_chunk(): the first devices of the list with room for a
- * stripe (moved to a private list, which reverses them); too few, and it
- * tries again with fewer stripes, or once with the largest room seen.
+ * The loop of btrfs_alloc_chunk(): from the list's head, each device with
+ * room for its stripes (btrfs_device_avail_bytes()) moves to the head of
+ * the private list, until there are enough.  Returns how many stripes they
+ * give; *max_avail is the most room of a device passed over.
+ */
+static u32 pick_devices(struct mkfs_state *st, const struct mkfs_alloc_ctl *ctl,
+			u32 *walk, u32 *private, u32 *nr_private, u64 *max_avail)
+{
+	bool dup = ctl->type & BTRFS_BLOCK_GROUP_DUP;
+	u64 min_free = dup ? 2 * ctl->stripe_size : ctl->stripe_size;
+	u32 nr_walk = st->nr_list, index = 0, i;
+
+	memcpy(walk, st->list, nr_walk * sizeof(*walk));
+	*nr_private = 0;
+	*max_avail = 0;
+	for (i = 0; i < nr_walk && index < ctl->num_stripes; i++) {
+		u64 avail = device_avail_bytes(&st->devs[walk[i]]);
+
+		if (avail < min_free) {
+			*max_avail = max_t(u64, *max_avail, avail);
+			continue;
+		}
+		list_remove(st, walk[i]);
+		memmove(&private[1], &private[0], *nr_private * sizeof(*private));
+		private[0] = walk[i];
+		(*nr_private)++;
+		index += dup ? 2 : 1;
+	}
+	return index;
+}
+
+/*
+ * btrfs_alloc_chunk(): the devices pick_devices() finds; too few, and it
+ * tries again with as many stripes as they give (at least the profile's
+ * minimum), or once with the largest room seen as the stripe.
  */
 static int alloc_chunk(struct mkfs_state *st, u64 type)
 {
 	struct mkfs_alloc_ctl ctl;
-	bool dup = type & BTRFS_BLOCK_GROUP_DUP;
 	bool looped = false;
-	u32 *private, *walk;
-	u32 nr_private, nr_walk, index, i;
+	u32 *private, *walk, nr_private, index;
+	u64 max_avail;
 	int ret = -ENOSPC;
 
 	init_alloc_ctl(st, type, &ctl);
@@ -372,48 +403,25 @@ static int alloc_chunk(struct mkfs_state *st, u64 type)
 		ret = -ENOMEM;
 		goto out;
 	}
-again:
-	decide_stripe_size(&ctl);
-	{
-		u64 min_free = dup ? 2 * ctl.stripe_size : ctl.stripe_size;
-		u64 max_avail = 0;
-
-		memcpy(walk, st->list, st->nr_list * sizeof(*walk));
-		nr_walk = st->nr_list;
-		nr_private = 0;
-		index = 0;
-		for (i = 0; i < nr_walk && index < ctl.num_stripes; i++) {
-			u64 avail = device_avail_bytes(&st->devs[walk[i]]);
-
-			if (avail >= min_free) {
-				list_remove(st, walk[i]);
-				memmove(&private[1], &private[0], nr_private * sizeof(*private));
-				private[0] = walk[i];
-				nr_private++;
-				index += dup ? 2 : 1;
-			} else if (avail > max_avail) {
-				max_avail = avail;
-			}
-		}
-		if (index < ctl.num_stripes) {
-			/* list_splice(): the private list back at the head, in its order */
-			while (nr_private)
-				list_push_head(st, private[--nr_private]);
-			if (index >= ctl.min_stripes) {
-				ctl.num_stripes = index;
-				if (type & BTRFS_BLOCK_GROUP_RAID10)
-					ctl.num_stripes -= ctl.num_stripes % ctl.sub_stripes;
-				looped = true;
-				goto again;
-			}
-			if (!looped && max_avail > 0) {
-				looped = true;
-				ctl.stripe_size = dup ? max_avail / 2 : max_avail;
-				goto again;
-			}
+	for (;;) {
+		decide_stripe_size(&ctl);
+		index = pick_devices(st, &ctl, walk, private, &nr_private, &max_avail);
+		if (index >= ctl.num_stripes)
+			break;
+		/* list_splice(): the private list back at the head, in its order */
+		while (nr_private)
+			list_push_head(st, private[--nr_private]);
+		if (index >= ctl.min_stripes) {
+			ctl.num_stripes = index;
+			if (type & BTRFS_BLOCK_GROUP_RAID10)
+				ctl.num_stripes -= ctl.num_stripes % ctl.sub_stripes;
+		} else if (!looped && max_avail > 0) {
+			ctl.stripe_size = type & BTRFS_BLOCK_GROUP_DUP ? max_avail / 2 : max_avail;
+		} else {
 			ret = -ENOSPC;
 			goto out;
 		}
+		looped = true;
 	}
 	ret = create_chunk(st, &ctl, private, nr_private);
 out:
