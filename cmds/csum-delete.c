@@ -8,6 +8,7 @@
  * report kernel-shared/csum-delete.c fills is printed; nothing else.
  */
 #include <errno.h>
+#include <limits.h>
 #include "cmds/commands.h"
 #include "cmds/driver.h"
 #include "cmds/model-options.h"
@@ -18,6 +19,7 @@
 #include "common/progress.h"
 #include "kernel-shared/csum-delete.h"
 #include "kernel-shared/disk-io.h"
+#include "kernel-shared/live.h"
 
 static const char * const cmd_csum_delete_usage[] = {
 	"btrfs-space csum-delete [options] --extents N --extent-size SIZE <device|image>...",
@@ -28,7 +30,9 @@ static const char * const cmd_csum_delete_usage[] = {
 	"--extents N        number of extents deleted (each its own delayed-ref head)",
 	"--extent-size SIZE  on-disk size of each extent (compressed size for compressed data)",
 	"--file PATH        the extents of this file of the image, as deleting it would drop them;",
-	"                   PATH is absolute from the top of the subvolume, subvolumes inside are",
+	"                   a path on a mount of the filesystem, as typed ($PWD/mnt/dir/f), is",
+	"                   resolved by the kernel to its subvolume and inode; any other PATH is",
+	"                   absolute from the top of the subvolume, subvolumes inside are",
 	"                   entered, symlinks are not followed (at most 4096 components)",
 	"--top N            the N files of the subvolume whose deletion reserves the most; reads the",
 	"                   whole subvolume tree once (progress on stderr when it is a terminal)",
@@ -303,6 +307,7 @@ static void warn_file(const struct btrfs_csum_delete_report *r)
 struct csum_delete_ctx {
 	struct csum_delete_args args;
 	struct btrfs_csum_delete_report report;
+	char resolved[PATH_MAX];	/* --file on a mount: from its subvolume's top */
 };
 
 static int csum_delete_ctx_option(int opt, const char *arg, void *ctx)
@@ -356,6 +361,44 @@ static void csum_delete_release(void *ctx)
 	btrfs_free_csum_delete_report(&c->report);
 }
 
+/*
+ * --file as typed on a mounted filesystem ("$PWD/mnt/dir/f"): the kernel
+ * resolves it to a subvolume and inode (live.c), and the inode's path
+ * from its subvolume's top is what the image is asked for.  A path not
+ * on a mount of this filesystem keeps its meaning: from the top of
+ * --subvol.  0, or the exit status after saying why.
+ */
+static int resolve_file(struct btrfs_fs_info *fs_info, struct csum_delete_ctx *c,
+			struct btrfs_csum_delete_request *req)
+{
+	const struct csum_delete_args *args = &c->args;
+	struct btrfs_subvol sv;
+	u64 subvol, ino;
+	int ret;
+
+	if (btrfs_live_resolve_path(fs_info->fsid, args->file, &subvol, &ino))
+		return 0;
+	if (args->subvol_given && subvol != args->subvol) {
+		error("csum-delete: %s is in subvolume %llu, not --subvol %llu", args->file,
+		      (unsigned long long)subvol, (unsigned long long)args->subvol);
+		return EXIT_USAGE;
+	}
+	ret = btrfs_read_subvol(fs_info, subvol, &sv);
+	if (!ret)
+		ret = btrfs_inode_path(fs_info, &sv, ino, c->resolved, sizeof(c->resolved));
+	if (ret) {
+		error("csum-delete: %s is inode %llu of subvolume %llu, which the filesystem read has no path to%s%s",
+		      args->file, (unsigned long long)ino, (unsigned long long)subvol,
+		      ret < 0 ? ": " : " (not committed yet?)", ret < 0 ? fs_info->err.msg : "");
+		return EXIT_FS_ERROR;
+	}
+	pr_verbose(LOG_VERBOSE, "%s: subvolume %llu, inode %llu: %s from its top\n", args->file,
+		   (unsigned long long)subvol, (unsigned long long)ino, c->resolved);
+	req->path = c->resolved;
+	req->subvol = subvol;
+	return 0;
+}
+
 static int run_csum_delete(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 			   void *ctx)
 {
@@ -372,9 +415,12 @@ static int run_csum_delete(struct btrfs_fs_info *fs_info, const struct cmd_optio
 	};
 	int ret;
 
-	if (args->file)
+	if (args->file) {
 		req.mode = BTRFS_CSUM_DELETE_FILE;
-	else if (args->top)
+		ret = resolve_file(fs_info, c, &req);
+		if (ret)
+			return ret;
+	} else if (args->top)
 		req.mode = BTRFS_CSUM_DELETE_TOP;
 	else
 		req.mode = BTRFS_CSUM_DELETE_EXTENTS;

@@ -2,6 +2,7 @@
 #include "cmds/driver.h"
 #include "cmds/report.h"
 #include "common/help.h"
+#include "common/messages.h"
 #include "kernel-shared/disk-io.h"
 
 bool cmd_want_block_groups(const void *ctx)
@@ -66,6 +67,38 @@ static int open_devices(const struct cmd_options *opts, const struct cmd_spec *s
 	return cmd_open_fs(fs_info, opts, nr_paths, paths, block_groups);
 }
 
+/*
+ * A planned filesystem: built by the command (spec->plan), never opened;
+ * a device given with it is a usage error.
+ */
+static int run_planned(const struct cmd_struct *cmd, const struct cmd_options *opts,
+		       const struct cmd_spec *spec, void *ctx, int nr_paths)
+{
+	struct btrfs_fs_info fs_info;
+	int ret;
+
+	if (nr_paths) {
+		error("%s: devices are planned, not read: give no device", cmd->token);
+		usage_print(stderr, cmd->usagestr);
+		return EXIT_USAGE;
+	}
+	btrfs_fs_info_init(&fs_info);
+	ret = spec->plan(&fs_info, ctx);
+	if (!ret && spec->report)
+		ret = spec->report(&fs_info, opts, ctx);
+	if (ret == EXIT_FS_ERROR)
+		print_refusal(cmd, opts, &fs_info);
+	if (!ret) {
+		print_report(cmd, opts, spec, &fs_info, ctx);
+		if (spec->verdict)
+			ret = spec->verdict(opts, ctx);
+		if (spec->release)
+			spec->release(ctx);
+	}
+	btrfs_close_fs(&fs_info);
+	return ret;
+}
+
 int cmd_run(const struct cmd_struct *cmd, const struct cmd_options *global,
 	    int argc, char **argv, const struct cmd_spec *spec, void *ctx)
 {
@@ -83,6 +116,8 @@ int cmd_run(const struct cmd_struct *cmd, const struct cmd_options *global,
 				&first);
 	if (ret)
 		return ret == CMD_HELP_SHOWN ? 0 : ret;
+	if (spec->planned && spec->planned(ctx))
+		return run_planned(cmd, &opts, spec, ctx, argc - first);
 	if (first >= argc)
 		return missing_argument(cmd, spec);
 	if (spec->check) {

@@ -29,6 +29,13 @@ struct cmd_spec {
 	 * status.  @paths are the positional arguments, the lead one first.
 	 */
 	int (*check)(void *ctx, int nr_paths, char **paths);
+	/*
+	 * optional: true when the filesystem is planned rather than opened
+	 * (forecast --devices): no device may be given, and plan() fills
+	 * the fs_info instead of the open; 0 or the exit status
+	 */
+	bool (*planned)(const void *ctx);
+	int (*plan)(struct btrfs_fs_info *fs_info, void *ctx);
 	/* optional: whether the open loads the block groups (NULL: no) */
 	bool (*block_groups)(const void *ctx);
 	/* optional: build the report; 0, or the exit status after saying why */

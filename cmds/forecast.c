@@ -16,14 +16,20 @@
 #include "common/parse-utils.h"
 #include "common/units.h"
 #include "kernel-shared/disk-io.h"
+#include "kernel-shared/mkfs-layout.h"
 #include "kernel-shared/volumes.h"
 
 static const char * const cmd_forecast_usage[] = {
 	"btrfs-space forecast [options] <device|image> [<device|image>...]",
+	"btrfs-space forecast [options] --devices SIZE[,SIZE...]",
 	"Replay the kernel's chunk allocator: bytes writable before ENOSPC per type, the chunks made on the way, space no chunk can use",
 	"",
 	HELPINFO_GLOBALS,
 	"--kernel VERSION   kernel whose allocator to replay: 5.12 or later (default 6.18)",
+	"--devices SIZE,...  plan: no device is read; the filesystem mkfs.btrfs " BTRFS_MKFS_LAYOUT_PROGS,
+	"                   makes on empty devices of these sizes (devid 1 first),",
+	"                   with --data-profile and --metadata-profile as its -d and",
+	"                   -m (defaults as mkfs: single data, DUP or RAID1 metadata)",
 	"--data-profile P   what-if: new data chunks of profile P (single, dup, raid0, raid1,",
 	"                   raid1c3, raid1c4, raid10, raid5, raid6)",
 	"--metadata-profile P  what-if: new metadata chunks of profile P",
@@ -44,6 +50,7 @@ enum {
 	OPT_METADATA_PROFILE,
 	OPT_FAIL_BELOW,
 	OPT_BALANCE,
+	OPT_DEVICES,
 };
 
 static const struct option forecast_longopts[] = {
@@ -52,6 +59,7 @@ static const struct option forecast_longopts[] = {
 	{ "metadata-profile", required_argument, NULL, OPT_METADATA_PROFILE },
 	{ "fail-below", required_argument, NULL, OPT_FAIL_BELOW },
 	{ "balance", required_argument, NULL, OPT_BALANCE },
+	{ "devices", required_argument, NULL, OPT_DEVICES },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -61,6 +69,7 @@ static const struct cmd_option_expect forecast_option_expect[] = {
 	{ OPT_METADATA_PROFILE, "single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5 or raid6" },
 	{ OPT_FAIL_BELOW, "data=SIZE,metadata=SIZE (either or both)" },
 	{ OPT_BALANCE, "-d and/or -m filters: usage=N, usage=MIN..MAX, limit=N, convert=P, soft" },
+	{ OPT_DEVICES, "device sizes separated by commas, such as 1G,2G,5G" },
 	{ 0, NULL }
 };
 
@@ -70,6 +79,9 @@ struct forecast_args {
 	u64 data_limit;
 	bool metadata_limit_set;
 	u64 metadata_limit;
+	/* --devices: the planned filesystem's device sizes */
+	u64 plan_sizes[BTRFS_MKFS_MAX_DEVICES];
+	u32 nr_plan_sizes;
 };
 
 static int parse_profile(const char *arg, u64 *bits)
@@ -109,6 +121,24 @@ static int parse_fail_below(const char *arg, struct forecast_args *a)
 		}
 	}
 	return a->data_limit_set || a->metadata_limit_set ? 0 : -EINVAL;
+}
+
+/* SIZE,SIZE,...: each a size, at most BTRFS_MKFS_MAX_DEVICES */
+static int parse_devices(const char *arg, struct forecast_args *a)
+{
+	char buf[4096], *tok, *save = NULL;
+
+	if (a->nr_plan_sizes || strlen(arg) >= sizeof(buf) || arg[0] == ',' ||
+	    strstr(arg, ",,") || (arg[0] && arg[strlen(arg) - 1] == ','))
+		return -EINVAL;
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (a->nr_plan_sizes == BTRFS_MKFS_MAX_DEVICES ||
+		    parse_size(tok, &a->plan_sizes[a->nr_plan_sizes]))
+			return -EINVAL;
+		a->nr_plan_sizes++;
+	}
+	return a->nr_plan_sizes ? 0 : -EINVAL;
 }
 
 static int parse_percent(const char *s, const char *end, u32 *out)
@@ -233,6 +263,8 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 		return parse_fail_below(arg, a);
 	case OPT_BALANCE:
 		return parse_balance(arg, &a->fc);
+	case OPT_DEVICES:
+		return parse_devices(arg, a);
 	default:
 		return -EINVAL;
 	}
@@ -393,6 +425,33 @@ static int check_limits(const struct forecast_args *a, const struct btrfs_foreca
 	return ret;
 }
 
+/* The planned filesystem as mkfs.btrfs leaves it: its devices and chunks */
+static void print_mkfs_layout(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info)
+{
+	u32 i;
+
+	fmt_group_start(fctx, "mkfs_layout", "Planned: mkfs.btrfs on empty devices (formulas.md section 21.10)");
+	fmt_str(fctx, "progs", "btrfs-progs", BTRFS_MKFS_LAYOUT_PROGS);
+	fmt_u64(fctx, "nodesize", "Node size", fs_info->nodesize);
+	fmt_u64(fctx, "sectorsize", "Sector size", fs_info->sectorsize);
+	fmt_array_start(fctx, "devices", "Devices");
+	for (i = 0; i < fs_info->nr_devices; i++) {
+		const struct btrfs_device *dev = &fs_info->devices[i];
+
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "devid", "devid", dev->devid);
+		fmt_size(fctx, "size", "size", dev->total_bytes);
+		fmt_size(fctx, "allocated", "allocated", dev->bytes_used);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+	fmt_array_start(fctx, "chunks", "Chunks");
+	for (i = 0; i < fs_info->nr_chunks; i++)
+		print_chunk(fctx, fs_info->chunks[i]);
+	fmt_array_end(fctx);
+	fmt_group_end(fctx);
+}
+
 /* What forecast is asked and what it builds */
 struct forecast_ctx {
 	struct forecast_args args;
@@ -429,7 +488,45 @@ static void forecast_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_
 {
 	struct forecast_ctx *c = ctx;
 
+	if (fs_info->planned)
+		print_mkfs_layout(fctx, fs_info);
 	print_forecast_section(fctx, &c->fc);
+}
+
+static bool forecast_planned(const void *ctx)
+{
+	const struct forecast_ctx *c = ctx;
+
+	return c->args.nr_plan_sizes > 0;
+}
+
+/*
+ * --devices: mkfs.btrfs's filesystem, its profiles those given; the
+ * forecast then reads them as the filesystem's own, not as a what-if
+ */
+static int forecast_plan(struct btrfs_fs_info *fs_info, void *ctx)
+{
+	struct forecast_ctx *c = ctx;
+	struct btrfs_mkfs_args margs = {
+		.sizes = c->args.plan_sizes,
+		.nr_devices = c->args.nr_plan_sizes,
+		.data_profile_set = c->args.fc.data_profile_set,
+		.data_profile = c->args.fc.data_profile,
+		.metadata_profile_set = c->args.fc.metadata_profile_set,
+		.metadata_profile = c->args.fc.metadata_profile,
+	};
+	int ret;
+
+	c->args.fc.data_profile_set = false;
+	c->args.fc.metadata_profile_set = false;
+	ret = btrfs_plan_mkfs(&margs, fs_info);
+	if (ret == -ENOMEM)
+		return cmd_out_of_memory();
+	if (ret) {
+		error("forecast: %s", fs_info->err.msg);
+		return ret == -EINVAL ? EXIT_USAGE : EXIT_FS_ERROR;
+	}
+	return 0;
 }
 
 static int forecast_verdict(const struct cmd_options *opts, void *ctx)
@@ -451,6 +548,8 @@ static const struct cmd_spec forecast_spec = {
 	.longopts = forecast_longopts,
 	.expect = forecast_option_expect,
 	.handle = forecast_ctx_option,
+	.planned = forecast_planned,
+	.plan = forecast_plan,
 	.block_groups = cmd_want_block_groups,
 	.report = forecast_report,
 	.print = forecast_print,

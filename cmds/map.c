@@ -25,6 +25,7 @@
 #include "common/units.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
+#include "kernel-shared/forecast.h"
 #include "kernel-shared/map-layout.h"
 #include "kernel-shared/volumes.h"
 
@@ -115,6 +116,8 @@ static const struct map_style {
 
 #define MAP_FREE_FILL		"#f2f2f2"
 #define MAP_FREE_STROKE		"#8c8c8c"
+#define MAP_DEAD_COLOUR		"#b00020"	/* hatched: no new chunk can use it */
+#define MAP_SOFT_COLOUR		"#c25100"	/* hatched: only metadata chunks can */
 
 /* Squares of @unit bytes on a grid of pixels, and where each cell starts */
 struct map_layout {
@@ -159,7 +162,7 @@ static int compute_layout(struct map_cells *mc, u64 total, struct map_layout *l)
 }
 
 static int compute_dev_layout(const struct btrfs_fs_info *fs_info, u32 max_segs,
-			      struct map_dev_layout *dl)
+			      const struct btrfs_forecast *fc, struct map_dev_layout *dl)
 {
 	u64 largest = 0;
 	u32 i;
@@ -173,6 +176,9 @@ static int compute_dev_layout(const struct btrfs_fs_info *fs_info, u32 max_segs,
 	if (!dl->bpp)
 		dl->bpp = 1;
 	ret = map_build_devices(fs_info, dl->bpp * MAP_DEV_MERGE_PX, max_segs, &dl->md);
+	if (!ret && fc->data.present)
+		ret = map_mark_dead(&dl->md, fc->devids, fc->data.hard, fc->data.soft,
+				    fc->nr_devs);
 	for (i = 0; i < dl->md.nr; i++)
 		dl->nr_segs += dl->md.devs[i].nr_segs;
 	return ret;
@@ -365,10 +371,38 @@ static void draw_cell(struct svg *svg, const struct btrfs_fs_info *fs_info,
 		wrap_marks(svg, l, p0, p1);
 }
 
-static void segment_tooltip(const struct btrfs_fs_info *fs_info, const struct map_device *d,
+/* Why new chunks cannot use a dead segment: the forecast's fills (formulas.md 21.4) */
+static const char *dead_reason(const struct btrfs_forecast *fc, enum map_dead dead,
+			       char *buf, size_t len)
+{
+	const char *data = btrfs_bg_profile_name(fc->data.profile);
+	const char *meta = fc->metadata.present ?
+			   btrfs_bg_profile_name(fc->metadata.profile) : data;
+
+	switch (dead) {
+	case MAP_DEAD_RESERVED:
+		return "the first MiB of the device, which the allocator never uses";
+	case MAP_DEAD_HARD:
+		snprintf(buf, len,
+			 "no new chunk can use it: once data and metadata are written to ENOSPC, neither a data (%s) nor a metadata (%s) chunk finds the devices and room its stripes need (forecast: unallocatable, hard)",
+			 data, meta);
+		return buf;
+	case MAP_DEAD_SOFT:
+		snprintf(buf, len,
+			 "only metadata (%s) chunks can use it: no data (%s) chunk fits once data is written to ENOSPC (forecast: unallocatable, soft)",
+			 meta, data);
+		return buf;
+	default:
+		return "";
+	}
+}
+
+static void segment_tooltip(const struct btrfs_fs_info *fs_info,
+			    const struct btrfs_forecast *fc, const struct map_device *d,
 			    const struct map_dev_segment *seg, unsigned int units,
 			    char *buf, size_t len)
 {
+	char why[400];
 	const struct btrfs_block_group *bg = &fs_info->block_groups[seg->first];
 	char a[UNITS_BUF_LEN], b[UNITS_BUF_LEN];
 	size_t n = 0;
@@ -379,6 +413,9 @@ static void segment_tooltip(const struct btrfs_fs_info *fs_info, const struct ma
 	       (unsigned long long)(seg->physical + seg->length));
 	if (seg->unallocated) {
 		append(buf, len, &n, "unallocated %s (raw)", map_size(seg->length, units, a));
+		if (seg->dead != MAP_LIVE)
+			append(buf, len, &n, "\n%s: %s", seg->dead == MAP_DEAD_SOFT ?
+			       "metadata only" : "dead", dead_reason(fc, seg->dead, why, sizeof(why)));
 		return;
 	}
 	if (seg->count == 1) {
@@ -407,8 +444,9 @@ static void segment_tooltip(const struct btrfs_fs_info *fs_info, const struct ma
 }
 
 static void draw_segment(struct svg *svg, const struct btrfs_fs_info *fs_info,
-			 const struct map_dev_layout *dl, const struct map_device *d,
-			 const struct map_dev_segment *seg, double y, unsigned int units)
+			 const struct btrfs_forecast *fc, const struct map_dev_layout *dl,
+			 const struct map_device *d, const struct map_dev_segment *seg,
+			 double y, unsigned int units)
 {
 	double x = (double)seg->physical / dl->bpp;
 	double w = (double)seg->length / dl->bpp;
@@ -422,7 +460,7 @@ static void draw_segment(struct svg *svg, const struct btrfs_fs_info *fs_info,
 		if (w < MAP_DEV_MIN_PX)
 			w = MAP_DEV_MIN_PX;
 	}
-	segment_tooltip(fs_info, d, seg, units, tip, sizeof(tip));
+	segment_tooltip(fs_info, fc, d, seg, units, tip, sizeof(tip));
 	svg_shape_begin(svg, seg->unallocated ? "free" : "dev", fill);
 	shape_attr_u64(svg, "data-devid", d->devid);
 	shape_attr_u64(svg, "data-physical", seg->physical);
@@ -434,6 +472,15 @@ static void draw_segment(struct svg *svg, const struct btrfs_fs_info *fs_info,
 		svg_shape_begin(svg, "dev-ro", "url(#ro-hatch)");
 		svg_shape_rect(svg, x, y, w, MAP_DEV_BAR);
 		svg_shape_end(svg, NULL);
+	}
+	if (seg->unallocated && seg->dead != MAP_LIVE) {
+		svg_shape_begin(svg, "dead", seg->dead == MAP_DEAD_SOFT ?
+				"url(#soft-hatch)" : "url(#dead-hatch)");
+		shape_attr_u64(svg, "data-devid", d->devid);
+		shape_attr_u64(svg, "data-physical", seg->physical);
+		shape_attr_u64(svg, "data-length", seg->length);
+		svg_shape_rect(svg, x, y, w, MAP_DEV_BAR);
+		svg_shape_end(svg, tip);
 	}
 }
 
@@ -452,6 +499,7 @@ static const char map_css[] =
 
 struct map_drawing {
 	const struct btrfs_fs_info *fs_info;
+	const struct btrfs_forecast *fc;	/* where new chunks cannot go */
 	const struct map_summary *sum;
 	struct map_cells *mc;
 	struct map_layout *layout;
@@ -525,20 +573,28 @@ static void draw_device(struct svg *svg, const struct map_drawing *d,
 			const struct map_device *dev, double y)
 {
 	const struct map_dev_layout *dl = d->devs;
-	char line[320], s[UNITS_BUF_LEN], a[UNITS_BUF_LEN], f[UNITS_BUF_LEN];
+	char line[400], s[UNITS_BUF_LEN], a[UNITS_BUF_LEN], f[UNITS_BUF_LEN];
+	char h[UNITS_BUF_LEN], o[UNITS_BUF_LEN];
 	const char *name = dev->dev->present ? base_name(dev->dev->io.path) : "missing";
+	size_t n = 0;
 	u32 i;
 
-	snprintf(line, sizeof(line),
-		 "devid %llu (%.60s): %s raw, %s allocated (%.1f%%), %s unallocated",
-		 (unsigned long long)dev->devid, name, map_size(dev->size, d->units, s),
-		 map_size(dev->allocated, d->units, a), pct_of(dev->allocated, dev->size),
-		 map_size(dev->size > dev->allocated ? dev->size - dev->allocated : 0,
-			  d->units, f));
+	append(line, sizeof(line), &n,
+	       "devid %llu (%.60s): %s raw, %s allocated (%.1f%%), %s unallocated",
+	       (unsigned long long)dev->devid, name, map_size(dev->size, d->units, s),
+	       map_size(dev->allocated, d->units, a), pct_of(dev->allocated, dev->size),
+	       map_size(dev->size > dev->allocated ? dev->size - dev->allocated : 0,
+			d->units, f));
+	if (dev->dead_hard)
+		append(line, sizeof(line), &n, ", of it %s dead",
+		       map_size(dev->dead_hard, d->units, h));
+	if (dev->dead_soft)
+		append(line, sizeof(line), &n, ", %s for metadata only",
+		       map_size(dev->dead_soft, d->units, o));
 	svg_text(svg, "device", 0, y + MAP_DEV_LABEL - 4, line);
 	for (i = 0; i < dev->nr_segs; i++)
-		draw_segment(svg, d->fs_info, dl, dev, &dev->segs[i], y + MAP_DEV_LABEL,
-			     d->units);
+		draw_segment(svg, d->fs_info, d->fc, dl, dev, &dev->segs[i],
+			     y + MAP_DEV_LABEL, d->units);
 	/* the device's end, even where its last bytes are a sliver */
 	svg_rect_stroked(svg, 0, y + MAP_DEV_LABEL, (double)dev->size / dl->bpp,
 			 MAP_DEV_BAR, "none", MAP_FREE_STROKE);
@@ -563,9 +619,22 @@ enum {
 	LEGEND_SHADE = MAP_NR_TYPES,
 	LEGEND_RO,
 	LEGEND_FREE,
+	LEGEND_DEAD,
+	LEGEND_SOFT,
 	LEGEND_WRAP,
 	LEGEND_NR,
 };
+
+/* Dead or metadata-only bytes on any device */
+static bool any_dead(const struct map_drawing *d, bool soft)
+{
+	u32 i;
+
+	for (i = 0; i < d->devs->md.nr; i++)
+		if (soft ? d->devs->md.devs[i].dead_soft : d->devs->md.devs[i].dead_hard)
+			return true;
+	return false;
+}
 
 static bool legend_has(const struct map_drawing *d, int entry)
 {
@@ -573,6 +642,8 @@ static bool legend_has(const struct map_drawing *d, int entry)
 		return d->sum->types[entry].count != 0;
 	if (entry == LEGEND_WRAP)
 		return d->layout->nr_wrapped != 0;
+	if (entry == LEGEND_DEAD || entry == LEGEND_SOFT)
+		return any_dead(d, entry == LEGEND_SOFT);
 	return true;
 }
 
@@ -601,6 +672,18 @@ static void legend_text(const struct map_drawing *d, int e, char *buf, size_t le
 	case LEGEND_FREE:
 		snprintf(buf, len, "grey: unallocated device space (raw), where new block groups can go");
 		return;
+	case LEGEND_DEAD:
+		snprintf(buf, len,
+			 "red hatch: dead, no new data (%s) or metadata (%s) chunk can use it, or the first MiB (hover: why)",
+			 btrfs_bg_profile_name(d->fc->data.profile),
+			 btrfs_bg_profile_name(d->fc->metadata.present ? d->fc->metadata.profile :
+					       d->fc->data.profile));
+		return;
+	case LEGEND_SOFT:
+		snprintf(buf, len, "orange hatch: only metadata (%s) chunks can use it, no data (%s) chunk",
+			 btrfs_bg_profile_name(d->fc->metadata.profile),
+			 btrfs_bg_profile_name(d->fc->data.profile));
+		return;
 	case LEGEND_WRAP:
 		snprintf(buf, len, "arrows at a row's end and start: one block group, longer than a row, going on in the next row");
 		return;
@@ -626,6 +709,12 @@ static void legend_swatch(struct svg *svg, int e, double x, double y)
 		return;
 	case LEGEND_FREE:
 		svg_rect_stroked(svg, x, y, 60, 14, MAP_FREE_FILL, MAP_FREE_STROKE);
+		return;
+	case LEGEND_DEAD:
+	case LEGEND_SOFT:
+		svg_rect_stroked(svg, x, y, 60, 14, MAP_FREE_FILL, MAP_FREE_STROKE);
+		svg_rect(svg, NULL, x, y, 60, 14,
+			 e == LEGEND_DEAD ? "url(#dead-hatch)" : "url(#soft-hatch)");
 		return;
 	case LEGEND_WRAP: {
 		double xy[6] = { x + 26, y, x + 36, y + 7, x + 26, y + 14 };
@@ -713,6 +802,8 @@ static void draw_defs(struct svg *svg, const struct map_drawing *d)
 
 	svg_defs_begin(svg);
 	svg_hatch_pattern(svg, "ro-hatch", 7, "#000", "#fff", 0.7);
+	svg_hatch_pattern(svg, "dead-hatch", 6, MAP_DEAD_COLOUR, NULL, 0.9);
+	svg_hatch_pattern(svg, "soft-hatch", 6, MAP_SOFT_COLOUR, NULL, 0.9);
 	svg_linear_gradient(svg, "fill-shade", "#f4f4f4", "#303030");
 	for (t = 0; t < MAP_NR_TYPES; t++) {
 		if (!d->sum->types[t].count)
@@ -833,9 +924,21 @@ static void print_summary(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_i
 	fmt_array_end(fctx);
 }
 
-static void print_raw(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
-		      const struct map_summary *s)
+/* The forecast's figure of @devid in @bytes (per fc->devids) */
+static u64 fc_dev_bytes(const struct btrfs_forecast *fc, const u64 *bytes, u64 devid)
 {
+	u32 i;
+
+	for (i = 0; bytes && i < fc->nr_devs; i++)
+		if (fc->devids[i] == devid)
+			return bytes[i];
+	return 0;
+}
+
+static void print_raw(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
+		      const struct map_summary *s, const struct btrfs_forecast *fc)
+{
+	char why[400];
 	u32 i;
 
 	fmt_group_start(fctx, "raw", "Raw (on the devices)");
@@ -858,9 +961,22 @@ static void print_raw(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
 		fmt_size(fctx, "unallocated", "unallocated",
 			 dev->total_bytes > dev->bytes_used ?
 			 dev->total_bytes - dev->bytes_used : 0);
+		fmt_size(fctx, "dead", "dead",
+			 fc_dev_bytes(fc, fc->data.hard, dev->devid));
+		fmt_size(fctx, "metadata_only", "metadata only",
+			 fc_dev_bytes(fc, fc->data.soft, dev->devid));
 		fmt_group_end(fctx);
 	}
 	fmt_array_end(fctx);
+	fmt_group_start(fctx, "dead_space", "Dead space (forecast, formulas.md section 21.4)");
+	fmt_str(fctx, "data_profile", "Data profile", btrfs_bg_profile_name(fc->data.profile));
+	fmt_str(fctx, "metadata_profile", "Metadata profile",
+		btrfs_bg_profile_name(fc->metadata.present ? fc->metadata.profile :
+				      fc->data.profile));
+	fmt_str(fctx, "dead", "Dead", dead_reason(fc, MAP_DEAD_HARD, why, sizeof(why)));
+	fmt_str(fctx, "metadata_only", "Metadata only",
+		dead_reason(fc, MAP_DEAD_SOFT, why, sizeof(why)));
+	fmt_group_end(fctx);
 }
 
 static void print_svg_section(struct fmt_ctx *fctx, const char *path,
@@ -918,7 +1034,7 @@ static int draw_map(const struct map_args *args, const struct btrfs_fs_info *fs_
 {
 	if (map_build_cells(fs_info, args->max_cells, d->mc) ||
 	    compute_layout(d->mc, d->sum->all.length, d->layout) ||
-	    compute_dev_layout(fs_info, MAP_DEV_MAX_SEGS, d->devs))
+	    compute_dev_layout(fs_info, MAP_DEV_MAX_SEGS, d->fc, d->devs))
 		return cmd_out_of_memory();
 	return map_write(args, fs_info, inputs, nr_inputs, d);
 }
@@ -933,6 +1049,8 @@ struct map_ctx {
 	struct map_layout layout;
 	struct map_dev_layout devs;
 	struct map_drawing d;
+	struct space_report report;	/* for the forecast */
+	struct btrfs_forecast fc;	/* where new chunks cannot go */
 };
 
 static int map_ctx_option(int opt, const char *arg, void *ctx)
@@ -963,16 +1081,29 @@ static void map_release(void *ctx)
 
 	map_free_cells(&m->mc);
 	free_layouts(&m->layout, &m->devs);
+	btrfs_free_forecast(&m->fc);
+	btrfs_free_space_report(&m->report);
 }
 
 static int run_map(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		   void *ctx)
 {
 	struct map_ctx *m = ctx;
+	struct forecast_options fopts;
+	struct report_options ropts;
 	int ret = 0;
 
+	report_options_init(&ropts);
+	forecast_options_init(&fopts);
+	if (btrfs_build_space_report(fs_info, &ropts, &m->report))
+		return cmd_out_of_memory();
+	if (btrfs_build_forecast(&m->report, &fopts, &m->fc)) {
+		btrfs_free_space_report(&m->report);
+		return cmd_out_of_memory();
+	}
 	m->d = (struct map_drawing) {
 		.fs_info = fs_info,
+		.fc = &m->fc,
 		.sum = &m->sum,
 		.mc = &m->mc,
 		.layout = &m->layout,
@@ -1000,7 +1131,7 @@ static void map_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
 	struct map_ctx *m = ctx;
 
 	print_summary(fctx, fs_info, &m->sum);
-	print_raw(fctx, fs_info, &m->sum);
+	print_raw(fctx, fs_info, &m->sum, &m->fc);
 	if (m->args.svg_path)
 		print_svg_section(fctx, m->args.svg_path, &m->d);
 }

@@ -68,7 +68,7 @@ void print_mode(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info)
 	char line[PATH_MAX + 64];
 
 	if (fctx->mode == FMT_JSON) {
-		fmt_str(fctx, "mode", NULL, live ? "live" : "image");
+		fmt_str(fctx, "mode", NULL, live ? "live" : fs_info->planned ? "planned" : "image");
 		return;
 	}
 	if (!live)

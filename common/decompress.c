@@ -75,6 +75,10 @@ struct source {
 	u64 pos;
 	u8 *buf;
 	size_t len;
+	/* a stream (standard input): read() once, its first bytes read already */
+	bool stream;
+	const u8 *head;
+	size_t head_len;
 };
 
 struct job {
@@ -398,8 +402,19 @@ static int source_fill(struct job *job)
 	struct source *in = &job->in;
 	ssize_t ret;
 
+	if (in->head_len) {
+		in->len = in->head_len < BUF_SIZE ? in->head_len : BUF_SIZE;
+		memcpy(in->buf, in->head, in->len);
+		in->head += in->len;
+		in->head_len -= in->len;
+		in->pos += in->len;
+		return 0;
+	}
 	do {
-		ret = pread(in->fd, in->buf, BUF_SIZE, in->pos);
+		if (in->stream)
+			ret = read(in->fd, in->buf, BUF_SIZE);
+		else
+			ret = pread(in->fd, in->buf, BUF_SIZE, in->pos);
 	} while (ret < 0 && errno == EINTR);
 	/* an I/O error says where, as io_read_fault() does, not what format */
 	if (ret < 0) {
@@ -410,6 +425,19 @@ static int source_fill(struct job *job)
 	in->len = ret;
 	in->pos += ret;
 	return 0;
+}
+
+/* A stream not compressed: copied as it comes, bounded as the others */
+static int run_copy(struct job *job)
+{
+	int ret;
+
+	do {
+		ret = source_fill(job);
+		if (!ret && job->in.len)
+			ret = sink_write(job, job->in.buf, job->in.len);
+	} while (!ret && job->in.len);
+	return ret < 0 ? ret : 0;
 }
 
 static int run_xz(struct job *job)
@@ -562,6 +590,8 @@ static int run_job(struct job *job, enum compress_kind kind)
 	job->obuf = malloc(BUF_SIZE);
 	if (!job->in.buf || !job->obuf)
 		ret = -ENOMEM;
+	else if (kind == COMPRESS_NONE)
+		ret = run_copy(job);
 	else if (kind == COMPRESS_XZ)
 		ret = run_xz(job);
 	else if (kind == COMPRESS_ZSTD)
@@ -619,6 +649,37 @@ static int dup_fd(int fd)
 	return ret < 0 ? -errno : ret;
 }
 
+static int open_job(struct job *job, const struct stat *st, enum compress_kind kind,
+		    struct decompress_info *info, char *err)
+{
+	struct decompressed *d;
+	int ret;
+
+	err[0] = 0;
+	memset(info, 0, sizeof(*info));
+	for (d = done_list; d; d = d->next)
+		if (same_file(d, st))
+			return dup_fd(d->fd);
+	ret = make_temp(job);
+	if (!ret)
+		ret = run_job(job, kind);
+	if (!ret)
+		ret = remember(job->out.fd, st);
+	if (ret) {
+		if (job->out.fd >= 0)
+			close(job->out.fd);
+		if (!err[0])
+			job_error(job, ret, "%s", strerror(-ret));
+		return ret;
+	}
+	*info = (struct decompress_info) {
+		.fresh = true, .cut = job->out.beyond,
+		.device_size = job->out.sized ? job->out.limit : 0,
+		.written = job->out.written,
+	};
+	return dup_fd(job->out.fd);
+}
+
 int decompress_open(int fd, const char *path, const struct stat *st,
 		    enum compress_kind kind, const struct io_format *fmt,
 		    struct decompress_info *info, char *err, size_t errlen)
@@ -629,30 +690,22 @@ int decompress_open(int fd, const char *path, const struct stat *st,
 			 .kind = compress_name(kind) },
 		.err = err, .errlen = errlen,
 	};
-	struct decompressed *d;
-	int ret;
 
-	err[0] = 0;
-	memset(info, 0, sizeof(*info));
-	for (d = done_list; d; d = d->next)
-		if (same_file(d, st))
-			return dup_fd(d->fd);
-	ret = make_temp(&job);
-	if (!ret)
-		ret = run_job(&job, kind);
-	if (!ret)
-		ret = remember(job.out.fd, st);
-	if (ret) {
-		if (job.out.fd >= 0)
-			close(job.out.fd);
-		if (!err[0])
-			job_error(&job, ret, "%s", strerror(-ret));
-		return ret;
-	}
-	*info = (struct decompress_info) {
-		.fresh = true, .cut = job.out.beyond,
-		.device_size = job.out.sized ? job.out.limit : 0,
-		.written = job.out.written,
+	return open_job(&job, st, kind, info, err);
+}
+
+int decompress_open_stream(int fd, const char *path, const struct stat *st,
+			   enum compress_kind kind, const struct io_format *fmt,
+			   const void *head, size_t head_len,
+			   struct decompress_info *info, char *err, size_t errlen)
+{
+	struct job job = {
+		.in = { .fd = fd, .path = path, .stream = true, .head = head,
+			.head_len = head_len },
+		.out = { .fd = -1, .fmt = fmt, .limit = UINT64_MAX, .path = path,
+			 .kind = kind == COMPRESS_NONE ? "un" : compress_name(kind) },
+		.err = err, .errlen = errlen,
 	};
-	return dup_fd(job.out.fd);
+
+	return open_job(&job, st, kind, info, err);
 }

@@ -50,4 +50,15 @@ int decompress_open(int fd, const char *path, const struct stat *st,
 		    enum compress_kind kind, const struct io_format *fmt,
 		    struct decompress_info *info, char *err, size_t errlen);
 
+/*
+ * decompress_open() of a stream read once from its start (standard input,
+ * a pipe): the @head_len bytes of @head, read from @fd already, come
+ * first, then read() until the content's end (the same bounds);
+ * COMPRESS_NONE copies the stream into the temporary file as it is.
+ */
+int decompress_open_stream(int fd, const char *path, const struct stat *st,
+			   enum compress_kind kind, const struct io_format *fmt,
+			   const void *head, size_t head_len,
+			   struct decompress_info *info, char *err, size_t errlen);
+
 #endif

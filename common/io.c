@@ -169,10 +169,95 @@ static int open_regular(struct io_dev *dev, struct stat *st)
 	return 0;
 }
 
+static void note_stream(const struct io_dev *dev, const struct stat *st,
+			const struct decompress_info *info)
+{
+	const char *dir = getenv("TMPDIR");
+
+	if (info->cut)
+		warning("%s: standard input goes on past the device size of its superblock (%llu bytes): the rest is not part of the filesystem and was not read",
+			dev->path, (unsigned long long)info->device_size);
+	pr_verbose(LOG_VERBOSE,
+		   "%s: standard input%s%s, copied to a sparse temporary file in %s (%llu bytes, %llu allocated), deleted at exit\n",
+		   dev->path, dev->compression ? ", decompressed from " : "",
+		   dev->compression ? dev->compression : "", dir && *dir ? dir : "/tmp",
+		   (unsigned long long)st->st_size, (unsigned long long)st->st_blocks * 512);
+}
+
+/*
+ * Standard input that is a pipe ("xz -dc IMG.xz | btrfs-space inspect -"):
+ * it can be read once only, so its head is read here for the format and
+ * the whole goes to a sparse temporary file as a compressed image does
+ * (decompress.c: bounded by the device size its superblock gives, or the
+ * end of a btrfs-image dump); the file is then read as a regular one.  A
+ * second open in the same run gets the same copy.
+ */
+static int open_stream(struct io_dev *dev, struct stat *st)
+{
+	static int copy = -1;
+	static enum compress_kind copy_kind;
+	struct decompress_info info;
+	size_t len = 0;
+	ssize_t n;
+	u8 *head;
+	int fd;
+
+	if (copy < 0) {
+		head = malloc(IO_HEAD_BYTES);
+		if (!head)
+			return -ENOMEM;
+		while (len < IO_HEAD_BYTES) {
+			n = read(dev->fd, head + len, IO_HEAD_BYTES - len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			len += n;
+		}
+		if (n < 0) {
+			fd = -errno;
+			snprintf(dev->error, sizeof(dev->error),
+				 "%s: read error on standard input at offset %zu: %s",
+				 dev->path, len, strerror(errno));
+			free(head);
+			return fd;
+		}
+		copy_kind = compress_detect(head, len);
+		copy = decompress_open_stream(dev->fd, dev->path, st, copy_kind, dev->format,
+					      head, len, &info, dev->error,
+					      sizeof(dev->error));
+		free(head);
+		if (copy < 0) {
+			fd = copy;
+			copy = -1;
+			return fd;
+		}
+	}
+	fd = fcntl(copy, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	close(dev->fd);
+	dev->fd = fd;
+	if (fstat(fd, st) < 0)
+		return -errno;
+	dev->compression = copy_kind == COMPRESS_NONE ? NULL : compress_name(copy_kind);
+	if (len)	/* read now, not in an earlier open */
+		note_stream(dev, st, &info);
+	return open_regular(dev, st);
+}
+
 static int open_blockdev(struct io_dev *dev)
 {
 	dev->is_blockdev = true;
 	return ioctl(dev->fd, BLKGETSIZE64, &dev->size) < 0 ? -errno : 0;
+}
+
+static int explain_tty(struct io_dev *dev)
+{
+	snprintf(dev->error, sizeof(dev->error),
+		 "%s: standard input is a terminal: pipe an image into it (xz -dc IMG.xz | btrfs-space inspect -)",
+		 dev->path);
+	return -ENOTBLK;
 }
 
 /* Neither an image file nor a block device: say what it is instead */
@@ -212,11 +297,18 @@ int io_open(struct io_dev *dev, const char *path, const struct io_format *fmt,
 	if (!dev->path)
 		return -ENOMEM;
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	dev->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (!strcmp(path, IO_STDIN))
+		dev->fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+	else
+		dev->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (dev->fd < 0)
 		ret = -errno;
 	else if (fstat(dev->fd, &st) < 0)
 		ret = -errno;
+	else if (!strcmp(path, IO_STDIN) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		ret = open_stream(dev, &st);
+	else if (!strcmp(path, IO_STDIN) && isatty(dev->fd))
+		ret = explain_tty(dev);
 	else if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
 		ret = explain_file_type(dev, &st);
 	else if (fcntl(dev->fd, F_SETFL, 0) < 0)

@@ -17,6 +17,7 @@
 struct image_dump;
 
 #define IO_MAX_PURPOSES	8
+#define IO_STDIN	"-"		/* the path that names standard input */
 #define IO_HEAD_BYTES	(68U << 10)	/* up to the end of the first btrfs superblock */
 
 struct io_counter {

@@ -11,6 +11,7 @@
  * mountinfo line whose source is one of that filesystem's devices.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -209,4 +210,21 @@ int device_mounted_btrfs(const char *path, char *dev, size_t dev_size,
 		return 1;
 	}
 	return 0;
+}
+
+int open_path_inode(const char *path, unsigned long long *ino)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	*ino = st.st_ino;
+	return fd;
 }

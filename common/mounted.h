@@ -17,4 +17,11 @@
 int device_mounted_btrfs(const char *path, char *dev, size_t dev_size,
 			 char *mnt, size_t mnt_size);
 
+/*
+ * Open @path read-only as a file is looked at, not read (a FIFO does not
+ * wait for a writer, a tty is not taken), and give its inode number.
+ * Returns the descriptor, or -errno.
+ */
+int open_path_inode(const char *path, unsigned long long *ino);
+
 #endif

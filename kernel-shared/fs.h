@@ -217,6 +217,8 @@ struct btrfs_fs_info {
 	u32 devices_cap;
 	bool allow_degraded;		/* -o degraded: missing devices are allowed */
 	bool degraded;
+	/* planned, not read: what mkfs.btrfs would make (mkfs-layout.c) */
+	bool planned;
 	/* read_one_dev(): only present, writeable, non-seed devices count */
 	u64 total_rw_bytes;
 	u64 free_chunk_space;

@@ -53,6 +53,20 @@ static_assert(sizeof(struct btrfs_ioctl_dev_info_args) == 4096, "dev_info_args")
 static_assert(offsetof(struct btrfs_ioctl_dev_info_args, path) == 3072, "dev_info path");
 
 /*
+ * BTRFS_IOC_INO_LOOKUP: with treeid 0 the tree of the open file is
+ * answered in treeid; objectid BTRFS_FIRST_FREE_OBJECTID asks nothing
+ * else, which needs no privilege (libbtrfsutil's
+ * btrfs_util_subvolume_id())
+ */
+#define BTRFS_INO_LOOKUP_PATH_MAX	4080
+struct btrfs_ioctl_ino_lookup_args {
+	u64 treeid;				/* in/out */
+	u64 objectid;				/* in */
+	char name[BTRFS_INO_LOOKUP_PATH_MAX];	/* out */
+};
+static_assert(sizeof(struct btrfs_ioctl_ino_lookup_args) == 4096, "ino_lookup_args");
+
+/*
  * The search range is the compound key interval [min, max], (objectid,
  * type, offset) compared in that order; the transid range filters tree
  * blocks by their generation.
@@ -99,6 +113,8 @@ struct btrfs_ioctl_feature_flags {
 	u64 incompat_flags;
 };
 
+#define BTRFS_IOC_INO_LOOKUP		_IOWR(BTRFS_IOCTL_MAGIC, 18, \
+					       struct btrfs_ioctl_ino_lookup_args)
 #define BTRFS_IOC_TREE_SEARCH_V2	_IOWR(BTRFS_IOCTL_MAGIC, 17, \
 					      struct btrfs_ioctl_search_args_v2)
 #define BTRFS_IOC_DEV_INFO		_IOWR(BTRFS_IOCTL_MAGIC, 30, \

@@ -51,6 +51,7 @@
 #include <sys/statvfs.h>
 #include <uuid/uuid.h>
 #include "common/checksum.h"
+#include "common/mounted.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/disk-io.h"
@@ -987,5 +988,31 @@ int btrfs_live_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_
 	memset(est, 0, sizeof(*est));
 	est->attempts = BTRFS_LIVE_ATTEMPTS;
 	est->fs_changed = true;
+	return 0;
+}
+
+int btrfs_live_resolve_path(const u8 *fsid, const char *path, u64 *subvol, u64 *ino)
+{
+	struct btrfs_ioctl_ino_lookup_args lookup;
+	struct btrfs_ioctl_fs_info_args fi;
+	unsigned long long st_ino;
+	int fd, ret = 0;
+
+	fd = open_path_inode(path, &st_ino);
+	if (fd < 0)
+		return fd;
+	memset(&fi, 0, sizeof(fi));
+	memset(&lookup, 0, sizeof(lookup));
+	lookup.objectid = BTRFS_FIRST_FREE_OBJECTID;
+	if (ioctl(fd, BTRFS_IOC_FS_INFO, &fi) < 0 ||
+	    memcmp(fi.fsid, fsid, BTRFS_FSID_SIZE))
+		ret = -EXDEV;
+	else if (ioctl(fd, BTRFS_IOC_INO_LOOKUP, &lookup) < 0)
+		ret = -errno;
+	close(fd);
+	if (ret)
+		return ret;
+	*subvol = lookup.treeid;
+	*ino = st_ino;
 	return 0;
 }

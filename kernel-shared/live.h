@@ -82,4 +82,15 @@ bool btrfs_live_on_disk_readable(const struct btrfs_fs_info *fs_info);
 int btrfs_live_estimate_mount(struct btrfs_fs_info *fs_info,
 			      struct btrfs_mount_estimate *est);
 
+/*
+ * A path as an administrator types it (absolute or relative, through a
+ * mount of the filesystem whose fsid is @fsid): the subvolume and inode
+ * the kernel resolves it to.  The subvolume is what libbtrfsutil's
+ * btrfs_util_subvolume_id() asks (BTRFS_IOC_INO_LOOKUP, treeid 0,
+ * objectid BTRFS_FIRST_FREE_OBJECTID), the inode fstat()'s st_ino.
+ * 0; -ENOENT (or another open() error): no such path here; -EXDEV: on
+ * another filesystem than @fsid.
+ */
+int btrfs_live_resolve_path(const u8 *fsid, const char *path, u64 *subvol, u64 *ino);
+
 #endif

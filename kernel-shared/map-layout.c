@@ -472,3 +472,109 @@ enum map_type map_segment_type(const struct map_dev_segment *seg)
 			best = t;
 	return best;
 }
+
+#define MAP_RESERVED_END	(1ULL << 20)	/* BTRFS_DEVICE_RANGE_RESERVED */
+
+/* How much of each unallocated segment is dead, and of which kind */
+struct dead_split {
+	u64 reserved;		/* at its start, below 1 MiB */
+	u64 soft;		/* before the hard part */
+	u64 hard;		/* at its end */
+};
+
+static void plan_dead(const struct map_device *d, u64 hard, u64 soft, struct dead_split *sp)
+{
+	u32 i;
+
+	for (i = 0; i < d->nr_segs && hard; i++) {
+		const struct map_dev_segment *seg = &d->segs[i];
+		u64 end = min_t(u64, seg->physical + seg->length, MAP_RESERVED_END);
+
+		if (!seg->unallocated || seg->physical >= end)
+			continue;
+		sp[i].reserved = min_t(u64, hard, end - seg->physical);
+		hard -= sp[i].reserved;
+	}
+	for (i = d->nr_segs; i-- > 0 && hard;) {
+		if (!d->segs[i].unallocated)
+			continue;
+		sp[i].hard = min_t(u64, hard, d->segs[i].length - sp[i].reserved);
+		hard -= sp[i].hard;
+	}
+	for (i = d->nr_segs; i-- > 0 && soft;) {
+		if (!d->segs[i].unallocated)
+			continue;
+		sp[i].soft = min_t(u64, soft, d->segs[i].length - sp[i].reserved - sp[i].hard);
+		soft -= sp[i].soft;
+	}
+}
+
+static void put_piece(struct map_dev_segment *out, u32 *n, const struct map_dev_segment *seg,
+		      u64 physical, u64 length, enum map_dead dead)
+{
+	if (!length)
+		return;
+	out[*n] = *seg;
+	out[*n].physical = physical;
+	out[*n].length = length;
+	out[*n].dead = dead;
+	(*n)++;
+}
+
+static int mark_device(struct map_device *d, u64 hard, u64 soft)
+{
+	struct dead_split *sp = calloc(d->nr_segs ? d->nr_segs : 1, sizeof(*sp));
+	struct map_dev_segment *out = calloc(4 * (size_t)d->nr_segs + 1, sizeof(*out));
+	u32 i, n = 0;
+
+	if (!sp || !out) {
+		free(sp);
+		free(out);
+		return -ENOMEM;
+	}
+	hard = min_t(u64, hard, d->free);
+	soft = min_t(u64, soft, d->free - hard);
+	plan_dead(d, hard, soft, sp);
+	for (i = 0; i < d->nr_segs; i++) {
+		const struct map_dev_segment *seg = &d->segs[i];
+		u64 p = seg->physical, live;
+
+		if (!seg->unallocated) {
+			out[n++] = *seg;
+			continue;
+		}
+		live = seg->length - sp[i].reserved - sp[i].soft - sp[i].hard;
+		put_piece(out, &n, seg, p, sp[i].reserved, MAP_DEAD_RESERVED);
+		p += sp[i].reserved;
+		put_piece(out, &n, seg, p, live, MAP_LIVE);
+		p += live;
+		put_piece(out, &n, seg, p, sp[i].soft, MAP_DEAD_SOFT);
+		p += sp[i].soft;
+		put_piece(out, &n, seg, p, sp[i].hard, MAP_DEAD_HARD);
+	}
+	free(sp);
+	free(d->segs);
+	d->segs = out;
+	d->nr_segs = n;
+	d->dead_hard = hard;
+	d->dead_soft = soft;
+	return 0;
+}
+
+int map_mark_dead(struct map_devices *md, const u64 *devids, const u64 *hard,
+		  const u64 *soft, u32 nr)
+{
+	u32 i, j;
+	int ret;
+
+	for (i = 0; i < md->nr; i++) {
+		for (j = 0; j < nr && devids[j] != md->devs[i].devid; j++)
+			;
+		if (j == nr)
+			continue;
+		ret = mark_device(&md->devs[i], hard[j], soft[j]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

@@ -80,10 +80,22 @@ struct map_cells {
  * except @bg_length and @bg_used, the logical bytes of the block groups
  * whose stripes it holds (their fill).
  */
+/*
+ * Unallocated space that new chunks cannot use (the forecast's
+ * unallocatable bytes, formulas.md section 21.4), see map_mark_dead()
+ */
+enum map_dead {
+	MAP_LIVE,		/* new chunks can go there */
+	MAP_DEAD_RESERVED,	/* the first MiB: never allocated */
+	MAP_DEAD_HARD,		/* no chunk of either type's profile */
+	MAP_DEAD_SOFT,		/* only the metadata profile's chunks */
+};
+
 struct map_dev_segment {
 	u64 physical;
 	u64 length;		/* raw: stripes, gaps folded in, or unallocated */
 	bool unallocated;
+	enum map_dead dead;	/* of an unallocated segment */
 	u32 first;		/* index of its first block group */
 	u32 count;		/* stripes in it */
 	u64 gaps;		/* unallocated bytes folded into a merged segment */
@@ -101,6 +113,8 @@ struct map_device {
 	u64 allocated;		/* DEV_ITEM bytes_used */
 	u64 stripes;		/* raw bytes of the stripes found on it */
 	u64 free;		/* raw bytes of its unallocated segments */
+	u64 dead_hard;		/* of them, what no new chunk can use (first MiB included) */
+	u64 dead_soft;		/* what only metadata chunks can use */
 	u32 nr_stripes;
 	struct map_dev_segment *segs;
 	u32 nr_segs;
@@ -158,5 +172,18 @@ int map_build_devices(const struct btrfs_fs_info *fs_info, u64 merge_below,
 		      u32 max_segs, struct map_devices *md);
 void map_free_devices(struct map_devices *md);
 enum map_type map_segment_type(const struct map_dev_segment *seg);
+
+/*
+ * Where the forecast's unallocatable bytes of each device lie: @hard[i]
+ * and @soft[i] for @devids[i] (the data fill's hard and soft, forecast.h).
+ * The part below 1 MiB is the reserved first MiB the allocator never
+ * uses; the rest of the hard bytes is the highest addresses of the
+ * unallocated space, which the allocator (first fit from 1 MiB, volumes.c
+ * find_free_dev_extent()) reaches last, and the soft bytes the
+ * unallocated space just below them.  Unallocated segments are split to
+ * mark them.  0 or -ENOMEM.
+ */
+int map_mark_dead(struct map_devices *md, const u64 *devids, const u64 *hard,
+		  const u64 *soft, u32 nr);
 
 #endif
