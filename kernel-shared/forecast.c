@@ -277,7 +277,7 @@ static int add_run(struct forecast_fill *fill, const struct btrfs_chunk_run *run
 /* @map as a run of one chunk (freed on failure) */
 static int add_chunk(struct forecast_fill *fill, struct btrfs_chunk_map *map)
 {
-	struct btrfs_chunk_run run = { .period = 1, .repeats = 1, .logical_step = map->length };
+	struct btrfs_chunk_run run = { .period = 1, .count = 1, .logical_step = map->length };
 	int ret;
 
 	run.pattern = malloc(sizeof(*run.pattern));
@@ -300,7 +300,7 @@ static bool precedes(const struct btrfs_chunk_run *single, const struct btrfs_ch
 	u16 s;
 	u32 k;
 
-	if (single->period != 1 || single->repeats != 1)
+	if (single->count != 1)
 		return false;
 	a = single->pattern[0];
 	if (a->type != b->type || a->length != b->length || a->stripe_size != b->stripe_size ||
@@ -341,7 +341,7 @@ static int add_taken_run(struct forecast_fill *fill, struct btrfs_chunk_run *run
 		}
 		fill->nr_runs -= p;
 		fill->nr_chunks -= p;
-		run->repeats++;
+		run->count += p;
 	}
 	return add_run(fill, run);
 }
@@ -354,7 +354,7 @@ static int run_usable(const struct btrfs_chunk_run *run, u64 *bytes)
 
 	if (!idx)
 		return -ENOMEM;
-	*bytes = run->repeats * run->logical_step;
+	*bytes = btrfs_chunk_run_length(run);
 	nr = btrfs_chunk_run_super_chunks(run, idx, max);
 	for (i = 0; i < nr; i++) {
 		struct btrfs_chunk_map *map = btrfs_chunk_run_chunk(run, idx[i]);
@@ -463,7 +463,7 @@ static int fill_one_run(struct btrfs_alloc_state *st, struct btrfs_alloc_history
 		return ret;
 	}
 	tot->chunks += btrfs_chunk_run_count(&run);
-	tot->length += run.repeats * run.logical_step;
+	tot->length += btrfs_chunk_run_length(&run);
 	tot->usable += usable;
 	if (room)
 		system_room_charge_items(room, btrfs_chunk_run_count(&run), num_stripes);

@@ -1374,7 +1374,8 @@ out:
  * same order, decide_stripe_size() gives the same stripe size, and each
  * stripe lands delta(d) further on: r periods are taken at once, with r
  * the largest that satisfies all of it, computed from the last period's
- * states (formulas.md section 21.10).  The period is found by shape:
+ * states, and the first chunks of one more period whose states still do
+ * (formulas.md section 21.10).  The period is found by shape:
  * p such that the last p chunks are on the same devices, in the same
  * stripe order, as the p before them.
  */
@@ -1594,16 +1595,43 @@ static u64 order_repeats(const struct btrfs_alloc_seen *seen, u32 nr, const u64 
 }
 
 /*
- * Repeats of the last @p chunks of @h that the replay would make next
- * (at most @limit), given @now, what the allocator sees before the next
- * chunk; @delta gets each device's bytes per period.
+ * The most repeats r for which state @cur of the period, every
+ * total_avail and hole lowered by r * delta, gives the same chunk: each
+ * device that takes keeps its hole and stays kept, the sort the same.
  */
-static u64 run_repeats(const struct btrfs_alloc_state *st, const struct btrfs_alloc_history *h,
-		       const struct btrfs_alloc_chunk_ctl *ctl, u32 p,
-		       const struct btrfs_alloc_seen *now, u32 nr_now, u64 limit, u64 *delta,
-		       u64 *alloc, struct run_order_key *keys)
+static u64 state_repeats(const struct btrfs_alloc_chunk_ctl *ctl,
+			 const struct btrfs_alloc_seen *cur, u32 nr, const u64 *delta,
+			 struct run_order_key *keys)
 {
-	u64 want = ctl->max_stripe_size * ctl->dev_stripes, first = h->nr - p, step = 0;
+	u64 want = ctl->max_stripe_size * ctl->dev_stripes, limit = UINT64_MAX;
+	u32 d;
+
+	for (d = 0; d < nr; d++) {
+		if (!delta[d])
+			continue;
+		/* a device short of the wanted hole changes max_avail when it takes */
+		if (cur[d].max_avail != want || cur[d].hole < want ||
+		    cur[d].total_avail < ctl->dev_extent_min)
+			return 0;
+		limit = min_t(u64, limit, (cur[d].hole - want) / delta[d]);
+		limit = min_t(u64, limit, (cur[d].total_avail - ctl->dev_extent_min) / delta[d]);
+	}
+	return order_repeats(cur, nr, delta, keys, limit);
+}
+
+/*
+ * How many chunks repeat the last @p chunks of @h as the replay would make
+ * them next (at most @max_chunks), given @now, what the allocator sees
+ * before the next chunk: whole periods while every state of the period
+ * holds, then the first states of one more period that still hold.
+ * @delta gets each device's bytes per period; @lim is scratch (p entries).
+ */
+static u64 run_chunks(const struct btrfs_alloc_state *st, const struct btrfs_alloc_history *h,
+		      const struct btrfs_alloc_chunk_ctl *ctl, u32 p,
+		      const struct btrfs_alloc_seen *now, u32 nr_now, u64 max_chunks, u64 *delta,
+		      u64 *alloc, struct run_order_key *keys, u64 *lim)
+{
+	u64 first = h->nr - p, step = 0, periods, count;
 	const struct btrfs_chunk_map *last = history_map(h, h->nr - 1);
 	u32 j, d, nr;
 
@@ -1630,25 +1658,19 @@ static u64 run_repeats(const struct btrfs_alloc_state *st, const struct btrfs_al
 			delta[d] += alloc[d];
 		step += map->length;
 	}
-	/* no logical start past U64_MAX */
-	limit = min_t(u64, limit, (UINT64_MAX - st->next_logical) / step);
-	for (j = 0; j < p && limit; j++) {
-		const struct btrfs_alloc_seen *cur = history_seen(h, first + j, &nr);
-
-		for (d = 0; d < nr && limit; d++) {
-			if (!delta[d])
-				continue;
-			/* a device short of the wanted hole changes max_avail when it takes */
-			if (cur[d].max_avail != want || cur[d].hole < want ||
-			    cur[d].total_avail < ctl->dev_extent_min)
-				return 0;
-			limit = min_t(u64, limit, (cur[d].hole - want) / delta[d]);
-			limit = min_t(u64, limit, (cur[d].total_avail - ctl->dev_extent_min) /
-						  delta[d]);
-		}
-		limit = order_repeats(cur, nr, delta, keys, limit);
+	/* no logical start past U64_MAX, a part of a period included */
+	periods = (UINT64_MAX - st->next_logical) / step;
+	periods = min_t(u64, periods ? periods - 1 : 0, max_chunks / p);
+	for (j = 0; j < p && periods; j++) {
+		lim[j] = state_repeats(ctl, history_seen(h, first + j, &nr), nr, delta, keys);
+		periods = min_t(u64, periods, lim[j]);
 	}
-	return limit;
+	if (!periods)
+		return 0;
+	count = periods * p;
+	for (j = 0; j < p && lim[j] > periods && count < max_chunks; j++)
+		count++;
+	return count;
 }
 
 static void shift_chunk(struct btrfs_chunk_map *map, const struct btrfs_chunk_run *run, u64 r)
@@ -1672,9 +1694,9 @@ static void shift_chunk(struct btrfs_chunk_map *map, const struct btrfs_chunk_ru
 	}
 }
 
-/* @run: the last @p chunks of @h shifted by one period, @repeats times */
+/* @run: @count chunks repeating the last @p chunks of @h, from one period on */
 static int build_run(const struct btrfs_alloc_history *h, u32 p, const struct btrfs_alloc_seen *now,
-		     u32 nr_now, const u64 *delta, u64 repeats, struct btrfs_chunk_run *run)
+		     u32 nr_now, const u64 *delta, u64 count, struct btrfs_chunk_run *run)
 {
 	u32 j, d;
 
@@ -1684,7 +1706,7 @@ static int build_run(const struct btrfs_alloc_history *h, u32 p, const struct bt
 	if (!run->pattern || !run->steps)
 		goto enomem;
 	run->period = p;
-	run->repeats = repeats;
+	run->count = count;
 	for (d = 0; d < nr_now; d++) {
 		if (!delta[d])
 			continue;
@@ -1705,25 +1727,44 @@ enomem:
 	return -ENOMEM;
 }
 
-/* The run made in @st: each device's stripes as one range, its bytes used */
+/*
+ * The run made in @st: on each device (@now) the run's stripes lie end to
+ * end from its hole's start, one range; its bytes used; the logical start.
+ */
 static int apply_run(struct btrfs_alloc_state *st, const struct btrfs_alloc_seen *now,
-		     u32 nr_now, const u64 *delta, const struct btrfs_chunk_run *run)
+		     u32 nr_now, const struct btrfs_chunk_run *run, u64 *take)
 {
-	u32 d;
+	u64 whole = run->count / run->period;
+	u32 d, j;
+	u16 s;
 	int ret;
 
 	for (d = 0; d < nr_now; d++) {
+		take[d] = 0;
+		for (j = 0; j < run->nr_steps; j++)
+			if (run->steps[j].devid == now[d].devid)
+				take[d] = whole * run->steps[j].step;
+	}
+	for (j = 0; j < run->count % run->period; j++) {
+		const struct btrfs_chunk_map *map = run->pattern[j];
+
+		for (s = 0; s < map->num_stripes; s++)
+			for (d = 0; d < nr_now; d++)
+				if (now[d].devid == map->stripes[s].devid)
+					take[d] += map->stripe_size;
+	}
+	for (d = 0; d < nr_now; d++) {
 		struct btrfs_alloc_device *dev;
 
-		if (!delta[d])
+		if (!take[d])
 			continue;
 		dev = alloc_find_dev(st, now[d].devid);
-		ret = alloc_add_range(dev, now[d].offset, run->repeats * delta[d]);
+		ret = alloc_add_range(dev, now[d].offset, take[d]);
 		if (ret)
 			return ret;
-		dev->bytes_used += run->repeats * delta[d];
+		dev->bytes_used += take[d];
 	}
-	st->next_logical += run->repeats * run->logical_step;
+	st->next_logical += btrfs_chunk_run_length(run);
 	return 0;
 }
 
@@ -1735,7 +1776,7 @@ int btrfs_alloc_take_run(struct btrfs_alloc_state *st, struct btrfs_alloc_histor
 	struct btrfs_device_info *info;
 	struct btrfs_alloc_seen *now;
 	struct run_order_key *keys;
-	u64 *delta, *alloc, repeats = 0;
+	u64 *delta, *alloc, *lim, count = 0;
 	u32 n = st->nr_devs ? st->nr_devs : 1, nr_now, p;
 	int ret = -ENOMEM;
 
@@ -1747,25 +1788,21 @@ int btrfs_alloc_take_run(struct btrfs_alloc_state *st, struct btrfs_alloc_histor
 	keys = calloc(n, sizeof(*keys));
 	delta = calloc(n, sizeof(*delta));
 	alloc = calloc(n, sizeof(*alloc));
-	if (!info || !now || !keys || !delta || !alloc)
+	lim = calloc(h->max_period, sizeof(*lim));
+	if (!info || !now || !keys || !delta || !alloc || !lim)
 		goto out;
 	init_alloc_chunk_ctl(st, type, chunk_size, &ctl);
 	nr_now = gather_device_info(st, &ctl, info, now);
 	ret = 0;
-	for (p = 1; p <= h->max_period && p <= h->nr; p++) {
-		u64 limit = max_chunks / p;
-
-		if (h->match[p] < p || !limit)
-			continue;
-		repeats = run_repeats(st, h, &ctl, p, now, nr_now, limit, delta, alloc, keys);
-		if (repeats)
-			break;
-	}
-	if (!repeats)
+	for (p = 1; p <= h->max_period && p <= h->nr && !count; p++)
+		if (h->match[p] >= p)
+			count = run_chunks(st, h, &ctl, p, now, nr_now, max_chunks, delta, alloc,
+					   keys, lim);
+	if (!count)
 		goto out;
-	ret = build_run(h, p, now, nr_now, delta, repeats, run);
+	ret = build_run(h, p - 1, now, nr_now, delta, count, run);
 	if (!ret)
-		ret = apply_run(st, now, nr_now, delta, run);
+		ret = apply_run(st, now, nr_now, run, alloc);
 	if (ret)
 		btrfs_chunk_run_free(run);
 	else
@@ -1777,12 +1814,23 @@ out:
 	free(keys);
 	free(delta);
 	free(alloc);
+	free(lim);
 	return ret;
 }
 
 u64 btrfs_chunk_run_count(const struct btrfs_chunk_run *run)
 {
-	return run->repeats * run->period;
+	return run->count;
+}
+
+u64 btrfs_chunk_run_length(const struct btrfs_chunk_run *run)
+{
+	u64 bytes = run->count / run->period * run->logical_step;
+	u32 j;
+
+	for (j = 0; j < run->count % run->period; j++)
+		bytes += run->pattern[j]->length;
+	return bytes;
 }
 
 struct btrfs_chunk_map *btrfs_chunk_run_chunk(const struct btrfs_chunk_run *run, u64 i)
@@ -1822,7 +1870,7 @@ u32 btrfs_chunk_run_super_chunks(const struct btrfs_chunk_run *run, u64 *idx, u3
 		for (mirror = 0; mirror < BTRFS_SUPER_MIRROR_MAX; mirror++) {
 			u64 sb = btrfs_sb_offset(mirror), pos, r;
 
-			if (sb < base || (sb - base) / step >= run->repeats)
+			if (sb < base || (sb - base) / step > run->count / run->period)
 				continue;
 			r = (sb - base) / step;
 			pos = base + (sb - base) % step;
@@ -1834,7 +1882,7 @@ u32 btrfs_chunk_run_super_chunks(const struct btrfs_chunk_run *run, u64 *idx, u3
 					    pos < map->stripes[s].physical ||
 					    pos - map->stripes[s].physical >= map->stripe_size)
 						continue;
-					if (nr < max)
+					if (nr < max && r * run->period + j < run->count)
 						idx[nr++] = r * run->period + j;
 				}
 			}

@@ -180,14 +180,14 @@ struct btrfs_run_step {
 };
 
 /*
- * A run (formulas.md section 21.10): the @period chunks of @pattern, then
- * the same again @repeats - 1 times, each time @logical_step further in
- * logical and each device's stripes its step further on the device.
+ * A run (formulas.md section 21.10): @count chunks, chunk i being
+ * pattern[i % period] moved i / period periods on, a period being
+ * @logical_step further in logical and each device's step further on it.
  */
 struct btrfs_chunk_run {
 	struct btrfs_chunk_map **pattern;
 	u32 period;
-	u64 repeats;
+	u64 count;
 	u64 logical_step;
 	struct btrfs_run_step *steps;		/* by devid */
 	u32 nr_steps;
@@ -220,6 +220,8 @@ int btrfs_alloc_take_run(struct btrfs_alloc_state *st, struct btrfs_alloc_histor
 			 struct btrfs_chunk_run *run);
 
 u64 btrfs_chunk_run_count(const struct btrfs_chunk_run *run);
+/* The summed length of @run's chunks */
+u64 btrfs_chunk_run_length(const struct btrfs_chunk_run *run);
 /* Chunk @i of @run (0: the first), allocated; NULL on -ENOMEM */
 struct btrfs_chunk_map *btrfs_chunk_run_chunk(const struct btrfs_chunk_run *run, u64 i);
 /* The indexes of @run's chunks with a stripe on a superblock copy, sorted, unique */
