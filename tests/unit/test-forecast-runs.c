@@ -6,7 +6,9 @@
  * chunks and holes, and a SYSTEM room small enough that check_system_chunk()
  * makes SYSTEM chunks on the way, the runs expanded must be the replay's
  * chunks one for one (logical start, length, type, every stripe), with the
- * same usable bytes and the same devices at the end.  Table-driven as the
+ * same usable bytes and the same devices at the end.  A read-only device
+ * and a device whose bytes_used is above its extents (total_avail below
+ * its hole) are in the table too.  Table-driven as the
  * kernel's fs/btrfs/tests/chunk-allocation-tests.c.
  */
 #include <stdio.h>
@@ -40,6 +42,8 @@ struct runs_case {
 	u64 system_left;	/* 0: room for every SYSTEM need */
 	u64 system_chunk_size;
 	bool big;		/* the runs must be few (output bounded) */
+	u32 readonly;		/* bit d: device d + 1 not writeable */
+	u64 extra_used;		/* device 1's bytes_used above its extents */
 };
 
 #define DEVS(n, ...)	.nr_devs = (n), .size = { __VA_ARGS__ }
@@ -72,6 +76,10 @@ static const struct runs_case cases[] = {
 	{ .name = "15 x 15 TiB + 1 TiB", DEVS(16, 15 * TiB, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	  1 * TiB), .layout = MKFS, DATA, .big = true },
 	{ .name = "16 x 15 TiB", DEVS(16, 15 * TiB), .layout = MKFS, DATA, .big = true },
+	{ .name = "5 x 100 GiB, devid 2 read-only", DEVS(5, 100 * GiB), .layout = MKFS, DATA,
+	  .readonly = 1U << 1 },
+	{ .name = "3 x 50 GiB, devid 1 used above its extents", DEVS(3, 50 * GiB), .layout = HOLES,
+	  DATA, .extra_used = 7 * GiB + 64 * KiB },
 	{ .name = "4 x 1 TiB, small SYSTEM room", DEVS(4, 1 * TiB), .layout = MKFS, DATA,
 	  SYSTEM_ROOM(4096, 160 * KiB, 128 * KiB) },
 	{ .name = "3 x 200 GiB, small SYSTEM room", DEVS(3, 200 * GiB), .layout = HOLES, DATA,
@@ -144,11 +152,16 @@ static int make_state(const struct runs_case *c, struct btrfs_alloc_state *st)
 		if (c->size[d])
 			size = c->size[d];
 		dev->devid = d + 1;
-		dev->writeable = true;
+		dev->writeable = !(c->readonly & (1U << d));
 		dev->total_bytes = size;
-		st->total_rw_bytes += size;
+		if (dev->writeable)
+			st->total_rw_bytes += size;
+		else
+			st->rw_devices--;
 		if (layout_device(c, d, dev))
 			return -1;
+		if (!d)
+			dev->bytes_used += c->extra_used;
 		if (dev->nr_ranges && dev->ranges[dev->nr_ranges - 1].start +
 		    dev->ranges[dev->nr_ranges - 1].length > st->next_logical)
 			st->next_logical = 2 * GiB;
