@@ -444,15 +444,22 @@ struct fill_total {
 	bool truncated;		/* stopped at FORECAST_MAX_DEVICE_STEPS */
 };
 
+/*
+ * A run after the chunk just made, when the allocator repeats itself; at
+ * most the chunks before check_system_chunk() makes a SYSTEM chunk, unless
+ * it could not (@system_failed): free space only shrinks in a fill, so
+ * the SYSTEM chunk it could not make it cannot make later either, and
+ * each of its attempts changes nothing.
+ */
 static int fill_one_run(struct btrfs_alloc_state *st, struct btrfs_alloc_history *h,
-			struct system_room *room, u64 type, u64 chunk_size, u16 num_stripes,
-			struct forecast_fill *fill, struct fill_total *tot)
+			struct system_room *room, bool system_failed, u64 type, u64 chunk_size,
+			u16 num_stripes, struct forecast_fill *fill, struct fill_total *tot)
 {
 	struct btrfs_chunk_run run;
 	u64 max = UINT64_MAX, usable;
 	int ret;
 
-	if (room)
+	if (room && !system_failed)
 		max = system_room_chunks(room, system_need(st, room, type), num_stripes);
 	ret = btrfs_alloc_take_run(st, h, type, chunk_size, max, &run);
 	if (ret <= 0)
@@ -489,6 +496,7 @@ static int fill_runs(struct btrfs_alloc_state *st, struct system_room *room, u64
 		     bool runs)
 {
 	struct btrfs_alloc_history h;
+	bool system_failed = false;
 	u64 work = 0;
 	int ret;
 
@@ -504,12 +512,16 @@ static int fill_runs(struct btrfs_alloc_state *st, struct system_room *room, u64
 			break;
 		}
 		if (room) {
+			bool short_room = room->left < system_need(st, room, type);
+
 			ret = check_system_chunk(st, room, type, fill);
 			if (ret)
 				break;
 			/* a SYSTEM chunk between: the repeats start again */
 			if (st->next_logical != logical)
 				btrfs_alloc_history_reset(&h);
+			else if (short_room)
+				system_failed = true;
 		}
 		work += st->nr_devs ? st->nr_devs : 1;
 		map = btrfs_alloc_create_chunk_logged(st, type, chunk_size, &h, &ret);
@@ -529,7 +541,8 @@ static int fill_runs(struct btrfs_alloc_state *st, struct system_room *room, u64
 		else
 			free(map);
 		if (!ret && runs)
-			ret = fill_one_run(st, &h, room, type, chunk_size, num_stripes, fill, tot);
+			ret = fill_one_run(st, &h, room, system_failed, type, chunk_size,
+					   num_stripes, fill, tot);
 	}
 	btrfs_alloc_history_free(&h);
 	return ret;

@@ -44,6 +44,7 @@ struct runs_case {
 	bool big;		/* the runs must be few (output bounded) */
 	u32 readonly;		/* bit d: device d + 1 not writeable */
 	u64 extra_used;		/* device 1's bytes_used above its extents */
+	u64 system_profile;	/* 0: RAID1 (DUP on one device) */
 };
 
 #define DEVS(n, ...)	.nr_devs = (n), .size = { __VA_ARGS__ }
@@ -84,6 +85,10 @@ static const struct runs_case cases[] = {
 	  SYSTEM_ROOM(4096, 160 * KiB, 128 * KiB) },
 	{ .name = "3 x 200 GiB, small SYSTEM room", DEVS(3, 200 * GiB), .layout = HOLES, DATA,
 	  SYSTEM_ROOM(4096, 140 * KiB, 64 * KiB) },
+	/* a SYSTEM chunk that cannot be made: check_system_chunk() tries before each chunk */
+	{ .name = "2 x 2 TiB, SYSTEM raid1c3 cannot be made", DEVS(2, 2 * TiB), .layout = MKFS, DATA,
+	  SYSTEM_ROOM(4096, 140 * KiB, 64 * KiB), .system_profile = BTRFS_BLOCK_GROUP_RAID1C3,
+	  .big = true },
 	{ .name = "9 x 3 TiB, SYSTEM room", DEVS(9, 3 * TiB), .layout = MKFS, DATA,
 	  SYSTEM_ROOM(16384, 600 * KiB, 1 * MiB) },
 };
@@ -221,8 +226,8 @@ static void run_case(const struct runs_case *c, u64 profile)
 	u32 nodesize = c->nodesize ? c->nodesize : 16384;
 	u64 left = c->system_left ? c->system_left : 1 * GiB;
 	u64 sys_chunk = c->system_chunk_size ? c->system_chunk_size : 32 * MiB;
-	u64 sys = BTRFS_BLOCK_GROUP_SYSTEM |
-		  (c->nr_devs > 1 ? BTRFS_BLOCK_GROUP_RAID1 : BTRFS_BLOCK_GROUP_DUP);
+	u64 sys = BTRFS_BLOCK_GROUP_SYSTEM | (c->system_profile ? c->system_profile :
+		  c->nr_devs > 1 ? BTRFS_BLOCK_GROUP_RAID1 : BTRFS_BLOCK_GROUP_DUP);
 	u64 type = c->type | profile, n = 0, differ = 0, nsys = 0;
 	const char *pname = btrfs_bg_profile_name(type);
 	double t0, t1, t2;
@@ -276,7 +281,7 @@ static void run_case(const struct runs_case *c, u64 profile)
 	if (c->big && b.nr_chunks > 1000)
 		check(b.nr_runs <= 400, "%s %s: %llu chunks in %u runs (at most 400)", c->name,
 		      pname, (unsigned long long)b.nr_chunks, b.nr_runs);
-	if (c->system_left && profile == BTRFS_BLOCK_GROUP_RAID1)
+	if (c->system_left && !c->system_profile && profile == BTRFS_BLOCK_GROUP_RAID1)
 		check(nsys >= 1, "%s %s: SYSTEM chunks made on the way: %llu", c->name, pname,
 		      (unsigned long long)nsys);
 	btrfs_forecast_fill_free(&a);
