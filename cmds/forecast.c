@@ -38,6 +38,7 @@ static const char * const cmd_forecast_usage[] = {
 	"                   FILTERS: -d and/or -m parts as btrfs balance start takes them,",
 	"                   e.g. '-dusage=50,limit=2 -mconvert=dup,soft': usage=N, usage=MIN..MAX,",
 	"                   limit=N, convert=P, soft",
+	"--list-chunks      every new chunk, one by one, instead of runs of chunks",
 	"--fail-below data=SIZE,metadata=SIZE",
 	"                   exit 3 when a type's writable bytes are below its limit",
 	HELPINFO_UNITS_SHORT_LONG,
@@ -51,6 +52,7 @@ enum {
 	OPT_FAIL_BELOW,
 	OPT_BALANCE,
 	OPT_DEVICES,
+	OPT_LIST_CHUNKS,
 };
 
 static const struct option forecast_longopts[] = {
@@ -60,6 +62,7 @@ static const struct option forecast_longopts[] = {
 	{ "fail-below", required_argument, NULL, OPT_FAIL_BELOW },
 	{ "balance", required_argument, NULL, OPT_BALANCE },
 	{ "devices", required_argument, NULL, OPT_DEVICES },
+	{ "list-chunks", no_argument, NULL, OPT_LIST_CHUNKS },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -75,6 +78,7 @@ static const struct cmd_option_expect forecast_option_expect[] = {
 
 struct forecast_args {
 	struct forecast_options fc;
+	bool list_chunks;
 	bool data_limit_set;
 	u64 data_limit;
 	bool metadata_limit_set;
@@ -265,16 +269,18 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 		return parse_balance(arg, &a->fc);
 	case OPT_DEVICES:
 		return parse_devices(arg, a);
+	case OPT_LIST_CHUNKS:
+		a->list_chunks = true;
+		return 0;
 	default:
 		return -EINVAL;
 	}
 }
 
-static void print_chunk(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map)
+static void print_chunk_keys(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map)
 {
 	u16 s;
 
-	fmt_group_start(fctx, NULL, NULL);
 	fmt_u64(fctx, "logical", "logical", map->start);
 	fmt_size(fctx, "length", "length", map->length);
 	fmt_str(fctx, "type", "type", btrfs_bg_type_name(map->type));
@@ -289,7 +295,71 @@ static void print_chunk(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map)
 		fmt_group_end(fctx);
 	}
 	fmt_array_end(fctx);
+}
+
+static void print_chunk(struct fmt_ctx *fctx, const char *key, const char *label,
+			const struct btrfs_chunk_map *map)
+{
+	fmt_group_start(fctx, key, label);
+	print_chunk_keys(fctx, map);
 	fmt_group_end(fctx);
+}
+
+/*
+ * A run (formulas.md section 21.11): its first chunk's keys, how many
+ * chunks, and for more than one the period that repeats, the steps and
+ * the last chunk.
+ */
+static void print_run(struct fmt_ctx *fctx, const struct btrfs_chunk_run *run)
+{
+	u64 count = btrfs_chunk_run_count(run);
+	struct btrfs_chunk_map *last;
+	char key[24], label[32];
+	u32 i;
+
+	fmt_group_start(fctx, NULL, NULL);
+	print_chunk_keys(fctx, run->pattern[0]);
+	if (count > 1 || fctx->mode == FMT_JSON)
+		fmt_u64(fctx, "count", "count", count);
+	if (count > 1) {
+		fmt_u64(fctx, "period", "period", run->period);
+		fmt_size(fctx, "logical_step", "logical_step", run->logical_step);
+		fmt_group_start(fctx, "device_steps", "device_steps");
+		for (i = 0; i < run->nr_steps; i++) {
+			snprintf(key, sizeof(key), "%llu", (unsigned long long)run->steps[i].devid);
+			snprintf(label, sizeof(label), "devid %llu",
+				 (unsigned long long)run->steps[i].devid);
+			fmt_size(fctx, key, label, run->steps[i].step);
+		}
+		fmt_group_end(fctx);
+		/* the text has the first chunk already: a pattern of one is it */
+		if (run->period > 1 || fctx->mode == FMT_JSON) {
+			fmt_array_start(fctx, "pattern", "pattern");
+			for (i = 0; i < run->period; i++)
+				print_chunk(fctx, NULL, NULL, run->pattern[i]);
+			fmt_array_end(fctx);
+		}
+		last = btrfs_chunk_run_chunk(run, count - 1);
+		if (last)
+			print_chunk(fctx, "last", "last", last);
+		free(last);
+	}
+	fmt_group_end(fctx);
+}
+
+/* --list-chunks: every chunk of every run */
+static void print_run_chunks(struct fmt_ctx *fctx, const struct btrfs_chunk_run *run)
+{
+	u64 i, count = btrfs_chunk_run_count(run);
+
+	for (i = 0; i < count; i++) {
+		struct btrfs_chunk_map *map = btrfs_chunk_run_chunk(run, i);
+
+		if (!map)
+			return;
+		print_chunk(fctx, NULL, NULL, map);
+		free(map);
+	}
 }
 
 static void print_per_device(struct fmt_ctx *fctx, const char *key, const char *label,
@@ -325,11 +395,16 @@ static void print_fill(struct fmt_ctx *fctx, const char *key, const char *label,
 		fmt_size(fctx, "global_rsv_held", "Held by global reserve", fill->global_rsv_held);
 	fmt_size(fctx, "writable_if_kept", "Writable if unused kept", fill->writable_if_kept);
 	fmt_u64(fctx, "nr_new_chunks", "Number of new chunks", fill->nr_chunks);
+	fmt_u64(fctx, "nr_new_chunk_runs", "In runs", fill->nr_runs);
 	if (fill->truncated || fctx->mode == FMT_JSON)
-		fmt_bool(fctx, "truncated", "Stopped before ENOSPC (chunk bound)", fill->truncated);
-	fmt_array_start(fctx, "new_chunks", "New chunks");
-	for (i = 0; i < fill->nr_chunks; i++)
-		print_chunk(fctx, fill->chunks[i]);
+		fmt_bool(fctx, "truncated", "Stopped before ENOSPC (work bound)", fill->truncated);
+	fmt_array_start(fctx, "new_chunks", fc->list_chunks ? "New chunks" : "New chunks, as runs");
+	for (i = 0; i < fill->nr_runs; i++) {
+		if (fc->list_chunks)
+			print_run_chunks(fctx, &fill->runs[i]);
+		else
+			print_run(fctx, &fill->runs[i]);
+	}
 	fmt_array_end(fctx);
 	print_per_device(fctx, "unallocatable_hard", "Unallocatable, hard", fc, fill->hard);
 	print_per_device(fctx, "unallocatable_soft", "Unallocatable, soft", fc, fill->soft);
@@ -447,7 +522,7 @@ static void print_mkfs_layout(struct fmt_ctx *fctx, const struct btrfs_fs_info *
 	fmt_array_end(fctx);
 	fmt_array_start(fctx, "chunks", "Chunks");
 	for (i = 0; i < fs_info->nr_chunks; i++)
-		print_chunk(fctx, fs_info->chunks[i]);
+		print_chunk(fctx, NULL, NULL, fs_info->chunks[i]);
 	fmt_array_end(fctx);
 	fmt_group_end(fctx);
 }
@@ -480,6 +555,7 @@ static int forecast_report(struct btrfs_fs_info *fs_info, const struct cmd_optio
 		btrfs_free_space_report(&c->report);
 		return cmd_out_of_memory();
 	}
+	c->fc.list_chunks = c->args.list_chunks;
 	return 0;
 }
 

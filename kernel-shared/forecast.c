@@ -17,13 +17,16 @@
 #include "kernel-shared/forecast.h"
 #include "kernel-shared/volumes.h"
 
-/* a bound on chunks per fill: 10^5 chunks are 10^5 dev extents on a device */
-#define FORECAST_MAX_CHUNKS	100000
 /*
- * and on the work: each chunk looks at every device, so a crafted chunk
- * tree with 10^5 devices gets fewer chunks (the fill says it stopped)
+ * A bound on the work of one fill, for crafted chunk trees only: each
+ * chunk made one at a time looks at every device, so 10^5 devices with
+ * holes that never repeat would take long.  Runs (section 21.11) take any
+ * real pool to ENOSPC in a few hundred chunks made one at a time.
  */
 #define FORECAST_MAX_DEVICE_STEPS	(50ULL * 1000 * 1000)
+
+/* mixed_estimate() makes its chunks one at a time, interleaved: at most this many */
+#define FORECAST_MAX_CHUNKS	100000
 
 static u32 max_chunks(const struct btrfs_alloc_state *st)
 {
@@ -195,31 +198,175 @@ static void system_room_init(const struct space_report *report, struct system_ro
  * SYSTEM space each time the added items fill one.  An estimate: the
  * kernel's leaves split at other points, and COW copies are freed at commit.
  */
-static void system_room_charge(struct system_room *room, const struct btrfs_chunk_map *map)
+static u64 chunk_item_bytes(u16 num_stripes)
+{
+	return sizeof(struct btrfs_item) + sizeof(struct btrfs_chunk) +
+	       (u64)(num_stripes - 1) * sizeof(struct btrfs_stripe);
+}
+
+/* @nr chunk items of @num_stripes stripes each added to the chunk tree */
+static void system_room_charge_items(struct system_room *room, u64 nr, u16 num_stripes)
 {
 	u64 capacity = room->nodesize - sizeof(struct btrfs_header);
 	u64 leaves;
 
-	room->item_bytes += sizeof(struct btrfs_item) + sizeof(struct btrfs_chunk) +
-			    (u64)(map->num_stripes - 1) * sizeof(struct btrfs_stripe);
+	room->item_bytes += nr * chunk_item_bytes(num_stripes);
 	leaves = (room->item_bytes + capacity - 1) / capacity;
-	while (room->leaves_charged < leaves) {
-		room->left -= min_t(u64, room->left, room->nodesize);
-		room->leaves_charged++;
-	}
+	if (leaves <= room->leaves_charged)
+		return;
+	/* one nodesize per leaf, until nothing is left */
+	room->left -= min_t(u64, room->left, (leaves - room->leaves_charged) * room->nodesize);
+	room->leaves_charged = leaves;
 }
 
+static void system_room_charge(struct system_room *room, const struct btrfs_chunk_map *map)
+{
+	system_room_charge_items(room, 1, map->num_stripes);
+}
+
+/* The room check_system_chunk() asks for before a chunk of @type */
+static u64 system_need(const struct btrfs_alloc_state *st, const struct system_room *room,
+		       u64 type)
+{
+	u64 num_devs = btrfs_raid_devs_max(type);
+
+	if (!num_devs)
+		num_devs = st->rw_devices;
+	return (u64)room->nodesize * FORECAST_MAX_LEVEL * num_devs +
+	       (u64)room->nodesize * FORECAST_MAX_LEVEL * 2;
+}
+
+/*
+ * How many chunks of @num_stripes stripes in a row find @need in the
+ * SYSTEM room: after m of them ceil((item_bytes + m * item) / capacity)
+ * leaves are charged, and the check before the next one passes while
+ * that is at most leaves_charged + (left - need) / nodesize.
+ */
+static u64 system_room_chunks(const struct system_room *room, u64 need, u16 num_stripes)
+{
+	u64 capacity = room->nodesize - sizeof(struct btrfs_header);
+	u64 spare, room_bytes;
+
+	if (room->left < need)
+		return 0;
+	spare = (room->left - need) / room->nodesize;
+	if (spare > (1ULL << 40))
+		return UINT64_MAX;
+	room_bytes = (room->leaves_charged + spare) * capacity;
+	if (room_bytes < room->item_bytes)
+		return 0;
+	return (room_bytes - room->item_bytes) / chunk_item_bytes(num_stripes) + 1;
+}
+
+static int add_run(struct forecast_fill *fill, const struct btrfs_chunk_run *run)
+{
+	if (fill->nr_runs == fill->runs_cap) {
+		u32 cap = fill->runs_cap ? fill->runs_cap * 2 : 16;
+		struct btrfs_chunk_run *runs = realloc(fill->runs, cap * sizeof(*runs));
+
+		if (!runs)
+			return -ENOMEM;
+		fill->runs = runs;
+		fill->runs_cap = cap;
+	}
+	fill->runs[fill->nr_runs++] = *run;
+	fill->nr_chunks += btrfs_chunk_run_count(run);
+	return 0;
+}
+
+/* @map as a run of one chunk (freed on failure) */
 static int add_chunk(struct forecast_fill *fill, struct btrfs_chunk_map *map)
 {
-	struct btrfs_chunk_map **chunks;
+	struct btrfs_chunk_run run = { .period = 1, .count = 1, .logical_step = map->length };
+	int ret;
 
-	chunks = realloc(fill->chunks, (fill->nr_chunks + 1) * sizeof(*chunks));
-	if (!chunks) {
+	run.pattern = malloc(sizeof(*run.pattern));
+	if (!run.pattern) {
 		free(map);
 		return -ENOMEM;
 	}
-	fill->chunks = chunks;
-	fill->chunks[fill->nr_chunks++] = map;
+	run.pattern[0] = map;
+	ret = add_run(fill, &run);
+	if (ret)
+		btrfs_chunk_run_free(&run);
+	return ret;
+}
+
+/* @single is a run of one chunk equal to chunk @j of @run one period before its first */
+static bool precedes(const struct btrfs_chunk_run *single, const struct btrfs_chunk_run *run,
+		     u32 j)
+{
+	const struct btrfs_chunk_map *a, *b = run->pattern[j];
+	u16 s;
+	u32 k;
+
+	if (single->count != 1)
+		return false;
+	a = single->pattern[0];
+	if (a->type != b->type || a->length != b->length || a->stripe_size != b->stripe_size ||
+	    a->num_stripes != b->num_stripes || a->start + run->logical_step != b->start)
+		return false;
+	for (s = 0; s < a->num_stripes; s++) {
+		for (k = 0; k < run->nr_steps; k++)
+			if (run->steps[k].devid == b->stripes[s].devid)
+				break;
+		if (k == run->nr_steps || a->stripes[s].devid != b->stripes[s].devid ||
+		    a->stripes[s].physical + run->steps[k].step != b->stripes[s].physical)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * @run (taken: its pattern freed or kept) goes on from the chunks made
+ * alone before it: the last periods of @fill that are its pattern one
+ * period earlier become its first ones, so that a run is listed once.
+ */
+static int add_taken_run(struct forecast_fill *fill, struct btrfs_chunk_run *run)
+{
+	u32 p = run->period, j;
+
+	while (fill->nr_runs >= p) {
+		struct btrfs_chunk_run *last = &fill->runs[fill->nr_runs - p];
+
+		for (j = 0; j < p; j++)
+			if (!precedes(&last[j], run, j))
+				break;
+		if (j < p)
+			break;
+		for (j = 0; j < p; j++) {
+			free(run->pattern[j]);
+			run->pattern[j] = last[j].pattern[0];
+			free(last[j].pattern);
+		}
+		fill->nr_runs -= p;
+		fill->nr_chunks -= p;
+		run->count += p;
+	}
+	return add_run(fill, run);
+}
+
+/* The usable bytes of @run's chunks: length - bytes_super of each */
+static int run_usable(const struct btrfs_chunk_run *run, u64 *bytes)
+{
+	u32 max = 3 * 2 * (run->nr_steps ? run->nr_steps : 1), nr, i;
+	u64 *idx = calloc(max, sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	*bytes = btrfs_chunk_run_length(run);
+	nr = btrfs_chunk_run_super_chunks(run, idx, max);
+	for (i = 0; i < nr; i++) {
+		struct btrfs_chunk_map *map = btrfs_chunk_run_chunk(run, idx[i]);
+
+		if (!map) {
+			free(idx);
+			return -ENOMEM;
+		}
+		*bytes -= btrfs_chunk_map_bytes_super(map);
+		free(map);
+	}
+	free(idx);
 	return 0;
 }
 
@@ -232,16 +379,10 @@ static int add_chunk(struct forecast_fill *fill, struct btrfs_chunk_map *map)
 static int check_system_chunk(struct btrfs_alloc_state *st, struct system_room *room,
 			      u64 type, struct forecast_fill *fill)
 {
-	u64 num_devs = btrfs_raid_devs_max(type);
 	struct btrfs_chunk_map *map;
-	u64 bytes;
 	int err;
 
-	if (!num_devs)
-		num_devs = st->rw_devices;
-	bytes = (u64)room->nodesize * FORECAST_MAX_LEVEL * num_devs +
-		(u64)room->nodesize * FORECAST_MAX_LEVEL * 2;
-	if (room->left >= bytes)
+	if (room->left >= system_need(st, room, type))
 		return 0;
 	map = btrfs_alloc_create_chunk(st, BTRFS_BLOCK_GROUP_SYSTEM | room->profile,
 				       room->chunk_size, &err);
@@ -295,6 +436,118 @@ static u64 allocate_chunks(struct btrfs_alloc_state *st, struct system_room *roo
 	return bytes;
 }
 
+/* What a fill made */
+struct fill_total {
+	u64 chunks;		/* of the type filled, SYSTEM ones not counted */
+	u64 length;		/* their logical bytes */
+	u64 usable;		/* their length - bytes_super */
+	bool truncated;		/* stopped at FORECAST_MAX_DEVICE_STEPS */
+};
+
+/*
+ * A run after the chunk just made, when the allocator repeats itself; at
+ * most the chunks before check_system_chunk() makes a SYSTEM chunk, unless
+ * it could not (@system_failed): free space only shrinks in a fill, so
+ * the SYSTEM chunk it could not make it cannot make later either, and
+ * each of its attempts changes nothing.
+ */
+static int fill_one_run(struct btrfs_alloc_state *st, struct btrfs_alloc_history *h,
+			struct system_room *room, bool system_failed, u64 type, u64 chunk_size,
+			u16 num_stripes, struct forecast_fill *fill, struct fill_total *tot)
+{
+	struct btrfs_chunk_run run;
+	u64 max = UINT64_MAX, usable;
+	int ret;
+
+	if (room && !system_failed)
+		max = system_room_chunks(room, system_need(st, room, type), num_stripes);
+	ret = btrfs_alloc_take_run(st, h, type, chunk_size, max, &run);
+	if (ret <= 0)
+		return ret;
+	ret = run_usable(&run, &usable);
+	if (ret) {
+		btrfs_chunk_run_free(&run);
+		return ret;
+	}
+	tot->chunks += btrfs_chunk_run_count(&run);
+	tot->length += btrfs_chunk_run_length(&run);
+	tot->usable += usable;
+	if (room)
+		system_room_charge_items(room, btrfs_chunk_run_count(&run), num_stripes);
+	if (!fill) {
+		btrfs_chunk_run_free(&run);
+		return 0;
+	}
+	ret = add_taken_run(fill, &run);
+	if (ret)
+		btrfs_chunk_run_free(&run);
+	return ret;
+}
+
+/*
+ * Chunks of @type (type and profile) until -ENOSPC, each after
+ * check_system_chunk() when @room is given, into @fill when not NULL:
+ * made one at a time until the allocator repeats itself, then as runs
+ * (btrfs_alloc_take_run(), section 21.11), each cut where the SYSTEM room
+ * runs out so that check_system_chunk() makes its chunk in its place.
+ */
+static int fill_runs(struct btrfs_alloc_state *st, struct system_room *room, u64 type,
+		     u64 chunk_size, struct forecast_fill *fill, struct fill_total *tot,
+		     bool runs)
+{
+	struct btrfs_alloc_history h;
+	bool system_failed = false;
+	u64 work = 0;
+	int ret;
+
+	memset(tot, 0, sizeof(*tot));
+	ret = btrfs_alloc_history_init(st, &h);
+	while (!ret) {
+		struct btrfs_chunk_map *map;
+		u64 logical = st->next_logical;
+		u16 num_stripes;
+
+		if (work >= FORECAST_MAX_DEVICE_STEPS) {
+			tot->truncated = true;
+			break;
+		}
+		if (room) {
+			bool short_room = room->left < system_need(st, room, type);
+
+			ret = check_system_chunk(st, room, type, fill);
+			if (ret)
+				break;
+			/* a SYSTEM chunk between: the repeats start again */
+			if (st->next_logical != logical)
+				btrfs_alloc_history_reset(&h);
+			else if (short_room)
+				system_failed = true;
+		}
+		work += st->nr_devs ? st->nr_devs : 1;
+		map = btrfs_alloc_create_chunk_logged(st, type, chunk_size, &h, &ret);
+		if (!map) {
+			if (ret != -ENOMEM)
+				ret = 0;
+			break;
+		}
+		num_stripes = map->num_stripes;
+		tot->chunks++;
+		tot->length += map->length;
+		tot->usable += map->length - btrfs_chunk_map_bytes_super(map);
+		if (room)
+			system_room_charge(room, map);
+		if (fill)
+			ret = add_chunk(fill, map);
+		else
+			free(map);
+		if (!ret && runs)
+			ret = fill_one_run(st, &h, room, system_failed, type, chunk_size,
+					   num_stripes, fill, tot);
+	}
+	btrfs_alloc_history_free(&h);
+	return ret;
+}
+
 static void unallocated_now(const struct btrfs_alloc_state *st, u64 *out)
 {
 	u32 i;
@@ -333,8 +586,8 @@ static int run_fill(const struct space_report *report, const struct btrfs_foreca
 {
 	struct btrfs_alloc_state st;
 	struct system_room room;
+	struct fill_total tot;
 	u64 *left = NULL;
-	u64 added;
 	u32 i;
 	int ret;
 
@@ -343,12 +596,12 @@ static int run_fill(const struct space_report *report, const struct btrfs_foreca
 		return ret;
 	system_room_init(report, &room);
 	fill->free_existing = free_of_type(report, fc, fill->type, cleaner);
-	added = allocate_chunks(&st, &room, fill->type | fill->profile,
-				fill->chunk_size, fill, max_chunks(&st), &ret);
+	ret = fill_runs(&st, &room, fill->type | fill->profile, fill->chunk_size, fill, &tot,
+			true);
 	if (ret)
 		goto out;
-	fill->truncated = fill->nr_chunks >= max_chunks(&st);
-	fill->new_chunk_bytes = added;
+	fill->truncated = tot.truncated;
+	fill->new_chunk_bytes = tot.usable;
 	left = calloc(st.nr_devs ? st.nr_devs : 1, sizeof(*left));
 	ret = -ENOMEM;
 	if (!left)
@@ -357,8 +610,8 @@ static int run_fill(const struct space_report *report, const struct btrfs_foreca
 	unallocated_now(&st, fill->hard);
 	memset(fill->soft, 0, st.nr_devs * sizeof(*fill->soft));
 	if (other && other->present) {
-		allocate_chunks(&st, &room, other->type | other->profile,
-				other->chunk_size, NULL, max_chunks(&st), &ret);
+		ret = fill_runs(&st, &room, other->type | other->profile, other->chunk_size,
+				NULL, &tot, true);
 		if (ret)
 			goto out;
 		unallocated_now(&st, fill->hard);
@@ -376,10 +629,12 @@ static void free_fill_chunks(struct forecast_fill *fill)
 {
 	u32 i;
 
-	for (i = 0; i < fill->nr_chunks; i++)
-		free(fill->chunks[i]);
-	free(fill->chunks);
-	fill->chunks = NULL;
+	for (i = 0; i < fill->nr_runs; i++)
+		btrfs_chunk_run_free(&fill->runs[i]);
+	free(fill->runs);
+	fill->runs = NULL;
+	fill->nr_runs = 0;
+	fill->runs_cap = 0;
 	fill->nr_chunks = 0;
 }
 
@@ -880,21 +1135,44 @@ u64 btrfs_forecast_count_chunks(const struct space_report *report, u64 type,
 				u64 chunk_size, u64 *bytes)
 {
 	struct btrfs_alloc_state st;
-	u64 count = 0;
-	int err;
+	struct fill_total tot = { 0 };
 
 	*bytes = 0;
 	if (btrfs_alloc_state_init(report->fs_info, report->reserve.kernel_version, &st))
 		return 0;
-	while (count < max_chunks(&st)) {
-		struct btrfs_chunk_map *map = btrfs_alloc_create_chunk(&st, type, chunk_size, &err);
-
-		if (!map)
-			break;
-		count++;
-		*bytes += map->length;
-		free(map);
-	}
+	if (!fill_runs(&st, NULL, type, chunk_size, NULL, &tot, true))
+		*bytes = tot.length;
+	else
+		tot.chunks = 0;
 	btrfs_alloc_state_free(&st);
-	return count;
+	return tot.chunks;
+}
+
+/*
+ * The fill loop on @st alone, for tests: chunks of @type until ENOSPC,
+ * each after check_system_chunk() with @system_left bytes of SYSTEM room
+ * (@nodesize, SYSTEM chunks of @system_type and @system_chunk_size), as
+ * runs or (@runs false) one at a time, into @fill.
+ */
+int btrfs_forecast_fill_alloc(struct btrfs_alloc_state *st, u32 nodesize, u64 system_left,
+			      u64 system_type, u64 system_chunk_size, u64 type,
+			      u64 chunk_size, bool runs, struct forecast_fill *fill)
+{
+	struct system_room room = {
+		.left = system_left, .nodesize = nodesize,
+		.profile = system_type & BTRFS_BLOCK_GROUP_PROFILE_MASK,
+		.chunk_size = system_chunk_size,
+	};
+	struct fill_total tot;
+	int ret;
+
+	ret = fill_runs(st, &room, type, chunk_size, fill, &tot, runs);
+	fill->new_chunk_bytes = tot.usable;
+	fill->truncated = tot.truncated;
+	return ret;
+}
+
+void btrfs_forecast_fill_free(struct forecast_fill *fill)
+{
+	free_fill(fill);
 }

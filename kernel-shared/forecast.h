@@ -8,6 +8,7 @@
 #define BTRFS_SPACE_FORECAST_H
 
 #include "kernel-shared/report.h"
+#include "kernel-shared/volumes.h"
 
 /* One fill: one type written until ENOSPC with nothing else growing */
 struct forecast_fill {
@@ -21,9 +22,11 @@ struct forecast_fill {
 	u64 global_rsv_held;		/* metadata: the global reserve's part */
 	u64 writable_bytes;		/* free_existing + new_chunk_bytes - held */
 	u64 writable_if_kept;		/* the same, empty block groups not deleted */
-	struct btrfs_chunk_map **chunks;	/* new chunks in order, SYSTEM ones included */
-	u32 nr_chunks;
-	bool truncated;			/* stopped at the bound on chunks, not at ENOSPC */
+	struct btrfs_chunk_run *runs;	/* new chunks in order as runs, SYSTEM ones included */
+	u32 nr_runs;
+	u32 runs_cap;
+	u64 nr_chunks;			/* chunks in the runs */
+	bool truncated;			/* stopped at the bound on work, not at ENOSPC */
 	u64 *hard;			/* per device (forecast devids): no chunk of any profile */
 	u64 *soft;			/* usable only by the other type's profile */
 };
@@ -87,6 +90,7 @@ struct btrfs_forecast {
 	u64 mixed_data_bytes;
 	u64 mixed_metadata_bytes;
 	struct forecast_balance balance;
+	bool list_chunks;		/* printed chunk by chunk, not as runs */
 };
 
 void forecast_options_init(struct forecast_options *opts);
@@ -102,5 +106,11 @@ u64 btrfs_forecast_full_chunk(const struct space_report *report, u64 type,
 /* Chunks of @type alone until ENOSPC (no SYSTEM chunks): count, logical bytes */
 u64 btrfs_forecast_count_chunks(const struct space_report *report, u64 type,
 				u64 chunk_size, u64 *bytes);
+
+/* The fill loop on an allocator state alone (tests): section 21.11 */
+int btrfs_forecast_fill_alloc(struct btrfs_alloc_state *st, u32 nodesize, u64 system_left,
+			      u64 system_type, u64 system_chunk_size, u64 type,
+			      u64 chunk_size, bool runs, struct forecast_fill *fill);
+void btrfs_forecast_fill_free(struct forecast_fill *fill);
 
 #endif

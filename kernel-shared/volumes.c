@@ -1189,14 +1189,14 @@ static void init_alloc_chunk_ctl(const struct btrfs_alloc_state *st, u64 type,
  */
 static u32 gather_device_info(struct btrfs_alloc_state *st,
 			      const struct btrfs_alloc_chunk_ctl *ctl,
-			      struct btrfs_device_info *info)
+			      struct btrfs_device_info *info, struct btrfs_alloc_seen *seen)
 {
 	u64 want = ctl->max_stripe_size * ctl->dev_stripes;
 	u32 i, ndevs = 0;
 
 	for (i = 0; i < st->nr_devs && ndevs < st->rw_devices; i++) {
 		struct btrfs_alloc_device *dev = &st->devs[i];
-		u64 total_avail, offset, max_avail;
+		u64 total_avail, offset, max_avail, hole;
 
 		if (!dev->writeable)
 			continue;
@@ -1204,10 +1204,19 @@ static u32 gather_device_info(struct btrfs_alloc_state *st,
 			      dev->total_bytes - dev->bytes_used : 0;
 		if (total_avail < ctl->dev_extent_min)
 			continue;
-		if (!find_free_dev_extent(dev, want, &offset, &max_avail))
+		if (!find_free_dev_extent(dev, want, &offset, &hole))
 			max_avail = want;
+		else
+			max_avail = hole;
 		if (max_avail < ctl->dev_extent_min)
 			continue;
+		if (seen) {
+			seen[ndevs].devid = dev->devid;
+			seen[ndevs].offset = offset;
+			seen[ndevs].hole = hole;
+			seen[ndevs].max_avail = max_avail;
+			seen[ndevs].total_avail = total_avail;
+		}
 		info[ndevs].devid = dev->devid;
 		info[ndevs].dev_offset = offset;
 		info[ndevs].max_avail = max_avail;
@@ -1295,24 +1304,604 @@ static struct btrfs_chunk_map *create_chunk(struct btrfs_alloc_state *st,
 struct btrfs_chunk_map *btrfs_alloc_create_chunk(struct btrfs_alloc_state *st, u64 type,
 						 u64 chunk_size, int *err)
 {
+	return btrfs_alloc_create_chunk_logged(st, type, chunk_size, NULL, err);
+}
+
+/*
+ * btrfs_alloc_create_chunk() that keeps in @h (when not NULL) the chunk
+ * made and what gather_device_info() saw before it.
+ */
+static int history_record(struct btrfs_alloc_history *h, const struct btrfs_chunk_map *map,
+			  const struct btrfs_alloc_seen *seen, u32 nr_seen);
+
+struct btrfs_chunk_map *btrfs_alloc_create_chunk_logged(struct btrfs_alloc_state *st,
+							u64 type, u64 chunk_size,
+							struct btrfs_alloc_history *h, int *err)
+{
 	struct btrfs_alloc_chunk_ctl ctl;
 	struct btrfs_device_info *info;
+	struct btrfs_alloc_seen *seen = NULL;
 	struct btrfs_chunk_map *map = NULL;
+	u32 nr_seen;
 
 	*err = -ENOSPC;
 	if (!st->nr_devs || !st->rw_devices)
 		return NULL;
 	info = calloc(st->nr_devs, sizeof(*info));
-	if (!info) {
+	if (h)
+		seen = calloc(st->nr_devs, sizeof(*seen));
+	if (!info || (h && !seen)) {
 		*err = -ENOMEM;
-		return NULL;
+		goto out;
 	}
 	init_alloc_chunk_ctl(st, type, chunk_size, &ctl);
-	ctl.ndevs = gather_device_info(st, &ctl, info);
+	ctl.ndevs = gather_device_info(st, &ctl, info, seen);
+	nr_seen = ctl.ndevs;
 	if (!decide_stripe_size(st, &ctl, info)) {
 		map = create_chunk(st, &ctl, info);
 		*err = map ? 0 : -ENOMEM;
+		if (map && h && history_record(h, map, seen, nr_seen)) {
+			free(map);
+			map = NULL;
+			*err = -ENOMEM;
+		}
 	}
+out:
 	free(info);
+	free(seen);
 	return map;
+}
+
+/*
+ * Runs.  Once the devices' holes and their sorted order repeat, the
+ * allocator makes the same chunks again, shifted: a period of p chunks
+ * takes delta(d) bytes from each device d, all from the start of the hole
+ * find_free_dev_extent() returns, and the next period sees every
+ * total_avail and hole delta(d) smaller.  The next period repeats the
+ * last one exactly as long as what decides each chunk is unchanged:
+ *
+ *   - the devices gather_device_info() keeps and their max_avail: a device
+ *     whose hole is smaller than wanted takes nothing (delta 0), one
+ *     whose hole fits keeps fitting while hole - r * delta >= want;
+ *   - the result of every btrfs_cmp_device_info() the heapsort makes:
+ *     the order by (max_avail, total_avail) with its ties, kept while no
+ *     two devices meet (equal ones need equal deltas, then stay equal;
+ *     for neighbours in the sorted order, t_a - r * delta_a > t_b - r *
+ *     delta_b, and by transitivity every pair);
+ *   - the chunk ctl (total_rw_bytes does not change).
+ *
+ * Then sort() sees the same comparisons and leaves the devices in the
+ * same order, decide_stripe_size() gives the same stripe size, and each
+ * stripe lands delta(d) further on: r periods are taken at once, with r
+ * the largest that satisfies all of it, computed from the last period's
+ * states, and the first chunks of one more period whose states still do
+ * (formulas.md section 21.11).  The period is found by shape:
+ * p such that the last p chunks are on the same devices, in the same
+ * stripe order, as the p before them.
+ */
+
+/* at most this many seen entries per history (max_period * nr_devs) */
+#define ALLOC_HISTORY_ENTRIES	(1U << 22)
+#define ALLOC_MAX_PERIOD	256
+
+int btrfs_alloc_history_init(const struct btrfs_alloc_state *st,
+			     struct btrfs_alloc_history *h)
+{
+	u32 n = st->nr_devs ? st->nr_devs : 1;
+	u32 p = min_t(u32, n, ALLOC_MAX_PERIOD);
+
+	memset(h, 0, sizeof(*h));
+	p = min_t(u32, p, ALLOC_HISTORY_ENTRIES / n);
+	if (!p)
+		p = 1;
+	h->max_period = p;
+	h->nr_devs = st->nr_devs;
+	h->maps = calloc(p + 1, sizeof(*h->maps));
+	h->seen = calloc((size_t)(p + 1) * n, sizeof(*h->seen));
+	h->nr_seen = calloc(p + 1, sizeof(*h->nr_seen));
+	h->match = calloc(p + 1, sizeof(*h->match));
+	if (!h->maps || !h->seen || !h->nr_seen || !h->match) {
+		btrfs_alloc_history_free(h);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void btrfs_alloc_history_reset(struct btrfs_alloc_history *h)
+{
+	u32 i;
+
+	for (i = 0; h->maps && i <= h->max_period; i++) {
+		free(h->maps[i]);
+		h->maps[i] = NULL;
+	}
+	if (h->match)
+		memset(h->match, 0, (h->max_period + 1) * sizeof(*h->match));
+	h->nr = 0;
+}
+
+void btrfs_alloc_history_free(struct btrfs_alloc_history *h)
+{
+	btrfs_alloc_history_reset(h);
+	free(h->maps);
+	free(h->seen);
+	free(h->nr_seen);
+	free(h->match);
+	memset(h, 0, sizeof(*h));
+}
+
+static u32 history_slot(const struct btrfs_alloc_history *h, u64 i)
+{
+	return i % (h->max_period + 1);
+}
+
+static const struct btrfs_chunk_map *history_map(const struct btrfs_alloc_history *h, u64 i)
+{
+	return h->maps[history_slot(h, i)];
+}
+
+static const struct btrfs_alloc_seen *history_seen(const struct btrfs_alloc_history *h,
+						   u64 i, u32 *nr)
+{
+	u32 slot = history_slot(h, i);
+
+	*nr = h->nr_seen[slot];
+	return &h->seen[(size_t)slot * (h->nr_devs ? h->nr_devs : 1)];
+}
+
+static size_t chunk_map_size(u16 num_stripes)
+{
+	return sizeof(struct btrfs_chunk_map) + num_stripes * sizeof(struct btrfs_io_stripe);
+}
+
+static struct btrfs_chunk_map *dup_chunk_map(const struct btrfs_chunk_map *map)
+{
+	struct btrfs_chunk_map *copy = malloc(chunk_map_size(map->num_stripes));
+
+	if (copy)
+		memcpy(copy, map, chunk_map_size(map->num_stripes));
+	return copy;
+}
+
+/* Same devices in the same stripe order, same sizes and type */
+static bool same_shape(const struct btrfs_chunk_map *a, const struct btrfs_chunk_map *b)
+{
+	u16 s;
+
+	if (a->type != b->type || a->length != b->length ||
+	    a->stripe_size != b->stripe_size || a->num_stripes != b->num_stripes)
+		return false;
+	for (s = 0; s < a->num_stripes; s++)
+		if (a->stripes[s].devid != b->stripes[s].devid)
+			return false;
+	return true;
+}
+
+static int history_record(struct btrfs_alloc_history *h, const struct btrfs_chunk_map *map,
+			  const struct btrfs_alloc_seen *seen, u32 nr_seen)
+{
+	u32 slot = history_slot(h, h->nr), p;
+	struct btrfs_chunk_map *copy = dup_chunk_map(map);
+
+	if (!copy)
+		return -ENOMEM;
+	for (p = 1; p <= h->max_period; p++) {
+		if (p > h->nr)
+			h->match[p] = 0;
+		else if (same_shape(map, history_map(h, h->nr - p)))
+			h->match[p]++;
+		else
+			h->match[p] = 0;
+	}
+	free(h->maps[slot]);
+	h->maps[slot] = copy;
+	h->nr_seen[slot] = nr_seen;
+	memcpy(&h->seen[(size_t)slot * (h->nr_devs ? h->nr_devs : 1)], seen,
+	       nr_seen * sizeof(*seen));
+	h->nr++;
+	return 0;
+}
+
+/* What @map takes from each device of @seen (devid order): *alloc */
+static bool chunk_takes(const struct btrfs_chunk_map *map, const struct btrfs_alloc_seen *seen,
+			u32 nr, u64 *alloc)
+{
+	u16 s;
+
+	memset(alloc, 0, nr * sizeof(*alloc));
+	for (s = 0; s < map->num_stripes; s++) {
+		u32 lo = 0, hi = nr;
+
+		while (lo < hi) {
+			u32 mid = lo + (hi - lo) / 2;
+
+			if (seen[mid].devid < map->stripes[s].devid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == nr || seen[lo].devid != map->stripes[s].devid)
+			return false;
+		alloc[lo] += map->stripe_size;
+	}
+	return true;
+}
+
+/*
+ * @next is @cur after @alloc: the same devices and max_avail, every hole
+ * and total_avail smaller by what was taken, the hole's start further by it.
+ */
+static bool seen_follows(const struct btrfs_alloc_seen *cur, const struct btrfs_alloc_seen *next,
+			 u32 nr, const u64 *alloc)
+{
+	u32 d;
+
+	for (d = 0; d < nr; d++) {
+		if (cur[d].devid != next[d].devid || cur[d].max_avail != next[d].max_avail ||
+		    cur[d].hole < alloc[d] || cur[d].total_avail < alloc[d] ||
+		    next[d].offset != cur[d].offset + alloc[d] ||
+		    next[d].hole != cur[d].hole - alloc[d] ||
+		    next[d].total_avail != cur[d].total_avail - alloc[d])
+			return false;
+	}
+	return true;
+}
+
+struct run_order_key {
+	u64 max_avail;
+	u64 total_avail;
+	u64 delta;
+};
+
+/* btrfs_cmp_device_info()'s order */
+static int cmp_run_order(const void *a, const void *b)
+{
+	const struct run_order_key *x = a, *y = b;
+
+	if (x->max_avail != y->max_avail)
+		return x->max_avail > y->max_avail ? -1 : 1;
+	if (x->total_avail != y->total_avail)
+		return x->total_avail > y->total_avail ? -1 : 1;
+	return 0;
+}
+
+/*
+ * The most repeats r <= @limit for which the comparisons of the sort on
+ * @seen, every total_avail lowered by r * delta, are those on @seen.
+ */
+static u64 order_repeats(const struct btrfs_alloc_seen *seen, u32 nr, const u64 *delta,
+			 struct run_order_key *keys, u64 limit)
+{
+	u32 d;
+
+	for (d = 0; d < nr; d++) {
+		keys[d].max_avail = seen[d].max_avail;
+		keys[d].total_avail = seen[d].total_avail;
+		keys[d].delta = delta[d];
+	}
+	qsort(keys, nr, sizeof(*keys), cmp_run_order);
+	for (d = 0; d + 1 < nr && limit; d++) {
+		const struct run_order_key *a = &keys[d], *b = &keys[d + 1];
+
+		if (a->max_avail != b->max_avail || a->delta <= b->delta)
+			continue;
+		/* equal now, a falls below b at the first repeat */
+		if (a->total_avail == b->total_avail)
+			return 0;
+		limit = min_t(u64, limit, (a->total_avail - b->total_avail - 1) /
+					  (a->delta - b->delta));
+	}
+	return limit;
+}
+
+/*
+ * The most repeats r for which state @cur of the period, every
+ * total_avail and hole lowered by r * delta, gives the same chunk: each
+ * device that takes keeps its hole and stays kept, the sort the same.
+ */
+static u64 state_repeats(const struct btrfs_alloc_chunk_ctl *ctl,
+			 const struct btrfs_alloc_seen *cur, u32 nr, const u64 *delta,
+			 struct run_order_key *keys)
+{
+	u64 want = ctl->max_stripe_size * ctl->dev_stripes, limit = UINT64_MAX;
+	u32 d;
+
+	for (d = 0; d < nr; d++) {
+		if (!delta[d])
+			continue;
+		/* a device short of the wanted hole changes max_avail when it takes */
+		if (cur[d].max_avail != want || cur[d].hole < want ||
+		    cur[d].total_avail < ctl->dev_extent_min)
+			return 0;
+		limit = min_t(u64, limit, (cur[d].hole - want) / delta[d]);
+		limit = min_t(u64, limit, (cur[d].total_avail - ctl->dev_extent_min) / delta[d]);
+	}
+	return order_repeats(cur, nr, delta, keys, limit);
+}
+
+/*
+ * How many chunks repeat the last @p chunks of @h as the replay would make
+ * them next (at most @max_chunks), given @now, what the allocator sees
+ * before the next chunk: whole periods while every state of the period
+ * holds, then the first states of one more period that still hold.
+ * @delta gets each device's bytes per period; @lim is scratch (p entries).
+ */
+static u64 run_chunks(const struct btrfs_alloc_state *st, const struct btrfs_alloc_history *h,
+		      const struct btrfs_alloc_chunk_ctl *ctl, u32 p,
+		      const struct btrfs_alloc_seen *now, u32 nr_now, u64 max_chunks, u64 *delta,
+		      u64 *alloc, struct run_order_key *keys, u64 *lim)
+{
+	u64 first = h->nr - p, step = 0, periods, count;
+	const struct btrfs_chunk_map *last = history_map(h, h->nr - 1);
+	u32 j, d, nr;
+
+	if (last->start + last->length != st->next_logical)
+		return 0;
+	memset(delta, 0, nr_now * sizeof(*delta));
+	for (j = 0; j < p; j++) {
+		const struct btrfs_chunk_map *map = history_map(h, first + j);
+		const struct btrfs_alloc_seen *cur = history_seen(h, first + j, &nr);
+		const struct btrfs_alloc_seen *next = now;
+		u32 nr_next = nr_now;
+
+		if (j + 1 < p) {
+			const struct btrfs_chunk_map *after = history_map(h, first + j + 1);
+
+			if (after->start != map->start + map->length)
+				return 0;
+			next = history_seen(h, first + j + 1, &nr_next);
+		}
+		if (nr != nr_now || nr_next != nr_now || map->type != last->type ||
+		    !chunk_takes(map, cur, nr, alloc) || !seen_follows(cur, next, nr, alloc))
+			return 0;
+		for (d = 0; d < nr; d++)
+			delta[d] += alloc[d];
+		step += map->length;
+	}
+	/* no logical start past U64_MAX, a part of a period included */
+	periods = (UINT64_MAX - st->next_logical) / step;
+	periods = min_t(u64, periods ? periods - 1 : 0, max_chunks / p);
+	for (j = 0; j < p && periods; j++) {
+		lim[j] = state_repeats(ctl, history_seen(h, first + j, &nr), nr, delta, keys);
+		periods = min_t(u64, periods, lim[j]);
+	}
+	if (!periods)
+		return 0;
+	count = periods * p;
+	for (j = 0; j < p && lim[j] > periods && count < max_chunks; j++)
+		count++;
+	return count;
+}
+
+static void shift_chunk(struct btrfs_chunk_map *map, const struct btrfs_chunk_run *run, u64 r)
+{
+	u16 s;
+
+	map->start += r * run->logical_step;
+	for (s = 0; s < map->num_stripes; s++) {
+		u32 lo = 0, hi = run->nr_steps;
+
+		while (lo < hi) {
+			u32 mid = lo + (hi - lo) / 2;
+
+			if (run->steps[mid].devid < map->stripes[s].devid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < run->nr_steps && run->steps[lo].devid == map->stripes[s].devid)
+			map->stripes[s].physical += r * run->steps[lo].step;
+	}
+}
+
+/* @run: @count chunks repeating the last @p chunks of @h, from one period on */
+static int build_run(const struct btrfs_alloc_history *h, u32 p, const struct btrfs_alloc_seen *now,
+		     u32 nr_now, const u64 *delta, u64 count, struct btrfs_chunk_run *run)
+{
+	u32 j, d;
+
+	memset(run, 0, sizeof(*run));
+	run->pattern = calloc(p, sizeof(*run->pattern));
+	run->steps = calloc(nr_now ? nr_now : 1, sizeof(*run->steps));
+	if (!run->pattern || !run->steps)
+		goto enomem;
+	run->period = p;
+	run->count = count;
+	for (d = 0; d < nr_now; d++) {
+		if (!delta[d])
+			continue;
+		run->steps[run->nr_steps].devid = now[d].devid;
+		run->steps[run->nr_steps++].step = delta[d];
+	}
+	for (j = 0; j < p; j++)
+		run->logical_step += history_map(h, h->nr - p + j)->length;
+	for (j = 0; j < p; j++) {
+		run->pattern[j] = dup_chunk_map(history_map(h, h->nr - p + j));
+		if (!run->pattern[j])
+			goto enomem;
+		shift_chunk(run->pattern[j], run, 1);
+	}
+	return 0;
+enomem:
+	btrfs_chunk_run_free(run);
+	return -ENOMEM;
+}
+
+/*
+ * The run made in @st: on each device (@now) the run's stripes lie end to
+ * end from its hole's start, one range; its bytes used; the logical start.
+ */
+static int apply_run(struct btrfs_alloc_state *st, const struct btrfs_alloc_seen *now,
+		     u32 nr_now, const struct btrfs_chunk_run *run, u64 *take)
+{
+	u64 whole = run->count / run->period;
+	u32 d, j;
+	u16 s;
+	int ret;
+
+	for (d = 0; d < nr_now; d++) {
+		take[d] = 0;
+		for (j = 0; j < run->nr_steps; j++)
+			if (run->steps[j].devid == now[d].devid)
+				take[d] = whole * run->steps[j].step;
+	}
+	for (j = 0; j < run->count % run->period; j++) {
+		const struct btrfs_chunk_map *map = run->pattern[j];
+
+		for (s = 0; s < map->num_stripes; s++)
+			for (d = 0; d < nr_now; d++)
+				if (now[d].devid == map->stripes[s].devid)
+					take[d] += map->stripe_size;
+	}
+	for (d = 0; d < nr_now; d++) {
+		struct btrfs_alloc_device *dev;
+
+		if (!take[d])
+			continue;
+		dev = alloc_find_dev(st, now[d].devid);
+		ret = alloc_add_range(dev, now[d].offset, take[d]);
+		if (ret)
+			return ret;
+		dev->bytes_used += take[d];
+	}
+	st->next_logical += btrfs_chunk_run_length(run);
+	return 0;
+}
+
+int btrfs_alloc_take_run(struct btrfs_alloc_state *st, struct btrfs_alloc_history *h,
+			 u64 type, u64 chunk_size, u64 max_chunks,
+			 struct btrfs_chunk_run *run)
+{
+	struct btrfs_alloc_chunk_ctl ctl;
+	struct btrfs_device_info *info;
+	struct btrfs_alloc_seen *now;
+	struct run_order_key *keys;
+	u64 *delta, *alloc, *lim, count = 0;
+	u32 n = st->nr_devs ? st->nr_devs : 1, nr_now, p;
+	int ret = -ENOMEM;
+
+	memset(run, 0, sizeof(*run));
+	if (!h->nr || !st->nr_devs)
+		return 0;
+	info = calloc(n, sizeof(*info));
+	now = calloc(n, sizeof(*now));
+	keys = calloc(n, sizeof(*keys));
+	delta = calloc(n, sizeof(*delta));
+	alloc = calloc(n, sizeof(*alloc));
+	lim = calloc(h->max_period, sizeof(*lim));
+	if (!info || !now || !keys || !delta || !alloc || !lim)
+		goto out;
+	init_alloc_chunk_ctl(st, type, chunk_size, &ctl);
+	nr_now = gather_device_info(st, &ctl, info, now);
+	ret = 0;
+	for (p = 1; p <= h->max_period && p <= h->nr && !count; p++)
+		if (h->match[p] >= p)
+			count = run_chunks(st, h, &ctl, p, now, nr_now, max_chunks, delta, alloc,
+					   keys, lim);
+	if (!count)
+		goto out;
+	ret = build_run(h, p - 1, now, nr_now, delta, count, run);
+	if (!ret)
+		ret = apply_run(st, now, nr_now, run, alloc);
+	if (ret)
+		btrfs_chunk_run_free(run);
+	else
+		ret = 1;
+	btrfs_alloc_history_reset(h);
+out:
+	free(info);
+	free(now);
+	free(keys);
+	free(delta);
+	free(alloc);
+	free(lim);
+	return ret;
+}
+
+u64 btrfs_chunk_run_count(const struct btrfs_chunk_run *run)
+{
+	return run->count;
+}
+
+u64 btrfs_chunk_run_length(const struct btrfs_chunk_run *run)
+{
+	u64 bytes = run->count / run->period * run->logical_step;
+	u32 j;
+
+	for (j = 0; j < run->count % run->period; j++)
+		bytes += run->pattern[j]->length;
+	return bytes;
+}
+
+struct btrfs_chunk_map *btrfs_chunk_run_chunk(const struct btrfs_chunk_run *run, u64 i)
+{
+	struct btrfs_chunk_map *map = dup_chunk_map(run->pattern[i % run->period]);
+
+	if (map)
+		shift_chunk(map, run, i / run->period);
+	return map;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A device's stripes of a run lie end to end from its first one, a step
+ * per period: a superblock copy at S on it falls in period (S - base) /
+ * step, in the pattern's stripe that covers base + (S - base) % step.
+ */
+u32 btrfs_chunk_run_super_chunks(const struct btrfs_chunk_run *run, u64 *idx, u32 max)
+{
+	u32 nr = 0, k, j, out = 0;
+	int mirror;
+	u16 s;
+
+	for (k = 0; k < run->nr_steps; k++) {
+		u64 devid = run->steps[k].devid, step = run->steps[k].step, base = UINT64_MAX;
+
+		for (j = 0; j < run->period; j++)
+			for (s = 0; s < run->pattern[j]->num_stripes; s++)
+				if (run->pattern[j]->stripes[s].devid == devid)
+					base = min_t(u64, base, run->pattern[j]->stripes[s].physical);
+		for (mirror = 0; mirror < BTRFS_SUPER_MIRROR_MAX; mirror++) {
+			u64 sb = btrfs_sb_offset(mirror), pos, r;
+
+			if (sb < base || (sb - base) / step > run->count / run->period)
+				continue;
+			r = (sb - base) / step;
+			pos = base + (sb - base) % step;
+			for (j = 0; j < run->period; j++) {
+				const struct btrfs_chunk_map *map = run->pattern[j];
+
+				for (s = 0; s < map->num_stripes; s++) {
+					if (map->stripes[s].devid != devid ||
+					    pos < map->stripes[s].physical ||
+					    pos - map->stripes[s].physical >= map->stripe_size)
+						continue;
+					if (nr < max && r * run->period + j < run->count)
+						idx[nr++] = r * run->period + j;
+				}
+			}
+		}
+	}
+	qsort(idx, nr, sizeof(*idx), cmp_u64);
+	for (k = 0; k < nr; k++)
+		if (!out || idx[out - 1] != idx[k])
+			idx[out++] = idx[k];
+	return out;
+}
+
+void btrfs_chunk_run_free(struct btrfs_chunk_run *run)
+{
+	u32 j;
+
+	for (j = 0; run->pattern && j < run->period; j++)
+		free(run->pattern[j]);
+	free(run->pattern);
+	free(run->steps);
+	memset(run, 0, sizeof(*run));
 }

@@ -146,6 +146,53 @@ struct btrfs_alloc_chunk_ctl {
 	u32 ndevs;
 };
 
+/*
+ * What gather_device_info() saw of one device before a chunk: the hole
+ * find_free_dev_extent() returned (start, size), max_avail, total_avail.
+ */
+struct btrfs_alloc_seen {
+	u64 devid;
+	u64 offset;
+	u64 hole;
+	u64 max_avail;
+	u64 total_avail;
+};
+
+/*
+ * The last chunks made and what the allocator saw before each, for
+ * btrfs_alloc_take_run(): rings of max_period + 1 entries, chunk i (since
+ * the last reset) at i % (max_period + 1).
+ */
+struct btrfs_alloc_history {
+	u32 max_period;
+	u32 nr_devs;
+	u64 nr;					/* chunks recorded since the reset */
+	struct btrfs_chunk_map **maps;		/* copies */
+	struct btrfs_alloc_seen *seen;		/* nr_devs entries per chunk */
+	u32 *nr_seen;
+	u32 *match;	/* [p]: chunks in a row shaped as the one p before */
+};
+
+/* A device's stripes of a run advance by @step bytes per repeat */
+struct btrfs_run_step {
+	u64 devid;
+	u64 step;
+};
+
+/*
+ * A run (formulas.md section 21.11): @count chunks, chunk i being
+ * pattern[i % period] moved i / period periods on, a period being
+ * @logical_step further in logical and each device's step further on it.
+ */
+struct btrfs_chunk_run {
+	struct btrfs_chunk_map **pattern;
+	u32 period;
+	u64 count;
+	u64 logical_step;
+	struct btrfs_run_step *steps;		/* by devid */
+	u32 nr_steps;
+};
+
 u32 btrfs_raid_devs_max(u64 flags);
 int btrfs_alloc_state_init(const struct btrfs_fs_info *fs_info, u32 kernel_version,
 			   struct btrfs_alloc_state *st);
@@ -154,5 +201,31 @@ void btrfs_alloc_remove_chunk(struct btrfs_alloc_state *st,
 			      const struct btrfs_chunk_map *map);
 struct btrfs_chunk_map *btrfs_alloc_create_chunk(struct btrfs_alloc_state *st, u64 type,
 						 u64 chunk_size, int *err);
+
+int btrfs_alloc_history_init(const struct btrfs_alloc_state *st,
+			     struct btrfs_alloc_history *h);
+void btrfs_alloc_history_reset(struct btrfs_alloc_history *h);
+void btrfs_alloc_history_free(struct btrfs_alloc_history *h);
+/* btrfs_alloc_create_chunk(), the chunk and what the allocator saw kept in @h */
+struct btrfs_chunk_map *btrfs_alloc_create_chunk_logged(struct btrfs_alloc_state *st,
+							u64 type, u64 chunk_size,
+							struct btrfs_alloc_history *h, int *err);
+/*
+ * The chunks that repeat the last period of @h, as many as the replay
+ * would make in a row (at most @max_chunks): made in @st and returned in
+ * @run.  1 when a run was taken, 0 when none is certain, -ENOMEM.
+ */
+int btrfs_alloc_take_run(struct btrfs_alloc_state *st, struct btrfs_alloc_history *h,
+			 u64 type, u64 chunk_size, u64 max_chunks,
+			 struct btrfs_chunk_run *run);
+
+u64 btrfs_chunk_run_count(const struct btrfs_chunk_run *run);
+/* The summed length of @run's chunks */
+u64 btrfs_chunk_run_length(const struct btrfs_chunk_run *run);
+/* Chunk @i of @run (0: the first), allocated; NULL on -ENOMEM */
+struct btrfs_chunk_map *btrfs_chunk_run_chunk(const struct btrfs_chunk_run *run, u64 i);
+/* The indexes of @run's chunks with a stripe on a superblock copy, sorted, unique */
+u32 btrfs_chunk_run_super_chunks(const struct btrfs_chunk_run *run, u64 *idx, u32 max);
+void btrfs_chunk_run_free(struct btrfs_chunk_run *run);
 
 #endif

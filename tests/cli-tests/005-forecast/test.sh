@@ -9,7 +9,12 @@
 # - --fail-below: exit 3 with one line naming the type and the limit when
 #   a limit is not met, 0 when it is; bad values exit 2;
 # - --kernel 5.15 and --data-profile what-ifs run; inspect carries the same
-#   forecast object and a headroom line per type.
+#   forecast object and a headroom line per type;
+# - runs (formulas.md section 21.11): the runs of the default output,
+#   expanded, are the chunks --list-chunks lists; on pools of 16 sparse
+#   devices of 64 GiB and 15 TiB (raid1, mkfs.btrfs) the fill reaches
+#   ENOSPC (no bound, nothing soft, less than a chunk hard per device) and
+#   the forecast's text is no more than twice as long at 15 TiB as at 64 GiB.
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
@@ -24,20 +29,50 @@ check_forecast()
 {
 	local name=$1
 	shift
-	run_check_stdout "$BTRFS_SPACE" --format json forecast "$@" > "$TEST_TMP/$name.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$@" > "$TEST_TMP/$name.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json forecast "$@" > "$TEST_TMP/$name.runs.json" || exit
 	run_check_stdout "$BTRFS_SPACE" --format json chunks "$@" > "$TEST_TMP/$name.chunks.json" || exit
 	run_check_stdout "$BTRFS_SPACE" --format json inspect "$@" > "$TEST_TMP/$name.inspect.json" || exit
-	python3 - "$TEST_TMP/$name.json" "$TEST_TMP/$name.chunks.json" "$TEST_TMP/$name.inspect.json" <<'PY' || fail "$name: forecast invariants"
+	python3 - "$TEST_TMP/$name.json" "$TEST_TMP/$name.chunks.json" "$TEST_TMP/$name.inspect.json" \
+		"$TEST_TMP/$name.runs.json" <<'PY' || fail "$name: forecast invariants"
 import json, sys
 fc = json.load(open(sys.argv[1]))["forecast"]
 chunks = json.load(open(sys.argv[2]))["chunks"]
 insp = json.load(open(sys.argv[3]))
+runs = json.load(open(sys.argv[4]))["forecast"]
 bad = []
 for k in ("kernel", "data_fill", "metadata_fill"):
     if k not in fc:
         bad.append("no forecast.%s" % k)
-if insp.get("forecast") != fc:
+if insp.get("forecast") != runs:
     bad.append("inspect's forecast object differs from forecast's")
+RUN_KEYS = ("count", "period", "logical_step", "device_steps", "pattern", "last")
+
+def expand(run):
+    # formulas.md 21.11: chunk i is pattern[i % period] moved i // period periods on
+    if run["count"] == 1:
+        return [{k: v for k, v in run.items() if k not in RUN_KEYS}]
+    out = []
+    for i in range(run["count"]):
+        c = dict(run["pattern"][i % run["period"]])
+        r = i // run["period"]
+        c["logical"] += r * run["logical_step"]
+        c["stripes"] = [{"devid": s["devid"],
+                         "offset": s["offset"] + r * run["device_steps"][str(s["devid"])]}
+                        for s in c["stripes"]]
+        out.append(c)
+    if out[-1] != run["last"]:
+        bad.append("run at %d: last %s, expanded %s" % (run["logical"], run["last"], out[-1]))
+    return out
+
+for name in ("data_fill", "metadata_fill"):
+    listed = fc.get(name, {}).get("new_chunks", [])
+    expanded = [c for r in runs.get(name, {}).get("new_chunks", []) for c in expand(r)]
+    if expanded != listed:
+        bad.append("%s: runs expanded (%d chunks) differ from --list-chunks (%d)"
+                   % (name, len(expanded), len(listed)))
+    if runs.get(name, {}).get("nr_new_chunks") != len(listed):
+        bad.append("%s: nr_new_chunks %s, %d listed" % (name, runs.get(name, {}).get("nr_new_chunks"), len(listed)))
 ranges = {}
 for c in chunks:
     for s in c["stripes"]:
@@ -113,3 +148,54 @@ n=$(run_check_stdout "$BTRFS_SPACE" --format json forecast --data-profile dup "$
 	jq '[.forecast.data_fill.new_chunks[] | select(.profile == "dup")] | length') || exit
 [ "$n" -gt 0 ] || fail "--data-profile dup: no dup chunk"
 echo "what-ifs: raid1 on one device makes no chunk, dup makes $n"
+
+# runs on large pools: exact to ENOSPC, output bounded
+if ! command -v mkfs.btrfs > /dev/null; then
+	echo "mkfs.btrfs not found: the large pools are not checked"
+	exit 0
+fi
+pool()
+{
+	local name=$1 size=$2 i
+
+	mkdir -p "$TEST_TMP/$name" || fail "cannot create $TEST_TMP/$name"
+	for i in $(seq 1 16); do
+		truncate -s "$size" "$TEST_TMP/$name/d$i.img" 2> /dev/null || return 1
+	done
+	run_check mkfs.btrfs -q -f -d raid1 -m raid1 "$TEST_TMP/$name"/d*.img > /dev/null
+}
+pool p64g 64G || fail "cannot make 16 sparse files of 64 GiB"
+if ! pool p15t 15T; then
+	echo "no sparse files of 15 TiB in $TEST_TMP: the 240 TiB pool is not checked"
+	exit 0
+fi
+for name in p64g p15t; do
+	run_check_stdout "$BTRFS_SPACE" forecast "$TEST_TMP/$name"/d*.img > "$TEST_TMP/$name.txt" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json forecast "$TEST_TMP/$name"/d*.img \
+		> "$TEST_TMP/$name.json" || exit
+	python3 - "$TEST_TMP/$name.json" "$name" <<'PY' || fail "$name: runs to ENOSPC"
+import json, sys
+fc = json.load(open(sys.argv[1]))["forecast"]
+bad = []
+for name in ("data_fill", "metadata_fill"):
+    f = fc[name]
+    if f["truncated"]:
+        bad.append("%s: stopped before ENOSPC" % name)
+    if any(v != 0 for v in f["unallocatable_soft"].values()):
+        bad.append("%s: soft %s" % (name, f["unallocatable_soft"]))
+    if any(v >= 1 << 30 for v in f["unallocatable_hard"].values()):
+        bad.append("%s: hard %s" % (name, f["unallocatable_hard"]))
+    n = sum(r["count"] for r in f["new_chunks"])
+    if n != f["nr_new_chunks"] or len(f["new_chunks"]) != f["nr_new_chunk_runs"]:
+        bad.append("%s: %d chunks in runs, nr_new_chunks %d" % (name, n, f["nr_new_chunks"]))
+    print("%s %s: %d chunks in %d runs, writable %d" % (sys.argv[2], name, n,
+          len(f["new_chunks"]), f["writable_bytes"]))
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+PY
+done
+small=$(wc -c < "$TEST_TMP/p64g.txt")
+large=$(wc -c < "$TEST_TMP/p15t.txt")
+echo "forecast text: $small bytes at 16 x 64 GiB, $large bytes at 16 x 15 TiB"
+[ "$large" -le $((2 * small)) ] || fail "forecast text grows with the pool: $small bytes at 64 GiB, $large at 15 TiB"

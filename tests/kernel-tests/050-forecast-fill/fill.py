@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-# fill.py MNT: preallocate files in MNT until ENOSPC, in steps of 16 MiB,
-# then 1 MiB, 64 KiB and 4 KiB, and print the bytes preallocated.  Steps
-# no larger than a chunk keep each reservation to at most one new chunk,
-# so a failed reservation leaves no empty chunk behind for the cleaner.
+# fill.py MNT [FIRST]: preallocate files in MNT until ENOSPC, in steps of
+# FIRST bytes when given (kernel test 052: 1 GiB on pools of a few TiB),
+# then 16 MiB, 1 MiB, 64 KiB and 4 KiB, and print the bytes preallocated.
+# Steps no larger than a chunk keep each reservation to at most one new
+# chunk, so a failed reservation leaves no empty chunk behind for the
+# cleaner.
 import errno
 import os
 import sys
 
 mnt = sys.argv[1]
+steps = (16 << 20, 1 << 20, 64 << 10, 4 << 10)
+if len(sys.argv) > 2:
+    steps = (int(sys.argv[2]),) + steps
 total = 0
 n = 0
 full = False
-for size in (16 << 20, 1 << 20, 64 << 10, 4 << 10):
+for size in steps:
     while not full:
         path = os.path.join(mnt, "f%d" % n)
         try:

@@ -87,7 +87,7 @@ run_case()
 		umount "$mnt" || fail "$name: cannot unmount"
 		opts=$(printf 'device=%s,' "${devs[@]}")
 	fi
-	"$BTRFS_SPACE" --format json forecast "${devs[@]}" > "$dir/forecast.json" ||
+	"$BTRFS_SPACE" --format json forecast --list-chunks "${devs[@]}" > "$dir/forecast.json" ||
 		fail "$name: forecast failed"
 	dump_chunks "$dir/before.txt"
 	setup_mount "${devs[0]}" "$mnt" -o "${opts%,}"
