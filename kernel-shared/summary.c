@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/block-group.h"
+#include "kernel-shared/block-rsv.h"
 #include "kernel-shared/forecast.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/summary.h"
@@ -23,6 +24,19 @@ const char *btrfs_summary_level_name(enum summary_level level)
 	return level_names[level];
 }
 
+int btrfs_summary_level_parse(const char *name, enum summary_level *level)
+{
+	int i;
+
+	for (i = SUMMARY_OK; i <= SUMMARY_CRITICAL; i++) {
+		if (!strcmp(name, level_names[i])) {
+			*level = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static u32 count_writeable(const struct space_report *report)
 {
 	u32 i, n = 0;
@@ -32,26 +46,73 @@ static u32 count_writeable(const struct space_report *report)
 	return n;
 }
 
-static enum summary_level worse(enum summary_level a, enum summary_level b)
+/*
+ * Section 19.2: one transaction's metadata reservation, the smallest that
+ * matters: start_transaction() of a file create (5 items: inode item and
+ * ref, two directory items, an xattr) and its delayed refs
+ * (btrfs_calc_delayed_ref_bytes(), doubled with the free-space tree).
+ */
+#define SUMMARY_RESERVATION_ITEMS	5
+
+static u64 transaction_reservation(const struct btrfs_fs_info *fs_info)
+{
+	bool fst = btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
+
+	return btrfs_calc_insert_metadata_size(fs_info->nodesize, SUMMARY_RESERVATION_ITEMS) +
+	       btrfs_calc_delayed_ref_bytes(fs_info->nodesize, fst, SUMMARY_RESERVATION_ITEMS);
+}
+
+static u64 min_u64(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+static u64 max_u64(u64 a, u64 b)
 {
 	return a > b ? a : b;
 }
 
-/* Free space of a type against its chunk size (section 19.2) */
-static void rate_space(struct summary_space *s, u32 nr_writeable)
+/*
+ * Section 19.2: the headroom H (the forecast's fill) against one full
+ * chunk C and a share of what the type holds when full (held + H), with
+ * one transaction's reservation R as the floor for metadata:
+ * critical below min(C, max(R, cap / 10)), tight below
+ * min(2 C, max(2 R, cap / 5)).  A type with more than two chunks, or more
+ * than a fifth of its capacity, left is ok however its chunks lie.
+ */
+static void rate_headroom(struct summary_space *s)
 {
-	if (!nr_writeable) {
+	u64 crit = min_u64(s->chunk_size, max_u64(s->reservation, s->capacity / 10));
+	u64 tight = min_u64(2 * s->chunk_size, max_u64(2 * s->reservation, s->capacity / 5));
+
+	if (s->headroom < crit) {
 		s->level = SUMMARY_CRITICAL;
-		s->rule = "no writeable device: nothing can be allocated or written";
-	} else if (s->free < s->chunk_size && !s->new_chunks) {
-		s->level = SUMMARY_CRITICAL;
-		s->rule = "free < 1 chunk and no new chunk fits";
-	} else if (s->free + s->new_chunk_bytes < 2 * s->chunk_size) {
+		s->rule = s->reservation ?
+			  "left < one chunk and < max(one transaction's reservation, 10 % of the type when full)" :
+			  "left < one chunk and < 10 % of the type when full";
+	} else if (s->headroom < tight) {
 		s->level = SUMMARY_TIGHT;
-		s->rule = "free + new chunks < 2 chunks";
+		s->rule = s->reservation ?
+			  "left < 2 chunks and < max(2 reservations, 20 % of the type when full)" :
+			  "left < 2 chunks and < 20 % of the type when full";
 	} else {
 		s->level = SUMMARY_OK;
-		s->rule = "free + new chunks >= 2 chunks";
+		s->rule = "left >= 2 chunks or >= 20 % of the type when full";
+	}
+}
+
+/*
+ * Section 19.2, system: the chunk tree grows into it, one item per new
+ * chunk; the fills of the forecast make the system chunks they need.
+ */
+static void rate_system(struct summary_space *s, u32 nodesize)
+{
+	if (s->free < nodesize && !s->new_chunks) {
+		s->level = SUMMARY_CRITICAL;
+		s->rule = "free < one tree block and no new system chunk fits";
+	} else {
+		s->level = SUMMARY_OK;
+		s->rule = "free >= one tree block, or a new system chunk fits";
 	}
 }
 
@@ -70,34 +131,33 @@ static void fill_space(const struct space_report *report,
 	s->chunk_size = btrfs_forecast_full_chunk(report, s->profile, si->chunk_size);
 	s->new_chunks = btrfs_forecast_count_chunks(report, s->profile, si->chunk_size,
 						    &s->new_chunk_bytes);
-	rate_space(s, count_writeable(report));
 }
 
-/*
- * Section 19.7: how far a type can grow before ENOSPC (the forecast's
- * fill), against one full chunk and a tenth of what the type could hold.
- */
-static void rate_headroom(struct summary_space *s, const struct forecast_fill *fill)
+/* The forecast's fill of the type: its headroom, and the level from it */
+static void rate_space(const struct space_report *report, struct summary_space *s,
+		       const struct forecast_fill *fill)
 {
-	u64 could_hold;
-
-	if (!fill || !fill->present)
-		return;
-	s->headroom_present = true;
-	s->flags_metadata = fill->type & BTRFS_BLOCK_GROUP_METADATA;
-	s->headroom = fill->writable_bytes;
-	s->headroom_rsv = fill->global_rsv_held;
-	could_hold = s->held + s->headroom;
-	if (s->headroom < s->chunk_size) {
-		s->headroom_level = SUMMARY_CRITICAL;
-		s->headroom_rule = "can grow by less than one full chunk";
-	} else if (s->headroom < 2 * s->chunk_size || s->headroom < could_hold / 10) {
-		s->headroom_level = SUMMARY_TIGHT;
-		s->headroom_rule = "can grow by less than 2 full chunks or 10 % of used + headroom";
-	} else {
-		s->headroom_level = SUMMARY_OK;
-		s->headroom_rule = "can grow by 2 full chunks and 10 % of used + headroom";
+	if (fill && fill->present) {
+		s->headroom_present = true;
+		s->flags_metadata = fill->type & BTRFS_BLOCK_GROUP_METADATA;
+		s->headroom = fill->writable_bytes;
+		s->headroom_rsv = fill->global_rsv_held;
+		s->headroom_new = min_u64(fill->new_chunk_bytes, s->headroom);
+		s->headroom_existing = s->headroom - s->headroom_new;
+		s->capacity = s->held + s->headroom;
+		if (s->flags_metadata)
+			s->reservation = transaction_reservation(report->fs_info);
 	}
+	if (!count_writeable(report)) {
+		s->level = SUMMARY_CRITICAL;
+		s->rule = "no writeable device: nothing can be allocated or written";
+	} else if (s->headroom_present) {
+		rate_headroom(s);
+	} else {
+		rate_system(s, report->fs_info->nodesize);
+	}
+	s->headroom_level = s->level;
+	s->headroom_rule = s->rule;
 }
 
 static const struct forecast_fill *fill_of(const struct btrfs_forecast *fc, const char *name)
@@ -109,32 +169,48 @@ static const struct forecast_fill *fill_of(const struct btrfs_forecast *fc, cons
 	return NULL;
 }
 
-static const struct summary_space *find_space(const struct space_summary *sum,
-					      const char *name)
+/* The forecast's device index of @devid, or -1 */
+static int forecast_dev(const struct btrfs_forecast *fc, u64 devid)
 {
-	int i;
+	u32 i;
 
-	for (i = 0; i < sum->nr_spaces; i++)
-		if (!strcmp(sum->spaces[i].name, name))
-			return &sum->spaces[i];
-	return NULL;
+	for (i = 0; i < fc->nr_devs; i++)
+		if (fc->devids[i] == devid)
+			return i;
+	return -1;
 }
 
-/* The space info metadata lives in: metadata, or mixed */
-static const struct summary_space *meta_space(const struct space_summary *sum)
+/* Section 19.1: per device, the forecast's dead space (section 21.4) */
+static void fill_dead(struct space_summary *sum)
 {
-	const struct summary_space *s = find_space(sum, "metadata");
+	const struct btrfs_forecast *fc = &sum->forecast;
+	u32 i;
 
-	return s ? s : find_space(sum, "mixed");
+	for (i = 0; i < sum->nr_devices; i++) {
+		struct summary_dead *d = &sum->dead[i];
+		int f = forecast_dev(fc, sum->devices[i].devid);
+
+		d->devid = sum->devices[i].devid;
+		if (f < 0)
+			continue;
+		if (fc->data.present) {
+			d->hard = fc->data.hard[f];
+			d->soft_data = fc->data.soft[f];
+		}
+		if (fc->metadata.present) {
+			d->hard = max_u64(d->hard, fc->metadata.hard[f]);
+			d->soft_metadata = fc->metadata.soft[f];
+		}
+	}
 }
 
 static int fill_devices(const struct space_report *report, struct space_summary *sum)
 {
-	u32 i;
+	u32 i, n = report->nr_devices ? report->nr_devices : 1;
 
-	sum->devices = calloc(report->nr_devices ? report->nr_devices : 1,
-			      sizeof(*sum->devices));
-	if (!sum->devices)
+	sum->devices = calloc(n, sizeof(*sum->devices));
+	sum->dead = calloc(n, sizeof(*sum->dead));
+	if (!sum->devices || !sum->dead)
 		return -ENOMEM;
 	for (i = 0; i < report->nr_devices; i++) {
 		struct summary_device *d = &sum->devices[i];
@@ -150,64 +226,18 @@ static int fill_devices(const struct space_report *report, struct space_summary 
 	return 0;
 }
 
-/* Section 19.3: unallocated space is what new metadata chunks come from */
-static void rate_unallocated(struct space_summary *sum)
-{
-	const struct summary_space *meta = meta_space(sum);
-	const struct summary_space *data = find_space(sum, "data");
-	u64 meta_chunks = meta ? meta->new_chunks : 0;
-
-	if (!meta_chunks) {
-		sum->unallocated_level = SUMMARY_CRITICAL;
-		sum->unallocated_rule = "no new metadata chunk fits";
-	} else if (meta_chunks < 2 || (data && !data->new_chunks)) {
-		sum->unallocated_level = SUMMARY_TIGHT;
-		sum->unallocated_rule = "fewer than 2 new metadata chunks, or no new data chunk, fit";
-	} else {
-		sum->unallocated_level = SUMMARY_OK;
-		sum->unallocated_rule = "2 or more new metadata chunks and a data chunk fit";
-	}
-}
-
-/* Section 19.4: without over-commit room, reservations wait for flushing */
-static void rate_overcommit(const struct space_report *report, struct space_summary *sum)
-{
-	const struct summary_space *meta = meta_space(sum);
-
-	sum->overcommit_room = report->reserve.avail_flush_all;
-	if (!sum->overcommit_room && meta && meta->free < meta->chunk_size) {
-		sum->overcommit_level = SUMMARY_CRITICAL;
-		sum->overcommit_rule = "no room, and free metadata < 1 chunk";
-	} else if (!sum->overcommit_room) {
-		sum->overcommit_level = SUMMARY_TIGHT;
-		sum->overcommit_rule = "no room: reservations beyond free metadata wait for flushing";
-	} else {
-		sum->overcommit_level = SUMMARY_OK;
-		sum->overcommit_rule = "room > 0";
-	}
-}
-
-/* Section 19.5: the preemptive-flush threshold against bytes_may_use */
-static void rate_preempt(const struct space_report *report, struct space_summary *sum)
+/* The figures the preemptive-flush section weighs (section 9), no level */
+static void fill_preempt(const struct space_report *report, struct space_summary *sum)
 {
 	const struct btrfs_preempt_result *p = &report->reserve.preempt;
 
+	sum->overcommit_room = report->reserve.avail_flush_all;
 	sum->bytes_may_use = report->reserve.state.bytes_may_use;
 	sum->can_flush = p->can_flush;
 	sum->flush_from = p->can_flush ? p->min_may_use_to_flush : 0;
 	sum->flushing = p->verdict;
 	sum->flush_headroom = p->can_flush && sum->flush_from > sum->bytes_may_use ?
 			      sum->flush_from - sum->bytes_may_use : 0;
-	if (p->verdict) {
-		sum->preempt_level = SUMMARY_TIGHT;
-		sum->preempt_rule = "flushing now: bytes_may_use at or over the threshold";
-	} else if (p->full_used >= p->full_limit) {
-		sum->preempt_level = SUMMARY_TIGHT;
-		sum->preempt_rule = "plain full: no preemptive flushing, reservations wait on tickets";
-	} else {
-		sum->preempt_level = SUMMARY_OK;
-		sum->preempt_rule = "not flushing, not plain full";
-	}
 }
 
 static double latency_of(const char *name)
@@ -244,48 +274,214 @@ static void rate_mount(const struct btrfs_mount_estimate *est, struct space_summ
 	}
 }
 
+/*
+ * Section 19.9: the -dusage=N values that select one more data block
+ * group each, ascending: N = used * 100 / length + 1 selects a group
+ * (should_balance_chunk()'s usage filter: used < length * N / 100).
+ */
+static u32 usage_candidates(const struct btrfs_fs_info *fs_info, u64 *out)
+{
+	bool seen[102] = { false };
+	u32 i, n = 0;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+		u64 usage;
+
+		if (!(bg->flags & BTRFS_BLOCK_GROUP_DATA) || bg->ro || !bg->length)
+			continue;
+		usage = bg->used ? bg->used * 100 / bg->length + 1 : 0;
+		if (usage <= 100)
+			seen[usage] = true;
+	}
+	for (i = 0; i <= 100; i++)
+		if (seen[i])
+			out[n++] = i;
+	return n;
+}
+
+/* At most this many what-ifs per finding: evenly spread, the largest last */
+#define SUMMARY_MAX_BALANCE_TRIES	12
+
+/* One -dusage=N what-if (forecast.c's balance) into @r */
+static int try_balance(const struct space_report *report, const struct space_summary *sum,
+		       u64 usage, struct summary_remedy *r)
+{
+	struct forecast_options opts;
+	struct btrfs_forecast fc;
+	u64 before = 0, after = 0;
+	u32 i;
+	int f, ret;
+
+	forecast_options_init(&opts);
+	opts.kernel_version = report->reserve.kernel_version;
+	opts.bal_data.set = true;
+	opts.bal_data.flags = FORECAST_BAL_USAGE;
+	opts.bal_data.usage = usage;
+	ret = btrfs_build_forecast(report, &opts, &fc);
+	if (ret) {
+		btrfs_free_forecast(&fc);
+		return ret;
+	}
+	r->usage = usage;
+	r->nr_selected = fc.balance.nr_selected;
+	r->moved_bytes = fc.balance.moved_bytes;
+	r->can_start = fc.balance.can_start;
+	for (i = 0; i < sum->nr_devices; i++) {
+		f = forecast_dev(&fc, sum->devices[i].devid);
+		r->unallocated_after[i] = f < 0 ? sum->devices[i].unallocated :
+					  fc.balance.unallocated_after[f];
+		if (!sum->devices[i].counted)
+			continue;
+		before += sum->devices[i].unallocated;
+		after += r->unallocated_after[i];
+	}
+	r->room_gained = after > before ? after - before : 0;
+	r->enough = r->can_start && !fc.balance.unplaced_bytes && r->nr_selected &&
+		    r->room_gained >= r->room_needed;
+	btrfs_free_forecast(&fc);
+	return 0;
+}
+
+/*
+ * Section 19.9: the smallest -dusage=N whose what-if gives back the raw
+ * bytes of one full chunk of the finding's type, or the largest tried
+ * (shown as not enough) when none does.
+ */
+static int remedy_balance(const struct space_report *report, struct space_summary *sum,
+			  int finding)
+{
+	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
+	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
+	u64 cand[101];
+	u32 n, k, tries;
+	int ret;
+
+	n = usage_candidates(report->fs_info, cand);
+	if (!n) {
+		/* every data block group full: shown as not helping */
+		cand[0] = 100;
+		n = 1;
+	}
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_BALANCE;
+	r->finding = finding;
+	r->room_needed = s->chunk_size * btrfs_bg_type_to_factor(s->profile);
+	r->unallocated_after = calloc(sum->nr_devices ? sum->nr_devices : 1, sizeof(u64));
+	if (!r->unallocated_after)
+		return -ENOMEM;
+	sum->nr_remedies++;
+	tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
+	for (k = 1; k <= tries; k++) {
+		ret = try_balance(report, sum, cand[(u64)k * n / tries - 1], r);
+		if (ret || r->enough)
+			return ret;
+	}
+	return 0;
+}
+
+/* Section 19.9: the block-group tree, for a slow mount (mount-cost.c) */
+static void remedy_bg_tree(const struct btrfs_mount_estimate *est, struct space_summary *sum,
+			   int finding)
+{
+	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
+
+	if (est->has_bg_tree || est->bg_tree.total_reads >= est->now.total_reads)
+		return;
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_BG_TREE;
+	r->finding = finding;
+	r->reads_now = est->now.total_reads;
+	r->reads_after = est->bg_tree.total_reads;
+	r->hdd_seconds_after = btrfs_mount_seconds(r->reads_after, latency_of("hdd"));
+	sum->nr_remedies++;
+}
+
+int btrfs_summary_remedies(const struct space_report *report,
+			   const struct btrfs_mount_estimate *est,
+			   struct space_summary *sum)
+{
+	int i, ret;
+
+	for (i = 0; i < sum->nr_findings; i++) {
+		const struct summary_finding *f = &sum->findings[i];
+
+		if (f->kind == SUMMARY_FIND_MOUNT) {
+			remedy_bg_tree(est, sum, i);
+			continue;
+		}
+		if (!sum->spaces[f->space].headroom_present || !count_writeable(report))
+			continue;
+		ret = remedy_balance(report, sum, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Section 19.3: the tight and critical lines, worst first, stable */
+static void collect_findings(struct space_summary *sum)
+{
+	int i, lvl;
+
+	for (lvl = SUMMARY_CRITICAL; lvl > SUMMARY_OK; lvl--) {
+		for (i = 0; i < sum->nr_spaces; i++) {
+			if (sum->spaces[i].level != (enum summary_level)lvl)
+				continue;
+			sum->findings[sum->nr_findings++] = (struct summary_finding) {
+				.level = lvl, .kind = SUMMARY_FIND_SPACE, .space = i,
+			};
+		}
+		if (sum->mount_level == (enum summary_level)lvl)
+			sum->findings[sum->nr_findings++] = (struct summary_finding) {
+				.level = lvl, .kind = SUMMARY_FIND_MOUNT, .space = -1,
+			};
+	}
+	sum->level = sum->nr_findings ? sum->findings[0].level : SUMMARY_OK;
+}
+
 int btrfs_build_summary(const struct space_report *report,
 			const struct btrfs_mount_estimate *est,
 			struct space_summary *sum)
 {
-	int i;
-
 	struct forecast_options fopts;
+	int i;
 
 	memset(sum, 0, sizeof(*sum));
 	if (fill_devices(report, sum))
-		return -ENOMEM;
+		goto nomem;
 	forecast_options_init(&fopts);
 	fopts.kernel_version = report->reserve.kernel_version;
-	if (btrfs_build_forecast(report, &fopts, &sum->forecast)) {
-		btrfs_free_summary(sum);
-		return -ENOMEM;
-	}
+	if (btrfs_build_forecast(report, &fopts, &sum->forecast))
+		goto nomem;
+	fill_dead(sum);
 	for (i = 0; i < report->nr_space_infos; i++) {
 		struct summary_space *s = &sum->spaces[sum->nr_spaces++];
 
 		fill_space(report, &report->space_infos[i], s);
-		rate_headroom(s, fill_of(&sum->forecast, s->name));
+		rate_space(report, s, fill_of(&sum->forecast, s->name));
 	}
-	rate_unallocated(sum);
-	rate_overcommit(report, sum);
-	rate_preempt(report, sum);
+	fill_preempt(report, sum);
 	rate_mount(est, sum);
-	sum->level = SUMMARY_OK;
-	for (i = 0; i < sum->nr_spaces; i++) {
-		sum->level = worse(sum->level, sum->spaces[i].level);
-		sum->level = worse(sum->level, sum->spaces[i].headroom_level);
-	}
-	sum->level = worse(sum->level, sum->unallocated_level);
-	sum->level = worse(sum->level, sum->overcommit_level);
-	sum->level = worse(sum->level, sum->preempt_level);
-	sum->level = worse(sum->level, sum->mount_level);
+	collect_findings(sum);
+	if (btrfs_summary_remedies(report, est, sum))
+		goto nomem;
 	return 0;
+nomem:
+	btrfs_free_summary(sum);
+	return -ENOMEM;
 }
 
 void btrfs_free_summary(struct space_summary *sum)
 {
+	int i;
+
+	for (i = 0; i < sum->nr_remedies; i++)
+		free(sum->remedies[i].unallocated_after);
+	sum->nr_remedies = 0;
 	free(sum->devices);
 	sum->devices = NULL;
+	free(sum->dead);
+	sum->dead = NULL;
 	btrfs_free_forecast(&sum->forecast);
 }

@@ -37,9 +37,61 @@ struct summary_space {
 	bool flags_metadata;		/* a metadata (or mixed) space info */
 	u64 headroom;			/* writable_bytes */
 	u64 headroom_rsv;		/* metadata: held by the global reserve */
+	u64 headroom_existing;		/* of it: in the existing block groups */
+	u64 headroom_new;		/* of it: in new chunks */
+	u64 capacity;			/* held + headroom: what the type holds when full */
+	u64 reservation;		/* metadata: one transaction's reservation (19.2) */
 	enum summary_level headroom_level;
 	const char *headroom_rule;
 };
+
+/* A tight or critical line of the summary, worst first (section 19.3) */
+enum summary_finding_kind {
+	SUMMARY_FIND_SPACE,		/* a space info's headroom: space[index] */
+	SUMMARY_FIND_MOUNT,		/* the mount time */
+};
+
+struct summary_finding {
+	enum summary_level level;
+	enum summary_finding_kind kind;
+	int space;			/* index into spaces[] for SUMMARY_FIND_SPACE */
+};
+
+/* Per device: the forecast's space no chunk of a fill can use (21.4) */
+struct summary_dead {
+	u64 devid;
+	u64 hard;			/* no chunk of any profile */
+	u64 soft_data;			/* the data fill leaves it: metadata's profile only */
+	u64 soft_metadata;		/* the metadata fill leaves it: data's profile only */
+};
+
+/* A remedy checked by a model before it is printed (section 19.9) */
+enum summary_remedy_kind {
+	SUMMARY_REMEDY_BALANCE,		/* btrfs balance start -dusage=N */
+	SUMMARY_REMEDY_BG_TREE,		/* btrfstune --convert-to-block-group-tree */
+};
+
+struct summary_remedy {
+	enum summary_remedy_kind kind;
+	int finding;			/* index into findings[] */
+	u64 usage;			/* balance: N of -dusage=N */
+	u32 nr_selected;		/* balance: block groups relocated */
+	u64 moved_bytes;		/* balance: their used bytes */
+	bool can_start;			/* balance: a chunk of the target can be made */
+	bool enough;			/* balance: gives back the room needed */
+	u64 room_needed;		/* balance: raw bytes of one full chunk of the type */
+	u64 room_gained;		/* balance: Σ unallocated after − now */
+	u64 *unallocated_after;		/* balance: per device, report->devices order */
+	u64 reads_now;			/* bg tree: mount reads now and after */
+	u64 reads_after;
+	double hdd_seconds_after;
+};
+
+/* The first MiB of a device, never allocated (BTRFS_DEVICE_RANGE_RESERVED) */
+#define SUMMARY_DEVICE_RESERVED	(1ULL << 20)
+
+#define SUMMARY_MAX_FINDINGS	(BTRFS_NR_SPACE_INFOS + 1)
+#define SUMMARY_MAX_REMEDIES	(2 * SUMMARY_MAX_FINDINGS)
 
 struct summary_device {
 	u64 devid;
@@ -52,23 +104,23 @@ struct space_summary {
 	struct summary_space spaces[BTRFS_NR_SPACE_INFOS];
 	int nr_spaces;
 
+	struct summary_finding findings[SUMMARY_MAX_FINDINGS];
+	int nr_findings;
+	struct summary_remedy remedies[SUMMARY_MAX_REMEDIES];
+	int nr_remedies;
+
 	struct summary_device *devices;
+	struct summary_dead *dead;	/* per device, report->devices order */
 	u32 nr_devices;
 	u64 unallocated;		/* over the counted devices */
-	enum summary_level unallocated_level;
-	const char *unallocated_rule;
 
 	u64 overcommit_room;		/* calc_available_free_space(FLUSH_ALL) */
-	enum summary_level overcommit_level;
-	const char *overcommit_rule;
 
 	u64 bytes_may_use;
 	bool can_flush;
 	u64 flush_from;			/* min bytes_may_use that flushes */
 	u64 flush_headroom;		/* flush_from - bytes_may_use, 0 if flushing */
 	bool flushing;
-	enum summary_level preempt_level;
-	const char *preempt_rule;
 
 	bool mount_available;
 	u64 mount_reads;
@@ -85,9 +137,15 @@ struct space_summary {
 #define SUMMARY_MOUNT_CRITICAL_SECONDS	90.0
 
 const char *btrfs_summary_level_name(enum summary_level level);
+/* "ok", "tight", "critical" to the level; -EINVAL for another word */
+int btrfs_summary_level_parse(const char *name, enum summary_level *level);
 int btrfs_build_summary(const struct space_report *report,
 			const struct btrfs_mount_estimate *est,
 			struct space_summary *sum);
 void btrfs_free_summary(struct space_summary *sum);
+/* Section 19.9: the remedies of the findings, each run through its model */
+int btrfs_summary_remedies(const struct space_report *report,
+			   const struct btrfs_mount_estimate *est,
+			   struct space_summary *sum);
 
 #endif
