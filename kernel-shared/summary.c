@@ -250,7 +250,7 @@ static double latency_of(const char *name)
 	return 0;
 }
 
-/* Section 19.6: systemd gives a mount 90 s (DefaultTimeoutStartSec) */
+/* Section 19.4: systemd gives a mount 90 s (DefaultTimeoutStartSec) */
 static void rate_mount(const struct btrfs_mount_estimate *est, struct space_summary *sum)
 {
 	sum->mount_available = est && est->attempts && !est->fs_changed;
@@ -275,7 +275,7 @@ static void rate_mount(const struct btrfs_mount_estimate *est, struct space_summ
 }
 
 /*
- * Section 19.9: the -dusage=N values that select one more data block
+ * Section 19.6: the -dusage=N values that select one more data block
  * group each, ascending: N = used * 100 / length + 1 selects a group
  * (should_balance_chunk()'s usage filter: used < length * N / 100).
  */
@@ -344,7 +344,7 @@ static int try_balance(const struct space_report *report, const struct space_sum
 }
 
 /*
- * Section 19.9: the smallest -dusage=N whose what-if gives back the raw
+ * Section 19.6: the smallest -dusage=N whose what-if gives back the raw
  * bytes of one full chunk of the finding's type, or the largest tried
  * (shown as not enough) when none does.
  */
@@ -380,7 +380,7 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	return 0;
 }
 
-/* Section 19.9: the block-group tree, for a slow mount (mount-cost.c) */
+/* Section 19.6: the block-group tree, for a slow mount (mount-cost.c) */
 static void remedy_bg_tree(const struct btrfs_mount_estimate *est, struct space_summary *sum,
 			   int finding)
 {

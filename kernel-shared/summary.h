@@ -32,7 +32,7 @@ struct summary_space {
 	u64 new_chunk_bytes;		/* their logical bytes */
 	enum summary_level level;
 	const char *rule;
-	/* the forecast's fill of this type (section 19.7) */
+	/* the forecast's fill of this type (section 19.2) */
 	bool headroom_present;
 	bool flags_metadata;		/* a metadata (or mixed) space info */
 	u64 headroom;			/* writable_bytes */
@@ -65,7 +65,7 @@ struct summary_dead {
 	u64 soft_metadata;		/* the metadata fill leaves it: data's profile only */
 };
 
-/* A remedy checked by a model before it is printed (section 19.9) */
+/* A remedy checked by a model before it is printed (section 19.6) */
 enum summary_remedy_kind {
 	SUMMARY_REMEDY_BALANCE,		/* btrfs balance start -dusage=N */
 	SUMMARY_REMEDY_BG_TREE,		/* btrfstune --convert-to-block-group-tree */
@@ -143,7 +143,7 @@ int btrfs_build_summary(const struct space_report *report,
 			const struct btrfs_mount_estimate *est,
 			struct space_summary *sum);
 void btrfs_free_summary(struct space_summary *sum);
-/* Section 19.9: the remedies of the findings, each run through its model */
+/* Section 19.6: the remedies of the findings, each run through its model */
 int btrfs_summary_remedies(const struct space_report *report,
 			   const struct btrfs_mount_estimate *est,
 			   struct space_summary *sum);
