@@ -523,6 +523,8 @@ static void print_summary_space(struct fmt_ctx *fctx, const struct summary_space
 			fmt_u64(fctx, "reservation", NULL, s->reservation);
 		}
 		fmt_u64(fctx, "capacity", NULL, s->capacity);
+		fmt_u64(fctx, "critical_below", NULL, s->critical_bound);
+		fmt_u64(fctx, "tight_below", NULL, s->tight_bound);
 		fmt_str(fctx, "level", NULL, btrfs_summary_level_name(s->headroom_level));
 		fmt_str(fctx, "rule", NULL, s->headroom_rule);
 		fmt_group_end(fctx);
@@ -598,19 +600,16 @@ static void print_summary_mount(struct fmt_ctx *fctx, const struct space_summary
 	fmt_group_end(fctx);
 }
 
-static u64 min_u64(u64 a, u64 b)
-{
-	return a < b ? a : b;
-}
-
-static u64 max_u64(u64 a, u64 b)
-{
-	return a > b ? a : b;
-}
-
 static const char *size_str(const struct fmt_ctx *fctx, u64 v, char *buf, size_t len)
 {
 	return pretty_size_mode(v, fctx->units, buf, len);
+}
+
+/* Text: a line of the first screen, and how many lines it took */
+static int screen_put(struct fmt_ctx *fctx, const char *line)
+{
+	fmt_text_line(fctx, line);
+	return fmt_text_lines(line);
 }
 
 /* The other of data and metadata, for "(data still has ...)" */
@@ -671,18 +670,19 @@ static void finding_text(const struct fmt_ctx *fctx, const struct space_summary 
 			 size_str(fctx, o->headroom, a, sizeof(a)));
 }
 
-static void print_findings_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+static int print_findings_text(struct fmt_ctx *fctx, const struct space_summary *sum)
 {
+	int used = 0;
 	char line[512], a[32];
 	size_t n;
 	int i;
 
 	for (i = 0; i < sum->nr_findings; i++) {
 		finding_text(fctx, sum, &sum->findings[i], line, sizeof(line));
-		fmt_text_line(fctx, line);
+		used += screen_put(fctx, line);
 	}
 	if (sum->nr_findings)
-		return;
+		return used;
 	n = snprintf(line, sizeof(line), "ok:");
 	for (i = 0; i < sum->nr_spaces && n < sizeof(line); i++) {
 		const struct summary_space *s = &sum->spaces[i];
@@ -694,16 +694,18 @@ static void print_findings_text(struct fmt_ctx *fctx, const struct space_summary
 	}
 	if (n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, " before ENOSPC");
-	fmt_text_line(fctx, line);
+	used += screen_put(fctx, line);
+	return used;
 }
 
 /* One line per type: what can be written, and where it goes */
-static void print_types_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+static int print_types_text(struct fmt_ctx *fctx, const struct space_summary *sum)
 {
+	int used = 0;
 	char line[160], a[32], b[32], c[32], d[32];
 	int i;
 
-	fmt_text_line(fctx, "Before ENOSPC      can write  in block groups  in new chunks  global rsv");
+	used += screen_put(fctx, "Before ENOSPC      can write  in block groups  in new chunks  global rsv");
 	for (i = 0; i < sum->nr_spaces; i++) {
 		const struct summary_space *s = &sum->spaces[i];
 
@@ -719,15 +721,17 @@ static void print_types_text(struct fmt_ctx *fctx, const struct space_summary *s
 				 s->name, size_str(fctx, s->free, a, sizeof(a)),
 				 (unsigned long long)s->new_chunks,
 				 btrfs_summary_level_name(s->level));
-		fmt_text_line(fctx, line);
+		used += screen_put(fctx, line);
 	}
+	return used;
 }
 
 /* Dead space per device: at most 3 lines, then a sum of the rest */
 #define SUMMARY_DEAD_LINES	3
 
-static void print_dead_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+static int print_dead_text(struct fmt_ctx *fctx, const struct space_summary *sum)
 {
+	int used = 0;
 	char line[256], a[32], b[32], c[32];
 	u64 rest = 0;
 	u32 i, shown = 0, more = 0;
@@ -748,7 +752,7 @@ static void print_dead_text(struct fmt_ctx *fctx, const struct space_summary *su
 		if (!sum->devices[i].counted) {
 			snprintf(line, sizeof(line), "Dead space, devid %llu: %s (read-only or missing: no chunk is made on it)",
 				 (unsigned long long)d->devid, size_str(fctx, hard + soft, a, sizeof(a)));
-			fmt_text_line(fctx, line);
+			used += screen_put(fctx, line);
 			continue;
 		}
 		snprintf(line, sizeof(line),
@@ -762,29 +766,32 @@ static void print_dead_text(struct fmt_ctx *fctx, const struct space_summary *su
 			snprintf(line + n, sizeof(line) - n, ", %s only data's profile can use",
 				 size_str(fctx, d->soft_metadata, c, sizeof(c)));
 		}
-		fmt_text_line(fctx, line);
+		used += screen_put(fctx, line);
 	}
 	if (more) {
 		snprintf(line, sizeof(line), "Dead space on %u more devices: %s", more,
 			 size_str(fctx, rest, a, sizeof(a)));
-		fmt_text_line(fctx, line);
+		used += screen_put(fctx, line);
 	}
 	if (!shown)
-		fmt_text_line(fctx, "Dead space: none (besides the first MiB of each device, which no chunk uses)");
+		used += screen_put(fctx, "Dead space: none (besides the first MiB of each device, which no chunk uses)");
+	return used;
 }
 
-static void print_mount_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+static int print_mount_text(struct fmt_ctx *fctx, const struct space_summary *sum)
 {
+	int used = 0;
 	char line[160];
 
 	if (!sum->mount_available) {
-		fmt_text_line(fctx, "Mount time: estimate not available");
-		return;
+		used += screen_put(fctx, "Mount time: estimate not available");
+		return used;
 	}
 	snprintf(line, sizeof(line), "Mount time: %llu reads, %.2f s on HDD, %.3f s on SSD  %s",
 		 (unsigned long long)sum->mount_reads, sum->mount_hdd_seconds,
 		 sum->mount_ssd_seconds, btrfs_summary_level_name(sum->mount_level));
-	fmt_text_line(fctx, line);
+	used += screen_put(fctx, line);
+	return used;
 }
 
 /* The command of a remedy, as an administrator types it */
@@ -793,59 +800,122 @@ static void remedy_command(const struct summary_remedy *r, char *out, size_t len
 	if (r->kind == SUMMARY_REMEDY_BALANCE)
 		snprintf(out, len, "btrfs balance start -dusage=%llu MNT",
 			 (unsigned long long)r->usage);
+	else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
+		snprintf(out, len, "btrfs device add DEV MNT");
 	else
 		snprintf(out, len, "btrfstune --convert-to-block-group-tree DEV");
 }
 
 static const char *remedy_model(const struct summary_remedy *r)
 {
-	return r->kind == SUMMARY_REMEDY_BALANCE ?
-	       "balance what-if (forecast.c, formulas.md 21.8)" :
-	       "block-group-tree what-if (mount-cost.c, formulas.md 11)";
+	switch (r->kind) {
+	case SUMMARY_REMEDY_BALANCE:
+		return "balance what-if (forecast.c, formulas.md 21.8)";
+	case SUMMARY_REMEDY_DEVICE_ADD:
+		return "allocator with the device added (volumes.c, formulas.md 19.6)";
+	default:
+		return "block-group-tree what-if (mount-cost.c, formulas.md 11)";
+	}
 }
 
 static const char *remedy_finding(const struct space_summary *sum,
 				  const struct summary_remedy *r)
 {
-	const struct summary_finding *f = &sum->findings[r->finding];
+	const struct summary_finding *f;
 
+	if (r->finding < 0)
+		return "dead space";
+	f = &sum->findings[r->finding];
 	return f->kind == SUMMARY_FIND_MOUNT ? "mount" : sum->spaces[f->space].name;
+}
+
+/* Text: the model in two words (the JSON names it whole) */
+static const char *remedy_tag(const struct summary_remedy *r)
+{
+	switch (r->kind) {
+	case SUMMARY_REMEDY_BALANCE:
+		return "balance what-if";
+	case SUMMARY_REMEDY_DEVICE_ADD:
+		return "allocator what-if";
+	default:
+		return "mount what-if";
+	}
 }
 
 static bool remedy_advised(const struct summary_remedy *r)
 {
-	return r->kind != SUMMARY_REMEDY_BALANCE || r->enough;
+	return r->kind == SUMMARY_REMEDY_BG_TREE || r->enough;
 }
 
-static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+/* A device add, for a type's finding or for dead space */
+static void device_add_text(const struct fmt_ctx *fctx, const struct space_summary *sum,
+			    const struct summary_remedy *r, char *line, size_t len)
+{
+	char a[32], b[32], c[32];
+
+	size_str(fctx, r->add_size, a, sizeof(a));
+	if (r->finding < 0)
+		snprintf(line, len,
+			 "Remedy for dead space on devid %llu: btrfs device add DEV MNT, a device of %s: the data chunks then leave %s of it (now %s) (%s)",
+			 (unsigned long long)r->dead_devid, a,
+			 size_str(fctx, r->dead_after, b, sizeof(b)),
+			 size_str(fctx, r->dead_before, c, sizeof(c)), remedy_tag(r));
+	else if (r->enough)
+		snprintf(line, len,
+			 "Remedy for %s: btrfs device add DEV MNT, a device of %s: %u new %s chunks, %s more (%s)",
+			 remedy_finding(sum, r), a, r->new_chunks, remedy_finding(sum, r),
+			 size_str(fctx, r->new_bytes, b, sizeof(b)), remedy_tag(r));
+	else
+		snprintf(line, len,
+			 "No device add helps %s: with a device of %s, %u new chunks, %s of the %s needed (%s)",
+			 remedy_finding(sum, r), a, r->new_chunks,
+			 size_str(fctx, r->new_bytes, b, sizeof(b)),
+			 size_str(fctx, r->room_needed, c, sizeof(c)), remedy_tag(r));
+}
+
+/* Text: the remedies that fit in @budget lines, then how many did not */
+static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary *sum,
+				int budget)
 {
 	char line[512], cmd[96], a[32], b[32], c[32];
-	int i;
+	int i, left = 0;
 
 	for (i = 0; i < sum->nr_remedies; i++) {
 		const struct summary_remedy *r = &sum->remedies[i];
 
 		remedy_command(r, cmd, sizeof(cmd));
-		if (r->kind == SUMMARY_REMEDY_BG_TREE)
+		if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
+			device_add_text(fctx, sum, r, line, sizeof(line));
+		else if (r->kind == SUMMARY_REMEDY_BG_TREE)
 			snprintf(line, sizeof(line),
 				 "Remedy for mount: %s (unmounted): %llu reads instead of %llu, %.1f s on HDD (%s)",
 				 cmd, (unsigned long long)r->reads_after,
 				 (unsigned long long)r->reads_now, r->hdd_seconds_after,
-				 remedy_model(r));
+				 remedy_tag(r));
 		else if (r->enough)
 			snprintf(line, sizeof(line),
 				 "Remedy for %s: %s: relocates %u block groups (%s used), gives back %s unallocated (one %s chunk: %s) (%s)",
 				 remedy_finding(sum, r), cmd, r->nr_selected,
 				 size_str(fctx, r->moved_bytes, a, sizeof(a)),
 				 size_str(fctx, r->room_gained, b, sizeof(b)), remedy_finding(sum, r),
-				 size_str(fctx, r->room_needed, c, sizeof(c)), remedy_model(r));
+				 size_str(fctx, r->room_needed, c, sizeof(c)), remedy_tag(r));
 		else
 			snprintf(line, sizeof(line),
 				 "No balance helps %s: %s %s, gives back %s of the %s one chunk needs (%s)",
 				 remedy_finding(sum, r), cmd,
 				 r->can_start ? "can start" : "cannot start (no chunk for the relocated data)",
 				 size_str(fctx, r->room_gained, a, sizeof(a)),
-				 size_str(fctx, r->room_needed, b, sizeof(b)), remedy_model(r));
+				 size_str(fctx, r->room_needed, b, sizeof(b)), remedy_tag(r));
+		/* one line kept for "N more" when others follow */
+		if (fmt_text_lines(line) > budget - (i + 1 < sum->nr_remedies)) {
+			left = sum->nr_remedies - i;
+			break;
+		}
+		budget -= fmt_text_lines(line);
+		fmt_text_line(fctx, line);
+	}
+	if (left) {
+		snprintf(line, sizeof(line), "(%d more remedies: inspect --format json, summary.remedies)", left);
 		fmt_text_line(fctx, line);
 	}
 }
@@ -882,6 +952,17 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 				fmt_group_end(fctx);
 			}
 			fmt_array_end(fctx);
+		} else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD) {
+			fmt_u64(fctx, "device_size", NULL, r->add_size);
+			fmt_u64(fctx, "new_chunks", NULL, r->new_chunks);
+			fmt_u64(fctx, "new_chunk_bytes", NULL, r->new_bytes);
+			if (r->finding < 0) {
+				fmt_u64(fctx, "devid", NULL, r->dead_devid);
+				fmt_u64(fctx, "dead_before", NULL, r->dead_before);
+				fmt_u64(fctx, "dead_after", NULL, r->dead_after);
+			} else {
+				fmt_u64(fctx, "room_needed", NULL, r->room_needed);
+			}
 		} else {
 			fmt_u64(fctx, "reads_now", NULL, r->reads_now);
 			fmt_u64(fctx, "reads_after", NULL, r->reads_after);
@@ -917,15 +998,20 @@ static void print_findings_json(struct fmt_ctx *fctx, const struct space_summary
  * one line per type, dead space, mount time, the remedies.  JSON: the
  * figures behind it.
  */
+#define SUMMARY_SCREEN_LINES	20
+
 void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
 {
 	int i;
 
-	print_findings_text(fctx, s);
-	print_types_text(fctx, s);
-	print_dead_text(fctx, s);
-	print_mount_text(fctx, s);
-	print_remedies_text(fctx, s);
+	int used;
+
+	used = print_findings_text(fctx, s);
+	used += print_types_text(fctx, s);
+	used += print_dead_text(fctx, s);
+	used += print_mount_text(fctx, s);
+	/* the last line is the pointer to the rules */
+	print_remedies_text(fctx, s, SUMMARY_SCREEN_LINES - 1 - used);
 	fmt_text_line(fctx, "(levels and rules: formulas.md section 19; the sections below)");
 	fmt_text_line(fctx, "");
 	if (fctx->mode != FMT_JSON)
@@ -1039,8 +1125,7 @@ void print_summary_nagios(struct fmt_ctx *fctx, const struct space_summary *s)
 	n = snprintf(line, sizeof(line), "BTRFS-SPACE %s - %s |", status[s->level], text);
 	for (i = 0; i < s->nr_spaces && n < sizeof(line); i++) {
 		const struct summary_space *sp = &s->spaces[i];
-		u64 crit = min_u64(sp->chunk_size, max_u64(sp->reservation, sp->capacity / 10));
-		u64 tight = min_u64(2 * sp->chunk_size, max_u64(2 * sp->reservation, sp->capacity / 5));
+		u64 crit = sp->critical_bound, tight = sp->tight_bound;
 
 		if (!sp->headroom_present)
 			continue;

@@ -155,6 +155,29 @@ void fmt_end(struct fmt_ctx *ctx)
 	fflush(ctx->out);
 }
 
+int fmt_text_lines(const char *line)
+{
+	const char *p = line;
+	int indent = 0, n = 0;
+
+	while (*p) {
+		int room = FMT_TEXT_COLUMNS - indent, len = strlen(p), cut = len;
+
+		if (len > room) {
+			for (cut = room; cut > 0 && p[cut] != ' '; cut--)
+				;
+			if (cut == 0)
+				cut = room;
+		}
+		n++;
+		p += cut;
+		while (*p == ' ')
+			p++;
+		indent = 4;
+	}
+	return n ? n : 1;
+}
+
 void fmt_text_line(struct fmt_ctx *ctx, const char *line)
 {
 	const char *p = line;

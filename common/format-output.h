@@ -80,6 +80,8 @@ void fmt_str_list(struct fmt_ctx *ctx, const char *key, const char *label,
  */
 #define FMT_TEXT_COLUMNS	80
 void fmt_text_line(struct fmt_ctx *ctx, const char *line);
+/* How many lines fmt_text_line() makes of @line */
+int fmt_text_lines(const char *line);
 
 /*
  * OpenMetrics text (Prometheus' textfile collector): a family's

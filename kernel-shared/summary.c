@@ -75,30 +75,41 @@ static u64 max_u64(u64 a, u64 b)
 /*
  * Section 19.2: the headroom H (the forecast's fill) against one full
  * chunk C and a share of what the type holds when full (held + H), with
- * one transaction's reservation R as the floor for metadata:
- * critical below min(C, max(R, cap / 10)), tight below
- * min(2 C, max(2 R, cap / 5)).  A type with more than two chunks, or more
+ * two transactions' reservations R as the floor for metadata (a
+ * reservation is taken while the last one is still held: the kernel's
+ * metadata fills stop about one reservation short of H):
+ * critical below min(C, max(2 R, cap / 10)), tight below
+ * min(2 C, max(4 R, cap / 5)).  A type with more than two chunks, or more
  * than a fifth of its capacity, left is ok however its chunks lie.
  */
+static u64 critical_bound(const struct summary_space *s)
+{
+	return min_u64(s->chunk_size, max_u64(2 * s->reservation, s->capacity / 10));
+}
+
+static u64 tight_bound(const struct summary_space *s)
+{
+	return min_u64(2 * s->chunk_size, max_u64(4 * s->reservation, s->capacity / 5));
+}
+
 static void rate_headroom(struct summary_space *s)
 {
-	u64 crit = min_u64(s->chunk_size, max_u64(s->reservation, s->capacity / 10));
-	u64 tight = min_u64(2 * s->chunk_size, max_u64(2 * s->reservation, s->capacity / 5));
-
-	if (s->headroom < crit) {
+	if (s->headroom < critical_bound(s)) {
 		s->level = SUMMARY_CRITICAL;
 		s->rule = s->reservation ?
-			  "left < one chunk and < max(one transaction's reservation, 10 % of the type when full)" :
+			  "left < one chunk and < max(2 transactions' reservations, 10 % of the type when full)" :
 			  "left < one chunk and < 10 % of the type when full";
-	} else if (s->headroom < tight) {
+	} else if (s->headroom < tight_bound(s)) {
 		s->level = SUMMARY_TIGHT;
 		s->rule = s->reservation ?
-			  "left < 2 chunks and < max(2 reservations, 20 % of the type when full)" :
+			  "left < 2 chunks and < max(4 reservations, 20 % of the type when full)" :
 			  "left < 2 chunks and < 20 % of the type when full";
 	} else {
 		s->level = SUMMARY_OK;
 		s->rule = "left >= 2 chunks or >= 20 % of the type when full";
 	}
+	s->critical_bound = critical_bound(s);
+	s->tight_bound = tight_bound(s);
 }
 
 /*
@@ -380,6 +391,151 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	return 0;
 }
 
+/*
+ * Section 19.6: the allocator (volumes.c) with one more empty, writeable
+ * device of @size: chunks of @type alone until ENOSPC.  Their logical
+ * bytes, their count, and what device @watch (a devid, 0: none) has left
+ * unallocated after.
+ */
+static int whatif_add_device(const struct space_report *report, u64 type, u64 chunk_size,
+			     u64 size, u64 watch, u64 *bytes, u32 *count, u64 *watch_left)
+{
+	struct btrfs_alloc_state st;
+	struct btrfs_alloc_device *devs;
+	struct btrfs_chunk_map *map;
+	u64 devid = 0;
+	u32 i;
+	int ret, err = 0;
+
+	ret = btrfs_alloc_state_init(report->fs_info, report->reserve.kernel_version, &st);
+	if (ret)
+		return ret;
+	devs = realloc(st.devs, (st.nr_devs + 1) * sizeof(*devs));
+	if (!devs) {
+		btrfs_alloc_state_free(&st);
+		return -ENOMEM;
+	}
+	st.devs = devs;
+	for (i = 0; i < st.nr_devs; i++)
+		devid = max_u64(devid, st.devs[i].devid);
+	/* btrfs_init_new_device(): the next devid, at the end of alloc_list */
+	memset(&st.devs[st.nr_devs], 0, sizeof(st.devs[0]));
+	st.devs[st.nr_devs].devid = devid + 1;
+	st.devs[st.nr_devs].total_bytes = size;
+	st.devs[st.nr_devs].writeable = true;
+	st.nr_devs++;
+	st.rw_devices++;
+	st.total_rw_bytes += size;
+	*bytes = 0;
+	*count = 0;
+	while (*count < 100000 && (map = btrfs_alloc_create_chunk(&st, type, chunk_size, &err))) {
+		*bytes += map->length;
+		(*count)++;
+		free(map);
+	}
+	for (i = 0; watch_left && i < st.nr_devs; i++)
+		if (st.devs[i].devid == watch)
+			*watch_left = st.devs[i].total_bytes - st.devs[i].bytes_used;
+	btrfs_alloc_state_free(&st);
+	return err == -ENOMEM ? err : 0;
+}
+
+static const struct btrfs_space_info *space_info_of(const struct space_report *report,
+						    const char *name)
+{
+	int i;
+
+	for (i = 0; i < report->nr_space_infos; i++)
+		if (!strcmp(report->space_infos[i].name, name))
+			return &report->space_infos[i].info;
+	return NULL;
+}
+
+/* The device sizes tried: 256 MiB, doubling, up to 16 times the filesystem */
+#define SUMMARY_ADD_MIN		(256ULL << 20)
+
+/*
+ * Section 19.6: the smallest device (256 MiB doubling) whose addition
+ * lifts the finding's type to ok: headroom plus the new chunks of its
+ * type reach the tight bound of 19.2.
+ */
+static int remedy_device_add(const struct space_report *report, struct space_summary *sum,
+			     int finding)
+{
+	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
+	const struct btrfs_space_info *si = space_info_of(report, s->name);
+	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
+	u64 bound = s->tight_bound;
+	u64 limit = 16 * max_u64(report->fs_info->total_rw_bytes, SUMMARY_ADD_MIN), size;
+	u64 type = (si ? si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK : 0) | s->profile;
+	int ret;
+
+	if (!si)
+		return 0;
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_DEVICE_ADD;
+	r->finding = finding;
+	r->room_needed = bound > s->headroom ? bound - s->headroom : 0;
+	for (size = SUMMARY_ADD_MIN; size <= limit; size *= 2) {
+		ret = whatif_add_device(report, type, si->chunk_size, size, 0,
+					&r->new_bytes, &r->new_chunks, NULL);
+		if (ret)
+			return ret;
+		r->add_size = size;
+		r->enough = r->new_bytes >= r->room_needed && r->new_chunks;
+		if (r->enough)
+			break;
+	}
+	sum->nr_remedies++;
+	return 0;
+}
+
+/*
+ * Section 19.6: a device with hard dead space of at least one data chunk
+ * (an unequal pool): a device of that size added, and what the data
+ * chunks the allocator then makes leave of it.
+ */
+static int remedy_dead_space(const struct space_report *report, struct space_summary *sum)
+{
+	const struct summary_space *data = NULL;
+	const struct btrfs_space_info *si = space_info_of(report, "data");
+	struct summary_remedy *r;
+	u64 hard, best = 0, size;
+	u32 i, pick = 0;
+	int k, ret;
+
+	for (k = 0; k < sum->nr_spaces; k++)
+		if (!strcmp(sum->spaces[k].name, "data"))
+			data = &sum->spaces[k];
+	if (!data || !si || sum->nr_remedies >= SUMMARY_MAX_REMEDIES)
+		return 0;
+	for (i = 0; i < sum->nr_devices; i++) {
+		hard = sum->dead[i].hard;
+		if (sum->devices[i].counted && hard > best) {
+			best = hard;
+			pick = i;
+		}
+	}
+	if (best < SUMMARY_DEVICE_RESERVED + data->chunk_size)
+		return 0;
+	r = &sum->remedies[sum->nr_remedies];
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_DEVICE_ADD;
+	r->finding = -1;
+	r->dead_devid = sum->devices[pick].devid;
+	r->dead_before = best;
+	/* the dead bytes, rounded up to 256 MiB */
+	size = (best - SUMMARY_DEVICE_RESERVED + SUMMARY_ADD_MIN - 1) / SUMMARY_ADD_MIN * SUMMARY_ADD_MIN;
+	r->add_size = size;
+	ret = whatif_add_device(report, BTRFS_BLOCK_GROUP_DATA | data->profile, si->chunk_size,
+				size, r->dead_devid, &r->new_bytes, &r->new_chunks, &r->dead_after);
+	if (ret)
+		return ret;
+	r->enough = r->dead_after < r->dead_before / 2;
+	sum->nr_remedies++;
+	return 0;
+}
+
 /* Section 19.6: the block-group tree, for a slow mount (mount-cost.c) */
 static void remedy_bg_tree(const struct btrfs_mount_estimate *est, struct space_summary *sum,
 			   int finding)
@@ -413,10 +569,12 @@ int btrfs_summary_remedies(const struct space_report *report,
 		if (!sum->spaces[f->space].headroom_present || !count_writeable(report))
 			continue;
 		ret = remedy_balance(report, sum, i);
+		if (!ret)
+			ret = remedy_device_add(report, sum, i);
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return remedy_dead_space(report, sum);
 }
 
 /* Section 19.3: the tight and critical lines, worst first, stable */

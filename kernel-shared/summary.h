@@ -41,6 +41,8 @@ struct summary_space {
 	u64 headroom_new;		/* of it: in new chunks */
 	u64 capacity;			/* held + headroom: what the type holds when full */
 	u64 reservation;		/* metadata: one transaction's reservation (19.2) */
+	u64 critical_bound;		/* headroom below it: critical (19.2) */
+	u64 tight_bound;		/* headroom below it: tight */
 	enum summary_level headroom_level;
 	const char *headroom_rule;
 };
@@ -69,6 +71,7 @@ struct summary_dead {
 enum summary_remedy_kind {
 	SUMMARY_REMEDY_BALANCE,		/* btrfs balance start -dusage=N */
 	SUMMARY_REMEDY_BG_TREE,		/* btrfstune --convert-to-block-group-tree */
+	SUMMARY_REMEDY_DEVICE_ADD,	/* btrfs device add, a device of add_size */
 };
 
 struct summary_remedy {
@@ -82,6 +85,12 @@ struct summary_remedy {
 	u64 room_needed;		/* balance: raw bytes of one full chunk of the type */
 	u64 room_gained;		/* balance: Σ unallocated after − now */
 	u64 *unallocated_after;		/* balance: per device, report->devices order */
+	u64 add_size;			/* device add: the new device's size */
+	u64 new_bytes;			/* device add: the type's bytes in new chunks */
+	u32 new_chunks;			/* device add: how many */
+	u64 dead_devid;			/* device add for dead space: the device */
+	u64 dead_before;		/* its dead bytes now and after */
+	u64 dead_after;
 	u64 reads_now;			/* bg tree: mount reads now and after */
 	u64 reads_after;
 	double hdd_seconds_after;
@@ -91,7 +100,7 @@ struct summary_remedy {
 #define SUMMARY_DEVICE_RESERVED	(1ULL << 20)
 
 #define SUMMARY_MAX_FINDINGS	(BTRFS_NR_SPACE_INFOS + 1)
-#define SUMMARY_MAX_REMEDIES	(2 * SUMMARY_MAX_FINDINGS)
+#define SUMMARY_MAX_REMEDIES	(3 * SUMMARY_MAX_FINDINGS + 1)
 
 struct summary_device {
 	u64 devid;
@@ -106,7 +115,7 @@ struct space_summary {
 
 	struct summary_finding findings[SUMMARY_MAX_FINDINGS];
 	int nr_findings;
-	struct summary_remedy remedies[SUMMARY_MAX_REMEDIES];
+	struct summary_remedy remedies[SUMMARY_MAX_REMEDIES];	/* finding -1: dead space */
 	int nr_remedies;
 
 	struct summary_device *devices;

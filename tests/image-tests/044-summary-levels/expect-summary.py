@@ -194,10 +194,10 @@ def new_chunks(prof, chunk_size, total_rw, devs, ext, system, empty=False):
 
 def headroom_level(h, csize, cap, rsv):
     """section 19.2 on the forecast's figure: critical below
-    min(C, max(R, cap/10)), tight below min(2C, max(2R, cap/5))"""
-    if h < min(csize, max(rsv, cap // 10)):
+    min(C, max(2R, cap/10)), tight below min(2C, max(4R, cap/5))"""
+    if h < min(csize, max(2 * rsv, cap // 10)):
         return "critical"
-    if h < min(2 * csize, max(2 * rsv, cap // 5)):
+    if h < min(2 * csize, max(4 * rsv, cap // 5)):
         return "tight"
     return "ok"
 
