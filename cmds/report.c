@@ -802,6 +802,9 @@ static void remedy_command(const struct summary_remedy *r, char *out, size_t len
 			 (unsigned long long)r->usage);
 	else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
 		snprintf(out, len, "btrfs device add DEV MNT");
+	else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
+		snprintf(out, len, "delete the data in block group %llu",
+			 (unsigned long long)r->bg_start);
 	else
 		snprintf(out, len, "btrfstune --convert-to-block-group-tree DEV");
 }
@@ -813,6 +816,8 @@ static const char *remedy_model(const struct summary_remedy *r)
 		return "balance what-if (forecast.c, formulas.md 21.8)";
 	case SUMMARY_REMEDY_DEVICE_ADD:
 		return "allocator with the device added (volumes.c, formulas.md 19.6)";
+	case SUMMARY_REMEDY_DELETE_DATA:
+		return "allocator without the block group (volumes.c, btrfs_delete_unused_bgs(), formulas.md 19.6)";
 	default:
 		return "block-group-tree what-if (mount-cost.c, formulas.md 11)";
 	}
@@ -836,6 +841,7 @@ static const char *remedy_tag(const struct summary_remedy *r)
 	case SUMMARY_REMEDY_BALANCE:
 		return "balance what-if";
 	case SUMMARY_REMEDY_DEVICE_ADD:
+	case SUMMARY_REMEDY_DELETE_DATA:
 		return "allocator what-if";
 	default:
 		return "mount what-if";
@@ -886,6 +892,13 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 		remedy_command(r, cmd, sizeof(cmd));
 		if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
 			device_add_text(fctx, sum, r, line, sizeof(line));
+		else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
+			snprintf(line, sizeof(line),
+				 "%s %s: delete %s of data in block group %llu (the least used): the cleaner removes it, %u new %s chunks fit, %s (%s)",
+				 r->enough ? "Remedy for" : "Not enough for", remedy_finding(sum, r),
+				 size_str(fctx, r->moved_bytes, a, sizeof(a)),
+				 (unsigned long long)r->bg_start, r->new_chunks, remedy_finding(sum, r),
+				 size_str(fctx, r->new_bytes, b, sizeof(b)), remedy_tag(r));
 		else if (r->kind == SUMMARY_REMEDY_BG_TREE)
 			snprintf(line, sizeof(line),
 				 "Remedy for mount: %s (unmounted): %llu reads instead of %llu, %.1f s on HDD (%s)",
@@ -952,6 +965,12 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 				fmt_group_end(fctx);
 			}
 			fmt_array_end(fctx);
+		} else if (r->kind == SUMMARY_REMEDY_DELETE_DATA) {
+			fmt_u64(fctx, "block_group", NULL, r->bg_start);
+			fmt_u64(fctx, "delete_bytes", NULL, r->moved_bytes);
+			fmt_u64(fctx, "new_chunks", NULL, r->new_chunks);
+			fmt_u64(fctx, "new_chunk_bytes", NULL, r->new_bytes);
+			fmt_u64(fctx, "room_needed", NULL, r->room_needed);
 		} else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD) {
 			fmt_u64(fctx, "device_size", NULL, r->add_size);
 			fmt_u64(fctx, "new_chunks", NULL, r->new_chunks);

@@ -391,23 +391,71 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	return 0;
 }
 
+static const struct btrfs_space_info *space_info_of(const struct space_report *report,
+						    const char *name)
+{
+	int i;
+
+	for (i = 0; i < report->nr_space_infos; i++)
+		if (!strcmp(report->space_infos[i].name, name))
+			return &report->space_infos[i].info;
+	return NULL;
+}
+
+/*
+ * The allocator's devices as the forecast starts from them: the chunks of
+ * the block groups the cleaner deletes after mount already gone.
+ */
+static int summary_alloc_state(const struct space_report *report,
+			       const struct space_summary *sum, struct btrfs_alloc_state *st)
+{
+	const struct btrfs_block_group *bg;
+	u32 i;
+	int ret;
+
+	ret = btrfs_alloc_state_init(report->fs_info, report->reserve.kernel_version, st);
+	for (i = 0; !ret && i < sum->forecast.nr_unused_bgs; i++) {
+		bg = btrfs_lookup_block_group(report->fs_info, sum->forecast.unused_bgs[i]);
+		if (bg && bg->map)
+			btrfs_alloc_remove_chunk(st, bg->map);
+	}
+	return ret;
+}
+
+/* Chunks of @type alone until ENOSPC on @st: their logical bytes, count */
+static int fill_chunks(struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
+		       u64 *bytes, u32 *count)
+{
+	struct btrfs_chunk_map *map;
+	int err = 0;
+
+	*bytes = 0;
+	*count = 0;
+	while (*count < 100000 && (map = btrfs_alloc_create_chunk(st, type, chunk_size, &err))) {
+		*bytes += map->length;
+		(*count)++;
+		free(map);
+	}
+	return err == -ENOMEM ? err : 0;
+}
+
 /*
  * Section 19.6: the allocator (volumes.c) with one more empty, writeable
  * device of @size: chunks of @type alone until ENOSPC.  Their logical
  * bytes, their count, and what device @watch (a devid, 0: none) has left
  * unallocated after.
  */
-static int whatif_add_device(const struct space_report *report, u64 type, u64 chunk_size,
+static int whatif_add_device(const struct space_report *report,
+			     const struct space_summary *sum, u64 type, u64 chunk_size,
 			     u64 size, u64 watch, u64 *bytes, u32 *count, u64 *watch_left)
 {
 	struct btrfs_alloc_state st;
 	struct btrfs_alloc_device *devs;
-	struct btrfs_chunk_map *map;
 	u64 devid = 0;
 	u32 i;
-	int ret, err = 0;
+	int ret;
 
-	ret = btrfs_alloc_state_init(report->fs_info, report->reserve.kernel_version, &st);
+	ret = summary_alloc_state(report, sum, &st);
 	if (ret)
 		return ret;
 	devs = realloc(st.devs, (st.nr_devs + 1) * sizeof(*devs));
@@ -426,30 +474,64 @@ static int whatif_add_device(const struct space_report *report, u64 type, u64 ch
 	st.nr_devs++;
 	st.rw_devices++;
 	st.total_rw_bytes += size;
-	*bytes = 0;
-	*count = 0;
-	while (*count < 100000 && (map = btrfs_alloc_create_chunk(&st, type, chunk_size, &err))) {
-		*bytes += map->length;
-		(*count)++;
-		free(map);
-	}
+	ret = fill_chunks(&st, type, chunk_size, bytes, count);
 	for (i = 0; watch_left && i < st.nr_devs; i++)
 		if (st.devs[i].devid == watch)
 			*watch_left = st.devs[i].total_bytes - st.devs[i].bytes_used;
 	btrfs_alloc_state_free(&st);
-	return err == -ENOMEM ? err : 0;
+	return ret;
 }
 
-static const struct btrfs_space_info *space_info_of(const struct space_report *report,
-						    const char *name)
+/*
+ * Section 19.6: the least used data block group (not read-only, not
+ * deleted by the cleaner already): deleting the data in it empties it,
+ * btrfs_delete_unused_bgs() removes its chunk, and the allocator makes
+ * chunks of the finding's type from the room.
+ */
+static int remedy_delete_data(const struct space_report *report, struct space_summary *sum,
+			      int finding)
 {
-	int i;
+	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
+	const struct btrfs_space_info *si = space_info_of(report, s->name);
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	const struct btrfs_block_group *bg, *best = NULL;
+	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
+	struct btrfs_alloc_state st;
+	u32 i, k;
+	int ret;
 
-	for (i = 0; i < report->nr_space_infos; i++)
-		if (!strcmp(report->space_infos[i].name, name))
-			return &report->space_infos[i].info;
-	return NULL;
+	if (!si || (si->flags & BTRFS_BLOCK_GROUP_DATA))
+		return 0;
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		bg = &fs_info->block_groups[i];
+		if (!(bg->flags & BTRFS_BLOCK_GROUP_DATA) || bg->ro || !bg->used || !bg->map)
+			continue;
+		for (k = 0; k < sum->forecast.nr_unused_bgs; k++)
+			if (sum->forecast.unused_bgs[k] == bg->start)
+				break;
+		if (k == sum->forecast.nr_unused_bgs && (!best || bg->used < best->used))
+			best = bg;
+	}
+	if (!best)
+		return 0;
+	ret = summary_alloc_state(report, sum, &st);
+	if (ret)
+		return ret;
+	btrfs_alloc_remove_chunk(&st, best->map);
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_DELETE_DATA;
+	r->finding = finding;
+	r->bg_start = best->start;
+	r->moved_bytes = best->used;
+	r->room_needed = s->tight_bound > s->headroom ? s->tight_bound - s->headroom : 0;
+	ret = fill_chunks(&st, (si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) | s->profile,
+			  si->chunk_size, &r->new_bytes, &r->new_chunks);
+	btrfs_alloc_state_free(&st);
+	r->enough = r->new_chunks && r->new_bytes >= r->room_needed;
+	sum->nr_remedies++;
+	return ret;
 }
+
 
 /* The device sizes tried: 256 MiB, doubling, up to 16 times the filesystem */
 #define SUMMARY_ADD_MIN		(256ULL << 20)
@@ -477,7 +559,7 @@ static int remedy_device_add(const struct space_report *report, struct space_sum
 	r->finding = finding;
 	r->room_needed = bound > s->headroom ? bound - s->headroom : 0;
 	for (size = SUMMARY_ADD_MIN; size <= limit; size *= 2) {
-		ret = whatif_add_device(report, type, si->chunk_size, size, 0,
+		ret = whatif_add_device(report, sum, type, si->chunk_size, size, 0,
 					&r->new_bytes, &r->new_chunks, NULL);
 		if (ret)
 			return ret;
@@ -527,7 +609,7 @@ static int remedy_dead_space(const struct space_report *report, struct space_sum
 	/* the dead bytes, rounded up to 256 MiB */
 	size = (best - SUMMARY_DEVICE_RESERVED + SUMMARY_ADD_MIN - 1) / SUMMARY_ADD_MIN * SUMMARY_ADD_MIN;
 	r->add_size = size;
-	ret = whatif_add_device(report, BTRFS_BLOCK_GROUP_DATA | data->profile, si->chunk_size,
+	ret = whatif_add_device(report, sum, BTRFS_BLOCK_GROUP_DATA | data->profile, si->chunk_size,
 				size, r->dead_devid, &r->new_bytes, &r->new_chunks, &r->dead_after);
 	if (ret)
 		return ret;
@@ -569,6 +651,8 @@ int btrfs_summary_remedies(const struct space_report *report,
 		if (!sum->spaces[f->space].headroom_present || !count_writeable(report))
 			continue;
 		ret = remedy_balance(report, sum, i);
+		if (!ret)
+			ret = remedy_delete_data(report, sum, i);
 		if (!ret)
 			ret = remedy_device_add(report, sum, i);
 		if (ret)

@@ -72,6 +72,7 @@ enum summary_remedy_kind {
 	SUMMARY_REMEDY_BALANCE,		/* btrfs balance start -dusage=N */
 	SUMMARY_REMEDY_BG_TREE,		/* btrfstune --convert-to-block-group-tree */
 	SUMMARY_REMEDY_DEVICE_ADD,	/* btrfs device add, a device of add_size */
+	SUMMARY_REMEDY_DELETE_DATA,	/* delete the data of the least used data block group */
 };
 
 struct summary_remedy {
@@ -79,15 +80,16 @@ struct summary_remedy {
 	int finding;			/* index into findings[] */
 	u64 usage;			/* balance: N of -dusage=N */
 	u32 nr_selected;		/* balance: block groups relocated */
-	u64 moved_bytes;		/* balance: their used bytes */
+	u64 moved_bytes;		/* balance: their used bytes; delete: the group's */
 	bool can_start;			/* balance: a chunk of the target can be made */
 	bool enough;			/* balance: gives back the room needed */
 	u64 room_needed;		/* balance: raw bytes of one full chunk of the type */
 	u64 room_gained;		/* balance: Σ unallocated after − now */
 	u64 *unallocated_after;		/* balance: per device, report->devices order */
+	u64 bg_start;			/* delete data: the block group emptied */
 	u64 add_size;			/* device add: the new device's size */
-	u64 new_bytes;			/* device add: the type's bytes in new chunks */
-	u32 new_chunks;			/* device add: how many */
+	u64 new_bytes;			/* device add, delete: the type's bytes in new chunks */
+	u32 new_chunks;			/* device add, delete: how many */
 	u64 dead_devid;			/* device add for dead space: the device */
 	u64 dead_before;		/* its dead bytes now and after */
 	u64 dead_after;
