@@ -912,11 +912,14 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 				 size_str(fctx, r->moved_bytes, a, sizeof(a)),
 				 size_str(fctx, r->room_gained, b, sizeof(b)), remedy_finding(sum, r),
 				 size_str(fctx, r->room_needed, c, sizeof(c)), remedy_tag(r));
+		else if (!r->can_start)
+			snprintf(line, sizeof(line),
+				 "No balance helps %s: %s cannot start, no chunk can be made for the data it moves (%s)",
+				 remedy_finding(sum, r), cmd, remedy_tag(r));
 		else
 			snprintf(line, sizeof(line),
-				 "No balance helps %s: %s %s, gives back %s of the %s one chunk needs (%s)",
+				 "No balance helps %s: %s gives back %s of the %s one chunk needs (%s)",
 				 remedy_finding(sum, r), cmd,
-				 r->can_start ? "can start" : "cannot start (no chunk for the relocated data)",
 				 size_str(fctx, r->room_gained, a, sizeof(a)),
 				 size_str(fctx, r->room_needed, b, sizeof(b)), remedy_tag(r));
 		/* one line kept for "N more" when others follow */
