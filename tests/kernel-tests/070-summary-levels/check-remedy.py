@@ -5,8 +5,9 @@
 # add; DIR/kernel.rc of a balance).  An advised remedy must do what it
 # predicts: a balance, each device's unallocated bytes within 16 MiB of
 # unallocated_after; a device add for a type, the fill at least the
-# headroom plus 90 % of the predicted new chunk bytes; a device add for
-# dead space, the device's unallocated bytes within 16 MiB of dead_after.
+# headroom plus 90 % of the predicted new chunk bytes (so too deleting a
+# block group's data); a device add for dead space, the device's
+# unallocated bytes within 16 MiB of dead_after.
 # A remedy shown as not helping is reported with the kernel's outcome.
 import json
 import sys
@@ -33,6 +34,16 @@ if r["command"].startswith("btrfs balance"):
             bad.append("devid %d: kernel %d, predicted %d" % (u["devid"], k, u["bytes"]))
     if r["advised"] and rc != "ok":
         bad.append("the kernel's balance failed")
+elif "block_group" in e:
+    filled = int(open(d + "/filled").read())
+    h = doc["space"][r["finding"]]["headroom"]["bytes"]
+    print("        delete %d in block group %d: predicted %d new chunk bytes (headroom %d), kernel filled %d" % (
+        e["delete_bytes"], e["block_group"], e["new_chunk_bytes"], h, filled))
+    if r["advised"] and filled < h + e["new_chunk_bytes"] * 9 // 10:
+        bad.append("the kernel filled %d, under headroom + 90 %% of %d" % (filled, e["new_chunk_bytes"]))
+    # shown as not enough: the kernel may not have done better than the rule needs
+    if not r["advised"] and filled >= h + e["room_needed"] + 16 * MiB:
+        bad.append("shown as not enough, but the kernel filled %d" % filled)
 elif "devid" in e:
     k = after.get(e["devid"], -1)
     print("        dead devid %d: %d before, predicted %d after, kernel %d after a data fill" % (

@@ -87,7 +87,7 @@ unallocated()
 # unallocated bytes after a data fill
 remedies()
 {
-	local dir=$1 n i kind cmd usage size f rdir rcopies rdevs dev
+	local dir=$1 n i kind cmd usage size f rdir rcopies rdevs dev start length off used
 	shift
 	n=$(jq '.summary.remedies | length' "$dir/inspect.json")
 	for ((i = 0; i < n; i++)); do
@@ -130,6 +130,28 @@ remedies()
 			fi
 			umount "$mnt" || fail "umount after device add"
 			unallocated "$rdir" "${rdevs[@]}" "$dev" > "$rdir/unallocated"
+			;;
+		"delete the data in block group "*)
+			# the files with an extent in the block group (logical-resolve
+			# every 64 KiB of it), deleted; a balance of empty data block
+			# groups removes it now (the cleaner would later); then the
+			# metadata fill
+			start=${cmd##* }
+			length=$("$BTRFS_SPACE" --format json block-groups "$@" |
+				jq ".block_groups[] | select(.start == $start) | .length")
+			for ((off = 0; off < length; off += 65536)); do
+				btrfs inspect-internal logical-resolve -o $((start + off)) "$mnt" 2>/dev/null
+			done | sort -u > "$rdir/files"
+			xargs -r -d '\n' rm -f < "$rdir/files"
+			sync
+			btrfs balance start -dusage=0 "$mnt" > /dev/null 2>&1
+			mkdir "$mnt/measure" || fail "mkdir"
+			used=$(meta_used)
+			python3 "$fills/xattr-fill.py" "$mnt/measure" > /dev/null || fail "xattr-fill.py"
+			sync
+			echo $(($(meta_used) - used)) > "$rdir/filled"
+			umount "$mnt" || fail "umount after deleting"
+			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated"
 			;;
 		*)
 			umount "$mnt"
