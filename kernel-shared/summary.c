@@ -422,16 +422,20 @@ static int summary_alloc_state(const struct space_report *report,
 	return ret;
 }
 
-/* Chunks of @type alone until ENOSPC on @st: their logical bytes, count */
+/*
+ * Chunks of @type alone on @st until ENOSPC, or until their logical bytes
+ * reach @stop_at (0: no stop): their bytes and count
+ */
 static int fill_chunks(struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
-		       u64 *bytes, u32 *count)
+		       u64 stop_at, u64 *bytes, u32 *count)
 {
 	struct btrfs_chunk_map *map;
 	int err = 0;
 
 	*bytes = 0;
 	*count = 0;
-	while (*count < 100000 && (map = btrfs_alloc_create_chunk(st, type, chunk_size, &err))) {
+	while (*count < 100000 && (!stop_at || *bytes < stop_at) &&
+	       (map = btrfs_alloc_create_chunk(st, type, chunk_size, &err))) {
 		*bytes += map->length;
 		(*count)++;
 		free(map);
@@ -447,7 +451,8 @@ static int fill_chunks(struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
  */
 static int whatif_add_device(const struct space_report *report,
 			     const struct space_summary *sum, u64 type, u64 chunk_size,
-			     u64 size, u64 watch, u64 *bytes, u32 *count, u64 *watch_left)
+			     u64 size, u64 stop_at, u64 watch, u64 *bytes, u32 *count,
+			     u64 *watch_left)
 {
 	struct btrfs_alloc_state st;
 	struct btrfs_alloc_device *devs;
@@ -474,7 +479,7 @@ static int whatif_add_device(const struct space_report *report,
 	st.nr_devs++;
 	st.rw_devices++;
 	st.total_rw_bytes += size;
-	ret = fill_chunks(&st, type, chunk_size, bytes, count);
+	ret = fill_chunks(&st, type, chunk_size, stop_at, bytes, count);
 	for (i = 0; watch_left && i < st.nr_devs; i++)
 		if (st.devs[i].devid == watch)
 			*watch_left = st.devs[i].total_bytes - st.devs[i].bytes_used;
@@ -525,7 +530,7 @@ static int remedy_delete_data(const struct space_report *report, struct space_su
 	r->moved_bytes = best->used;
 	r->room_needed = s->tight_bound > s->headroom ? s->tight_bound - s->headroom : 0;
 	ret = fill_chunks(&st, (si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) | s->profile,
-			  si->chunk_size, &r->new_bytes, &r->new_chunks);
+			  si->chunk_size, 0, &r->new_bytes, &r->new_chunks);
 	btrfs_alloc_state_free(&st);
 	r->enough = r->new_chunks && r->new_bytes >= r->room_needed;
 	sum->nr_remedies++;
@@ -558,8 +563,10 @@ static int remedy_device_add(const struct space_report *report, struct space_sum
 	r->kind = SUMMARY_REMEDY_DEVICE_ADD;
 	r->finding = finding;
 	r->room_needed = bound > s->headroom ? bound - s->headroom : 0;
+	/* the search stops each fill at the room needed; the size found is filled whole */
 	for (size = SUMMARY_ADD_MIN; size <= limit; size *= 2) {
-		ret = whatif_add_device(report, sum, type, si->chunk_size, size, 0,
+		ret = whatif_add_device(report, sum, type, si->chunk_size, size,
+					max_u64(r->room_needed, 1), 0,
 					&r->new_bytes, &r->new_chunks, NULL);
 		if (ret)
 			return ret;
@@ -568,6 +575,10 @@ static int remedy_device_add(const struct space_report *report, struct space_sum
 		if (r->enough)
 			break;
 	}
+	ret = whatif_add_device(report, sum, type, si->chunk_size, r->add_size, 0, 0,
+				&r->new_bytes, &r->new_chunks, NULL);
+	if (ret)
+		return ret;
 	sum->nr_remedies++;
 	return 0;
 }
@@ -610,7 +621,7 @@ static int remedy_dead_space(const struct space_report *report, struct space_sum
 	size = (best - SUMMARY_DEVICE_RESERVED + SUMMARY_ADD_MIN - 1) / SUMMARY_ADD_MIN * SUMMARY_ADD_MIN;
 	r->add_size = size;
 	ret = whatif_add_device(report, sum, BTRFS_BLOCK_GROUP_DATA | data->profile, si->chunk_size,
-				size, r->dead_devid, &r->new_bytes, &r->new_chunks, &r->dead_after);
+				size, 0, r->dead_devid, &r->new_bytes, &r->new_chunks, &r->dead_after);
 	if (ret)
 		return ret;
 	r->enough = r->dead_after < r->dead_before / 2;
