@@ -41,6 +41,14 @@ static void print_refusal(const struct cmd_struct *cmd, const struct cmd_options
 	fmt_end(&fctx);
 }
 
+/* Nagios: a filesystem that cannot be read is UNKNOWN (3), with why */
+static int nagios_unknown(const struct btrfs_fs_info *fs_info)
+{
+	printf("BTRFS-SPACE UNKNOWN - cannot read the filesystem%s%s\n",
+	       fs_info->err.err ? ": " : "", fs_info->err.err ? fs_info->err.msg : "");
+	return NAGIOS_UNKNOWN;
+}
+
 /* The positional arguments are missing: a usage error */
 static int missing_argument(const struct cmd_struct *cmd, const struct cmd_spec *spec)
 {
@@ -116,6 +124,10 @@ int cmd_run(const struct cmd_struct *cmd, const struct cmd_options *global,
 				&first);
 	if (ret)
 		return ret == CMD_HELP_SHOWN ? 0 : ret;
+	if ((opts.format == FMT_OPENMETRICS || opts.format == FMT_NAGIOS) && !spec->metrics) {
+		error("%s: --format openmetrics and nagios are for inspect only", cmd->token);
+		return EXIT_USAGE;
+	}
 	if (spec->planned && spec->planned(ctx))
 		return run_planned(cmd, &opts, spec, ctx, argc - first);
 	if (first >= argc)
@@ -132,6 +144,8 @@ int cmd_run(const struct cmd_struct *cmd, const struct cmd_options *global,
 		ret = spec->report(opened, &opts, ctx);
 	if (ret == EXIT_FS_ERROR)
 		print_refusal(cmd, &opts, &fs_info);
+	if (ret && opts.format == FMT_NAGIOS)
+		ret = nagios_unknown(&fs_info);
 	if (!ret) {
 		print_report(cmd, &opts, spec, opened, ctx);
 		if (spec->verdict)

@@ -50,6 +50,8 @@ struct cmd_spec {
 	int (*verdict)(const struct cmd_options *opts, void *ctx);
 	/* optional: free what report() built; only called when it returned 0 */
 	void (*release)(void *ctx);
+	/* --format openmetrics and nagios are for this command (inspect) */
+	bool metrics;
 	/* optional: how to close (NULL: cmd_close_fs, -v says what was read) */
 	void (*close)(struct btrfs_fs_info *fs_info);
 };

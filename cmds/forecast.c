@@ -527,6 +527,31 @@ static void print_mkfs_layout(struct fmt_ctx *fctx, const struct btrfs_fs_info *
 	fmt_group_end(fctx);
 }
 
+/* JSON: --fail-below's limits, the figures and the result, one gate each */
+static void print_forecast_gates(struct fmt_ctx *fctx, const struct forecast_args *a,
+				 const struct btrfs_forecast *fc)
+{
+	const struct forecast_fill *meta = fc->metadata.present ? &fc->metadata : &fc->data;
+	char limit[32], figure[32];
+
+	if (fctx->mode != FMT_JSON || (!a->data_limit_set && !a->metadata_limit_set))
+		return;
+	fmt_array_start(fctx, "gates", NULL);
+	if (a->data_limit_set) {
+		snprintf(limit, sizeof(limit), "%llu", (unsigned long long)a->data_limit);
+		snprintf(figure, sizeof(figure), "%llu", (unsigned long long)fc->data.writable_bytes);
+		print_gate(fctx, "--fail-below", "data writable_bytes >= limit", limit, figure,
+			   fc->data.writable_bytes < a->data_limit);
+	}
+	if (a->metadata_limit_set) {
+		snprintf(limit, sizeof(limit), "%llu", (unsigned long long)a->metadata_limit);
+		snprintf(figure, sizeof(figure), "%llu", (unsigned long long)meta->writable_bytes);
+		print_gate(fctx, "--fail-below", "metadata writable_bytes >= limit", limit, figure,
+			   meta->writable_bytes < a->metadata_limit);
+	}
+	fmt_array_end(fctx);
+}
+
 /* What forecast is asked and what it builds */
 struct forecast_ctx {
 	struct forecast_args args;
@@ -567,6 +592,7 @@ static void forecast_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_
 	if (fs_info->planned)
 		print_mkfs_layout(fctx, fs_info);
 	print_forecast_section(fctx, &c->fc);
+	print_forecast_gates(fctx, &c->args, &c->fc);
 }
 
 static bool forecast_planned(const void *ctx)

@@ -18,6 +18,7 @@ static const char * const cmd_inspect_usage[] = {
 	HELPINFO_GLOBALS,
 	HELPINFO_MODEL,
 	HELPINFO_MOUNT_ESTIMATE,
+	"--fail-on tight|critical  exit 3 when the summary's level is at least this",
 	HELPINFO_UNITS_SHORT_LONG,
 	NULL
 };
@@ -26,6 +27,22 @@ static const char * const cmd_inspect_usage[] = {
 struct inspect_args {
 	struct report_options report;
 	struct mount_estimate_args mount;
+	bool fail_on_set;
+	enum summary_level fail_on;
+};
+
+enum {
+	OPT_FAIL_ON = GETOPT_VAL_EXTRA + 600,
+};
+
+static const struct option inspect_own_longopts[] = {
+	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const struct cmd_option_expect inspect_own_expect[] = {
+	{ OPT_FAIL_ON, "tight or critical" },
+	{ 0, NULL }
 };
 
 static struct option inspect_longopts[32];
@@ -39,12 +56,16 @@ static int build_inspect_longopts(void)
 		inspect_longopts[n++] = model_longopts[i];
 	for (i = 0; mount_estimate_longopts[i].name; i++)
 		inspect_longopts[n++] = mount_estimate_longopts[i];
+	for (i = 0; inspect_own_longopts[i].name; i++)
+		inspect_longopts[n++] = inspect_own_longopts[i];
 	memset(&inspect_longopts[n], 0, sizeof(inspect_longopts[n]));
 	n = 0;
 	for (i = 0; model_option_expect[i].val; i++)
 		inspect_option_expect[n++] = model_option_expect[i];
 	for (i = 0; mount_estimate_option_expect[i].val; i++)
 		inspect_option_expect[n++] = mount_estimate_option_expect[i];
+	for (i = 0; inspect_own_expect[i].val; i++)
+		inspect_option_expect[n++] = inspect_own_expect[i];
 	memset(&inspect_option_expect[n], 0, sizeof(inspect_option_expect[n]));
 	return n >= 32 ? -E2BIG : 0;
 }
@@ -53,6 +74,12 @@ static int inspect_option(int opt, const char *arg, void *ctx)
 {
 	struct inspect_args *args = ctx;
 
+	if (opt == OPT_FAIL_ON) {
+		if (btrfs_summary_level_parse(arg, &args->fail_on) || args->fail_on == SUMMARY_OK)
+			return -EINVAL;
+		args->fail_on_set = true;
+		return 0;
+	}
 	if (!model_handle_option(opt, arg, &args->report))
 		return 0;
 	return mount_estimate_option(opt, arg, &args->mount);
@@ -94,6 +121,24 @@ static int inspect_report(struct btrfs_fs_info *fs_info, const struct cmd_option
 	return 0;
 }
 
+/* --fail-on: the summary's level at or over the limit */
+static bool fail_on_hit(const struct inspect_args *a, const struct space_summary *sum)
+{
+	return a->fail_on_set && sum->level >= a->fail_on;
+}
+
+static void print_inspect_gates(struct fmt_ctx *fctx, const struct inspect_args *a,
+				const struct space_summary *sum)
+{
+	if (fctx->mode != FMT_JSON || !a->fail_on_set)
+		return;
+	fmt_array_start(fctx, "gates", NULL);
+	print_gate(fctx, "--fail-on", "summary.level below limit",
+		   btrfs_summary_level_name(a->fail_on), btrfs_summary_level_name(sum->level),
+		   fail_on_hit(a, sum));
+	fmt_array_end(fctx);
+}
+
 static void inspect_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
 			  void *ctx)
 {
@@ -101,6 +146,8 @@ static void inspect_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_i
 	const struct space_report *report = &c->report;
 
 	print_summary_section(fctx, &c->summary);
+	print_summary_metrics(fctx, &c->summary, report);
+	print_summary_nagios(fctx, &c->summary);
 	print_filesystem_section(fctx, report);
 	print_devices_section(fctx, report);
 	print_space_info_section(fctx, report);
@@ -114,6 +161,23 @@ static void inspect_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_i
 	print_forecast_section(fctx, &c->summary.forecast);
 	print_mount_estimate(fctx, &c->est, &c->args.mount);
 	print_io_section(fctx, report);
+	print_inspect_gates(fctx, &c->args, &c->summary);
+}
+
+/* Nagios: 0/1/2 = ok/tight/critical; otherwise --fail-on's exit 3 */
+static int inspect_verdict(const struct cmd_options *opts, void *ctx)
+{
+	struct inspect_ctx *c = ctx;
+
+	if (opts->format == FMT_NAGIOS)
+		return c->summary.level;
+	if (fail_on_hit(&c->args, &c->summary)) {
+		error("inspect: level %s, at or over --fail-on %s",
+		      btrfs_summary_level_name(c->summary.level),
+		      btrfs_summary_level_name(c->args.fail_on));
+		return EXIT_BELOW_LIMIT;
+	}
+	return 0;
 }
 
 static void inspect_release(void *ctx)
@@ -131,7 +195,9 @@ static const struct cmd_spec inspect_spec = {
 	.block_groups = cmd_want_block_groups,
 	.report = inspect_report,
 	.print = inspect_print,
+	.verdict = inspect_verdict,
 	.release = inspect_release,
+	.metrics = true,
 };
 
 static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *global,
@@ -141,6 +207,7 @@ static int cmd_inspect(const struct cmd_struct *cmd, const struct cmd_options *g
 
 	if (build_inspect_longopts())
 		return EXIT_USAGE;
+	memset(&c, 0, sizeof(c));
 	report_options_init(&c.args.report);
 	mount_estimate_args_init(&c.args.mount);
 	return cmd_run(cmd, global, argc, argv, &inspect_spec, &c);

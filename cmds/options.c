@@ -69,6 +69,10 @@ static int parse_format(const char *arg, enum fmt_mode *mode)
 		*mode = FMT_TEXT;
 	else if (!strcmp(arg, "json"))
 		*mode = FMT_JSON;
+	else if (!strcmp(arg, "openmetrics"))
+		*mode = FMT_OPENMETRICS;
+	else if (!strcmp(arg, "nagios"))
+		*mode = FMT_NAGIOS;
 	else
 		return -EINVAL;
 	return 0;
@@ -222,7 +226,7 @@ int cmd_parse_options(const struct cmd_struct *cmd, struct cmd_options *opts,
 			return print_version();
 		} else if (c == GETOPT_VAL_FORMAT) {
 			if (parse_format(optarg, &opts->format))
-				return usage_error(cmd, "--format: invalid value '%s', expect text or json", optarg);
+				return usage_error(cmd, "--format: invalid value '%s', expect text, json, openmetrics or nagios", optarg);
 		} else if (c == GETOPT_VAL_SUPER) {
 			if (parse_super(optarg, &opts->super_mirror))
 				return usage_error(cmd, "--super: invalid value '%s', expect 0, 1 or 2", optarg);

@@ -6,9 +6,11 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <uuid/uuid.h>
 #include "cmds/report.h"
 #include "common/checksum.h"
+#include "common/units.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/kernel-version.h"
 #include "kernel-shared/live.h"
@@ -497,31 +499,34 @@ void print_preempt_section(struct fmt_ctx *fctx, const struct space_report *r)
 	fmt_group_end(fctx);
 }
 
-static void print_level(struct fmt_ctx *fctx, enum summary_level level, const char *rule)
-{
-	fmt_str(fctx, "level", "Level", btrfs_summary_level_name(level));
-	fmt_str(fctx, "rule", "Rule", rule);
-}
-
+/* JSON only (the text is the first screen): one space info's figures */
 static void print_summary_space(struct fmt_ctx *fctx, const struct summary_space *s)
 {
-	fmt_group_start(fctx, s->name, s->name);
-	fmt_str(fctx, "profile", "Profile", btrfs_bg_profile_name(s->profile));
-	fmt_size(fctx, "total_bytes", "Total", s->total_bytes);
-	fmt_size(fctx, "held", "Held", s->held);
-	fmt_size(fctx, "free", "Really free", s->free);
-	fmt_size(fctx, "chunk_size", "One new chunk", s->chunk_size);
-	fmt_u64(fctx, "new_chunks", "New chunks that fit", s->new_chunks);
-	fmt_size(fctx, "new_chunk_bytes", "Their bytes", s->new_chunk_bytes);
-	print_level(fctx, s->level, s->rule);
+	fmt_group_start(fctx, s->name, NULL);
+	fmt_str(fctx, "profile", NULL, btrfs_bg_profile_name(s->profile));
+	fmt_u64(fctx, "total_bytes", NULL, s->total_bytes);
+	fmt_u64(fctx, "held", NULL, s->held);
+	fmt_u64(fctx, "free", NULL, s->free);
+	fmt_u64(fctx, "chunk_size", NULL, s->chunk_size);
+	fmt_u64(fctx, "new_chunks", NULL, s->new_chunks);
+	fmt_u64(fctx, "new_chunk_bytes", NULL, s->new_chunk_bytes);
+	fmt_str(fctx, "level", NULL, btrfs_summary_level_name(s->level));
+	fmt_str(fctx, "rule", NULL, s->rule);
 	if (s->headroom_present) {
 		/* the forecast's fill: formulas.md section 21 */
-		fmt_group_start(fctx, "headroom", "Headroom before ENOSPC");
-		fmt_size(fctx, "bytes", "Can grow by", s->headroom);
-		if (s->flags_metadata)
-			fmt_size(fctx, "global_rsv_held", "Held by global reserve",
-				 s->headroom_rsv);
-		print_level(fctx, s->headroom_level, s->headroom_rule);
+		fmt_group_start(fctx, "headroom", NULL);
+		fmt_u64(fctx, "bytes", NULL, s->headroom);
+		fmt_u64(fctx, "in_block_groups", NULL, s->headroom_existing);
+		fmt_u64(fctx, "in_new_chunks", NULL, s->headroom_new);
+		if (s->flags_metadata) {
+			fmt_u64(fctx, "global_rsv_held", NULL, s->headroom_rsv);
+			fmt_u64(fctx, "reservation", NULL, s->reservation);
+		}
+		fmt_u64(fctx, "capacity", NULL, s->capacity);
+		fmt_u64(fctx, "critical_below", NULL, s->critical_bound);
+		fmt_u64(fctx, "tight_below", NULL, s->tight_bound);
+		fmt_str(fctx, "level", NULL, btrfs_summary_level_name(s->headroom_level));
+		fmt_str(fctx, "rule", NULL, s->headroom_rule);
 		fmt_group_end(fctx);
 	}
 	fmt_group_end(fctx);
@@ -531,79 +536,641 @@ static void print_summary_unallocated(struct fmt_ctx *fctx, const struct space_s
 {
 	u32 i;
 
-	fmt_group_start(fctx, "unallocated", "Unallocated");
-	fmt_size(fctx, "bytes", "Writeable devices", s->unallocated);
-	fmt_array_start(fctx, "devices", "Per device");
+	fmt_group_start(fctx, "unallocated", NULL);
+	fmt_u64(fctx, "bytes", NULL, s->unallocated);
+	fmt_array_start(fctx, "devices", NULL);
 	for (i = 0; i < s->nr_devices; i++) {
+		const struct summary_dead *d = &s->dead[i];
+
 		fmt_group_start(fctx, NULL, NULL);
-		fmt_u64(fctx, "devid", "devid", s->devices[i].devid);
-		fmt_size(fctx, "unallocated", "unallocated", s->devices[i].unallocated);
-		fmt_bool(fctx, "counted", "writeable", s->devices[i].counted);
+		fmt_u64(fctx, "devid", NULL, s->devices[i].devid);
+		fmt_u64(fctx, "unallocated", NULL, s->devices[i].unallocated);
+		fmt_bool(fctx, "counted", NULL, s->devices[i].counted);
+		fmt_u64(fctx, "dead_hard", NULL, d->hard);
+		fmt_u64(fctx, "dead_soft_data", NULL, d->soft_data);
+		fmt_u64(fctx, "dead_soft_metadata", NULL, d->soft_metadata);
 		fmt_group_end(fctx);
 	}
 	fmt_array_end(fctx);
-	fmt_array_start(fctx, "chunks", "As new chunks");
+	fmt_array_start(fctx, "chunks", NULL);
 	for (i = 0; i < (u32)s->nr_spaces; i++) {
 		const struct summary_space *sp = &s->spaces[i];
 
 		fmt_group_start(fctx, NULL, NULL);
-		fmt_str(fctx, "type", "type", sp->name);
-		fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(sp->profile));
-		fmt_u64(fctx, "count", "chunks", sp->new_chunks);
-		fmt_size(fctx, "chunk_size", "of up to", sp->chunk_size);
-		fmt_size(fctx, "bytes", "bytes", sp->new_chunk_bytes);
+		fmt_str(fctx, "type", NULL, sp->name);
+		fmt_str(fctx, "profile", NULL, btrfs_bg_profile_name(sp->profile));
+		fmt_u64(fctx, "count", NULL, sp->new_chunks);
+		fmt_u64(fctx, "chunk_size", NULL, sp->chunk_size);
+		fmt_u64(fctx, "bytes", NULL, sp->new_chunk_bytes);
 		fmt_group_end(fctx);
 	}
 	fmt_array_end(fctx);
-	print_level(fctx, s->unallocated_level, s->unallocated_rule);
 	fmt_group_end(fctx);
 }
 
 static void print_summary_preempt(struct fmt_ctx *fctx, const struct space_summary *s)
 {
-	fmt_group_start(fctx, "preempt", "Preemptive flushing");
-	fmt_size(fctx, "bytes_may_use", "Metadata may_use", s->bytes_may_use);
-	fmt_bool(fctx, "flushing", "Flushing now", s->flushing);
+	fmt_group_start(fctx, "overcommit", NULL);
+	fmt_u64(fctx, "room", NULL, s->overcommit_room);
+	fmt_group_end(fctx);
+	fmt_group_start(fctx, "preempt", NULL);
+	fmt_u64(fctx, "bytes_may_use", NULL, s->bytes_may_use);
+	fmt_bool(fctx, "flushing", NULL, s->flushing);
 	if (s->can_flush) {
-		fmt_size(fctx, "flush_from", "Flushes from may_use", s->flush_from);
-		fmt_size(fctx, "headroom", "Headroom to flushing", s->flush_headroom);
+		fmt_u64(fctx, "flush_from", NULL, s->flush_from);
+		fmt_u64(fctx, "headroom", NULL, s->flush_headroom);
 	} else {
-		fmt_str(fctx, "flush_from", "Flushes from may_use", NULL);
-		fmt_str(fctx, "headroom", "Headroom to flushing", NULL);
+		fmt_str(fctx, "flush_from", NULL, NULL);
+		fmt_str(fctx, "headroom", NULL, NULL);
 	}
-	print_level(fctx, s->preempt_level, s->preempt_rule);
 	fmt_group_end(fctx);
 }
 
+static void print_summary_mount(struct fmt_ctx *fctx, const struct space_summary *s)
+{
+	fmt_group_start(fctx, "mount", NULL);
+	fmt_bool(fctx, "available", NULL, s->mount_available);
+	if (s->mount_available) {
+		fmt_u64(fctx, "reads", NULL, s->mount_reads);
+		fmt_seconds(fctx, "hdd_seconds", NULL, s->mount_hdd_seconds);
+		fmt_seconds(fctx, "ssd_seconds", NULL, s->mount_ssd_seconds);
+	}
+	fmt_str(fctx, "level", NULL, btrfs_summary_level_name(s->mount_level));
+	fmt_str(fctx, "rule", NULL, s->mount_rule);
+	fmt_group_end(fctx);
+}
+
+static const char *size_str(const struct fmt_ctx *fctx, u64 v, char *buf, size_t len)
+{
+	return pretty_size_mode(v, fctx->units, buf, len);
+}
+
+/* Text: a line of the first screen, and how many lines it took */
+static int screen_put(struct fmt_ctx *fctx, const char *line)
+{
+	fmt_text_line(fctx, line);
+	return fmt_text_lines(line);
+}
+
+/* The other of data and metadata, for "(data still has ...)" */
+static const struct summary_space *other_space(const struct space_summary *sum,
+					       const struct summary_space *s)
+{
+	int i;
+
+	for (i = 0; i < sum->nr_spaces; i++) {
+		const struct summary_space *o = &sum->spaces[i];
+
+		if (o != s && o->headroom_present)
+			return o;
+	}
+	return NULL;
+}
+
+/* What the finding means: the words of the first screen */
+static void finding_text(const struct fmt_ctx *fctx, const struct space_summary *sum,
+			 const struct summary_finding *f, char *out, size_t len)
+{
+	const char *lvl = btrfs_summary_level_name(f->level);
+	const struct summary_space *s, *o;
+	char a[32], b[32], c[32];
+	size_t n;
+
+	if (f->kind == SUMMARY_FIND_MOUNT) {
+		snprintf(out, len, "%s: mount: %.1f s on HDD (%llu reads), %s", lvl,
+			 sum->mount_hdd_seconds, (unsigned long long)sum->mount_reads,
+			 f->level == SUMMARY_CRITICAL ?
+			 "over systemd's 90 s mount timeout: the boot gives up on it" :
+			 "over 10 s");
+		return;
+	}
+	s = &sum->spaces[f->space];
+	if (!s->headroom_present) {
+		snprintf(out, len, "%s: %s: %s free: %s", lvl, s->name,
+			 size_str(fctx, s->free, a, sizeof(a)), s->rule);
+		return;
+	}
+	n = snprintf(out, len, "%s: %s: %s %s", lvl, s->name,
+		     size_str(fctx, s->headroom, a, sizeof(a)),
+		     s->flags_metadata ? "really free" : "left before ENOSPC");
+	if (!s->new_chunks)
+		n += snprintf(out + n, len - n, ", no unallocated space for a new chunk");
+	else
+		n += snprintf(out + n, len - n, ", %s of it in new chunks of up to %s",
+			      size_str(fctx, s->headroom_new, b, sizeof(b)),
+			      size_str(fctx, s->chunk_size, c, sizeof(c)));
+	if (f->level == SUMMARY_CRITICAL && n < len)
+		n += snprintf(out + n, len - n, ": %s fails with ENOSPC",
+			      s->flags_metadata ? "creating files" : "writing data");
+	else if (n < len)
+		n += snprintf(out + n, len - n, ": ENOSPC within 2 chunks");
+	o = other_space(sum, s);
+	if (o && n < len)
+		snprintf(out + n, len - n, " (%s still has %s)", o->name,
+			 size_str(fctx, o->headroom, a, sizeof(a)));
+}
+
+static int print_findings_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+{
+	int used = 0;
+	char line[512], a[32];
+	size_t n;
+	int i;
+
+	for (i = 0; i < sum->nr_findings; i++) {
+		finding_text(fctx, sum, &sum->findings[i], line, sizeof(line));
+		used += screen_put(fctx, line);
+	}
+	if (sum->nr_findings)
+		return used;
+	n = snprintf(line, sizeof(line), "ok:");
+	for (i = 0; i < sum->nr_spaces && n < sizeof(line); i++) {
+		const struct summary_space *s = &sum->spaces[i];
+
+		if (s->headroom_present)
+			n += snprintf(line + n, sizeof(line) - n, "%s %s can grow by %s",
+				      n > 3 ? "," : "", s->name,
+				      size_str(fctx, s->headroom, a, sizeof(a)));
+	}
+	if (n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, " before ENOSPC");
+	used += screen_put(fctx, line);
+	return used;
+}
+
+/* One line per type: what can be written, and where it goes */
+static int print_types_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+{
+	int used = 0;
+	char line[160], a[32], b[32], c[32], d[32];
+	int i;
+
+	used += screen_put(fctx, "Before ENOSPC      can write  in block groups  in new chunks  global rsv");
+	for (i = 0; i < sum->nr_spaces; i++) {
+		const struct summary_space *s = &sum->spaces[i];
+
+		if (s->headroom_present)
+			snprintf(line, sizeof(line), "    %-10s %12s %15s %14s %11s  %s", s->name,
+				 size_str(fctx, s->headroom, a, sizeof(a)),
+				 size_str(fctx, s->headroom_existing, b, sizeof(b)),
+				 size_str(fctx, s->headroom_new, c, sizeof(c)),
+				 s->flags_metadata ? size_str(fctx, s->headroom_rsv, d, sizeof(d)) : "-",
+				 btrfs_summary_level_name(s->level));
+		else
+			snprintf(line, sizeof(line), "    %-10s %12s free, %llu new chunks fit  %s",
+				 s->name, size_str(fctx, s->free, a, sizeof(a)),
+				 (unsigned long long)s->new_chunks,
+				 btrfs_summary_level_name(s->level));
+		used += screen_put(fctx, line);
+	}
+	return used;
+}
+
+/* Dead space per device: at most 3 lines, then a sum of the rest */
+#define SUMMARY_DEAD_LINES	3
+
+static int print_dead_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+{
+	int used = 0;
+	char line[256], a[32], b[32], c[32];
+	u64 rest = 0;
+	u32 i, shown = 0, more = 0;
+
+	for (i = 0; i < sum->nr_devices; i++) {
+		const struct summary_dead *d = &sum->dead[i];
+		u64 soft = d->soft_data + d->soft_metadata;
+		u64 hard = d->hard > SUMMARY_DEVICE_RESERVED ? d->hard - SUMMARY_DEVICE_RESERVED : 0;
+
+		if (!hard && !soft)
+			continue;
+		if (shown == SUMMARY_DEAD_LINES) {
+			rest += hard + soft;
+			more++;
+			continue;
+		}
+		shown++;
+		if (!sum->devices[i].counted) {
+			snprintf(line, sizeof(line), "Dead space, devid %llu: %s (read-only or missing: no chunk is made on it)",
+				 (unsigned long long)d->devid, size_str(fctx, hard + soft, a, sizeof(a)));
+			used += screen_put(fctx, line);
+			continue;
+		}
+		snprintf(line, sizeof(line),
+			 "Dead space, devid %llu: %s hard (no chunk of any profile fits: too few other devices with room)%s%s%s",
+			 (unsigned long long)d->devid, size_str(fctx, hard, a, sizeof(a)),
+			 d->soft_data ? ", " : "", d->soft_data ? size_str(fctx, d->soft_data, b, sizeof(b)) : "",
+			 d->soft_data ? " only metadata's profile can use" : "");
+		if (d->soft_metadata) {
+			size_t n = strlen(line);
+
+			snprintf(line + n, sizeof(line) - n, ", %s only data's profile can use",
+				 size_str(fctx, d->soft_metadata, c, sizeof(c)));
+		}
+		used += screen_put(fctx, line);
+	}
+	if (more) {
+		snprintf(line, sizeof(line), "Dead space on %u more devices: %s", more,
+			 size_str(fctx, rest, a, sizeof(a)));
+		used += screen_put(fctx, line);
+	}
+	if (!shown)
+		used += screen_put(fctx, "Dead space: none (besides the first MiB of each device, which no chunk uses)");
+	return used;
+}
+
+static int print_mount_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+{
+	int used = 0;
+	char line[160];
+
+	if (!sum->mount_available) {
+		used += screen_put(fctx, "Mount time: estimate not available");
+		return used;
+	}
+	snprintf(line, sizeof(line), "Mount time: %llu reads, %.2f s on HDD, %.3f s on SSD  %s",
+		 (unsigned long long)sum->mount_reads, sum->mount_hdd_seconds,
+		 sum->mount_ssd_seconds, btrfs_summary_level_name(sum->mount_level));
+	used += screen_put(fctx, line);
+	return used;
+}
+
+/* The command of a remedy, as an administrator types it */
+static void remedy_command(const struct summary_remedy *r, char *out, size_t len)
+{
+	if (r->kind == SUMMARY_REMEDY_BALANCE)
+		snprintf(out, len, "btrfs balance start -dusage=%llu MNT",
+			 (unsigned long long)r->usage);
+	else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
+		snprintf(out, len, "btrfs device add DEV MNT");
+	else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
+		snprintf(out, len, "delete the data in block group %llu",
+			 (unsigned long long)r->bg_start);
+	else
+		snprintf(out, len, "btrfstune --convert-to-block-group-tree DEV");
+}
+
+static const char *remedy_model(const struct summary_remedy *r)
+{
+	switch (r->kind) {
+	case SUMMARY_REMEDY_BALANCE:
+		return "balance what-if (forecast.c, formulas.md 21.8)";
+	case SUMMARY_REMEDY_DEVICE_ADD:
+		return "allocator with the device added (volumes.c, formulas.md 19.6)";
+	case SUMMARY_REMEDY_DELETE_DATA:
+		return "allocator without the block group (volumes.c, btrfs_delete_unused_bgs(), formulas.md 19.6)";
+	default:
+		return "block-group-tree what-if (mount-cost.c, formulas.md 11)";
+	}
+}
+
+static const char *remedy_finding(const struct space_summary *sum,
+				  const struct summary_remedy *r)
+{
+	const struct summary_finding *f;
+
+	if (r->finding < 0)
+		return "dead space";
+	f = &sum->findings[r->finding];
+	return f->kind == SUMMARY_FIND_MOUNT ? "mount" : sum->spaces[f->space].name;
+}
+
+/* Text: the model in two words (the JSON names it whole) */
+static const char *remedy_tag(const struct summary_remedy *r)
+{
+	switch (r->kind) {
+	case SUMMARY_REMEDY_BALANCE:
+		return "balance what-if";
+	case SUMMARY_REMEDY_DEVICE_ADD:
+	case SUMMARY_REMEDY_DELETE_DATA:
+		return "allocator what-if";
+	default:
+		return "mount what-if";
+	}
+}
+
+static bool remedy_advised(const struct summary_remedy *r)
+{
+	return r->kind == SUMMARY_REMEDY_BG_TREE || r->enough;
+}
+
+/* A device add, for a type's finding or for dead space */
+static void device_add_text(const struct fmt_ctx *fctx, const struct space_summary *sum,
+			    const struct summary_remedy *r, char *line, size_t len)
+{
+	char a[32], b[32], c[32];
+
+	size_str(fctx, r->add_size, a, sizeof(a));
+	if (r->finding < 0)
+		snprintf(line, len,
+			 "Remedy for dead space on devid %llu: btrfs device add DEV MNT, a device of %s: the data chunks then leave %s of it (now %s) (%s)",
+			 (unsigned long long)r->dead_devid, a,
+			 size_str(fctx, r->dead_after, b, sizeof(b)),
+			 size_str(fctx, r->dead_before, c, sizeof(c)), remedy_tag(r));
+	else if (r->enough)
+		snprintf(line, len,
+			 "Remedy for %s: btrfs device add DEV MNT, a device of %s: %u new %s chunks, %s more (%s)",
+			 remedy_finding(sum, r), a, r->new_chunks, remedy_finding(sum, r),
+			 size_str(fctx, r->new_bytes, b, sizeof(b)), remedy_tag(r));
+	else
+		snprintf(line, len,
+			 "No device add helps %s: with a device of %s, %u new chunks, %s of the %s needed (%s)",
+			 remedy_finding(sum, r), a, r->new_chunks,
+			 size_str(fctx, r->new_bytes, b, sizeof(b)),
+			 size_str(fctx, r->room_needed, c, sizeof(c)), remedy_tag(r));
+}
+
+/* Text: the remedies that fit in @budget lines, then how many did not */
+static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary *sum,
+				int budget)
+{
+	char line[512], cmd[96], a[32], b[32], c[32];
+	int i, left = 0;
+
+	for (i = 0; i < sum->nr_remedies; i++) {
+		const struct summary_remedy *r = &sum->remedies[i];
+
+		remedy_command(r, cmd, sizeof(cmd));
+		if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
+			device_add_text(fctx, sum, r, line, sizeof(line));
+		else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
+			snprintf(line, sizeof(line),
+				 "%s %s: delete %s of data in block group %llu (the least used): the cleaner removes it, %u new %s chunks fit, %s (%s)",
+				 r->enough ? "Remedy for" : "Not enough for", remedy_finding(sum, r),
+				 size_str(fctx, r->moved_bytes, a, sizeof(a)),
+				 (unsigned long long)r->bg_start, r->new_chunks, remedy_finding(sum, r),
+				 size_str(fctx, r->new_bytes, b, sizeof(b)), remedy_tag(r));
+		else if (r->kind == SUMMARY_REMEDY_BG_TREE)
+			snprintf(line, sizeof(line),
+				 "Remedy for mount: %s (unmounted): %llu reads instead of %llu, %.1f s on HDD (%s)",
+				 cmd, (unsigned long long)r->reads_after,
+				 (unsigned long long)r->reads_now, r->hdd_seconds_after,
+				 remedy_tag(r));
+		else if (r->enough)
+			snprintf(line, sizeof(line),
+				 "Remedy for %s: %s: relocates %u block groups (%s used), gives back %s unallocated (one %s chunk: %s) (%s)",
+				 remedy_finding(sum, r), cmd, r->nr_selected,
+				 size_str(fctx, r->moved_bytes, a, sizeof(a)),
+				 size_str(fctx, r->room_gained, b, sizeof(b)), remedy_finding(sum, r),
+				 size_str(fctx, r->room_needed, c, sizeof(c)), remedy_tag(r));
+		else if (!r->can_start)
+			snprintf(line, sizeof(line),
+				 "No balance helps %s: %s cannot start, no chunk can be made for the data it moves (%s)",
+				 remedy_finding(sum, r), cmd, remedy_tag(r));
+		else
+			snprintf(line, sizeof(line),
+				 "No balance helps %s: %s gives back %s of the %s one chunk needs (%s)",
+				 remedy_finding(sum, r), cmd,
+				 size_str(fctx, r->room_gained, a, sizeof(a)),
+				 size_str(fctx, r->room_needed, b, sizeof(b)), remedy_tag(r));
+		/* one line kept for "N more" when others follow */
+		if (fmt_text_lines(line) > budget - (i + 1 < sum->nr_remedies)) {
+			left = sum->nr_remedies - i;
+			break;
+		}
+		budget -= fmt_text_lines(line);
+		fmt_text_line(fctx, line);
+	}
+	if (left) {
+		snprintf(line, sizeof(line), "(%d more remedies: inspect --format json, summary.remedies)", left);
+		fmt_text_line(fctx, line);
+	}
+}
+
+static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary *sum)
+{
+	char cmd[96];
+	int i;
+	u32 d;
+
+	fmt_array_start(fctx, "remedies", NULL);
+	for (i = 0; i < sum->nr_remedies; i++) {
+		const struct summary_remedy *r = &sum->remedies[i];
+
+		remedy_command(r, cmd, sizeof(cmd));
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_str(fctx, "finding", NULL, remedy_finding(sum, r));
+		fmt_str(fctx, "command", NULL, cmd);
+		fmt_bool(fctx, "advised", NULL, remedy_advised(r));
+		fmt_str(fctx, "model", NULL, remedy_model(r));
+		fmt_group_start(fctx, "effect", NULL);
+		if (r->kind == SUMMARY_REMEDY_BALANCE) {
+			fmt_u64(fctx, "usage", NULL, r->usage);
+			fmt_u64(fctx, "block_groups", NULL, r->nr_selected);
+			fmt_u64(fctx, "moved_bytes", NULL, r->moved_bytes);
+			fmt_bool(fctx, "can_start", NULL, r->can_start);
+			fmt_u64(fctx, "room_needed", NULL, r->room_needed);
+			fmt_u64(fctx, "room_gained", NULL, r->room_gained);
+			fmt_array_start(fctx, "unallocated_after", NULL);
+			for (d = 0; d < sum->nr_devices; d++) {
+				fmt_group_start(fctx, NULL, NULL);
+				fmt_u64(fctx, "devid", NULL, sum->devices[d].devid);
+				fmt_u64(fctx, "bytes", NULL, r->unallocated_after[d]);
+				fmt_group_end(fctx);
+			}
+			fmt_array_end(fctx);
+		} else if (r->kind == SUMMARY_REMEDY_DELETE_DATA) {
+			fmt_u64(fctx, "block_group", NULL, r->bg_start);
+			fmt_u64(fctx, "delete_bytes", NULL, r->moved_bytes);
+			fmt_u64(fctx, "new_chunks", NULL, r->new_chunks);
+			fmt_u64(fctx, "new_chunk_bytes", NULL, r->new_bytes);
+			fmt_u64(fctx, "room_needed", NULL, r->room_needed);
+		} else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD) {
+			fmt_u64(fctx, "device_size", NULL, r->add_size);
+			fmt_u64(fctx, "new_chunks", NULL, r->new_chunks);
+			fmt_u64(fctx, "new_chunk_bytes", NULL, r->new_bytes);
+			if (r->finding < 0) {
+				fmt_u64(fctx, "devid", NULL, r->dead_devid);
+				fmt_u64(fctx, "dead_before", NULL, r->dead_before);
+				fmt_u64(fctx, "dead_after", NULL, r->dead_after);
+			} else {
+				fmt_u64(fctx, "room_needed", NULL, r->room_needed);
+			}
+		} else {
+			fmt_u64(fctx, "reads_now", NULL, r->reads_now);
+			fmt_u64(fctx, "reads_after", NULL, r->reads_after);
+			fmt_seconds(fctx, "hdd_seconds_after", NULL, r->hdd_seconds_after);
+		}
+		fmt_group_end(fctx);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+}
+
+static void print_findings_json(struct fmt_ctx *fctx, const struct space_summary *sum)
+{
+	int i;
+
+	fmt_array_start(fctx, "findings", NULL);
+	for (i = 0; i < sum->nr_findings; i++) {
+		const struct summary_finding *f = &sum->findings[i];
+		bool mount = f->kind == SUMMARY_FIND_MOUNT;
+
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_str(fctx, "level", NULL, btrfs_summary_level_name(f->level));
+		fmt_str(fctx, "what", NULL, mount ? "mount" : sum->spaces[f->space].name);
+		fmt_str(fctx, "rule", NULL, mount ? sum->mount_rule : sum->spaces[f->space].rule);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+}
+
 /*
- * The summary at the top of inspect: one level per line and the rule that
- * gave it (formulas.md section 19), then the worst of them.
+ * The summary at the top of inspect (formulas.md section 19).  Text: the
+ * first screen, at most 20 lines of 80 columns: the findings worst first,
+ * one line per type, dead space, mount time, the remedies.  JSON: the
+ * figures behind it.
  */
+#define SUMMARY_SCREEN_LINES	20
+
 void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
 {
 	int i;
 
-	fmt_group_start(fctx, "summary", "Summary (levels: formulas.md section 19)");
-	fmt_str(fctx, "level", "Overall", btrfs_summary_level_name(s->level));
-	fmt_group_start(fctx, "space", "Really free, after the global reserve");
+	int used;
+
+	used = print_findings_text(fctx, s);
+	used += print_types_text(fctx, s);
+	used += print_dead_text(fctx, s);
+	used += print_mount_text(fctx, s);
+	/* the last line is the pointer to the rules */
+	print_remedies_text(fctx, s, SUMMARY_SCREEN_LINES - 1 - used);
+	fmt_text_line(fctx, "(levels and rules: formulas.md section 19; the sections below)");
+	fmt_text_line(fctx, "");
+	if (fctx->mode != FMT_JSON)
+		return;
+	fmt_group_start(fctx, "summary", NULL);
+	fmt_str(fctx, "level", NULL, btrfs_summary_level_name(s->level));
+	print_findings_json(fctx, s);
+	fmt_group_start(fctx, "space", NULL);
 	for (i = 0; i < s->nr_spaces; i++)
 		print_summary_space(fctx, &s->spaces[i]);
 	fmt_group_end(fctx);
 	print_summary_unallocated(fctx, s);
-	fmt_group_start(fctx, "overcommit", "Metadata over-commit");
-	fmt_size(fctx, "room", "Room, FLUSH_ALL", s->overcommit_room);
-	print_level(fctx, s->overcommit_level, s->overcommit_rule);
-	fmt_group_end(fctx);
 	print_summary_preempt(fctx, s);
-	fmt_group_start(fctx, "mount", "Mount time");
-	fmt_bool(fctx, "available", NULL, s->mount_available);
-	if (s->mount_available) {
-		fmt_u64(fctx, "reads", "Reads", s->mount_reads);
-		fmt_seconds(fctx, "hdd_seconds", "Seconds on HDD", s->mount_hdd_seconds);
-		fmt_seconds(fctx, "ssd_seconds", "Seconds on SSD", s->mount_ssd_seconds);
-	}
-	print_level(fctx, s->mount_level, s->mount_rule);
+	print_summary_mount(fctx, s);
+	print_remedies_json(fctx, s);
 	fmt_group_end(fctx);
+}
+
+/*
+ * --format openmetrics: the summary as gauges for node_exporter's textfile
+ * collector (Documentation/dev/json-format.md, "OpenMetrics").
+ */
+void print_summary_metrics(struct fmt_ctx *fctx, const struct space_summary *s,
+			   const struct space_report *r)
+{
+	char fsid[37], labels[160];
+	int i;
+	u32 d;
+
+	if (fctx->mode != FMT_OPENMETRICS)
+		return;
+	uuid_unparse(r->fs_info->fsid, fsid);
+	fmt_metric_family(fctx, "btrfs_space_headroom_bytes", "gauge", "bytes",
+			  "Bytes a type can still be written before ENOSPC (forecast fill)");
+	for (i = 0; i < s->nr_spaces; i++) {
+		if (!s->spaces[i].headroom_present)
+			continue;
+		snprintf(labels, sizeof(labels), "fsid=\"%s\",type=\"%s\"", fsid, s->spaces[i].name);
+		fmt_metric(fctx, "btrfs_space_headroom_bytes", labels, s->spaces[i].headroom);
+	}
+	fmt_metric_family(fctx, "btrfs_space_headroom_new_chunks_bytes", "gauge", "bytes",
+			  "Of the headroom: bytes in chunks not made yet");
+	for (i = 0; i < s->nr_spaces; i++) {
+		if (!s->spaces[i].headroom_present)
+			continue;
+		snprintf(labels, sizeof(labels), "fsid=\"%s\",type=\"%s\"", fsid, s->spaces[i].name);
+		fmt_metric(fctx, "btrfs_space_headroom_new_chunks_bytes", labels, s->spaces[i].headroom_new);
+	}
+	fmt_metric_family(fctx, "btrfs_space_level", "gauge", NULL,
+			  "Level of a type or the mount time: 0 ok, 1 tight, 2 critical (formulas.md 19)");
+	for (i = 0; i < s->nr_spaces; i++) {
+		snprintf(labels, sizeof(labels), "fsid=\"%s\",what=\"%s\"", fsid, s->spaces[i].name);
+		fmt_metric(fctx, "btrfs_space_level", labels, s->spaces[i].level);
+	}
+	snprintf(labels, sizeof(labels), "fsid=\"%s\",what=\"mount\"", fsid);
+	fmt_metric(fctx, "btrfs_space_level", labels, s->mount_level);
+	snprintf(labels, sizeof(labels), "fsid=\"%s\",what=\"overall\"", fsid);
+	fmt_metric(fctx, "btrfs_space_level", labels, s->level);
+	fmt_metric_family(fctx, "btrfs_space_device_unallocated_bytes", "gauge", "bytes",
+			  "Device bytes in no chunk");
+	for (d = 0; d < s->nr_devices; d++) {
+		snprintf(labels, sizeof(labels), "fsid=\"%s\",devid=\"%llu\"", fsid,
+			 (unsigned long long)s->devices[d].devid);
+		fmt_metric(fctx, "btrfs_space_device_unallocated_bytes", labels, s->devices[d].unallocated);
+	}
+	fmt_metric_family(fctx, "btrfs_space_device_dead_bytes", "gauge", "bytes",
+			  "Unallocated device bytes no chunk can use (hard), or only the other type's profile (soft_data, soft_metadata)");
+	for (d = 0; d < s->nr_devices; d++) {
+		const struct summary_dead *dd = &s->dead[d];
+		const char *kinds[] = { "hard", "soft_data", "soft_metadata" };
+		u64 vals[] = { dd->hard, dd->soft_data, dd->soft_metadata };
+
+		for (i = 0; i < 3; i++) {
+			snprintf(labels, sizeof(labels), "fsid=\"%s\",devid=\"%llu\",kind=\"%s\"", fsid,
+				 (unsigned long long)dd->devid, kinds[i]);
+			fmt_metric(fctx, "btrfs_space_device_dead_bytes", labels, vals[i]);
+		}
+	}
+	if (!s->mount_available)
+		return;
+	fmt_metric_family(fctx, "btrfs_space_mount_reads", "gauge", NULL,
+			  "Tree-block reads of a mount (mount-estimate)");
+	snprintf(labels, sizeof(labels), "fsid=\"%s\"", fsid);
+	fmt_metric(fctx, "btrfs_space_mount_reads", labels, s->mount_reads);
+	fmt_metric_family(fctx, "btrfs_space_mount_seconds", "gauge", "seconds",
+			  "Estimated mount time at the hdd and ssd latency profiles");
+	snprintf(labels, sizeof(labels), "fsid=\"%s\",profile=\"hdd\"", fsid);
+	fmt_metric(fctx, "btrfs_space_mount_seconds", labels, s->mount_hdd_seconds);
+	snprintf(labels, sizeof(labels), "fsid=\"%s\",profile=\"ssd\"", fsid);
+	fmt_metric(fctx, "btrfs_space_mount_seconds", labels, s->mount_ssd_seconds);
+}
+
+/*
+ * --format nagios: "BTRFS-SPACE STATUS - the first finding | perfdata";
+ * each headroom with its tight and critical limits as "N:" ranges (an
+ * alert below N), in bytes.
+ */
+void print_summary_nagios(struct fmt_ctx *fctx, const struct space_summary *s)
+{
+	static const char * const status[] = { "OK", "WARNING", "CRITICAL" };
+	char line[1024], text[512];
+	size_t n;
+	int i;
+
+	if (fctx->mode != FMT_NAGIOS)
+		return;
+	if (s->nr_findings)
+		finding_text(fctx, s, &s->findings[0], text, sizeof(text));
+	else
+		snprintf(text, sizeof(text), "no type is tight, mount time ok");
+	n = snprintf(line, sizeof(line), "BTRFS-SPACE %s - %s |", status[s->level], text);
+	for (i = 0; i < s->nr_spaces && n < sizeof(line); i++) {
+		const struct summary_space *sp = &s->spaces[i];
+		u64 crit = sp->critical_bound, tight = sp->tight_bound;
+
+		if (!sp->headroom_present)
+			continue;
+		n += snprintf(line + n, sizeof(line) - n, " %s_headroom=%lluB;%llu:;%llu:;0;%llu",
+			      sp->name, (unsigned long long)sp->headroom, (unsigned long long)tight,
+			      (unsigned long long)crit, (unsigned long long)sp->capacity);
+	}
+	if (s->mount_available && n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, " mount_hdd=%.3fs;%.0f;%.0f;0;", s->mount_hdd_seconds,
+			 SUMMARY_MOUNT_TIGHT_SECONDS, SUMMARY_MOUNT_CRITICAL_SECONDS);
+	fmt_nagios(fctx, line);
+}
+
+/* A CI gate (--fail-on, --fail-below): its limit, the figure, the result */
+void print_gate(struct fmt_ctx *fctx, const char *option, const char *what,
+		const char *limit, const char *figure, bool failed)
+{
+	fmt_group_start(fctx, NULL, NULL);
+	fmt_str(fctx, "option", NULL, option);
+	fmt_str(fctx, "what", NULL, what);
+	fmt_str(fctx, "limit", NULL, limit);
+	fmt_str(fctx, "figure", NULL, figure);
+	fmt_str(fctx, "result", NULL, failed ? "fail" : "pass");
 	fmt_group_end(fctx);
 }
 

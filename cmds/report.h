@@ -22,6 +22,11 @@ void print_global_rsv_detail(struct fmt_ctx *fctx, const struct space_report *r)
 void print_overcommit_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_preempt_section(struct fmt_ctx *fctx, const struct space_report *r);
 void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s);
+void print_summary_metrics(struct fmt_ctx *fctx, const struct space_summary *s,
+			   const struct space_report *r);
+void print_summary_nagios(struct fmt_ctx *fctx, const struct space_summary *s);
+void print_gate(struct fmt_ctx *fctx, const char *option, const char *what,
+		const char *limit, const char *figure, bool failed);
 void print_chunk_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info);
 void print_block_group_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info);
 

@@ -117,6 +117,17 @@ void fmt_start(struct fmt_ctx *ctx, FILE *out, enum fmt_mode mode,
 	ctx->mode = mode;
 	ctx->units = units;
 	ctx->first[0] = true;
+	if (mode == FMT_OPENMETRICS || mode == FMT_NAGIOS) {
+		/* the report's sections are written as text to nowhere */
+		ctx->raw = out;
+		ctx->out = fopen("/dev/null", "w");
+		if (!ctx->out)
+			ctx->out = tmpfile();
+		if (!ctx->out) {
+			ctx->out = out;
+			ctx->raw = NULL;
+		}
+	}
 	if (!is_json(ctx)) {
 		ctx->depth = 1;
 		return;
@@ -134,7 +145,91 @@ void fmt_end(struct fmt_ctx *ctx)
 {
 	if (is_json(ctx))
 		fputs("\n}\n", ctx->out);
+	if (ctx->raw) {
+		if (ctx->mode == FMT_OPENMETRICS)
+			fputs("# EOF\n", ctx->raw);
+		fclose(ctx->out);
+		ctx->out = ctx->raw;
+		ctx->raw = NULL;
+	}
 	fflush(ctx->out);
+}
+
+int fmt_text_lines(const char *line)
+{
+	const char *p = line;
+	int indent = 0, n = 0;
+
+	while (*p) {
+		int room = FMT_TEXT_COLUMNS - indent, len = strlen(p), cut = len;
+
+		if (len > room) {
+			for (cut = room; cut > 0 && p[cut] != ' '; cut--)
+				;
+			if (cut == 0)
+				cut = room;
+		}
+		n++;
+		p += cut;
+		while (*p == ' ')
+			p++;
+		indent = 4;
+	}
+	return n ? n : 1;
+}
+
+void fmt_text_line(struct fmt_ctx *ctx, const char *line)
+{
+	const char *p = line;
+	int indent = 0;
+
+	if (ctx->mode != FMT_TEXT)
+		return;
+	if (!*p)
+		fputc('\n', ctx->out);
+	while (*p) {
+		int room = FMT_TEXT_COLUMNS - indent, len = strlen(p), cut = len;
+
+		if (len > room) {
+			/* the last space that keeps the line within its room */
+			for (cut = room; cut > 0 && p[cut] != ' '; cut--)
+				;
+			if (cut == 0)
+				cut = room;
+		}
+		fprintf(ctx->out, "%*s%.*s\n", indent, "", cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		indent = 4;
+	}
+}
+
+void fmt_metric_family(struct fmt_ctx *ctx, const char *name, const char *type,
+		       const char *unit, const char *help)
+{
+	if (ctx->mode != FMT_OPENMETRICS || !ctx->raw)
+		return;
+	fprintf(ctx->raw, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	if (unit)
+		fprintf(ctx->raw, "# UNIT %s %s\n", name, unit);
+}
+
+void fmt_metric(struct fmt_ctx *ctx, const char *name, const char *labels, double value)
+{
+	if (ctx->mode != FMT_OPENMETRICS || !ctx->raw)
+		return;
+	if (labels && *labels)
+		fprintf(ctx->raw, "%s{%s} %.17g\n", name, labels, value);
+	else
+		fprintf(ctx->raw, "%s %.17g\n", name, value);
+}
+
+void fmt_nagios(struct fmt_ctx *ctx, const char *line)
+{
+	if (ctx->mode != FMT_NAGIOS || !ctx->raw)
+		return;
+	fprintf(ctx->raw, "%s\n", line);
 }
 
 static void table_open(struct fmt_ctx *ctx, bool array);

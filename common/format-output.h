@@ -23,12 +23,15 @@
 enum fmt_mode {
 	FMT_TEXT,
 	FMT_JSON,
+	FMT_OPENMETRICS,	/* only fmt_metric*() print; the rest goes nowhere */
+	FMT_NAGIOS,		/* only fmt_nagios() prints */
 };
 
 struct fmt_table;
 
 struct fmt_ctx {
 	FILE *out;
+	FILE *raw;		/* openmetrics, nagios: stdout, while out is /dev/null */
 	enum fmt_mode mode;
 	unsigned int units;
 	int depth;
@@ -70,5 +73,26 @@ void fmt_seconds(struct fmt_ctx *ctx, const char *key, const char *label,
 		 double value);
 void fmt_str_list(struct fmt_ctx *ctx, const char *key, const char *label,
 		  const char * const *values, int count);
+
+/*
+ * Text only: one free line, word-wrapped at FMT_TEXT_COLUMNS with the
+ * following lines indented by 4 (the first screen of inspect)
+ */
+#define FMT_TEXT_COLUMNS	80
+void fmt_text_line(struct fmt_ctx *ctx, const char *line);
+/* How many lines fmt_text_line() makes of @line */
+int fmt_text_lines(const char *line);
+
+/*
+ * OpenMetrics text (Prometheus' textfile collector): a family's
+ * metadata, then its samples; fmt_end() writes "# EOF".  @unit may be
+ * NULL; @labels is "name=\"value\",..." or NULL.
+ */
+void fmt_metric_family(struct fmt_ctx *ctx, const char *name, const char *type,
+		       const char *unit, const char *help);
+void fmt_metric(struct fmt_ctx *ctx, const char *name, const char *labels, double value);
+
+/* The Nagios plugin line: "STATUS - text | perfdata" */
+void fmt_nagios(struct fmt_ctx *ctx, const char *line);
 
 #endif

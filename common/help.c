@@ -16,7 +16,7 @@
 
 static const char * const globals_usage[] = {
 	"Global options (before or after the command and the devices; -- ends them):",
-	"--format text|json  output format (default text)",
+	"--format text|json|openmetrics|nagios  output format (default text; the last two: inspect only)",
 	"--super N  read superblock copy N (0, 1 or 2) instead of the primary",
 	"--scan  find the other devices of the filesystem (given paths, block devices)",
 	"--degraded  read with devices missing, like mount -o degraded",

@@ -8,6 +8,7 @@
 #define EXIT_FS_ERROR	1
 #define EXIT_USAGE	2
 #define EXIT_BELOW_LIMIT	3	/* forecast --fail-below: a limit not met */
+#define NAGIOS_UNKNOWN		3	/* --format nagios: the plugin's UNKNOWN */
 
 /*
  * A usage array (btrfs-progs' layout): one or more synopsis lines, a

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/block-group.h"
+#include "kernel-shared/block-rsv.h"
 #include "kernel-shared/forecast.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/summary.h"
@@ -23,6 +24,19 @@ const char *btrfs_summary_level_name(enum summary_level level)
 	return level_names[level];
 }
 
+int btrfs_summary_level_parse(const char *name, enum summary_level *level)
+{
+	int i;
+
+	for (i = SUMMARY_OK; i <= SUMMARY_CRITICAL; i++) {
+		if (!strcmp(name, level_names[i])) {
+			*level = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static u32 count_writeable(const struct space_report *report)
 {
 	u32 i, n = 0;
@@ -32,26 +46,84 @@ static u32 count_writeable(const struct space_report *report)
 	return n;
 }
 
-static enum summary_level worse(enum summary_level a, enum summary_level b)
+/*
+ * Section 19.2: one transaction's metadata reservation, the smallest that
+ * matters: start_transaction() of a file create (5 items: inode item and
+ * ref, two directory items, an xattr) and its delayed refs
+ * (btrfs_calc_delayed_ref_bytes(), doubled with the free-space tree).
+ */
+#define SUMMARY_RESERVATION_ITEMS	5
+
+static u64 transaction_reservation(const struct btrfs_fs_info *fs_info)
+{
+	bool fst = btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
+
+	return btrfs_calc_insert_metadata_size(fs_info->nodesize, SUMMARY_RESERVATION_ITEMS) +
+	       btrfs_calc_delayed_ref_bytes(fs_info->nodesize, fst, SUMMARY_RESERVATION_ITEMS);
+}
+
+static u64 min_u64(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+static u64 max_u64(u64 a, u64 b)
 {
 	return a > b ? a : b;
 }
 
-/* Free space of a type against its chunk size (section 19.2) */
-static void rate_space(struct summary_space *s, u32 nr_writeable)
+/*
+ * Section 19.2: the headroom H (the forecast's fill) against one full
+ * chunk C and a share of what the type holds when full (held + H), with
+ * two transactions' reservations R as the floor for metadata (a
+ * reservation is taken while the last one is still held: the kernel's
+ * metadata fills stop about one reservation short of H):
+ * critical below min(C, max(2 R, cap / 10)), tight below
+ * min(2 C, max(4 R, cap / 5)).  A type with more than two chunks, or more
+ * than a fifth of its capacity, left is ok however its chunks lie.
+ */
+static u64 critical_bound(const struct summary_space *s)
 {
-	if (!nr_writeable) {
+	return min_u64(s->chunk_size, max_u64(2 * s->reservation, s->capacity / 10));
+}
+
+static u64 tight_bound(const struct summary_space *s)
+{
+	return min_u64(2 * s->chunk_size, max_u64(4 * s->reservation, s->capacity / 5));
+}
+
+static void rate_headroom(struct summary_space *s)
+{
+	if (s->headroom < critical_bound(s)) {
 		s->level = SUMMARY_CRITICAL;
-		s->rule = "no writeable device: nothing can be allocated or written";
-	} else if (s->free < s->chunk_size && !s->new_chunks) {
-		s->level = SUMMARY_CRITICAL;
-		s->rule = "free < 1 chunk and no new chunk fits";
-	} else if (s->free + s->new_chunk_bytes < 2 * s->chunk_size) {
+		s->rule = s->reservation ?
+			  "left < one chunk and < max(2 transactions' reservations, 10 % of the type when full)" :
+			  "left < one chunk and < 10 % of the type when full";
+	} else if (s->headroom < tight_bound(s)) {
 		s->level = SUMMARY_TIGHT;
-		s->rule = "free + new chunks < 2 chunks";
+		s->rule = s->reservation ?
+			  "left < 2 chunks and < max(4 reservations, 20 % of the type when full)" :
+			  "left < 2 chunks and < 20 % of the type when full";
 	} else {
 		s->level = SUMMARY_OK;
-		s->rule = "free + new chunks >= 2 chunks";
+		s->rule = "left >= 2 chunks or >= 20 % of the type when full";
+	}
+	s->critical_bound = critical_bound(s);
+	s->tight_bound = tight_bound(s);
+}
+
+/*
+ * Section 19.2, system: the chunk tree grows into it, one item per new
+ * chunk; the fills of the forecast make the system chunks they need.
+ */
+static void rate_system(struct summary_space *s, u32 nodesize)
+{
+	if (s->free < nodesize && !s->new_chunks) {
+		s->level = SUMMARY_CRITICAL;
+		s->rule = "free < one tree block and no new system chunk fits";
+	} else {
+		s->level = SUMMARY_OK;
+		s->rule = "free >= one tree block, or a new system chunk fits";
 	}
 }
 
@@ -70,34 +142,33 @@ static void fill_space(const struct space_report *report,
 	s->chunk_size = btrfs_forecast_full_chunk(report, s->profile, si->chunk_size);
 	s->new_chunks = btrfs_forecast_count_chunks(report, s->profile, si->chunk_size,
 						    &s->new_chunk_bytes);
-	rate_space(s, count_writeable(report));
 }
 
-/*
- * Section 19.7: how far a type can grow before ENOSPC (the forecast's
- * fill), against one full chunk and a tenth of what the type could hold.
- */
-static void rate_headroom(struct summary_space *s, const struct forecast_fill *fill)
+/* The forecast's fill of the type: its headroom, and the level from it */
+static void rate_space(const struct space_report *report, struct summary_space *s,
+		       const struct forecast_fill *fill)
 {
-	u64 could_hold;
-
-	if (!fill || !fill->present)
-		return;
-	s->headroom_present = true;
-	s->flags_metadata = fill->type & BTRFS_BLOCK_GROUP_METADATA;
-	s->headroom = fill->writable_bytes;
-	s->headroom_rsv = fill->global_rsv_held;
-	could_hold = s->held + s->headroom;
-	if (s->headroom < s->chunk_size) {
-		s->headroom_level = SUMMARY_CRITICAL;
-		s->headroom_rule = "can grow by less than one full chunk";
-	} else if (s->headroom < 2 * s->chunk_size || s->headroom < could_hold / 10) {
-		s->headroom_level = SUMMARY_TIGHT;
-		s->headroom_rule = "can grow by less than 2 full chunks or 10 % of used + headroom";
-	} else {
-		s->headroom_level = SUMMARY_OK;
-		s->headroom_rule = "can grow by 2 full chunks and 10 % of used + headroom";
+	if (fill && fill->present) {
+		s->headroom_present = true;
+		s->flags_metadata = fill->type & BTRFS_BLOCK_GROUP_METADATA;
+		s->headroom = fill->writable_bytes;
+		s->headroom_rsv = fill->global_rsv_held;
+		s->headroom_new = min_u64(fill->new_chunk_bytes, s->headroom);
+		s->headroom_existing = s->headroom - s->headroom_new;
+		s->capacity = s->held + s->headroom;
+		if (s->flags_metadata)
+			s->reservation = transaction_reservation(report->fs_info);
 	}
+	if (!count_writeable(report)) {
+		s->level = SUMMARY_CRITICAL;
+		s->rule = "no writeable device: nothing can be allocated or written";
+	} else if (s->headroom_present) {
+		rate_headroom(s);
+	} else {
+		rate_system(s, report->fs_info->nodesize);
+	}
+	s->headroom_level = s->level;
+	s->headroom_rule = s->rule;
 }
 
 static const struct forecast_fill *fill_of(const struct btrfs_forecast *fc, const char *name)
@@ -109,32 +180,48 @@ static const struct forecast_fill *fill_of(const struct btrfs_forecast *fc, cons
 	return NULL;
 }
 
-static const struct summary_space *find_space(const struct space_summary *sum,
-					      const char *name)
+/* The forecast's device index of @devid, or -1 */
+static int forecast_dev(const struct btrfs_forecast *fc, u64 devid)
 {
-	int i;
+	u32 i;
 
-	for (i = 0; i < sum->nr_spaces; i++)
-		if (!strcmp(sum->spaces[i].name, name))
-			return &sum->spaces[i];
-	return NULL;
+	for (i = 0; i < fc->nr_devs; i++)
+		if (fc->devids[i] == devid)
+			return i;
+	return -1;
 }
 
-/* The space info metadata lives in: metadata, or mixed */
-static const struct summary_space *meta_space(const struct space_summary *sum)
+/* Section 19.1: per device, the forecast's dead space (section 21.4) */
+static void fill_dead(struct space_summary *sum)
 {
-	const struct summary_space *s = find_space(sum, "metadata");
+	const struct btrfs_forecast *fc = &sum->forecast;
+	u32 i;
 
-	return s ? s : find_space(sum, "mixed");
+	for (i = 0; i < sum->nr_devices; i++) {
+		struct summary_dead *d = &sum->dead[i];
+		int f = forecast_dev(fc, sum->devices[i].devid);
+
+		d->devid = sum->devices[i].devid;
+		if (f < 0)
+			continue;
+		if (fc->data.present) {
+			d->hard = fc->data.hard[f];
+			d->soft_data = fc->data.soft[f];
+		}
+		if (fc->metadata.present) {
+			d->hard = max_u64(d->hard, fc->metadata.hard[f]);
+			d->soft_metadata = fc->metadata.soft[f];
+		}
+	}
 }
 
 static int fill_devices(const struct space_report *report, struct space_summary *sum)
 {
-	u32 i;
+	u32 i, n = report->nr_devices ? report->nr_devices : 1;
 
-	sum->devices = calloc(report->nr_devices ? report->nr_devices : 1,
-			      sizeof(*sum->devices));
-	if (!sum->devices)
+	sum->devices = calloc(n, sizeof(*sum->devices));
+	sum->dead = calloc(n, sizeof(*sum->dead));
+	if (!sum->devices || !sum->dead)
 		return -ENOMEM;
 	for (i = 0; i < report->nr_devices; i++) {
 		struct summary_device *d = &sum->devices[i];
@@ -150,64 +237,18 @@ static int fill_devices(const struct space_report *report, struct space_summary 
 	return 0;
 }
 
-/* Section 19.3: unallocated space is what new metadata chunks come from */
-static void rate_unallocated(struct space_summary *sum)
-{
-	const struct summary_space *meta = meta_space(sum);
-	const struct summary_space *data = find_space(sum, "data");
-	u64 meta_chunks = meta ? meta->new_chunks : 0;
-
-	if (!meta_chunks) {
-		sum->unallocated_level = SUMMARY_CRITICAL;
-		sum->unallocated_rule = "no new metadata chunk fits";
-	} else if (meta_chunks < 2 || (data && !data->new_chunks)) {
-		sum->unallocated_level = SUMMARY_TIGHT;
-		sum->unallocated_rule = "fewer than 2 new metadata chunks, or no new data chunk, fit";
-	} else {
-		sum->unallocated_level = SUMMARY_OK;
-		sum->unallocated_rule = "2 or more new metadata chunks and a data chunk fit";
-	}
-}
-
-/* Section 19.4: without over-commit room, reservations wait for flushing */
-static void rate_overcommit(const struct space_report *report, struct space_summary *sum)
-{
-	const struct summary_space *meta = meta_space(sum);
-
-	sum->overcommit_room = report->reserve.avail_flush_all;
-	if (!sum->overcommit_room && meta && meta->free < meta->chunk_size) {
-		sum->overcommit_level = SUMMARY_CRITICAL;
-		sum->overcommit_rule = "no room, and free metadata < 1 chunk";
-	} else if (!sum->overcommit_room) {
-		sum->overcommit_level = SUMMARY_TIGHT;
-		sum->overcommit_rule = "no room: reservations beyond free metadata wait for flushing";
-	} else {
-		sum->overcommit_level = SUMMARY_OK;
-		sum->overcommit_rule = "room > 0";
-	}
-}
-
-/* Section 19.5: the preemptive-flush threshold against bytes_may_use */
-static void rate_preempt(const struct space_report *report, struct space_summary *sum)
+/* The figures the preemptive-flush section weighs (section 9), no level */
+static void fill_preempt(const struct space_report *report, struct space_summary *sum)
 {
 	const struct btrfs_preempt_result *p = &report->reserve.preempt;
 
+	sum->overcommit_room = report->reserve.avail_flush_all;
 	sum->bytes_may_use = report->reserve.state.bytes_may_use;
 	sum->can_flush = p->can_flush;
 	sum->flush_from = p->can_flush ? p->min_may_use_to_flush : 0;
 	sum->flushing = p->verdict;
 	sum->flush_headroom = p->can_flush && sum->flush_from > sum->bytes_may_use ?
 			      sum->flush_from - sum->bytes_may_use : 0;
-	if (p->verdict) {
-		sum->preempt_level = SUMMARY_TIGHT;
-		sum->preempt_rule = "flushing now: bytes_may_use at or over the threshold";
-	} else if (p->full_used >= p->full_limit) {
-		sum->preempt_level = SUMMARY_TIGHT;
-		sum->preempt_rule = "plain full: no preemptive flushing, reservations wait on tickets";
-	} else {
-		sum->preempt_level = SUMMARY_OK;
-		sum->preempt_rule = "not flushing, not plain full";
-	}
 }
 
 static double latency_of(const char *name)
@@ -220,7 +261,7 @@ static double latency_of(const char *name)
 	return 0;
 }
 
-/* Section 19.6: systemd gives a mount 90 s (DefaultTimeoutStartSec) */
+/* Section 19.4: systemd gives a mount 90 s (DefaultTimeoutStartSec) */
 static void rate_mount(const struct btrfs_mount_estimate *est, struct space_summary *sum)
 {
 	sum->mount_available = est && est->attempts && !est->fs_changed;
@@ -244,48 +285,456 @@ static void rate_mount(const struct btrfs_mount_estimate *est, struct space_summ
 	}
 }
 
+/*
+ * Section 19.6: the -dusage=N values that select one more data block
+ * group each, ascending: N = used * 100 / length + 1 selects a group
+ * (should_balance_chunk()'s usage filter: used < length * N / 100).
+ */
+static u32 usage_candidates(const struct btrfs_fs_info *fs_info, u64 *out)
+{
+	bool seen[102] = { false };
+	u32 i, n = 0;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+		u64 usage;
+
+		if (!(bg->flags & BTRFS_BLOCK_GROUP_DATA) || bg->ro || !bg->length)
+			continue;
+		usage = bg->used ? bg->used * 100 / bg->length + 1 : 0;
+		if (usage <= 100)
+			seen[usage] = true;
+	}
+	for (i = 0; i <= 100; i++)
+		if (seen[i])
+			out[n++] = i;
+	return n;
+}
+
+/* At most this many what-ifs per finding: evenly spread, the largest last */
+#define SUMMARY_MAX_BALANCE_TRIES	12
+
+/* One -dusage=N what-if (forecast.c's balance) into @r */
+static int try_balance(const struct space_report *report, const struct space_summary *sum,
+		       u64 usage, struct summary_remedy *r)
+{
+	struct forecast_options opts;
+	struct btrfs_forecast fc;
+	u64 before = 0, after = 0;
+	u32 i;
+	int f, ret;
+
+	forecast_options_init(&opts);
+	opts.kernel_version = report->reserve.kernel_version;
+	opts.bal_data.set = true;
+	opts.bal_data.flags = FORECAST_BAL_USAGE;
+	opts.bal_data.usage = usage;
+	ret = btrfs_build_forecast(report, &opts, &fc);
+	if (ret) {
+		btrfs_free_forecast(&fc);
+		return ret;
+	}
+	r->usage = usage;
+	r->nr_selected = fc.balance.nr_selected;
+	r->moved_bytes = fc.balance.moved_bytes;
+	r->can_start = fc.balance.can_start;
+	for (i = 0; i < sum->nr_devices; i++) {
+		f = forecast_dev(&fc, sum->devices[i].devid);
+		r->unallocated_after[i] = f < 0 ? sum->devices[i].unallocated :
+					  fc.balance.unallocated_after[f];
+		if (!sum->devices[i].counted)
+			continue;
+		before += sum->devices[i].unallocated;
+		after += r->unallocated_after[i];
+	}
+	r->room_gained = after > before ? after - before : 0;
+	r->enough = r->can_start && !fc.balance.unplaced_bytes && r->nr_selected &&
+		    r->room_gained >= r->room_needed;
+	btrfs_free_forecast(&fc);
+	return 0;
+}
+
+/*
+ * Section 19.6: the smallest -dusage=N whose what-if gives back the raw
+ * bytes of one full chunk of the finding's type, or the largest tried
+ * (shown as not enough) when none does.
+ */
+static int remedy_balance(const struct space_report *report, struct space_summary *sum,
+			  int finding)
+{
+	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
+	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
+	u64 cand[101];
+	u32 n, k, tries;
+	int ret;
+
+	n = usage_candidates(report->fs_info, cand);
+	if (!n) {
+		/* every data block group full: shown as not helping */
+		cand[0] = 100;
+		n = 1;
+	}
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_BALANCE;
+	r->finding = finding;
+	r->room_needed = s->chunk_size * btrfs_bg_type_to_factor(s->profile);
+	r->unallocated_after = calloc(sum->nr_devices ? sum->nr_devices : 1, sizeof(u64));
+	if (!r->unallocated_after)
+		return -ENOMEM;
+	sum->nr_remedies++;
+	tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
+	for (k = 1; k <= tries; k++) {
+		ret = try_balance(report, sum, cand[(u64)k * n / tries - 1], r);
+		if (ret || r->enough)
+			return ret;
+	}
+	return 0;
+}
+
+static const struct btrfs_space_info *space_info_of(const struct space_report *report,
+						    const char *name)
+{
+	int i;
+
+	for (i = 0; i < report->nr_space_infos; i++)
+		if (!strcmp(report->space_infos[i].name, name))
+			return &report->space_infos[i].info;
+	return NULL;
+}
+
+/*
+ * The allocator's devices as the forecast starts from them: the chunks of
+ * the block groups the cleaner deletes after mount already gone.
+ */
+static int summary_alloc_state(const struct space_report *report,
+			       const struct space_summary *sum, struct btrfs_alloc_state *st)
+{
+	const struct btrfs_block_group *bg;
+	u32 i;
+	int ret;
+
+	ret = btrfs_alloc_state_init(report->fs_info, report->reserve.kernel_version, st);
+	for (i = 0; !ret && i < sum->forecast.nr_unused_bgs; i++) {
+		bg = btrfs_lookup_block_group(report->fs_info, sum->forecast.unused_bgs[i]);
+		if (bg && bg->map)
+			btrfs_alloc_remove_chunk(st, bg->map);
+	}
+	return ret;
+}
+
+/*
+ * Chunks of @type alone on @st until ENOSPC, or until their logical bytes
+ * reach @stop_at (0: no stop): their bytes and count
+ */
+static int fill_chunks(struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
+		       u64 stop_at, u64 *bytes, u32 *count)
+{
+	struct btrfs_chunk_map *map;
+	int err = 0;
+
+	*bytes = 0;
+	*count = 0;
+	while (*count < 100000 && (!stop_at || *bytes < stop_at) &&
+	       (map = btrfs_alloc_create_chunk(st, type, chunk_size, &err))) {
+		*bytes += map->length;
+		(*count)++;
+		free(map);
+	}
+	return err == -ENOMEM ? err : 0;
+}
+
+/*
+ * Section 19.6: the allocator (volumes.c) with one more empty, writeable
+ * device of @size: chunks of @type alone until ENOSPC.  Their logical
+ * bytes, their count, and what device @watch (a devid, 0: none) has left
+ * unallocated after.
+ */
+static int whatif_add_device(const struct space_report *report,
+			     const struct space_summary *sum, u64 type, u64 chunk_size,
+			     u64 size, u64 stop_at, u64 watch, u64 *bytes, u32 *count,
+			     u64 *watch_left)
+{
+	struct btrfs_alloc_state st;
+	struct btrfs_alloc_device *devs;
+	u64 devid = 0;
+	u32 i;
+	int ret;
+
+	ret = summary_alloc_state(report, sum, &st);
+	if (ret)
+		return ret;
+	devs = realloc(st.devs, (st.nr_devs + 1) * sizeof(*devs));
+	if (!devs) {
+		btrfs_alloc_state_free(&st);
+		return -ENOMEM;
+	}
+	st.devs = devs;
+	for (i = 0; i < st.nr_devs; i++)
+		devid = max_u64(devid, st.devs[i].devid);
+	/* btrfs_init_new_device(): the next devid, at the end of alloc_list */
+	memset(&st.devs[st.nr_devs], 0, sizeof(st.devs[0]));
+	st.devs[st.nr_devs].devid = devid + 1;
+	st.devs[st.nr_devs].total_bytes = size;
+	st.devs[st.nr_devs].writeable = true;
+	st.nr_devs++;
+	st.rw_devices++;
+	st.total_rw_bytes += size;
+	ret = fill_chunks(&st, type, chunk_size, stop_at, bytes, count);
+	for (i = 0; watch_left && i < st.nr_devs; i++)
+		if (st.devs[i].devid == watch)
+			*watch_left = st.devs[i].total_bytes - st.devs[i].bytes_used;
+	btrfs_alloc_state_free(&st);
+	return ret;
+}
+
+/*
+ * Section 19.6: the least used data block group (not read-only, not
+ * deleted by the cleaner already): deleting the data in it empties it,
+ * btrfs_delete_unused_bgs() removes its chunk, and the allocator makes
+ * chunks of the finding's type from the room.
+ */
+static int remedy_delete_data(const struct space_report *report, struct space_summary *sum,
+			      int finding)
+{
+	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
+	const struct btrfs_space_info *si = space_info_of(report, s->name);
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	const struct btrfs_block_group *bg, *best = NULL;
+	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
+	struct btrfs_alloc_state st;
+	u32 i, k;
+	int ret;
+
+	if (!si || (si->flags & BTRFS_BLOCK_GROUP_DATA))
+		return 0;
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		bg = &fs_info->block_groups[i];
+		if (!(bg->flags & BTRFS_BLOCK_GROUP_DATA) || bg->ro || !bg->used || !bg->map)
+			continue;
+		for (k = 0; k < sum->forecast.nr_unused_bgs; k++)
+			if (sum->forecast.unused_bgs[k] == bg->start)
+				break;
+		if (k == sum->forecast.nr_unused_bgs && (!best || bg->used < best->used))
+			best = bg;
+	}
+	if (!best)
+		return 0;
+	ret = summary_alloc_state(report, sum, &st);
+	if (ret)
+		return ret;
+	btrfs_alloc_remove_chunk(&st, best->map);
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_DELETE_DATA;
+	r->finding = finding;
+	r->bg_start = best->start;
+	r->moved_bytes = best->used;
+	r->room_needed = s->tight_bound > s->headroom ? s->tight_bound - s->headroom : 0;
+	ret = fill_chunks(&st, (si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) | s->profile,
+			  si->chunk_size, 0, &r->new_bytes, &r->new_chunks);
+	btrfs_alloc_state_free(&st);
+	r->enough = r->new_chunks && r->new_bytes >= r->room_needed;
+	sum->nr_remedies++;
+	return ret;
+}
+
+
+/* The device sizes tried: 256 MiB, doubling, up to 16 times the filesystem */
+#define SUMMARY_ADD_MIN		(256ULL << 20)
+
+/*
+ * Section 19.6: the smallest device (256 MiB doubling) whose addition
+ * lifts the finding's type to ok: headroom plus the new chunks of its
+ * type reach the tight bound of 19.2.
+ */
+static int remedy_device_add(const struct space_report *report, struct space_summary *sum,
+			     int finding)
+{
+	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
+	const struct btrfs_space_info *si = space_info_of(report, s->name);
+	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
+	u64 bound = s->tight_bound;
+	u64 limit = 16 * max_u64(report->fs_info->total_rw_bytes, SUMMARY_ADD_MIN), size;
+	u64 type = (si ? si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK : 0) | s->profile;
+	int ret;
+
+	if (!si)
+		return 0;
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_DEVICE_ADD;
+	r->finding = finding;
+	r->room_needed = bound > s->headroom ? bound - s->headroom : 0;
+	/* the search stops each fill at the room needed; the size found is filled whole */
+	for (size = SUMMARY_ADD_MIN; size <= limit; size *= 2) {
+		ret = whatif_add_device(report, sum, type, si->chunk_size, size,
+					max_u64(r->room_needed, 1), 0,
+					&r->new_bytes, &r->new_chunks, NULL);
+		if (ret)
+			return ret;
+		r->add_size = size;
+		r->enough = r->new_bytes >= r->room_needed && r->new_chunks;
+		if (r->enough)
+			break;
+	}
+	ret = whatif_add_device(report, sum, type, si->chunk_size, r->add_size, 0, 0,
+				&r->new_bytes, &r->new_chunks, NULL);
+	if (ret)
+		return ret;
+	sum->nr_remedies++;
+	return 0;
+}
+
+/*
+ * Section 19.6: a device with hard dead space of at least one data chunk
+ * (an unequal pool): a device of that size added, and what the data
+ * chunks the allocator then makes leave of it.
+ */
+static int remedy_dead_space(const struct space_report *report, struct space_summary *sum)
+{
+	const struct summary_space *data = NULL;
+	const struct btrfs_space_info *si = space_info_of(report, "data");
+	struct summary_remedy *r;
+	u64 hard, best = 0, size;
+	u32 i, pick = 0;
+	int k, ret;
+
+	for (k = 0; k < sum->nr_spaces; k++)
+		if (!strcmp(sum->spaces[k].name, "data"))
+			data = &sum->spaces[k];
+	if (!data || !si || sum->nr_remedies >= SUMMARY_MAX_REMEDIES)
+		return 0;
+	for (i = 0; i < sum->nr_devices; i++) {
+		hard = sum->dead[i].hard;
+		if (sum->devices[i].counted && hard > best) {
+			best = hard;
+			pick = i;
+		}
+	}
+	if (best < SUMMARY_DEVICE_RESERVED + data->chunk_size)
+		return 0;
+	r = &sum->remedies[sum->nr_remedies];
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_DEVICE_ADD;
+	r->finding = -1;
+	r->dead_devid = sum->devices[pick].devid;
+	r->dead_before = best;
+	/* the dead bytes, rounded up to 256 MiB */
+	size = (best - SUMMARY_DEVICE_RESERVED + SUMMARY_ADD_MIN - 1) / SUMMARY_ADD_MIN * SUMMARY_ADD_MIN;
+	r->add_size = size;
+	ret = whatif_add_device(report, sum, BTRFS_BLOCK_GROUP_DATA | data->profile, si->chunk_size,
+				size, 0, r->dead_devid, &r->new_bytes, &r->new_chunks, &r->dead_after);
+	if (ret)
+		return ret;
+	r->enough = r->dead_after < r->dead_before / 2;
+	sum->nr_remedies++;
+	return 0;
+}
+
+/* Section 19.6: the block-group tree, for a slow mount (mount-cost.c) */
+static void remedy_bg_tree(const struct btrfs_mount_estimate *est, struct space_summary *sum,
+			   int finding)
+{
+	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
+
+	if (est->has_bg_tree || est->bg_tree.total_reads >= est->now.total_reads)
+		return;
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_BG_TREE;
+	r->finding = finding;
+	r->reads_now = est->now.total_reads;
+	r->reads_after = est->bg_tree.total_reads;
+	r->hdd_seconds_after = btrfs_mount_seconds(r->reads_after, latency_of("hdd"));
+	sum->nr_remedies++;
+}
+
+int btrfs_summary_remedies(const struct space_report *report,
+			   const struct btrfs_mount_estimate *est,
+			   struct space_summary *sum)
+{
+	int i, ret;
+
+	for (i = 0; i < sum->nr_findings; i++) {
+		const struct summary_finding *f = &sum->findings[i];
+
+		if (f->kind == SUMMARY_FIND_MOUNT) {
+			remedy_bg_tree(est, sum, i);
+			continue;
+		}
+		if (!sum->spaces[f->space].headroom_present || !count_writeable(report))
+			continue;
+		ret = remedy_balance(report, sum, i);
+		if (!ret)
+			ret = remedy_delete_data(report, sum, i);
+		if (!ret)
+			ret = remedy_device_add(report, sum, i);
+		if (ret)
+			return ret;
+	}
+	return remedy_dead_space(report, sum);
+}
+
+/* Section 19.3: the tight and critical lines, worst first, stable */
+static void collect_findings(struct space_summary *sum)
+{
+	int i, lvl;
+
+	for (lvl = SUMMARY_CRITICAL; lvl > SUMMARY_OK; lvl--) {
+		for (i = 0; i < sum->nr_spaces; i++) {
+			if (sum->spaces[i].level != (enum summary_level)lvl)
+				continue;
+			sum->findings[sum->nr_findings++] = (struct summary_finding) {
+				.level = lvl, .kind = SUMMARY_FIND_SPACE, .space = i,
+			};
+		}
+		if (sum->mount_level == (enum summary_level)lvl)
+			sum->findings[sum->nr_findings++] = (struct summary_finding) {
+				.level = lvl, .kind = SUMMARY_FIND_MOUNT, .space = -1,
+			};
+	}
+	sum->level = sum->nr_findings ? sum->findings[0].level : SUMMARY_OK;
+}
+
 int btrfs_build_summary(const struct space_report *report,
 			const struct btrfs_mount_estimate *est,
 			struct space_summary *sum)
 {
-	int i;
-
 	struct forecast_options fopts;
+	int i;
 
 	memset(sum, 0, sizeof(*sum));
 	if (fill_devices(report, sum))
-		return -ENOMEM;
+		goto nomem;
 	forecast_options_init(&fopts);
 	fopts.kernel_version = report->reserve.kernel_version;
-	if (btrfs_build_forecast(report, &fopts, &sum->forecast)) {
-		btrfs_free_summary(sum);
-		return -ENOMEM;
-	}
+	if (btrfs_build_forecast(report, &fopts, &sum->forecast))
+		goto nomem;
+	fill_dead(sum);
 	for (i = 0; i < report->nr_space_infos; i++) {
 		struct summary_space *s = &sum->spaces[sum->nr_spaces++];
 
 		fill_space(report, &report->space_infos[i], s);
-		rate_headroom(s, fill_of(&sum->forecast, s->name));
+		rate_space(report, s, fill_of(&sum->forecast, s->name));
 	}
-	rate_unallocated(sum);
-	rate_overcommit(report, sum);
-	rate_preempt(report, sum);
+	fill_preempt(report, sum);
 	rate_mount(est, sum);
-	sum->level = SUMMARY_OK;
-	for (i = 0; i < sum->nr_spaces; i++) {
-		sum->level = worse(sum->level, sum->spaces[i].level);
-		sum->level = worse(sum->level, sum->spaces[i].headroom_level);
-	}
-	sum->level = worse(sum->level, sum->unallocated_level);
-	sum->level = worse(sum->level, sum->overcommit_level);
-	sum->level = worse(sum->level, sum->preempt_level);
-	sum->level = worse(sum->level, sum->mount_level);
+	collect_findings(sum);
+	if (btrfs_summary_remedies(report, est, sum))
+		goto nomem;
 	return 0;
+nomem:
+	btrfs_free_summary(sum);
+	return -ENOMEM;
 }
 
 void btrfs_free_summary(struct space_summary *sum)
 {
+	int i;
+
+	for (i = 0; i < sum->nr_remedies; i++)
+		free(sum->remedies[i].unallocated_after);
+	sum->nr_remedies = 0;
 	free(sum->devices);
 	sum->devices = NULL;
+	free(sum->dead);
+	sum->dead = NULL;
 	btrfs_free_forecast(&sum->forecast);
 }

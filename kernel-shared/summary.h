@@ -32,14 +32,77 @@ struct summary_space {
 	u64 new_chunk_bytes;		/* their logical bytes */
 	enum summary_level level;
 	const char *rule;
-	/* the forecast's fill of this type (section 19.7) */
+	/* the forecast's fill of this type (section 19.2) */
 	bool headroom_present;
 	bool flags_metadata;		/* a metadata (or mixed) space info */
 	u64 headroom;			/* writable_bytes */
 	u64 headroom_rsv;		/* metadata: held by the global reserve */
+	u64 headroom_existing;		/* of it: in the existing block groups */
+	u64 headroom_new;		/* of it: in new chunks */
+	u64 capacity;			/* held + headroom: what the type holds when full */
+	u64 reservation;		/* metadata: one transaction's reservation (19.2) */
+	u64 critical_bound;		/* headroom below it: critical (19.2) */
+	u64 tight_bound;		/* headroom below it: tight */
 	enum summary_level headroom_level;
 	const char *headroom_rule;
 };
+
+/* A tight or critical line of the summary, worst first (section 19.3) */
+enum summary_finding_kind {
+	SUMMARY_FIND_SPACE,		/* a space info's headroom: space[index] */
+	SUMMARY_FIND_MOUNT,		/* the mount time */
+};
+
+struct summary_finding {
+	enum summary_level level;
+	enum summary_finding_kind kind;
+	int space;			/* index into spaces[] for SUMMARY_FIND_SPACE */
+};
+
+/* Per device: the forecast's space no chunk of a fill can use (21.4) */
+struct summary_dead {
+	u64 devid;
+	u64 hard;			/* no chunk of any profile */
+	u64 soft_data;			/* the data fill leaves it: metadata's profile only */
+	u64 soft_metadata;		/* the metadata fill leaves it: data's profile only */
+};
+
+/* A remedy checked by a model before it is printed (section 19.6) */
+enum summary_remedy_kind {
+	SUMMARY_REMEDY_BALANCE,		/* btrfs balance start -dusage=N */
+	SUMMARY_REMEDY_BG_TREE,		/* btrfstune --convert-to-block-group-tree */
+	SUMMARY_REMEDY_DEVICE_ADD,	/* btrfs device add, a device of add_size */
+	SUMMARY_REMEDY_DELETE_DATA,	/* delete the data of the least used data block group */
+};
+
+struct summary_remedy {
+	enum summary_remedy_kind kind;
+	int finding;			/* index into findings[] */
+	u64 usage;			/* balance: N of -dusage=N */
+	u32 nr_selected;		/* balance: block groups relocated */
+	u64 moved_bytes;		/* balance: their used bytes; delete: the group's */
+	bool can_start;			/* balance: a chunk of the target can be made */
+	bool enough;			/* balance: gives back the room needed */
+	u64 room_needed;		/* balance: raw bytes of one full chunk of the type */
+	u64 room_gained;		/* balance: Σ unallocated after − now */
+	u64 *unallocated_after;		/* balance: per device, report->devices order */
+	u64 bg_start;			/* delete data: the block group emptied */
+	u64 add_size;			/* device add: the new device's size */
+	u64 new_bytes;			/* device add, delete: the type's bytes in new chunks */
+	u32 new_chunks;			/* device add, delete: how many */
+	u64 dead_devid;			/* device add for dead space: the device */
+	u64 dead_before;		/* its dead bytes now and after */
+	u64 dead_after;
+	u64 reads_now;			/* bg tree: mount reads now and after */
+	u64 reads_after;
+	double hdd_seconds_after;
+};
+
+/* The first MiB of a device, never allocated (BTRFS_DEVICE_RANGE_RESERVED) */
+#define SUMMARY_DEVICE_RESERVED	(1ULL << 20)
+
+#define SUMMARY_MAX_FINDINGS	(BTRFS_NR_SPACE_INFOS + 1)
+#define SUMMARY_MAX_REMEDIES	(3 * SUMMARY_MAX_FINDINGS + 1)
 
 struct summary_device {
 	u64 devid;
@@ -52,23 +115,23 @@ struct space_summary {
 	struct summary_space spaces[BTRFS_NR_SPACE_INFOS];
 	int nr_spaces;
 
+	struct summary_finding findings[SUMMARY_MAX_FINDINGS];
+	int nr_findings;
+	struct summary_remedy remedies[SUMMARY_MAX_REMEDIES];	/* finding -1: dead space */
+	int nr_remedies;
+
 	struct summary_device *devices;
+	struct summary_dead *dead;	/* per device, report->devices order */
 	u32 nr_devices;
 	u64 unallocated;		/* over the counted devices */
-	enum summary_level unallocated_level;
-	const char *unallocated_rule;
 
 	u64 overcommit_room;		/* calc_available_free_space(FLUSH_ALL) */
-	enum summary_level overcommit_level;
-	const char *overcommit_rule;
 
 	u64 bytes_may_use;
 	bool can_flush;
 	u64 flush_from;			/* min bytes_may_use that flushes */
 	u64 flush_headroom;		/* flush_from - bytes_may_use, 0 if flushing */
 	bool flushing;
-	enum summary_level preempt_level;
-	const char *preempt_rule;
 
 	bool mount_available;
 	u64 mount_reads;
@@ -85,9 +148,15 @@ struct space_summary {
 #define SUMMARY_MOUNT_CRITICAL_SECONDS	90.0
 
 const char *btrfs_summary_level_name(enum summary_level level);
+/* "ok", "tight", "critical" to the level; -EINVAL for another word */
+int btrfs_summary_level_parse(const char *name, enum summary_level *level);
 int btrfs_build_summary(const struct space_report *report,
 			const struct btrfs_mount_estimate *est,
 			struct space_summary *sum);
 void btrfs_free_summary(struct space_summary *sum);
+/* Section 19.6: the remedies of the findings, each run through its model */
+int btrfs_summary_remedies(const struct space_report *report,
+			   const struct btrfs_mount_estimate *est,
+			   struct space_summary *sum);
 
 #endif

@@ -87,7 +87,7 @@ stderr_is 2 "^ERROR: --clamp: invalid value '9', expect 1 to 8" preempt --clamp 
 stderr_is 2 "^ERROR: --kernel: invalid value '4.19', expect a kernel version 5.12 or later" inspect --kernel 4.19 "$img"
 stderr_is 2 "^ERROR: --profile: invalid value 'floppy', expect nvme, ssd or hdd" mount-estimate --profile floppy "$img"
 stderr_is 2 "^ERROR: --top: invalid value '0', expect 1 to 100000" csum-delete --top 0 "$img"
-stderr_is 2 "^ERROR: --format: invalid value 'xml', expect text or json" inspect --format xml "$img"
+stderr_is 2 "^ERROR: --format: invalid value 'xml', expect text, json, openmetrics or nagios" inspect --format xml "$img"
 stderr_is 1 "^ERROR: --readonly-device 7: the filesystem has no devid 7" inspect --readonly-device 7 "$img"
 
 stderr_is 1 "^ERROR: $TEST_TMP: a directory, not a mounted btrfs filesystem" inspect "$TEST_TMP"

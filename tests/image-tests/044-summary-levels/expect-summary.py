@@ -192,13 +192,21 @@ def new_chunks(prof, chunk_size, total_rw, devs, ext, system, empty=False):
     return 0 if empty else (count, total)
 
 
-def headroom_level(h, csize, held):
-    """section 19.7 on the forecast's figure"""
-    if h < csize:
+def headroom_level(h, csize, cap, rsv):
+    """section 19.2 on the forecast's figure: critical below
+    min(C, max(2R, cap/10)), tight below min(2C, max(4R, cap/5))"""
+    if h < min(csize, max(2 * rsv, cap // 10)):
         return "critical"
-    if h < 2 * csize or h < (held + h) // 10:
+    if h < min(2 * csize, max(4 * rsv, cap // 5)):
         return "tight"
     return "ok"
+
+
+def reservation(nodesize, fst):
+    """19.2: a 5-item transaction and its delayed refs (twice with the
+    free-space tree): nodesize * BTRFS_MAX_LEVEL * 2 per item"""
+    one = nodesize * 8 * 2 * 5
+    return one + one * (2 if fst else 1)
 
 
 def main():
@@ -210,7 +218,9 @@ def main():
     total_rw = sum(d["size"] for d in exp["devices"])
     bad = []
     ext = dev_extents(exp)
-    headroom = []
+    nodesize = exp["superblock"]["nodesize"]
+    # the free-space tree: compat_ro bit 0 of the superblock (the tool's read)
+    fst = bool(json.load(open(sys.argv[2]))["filesystem"]["compat_ro_flags"] & 1)
 
     def cmp(field, e, g):
         if e != g:
@@ -229,59 +239,39 @@ def main():
                            t == "system", empty=True)
         n, nbytes = new_chunks(prof, si["chunk_size"], total_rw, exp["devices"], ext,
                                t == "system")
-        if free < csize and n == 0:
-            level = "critical"
-        elif free + nbytes < 2 * csize:
-            level = "tight"
-        else:
-            level = "ok"
-        spaces[t] = (prof, free, csize, n, level)
         g = got["space"].get(t, {})
+        if t == "system":
+            level = "critical" if free < nodesize and n == 0 else "ok"
+        else:
+            h = g.get("headroom", {})
+            hb = h.get("bytes", -1)
+            rsv = reservation(nodesize, fst) if t in ("metadata", "mixed") else 0
+            if rsv:
+                cmp("space.%s.headroom.reservation" % t, rsv, h.get("reservation"))
+            cmp("space.%s.headroom.capacity" % t, held + hb, h.get("capacity"))
+            cmp("space.%s.headroom.parts" % t, hb,
+                h.get("in_block_groups", 0) + h.get("in_new_chunks", 0))
+            level = headroom_level(hb, csize, held + hb, rsv)
+            cmp("space.%s.headroom.level" % t, level, h.get("level"))
+        spaces[t] = (prof, free, csize, n, level)
         cmp("space.%s.profile" % t, prof[0], g.get("profile"))
         cmp("space.%s.free" % t, free, g.get("free"))
         cmp("space.%s.chunk_size" % t, csize, g.get("chunk_size"))
         cmp("space.%s.new_chunks" % t, n, g.get("new_chunks"))
         cmp("space.%s.new_chunk_bytes" % t, nbytes, g.get("new_chunk_bytes"))
         cmp("space.%s.level" % t, level, g.get("level"))
-        if t != "system":
-            h = g.get("headroom", {})
-            hl = headroom_level(h.get("bytes", -1), csize, held)
-            cmp("space.%s.headroom.level" % t, hl, h.get("level"))
-            headroom.append(LEVELS.index(hl))
     cmp("space.types", sorted(spaces), sorted(got["space"]))
 
     meta = spaces.get("metadata") or spaces.get("mixed")
-    data = spaces.get("data")
-    if meta[3] == 0:
-        unalloc = "critical"
-    elif meta[3] < 2 or (data and data[3] == 0):
-        unalloc = "tight"
-    else:
-        unalloc = "ok"
     cmp("unallocated.bytes", sum(left), got["unallocated"]["bytes"])
-    cmp("unallocated.level", unalloc, got["unallocated"]["level"])
 
-    # over-commit room (section 8.2, 6.9+): FLUSH_ALL
+    # over-commit room (section 8.2, 6.9+): FLUSH_ALL; a figure, no level
     data_cs = alloc["data"]["chunk_size"] if "data" in alloc else alloc["mixed"]["chunk_size"]
     eff = min(data_cs, total_rw * 10 // 100, GiB)
     avail = sum(left) // meta[0][6]
     room = 0 if avail <= eff else (avail - eff) >> 3
-    if room == 0 and meta[1] < meta[2]:
-        oc = "critical"
-    elif room == 0:
-        oc = "tight"
-    else:
-        oc = "ok"
     cmp("overcommit.room", room, got["overcommit"]["room"])
-    cmp("overcommit.level", oc, got["overcommit"]["level"])
-
-    # preemptive flushing right after mount: never flushing (G is all of
-    # bytes_may_use); plain full when used + reserved + G >= 90 % of total
-    msi = alloc.get("metadata") or alloc.get("mixed")
-    full = msi["bytes_used"] + msi["bytes_reserved"] + alloc["global_rsv_reserved"] \
-        >= msi["total_bytes"] * 90 // 100
     cmp("preempt.flushing", False, got["preempt"]["flushing"])
-    cmp("preempt.level", "tight" if full else "ok", got["preempt"]["level"])
 
     # mount time: the kernel's traced reads at the hdd and ssd latencies
     reads = exp["mount_reads"]["reads"]
@@ -294,15 +284,23 @@ def main():
     ml = "critical" if hdd >= 90 else "tight" if hdd >= 10 else "ok"
     cmp("mount.level", ml, got["mount"]["level"])
 
-    overall = max([LEVELS.index(s[4]) for s in spaces.values()] +
-                  [LEVELS.index(x) for x in (unalloc, oc, ml)] +
-                  [1 if full else 0] + headroom)
-    cmp("level", LEVELS[overall], got["level"])
+    # findings: every tight or critical line, worst first; the overall level
+    # is the first one's
+    order = [t for t in ("data", "metadata", "mixed", "system") if t in spaces]
+    want = []
+    for lv in ("critical", "tight"):
+        want += [(lv, t) for t in order if spaces[t][4] == lv]
+        if ml == lv:
+            want.append((lv, "mount"))
+    gotf = [(f["level"], f["what"]) for f in got["findings"]]
+    cmp("findings", want, gotf)
+    overall = want[0][0] if want else "ok"
+    cmp("level", overall, got["level"])
     for line in bad:
         print(line)
-    print("levels %s %s unallocated=%s overcommit=%s mount=%s overall=%s" % (
+    print("levels %s %s mount=%s overall=%s" % (
         name, " ".join("%s=%s" % (t, s[4]) for t, s in sorted(spaces.items())),
-        unalloc, oc, ml, LEVELS[overall]))
+        ml, overall))
     return 1 if bad else 0
 
 

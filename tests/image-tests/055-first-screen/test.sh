@@ -1,0 +1,58 @@
+#!/bin/bash
+# The first screen of "inspect" (formulas.md section 19) on every shipped
+# fixture, as it is and with its first device read-only (every type
+# critical, the most lines): the lines before the first blank line are at
+# most 20, none wider than 80 columns, and the first one names the worst
+# finding of the JSON of the same run ("LEVEL: WHAT: ..."), or begins
+# with "ok:" when there is none. The lines "Before ENOSPC", one per space
+# info, "Dead space" and "Mount time" are there.
+
+source "$TEST_TOP/common" || exit
+check_prereq btrfs-space
+check_prereq jq xz tar
+
+bad=0
+checked=0
+# check_screen NAME TEXT JSON: the rules above, one line per problem
+check_screen()
+{
+	local name=$1 text=$2 json=$3 screen lines wide first want type
+	screen=$(sed '/^$/q' "$text" | sed '$d')
+	lines=$(wc -l <<< "$screen")
+	[ "$lines" -le 20 ] || { echo "$name: first screen has $lines lines"; return 1; }
+	wide=$(awk 'length > 80 { print NR ": " length }' <<< "$screen")
+	[ -z "$wide" ] || { echo "$name: lines over 80 columns: $wide"; return 1; }
+	first=$(head -n 1 <<< "$screen")
+	want=$(jq -r 'if (.summary.findings | length) > 0
+		then .summary.findings[0].level + ": " + .summary.findings[0].what + ":"
+		else "ok:" end' "$json") || return 1
+	[ "$(jq -r .summary.level "$json")" = "${want%%:*}" ] ||
+		{ echo "$name: JSON level $(jq -r .summary.level "$json") is not its first finding's"; return 1; }
+	[[ "$first" == "$want"* ]] || { echo "$name: first line '$first', not '$want ...'"; return 1; }
+	grep -q '^Before ENOSPC' <<< "$screen" || { echo "$name: no 'Before ENOSPC' line"; return 1; }
+	for type in $(jq -r '.summary.space | keys[]' "$json"); do
+		grep -qE "^    $type " <<< "$screen" || { echo "$name: no line for $type"; return 1; }
+	done
+	grep -q '^Dead space' <<< "$screen" || { echo "$name: no dead space line"; return 1; }
+	grep -q '^Mount time: ' <<< "$screen" || { echo "$name: no mount time line"; return 1; }
+	echo "$name: $lines lines, first: ${first:0:60}"
+}
+
+for archive in "$TEST_TOP"/fixtures/*.tar.xz; do
+	name=$(basename "$archive" .tar.xz)
+	dir=$TEST_TMP/$name
+	mapfile -t devs < <(fixture_images "$name" "$dir")
+	[ ${#devs[@]} -gt 0 ] || fail "fixture $name: no device files"
+	for variant in plain readonly; do
+		opts=()
+		[ "$variant" = readonly ] && opts=(--readonly-device 1)
+		run_check_stdout "$BTRFS_SPACE" inspect "${opts[@]}" "${devs[@]}" > "$dir/$variant.txt" || exit
+		run_check_stdout "$BTRFS_SPACE" --format json inspect "${opts[@]}" "${devs[@]}" \
+			> "$dir/$variant.json" || exit
+		check_screen "$name ($variant)" "$dir/$variant.txt" "$dir/$variant.json" || bad=$((bad + 1))
+		checked=$((checked + 1))
+	done
+done
+[ "$checked" -ge 40 ] || fail "only $checked fixture runs checked"
+[ "$bad" = 0 ] || fail "$bad of $checked first screens break the rules (listed above)"
+echo "first screens: $checked fixture runs within 20 lines of 80 columns, worst finding first"

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+# check-remedy.py INSPECT.json INDEX DIR: remedy INDEX of the summary
+# against what the kernel did on a copy (test.sh: DIR/unallocated, "devid
+# bytes" per device after it; DIR/filled, bytes of a fill after a device
+# add; DIR/kernel.rc of a balance).  An advised remedy must do what it
+# predicts: a balance, each device's unallocated bytes within 16 MiB of
+# unallocated_after; a device add for a type, the fill at least the
+# headroom plus 90 % of the predicted new chunk bytes (so too deleting a
+# block group's data); a device add for dead space, the device's
+# unallocated bytes within 16 MiB of dead_after.
+# A remedy shown as not helping is reported with the kernel's outcome.
+import json
+import sys
+
+doc = json.load(open(sys.argv[1]))["summary"]
+r = doc["remedies"][int(sys.argv[2])]
+d = sys.argv[3]
+MiB = 1 << 20
+after = {}
+for line in open(d + "/unallocated"):
+    devid, b = line.split()
+    after[int(devid)] = int(b)
+e = r["effect"]
+bad = []
+print("    remedy %s: %s (advised %s)" % (r["finding"], r["command"], r["advised"]))
+if r["command"].startswith("btrfs balance"):
+    rc = open(d + "/kernel.rc").read().strip()
+    now = {x["devid"]: x["unallocated"] for x in doc["unallocated"]["devices"]}
+    for u in e["unallocated_after"]:
+        k = after.get(u["devid"], -1)
+        print("        devid %d: unallocated %d now, predicted %d, kernel %d (balance %s)" % (
+            u["devid"], now[u["devid"]], u["bytes"], k, rc))
+        if r["advised"] and abs(k - u["bytes"]) > 16 * MiB:
+            bad.append("devid %d: kernel %d, predicted %d" % (u["devid"], k, u["bytes"]))
+    if r["advised"] and rc != "ok":
+        bad.append("the kernel's balance failed")
+elif "block_group" in e:
+    filled = int(open(d + "/filled").read())
+    h = doc["space"][r["finding"]]["headroom"]["bytes"]
+    print("        delete %d in block group %d: predicted %d new chunk bytes (headroom %d), kernel filled %d" % (
+        e["delete_bytes"], e["block_group"], e["new_chunk_bytes"], h, filled))
+    if r["advised"] and filled < h + e["new_chunk_bytes"] * 9 // 10:
+        bad.append("the kernel filled %d, under headroom + 90 %% of %d" % (filled, e["new_chunk_bytes"]))
+    # shown as not enough: the kernel may not have done better than the rule needs
+    if not r["advised"] and filled >= h + e["room_needed"] + 16 * MiB:
+        bad.append("shown as not enough, but the kernel filled %d" % filled)
+elif "devid" in e:
+    k = after.get(e["devid"], -1)
+    print("        dead devid %d: %d before, predicted %d after, kernel %d after a data fill" % (
+        e["devid"], e["dead_before"], e["dead_after"], k))
+    if r["advised"] and abs(k - e["dead_after"]) > 16 * MiB:
+        bad.append("dead space left %d, predicted %d" % (k, e["dead_after"]))
+else:
+    filled = int(open(d + "/filled").read())
+    h = doc["space"][r["finding"]]["headroom"]["bytes"]
+    print("        device of %d: predicted %d new chunk bytes (headroom %d), kernel filled %d" % (
+        e["device_size"], e["new_chunk_bytes"], h, filled))
+    if r["advised"] and filled < h + e["new_chunk_bytes"] * 9 // 10:
+        bad.append("the kernel filled %d, under headroom + 90 %% of %d" % (filled, e["new_chunk_bytes"]))
+for b in bad:
+    print("        BROKEN: " + b)
+sys.exit(1 if bad else 0)
