@@ -762,10 +762,7 @@ static int64_t cow_sim_find(const struct btrfs_cow_sim *cs, u64 bytenr)
 {
 	u64 i;
 
-	for (i = 0; i < cs->nr_cowed; i++)
-		if (cs->cowed[i] == bytenr)
-			return i;
-	return -1;
+	return u64_index_get(&cs->cowed_index, bytenr, &i) ? (int64_t)i : -1;
 }
 
 static int cow_sim_remember(struct btrfs_cow_sim *cs, u64 bytenr, u64 copy)
@@ -786,6 +783,8 @@ static int cow_sim_remember(struct btrfs_cow_sim *cs, u64 bytenr, u64 copy)
 		cs->copy_of = c;
 		cs->cap_cowed = cap;
 	}
+	if (u64_index_put(&cs->cowed_index, bytenr, cs->nr_cowed))
+		return -ENOMEM;
 	cs->cowed[cs->nr_cowed] = bytenr;
 	cs->copy_of[cs->nr_cowed++] = copy;
 	return 0;
@@ -896,21 +895,17 @@ static u32 node_shrunk_by(const struct btrfs_cow_sim *cs, u64 bytenr)
 {
 	u64 i;
 
-	for (i = 0; i < cs->nr_shrunk; i++)
-		if (cs->shrunk[i] == bytenr)
-			return cs->shrunk_by[i];
-	return 0;
+	return u64_index_get(&cs->shrunk_index, bytenr, &i) ? cs->shrunk_by[i] : 0;
 }
 
 static int node_shrink(struct btrfs_cow_sim *cs, u64 bytenr)
 {
 	u64 i;
 
-	for (i = 0; i < cs->nr_shrunk; i++)
-		if (cs->shrunk[i] == bytenr) {
-			cs->shrunk_by[i]++;
-			return 0;
-		}
+	if (u64_index_get(&cs->shrunk_index, bytenr, &i)) {
+		cs->shrunk_by[i]++;
+		return 0;
+	}
 	if (cs->nr_shrunk == cs->cap_shrunk) {
 		u64 cap = cs->cap_shrunk ? cs->cap_shrunk * 2 : 16;
 		u64 *b;
@@ -926,6 +921,8 @@ static int node_shrink(struct btrfs_cow_sim *cs, u64 bytenr)
 		cs->shrunk_by = n;
 		cs->cap_shrunk = cap;
 	}
+	if (u64_index_put(&cs->shrunk_index, bytenr, cs->nr_shrunk))
+		return -ENOMEM;
 	cs->shrunk[cs->nr_shrunk] = bytenr;
 	cs->shrunk_by[cs->nr_shrunk++] = 1;
 	return 0;
@@ -962,10 +959,7 @@ static bool node_balanced(const struct btrfs_cow_sim *cs, u64 bytenr)
 {
 	u64 i;
 
-	for (i = 0; i < cs->nr_balanced; i++)
-		if (cs->balanced[i] == bytenr)
-			return true;
-	return false;
+	return u64_index_get(&cs->balanced_index, bytenr, &i);
 }
 
 static int node_remember_balanced(struct btrfs_cow_sim *cs, u64 bytenr)
@@ -979,6 +973,8 @@ static int node_remember_balanced(struct btrfs_cow_sim *cs, u64 bytenr)
 		cs->balanced = n;
 		cs->cap_balanced = cap;
 	}
+	if (u64_index_put(&cs->balanced_index, bytenr, cs->nr_balanced))
+		return -ENOMEM;
 	cs->balanced[cs->nr_balanced++] = bytenr;
 	return 0;
 }
@@ -1078,7 +1074,8 @@ int btrfs_search_slot_cow(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 /* ---- deleting items: btrfs_del_items() and the pushes it tries ------ */
 
 /*
- * The transaction's view of an image leaf, added on first use.  Each is
+ * The transaction's view of an image leaf, added on first use and found
+ * again by its start (leaf_index: once per item, so no scan).  Each is
  * allocated on its own: a pointer stays valid while more are added.
  */
 static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block *eb,
@@ -1087,11 +1084,10 @@ static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block 
 	struct btrfs_sim_leaf *l;
 	u64 i;
 
-	for (i = 0; i < cs->nr_leaves; i++)
-		if (cs->leaves[i]->start == eb->start) {
-			*ret = cs->leaves[i];
-			return 0;
-		}
+	if (u64_index_get(&cs->leaf_index, eb->start, &i)) {
+		*ret = cs->leaves[i];
+		return 0;
+	}
 	if (cs->nr_leaves == cs->cap_leaves) {
 		u64 cap = cs->cap_leaves ? cs->cap_leaves * 2 : 16;
 		struct btrfs_sim_leaf **n;
@@ -1109,6 +1105,11 @@ static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block 
 	l->nritems = eb->nritems;
 	l->gone = calloc(eb->nritems ? eb->nritems : 1, 1);
 	if (!l->gone) {
+		free(l);
+		return -ENOMEM;
+	}
+	if (u64_index_put(&cs->leaf_index, l->start, cs->nr_leaves)) {
+		free(l->gone);
 		free(l);
 		return -ENOMEM;
 	}

@@ -8,6 +8,7 @@
 #ifndef BTRFS_SPACE_EXTENT_TREE_H
 #define BTRFS_SPACE_EXTENT_TREE_H
 
+#include "common/u64-index.h"
 #include "kernel-shared/delayed-ref.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/tree-block.h"
@@ -34,17 +35,21 @@ struct btrfs_cow_sim {
 	u64 cap_cowed;
 	u64 next_bytenr;		/* stand-in addresses of the copies */
 	u64 *copy_of;			/* per cowed[]: the copy's stand-in address */
+	struct u64_index cowed_index;	/* original block -> its index in cowed[] */
 	struct btrfs_sim_leaf **leaves;
 	u64 nr_leaves;
 	u64 cap_leaves;
+	struct u64_index leaf_index;	/* leaf start -> its index in leaves[] */
 	/* nodes that lost pointers to deleted leaves, and how many */
 	u64 *shrunk;
 	u32 *shrunk_by;
 	u64 nr_shrunk;
 	u64 cap_shrunk;
+	struct u64_index shrunk_index;	/* node -> its index in shrunk[] */
 	u64 *balanced;			/* nodes balance_level() merged */
 	u64 nr_balanced;
 	u64 cap_balanced;
+	struct u64_index balanced_index; /* node -> its index in balanced[] */
 	/* what the copies were */
 	u64 cows;
 	u64 shared_cows;		/* refs > 1: items' refs added */
