@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "common/hash.h"
 #include "common/u64-index.h"
 
@@ -66,6 +67,13 @@ int u64_index_put(struct u64_index *idx, u64 key, u64 value)
 	s->key = key;
 	s->value_plus_one = value + 1;
 	return 0;
+}
+
+void u64_index_clear(struct u64_index *idx)
+{
+	if (idx->used)
+		memset(idx->slots, 0, idx->cap * sizeof(*idx->slots));
+	idx->used = 0;
 }
 
 void u64_index_free(struct u64_index *idx)

@@ -26,6 +26,8 @@ struct u64_index {
 bool u64_index_get(const struct u64_index *idx, u64 key, u64 *value);
 /* @key maps to @value from now on: 0, or -ENOMEM with @idx unchanged */
 int u64_index_put(struct u64_index *idx, u64 key, u64 value);
+/* Empty again, the slots kept for reuse */
+void u64_index_clear(struct u64_index *idx);
 void u64_index_free(struct u64_index *idx);
 
 #endif

@@ -1599,16 +1599,56 @@ static int sim_load_group(struct btrfs_tree_sim *ts, const struct btrfs_path *pa
 	return 0;
 }
 
+/* A copy of @src's leaves as the image has them, for another simulation */
+static int sim_copy_group(struct btrfs_sim_group *dst, const struct btrfs_sim_group *src)
+{
+	u32 i;
+	int ret;
+
+	*dst = *src;
+	dst->leaves = NULL;
+	dst->nr = dst->cap = 0;
+	for (i = 0; i < src->nr; i++) {
+		const struct btrfs_sim_items_leaf *from = src->leaves[i];
+		struct btrfs_sim_items_leaf *l = calloc(1, sizeof(*l));
+
+		if (!l || sim_leaf_reserve(l, from->nr ? from->nr : 1)) {
+			sim_items_leaf_free(l);
+			return -ENOMEM;
+		}
+		l->start = from->start;
+		l->nr = from->nr;
+		memcpy(l->items, from->items, (size_t)from->nr * sizeof(*l->items));
+		ret = sim_group_insert_leaf(dst, dst->nr, l);
+		if (ret) {
+			sim_items_leaf_free(l);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The group holding @key: the last one found (keys come in order), one
+ * loaded before, or a new one, copied from ->source when there is one
+ * (which loads it from the image once for every simulation that uses it).
+ */
 static int sim_find_group(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 			  struct btrfs_sim_group **out)
 {
 	struct btrfs_path path = { 0 };
-	struct btrfs_sim_group *g;
+	struct btrfs_sim_group *g, *from;
 	u32 i;
 	int ret;
 
+	if (ts->last_group < ts->nr_groups &&
+	    sim_group_holds(&ts->groups[ts->last_group], key)) {
+		*out = &ts->groups[ts->last_group];
+		return 0;
+	}
 	for (i = 0; i < ts->nr_groups; i++)
 		if (sim_group_holds(&ts->groups[i], key)) {
+			ts->last_group = i;
 			*out = &ts->groups[i];
 			return 0;
 		}
@@ -1623,13 +1663,27 @@ static int sim_find_group(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	}
 	g = &ts->groups[ts->nr_groups];
 	memset(g, 0, sizeof(*g));
-	ret = btrfs_search_slot(ts->fs_info, &ts->root, key, &path, BTRFS_IO_OTHER);
-	if (ret >= 0)
-		ret = sim_load_group(ts, &path, g);
-	btrfs_release_path(&path);
+	if (ts->source) {
+		ret = sim_find_group(ts->source, key, &from);
+		if (!ret)
+			ret = sim_copy_group(g, from);
+	} else {
+		ret = btrfs_search_slot(ts->fs_info, &ts->root, key, &path, BTRFS_IO_OTHER);
+		if (ret >= 0)
+			ret = sim_load_group(ts, &path, g);
+		btrfs_release_path(&path);
+	}
+	ts->last_group = ts->nr_groups;
 	ts->nr_groups++;
 	*out = g;
 	return ret < 0 ? ret : 0;
+}
+
+int btrfs_tree_sim_preload(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+{
+	struct btrfs_sim_group *g;
+
+	return sim_find_group(ts, key, &g);
 }
 
 /* The leaf of @g for @key (the last whose first key is not above it) and the slot */

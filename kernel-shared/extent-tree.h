@@ -126,6 +126,12 @@ struct btrfs_tree_sim {
 	u32 cap_freed_starts;
 	bool inexact;			/* a node would split or a key was missing */
 	u64 changes;			/* calls that may have changed a leaf */
+	u32 last_group;			/* where the last key was found */
+	/*
+	 * When set, groups are copied from this simulation (which must keep
+	 * the image's items: only ever preloaded) instead of read again.
+	 */
+	struct btrfs_tree_sim *source;
 };
 
 void btrfs_tree_sim_init(struct btrfs_tree_sim *ts, struct btrfs_fs_info *fs_info,
@@ -147,6 +153,8 @@ int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *k
 			    u32 new_size);
 /* A COW search of @key that changes nothing in the item (an update in place) */
 int btrfs_tree_sim_touch(struct btrfs_tree_sim *ts, const struct btrfs_key *key);
+/* Load the leaves under the level-1 node of @key, changing nothing */
+int btrfs_tree_sim_preload(struct btrfs_tree_sim *ts, const struct btrfs_key *key);
 
 /* What btrfs_tree_sim_neighbours() finds around an absent key */
 struct btrfs_sim_neighbours {
