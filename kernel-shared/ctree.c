@@ -191,6 +191,7 @@ struct walk_state {
 	u64 root_id;
 	bool have_last;
 	struct btrfs_key last;
+	bool stream;			/* each leaf out of the cache once done */
 };
 
 /*
@@ -240,19 +241,22 @@ static int walk_block(struct btrfs_fs_info *fs_info, struct walk_state *ws,
 			break;
 		ret = walk_block(fs_info, ws, child);
 		btrfs_tree_block_put(child);
+		if (ws->stream)
+			btrfs_cache_drop_leaf(fs_info, child);
 	}
 	return ret;
 }
 
-int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
-		    const struct btrfs_root_ref *root, unsigned int purpose,
-		    btrfs_leaf_fn leaf_fn, void *ctx)
+static int walk_tree(struct btrfs_fs_info *fs_info,
+		     const struct btrfs_root_ref *root, unsigned int purpose,
+		     btrfs_leaf_fn leaf_fn, void *ctx, bool stream)
 {
 	struct walk_state ws = {
 		.leaf_fn = leaf_fn,
 		.ctx = ctx,
 		.purpose = purpose,
 		.root_id = root->objectid,
+		.stream = stream,
 	};
 	struct btrfs_tree_block *eb;
 	int ret;
@@ -263,6 +267,20 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
 	ret = walk_block(fs_info, &ws, eb);
 	btrfs_tree_block_put(eb);
 	return ret;
+}
+
+int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, unsigned int purpose,
+		    btrfs_leaf_fn leaf_fn, void *ctx)
+{
+	return walk_tree(fs_info, root, purpose, leaf_fn, ctx, false);
+}
+
+int btrfs_stream_tree(struct btrfs_fs_info *fs_info,
+		      const struct btrfs_root_ref *root, unsigned int purpose,
+		      btrfs_leaf_fn leaf_fn, void *ctx)
+{
+	return walk_tree(fs_info, root, purpose, leaf_fn, ctx, true);
 }
 
 /*

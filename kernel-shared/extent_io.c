@@ -401,6 +401,19 @@ void btrfs_tree_block_put(struct btrfs_tree_block *eb)
 		eb->refs--;
 }
 
+void btrfs_cache_drop_leaf(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb)
+{
+	struct btrfs_block_cache *cache = &fs_info->cache;
+
+	if (!eb || eb->level || eb->refs || btrfs_cache_lookup(fs_info, eb->start) != eb)
+		return;
+	lru_unlink(cache, eb);
+	cache_unhash(cache, eb);
+	cache->bytes -= eb->mem;
+	cache->nr_leaves--;
+	btrfs_free_tree_block(fs_info, eb);
+}
+
 /* The key-only copies are the only blocks outside the regions; all are leaves */
 static void free_keys_only(struct btrfs_block_cache *cache)
 {

@@ -375,7 +375,7 @@ int btrfs_scan_subvol_drops(struct btrfs_fs_info *fs_info,
 	int ret;
 
 	scan->leaves = scan->inodes = scan->files = scan->extent_items = 0;
-	ret = btrfs_walk_tree(fs_info, &sv->root, BTRFS_IO_OTHER, scan_leaf, &ss);
+	ret = btrfs_stream_tree(fs_info, &sv->root, BTRFS_IO_OTHER, scan_leaf, &ss);
 	if (!ret)
 		ret = scan_finish_inode(&ss);
 	return ret;
