@@ -24,8 +24,8 @@
 #   DIR/files.img    20 GiB, files f10000 ... f1000000 of 4 KiB
 #                    preallocated extents 4 KiB apart (f10000000 too with
 #                    --max-extents 10000000: 40 GiB of extents, 200 GiB file)
-#   DIR/pool4-N.img  4 sparse 15 TB devices, mkfs -d raid10 -m raid1c3
-#   DIR/pool16-N.img 16 sparse 15 TB devices, mkfs -d raid1 -m raid1c3
+#   DIR/pool4-N.img  4 sparse 15 TiB devices, mkfs -d raid10 -m raid1c3
+#   DIR/pool16-N.img 16 sparse 15 TiB devices, mkfs -d raid1 -m raid1c3
 # The block-group series need bench/make-large-image.sh images (minutes to
 # an hour each; see Documentation/benchmark.md).
 set -euo pipefail
@@ -101,18 +101,31 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # one_point CMD X DEVS: "cpu rss_kb reads out_bytes rc"
 one_point() {
-	local cmd=${1//\{x\}/$2} devs=${3//+/ } r rc=0
+	local cmd=${1//\{x\}/$2} devs=${3//+/ } r rc=0 reads
 	: > "$TMP/cpu"
 	: > "$TMP/rss"
 	for r in $(seq "$REPEAT"); do
+		# CPU: wait4() of time(1) and the command, in microseconds (time(1)
+		# prints 10 ms); RSS: time(1)'s %M, the command's own (a child of
+		# the interpreter would count the interpreter's pages up to its exec)
 		# shellcheck disable=SC2086 # the command line and the devices split on spaces
-		/usr/bin/time -f "%U %S %M" -o "$TMP/time" "$BTRFS_SPACE" -v $cmd $devs \
-			> "$TMP/out" 2> "$TMP/err" || rc=$?
-		awk '{ print $1 + $2 }' "$TMP/time" >> "$TMP/cpu"
-		awk '{ print $3 }' "$TMP/time" >> "$TMP/rss"
+		python3 -c '
+import os, sys
+out = os.open(sys.argv[1] + "/out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+err = os.open(sys.argv[1] + "/err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+# posix_spawn: no copy of this interpreter is counted in the child
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ,
+		     file_actions=[(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, err, 2)])
+_, status, ru = os.wait4(pid, 0)
+print("%.4f %d" % (ru.ru_utime + ru.ru_stime, os.waitstatus_to_exitcode(status)))
+' "$TMP" /usr/bin/time -f %M -o "$TMP/rss1" "$BTRFS_SPACE" -v $cmd $devs > "$TMP/time"
+		rc=$(awk '{ print $2 }' "$TMP/time")
+		awk '{ print $1 }' "$TMP/time" >> "$TMP/cpu"
+		tail -1 "$TMP/rss1" >> "$TMP/rss"
 	done
-	echo "$(median < "$TMP/cpu") $(sort -g "$TMP/rss" | tail -1)" \
-		"$(sed -n 's/^read: \([0-9]*\) reads,.*/\1/p' "$TMP/err" | head -1)" \
+	# forecast and replay close without -v's read counts: "-"
+	reads=$(sed -n 's/^read: \([0-9]*\) reads,.*/\1/p' "$TMP/err" | head -1)
+	echo "$(median < "$TMP/cpu") $(sort -g "$TMP/rss" | tail -1) ${reads:--}" \
 		"$(wc -c < "$TMP/out") $rc"
 }
 
@@ -137,8 +150,9 @@ for s in "${!NAMES[@]}"; do
 	for p in ${POINTS[$s]}; do
 		x=${p%%=*}
 		read -r cpu rss reads out rc < <(one_point "${CMDS[$s]}" "$x" "${p#*=}")
-		# a CPU time under 10 ms is the clock's resolution, not a cost
-		cpu_e=$(awk -v c="$cpu" 'BEGIN { print (c < 0.01 ? 0.01 : c) }')
+		[ "$reads" != - ] || reads=
+		# under 1 ms the process start-up is all there is
+		cpu_e=$(awk -v c="$cpu" 'BEGIN { print (c < 0.001 ? 0.001 : c) }')
 		e_cpu=-; e_reads=-; e_rss=-
 		if [ -n "$prev" ]; then
 			read -r px pcpu preads prss <<< "$prev"
@@ -146,7 +160,7 @@ for s in "${!NAMES[@]}"; do
 			e_reads=$(exponent "$px" "$x" "$preads" "${reads:-0}")
 			e_rss=$(exponent "$px" "$x" "$prss" "$rss")
 		fi
-		printf '| %s | %.3f | %.1f | %s | %s | %s | %s | %s | %s |\n' "$x" "$cpu" \
+		printf '| %s | %.4f | %.1f | %s | %s | %s | %s | %s | %s |\n' "$x" "$cpu" \
 			"$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "${reads:--}" "$out" "$rc" \
 			"$e_cpu" "$e_reads" "$e_rss"
 		[ -z "$TSV" ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${NAMES[$s]}" "$x" "$cpu" \

@@ -1091,6 +1091,11 @@ int btrfs_search_slot_cow(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 
 /* ---- deleting items: btrfs_del_items() and the pushes it tries ------ */
 
+static u32 item_space(const struct btrfs_tree_block *eb, u32 slot)
+{
+	return btrfs_raw_item_size(btrfs_item_nr(eb, slot)) + sizeof(struct btrfs_item);
+}
+
 /*
  * The transaction's view of an image leaf, added on first use and found
  * again by its start (leaf_index: once per item, so no scan).  Each is
@@ -1122,6 +1127,8 @@ static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block 
 	l->start = eb->start;
 	l->nritems = eb->nritems;
 	l->gone = calloc(eb->nritems ? eb->nritems : 1, 1);
+	for (i = 0; i < eb->nritems; i++)
+		l->image_space += item_space(eb, i);
 	if (!l->gone) {
 		free(l);
 		return -ENOMEM;
@@ -1136,29 +1143,29 @@ static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block 
 	return 0;
 }
 
-static u32 item_space(const struct btrfs_tree_block *eb, u32 slot)
-{
-	return btrfs_raw_item_size(btrfs_item_nr(eb, slot)) + sizeof(struct btrfs_item);
-}
-
-/* leaf_space_used() of the whole leaf as the transaction left it */
+/*
+ * leaf_space_used() of the whole leaf as the transaction left it, kept as
+ * counts (a deletion asks once per batch, a refill makes a batch per item)
+ */
 static u32 sim_leaf_used(const struct btrfs_sim_leaf *l, const struct btrfs_tree_block *eb)
 {
-	u32 used = l->pushed_in, slot;
-
-	for (slot = 0; slot < l->nritems; slot++)
-		if (!l->gone[slot])
-			used += item_space(eb, slot);
-	return used;
+	return l->pushed_in + l->image_space - l->gone_space;
 }
 
 static u32 sim_leaf_items(const struct btrfs_sim_leaf *l)
 {
-	u32 n = 0, slot;
+	return l->nritems - l->nr_gone;
+}
 
-	for (slot = 0; slot < l->nritems; slot++)
-		n += !l->gone[slot];
-	return n;
+/* Slot @slot of the image's leaf @eb is deleted or pushed out */
+static void sim_leaf_gone(struct btrfs_sim_leaf *l, const struct btrfs_tree_block *eb,
+			  u32 slot)
+{
+	if (l->gone[slot])
+		return;
+	l->gone[slot] = 1;
+	l->nr_gone++;
+	l->gone_space += item_space(eb, slot);
 }
 
 /*
@@ -1230,7 +1237,7 @@ static u32 sim_take_items(struct btrfs_sim_leaf *l, const struct btrfs_tree_bloc
 			break;
 		room -= item_space(leaf, slot);
 		to->pushed_in += item_space(leaf, slot);
-		l->gone[slot] = 1;
+		sim_leaf_gone(l, leaf, slot);
 		moved++;
 	}
 	return moved;
@@ -1303,7 +1310,7 @@ static int sim_push_right(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 	rl->pushed_in += used;
 	l->pushed_in = 0;
 	for (slot = 0; slot < l->nritems; slot++)
-		l->gone[slot] = 1;
+		sim_leaf_gone(l, leaf, slot);
 out:
 	btrfs_tree_block_put(right);
 	return ret;
@@ -1407,7 +1414,7 @@ int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 	if (ret || l->deleted)
 		return ret;
 	for (i = slot; i < slot + nr && i < (int)l->nritems; i++)
-		l->gone[i] = 1;
+		sim_leaf_gone(l, leaf, i);
 	/* the root leaf stays, however empty */
 	if (sv->root.level == 0)
 		return 0;

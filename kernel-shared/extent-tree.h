@@ -22,6 +22,9 @@ struct btrfs_sim_leaf {
 	u64 start;
 	u32 nritems;			/* the image's */
 	u8 *gone;			/* per slot: deleted or pushed out */
+	u32 nr_gone;			/* slots set in gone[] */
+	u32 image_space;		/* the image's items and headers, bytes */
+	u32 gone_space;			/* of which gone */
 	u32 pushed_in;			/* bytes (items and headers) moved in */
 	bool deleted;			/* emptied: btrfs_del_leaf() */
 };
