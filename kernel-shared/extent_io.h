@@ -55,6 +55,12 @@ void btrfs_tree_block_put(struct btrfs_tree_block *eb);
  * next read takes its memory instead of growing the cache.
  */
 void btrfs_cache_drop_leaf(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
+/*
+ * A model that will visit @bytes of leaves more than once (csum-delete
+ * --file: the file's leaves, then its extents' leaves) raises the budget
+ * to that, so that each is read once: memory follows the leaves in play.
+ */
+void btrfs_cache_grow_leaf_limit(struct btrfs_fs_info *fs_info, u64 bytes);
 /* The leaf budget in bytes (BTRFS_LEAF_CACHE_BYTES, smaller in the fuzz build) */
 u64 btrfs_cache_leaf_limit(void);
 void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info);
