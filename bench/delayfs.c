@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * delayfs: a FUSE filesystem with one file, "image", that forwards reads to a
- * backing image file and sleeps a fixed time per read first: a slow disk
- * without device-mapper, for bench/run.sh.
+ * backing image file and sleeps a fixed time per read first: a slow
+ * parallel device (network or cloud block storage: many reads in flight,
+ * each paying the delay) without device-mapper, for bench/run.sh.  Not a
+ * spinning disk, which serves one read at a time whatever the queue depth.
  *
  *   delayfs MOUNTPOINT -o image=PATH[,delay_us=N] [fuse options]
  *

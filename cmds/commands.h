@@ -99,7 +99,22 @@ void cmd_verbose_start(void);
 void cmd_close_fs(struct btrfs_fs_info *fs_info);
 
 /* cmds/open.c: open read-only, optionally load block groups; 0 or exit status */
+/*
+ * What a command reads, each level all of the ones before it
+ * (Documentation/btrfs-space.rst, "WHAT EACH COMMAND READS").
+ */
+enum cmd_reads {
+	CMD_READS_SUPER,	/* the superblocks: sizes, checksum, features */
+	CMD_READS_CHUNKS,	/* + the chunk tree: chunk map, devices */
+	CMD_READS_ROOTS,	/* + the root tree's root items */
+	CMD_READS_MOUNT,	/* + the rest of a mount: dev extents, root nodes,
+				   the block-group search, root directory, log */
+	CMD_READS_BLOCK_GROUPS,	/* + block groups loaded, log replay accounted */
+};
+
 int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
-		int nr_paths, char **paths, bool load_block_groups);
+		int nr_paths, char **paths, enum cmd_reads reads);
+/* -v: what the open was asked to read, said with the reads at the end */
+void cmd_verbose_reads(enum cmd_reads reads);
 
 #endif

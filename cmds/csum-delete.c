@@ -324,12 +324,18 @@ static int csum_delete_check(void *ctx, int nr_paths, char **paths)
 	return check_mode(&c->args);
 }
 
-/* --file weighs its reservations against the space infos */
-static bool csum_delete_block_groups(const void *ctx)
+/*
+ * --file weighs its reservations against the space infos: the block
+ * groups; --top scans a subvolume: its root item; --extents N is
+ * arithmetic on the superblock's sizes and feature flags.
+ */
+static enum cmd_reads csum_delete_reads(const void *ctx)
 {
 	const struct csum_delete_ctx *c = ctx;
 
-	return c->args.file != NULL;
+	if (c->args.file)
+		return CMD_READS_BLOCK_GROUPS;
+	return c->args.top ? CMD_READS_ROOTS : CMD_READS_SUPER;
 }
 
 static void print_csum_delete(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
@@ -451,7 +457,7 @@ static const struct cmd_spec csum_delete_spec = {
 	.expect = csum_delete_option_expect,
 	.handle = csum_delete_ctx_option,
 	.check = csum_delete_check,
-	.block_groups = csum_delete_block_groups,
+	.reads = csum_delete_reads,
 	.report = run_csum_delete,
 	.print = print_csum_delete,
 	.release = csum_delete_release,

@@ -65,14 +65,17 @@ static int open_devices(const struct cmd_options *opts, const struct cmd_spec *s
 			struct btrfs_fs_info *fs_info, struct btrfs_fs_info **opened)
 {
 	bool block_groups = spec->block_groups && spec->block_groups(ctx);
+	enum cmd_reads reads = block_groups ? CMD_READS_BLOCK_GROUPS : CMD_READS_MOUNT;
 
+	if (spec->reads)
+		reads = spec->reads(ctx);
 	*opened = fs_info;
 	if (spec->lead_arg && !nr_paths) {
 		btrfs_fs_info_init(fs_info);
 		*opened = NULL;
 		return 0;
 	}
-	return cmd_open_fs(fs_info, opts, nr_paths, paths, block_groups);
+	return cmd_open_fs(fs_info, opts, nr_paths, paths, reads);
 }
 
 /*

@@ -38,6 +38,12 @@ struct cmd_spec {
 	int (*plan)(struct btrfs_fs_info *fs_info, void *ctx);
 	/* optional: whether the open loads the block groups (NULL: no) */
 	bool (*block_groups)(const void *ctx);
+	/*
+	 * optional: what the command reads, when it needs less than the
+	 * default (block_groups() ? CMD_READS_BLOCK_GROUPS : CMD_READS_MOUNT);
+	 * block_groups() is not asked then
+	 */
+	enum cmd_reads (*reads)(const void *ctx);
 	/* optional: build the report; 0, or the exit status after saying why */
 	int (*report)(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		      void *ctx);

@@ -31,6 +31,6 @@ static int cmd_global_rsv(const struct cmd_struct *cmd, const struct cmd_options
 			  int argc, char **argv)
 {
 	return run_model_command(cmd, global, argc, argv, global_rsv_detail,
-				 global_rsv_row);
+				 global_rsv_row, CMD_READS_ROOTS);
 }
 DEFINE_COMMAND(global_rsv, "global-rsv");

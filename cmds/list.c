@@ -8,11 +8,12 @@ struct list_ctx {
 	list_print_fn print;
 };
 
-static bool list_block_groups(const void *ctx)
+/* chunks prints the chunk map: the chunk tree is all it reads */
+static enum cmd_reads list_reads(const void *ctx)
 {
 	const struct list_ctx *l = ctx;
 
-	return l->load_block_groups;
+	return l->load_block_groups ? CMD_READS_BLOCK_GROUPS : CMD_READS_CHUNKS;
 }
 
 static void list_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
@@ -24,7 +25,7 @@ static void list_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info
 }
 
 static const struct cmd_spec list_spec = {
-	.block_groups = list_block_groups,
+	.reads = list_reads,
 	.print = list_print,
 };
 

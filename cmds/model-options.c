@@ -175,7 +175,15 @@ struct model_ctx {
 	struct space_report report;
 	model_print_fn detail;
 	model_print_fn row;
+	enum cmd_reads reads;
 };
+
+static enum cmd_reads model_reads(const void *ctx)
+{
+	const struct model_ctx *m = ctx;
+
+	return m->reads;
+}
 
 static int model_option(int opt, const char *arg, void *ctx)
 {
@@ -215,16 +223,17 @@ static const struct cmd_spec model_spec = {
 	.longopts = model_longopts,
 	.expect = model_option_expect,
 	.handle = model_option,
-	.block_groups = cmd_want_block_groups,
+	.reads = model_reads,
 	.report = model_report,
 	.print = model_print,
 	.release = model_release,
 };
 
 int run_model_command(const struct cmd_struct *cmd, const struct cmd_options *global,
-		      int argc, char **argv, model_print_fn detail, model_print_fn row)
+		      int argc, char **argv, model_print_fn detail, model_print_fn row,
+		      enum cmd_reads reads)
 {
-	struct model_ctx m = { .detail = detail, .row = row };
+	struct model_ctx m = { .detail = detail, .row = row, .reads = reads };
 
 	report_options_init(&m.ropts);
 	return cmd_run(cmd, global, argc, argv, &model_spec, &m);

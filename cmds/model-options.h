@@ -37,7 +37,10 @@ typedef void (*model_print_fn)(struct fmt_ctx *fctx, const struct space_report *
  * The body of a model command: open, build the report for the chosen
  * kernel, print @detail, then one @row per kernel of btrfs_compare_kernels
  * under "kernels" so each change's before/after can be read side by side.
+ * @reads: what the figures need (global-rsv: root items; the others: the
+ * block groups' space infos).
  */
 int run_model_command(const struct cmd_struct *cmd, const struct cmd_options *global,
-		      int argc, char **argv, model_print_fn detail, model_print_fn row);
+		      int argc, char **argv, model_print_fn detail, model_print_fn row,
+		      enum cmd_reads reads);
 #endif

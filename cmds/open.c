@@ -160,13 +160,31 @@ static void show_progress(u64 done, u64 total, void *ctx)
 	progress_update(ctx, done, total);
 }
 
+/* How far btrfs_open_fs() goes for what the command reads */
+static enum btrfs_open_depth open_depth(enum cmd_reads reads)
+{
+	switch (reads) {
+	case CMD_READS_SUPER:
+		return BTRFS_OPEN_SUPER;
+	case CMD_READS_CHUNKS:
+		return BTRFS_OPEN_CHUNKS;
+	case CMD_READS_ROOTS:
+		return BTRFS_OPEN_ROOTS;
+	default:
+		return BTRFS_OPEN_ALL;
+	}
+}
+
 /*
- * Open the filesystem strictly read-only and, when asked, load its block
- * groups.  Any failure is printed here as the one line the user sees.
+ * Open the filesystem strictly read-only, reading what @reads says and no
+ * more: the mount check (the rest of a mount's reads, the block-group
+ * search among them) only for the commands that read that far.  Any
+ * failure is printed here as the one line the user sees.
  */
 int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
-		int nr_paths, char **paths, bool load_block_groups)
+		int nr_paths, char **paths, enum cmd_reads reads)
 {
+	bool load_block_groups = reads == CMD_READS_BLOCK_GROUPS;
 	struct btrfs_open_args args = {
 		.paths = (const char * const *)paths,
 		.nr_paths = nr_paths,
@@ -180,6 +198,7 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 			.after_roots = btrfs_mount_read_ahead,
 			.after_roots_ctx = &load_block_groups,
 		},
+		.depth = open_depth(reads),
 	};
 	char **found = NULL;
 	int nr_found = 0;
@@ -188,6 +207,7 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 	/* the callers close fs_info whatever this returns, even before the open */
 	btrfs_fs_info_init(fs_info);
 	set_log_level(cmd_log_level(opts));
+	cmd_verbose_reads(reads);
 	if (nr_paths == 1 && btrfs_live_path(paths[0]))
 		return open_live(fs_info, paths[0], load_block_groups);
 	ret = scan_devices(opts, &args, &found, &nr_found);
@@ -206,7 +226,7 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		if (!ret)
 			ret = btrfs_replay_log_accounting(fs_info);
 	}
-	if (!ret)
+	if (!ret && reads >= CMD_READS_MOUNT)
 		ret = check_mount(fs_info);
 	if (ret)
 		print_open_error(fs_info, ret, &args);

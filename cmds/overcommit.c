@@ -29,6 +29,6 @@ static int cmd_overcommit(const struct cmd_struct *cmd, const struct cmd_options
 			  int argc, char **argv)
 {
 	return run_model_command(cmd, global, argc, argv, print_overcommit_section,
-				 overcommit_row);
+				 overcommit_row, CMD_READS_BLOCK_GROUPS);
 }
 DEFINE_COMMAND(overcommit, "overcommit");

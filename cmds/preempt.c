@@ -28,6 +28,6 @@ static int cmd_preempt(const struct cmd_struct *cmd, const struct cmd_options *g
 		       int argc, char **argv)
 {
 	return run_model_command(cmd, global, argc, argv, print_preempt_section,
-				 preempt_row);
+				 preempt_row, CMD_READS_BLOCK_GROUPS);
 }
 DEFINE_COMMAND(preempt, "preempt");

@@ -13,6 +13,21 @@
 #include "kernel-shared/disk-io.h"
 
 static struct timespec run_start;
+static enum cmd_reads run_reads = CMD_READS_MOUNT;
+
+void cmd_verbose_reads(enum cmd_reads reads)
+{
+	run_reads = reads;
+}
+
+/* What each level of enum cmd_reads reads, and what for */
+static const char * const reads_said[] = {
+	[CMD_READS_SUPER] = "the superblock only (sizes, checksum type, feature flags): no tree, no mount check",
+	[CMD_READS_CHUNKS] = "superblock and chunk tree (the chunk map, the devices): no root tree, no mount check",
+	[CMD_READS_ROOTS] = "superblock, chunk tree and the root tree's root items: no block groups, no mount check",
+	[CMD_READS_MOUNT] = "what a mount reads (superblock, chunk tree, root items, dev extents, block-group search, root nodes, root directory, log), to check the kernel would mount it",
+	[CMD_READS_BLOCK_GROUPS] = "what a mount reads, with the block groups loaded and the log replay accounted",
+};
 
 void cmd_verbose_start(void)
 {
@@ -38,6 +53,13 @@ static void verbose_devices(const struct btrfs_fs_info *fs_info)
 		const struct btrfs_device *dev = &fs_info->devices[i];
 		char size[UNITS_BUF_LEN];
 
+		/* the size is the chunk tree's DEV_ITEM's */
+		if (run_reads == CMD_READS_SUPER) {
+			pr_verbose(LOG_VERBOSE, "read:     devid %llu %s\n",
+				   (unsigned long long)dev->devid,
+				   dev->present ? dev->io.path : "missing");
+			continue;
+		}
 		pr_verbose(LOG_VERBOSE, "read:     devid %llu %s (%s)\n",
 			   (unsigned long long)dev->devid,
 			   dev->present ? dev->io.path : "missing",
@@ -61,6 +83,16 @@ static void verbose_trees(const struct btrfs_fs_info *fs_info)
 	char list[256] = "chunk, root";
 	size_t n = strlen(list), i;
 
+	if (run_reads == CMD_READS_SUPER) {
+		pr_verbose(LOG_VERBOSE, "read: no tree; %u chunks in the superblock's system array\n",
+			   fs_info->nr_chunks);
+		return;
+	}
+	if (run_reads == CMD_READS_CHUNKS) {
+		pr_verbose(LOG_VERBOSE, "read: trees chunk; %u chunks (block groups not loaded)\n",
+			   fs_info->nr_chunks);
+		return;
+	}
 	for (i = 0; i < sizeof(trees) / sizeof(trees[0]) && n < sizeof(list); i++)
 		if (trees[i].ref->found)
 			n += snprintf(list + n, sizeof(list) - n, ", %s", trees[i].name);
@@ -103,6 +135,7 @@ static void verbose_io(const struct btrfs_fs_info *fs_info)
 void cmd_close_fs(struct btrfs_fs_info *fs_info)
 {
 	if (get_log_level() >= LOG_VERBOSE && fs_info->nr_devices) {
+		pr_verbose(LOG_VERBOSE, "read: asked for %s\n", reads_said[run_reads]);
 		verbose_devices(fs_info);
 		verbose_trees(fs_info);
 		verbose_io(fs_info);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/csum-delete.h"
+#include "kernel-shared/extent_io.h"
 #include "kernel-shared/messages.h"
 
 #define CSUM_DELETE_PATH_MAX	4096
@@ -70,6 +71,14 @@ static int build_file(struct csum_delete_ctx *cd)
 		ret = check_regular_file(fs_info, r->path, &r->info, r->subvol);
 	if (!ret)
 		ret = btrfs_count_file_drop(fs_info, &cd->sv, ino, &cd->tracker, &r->drop);
+	/* its sets (two slots per extent) are not needed by the model */
+	btrfs_drop_tracker_release(&cd->tracker);
+	/*
+	 * The model reads the file's leaves twice (forward, then the
+	 * truncation backward) and the extent tree's leaves holding its
+	 * extents (about as many) in every commit round: room for both.
+	 */
+	btrfs_cache_grow_leaf_limit(fs_info, 2 * r->drop.leaves * (u64)fs_info->nodesize);
 	if (!ret)
 		ret = btrfs_model_deletion(fs_info, &cd->sv, ino, &r->params,
 					   &r->model, &r->del);

@@ -191,6 +191,7 @@ struct walk_state {
 	u64 root_id;
 	bool have_last;
 	struct btrfs_key last;
+	bool stream;			/* each leaf out of the cache once done */
 };
 
 /*
@@ -240,19 +241,22 @@ static int walk_block(struct btrfs_fs_info *fs_info, struct walk_state *ws,
 			break;
 		ret = walk_block(fs_info, ws, child);
 		btrfs_tree_block_put(child);
+		if (ws->stream)
+			btrfs_cache_drop_leaf(fs_info, child);
 	}
 	return ret;
 }
 
-int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
-		    const struct btrfs_root_ref *root, unsigned int purpose,
-		    btrfs_leaf_fn leaf_fn, void *ctx)
+static int walk_tree(struct btrfs_fs_info *fs_info,
+		     const struct btrfs_root_ref *root, unsigned int purpose,
+		     btrfs_leaf_fn leaf_fn, void *ctx, bool stream)
 {
 	struct walk_state ws = {
 		.leaf_fn = leaf_fn,
 		.ctx = ctx,
 		.purpose = purpose,
 		.root_id = root->objectid,
+		.stream = stream,
 	};
 	struct btrfs_tree_block *eb;
 	int ret;
@@ -263,6 +267,20 @@ int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
 	ret = walk_block(fs_info, &ws, eb);
 	btrfs_tree_block_put(eb);
 	return ret;
+}
+
+int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, unsigned int purpose,
+		    btrfs_leaf_fn leaf_fn, void *ctx)
+{
+	return walk_tree(fs_info, root, purpose, leaf_fn, ctx, false);
+}
+
+int btrfs_stream_tree(struct btrfs_fs_info *fs_info,
+		      const struct btrfs_root_ref *root, unsigned int purpose,
+		      btrfs_leaf_fn leaf_fn, void *ctx)
+{
+	return walk_tree(fs_info, root, purpose, leaf_fn, ctx, true);
 }
 
 /*
@@ -762,10 +780,7 @@ static int64_t cow_sim_find(const struct btrfs_cow_sim *cs, u64 bytenr)
 {
 	u64 i;
 
-	for (i = 0; i < cs->nr_cowed; i++)
-		if (cs->cowed[i] == bytenr)
-			return i;
-	return -1;
+	return u64_index_get(&cs->cowed_index, bytenr, &i) ? (int64_t)i : -1;
 }
 
 static int cow_sim_remember(struct btrfs_cow_sim *cs, u64 bytenr, u64 copy)
@@ -786,6 +801,8 @@ static int cow_sim_remember(struct btrfs_cow_sim *cs, u64 bytenr, u64 copy)
 		cs->copy_of = c;
 		cs->cap_cowed = cap;
 	}
+	if (u64_index_put(&cs->cowed_index, bytenr, cs->nr_cowed))
+		return -ENOMEM;
 	cs->cowed[cs->nr_cowed] = bytenr;
 	cs->copy_of[cs->nr_cowed++] = copy;
 	return 0;
@@ -896,21 +913,17 @@ static u32 node_shrunk_by(const struct btrfs_cow_sim *cs, u64 bytenr)
 {
 	u64 i;
 
-	for (i = 0; i < cs->nr_shrunk; i++)
-		if (cs->shrunk[i] == bytenr)
-			return cs->shrunk_by[i];
-	return 0;
+	return u64_index_get(&cs->shrunk_index, bytenr, &i) ? cs->shrunk_by[i] : 0;
 }
 
 static int node_shrink(struct btrfs_cow_sim *cs, u64 bytenr)
 {
 	u64 i;
 
-	for (i = 0; i < cs->nr_shrunk; i++)
-		if (cs->shrunk[i] == bytenr) {
-			cs->shrunk_by[i]++;
-			return 0;
-		}
+	if (u64_index_get(&cs->shrunk_index, bytenr, &i)) {
+		cs->shrunk_by[i]++;
+		return 0;
+	}
 	if (cs->nr_shrunk == cs->cap_shrunk) {
 		u64 cap = cs->cap_shrunk ? cs->cap_shrunk * 2 : 16;
 		u64 *b;
@@ -926,6 +939,8 @@ static int node_shrink(struct btrfs_cow_sim *cs, u64 bytenr)
 		cs->shrunk_by = n;
 		cs->cap_shrunk = cap;
 	}
+	if (u64_index_put(&cs->shrunk_index, bytenr, cs->nr_shrunk))
+		return -ENOMEM;
 	cs->shrunk[cs->nr_shrunk] = bytenr;
 	cs->shrunk_by[cs->nr_shrunk++] = 1;
 	return 0;
@@ -962,10 +977,7 @@ static bool node_balanced(const struct btrfs_cow_sim *cs, u64 bytenr)
 {
 	u64 i;
 
-	for (i = 0; i < cs->nr_balanced; i++)
-		if (cs->balanced[i] == bytenr)
-			return true;
-	return false;
+	return u64_index_get(&cs->balanced_index, bytenr, &i);
 }
 
 static int node_remember_balanced(struct btrfs_cow_sim *cs, u64 bytenr)
@@ -979,6 +991,8 @@ static int node_remember_balanced(struct btrfs_cow_sim *cs, u64 bytenr)
 		cs->balanced = n;
 		cs->cap_balanced = cap;
 	}
+	if (u64_index_put(&cs->balanced_index, bytenr, cs->nr_balanced))
+		return -ENOMEM;
 	cs->balanced[cs->nr_balanced++] = bytenr;
 	return 0;
 }
@@ -1077,8 +1091,14 @@ int btrfs_search_slot_cow(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 
 /* ---- deleting items: btrfs_del_items() and the pushes it tries ------ */
 
+static u32 item_space(const struct btrfs_tree_block *eb, u32 slot)
+{
+	return btrfs_raw_item_size(btrfs_item_nr(eb, slot)) + sizeof(struct btrfs_item);
+}
+
 /*
- * The transaction's view of an image leaf, added on first use.  Each is
+ * The transaction's view of an image leaf, added on first use and found
+ * again by its start (leaf_index: once per item, so no scan).  Each is
  * allocated on its own: a pointer stays valid while more are added.
  */
 static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block *eb,
@@ -1087,11 +1107,10 @@ static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block 
 	struct btrfs_sim_leaf *l;
 	u64 i;
 
-	for (i = 0; i < cs->nr_leaves; i++)
-		if (cs->leaves[i]->start == eb->start) {
-			*ret = cs->leaves[i];
-			return 0;
-		}
+	if (u64_index_get(&cs->leaf_index, eb->start, &i)) {
+		*ret = cs->leaves[i];
+		return 0;
+	}
 	if (cs->nr_leaves == cs->cap_leaves) {
 		u64 cap = cs->cap_leaves ? cs->cap_leaves * 2 : 16;
 		struct btrfs_sim_leaf **n;
@@ -1108,7 +1127,14 @@ static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block 
 	l->start = eb->start;
 	l->nritems = eb->nritems;
 	l->gone = calloc(eb->nritems ? eb->nritems : 1, 1);
+	for (i = 0; i < eb->nritems; i++)
+		l->image_space += item_space(eb, i);
 	if (!l->gone) {
+		free(l);
+		return -ENOMEM;
+	}
+	if (u64_index_put(&cs->leaf_index, l->start, cs->nr_leaves)) {
+		free(l->gone);
 		free(l);
 		return -ENOMEM;
 	}
@@ -1117,29 +1143,29 @@ static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block 
 	return 0;
 }
 
-static u32 item_space(const struct btrfs_tree_block *eb, u32 slot)
-{
-	return btrfs_raw_item_size(btrfs_item_nr(eb, slot)) + sizeof(struct btrfs_item);
-}
-
-/* leaf_space_used() of the whole leaf as the transaction left it */
+/*
+ * leaf_space_used() of the whole leaf as the transaction left it, kept as
+ * counts (a deletion asks once per batch, a refill makes a batch per item)
+ */
 static u32 sim_leaf_used(const struct btrfs_sim_leaf *l, const struct btrfs_tree_block *eb)
 {
-	u32 used = l->pushed_in, slot;
-
-	for (slot = 0; slot < l->nritems; slot++)
-		if (!l->gone[slot])
-			used += item_space(eb, slot);
-	return used;
+	return l->pushed_in + l->image_space - l->gone_space;
 }
 
 static u32 sim_leaf_items(const struct btrfs_sim_leaf *l)
 {
-	u32 n = 0, slot;
+	return l->nritems - l->nr_gone;
+}
 
-	for (slot = 0; slot < l->nritems; slot++)
-		n += !l->gone[slot];
-	return n;
+/* Slot @slot of the image's leaf @eb is deleted or pushed out */
+static void sim_leaf_gone(struct btrfs_sim_leaf *l, const struct btrfs_tree_block *eb,
+			  u32 slot)
+{
+	if (l->gone[slot])
+		return;
+	l->gone[slot] = 1;
+	l->nr_gone++;
+	l->gone_space += item_space(eb, slot);
 }
 
 /*
@@ -1211,7 +1237,7 @@ static u32 sim_take_items(struct btrfs_sim_leaf *l, const struct btrfs_tree_bloc
 			break;
 		room -= item_space(leaf, slot);
 		to->pushed_in += item_space(leaf, slot);
-		l->gone[slot] = 1;
+		sim_leaf_gone(l, leaf, slot);
 		moved++;
 	}
 	return moved;
@@ -1284,7 +1310,7 @@ static int sim_push_right(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 	rl->pushed_in += used;
 	l->pushed_in = 0;
 	for (slot = 0; slot < l->nritems; slot++)
-		l->gone[slot] = 1;
+		sim_leaf_gone(l, leaf, slot);
 out:
 	btrfs_tree_block_put(right);
 	return ret;
@@ -1388,7 +1414,7 @@ int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 	if (ret || l->deleted)
 		return ret;
 	for (i = slot; i < slot + nr && i < (int)l->nritems; i++)
-		l->gone[i] = 1;
+		sim_leaf_gone(l, leaf, i);
 	/* the root leaf stays, however empty */
 	if (sv->root.level == 0)
 		return 0;
@@ -1600,16 +1626,56 @@ static int sim_load_group(struct btrfs_tree_sim *ts, const struct btrfs_path *pa
 	return 0;
 }
 
+/* A copy of @src's leaves as the image has them, for another simulation */
+static int sim_copy_group(struct btrfs_sim_group *dst, const struct btrfs_sim_group *src)
+{
+	u32 i;
+	int ret;
+
+	*dst = *src;
+	dst->leaves = NULL;
+	dst->nr = dst->cap = 0;
+	for (i = 0; i < src->nr; i++) {
+		const struct btrfs_sim_items_leaf *from = src->leaves[i];
+		struct btrfs_sim_items_leaf *l = calloc(1, sizeof(*l));
+
+		if (!l || sim_leaf_reserve(l, from->nr ? from->nr : 1)) {
+			sim_items_leaf_free(l);
+			return -ENOMEM;
+		}
+		l->start = from->start;
+		l->nr = from->nr;
+		memcpy(l->items, from->items, (size_t)from->nr * sizeof(*l->items));
+		ret = sim_group_insert_leaf(dst, dst->nr, l);
+		if (ret) {
+			sim_items_leaf_free(l);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The group holding @key: the last one found (keys come in order), one
+ * loaded before, or a new one, copied from ->source when there is one
+ * (which loads it from the image once for every simulation that uses it).
+ */
 static int sim_find_group(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 			  struct btrfs_sim_group **out)
 {
 	struct btrfs_path path = { 0 };
-	struct btrfs_sim_group *g;
+	struct btrfs_sim_group *g, *from;
 	u32 i;
 	int ret;
 
+	if (ts->last_group < ts->nr_groups &&
+	    sim_group_holds(&ts->groups[ts->last_group], key)) {
+		*out = &ts->groups[ts->last_group];
+		return 0;
+	}
 	for (i = 0; i < ts->nr_groups; i++)
 		if (sim_group_holds(&ts->groups[i], key)) {
+			ts->last_group = i;
 			*out = &ts->groups[i];
 			return 0;
 		}
@@ -1624,13 +1690,27 @@ static int sim_find_group(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	}
 	g = &ts->groups[ts->nr_groups];
 	memset(g, 0, sizeof(*g));
-	ret = btrfs_search_slot(ts->fs_info, &ts->root, key, &path, BTRFS_IO_OTHER);
-	if (ret >= 0)
-		ret = sim_load_group(ts, &path, g);
-	btrfs_release_path(&path);
+	if (ts->source) {
+		ret = sim_find_group(ts->source, key, &from);
+		if (!ret)
+			ret = sim_copy_group(g, from);
+	} else {
+		ret = btrfs_search_slot(ts->fs_info, &ts->root, key, &path, BTRFS_IO_OTHER);
+		if (ret >= 0)
+			ret = sim_load_group(ts, &path, g);
+		btrfs_release_path(&path);
+	}
+	ts->last_group = ts->nr_groups;
 	ts->nr_groups++;
 	*out = g;
 	return ret < 0 ? ret : 0;
+}
+
+int btrfs_tree_sim_preload(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+{
+	struct btrfs_sim_group *g;
+
+	return sim_find_group(ts, key, &g);
 }
 
 /* The leaf of @g for @key (the last whose first key is not above it) and the slot */

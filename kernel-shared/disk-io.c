@@ -1130,13 +1130,17 @@ int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *a
 	ret = open_devices(fs_info, args);
 	if (!ret)
 		ret = btrfs_read_sys_array(fs_info);
-	if (!ret)
-		ret = btrfs_read_chunk_tree(fs_info);
+	if (ret || args->depth == BTRFS_OPEN_SUPER)
+		return ret;
+	ret = btrfs_read_chunk_tree(fs_info);
 	if (!ret)
 		ret = check_devices(fs_info, args);
-	if (!ret)
-		ret = read_roots(fs_info);
-	if (!ret && args->read.after_roots)
+	if (ret || args->depth == BTRFS_OPEN_CHUNKS)
+		return ret;
+	ret = read_roots(fs_info);
+	if (ret || args->depth == BTRFS_OPEN_ROOTS)
+		return ret;
+	if (args->read.after_roots)
 		args->read.after_roots(fs_info, args->read.after_roots_ctx);
 	if (!ret)
 		ret = btrfs_verify_dev_extents(fs_info);

@@ -19,6 +19,17 @@ extern const struct io_format btrfs_io_format;
  */
 bool btrfs_super_device_size(const void *sb, u64 *size, u64 *used);
 
+/*
+ * How far btrfs_open_fs() goes: a command reads what its output needs.
+ * 0 is all of it, the default.
+ */
+enum btrfs_open_depth {
+	BTRFS_OPEN_ALL = 0,		/* + root items, read-ahead, dev extents */
+	BTRFS_OPEN_SUPER,		/* devices and superblocks (sys chunk array) */
+	BTRFS_OPEN_CHUNKS,		/* + the chunk tree and the device check */
+	BTRFS_OPEN_ROOTS,		/* + the root tree's root items */
+};
+
 struct btrfs_open_args {
 	const char * const *paths;
 	int nr_paths;
@@ -27,6 +38,7 @@ struct btrfs_open_args {
 	const u64 *readonly_devids;	/* present but not writeable (read-only media) */
 	int nr_readonly_devids;
 	struct btrfs_read_args read;	/* kept in fs_info->read */
+	enum btrfs_open_depth depth;
 };
 
 /*

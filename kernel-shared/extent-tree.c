@@ -41,6 +41,10 @@ void btrfs_cow_sim_release(struct btrfs_cow_sim *cs)
 		free(cs->leaves[i]);
 	}
 	free(cs->leaves);
+	u64_index_free(&cs->leaf_index);
+	u64_index_free(&cs->cowed_index);
+	u64_index_free(&cs->shrunk_index);
+	u64_index_free(&cs->balanced_index);
 	free(cs->shrunk);
 	free(cs->shrunk_by);
 	free(cs->balanced);

@@ -8,6 +8,7 @@
 #ifndef BTRFS_SPACE_EXTENT_TREE_H
 #define BTRFS_SPACE_EXTENT_TREE_H
 
+#include "common/u64-index.h"
 #include "kernel-shared/delayed-ref.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/tree-block.h"
@@ -21,6 +22,9 @@ struct btrfs_sim_leaf {
 	u64 start;
 	u32 nritems;			/* the image's */
 	u8 *gone;			/* per slot: deleted or pushed out */
+	u32 nr_gone;			/* slots set in gone[] */
+	u32 image_space;		/* the image's items and headers, bytes */
+	u32 gone_space;			/* of which gone */
 	u32 pushed_in;			/* bytes (items and headers) moved in */
 	bool deleted;			/* emptied: btrfs_del_leaf() */
 };
@@ -34,17 +38,21 @@ struct btrfs_cow_sim {
 	u64 cap_cowed;
 	u64 next_bytenr;		/* stand-in addresses of the copies */
 	u64 *copy_of;			/* per cowed[]: the copy's stand-in address */
+	struct u64_index cowed_index;	/* original block -> its index in cowed[] */
 	struct btrfs_sim_leaf **leaves;
 	u64 nr_leaves;
 	u64 cap_leaves;
+	struct u64_index leaf_index;	/* leaf start -> its index in leaves[] */
 	/* nodes that lost pointers to deleted leaves, and how many */
 	u64 *shrunk;
 	u32 *shrunk_by;
 	u64 nr_shrunk;
 	u64 cap_shrunk;
+	struct u64_index shrunk_index;	/* node -> its index in shrunk[] */
 	u64 *balanced;			/* nodes balance_level() merged */
 	u64 nr_balanced;
 	u64 cap_balanced;
+	struct u64_index balanced_index; /* node -> its index in balanced[] */
 	/* what the copies were */
 	u64 cows;
 	u64 shared_cows;		/* refs > 1: items' refs added */
@@ -121,6 +129,12 @@ struct btrfs_tree_sim {
 	u32 cap_freed_starts;
 	bool inexact;			/* a node would split or a key was missing */
 	u64 changes;			/* calls that may have changed a leaf */
+	u32 last_group;			/* where the last key was found */
+	/*
+	 * When set, groups are copied from this simulation (which must keep
+	 * the image's items: only ever preloaded) instead of read again.
+	 */
+	struct btrfs_tree_sim *source;
 };
 
 void btrfs_tree_sim_init(struct btrfs_tree_sim *ts, struct btrfs_fs_info *fs_info,
@@ -142,6 +156,8 @@ int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *k
 			    u32 new_size);
 /* A COW search of @key that changes nothing in the item (an update in place) */
 int btrfs_tree_sim_touch(struct btrfs_tree_sim *ts, const struct btrfs_key *key);
+/* Load the leaves under the level-1 node of @key, changing nothing */
+int btrfs_tree_sim_preload(struct btrfs_tree_sim *ts, const struct btrfs_key *key);
 
 /* What btrfs_tree_sim_neighbours() finds around an absent key */
 struct btrfs_sim_neighbours {

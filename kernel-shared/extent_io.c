@@ -229,7 +229,9 @@ static void cache_evict_leaves(struct btrfs_fs_info *fs_info)
 	struct btrfs_block_cache *cache = &fs_info->cache;
 	struct btrfs_tree_block *eb = cache->lru_head;
 
-	while (eb && cache->bytes > BTRFS_LEAF_CACHE_BYTES) {
+	u64 limit = cache->leaf_limit ? cache->leaf_limit : BTRFS_LEAF_CACHE_BYTES;
+
+	while (eb && cache->bytes > limit) {
 		struct btrfs_tree_block *next = eb->lru_next;
 
 		if (!eb->refs) {
@@ -401,6 +403,19 @@ void btrfs_tree_block_put(struct btrfs_tree_block *eb)
 		eb->refs--;
 }
 
+void btrfs_cache_drop_leaf(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb)
+{
+	struct btrfs_block_cache *cache = &fs_info->cache;
+
+	if (!eb || eb->level || eb->refs || btrfs_cache_lookup(fs_info, eb->start) != eb)
+		return;
+	lru_unlink(cache, eb);
+	cache_unhash(cache, eb);
+	cache->bytes -= eb->mem;
+	cache->nr_leaves--;
+	btrfs_free_tree_block(fs_info, eb);
+}
+
 /* The key-only copies are the only blocks outside the regions; all are leaves */
 static void free_keys_only(struct btrfs_block_cache *cache)
 {
@@ -456,6 +471,14 @@ void btrfs_free_block_cache(struct btrfs_fs_info *fs_info)
 	free(cache->regions);
 	free(cache->buckets);
 	memset(cache, 0, sizeof(*cache));
+}
+
+void btrfs_cache_grow_leaf_limit(struct btrfs_fs_info *fs_info, u64 bytes)
+{
+	struct btrfs_block_cache *cache = &fs_info->cache;
+
+	if (bytes > BTRFS_LEAF_CACHE_BYTES && bytes > cache->leaf_limit)
+		cache->leaf_limit = bytes;
 }
 
 /* Read-ahead keeps its leaves within it, so none is evicted before use */

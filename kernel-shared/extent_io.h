@@ -49,6 +49,18 @@ int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block **
 void btrfs_cache_keep_items(struct btrfs_fs_info *fs_info, u64 root_id, u8 type);
 /* A path lets go of @eb: an unreferenced leaf can be evicted */
 void btrfs_tree_block_put(struct btrfs_tree_block *eb);
+/*
+ * An unreferenced cached leaf read once and not wanted again (a streaming
+ * walk): out of the cache now, its block back to the free list, so the
+ * next read takes its memory instead of growing the cache.
+ */
+void btrfs_cache_drop_leaf(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
+/*
+ * A model that will visit @bytes of leaves more than once (csum-delete
+ * --file: the file's leaves, then its extents' leaves) raises the budget
+ * to that, so that each is read once: memory follows the leaves in play.
+ */
+void btrfs_cache_grow_leaf_limit(struct btrfs_fs_info *fs_info, u64 bytes);
 /* The leaf budget in bytes (BTRFS_LEAF_CACHE_BYTES, smaller in the fuzz build) */
 u64 btrfs_cache_leaf_limit(void);
 void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info);

@@ -240,6 +240,7 @@ int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
 {
 	struct btrfs_key key = { ino, BTRFS_EXTENT_DATA_KEY, 0 };
 	struct btrfs_path path = { 0 };
+	u64 last_leaf = 0;
 	int ret;
 
 	drop_tracker_next_file(t, drop);
@@ -258,6 +259,9 @@ int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
 			ret = 0;
 			break;
 		}
+		if (leaf->start != last_leaf)
+			drop->leaves++;
+		last_leaf = leaf->start;
 		ret = drop_file_extent(fs_info, sv->root.objectid, t, leaf,
 				       path.slots[0], &key, drop);
 		if (ret)
@@ -375,7 +379,7 @@ int btrfs_scan_subvol_drops(struct btrfs_fs_info *fs_info,
 	int ret;
 
 	scan->leaves = scan->inodes = scan->files = scan->extent_items = 0;
-	ret = btrfs_walk_tree(fs_info, &sv->root, BTRFS_IO_OTHER, scan_leaf, &ss);
+	ret = btrfs_stream_tree(fs_info, &sv->root, BTRFS_IO_OTHER, scan_leaf, &ss);
 	if (!ret)
 		ret = scan_finish_inode(&ss);
 	return ret;

@@ -42,6 +42,7 @@ struct btrfs_file_drop {
 	u64 items;			/* EXTENT_DATA items */
 	u64 inline_items;		/* no extent, nothing queued */
 	u64 holes;			/* disk_bytenr 0, nothing queued */
+	u64 leaves;			/* leaves holding them (not printed) */
 	struct btrfs_csum_delete_calc calc;	/* heads, refs and their charge */
 };
 

@@ -145,6 +145,7 @@ struct btrfs_block_cache {
 	struct btrfs_tree_block *lru_tail;
 	u64 nr_leaves;
 	u64 bytes;
+	u64 leaf_limit;			/* leaf budget; 0: BTRFS_LEAF_CACHE_BYTES */
 	/* where the blocks live: see btrfs_alloc_tree_block() */
 	u8 **regions;
 	u32 nr_regions;

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/array.h"
+#include "common/u64-index.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/block-rsv.h"
@@ -55,6 +56,7 @@ struct u64_set {
 	u64 *v;
 	u32 nr;
 	u32 cap;
+	struct u64_index idx;		/* the values set_add() put in: no scan */
 };
 
 /*
@@ -83,6 +85,7 @@ struct ext_ops {
 	struct ext_op *v;
 	u32 nr;
 	u32 cap;
+	u32 seq_base;			/* the image heads' ops come first */
 };
 
 #define MAX_INLINE_REFS		64
@@ -135,6 +138,23 @@ struct commit_state {
 	struct extent_state es;				/* scratch: one extent item */
 	struct commit_head *heads;			/* by bytenr */
 	u64 nr_heads;
+	/*
+	 * What the image's heads do is the same in every round (their extent
+	 * items, csums and free space are the image's): done in the first
+	 * round, then taken from here.
+	 */
+	bool image_done;
+	struct ext_ops image_ops;			/* sorted by ext_op_cmp() */
+	struct u64_set image_copied[BTRFS_COMMIT_NR_TREES];
+	struct u64_set image_copied_level[BTRFS_COMMIT_NR_TREES];
+	struct u64_set image_dirty_bgs;
+	u64 image_new_blocks, image_freed_blocks, image_freed_data;
+	/*
+	 * The extent tree's leaves as the image has them, loaded while the
+	 * first round reads the heads' items (so each leaf is read once) and
+	 * copied by every round's simulation.
+	 */
+	struct btrfs_tree_sim ext_image;
 };
 
 static int set_push(struct u64_set *s, u64 v)
@@ -145,30 +165,42 @@ static int set_push(struct u64_set *s, u64 v)
 	return 0;
 }
 
-static bool set_has(const struct u64_set *s, u64 v)
-{
-	u64 i;
-
-	for (i = 0; i < s->nr; i++)
-		if (s->v[i] == v)
-			return true;
-	return false;
-}
-
 /* Add @v once: 1 if added */
 static int set_add(struct u64_set *s, u64 v)
 {
+	u64 at;
 	int ret;
 
-	if (set_has(s, v))
+	if (u64_index_get(&s->idx, v, &at))
 		return 0;
-	ret = set_push(s, v);
+	ret = u64_index_put(&s->idx, v, s->nr);
+	if (!ret)
+		ret = set_push(s, v);
 	return ret ? ret : 1;
+}
+
+static void set_clear(struct u64_set *s)
+{
+	s->nr = 0;
+	u64_index_clear(&s->idx);
+}
+
+/* @dst = @src, the values in the same order */
+static int set_copy(struct u64_set *dst, const struct u64_set *src, bool unique)
+{
+	u32 i;
+	int ret = 0;
+
+	set_clear(dst);
+	for (i = 0; i < src->nr && ret >= 0; i++)
+		ret = unique ? set_add(dst, src->v[i]) : set_push(dst, src->v[i]);
+	return ret < 0 ? ret : 0;
 }
 
 static void set_free(struct u64_set *s)
 {
 	free(s->v);
+	u64_index_free(&s->idx);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -435,7 +467,7 @@ static int ext_op_add(struct ext_ops *ops, u32 phase, u8 kind, const struct btrf
 	if (array_grow((void **)&ops->v, ops->nr, &ops->cap, sizeof(*ops->v)))
 		return -ENOMEM;
 	ops->v[ops->nr] = (struct ext_op){
-		.key = *key, .seq = ops->nr, .phase = phase, .kind = kind,
+		.key = *key, .seq = ops->seq_base + ops->nr, .phase = phase, .kind = kind,
 		.search = search, .delta = delta, .size = size,
 	};
 	ops->nr++;
@@ -589,6 +621,9 @@ static int load_extent(struct commit_state *st, const struct commit_head *h,
 		}
 	}
 	btrfs_release_path(&path);
+	/* the runs change this item: its leaves for the simulation, while cached */
+	if (es->exists)
+		return btrfs_tree_sim_preload(&st->ext_image, &es->key);
 	return 0;
 }
 
@@ -852,10 +887,10 @@ static int new_block(struct commit_state *st, u64 addr, u32 phase)
  * The deletion's heads: image extents changed or freed, and the new
  * subvolume blocks, which take the first free places.
  */
-static int deletion_heads(struct commit_state *st)
+static int image_heads(struct commit_state *st)
 {
 	struct btrfs_commit_refs *c = st->c;
-	u64 i, k = 0;
+	u64 i;
 	int ret;
 
 	for (i = 0; i < st->nr_heads; i++) {
@@ -870,6 +905,63 @@ static int deletion_heads(struct commit_state *st)
 		if (ret)
 			return ret;
 	}
+	return 0;
+}
+
+/* The first round's image heads, kept for the next rounds */
+static int image_heads_keep(struct commit_state *st)
+{
+	struct btrfs_commit_refs *c = st->c;
+	int t, ret = 0;
+
+	st->image_ops = st->ops;
+	qsort(st->image_ops.v, st->image_ops.nr, sizeof(*st->image_ops.v), ext_op_cmp);
+	memset(&st->ops, 0, sizeof(st->ops));
+	st->ops.seq_base = st->image_ops.nr;
+	for (t = 0; t < BTRFS_COMMIT_NR_TREES && !ret; t++)
+		ret = set_copy(&st->image_copied[t], &st->copied[t], true) ?:
+		      set_copy(&st->image_copied_level[t], &st->copied_level[t], false);
+	if (!ret)
+		ret = set_copy(&st->image_dirty_bgs, &st->dirty_bgs, true);
+	st->image_new_blocks = c->new_blocks;
+	st->image_freed_blocks = c->freed_blocks;
+	st->image_freed_data = c->freed_data;
+	st->image_done = true;
+	return ret;
+}
+
+/* The next rounds start from what the image heads did */
+static int image_heads_restore(struct commit_state *st)
+{
+	struct btrfs_commit_refs *c = st->c;
+	int t, ret = 0;
+
+	for (t = 0; t < BTRFS_COMMIT_NR_TREES && !ret; t++)
+		ret = set_copy(&st->copied[t], &st->image_copied[t], true) ?:
+		      set_copy(&st->copied_level[t], &st->image_copied_level[t], false);
+	if (!ret)
+		ret = set_copy(&st->dirty_bgs, &st->image_dirty_bgs, true);
+	c->new_blocks = st->image_new_blocks;
+	c->freed_blocks = st->image_freed_blocks;
+	c->freed_data = st->image_freed_data;
+	return ret;
+}
+
+static int deletion_heads(struct commit_state *st)
+{
+	struct btrfs_commit_refs *c = st->c;
+	u64 i, k = 0;
+	int ret;
+
+	if (st->image_done) {
+		ret = image_heads_restore(st);
+	} else {
+		ret = image_heads(st);
+		if (!ret)
+			ret = image_heads_keep(st);
+	}
+	if (ret)
+		return ret;
 	ret = free_places(st, c->new_blocks + st->prev_new);
 	if (ret)
 		return ret;
@@ -886,6 +978,20 @@ static int deletion_heads(struct commit_state *st)
 	return 0;
 }
 
+/* The image heads' ops and this round's, merged in ext_op_cmp() order */
+static const struct ext_op *next_op(const struct commit_state *st, u64 *i, u64 *j)
+{
+	const struct ext_op *a = *i < st->image_ops.nr ? &st->image_ops.v[*i] : NULL;
+	const struct ext_op *b = *j < st->ops.nr ? &st->ops.v[*j] : NULL;
+
+	if (a && (!b || ext_op_cmp(a, b) < 0)) {
+		(*i)++;
+		return a;
+	}
+	(*j)++;
+	return b;
+}
+
 /*
  * The extent tree's items changed in the simulation; the leaves they
  * touch (and the siblings the pushes COW) are the copies, with the nodes
@@ -895,14 +1001,15 @@ static int run_extent_ops(struct commit_state *st)
 {
 	struct btrfs_fs_info *fs_info = st->fs_info;
 	struct btrfs_tree_sim ts;
-	u64 i;
+	u64 i, j;
 	u32 g, l;
 	int ret = 0;
 
 	qsort(st->ops.v, st->ops.nr, sizeof(*st->ops.v), ext_op_cmp);
 	btrfs_tree_sim_init(&ts, fs_info, &fs_info->extent_root);
-	for (i = 0; i < st->ops.nr && ret >= 0; i++) {
-		const struct ext_op *op = &st->ops.v[i];
+	ts.source = &st->ext_image;
+	for (i = 0, j = 0; i + j < st->image_ops.nr + st->ops.nr && ret >= 0;) {
+		const struct ext_op *op = next_op(st, &i, &j);
 
 		switch (op->kind) {
 		case EXT_TOUCH:
@@ -1059,10 +1166,10 @@ static void round_reset(struct commit_state *st)
 	int t;
 
 	for (t = 0; t < BTRFS_COMMIT_NR_TREES; t++) {
-		st->copied[t].nr = 0;
-		st->copied_level[t].nr = 0;
+		set_clear(&st->copied[t]);
+		set_clear(&st->copied_level[t]);
 	}
-	st->dirty_bgs.nr = 0;
+	set_clear(&st->dirty_bgs);
 	st->ops.nr = 0;
 	st->freed_leaves = 0;
 	st->c->new_blocks = 0;
@@ -1081,8 +1188,8 @@ static int round_keep(struct commit_state *st)
 	int t, ret;
 	u64 i;
 
-	st->prev.nr = 0;
-	st->prev_level.nr = 0;
+	set_clear(&st->prev);
+	set_clear(&st->prev_level);
 	for (t = 0; t < BTRFS_COMMIT_NR_TREES; t++)
 		for (i = 0; i < st->copied[t].nr; i++) {
 			ret = set_push(&st->prev, st->copied[t].v[i]);
@@ -1164,6 +1271,7 @@ int btrfs_model_commit_refs(struct btrfs_fs_info *fs_info, u64 subvol,
 	st->refs = refs;
 	st->subvol = subvol;
 	st->tree_root = btrfs_tree_root_ref(fs_info);
+	btrfs_tree_sim_init(&st->ext_image, fs_info, &fs_info->extent_root);
 	ret = build_heads(st);
 	if (!ret)
 		ret = check_quota(st);
@@ -1199,6 +1307,13 @@ out:
 		set_free(&st->copied_level[t]);
 	}
 	set_free(&st->dirty_bgs);
+	for (t = 0; t < BTRFS_COMMIT_NR_TREES; t++) {
+		set_free(&st->image_copied[t]);
+		set_free(&st->image_copied_level[t]);
+	}
+	set_free(&st->image_dirty_bgs);
+	free(st->image_ops.v);
+	btrfs_tree_sim_release(&st->ext_image);
 	set_free(&st->prev);
 	set_free(&st->prev_level);
 	set_free(&st->addrs);

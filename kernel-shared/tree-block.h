@@ -171,6 +171,14 @@ typedef int (*btrfs_leaf_fn)(struct btrfs_fs_info *fs_info,
 int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
 		    const struct btrfs_root_ref *root, unsigned int purpose,
 		    btrfs_leaf_fn leaf_fn, void *ctx);
+/*
+ * btrfs_walk_tree() for a tree read once: each leaf leaves the cache as
+ * soon as @leaf_fn is done with it, so the walk holds its path and one
+ * leaf, whatever the tree's size (csum-delete --top).
+ */
+int btrfs_stream_tree(struct btrfs_fs_info *fs_info,
+		      const struct btrfs_root_ref *root, unsigned int purpose,
+		      btrfs_leaf_fn leaf_fn, void *ctx);
 
 /* Register @observer (NULL fn: none); returns the one it replaces */
 struct btrfs_read_observer btrfs_set_read_observer(struct btrfs_fs_info *fs_info,
