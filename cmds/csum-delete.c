@@ -71,7 +71,7 @@ static const struct option csum_delete_longopts[] = {
 static const struct cmd_option_expect csum_delete_option_expect[] = {
 	{ OPT_EXTENTS, "a count, such as 1000" },
 	{ OPT_EXTENT_SIZE, "a size such as 4096, 512K or 1.5G" },
-	{ OPT_CD_KERNEL, "a kernel version " BTRFS_MIN_KERNEL_STR " or later, such as 6.1 or 6.6" },
+	{ OPT_CD_KERNEL, BTRFS_KERNEL_RANGE_STR ", such as 6.1 or 6.6" },
 	{ OPT_CD_SUBVOL, "a subvolume id: 5, or 256 and above" },
 	{ OPT_CD_TOP, "1 to 100000" },
 	{ 0, NULL }

@@ -84,7 +84,14 @@ done
 echo "ok: -v"
 
 stderr_is 2 "^ERROR: --clamp: invalid value '9', expect 1 to 8" preempt --clamp 9 "$img"
-stderr_is 2 "^ERROR: --kernel: invalid value '4.19', expect a kernel version 5.12 or later" inspect --kernel 4.19 "$img"
+for v in 6.19 7.0 99.0 4.19; do
+	stderr_is 2 "^ERROR: --kernel: invalid value '$v', expect a kernel version from 5.12 to 6.18.y \\(the releases modelled\\)" inspect --kernel $v "$img"
+	stderr_is 2 "^ERROR: --kernel: invalid value '$v', expect a kernel version from 5.12 to 6.18.y" forecast --kernel $v "$img"
+	stderr_is 2 "^ERROR: --kernel: invalid value '$v', expect a kernel version from 5.12 to 6.18.y" csum-delete --kernel $v "$img"
+	stderr_is 2 "^ERROR: --kernel: invalid value '$v', expect a kernel version from 5.12 to 6.18.y" replay --kernel $v /dev/null
+done
+# the last release modelled is accepted, every stable update of it too
+"$BTRFS_SPACE" global-rsv --kernel 6.18.200 "$img" > /dev/null || fail "--kernel 6.18.200 refused"
 stderr_is 2 "^ERROR: --profile: invalid value 'floppy', expect nvme, ssd or hdd" mount-estimate --profile floppy "$img"
 stderr_is 2 "^ERROR: --top: invalid value '0', expect 1 to 100000" csum-delete --top 0 "$img"
 stderr_is 2 "^ERROR: --format: invalid value 'xml', expect text or json" inspect --format xml "$img"
