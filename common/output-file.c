@@ -80,3 +80,17 @@ out_close:
 	close(fd);
 	return ret;
 }
+
+int output_close_stdout(void)
+{
+	/* an earlier write's error is gone with its errno: say "a write failed" */
+	int ret = ferror(stdout) ? -ECANCELED : 0;
+
+	errno = 0;
+	if (fflush(stdout) && !ret)
+		ret = errno ? -errno : -EIO;
+	errno = 0;
+	if (fclose(stdout) && !ret)
+		ret = errno ? -errno : -EIO;
+	return ret;
+}

@@ -31,4 +31,12 @@ bool output_is_input(const char *path, const struct output_inputs *in);
  */
 int output_open(const char *path, const struct output_inputs *in, FILE **out);
 
+/*
+ * Flush and close standard output, the report's stream: 0 when every byte
+ * written reached it, else -errno (a full disk, /dev/full), or -ECANCELED
+ * when an earlier write failed and its errno is lost, so the caller does
+ * not exit 0 with a cut report.
+ */
+int output_close_stdout(void);
+
 #endif

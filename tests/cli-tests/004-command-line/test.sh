@@ -90,6 +90,14 @@ for v in 6.19 7.0 99.0 4.19; do
 	stderr_is 2 "^ERROR: --kernel: invalid value '$v', expect a kernel version from 5.12 to 6.18.y" csum-delete --kernel $v "$img"
 	stderr_is 2 "^ERROR: --kernel: invalid value '$v', expect a kernel version from 5.12 to 6.18.y" replay --kernel $v /dev/null
 done
+# a report that cannot be written whole is a failure, said on stderr
+for args in "inspect $img" "--format json chunks $img" "--help"; do
+	err=$("$BTRFS_SPACE" $args 2>&1 > /dev/full)
+	rc=$?
+	echo "btrfs-space $args > /dev/full: exit $rc: $err"
+	[ "$rc" -eq 1 ] && grep -q "^ERROR: cannot write the report to standard output: .*, the report is cut$" <<< "$err" ||
+		fail "> /dev/full: expected exit 1 and the ERROR line"
+done
 # the last release modelled is accepted, every stable update of it too
 "$BTRFS_SPACE" global-rsv --kernel 6.18.200 "$img" > /dev/null || fail "--kernel 6.18.200 refused"
 stderr_is 2 "^ERROR: --profile: invalid value 'floppy', expect nvme, ssd or hdd" mount-estimate --profile floppy "$img"
