@@ -10,9 +10,11 @@
  * Behaviour reproduced: 6.1-6.18.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <uuid/uuid.h>
 #include "common/checksum.h"
 #include "common/io-batch.h"
@@ -137,6 +139,21 @@ static const char *bad_root_level(const struct btrfs_super_block *sb, u64 *level
 	return "log_root_level";
 }
 
+/*
+ * btrfs_supported_blocksize() (fs.c, 6.15 on; the same rule open-coded
+ * in validate_super() before): 4K, or the page size of the machine.  The
+ * kernels modelled agree on it without CONFIG_BTRFS_EXPERIMENTAL, which
+ * alone (6.18) takes any size up to 64K; 5.12 to 5.14 mounted 4K sectors
+ * on larger pages read-only only, which is what the model mounts.  The
+ * page size is this machine's: the kernel to compare with runs here.
+ */
+static bool kernel_supports_sectorsize(u32 sectorsize)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+
+	return sectorsize == 4096 || (page_size > 0 && sectorsize == (u64)page_size);
+}
+
 static int check_super_sizes(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_super_block *sb,
 			     const char *path, int mirror)
@@ -151,6 +168,11 @@ static int check_super_sizes(struct btrfs_fs_info *fs_info,
 			"sectorsize", sectorsize,
 			"invalid sectorsize %u, expect a power of 2 in [4096, 65536]",
 			sectorsize);
+	if (!kernel_supports_sectorsize(sectorsize))
+		return super_found_error(fs_info, path, mirror,
+			"sectorsize", sectorsize,
+			"sectorsize %u not yet supported for page size %ld (Linux 5.12 to 6.18, built without CONFIG_BTRFS_EXPERIMENTAL, mount a sector size of 4096 or the page size only)",
+			sectorsize, sysconf(_SC_PAGESIZE));
 	if (!is_power_of_2(nodesize) || nodesize < sectorsize ||
 	    nodesize > BTRFS_MAX_METADATA_BLOCKSIZE)
 		return super_found_error(fs_info, path, mirror,
@@ -856,8 +878,35 @@ static int find_tree_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 	return 0;
 }
 
-/* load_global_roots_objectid()/btrfs_read_tree_root() for one tree */
-int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+/*
+ * btrfs_find_root() with offset -1, as btrfs_get_fs_root() asks for a
+ * subvolume or the data relocation tree: the item just before the search
+ * key's slot, in the same leaf only (slot 0 is "not found"), when it is
+ * a ROOT_ITEM of @objectid.  btrfs-convert writes the data relocation
+ * tree's at offset 2, mkfs at 0.
+ */
+static int find_newest_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+				 struct btrfs_path *path, const void **item, u32 *size)
+{
+	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info);
+	struct btrfs_key key = { objectid, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
+	struct btrfs_key found;
+	int ret;
+
+	ret = btrfs_search_slot(fs_info, &tree_root, &key, path, BTRFS_IO_ROOT_TREE);
+	if (ret <= 0)
+		return ret < 0 ? ret : 1;	/* an offset of -1 is no root's */
+	if (path->slots[0] == 0)
+		return 1;
+	path->slots[0]--;
+	btrfs_item_key_to_cpu(path->nodes[0], path->slots[0], &found);
+	if (found.objectid != objectid || found.type != BTRFS_ROOT_ITEM_KEY)
+		return 1;
+	*item = btrfs_item_ptr(path->nodes[0], path->slots[0], size);
+	return 0;
+}
+
+static int read_root_item(struct btrfs_fs_info *fs_info, u64 objectid, bool newest,
 			  struct btrfs_root_ref *root)
 {
 	const struct btrfs_root_item_head *ri;
@@ -867,8 +916,12 @@ int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 
 	memset(root, 0, sizeof(*root));
 	root->objectid = objectid;
-	ret = find_tree_root_item(fs_info, objectid, BTRFS_ROOT_ITEM_KEY, 0,
-				  &path, (const void **)&ri, &size);
+	if (newest)
+		ret = find_newest_root_item(fs_info, objectid, &path,
+					    (const void **)&ri, &size);
+	else
+		ret = find_tree_root_item(fs_info, objectid, BTRFS_ROOT_ITEM_KEY, 0,
+					  &path, (const void **)&ri, &size);
 	if (ret) {
 		btrfs_release_path(&path);
 		return ret < 0 ? ret : 0;
@@ -899,6 +952,20 @@ int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 			"root item of %s: invalid level %u", btrfs_root_name(objectid),
 			root->level);
 	return 0;
+}
+
+/* load_global_roots_objectid()/btrfs_read_tree_root() for one tree */
+int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+			  struct btrfs_root_ref *root)
+{
+	return read_root_item(fs_info, objectid, false, root);
+}
+
+/* btrfs_get_fs_root(): a subvolume's or the data relocation tree's root */
+int btrfs_read_fs_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+			    struct btrfs_root_ref *root)
+{
+	return read_root_item(fs_info, objectid, true, root);
 }
 
 static u64 balance_target(const struct btrfs_disk_balance_args *args)
@@ -946,6 +1013,77 @@ static int read_balance_item(struct btrfs_fs_info *fs_info)
 	return 0;
 }
 
+/* The trees this filesystem's features make the mount load */
+static bool root_wanted(const struct btrfs_fs_info *fs_info, u64 objectid)
+{
+	switch (objectid) {
+	case BTRFS_FREE_SPACE_TREE_OBJECTID:
+		return btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
+	case BTRFS_BLOCK_GROUP_TREE_OBJECTID:
+		return btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE);
+	case BTRFS_RAID_STRIPE_TREE_OBJECTID:
+		return btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE);
+	default:
+		return true;
+	}
+}
+
+static int root_missing(struct btrfs_fs_info *fs_info, u64 objectid,
+			const char *kernel_words)
+{
+	struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
+
+	loc.logical = btrfs_super_root(&fs_info->super);
+	loc.tree = BTRFS_ROOT_TREE_OBJECTID;
+	loc.has_key = true;
+	loc.key = (struct btrfs_key){ objectid, BTRFS_ROOT_ITEM_KEY, 0 };
+	return btrfs_fs_error_at(fs_info, -ENOENT, &loc,
+		"%s: the root tree (root node %llu) has no ROOT_ITEM for the %s (%llu ROOT_ITEM); Linux mounts it only with -o rescue=ignorebadroots",
+		kernel_words, (unsigned long long)loc.logical,
+		btrfs_root_name(objectid), (unsigned long long)objectid);
+}
+
+/*
+ * A tree the mount cannot go without: load_global_roots_objectid()
+ * fails with "failed to load root NAME" for the extent, csum and free
+ * space trees, btrfs_read_roots() with "failed to read root
+ * (objectid=N): -2" for the block group, dev and raid stripe trees, both
+ * -ENOENT, in this order (checked on 6.18 with each item removed).
+ */
+static int check_roots_found(struct btrfs_fs_info *fs_info)
+{
+	static const struct {
+		u64 objectid;
+		size_t offset;
+		const char *kernel_words;
+	} required[] = {
+		{ BTRFS_EXTENT_TREE_OBJECTID, offsetof(struct btrfs_fs_info, extent_root),
+		  "failed to load root extent" },
+		{ BTRFS_CSUM_TREE_OBJECTID, offsetof(struct btrfs_fs_info, csum_root),
+		  "failed to load root csum" },
+		{ BTRFS_FREE_SPACE_TREE_OBJECTID, offsetof(struct btrfs_fs_info, free_space_root),
+		  "failed to load root free space" },
+		{ BTRFS_BLOCK_GROUP_TREE_OBJECTID, offsetof(struct btrfs_fs_info, block_group_root),
+		  "failed to read root (objectid=11): -2" },
+		{ BTRFS_DEV_TREE_OBJECTID, offsetof(struct btrfs_fs_info, dev_root),
+		  "failed to read root (objectid=4): -2" },
+		{ BTRFS_RAID_STRIPE_TREE_OBJECTID, offsetof(struct btrfs_fs_info, stripe_root),
+		  "failed to read root (objectid=12): -2" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+		const struct btrfs_root_ref *root = (const void *)
+			((const char *)fs_info + required[i].offset);
+
+		if (!root_wanted(fs_info, required[i].objectid) || root->found)
+			continue;
+		return root_missing(fs_info, required[i].objectid,
+				    required[i].kernel_words);
+	}
+	return 0;
+}
+
 /*
  * The trees whose root items open_ctree() loads (btrfs_read_roots,
  * load_global_roots), whatever reads the items: the image, or the
@@ -969,6 +1107,8 @@ int btrfs_load_roots(struct btrfs_fs_info *fs_info, btrfs_root_item_fn read_item
 				&fs_info->block_group_root);
 	if (!ret && btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE))
 		ret = read_item(ctx, BTRFS_RAID_STRIPE_TREE_OBJECTID, &fs_info->stripe_root);
+	if (!ret)
+		ret = check_roots_found(fs_info);
 	return ret;
 }
 

@@ -286,8 +286,8 @@ static void add_mount_roots(struct btrfs_fs_info *fs_info, struct read_ahead *ra
 
 	btrfs_read_root_item(fs_info, BTRFS_QUOTA_TREE_OBJECTID, &r->quota);
 	btrfs_read_root_item(fs_info, BTRFS_UUID_TREE_OBJECTID, &r->uuid);
-	btrfs_read_root_item(fs_info, BTRFS_DATA_RELOC_TREE_OBJECTID, &r->data_reloc);
-	btrfs_read_root_item(fs_info, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
+	btrfs_read_fs_root_item(fs_info, BTRFS_DATA_RELOC_TREE_OBJECTID, &r->data_reloc);
+	btrfs_read_fs_root_item(fs_info, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
 	for (i = 0; i < MOUNT_ROOTS; i++)
 		if (loaded[i] != skip)
 			add_search(ra, loaded[i], NULL, BTRFS_IO_OTHER, false);
@@ -366,9 +366,9 @@ static int read_mount_roots(struct btrfs_fs_info *fs_info, struct mount_roots *r
 	if (!ret)
 		ret = btrfs_read_root_item(fs_info, BTRFS_UUID_TREE_OBJECTID, &r->uuid);
 	if (!ret)
-		ret = btrfs_read_root_item(fs_info, BTRFS_DATA_RELOC_TREE_OBJECTID, &r->data_reloc);
+		ret = btrfs_read_fs_root_item(fs_info, BTRFS_DATA_RELOC_TREE_OBJECTID, &r->data_reloc);
 	if (!ret)
-		ret = btrfs_read_root_item(fs_info, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
+		ret = btrfs_read_fs_root_item(fs_info, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
 	for (i = 0; i < sizeof(loaded) / sizeof(loaded[0]) && !ret; i++)
 		ret = read_root_node(fs_info, loaded[i]);
 	return ret;

@@ -14,6 +14,8 @@ chunk-tree leaf), so that the mutant fails only on the rule under test:
   num-devices=N       superblock num_devices
   sys-stripe-uuid     flip a byte of the first sys_chunk_array stripe's dev_uuid
   dev-item-fsid       flip a byte of the fsid of the chunk tree's first DEV_ITEM
+  drop-root-item=ID   remove tree ID's ROOT_ITEM from the root tree's leaf
+                      (its data moved up so the leaf stays packed)
 
 Only the primary superblock is rewritten (backup copies stay as they
 were: the kernel mounts from the primary). Single-device images whose
@@ -133,6 +135,69 @@ def flip_dev_item_fsid(leaf):
     sys.exit("no DEV_ITEM in the chunk root leaf")
 
 
+CHUNK_ITEM_KEY = 228
+ROOT_ITEM_KEY = 132
+SB_ROOT = 0x50
+
+
+def leaf_items(leaf):
+    """(slot, objectid, type, offset, data offset, data size) of each item."""
+    nritems = struct.unpack_from("<I", leaf, HEADER_SIZE - 5)[0]
+    for slot in range(nritems):
+        item = HEADER_SIZE + slot * ITEM_SIZE
+        objectid, typ, offset, doff, dsize = struct.unpack_from("<QBQII", leaf, item)
+        yield slot, objectid, typ, offset, doff, dsize
+
+
+def chunk_copies(f, sb, logical):
+    """Physical offsets of @logical, from the chunk root leaf's chunk items."""
+    nodesize = struct.unpack_from("<I", sb, SB_NODESIZE)[0]
+    chunk_root = struct.unpack_from("<Q", sb, SB_CHUNK_ROOT)[0]
+    f.seek(physical_copies(sb, chunk_root)[0])
+    leaf = f.read(nodesize)
+    for _, _, typ, start, doff, _ in leaf_items(leaf):
+        if typ != CHUNK_ITEM_KEY:
+            continue
+        chunk = HEADER_SIZE + doff
+        length = struct.unpack_from("<Q", leaf, chunk)[0]
+        if not start <= logical < start + length:
+            continue
+        num_stripes = struct.unpack_from("<H", leaf, chunk + 44)[0]
+        return [struct.unpack_from("<Q", leaf, chunk + CHUNK_STRIPES + i * 32 + 8)[0]
+                + logical - start for i in range(num_stripes)]
+    sys.exit("no chunk item maps %d" % logical)
+
+
+def drop_root_item(f, sb, objectid):
+    nodesize = struct.unpack_from("<I", sb, SB_NODESIZE)[0]
+    root = struct.unpack_from("<Q", sb, SB_ROOT)[0]
+    copies = chunk_copies(f, sb, root)
+    f.seek(copies[0])
+    leaf = bytearray(f.read(nodesize))
+    if leaf[HEADER_SIZE - 1] != 0:
+        sys.exit("the tree root is not a leaf")
+    items = list(leaf_items(leaf))
+    found = [i for i in items if i[1] == objectid and i[2] == ROOT_ITEM_KEY]
+    if not found:
+        sys.exit("no ROOT_ITEM of tree %d in the root leaf" % objectid)
+    slot, _, _, _, doff, dsize = found[0]
+    last_off = items[-1][4]
+    # the data of the later items lies below: move it up over the hole
+    base = HEADER_SIZE
+    leaf[base + last_off + dsize:base + doff + dsize] = leaf[base + last_off:base + doff]
+    for later in items[slot + 1:]:
+        struct.pack_into("<I", leaf, HEADER_SIZE + later[0] * ITEM_SIZE + 17, later[4] + dsize)
+    start = HEADER_SIZE + slot * ITEM_SIZE
+    end = HEADER_SIZE + len(items) * ITEM_SIZE
+    leaf[start:end - ITEM_SIZE] = leaf[start + ITEM_SIZE:end]
+    leaf[end - ITEM_SIZE:end] = b"\0" * ITEM_SIZE
+    struct.pack_into("<I", leaf, HEADER_SIZE - 5, len(items) - 1)
+    set_csum(leaf)
+    for phys in copies:
+        f.seek(phys)
+        f.write(leaf)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -152,6 +217,9 @@ def main():
         elif name == "sys-stripe-uuid":
             _, chunk = sys_array_chunk(sb)
             sb[chunk + CHUNK_STRIPES + STRIPE_DEV_UUID] ^= 0xff
+        elif name == "drop-root-item":
+            drop_root_item(f, sb, int(value))
+            return
         elif name == "dev-item-fsid":
             mutate_chunk_leaf(f, sb, flip_dev_item_fsid)
             return
