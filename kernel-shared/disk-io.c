@@ -1250,6 +1250,67 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 	return check_device_totals(fs_info);
 }
 
+static bool device_present(struct btrfs_fs_info *fs_info, u64 devid)
+{
+	const struct btrfs_device *dev = btrfs_find_device(fs_info, devid);
+
+	return dev && dev->present;
+}
+
+/*
+ * btrfs_init_dev_replace(): a replace left STARTED or SUSPENDED needs its
+ * source and its target (devid 0, which has no DEV_ITEM until the
+ * replace finishes) unless the mount is degraded; else -EIO.  An item of
+ * another size is ignored, as the kernel ignores it (with a warning).
+ */
+static int check_dev_replace(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_key key = { 0, BTRFS_DEV_REPLACE_KEY, 0 };
+	const struct btrfs_dev_replace_item *item;
+	struct btrfs_path path = { 0 };
+	u64 state, src;
+	bool src_ok, tgt_ok;
+	u32 size;
+	int ret;
+
+	if (!fs_info->dev_root.found)
+		return 0;
+	ret = btrfs_search_slot(fs_info, &fs_info->dev_root, &key, &path, BTRFS_IO_DEV_TREE);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : 0;
+	}
+	item = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+	if (size != sizeof(*item)) {
+		btrfs_release_path(&path);
+		btrfs_fs_warn(fs_info, "dev_replace entry found has unexpected size, ignore entry");
+		return 0;
+	}
+	state = le64toh(item->replace_state);
+	src = le64toh(item->src_devid);
+	btrfs_release_path(&path);
+	if (state != BTRFS_IOCTL_DEV_REPLACE_STATE_STARTED &&
+	    state != BTRFS_IOCTL_DEV_REPLACE_STATE_SUSPENDED)
+		return 0;
+	src_ok = device_present(fs_info, src);
+	tgt_ok = device_present(fs_info, BTRFS_DEV_REPLACE_DEVID);
+	if (src_ok && tgt_ok)
+		return 0;
+	if (fs_info->allow_degraded) {
+		btrfs_fs_warn(fs_info,
+			"device replace operation is ongoing and its %s (devid %llu) is missing: read as -o degraded mounts it",
+			src_ok ? "target" : "source",
+			(unsigned long long)(src_ok ? BTRFS_DEV_REPLACE_DEVID : src));
+		return 0;
+	}
+	return btrfs_fs_error(fs_info, -EIO,
+		"cannot mount because device replace operation is ongoing and %s (devid %llu) is missing, need to run 'btrfs dev scan'?%s (the dev tree's DEV_REPLACE item is %s; give the device, or --degraded to read it as -o degraded mounts it)",
+		src_ok ? "tgtdev" : "srcdev",
+		(unsigned long long)(src_ok ? BTRFS_DEV_REPLACE_DEVID : src),
+		!src_ok && !tgt_ok ? " tgtdev (devid 0) is missing too." : "",
+		state == BTRFS_IOCTL_DEV_REPLACE_STATE_STARTED ? "STARTED" : "SUSPENDED");
+}
+
 void btrfs_fs_info_init(struct btrfs_fs_info *fs_info)
 {
 	/* every pointer NULL and every count 0: btrfs_close_fs() frees nothing */
@@ -1280,6 +1341,8 @@ int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *a
 		args->read.after_roots(fs_info, args->read.after_roots_ctx);
 	if (!ret)
 		ret = btrfs_verify_dev_extents(fs_info);
+	if (!ret)
+		ret = check_dev_replace(fs_info);
 	return ret;
 }
 

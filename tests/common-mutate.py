@@ -14,6 +14,11 @@ chunk-tree leaf), so that the mutant fails only on the rule under test:
   num-devices=N       superblock num_devices
   sys-stripe-uuid     flip a byte of the first sys_chunk_array stripe's dev_uuid
   dev-item-fsid       flip a byte of the fsid of the chunk tree's first DEV_ITEM
+  bg-length=N         the key offset (length) of the first BLOCK_GROUP_ITEM in
+                      the extent tree's leaf (a length its chunk does not have)
+  replace-state=N     replace_state of the dev tree's DEV_REPLACE item (1:
+                      STARTED, as if a replace had stopped half-way)
+  replace-src=DEVID   src_devid of the dev tree's DEV_REPLACE item
   drop-root-item=ID   remove tree ID's ROOT_ITEM from the root tree's leaf
                       (its data moved up so the leaf stays packed)
 
@@ -97,14 +102,18 @@ def sys_array_chunk(sb):
 
 def physical_copies(sb, logical):
     """Physical offsets of every stripe of the sys chunk holding @logical."""
-    start, chunk = sys_array_chunk(sb)
-    num_stripes = struct.unpack_from("<H", sb, chunk + 44)[0]
-    copies = []
-    for i in range(num_stripes):
-        stripe = chunk + CHUNK_STRIPES + i * 32
-        offset = struct.unpack_from("<Q", sb, stripe + 8)[0]
-        copies.append(offset + logical - start)
-    return copies
+    end = SB_SYS_ARRAY + struct.unpack_from("<I", sb, SB_SYS_ARRAY_SIZE)[0]
+    key = SB_SYS_ARRAY
+    while key < end:
+        start = struct.unpack_from("<Q", sb, key + 9)[0]
+        chunk = key + 17
+        length = struct.unpack_from("<Q", sb, chunk)[0]
+        num_stripes = struct.unpack_from("<H", sb, chunk + 44)[0]
+        if start <= logical < start + length:
+            return [struct.unpack_from("<Q", sb, chunk + CHUNK_STRIPES + i * 32 + 8)[0]
+                    + logical - start for i in range(num_stripes)]
+        key = chunk + CHUNK_STRIPES + num_stripes * 32
+    sys.exit("no sys_chunk_array chunk maps %d" % logical)
 
 
 def mutate_chunk_leaf(f, sb, change):
@@ -198,6 +207,60 @@ def drop_root_item(f, sb, objectid):
         f.write(leaf)
 
 
+BLOCK_GROUP_ITEM_KEY = 192
+ROOT_ITEM_BYTENR = 176
+
+
+def tree_leaf(f, sb, objectid):
+    """(leaf, physical copies) of tree @objectid, whose root must be a leaf."""
+    nodesize = struct.unpack_from("<I", sb, SB_NODESIZE)[0]
+    root = struct.unpack_from("<Q", sb, SB_ROOT)[0]
+    f.seek(chunk_copies(f, sb, root)[0])
+    leaf = f.read(nodesize)
+    for _, oid, typ, _, doff, _ in leaf_items(leaf):
+        if oid == objectid and typ == ROOT_ITEM_KEY:
+            bytenr = struct.unpack_from("<Q", leaf, HEADER_SIZE + doff + ROOT_ITEM_BYTENR)[0]
+            copies = chunk_copies(f, sb, bytenr)
+            f.seek(copies[0])
+            tree = bytearray(f.read(nodesize))
+            if tree[HEADER_SIZE - 1] != 0:
+                sys.exit("the root of tree %d is not a leaf" % objectid)
+            return tree, copies
+    sys.exit("no ROOT_ITEM of tree %d" % objectid)
+
+
+def set_bg_length(f, sb, length):
+    leaf, copies = tree_leaf(f, sb, 2)
+    for slot, _, typ, _, _, _ in leaf_items(leaf):
+        if typ == BLOCK_GROUP_ITEM_KEY:
+            struct.pack_into("<Q", leaf, HEADER_SIZE + slot * ITEM_SIZE + 9, length)
+            break
+    else:
+        sys.exit("no BLOCK_GROUP_ITEM in the extent tree's leaf")
+    set_csum(leaf)
+    for phys in copies:
+        f.seek(phys)
+        f.write(leaf)
+
+
+DEV_REPLACE_KEY = 250
+REPLACE_STATE = 32
+
+
+def set_replace_field(f, sb, field, value):
+    leaf, copies = tree_leaf(f, sb, 4)
+    for _, _, typ, _, doff, _ in leaf_items(leaf):
+        if typ == DEV_REPLACE_KEY:
+            struct.pack_into("<Q", leaf, HEADER_SIZE + doff + field, value)
+            break
+    else:
+        sys.exit("no DEV_REPLACE item in the dev tree's leaf")
+    set_csum(leaf)
+    for phys in copies:
+        f.seek(phys)
+        f.write(leaf)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -217,6 +280,15 @@ def main():
         elif name == "sys-stripe-uuid":
             _, chunk = sys_array_chunk(sb)
             sb[chunk + CHUNK_STRIPES + STRIPE_DEV_UUID] ^= 0xff
+        elif name == "bg-length":
+            set_bg_length(f, sb, int(value))
+            return
+        elif name == "replace-state":
+            set_replace_field(f, sb, REPLACE_STATE, int(value))
+            return
+        elif name == "replace-src":
+            set_replace_field(f, sb, 0, int(value))
+            return
         elif name == "drop-root-item":
             drop_root_item(f, sb, int(value))
             return

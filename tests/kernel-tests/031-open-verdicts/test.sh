@@ -8,6 +8,9 @@
 #   num_devices 2               btrfs_read_chunk_tree: a warning, the mount goes on
 #   sys_chunk_array stripe uuid read_one_chunk: "devid 1 uuid ... is missing"
 #   DEV_ITEM fsid               open_seed_devices: "failed to find fsid ..."
+#   block group length          read_one_block_group: "block group ... len
+#                               4194304 mismatch with chunk ... len 8388608"
+#                               (chunks, mount-estimate, global-rsv, csum-delete)
 # then images made here the kernel refuses:
 #   sector size above the page size   validate_super: "sectorsize 16384 not
 #                                     yet supported for page size 4096"
@@ -15,6 +18,9 @@
 #   block group, dev tree: an edited copy of the bgt-1g fixture, its fsid
 #   changed by btrfstune -m first): "failed to load root csum",
 #   "failed to read root (objectid=11): -2"
+#   a device replace STARTED, its target gone (a finished replace whose
+#   DEV_REPLACE item is set back to STARTED): btrfs_init_dev_replace:
+#   "tgtdev (devid 0) is missing, need to run 'btrfs dev scan'?"
 # For each: btrfs-space must exit 1 with one ERROR line (0 with the
 # WARNING line for the warning case) holding the kernel's words; then the
 # mutant is mounted -o ro on a read-write loop device and the kernel must
@@ -111,6 +117,18 @@ check_case num-devices=2 warning "super block num_devices 2 mismatch with DEV_IT
 check_case sys-stripe-uuid error "devid 1 uuid [0-9a-f-]* is missing"
 check_case dev-item-fsid error "failed to find fsid [0-9a-f-]* when attempting to open seed devices"
 
+# a block group item whose length is not its chunk's: every command
+# replays the mount's walk of the block group items, block groups loaded or not
+cp --sparse=always "$base" "$mut" || fail "cannot copy $base"
+python3 "$mutate" "$mut" bg-length=4194304 || fail "bg-length failed"
+words="block group [0-9]* len 4194304 mismatch with chunk [0-9]* len 8388608"
+for cmd in chunks mount-estimate global-rsv; do
+	check_image "$mut" "bg-length" error "$words" "$cmd"
+done
+out=$("$BTRFS_SPACE" csum-delete --top 3 "$mut" 2>&1 > /dev/null)
+[ $? -eq 1 ] && grep -q "^ERROR: $words" <<< "$out" ||
+	{ echo "  FAIL: csum-delete: expected exit 1 with '$words': $out"; failures=$((failures + 1)); }
+
 # sector sizes above the page size: refused without CONFIG_BTRFS_EXPERIMENTAL
 page=$(getconf PAGESIZE)
 for ss in 16384 65536; do
@@ -141,6 +159,32 @@ for tree in "2 failed to load root extent" "7 failed to load root csum" \
 	check_image "$mut" "drop ROOT_ITEM $id" error "${words//[()]/.}"
 done
 rm -f "$TEST_TMP/bgt-1g.img"
+
+# a device replace left STARTED with its target gone: a replace run to its
+# end here (root and loop devices needed), then its DEV_REPLACE item set back
+# to STARTED from devid 1, whose target (devid 0) is not given
+if [ -z "$kernel_reason" ] && command -v btrfs > /dev/null; then
+	src=$TEST_TMP/replace-src.img
+	tgt=$TEST_TMP/replace-tgt.img
+	truncate -s 1G "$src" "$tgt"
+	mkfs.btrfs -q -f "$src" > /dev/null 2>&1 || fail "mkfs.btrfs failed"
+	sdev=$(setup_loop "$src") && tdev=$(setup_loop "$tgt") || fail "losetup failed"
+	setup_mount "$sdev" "$TEST_TMP/replace" -t btrfs
+	head -c 20M /dev/urandom > "$TEST_TMP/replace/data"
+	btrfs replace start -B -f "$sdev" "$tdev" "$TEST_TMP/replace" > /dev/null ||
+		fail "btrfs replace start failed"
+	umount "$TEST_TMP/replace"
+	btrfs device scan --forget "$tdev" > /dev/null 2>&1
+	losetup -d "$sdev"
+	losetup -d "$tdev"
+	python3 "$mutate" "$tgt" replace-state=1 && python3 "$mutate" "$tgt" replace-src=1 ||
+		fail "replace-state failed"
+	check_image "$tgt" "replace STARTED, target gone" error "tgtdev (devid 0) is missing, need to run 'btrfs dev scan'?"
+	"$BTRFS_SPACE" --degraded inspect "$tgt" 2>&1 > /dev/null |
+		grep -q "^WARNING: device replace operation is ongoing and its target (devid 0) is missing" ||
+		{ echo "  FAIL: --degraded: no WARNING"; failures=$((failures + 1)); }
+	rm -f "$src" "$tgt"
+fi
 
 [ -z "$kernel_reason" ] || echo "kernel half skipped: $kernel_reason"
 [ "$failures" -eq 0 ] || fail "$failures disagreements"
