@@ -3,7 +3,7 @@
  * Files this tool writes (a picture, a report) must never be what it
  * reads.  A path is refused when it is a block device, or the same file
  * (device and inode) as one of the inputs, named by path or open as a file
- * descriptor.  The path "-" is standard output, checked the same way.
+ * descriptor, or the backing file of an input that is a loop device.  The path "-" is standard output, checked the same way.
  */
 #ifndef BTRFS_SPACE_COMMON_OUTPUT_FILE_H
 #define BTRFS_SPACE_COMMON_OUTPUT_FILE_H
