@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
 #include "common/checksum.h"
@@ -23,6 +24,10 @@
 #include "kernel-shared/image-restore.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/volumes.h"
+
+#ifndef BLKROGET
+#define BLKROGET	_IO(0x12, 94)	/* linux/fs.h, which clashes with uapi/ */
+#endif
 
 #define BTRFS_SUPER_FLAG_SUPP	(BTRFS_SUPER_FLAG_SEEDING |		\
 				 BTRFS_SUPER_FLAG_METADUMP |		\
@@ -1186,6 +1191,24 @@ static int check_readonly_devids(struct btrfs_fs_info *fs_info,
 }
 
 /*
+ * btrfs_open_one_device() sets BTRFS_DEV_STATE_WRITEABLE only when
+ * !bdev_read_only(): a read-only block device (losetup -r, a write-
+ * protected disk) is not writeable even for the kernel, and every block
+ * group with a stripe on it is read-only, as --readonly-device models.
+ */
+static bool read_only_blockdev(struct btrfs_fs_info *fs_info, const struct btrfs_device *dev)
+{
+	int ro = 0;
+
+	if (!dev->io.is_blockdev || ioctl(dev->io.fd, BLKROGET, &ro) || !ro)
+		return false;
+	btrfs_fs_warn(fs_info,
+		"%s (devid %llu) is a read-only block device: the kernel does not write to it, so every block group with a stripe on it is read-only, modelled as --readonly-device %llu",
+		dev->io.path, (unsigned long long)dev->devid, (unsigned long long)dev->devid);
+	return true;
+}
+
+/*
  * Devices the chunk tree knows but the command line did not give, and the
  * fs-wide figures read_one_dev() keeps for writeable devices only.  Every
  * present device counts as writeable unless the user says it is not
@@ -1236,7 +1259,8 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 				"failed to find fsid %s when attempting to open seed devices (the dev item of devid %llu names it; btrfs-space is given this filesystem's devices only)",
 				uuid, (unsigned long long)dev->devid);
 		}
-		if (listed(dev->devid, args->readonly_devids, args->nr_readonly_devids))
+		if (listed(dev->devid, args->readonly_devids, args->nr_readonly_devids) ||
+		    read_only_blockdev(fs_info, dev))
 			continue;
 		dev->writeable = true;
 		fs_info->rw_devices++;
