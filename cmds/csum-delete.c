@@ -8,6 +8,7 @@
  * report kernel-shared/csum-delete.c fills is printed; nothing else.
  */
 #include <errno.h>
+#include <string.h>
 #include "cmds/commands.h"
 #include "cmds/driver.h"
 #include "cmds/model-options.h"
@@ -396,7 +397,8 @@ static int run_csum_delete(struct btrfs_fs_info *fs_info, const struct cmd_optio
 	if (fs_info->err.err)
 		error("%s", fs_info->err.msg);
 	else
-		error("cannot read the filesystem: error %d", ret);
+		error("cannot read the filesystem: %s (error %d) while computing the csum-delete report",
+		      strerror(-ret), ret);
 	return EXIT_FS_ERROR;
 }
 
