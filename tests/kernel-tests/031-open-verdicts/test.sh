@@ -21,6 +21,9 @@
 #   a device replace STARTED, its target gone (a finished replace whose
 #   DEV_REPLACE item is set back to STARTED): btrfs_init_dev_replace:
 #   "tgtdev (devid 0) is missing, need to run 'btrfs dev scan'?"
+#   mkfs.btrfs -O zoned on a regular file: 6.18 built without zoned support
+#   mounts it as a regular filesystem; the tool too (a WARNING), every
+#   allocation field equal to sysfs
 # For each: btrfs-space must exit 1 with one ERROR line (0 with the
 # WARNING line for the warning case) holding the kernel's words; then the
 # mutant is mounted -o ro on a read-write loop device and the kernel must
@@ -30,7 +33,7 @@
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
-check_prereq python3 tar xz mkfs.btrfs btrfstune getconf
+check_prereq python3 tar xz mkfs.btrfs btrfstune getconf jq blkid
 setup_cleanup_trap
 
 mutate=$TEST_TOP/common-mutate.py
@@ -185,6 +188,41 @@ if [ -z "$kernel_reason" ] && command -v btrfs > /dev/null; then
 		{ echo "  FAIL: --degraded: no WARNING"; failures=$((failures + 1)); }
 	rm -f "$src" "$tgt"
 fi
+
+# mkfs.btrfs -O zoned on a regular file: read as a kernel without zoned
+# support mounts it (as a regular filesystem), with a WARNING saying so
+img=$TEST_TMP/zoned.img
+truncate -s 4G "$img"
+if mkfs.btrfs -q -f -O zoned "$img" > /dev/null 2>&1; then
+	cases=$((cases + 1))
+	err=$("$BTRFS_SPACE" --format json inspect "$img" 2>&1 > "$TEST_TMP/zoned.json")
+	rc=$?
+	echo "zoned: tool exit $rc: $err"
+	[ "$rc" -eq 0 ] && grep -q "^WARNING: zoned filesystem: read as a kernel built without CONFIG_BLK_DEV_ZONED mounts it" <<< "$err" ||
+		{ echo "  FAIL: expected exit 0 and the zoned WARNING"; failures=$((failures + 1)); }
+	# a kernel with zoned support mounts it in zoned mode: not compared
+	if { zcat /proc/config.gz; cat "/boot/config-$(uname -r)"; } 2> /dev/null |
+		grep -q '^CONFIG_BLK_DEV_ZONED=y'; then
+		echo "  kernel: built with CONFIG_BLK_DEV_ZONED, zoned mode not compared"
+	elif [ -z "$kernel_reason" ]; then
+		zdev=$(setup_loop "$img")
+		if mount -t btrfs -o ro "$zdev" "$mnt"; then
+			allocation_keys "$(blkid -s UUID -o value "$zdev")" | sort > "$TEST_TMP/zoned.kernel"
+			umount "$mnt"
+			report_allocation_keys < "$TEST_TMP/zoned.json" | sort > "$TEST_TMP/zoned.tool"
+			diff "$TEST_TMP/zoned.kernel" "$TEST_TMP/zoned.tool" ||
+				{ echo "  FAIL: zoned: allocation differs from sysfs"; failures=$((failures + 1)); }
+			echo "  kernel: mounted, $(wc -l < "$TEST_TMP/zoned.kernel") allocation fields compared"
+		else
+			echo "  FAIL: the kernel refused the zoned image"; failures=$((failures + 1))
+		fi
+		btrfs device scan --forget "$zdev" > /dev/null 2>&1
+		losetup -d "$zdev"
+	fi
+else
+	echo "zoned: skipped (mkfs.btrfs -O zoned failed on a regular file)"
+fi
+rm -f "$img"
 
 [ -z "$kernel_reason" ] || echo "kernel half skipped: $kernel_reason"
 [ "$failures" -eq 0 ] || fail "$failures disagreements"
