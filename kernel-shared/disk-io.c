@@ -340,12 +340,164 @@ bool btrfs_super_device_size(const void *buf, u64 *size, u64 *used)
 	return true;
 }
 
+#define CHUNK_ITEM_MIN	(offsetof(struct btrfs_chunk, stripe))
+#define STRIPED_PROFILES (BTRFS_BLOCK_GROUP_RAID0 | BTRFS_BLOCK_GROUP_RAID10 | \
+			  BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6)
+
+/* The chunk of @array (@size bytes) mapping @logical, NULL if none */
+static const struct btrfs_chunk *sys_array_chunk(const u8 *array, u32 size, u64 logical)
+{
+	u32 off = 0;
+
+	while (off + sizeof(struct btrfs_disk_key) + CHUNK_ITEM_MIN <= size) {
+		const struct btrfs_disk_key *key = (const void *)(array + off);
+		const struct btrfs_chunk *chunk = (const void *)(key + 1);
+		u16 n = btrfs_stack_chunk_num_stripes(chunk);
+		u32 len = sizeof(*key) + CHUNK_ITEM_MIN + n * sizeof(struct btrfs_stripe);
+		u64 start = btrfs_disk_key_offset(key);
+
+		if (btrfs_disk_key_type(key) != BTRFS_CHUNK_ITEM_KEY || !n || off + len > size)
+			return NULL;
+		if (logical >= start && logical - start < btrfs_stack_chunk_length(chunk))
+			return chunk;
+		off += len;
+	}
+	return NULL;
+}
+
+/*
+ * The chunk root's copy on the device of @buf: its sys_chunk_array maps
+ * it (single or DUP, whose stripes hold the chunk whole).
+ */
+static bool btrfs_chunk_root_at(const void *buf, u64 *physical, u32 *len)
+{
+	const struct btrfs_super_block *sb = buf;
+	u32 size = btrfs_super_sys_array_size(sb);
+	u64 logical = btrfs_super_chunk_root(sb);
+	u64 devid = btrfs_stack_device_id(&sb->dev_item);
+	const struct btrfs_chunk *chunk;
+	u16 i;
+
+	if (size > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE)
+		return false;
+	chunk = sys_array_chunk(sb->sys_chunk_array, size, logical);
+	if (!chunk || (btrfs_stack_chunk_type(chunk) & STRIPED_PROFILES))
+		return false;
+	for (i = 0; i < btrfs_stack_chunk_num_stripes(chunk); i++) {
+		const struct btrfs_stripe *st = &(&chunk->stripe)[i];
+		u64 start = btrfs_disk_key_offset((const struct btrfs_disk_key *)chunk - 1);
+
+		if (btrfs_stack_stripe_devid(st) != devid)
+			continue;
+		*physical = btrfs_stack_stripe_offset(st) + logical - start;
+		*len = btrfs_super_nodesize(sb);
+		return *len >= sizeof(struct btrfs_header) && *len <= BTRFS_MAX_METADATA_BLOCKSIZE;
+	}
+	return false;
+}
+
+static int add_range(struct io_range **ranges, u32 *nr, u32 *cap, u64 start, u64 end)
+{
+	if (*nr == *cap) {
+		struct io_range *bigger = realloc(*ranges, 2 * *cap * sizeof(**ranges));
+
+		if (!bigger)
+			return -ENOMEM;
+		*ranges = bigger;
+		*cap *= 2;
+	}
+	(*ranges)[(*nr)++] = (struct io_range){ start, end < start ? UINT64_MAX : end };
+	return 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct io_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * What btrfs-space may read of the device of @buf: the first MiB (the
+ * superblock and what precedes it), the superblock copies, and every
+ * stripe on it of a chunk holding metadata or the system tree.  Data
+ * chunks are never read (no command reads file data), nor space outside
+ * chunks.  Told by a chunk root that is a leaf with a good checksum (a
+ * small filesystem: all its chunks in one leaf); a stripe is taken as
+ * long as its chunk, which covers every profile.
+ */
+static int btrfs_read_ranges(const void *buf, const void *block, u32 len,
+			     struct io_range **ranges, u32 *nr)
+{
+	const struct btrfs_super_block *sb = buf;
+	const struct btrfs_header *h = block;
+	u64 devid = btrfs_stack_device_id(&sb->dev_item);
+	u8 csum[CSUM_MAX_SIZE];
+	u32 cap = 16, items, i;
+	int mirror, ret = 0;
+
+	if (!csum_algo_valid(btrfs_super_csum_type(sb)) ||
+	    csum_compute(btrfs_super_csum_type(sb), (const u8 *)block + BTRFS_CSUM_SIZE,
+			 len - BTRFS_CSUM_SIZE, csum) ||
+	    memcmp(csum, block, csum_algo_size(btrfs_super_csum_type(sb))) ||
+	    btrfs_header_bytenr(h) != btrfs_super_chunk_root(sb) ||
+	    btrfs_header_level(h) != 0)
+		return -EAGAIN;
+	items = btrfs_header_nritems(h);
+	if (items > (len - sizeof(*h)) / sizeof(struct btrfs_item))
+		return -EAGAIN;
+	*nr = 0;
+	*ranges = malloc(cap * sizeof(**ranges));
+	if (!*ranges)
+		return -ENOMEM;
+	ret = add_range(ranges, nr, &cap, 0, 1ULL << 20);
+	for (mirror = 0; !ret && mirror < BTRFS_SUPER_MIRROR_MAX; mirror++)
+		ret = add_range(ranges, nr, &cap, btrfs_sb_offset(mirror),
+				btrfs_sb_offset(mirror) + BTRFS_SUPER_INFO_SIZE);
+	for (i = 0; !ret && i < items; i++) {
+		const struct btrfs_item *item = (const void *)((const u8 *)block + sizeof(*h) +
+							       i * sizeof(*item));
+		u32 off = btrfs_raw_item_offset(item), size = btrfs_raw_item_size(item);
+		const struct btrfs_chunk *chunk;
+		u16 s;
+
+		if (btrfs_disk_key_type(&item->key) != BTRFS_CHUNK_ITEM_KEY)
+			continue;
+		if (size < CHUNK_ITEM_MIN || off > len - sizeof(*h) ||
+		    size > len - sizeof(*h) - off)
+			continue;
+		chunk = (const void *)((const u8 *)block + sizeof(*h) + off);
+		if (!(btrfs_stack_chunk_type(chunk) &
+		      (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM)))
+			continue;
+		for (s = 0; !ret && s < btrfs_stack_chunk_num_stripes(chunk); s++) {
+			const struct btrfs_stripe *st = &(&chunk->stripe)[s];
+			u64 start = btrfs_stack_stripe_offset(st);
+
+			if ((const u8 *)(st + 1) > (const u8 *)chunk + size)
+				break;
+			if (btrfs_stack_stripe_devid(st) == devid)
+				ret = add_range(ranges, nr, &cap, start,
+						start + btrfs_stack_chunk_length(chunk));
+		}
+	}
+	if (ret) {
+		free(*ranges);
+		*ranges = NULL;
+		return ret;
+	}
+	qsort(*ranges, *nr, sizeof(**ranges), range_cmp);
+	return 0;
+}
+
 const struct io_format btrfs_io_format = {
 	/* btrfs_sb_offset(0) and btrfs_sb_offset(1) */
 	.super_offset = { BTRFS_SUPER_INFO_OFFSET, 16384ULL << BTRFS_SUPER_MIRROR_SHIFT },
 	.super_size = BTRFS_SUPER_INFO_SIZE,
 	.super_device_size = btrfs_super_device_size,
 	.super_id = btrfs_scan_one_device,
+	.chunk_root_at = btrfs_chunk_root_at,
+	.read_ranges = btrfs_read_ranges,
 	.dump_layout = btrfs_image_restore_layout,
 };
 
