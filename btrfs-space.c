@@ -4,12 +4,14 @@
  * unmounted btrfs filesystem.  Global options, the command table, and the
  * only exit() of the program.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/commands.h"
 #include "common/help.h"
 #include "common/messages.h"
+#include "common/output-file.h"
 #include "common/units.h"
 
 static const struct cmd_struct * const commands[] = {
@@ -111,6 +113,22 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The report is only whole when standard output took every byte: a
+ * failed write (a full disk) turns a success into exit 1, with the
+ * reason, instead of exit 0 with a cut report.
+ */
+static int finish_output(int ret)
+{
+	int err = output_close_stdout();
+
+	if (!err)
+		return ret;
+	error("cannot write the report to standard output: %s, the report is cut",
+	      err == -ECANCELED ? "a write failed" : strerror(-err));
+	return ret == 0 || ret == EXIT_BELOW_LIMIT ? EXIT_FS_ERROR : ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct cmd_options opts = {
@@ -124,17 +142,17 @@ int main(int argc, char **argv)
 	cmd_verbose_start();
 	ret = cmd_parse_options(&main_cmd, &opts, NULL, argc, argv, &first);
 	if (ret)
-		exit(ret == CMD_HELP_SHOWN ? 0 : ret);
+		exit(finish_output(ret == CMD_HELP_SHOWN ? 0 : ret));
 	if (first >= argc) {
 		usage_print_full(stderr, btrfs_space_usage);
 		exit(EXIT_USAGE);
 	}
 	if (!strcmp(argv[first], "help"))
-		exit(cmd_help(argc - first, argv + first));
+		exit(finish_output(cmd_help(argc - first, argv + first)));
 	cmd = find_command(argv[first]);
 	if (!cmd)
 		exit(EXIT_USAGE);
 	set_log_level(cmd_log_level(&opts));
 	ret = cmd->fn(cmd, &opts, argc - first, argv + first);
-	exit(ret);
+	exit(finish_output(ret));
 }

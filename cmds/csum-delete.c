@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <string.h>
 #include "cmds/commands.h"
 #include "cmds/driver.h"
 #include "cmds/model-options.h"
@@ -75,7 +76,7 @@ static const struct option csum_delete_longopts[] = {
 static const struct cmd_option_expect csum_delete_option_expect[] = {
 	{ OPT_EXTENTS, "a count, such as 1000" },
 	{ OPT_EXTENT_SIZE, "a size such as 4096, 512K or 1.5G" },
-	{ OPT_CD_KERNEL, "a kernel version " BTRFS_MIN_KERNEL_STR " or later, such as 6.1 or 6.6" },
+	{ OPT_CD_KERNEL, BTRFS_KERNEL_RANGE_STR ", such as 6.1 or 6.6" },
 	{ OPT_CD_SUBVOL, "a subvolume id: 5, or 256 and above" },
 	{ OPT_CD_TOP, "1 to 100000" },
 	{ 0, NULL }
@@ -448,7 +449,8 @@ static int run_csum_delete(struct btrfs_fs_info *fs_info, const struct cmd_optio
 	if (fs_info->err.err)
 		error("%s", fs_info->err.msg);
 	else
-		error("cannot read the filesystem: error %d", ret);
+		error("cannot read the filesystem: %s (error %d) while computing the csum-delete report",
+		      strerror(-ret), ret);
 	return EXIT_FS_ERROR;
 }
 

@@ -25,7 +25,7 @@ static const char * const cmd_forecast_usage[] = {
 	"Replay the kernel's chunk allocator: bytes writable before ENOSPC per type, the chunks made on the way, space no chunk can use",
 	"",
 	HELPINFO_GLOBALS,
-	"--kernel VERSION   kernel whose allocator to replay: 5.12 or later (default 6.18)",
+	"--kernel VERSION   kernel whose allocator to replay: 5.12 to 6.18 (default 6.18)",
 	"--devices SIZE,...  plan: no device is read; the filesystem mkfs.btrfs " BTRFS_MKFS_LAYOUT_PROGS,
 	"                   makes on empty devices of these sizes (devid 1 first),",
 	"                   with --data-profile and --metadata-profile as its -d and",
@@ -67,7 +67,7 @@ static const struct option forecast_longopts[] = {
 };
 
 static const struct cmd_option_expect forecast_option_expect[] = {
-	{ OPT_KERNEL, "a kernel version 5.12 or later, such as 6.1 or 6.18" },
+	{ OPT_KERNEL, BTRFS_KERNEL_RANGE_STR ", such as 6.1 or 6.18" },
 	{ OPT_DATA_PROFILE, "single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5 or raid6" },
 	{ OPT_METADATA_PROFILE, "single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5 or raid6" },
 	{ OPT_FAIL_BELOW, "data=SIZE,metadata=SIZE (either or both)" },
@@ -252,8 +252,7 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 
 	switch (opt) {
 	case OPT_KERNEL:
-		if (btrfs_parse_kernel_version(arg, &version) ||
-		    version < KERNEL_VERSION(5, 12, 0))
+		if (btrfs_parse_model_kernel(arg, &version))
 			return -EINVAL;
 		a->fc.kernel_version = version;
 		return 0;

@@ -52,7 +52,7 @@ const struct option model_longopts[] = {
 #define SIZE_EXPECT	"a size such as 4096, 512K or 1.5G"
 
 const struct cmd_option_expect model_option_expect[] = {
-	{ OPT_KERNEL, "a kernel version " BTRFS_MIN_KERNEL_STR " or later, such as 6.1 or 6.1.112" },
+	{ OPT_KERNEL, BTRFS_KERNEL_RANGE_STR ", such as 6.1 or 6.1.112" },
 	{ OPT_MAY_USE, SIZE_EXPECT },
 	{ OPT_PINNED, SIZE_EXPECT },
 	{ OPT_RESERVED, SIZE_EXPECT },

@@ -22,7 +22,7 @@
  * read as a device: a broken dump, bad compressed data).
  */
 static void print_open_error(struct btrfs_fs_info *fs_info, int ret,
-			     const struct btrfs_open_args *args)
+			     const struct btrfs_open_args *args, const char *stage)
 {
 	struct btrfs_error *err = &fs_info->err;
 	char msg[sizeof(err->msg)];
@@ -43,7 +43,8 @@ static void print_open_error(struct btrfs_fs_info *fs_info, int ret,
 		err->err = ret;
 		err->loc = BTRFS_ERROR_LOC_NONE;
 		snprintf(err->msg, sizeof(err->msg),
-			 "cannot read the filesystem: error %d", ret);
+			 "cannot read the filesystem: %s (error %d) while %s",
+			 strerror(-ret), ret, stage);
 	}
 	error("%s", err->msg);
 }
@@ -200,6 +201,8 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		},
 		.depth = open_depth(reads),
 	};
+	/* where an error without its own message happened, for its line */
+	const char *stage = "opening the devices and reading the chunk and root trees";
 	char **found = NULL;
 	int nr_found = 0;
 	int ret;
@@ -215,6 +218,7 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		return ret;
 	warn_if_mounted(&args);
 	ret = btrfs_open_fs(fs_info, &args);
+	stage = "loading the block groups";
 	if (!ret && load_block_groups) {
 		struct progress progress;
 		const struct btrfs_progress cb = { show_progress, &progress };
@@ -223,13 +227,17 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		ret = btrfs_read_block_groups(fs_info, &cb);
 		progress_clear(&progress);
 		/* the mount replays the log before sysfs shows anything */
-		if (!ret)
+		if (!ret) {
+			stage = "replaying the log tree";
 			ret = btrfs_replay_log_accounting(fs_info);
+		}
 	}
-	if (!ret && reads >= CMD_READS_MOUNT)
+	if (!ret && reads >= CMD_READS_MOUNT) {
+		stage = "replaying the mount's reads";
 		ret = check_mount(fs_info);
+	}
 	if (ret)
-		print_open_error(fs_info, ret, &args);
+		print_open_error(fs_info, ret, &args, stage);
 	device_scan_free(found, nr_found);
 	if (ret)
 		return EXIT_FS_ERROR;	/* the error is the one line said */
@@ -279,6 +287,7 @@ int cmd_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimat
 	if (fs_info->err.err)
 		error("mount estimate: %s", fs_info->err.msg);
 	else
-		error("mount estimate: error %d", ret);
+		error("mount estimate: %s (error %d) while replaying the mount's reads",
+		      strerror(-ret), ret);
 	return EXIT_FS_ERROR;
 }

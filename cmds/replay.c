@@ -80,7 +80,7 @@ static const struct option replay_longopts[] = {
 
 static const struct cmd_option_expect replay_expect[] = {
 	{ OPT_PART, "1, 2, 3 or 4" },
-	{ OPT_KERNEL, "a version such as 5.12 or 6.18 (at most 8)" },
+	{ OPT_KERNEL, BTRFS_KERNEL_RANGE_STR ", at most 8 of them" },
 	{ OPT_RECORDED, "a version such as 6.18" },
 	{ OPT_FSID, "a UUID such as 01234567-89ab-cdef-0123-456789abcdef" },
 	{ OPT_COPIES, "1 to 4" },
@@ -132,7 +132,7 @@ static int replay_option(int opt, const char *arg, void *ctx)
 	case OPT_KERNEL:
 		if (a->nr_kernels == REPLAY_MAX_KERNELS)
 			return -EINVAL;
-		return btrfs_parse_kernel_version(arg, &a->kernels[a->nr_kernels++]);
+		return btrfs_parse_model_kernel(arg, &a->kernels[a->nr_kernels++]);
 	case OPT_RECORDED:
 		return btrfs_parse_kernel_version(arg, &a->st.recorded_version);
 	case OPT_FSID:

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,6 +65,18 @@ struct sink {
 	bool sized;		/* limit comes from a superblock */
 	bool beyond;		/* data went on past the device size, not taken */
 	bool noted;		/* the temporary file's size was noted */
+	/*
+	 * Once the chunk root is out (at chunk_at, chunk_len bytes, from the
+	 * superblock sb), the ranges a reader may ever read: only those are
+	 * written from then on, the rest stays holes.
+	 */
+	u8 *sb;
+	u64 chunk_at;
+	u32 chunk_len;
+	bool ranges_known;
+	struct io_range *ranges;
+	u32 nr_ranges;
+	u64 skipped;		/* non-zero bytes left out as never read */
 	const char *dir;
 	const char *path;
 	const char *kind;
@@ -175,6 +188,37 @@ static void note_large(struct sink *out, u64 chunks)
 			(unsigned long long)(NOTE_WRITTEN >> 20));
 }
 
+/*
+ * Write the non-zero run @buf (@len bytes at @offset), only what lies in
+ * the ranges a reader may read once they are known; returns the bytes
+ * written or -errno.
+ */
+static int64_t put_wanted(struct sink *out, const u8 *buf, size_t len, u64 offset)
+{
+	u64 end = offset + len, done = offset, written = 0;
+	u32 i;
+	int ret;
+
+	if (!out->ranges_known) {
+		ret = pwrite_full(out->fd, buf, len, offset);
+		return ret ? ret : (int64_t)len;
+	}
+	for (i = 0; i < out->nr_ranges; i++) {
+		u64 from = out->ranges[i].start > done ? out->ranges[i].start : done;
+		u64 to = out->ranges[i].end < end ? out->ranges[i].end : end;
+
+		/* ranges may overlap (the superblock in the first MiB): each byte once */
+		if (from >= to)
+			continue;
+		ret = pwrite_full(out->fd, buf + (from - offset), to - from, from);
+		if (ret)
+			return ret;
+		written += to - from;
+		done = to;
+	}
+	return written;
+}
+
 /* Write @len bytes at the stream's position; all-zero blocks stay holes */
 static int sink_put(struct job *job, const u8 *buf, size_t len)
 {
@@ -183,7 +227,8 @@ static int sink_put(struct job *job, const u8 *buf, size_t len)
 
 	while (done < len) {
 		size_t run = 0;
-		int ret;
+		int64_t put;
+		int ret = 0;
 
 		while (done + run < len) {
 			size_t n = len - done - run < BLOCK ? len - done - run : BLOCK;
@@ -192,14 +237,17 @@ static int sink_put(struct job *job, const u8 *buf, size_t len)
 				break;
 			run += n;
 		}
-		ret = pwrite_full(out->fd, buf + done, run, out->pos + done);
-		if (ret)
+		put = run ? put_wanted(out, buf + done, run, out->pos + done) : 0;
+		if (put < 0) {
+			ret = put;
 			return job_error(job, ret,
 				"cannot write the decompressed image to %s: %s",
 				out->dir, strerror(-ret));
-		if (out->written < NOTE_WRITTEN && out->written + run >= NOTE_WRITTEN)
+		}
+		out->skipped += run - put;
+		if (out->written < NOTE_WRITTEN && out->written + put >= NOTE_WRITTEN)
 			note_large(out, 0);
-		out->written += run;
+		out->written += put;
 		done += run;
 		if (done < len)
 			done += len - done < BLOCK ? len - done : BLOCK;
@@ -249,6 +297,33 @@ static int sink_read_back(struct job *job, u8 *buf, size_t len, u64 at)
 }
 
 /*
+ * The chunk root just decompressed: when it tells (a leaf, a good
+ * checksum), the rest of the stream is written only where a reader may
+ * read, so a stream whose superblock claims a large device full of
+ * data (a forged one: 309 KB that wrote 8 GiB) costs what its metadata
+ * chunks hold.  Data chunks and unallocated space stay holes.
+ */
+static int sink_ranges(struct job *job)
+{
+	struct sink *out = &job->out;
+	u8 *block = malloc(out->chunk_len);
+	int ret;
+
+	out->ranges_known = false;
+	if (!block)
+		return -ENOMEM;
+	ret = sink_read_back(job, block, out->chunk_len, out->chunk_at);
+	if (!ret && !out->fmt->read_ranges(out->sb, block, out->chunk_len,
+					    &out->ranges, &out->nr_ranges))
+		out->ranges_known = true;
+	free(block);
+	free(out->sb);
+	out->sb = NULL;
+	out->chunk_len = 0;
+	return ret;
+}
+
+/*
  * The superblock copy just decompressed (read back from the temporary
  * file, holes read as zeros): with btrfs magic, its device size bounds the
  * rest of the stream.  Without, the next copy is tried; after the last one
@@ -272,12 +347,21 @@ static int sink_probe(struct job *job)
 		free(sb);
 		return 0;
 	}
-	free(sb);
-	if (ret)
+	if (ret) {
+		free(sb);
 		return ret;
+	}
 	out->limit = dev_total > out->pos ? dev_total : out->pos;
 	out->sized = true;
 	out->probed = NR_PROBES;
+	if (fmt->chunk_root_at && fmt->chunk_root_at(sb, &out->chunk_at, &out->chunk_len)) {
+		out->sb = sb;
+		/* already out (a backup copy sized the stream): look now */
+		if (out->chunk_at + out->chunk_len <= out->pos)
+			return sink_ranges(job);
+	} else {
+		free(sb);
+	}
 	if (chunks > NOTE_WRITTEN)
 		note_large(out, chunks < out->limit ? chunks : out->limit);
 	return 0;
@@ -321,9 +405,9 @@ static u64 sink_checkpoint(const struct sink *out)
 	case SINK_DUMP:
 		return out->cluster + DUMP_CLUSTER;
 	default:
-		return out->probed < NR_PROBES ?
-			out->fmt->super_offset[out->probed] + out->fmt->super_size :
-			UINT64_MAX;
+		if (out->probed < NR_PROBES)
+			return out->fmt->super_offset[out->probed] + out->fmt->super_size;
+		return out->chunk_len ? out->chunk_at + out->chunk_len : UINT64_MAX;
 	}
 }
 
@@ -341,7 +425,9 @@ static int sink_check(struct job *job)
 								     SINK_IMAGE;
 		return out->mode == SINK_DUMP ? sink_cluster(job) : 0;
 	}
-	return out->mode == SINK_DUMP ? sink_cluster(job) : sink_probe(job);
+	if (out->mode == SINK_DUMP)
+		return sink_cluster(job);
+	return out->probed < NR_PROBES ? sink_probe(job) : sink_ranges(job);
 }
 
 /*
@@ -605,6 +691,8 @@ static int run_job(struct job *job, enum compress_kind kind)
 				strerror(errno));
 	free(job->in.buf);
 	free(job->obuf);
+	free(job->out.sb);
+	free(job->out.ranges);
 	return ret;
 }
 
@@ -676,6 +764,7 @@ static int open_job(struct job *job, const struct stat *st, enum compress_kind k
 		.fresh = true, .cut = job->out.beyond,
 		.device_size = job->out.sized ? job->out.limit : 0,
 		.written = job->out.written,
+		.skipped = job->out.skipped,
 	};
 	return dup_fd(job->out.fd);
 }

@@ -35,6 +35,8 @@ struct decompress_info {
 	bool cut;
 	u64 device_size;	/* from the superblock; 0 when none was found */
 	u64 written;		/* bytes of non-zero data in the temporary file */
+	/* non-zero bytes left out: in data chunks or outside every chunk */
+	u64 skipped;
 };
 
 /*
@@ -43,7 +45,9 @@ struct decompress_info {
  * than the device size of the superblock at 64 KiB (or of its copy at
  * 64 MiB) of the stream; without one (not btrfs) it ends after the last
  * copy looked at, and a btrfs-image dump ends with the first bad cluster
- * header, where its reader stops.  Returns the
+ * header, where its reader stops.  Once the chunk root is out and tells
+ * the chunks (a leaf), only the first MiB, the superblock copies and the
+ * metadata and system chunks are written: nothing else is ever read.  Returns the
  * descriptor, or -errno with a one-line reason naming @path in @err.
  */
 int decompress_open(int fd, const char *path, const struct stat *st,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/format-output.h"
+#include "common/messages.h"
 #include "common/units.h"
 
 #define TEXT_LABEL_WIDTH	32
@@ -48,18 +49,28 @@ static void json_indent(const struct fmt_ctx *ctx)
 	fprintf(ctx->out, "%*s", ctx->depth * 2, "");
 }
 
-static void json_escaped(FILE *out, const char *s)
+/*
+ * RFC 8259: a string is UTF-8 with control characters escaped.  A byte
+ * that is not UTF-8 (a path as the system gave it) is written as the text
+ * "\xNN", as the text output writes it.
+ */
+static void json_escaped(FILE *out, const char *str)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = *s;
+	const unsigned char *s = (const unsigned char *)str;
 
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
+	fputc('"', out);
+	while (*s) {
+		int len = utf8_char_len(s);
+
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if (len == 1 && (*s < 0x20 || *s == 0x7f))
+			fprintf(out, "\\u%04x", *s);
+		else if (!len)
+			fprintf(out, "\\\\x%02x", *s);
 		else
-			fputc(c, out);
+			fwrite(s, 1, len, out);
+		s += len ? len : 1;
 	}
 	fputc('"', out);
 }
@@ -513,18 +524,28 @@ void fmt_table_end(struct fmt_ctx *ctx)
  * The text of a value: a "Label: value" line, a field of a row, or a
  * table cell.  A NULL label means the value has no place in text.
  */
-static void text_value(struct fmt_ctx *ctx, const char *label, const char *text,
+static void text_value(struct fmt_ctx *ctx, const char *label, const char *raw,
 		       bool number)
 {
+	/* a path may hold a terminal escape or a newline: never printed raw */
+	char *text;
+
 	if (!label)
 		return;
-	if (ctx->table) {
-		table_cell(ctx, label, text, number);
+	text = escape_text(raw);
+	if (!text) {
+		if (ctx->table)
+			ctx->table->failed = true;
 		return;
 	}
-	text_label(ctx, label);
-	fputs(text, ctx->out);
-	text_value_end(ctx);
+	if (ctx->table) {
+		table_cell(ctx, label, text, number);
+	} else {
+		text_label(ctx, label);
+		fputs(text, ctx->out);
+		text_value_end(ctx);
+	}
+	free(text);
 }
 
 /* A value printed the same way in text and JSON; a NULL key: text only */

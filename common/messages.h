@@ -24,4 +24,14 @@ void pr_note(const char *fmt, ...);
 __attribute__ ((format (printf, 2, 3)))
 void pr_verbose(int level, const char *fmt, ...);
 
+/*
+ * Printable text of @src, which may hold a path as the system gave it:
+ * control bytes (a terminal escape, a newline that would split a one-line
+ * message), C1 controls and bytes that are not UTF-8 become "\xNN"; the
+ * rest is copied.  Returns a malloc'ed string (NULL: no memory).
+ */
+char *escape_text(const char *src);
+/* The length of the valid UTF-8 character at @s (1 to 4), 0 if not one */
+int utf8_char_len(const unsigned char *s);
+
 #endif

@@ -3,7 +3,7 @@
  * Files this tool writes (a picture, a report) must never be what it
  * reads.  A path is refused when it is a block device, or the same file
  * (device and inode) as one of the inputs, named by path or open as a file
- * descriptor.  The path "-" is standard output, checked the same way.
+ * descriptor, or the backing file of an input that is a loop device.  The path "-" is standard output, checked the same way.
  */
 #ifndef BTRFS_SPACE_COMMON_OUTPUT_FILE_H
 #define BTRFS_SPACE_COMMON_OUTPUT_FILE_H
@@ -30,5 +30,13 @@ bool output_is_input(const char *path, const struct output_inputs *in);
  * out to be an input loses nothing.  0, -EPERM when refused, or -errno.
  */
 int output_open(const char *path, const struct output_inputs *in, FILE **out);
+
+/*
+ * Flush and close standard output, the report's stream: 0 when every byte
+ * written reached it, else -errno (a full disk, /dev/full), or -ECANCELED
+ * when an earlier write failed and its errno is lost, so the caller does
+ * not exit 0 with a cut report.
+ */
+int output_close_stdout(void);
 
 #endif

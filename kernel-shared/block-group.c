@@ -332,6 +332,9 @@ static void mark_unredundant_ro(struct btrfs_fs_info *fs_info)
  * next leaves as needed) to the first BLOCK_GROUP_ITEM at or after it.
  * Returns 0 with the path at it, 1 when there is none.
  */
+static int match_scanned_item(struct btrfs_fs_info *fs_info,
+			      const struct btrfs_key *found, u32 *index);
+
 static int find_first_block_group(struct btrfs_fs_info *fs_info,
 				  const struct btrfs_root_ref *root,
 				  const struct btrfs_key *key, struct btrfs_path *path,
@@ -359,31 +362,68 @@ static int find_first_block_group(struct btrfs_fs_info *fs_info,
 }
 
 /*
+ * read_one_block_group()'s verdicts on an item the kernel's walk found,
+ * without loading it: its chunk (read_bg_from_eb()), the tree checker's
+ * item check, its type against the chunk's, and no chunk twice.
+ */
+static int check_found_item(struct btrfs_fs_info *fs_info, const struct btrfs_path *path,
+			    const struct btrfs_key *found, bool *seen)
+{
+	const struct btrfs_block_group_item *item;
+	u32 index = 0, size;
+	int ret = match_scanned_item(fs_info, found, &index);
+
+	if (!ret && seen[index])
+		ret = btrfs_fs_error(fs_info, -EEXIST,
+			"duplicate block group item for %llu len %llu",
+			(unsigned long long)found->objectid,
+			(unsigned long long)found->offset);
+	if (!ret)
+		ret = btrfs_check_block_group_item(fs_info, path->nodes[0], path->slots[0]);
+	if (ret)
+		return ret;
+	seen[index] = true;
+	item = btrfs_item_ptr(path->nodes[0], path->slots[0], &size);
+	return check_bg_against_chunk(fs_info, fs_info->chunks[index],
+				      btrfs_stack_block_group_flags(item));
+}
+
+/*
  * The searches btrfs_read_block_groups() makes, without loading anything:
- * what the mount model counts.
+ * what the mount model counts, with the verdicts the mount gives on the
+ * way (every command makes them, block groups loaded or not), then
+ * check_chunk_block_group_mappings(): every chunk has its item.
  */
 int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info)
 {
 	const struct btrfs_root_ref *root = btrfs_block_group_root(fs_info);
 	struct btrfs_key key = { 0, BTRFS_BLOCK_GROUP_ITEM_KEY, 0 };
 	struct btrfs_path path = { 0 };
+	bool *seen;
+	u32 i;
 	int ret;
 
 	if (!root->found)
 		return 0;
+	seen = calloc(fs_info->nr_chunks ? fs_info->nr_chunks : 1, sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
 	while ((ret = find_first_block_group(fs_info, root, &key, &path,
 					     BTRFS_IO_OTHER)) == 0) {
 		struct btrfs_key found;
 
 		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &found);
-		if (found.objectid + found.offset <= key.objectid) {
-			ret = -EUCLEAN;		/* cannot advance: corrupted keys */
+		ret = check_found_item(fs_info, &path, &found, seen);
+		if (ret)
 			break;
-		}
 		key.objectid = found.objectid + found.offset;
 		btrfs_release_path(&path);
 	}
 	btrfs_release_path(&path);
+	for (i = 0; ret >= 0 && i < fs_info->nr_chunks; i++)
+		if (!seen[i])
+			ret = no_block_group_error(fs_info, root, fs_info->chunks[i]);
+	free(seen);
 	return ret < 0 ? ret : 0;
 }
 
@@ -663,6 +703,28 @@ struct btrfs_block_group *btrfs_lookup_block_group(const struct btrfs_fs_info *f
 	return NULL;
 }
 
+/*
+ * Pinpoint finds a chunk without its item where the kernel's walk meets
+ * first the item that is wrong (a length its chunk does not have: "block
+ * group %llu len %llu mismatch with chunk"): the walk gives the kernel's
+ * words, when it finds something.
+ */
+static int kernel_verdict(struct btrfs_fs_info *fs_info, int ret)
+{
+	struct btrfs_error walk = { 0 }, *prev;
+	int walk_ret;
+
+	if (fs_info->read.bg_search_scan)
+		return ret;
+	prev = btrfs_error_redirect(fs_info, &walk);
+	walk_ret = btrfs_replay_block_group_search(fs_info);
+	btrfs_error_redirect(fs_info, prev);
+	if (!walk_ret || !walk.err)
+		return ret;
+	fs_info->err = walk;
+	return walk_ret;
+}
+
 int btrfs_read_block_groups(struct btrfs_fs_info *fs_info,
 			    const struct btrfs_progress *progress)
 {
@@ -675,6 +737,8 @@ int btrfs_read_block_groups(struct btrfs_fs_info *fs_info,
 			btrfs_root_name(root->objectid));
 	fs_info->bg_from_bg_tree = root->objectid == BTRFS_BLOCK_GROUP_TREE_OBJECTID;
 	ret = load_block_groups(fs_info, root, progress);
+	if (ret == -EUCLEAN)
+		ret = kernel_verdict(fs_info, ret);
 	if (ret)
 		return ret;
 	btrfs_account_block_groups(fs_info);

@@ -10,9 +10,12 @@
  * Behaviour reproduced: 6.1-6.18.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <uuid/uuid.h>
 #include "common/checksum.h"
 #include "common/io-batch.h"
@@ -21,6 +24,10 @@
 #include "kernel-shared/image-restore.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/volumes.h"
+
+#ifndef BLKROGET
+#define BLKROGET	_IO(0x12, 94)	/* linux/fs.h, which clashes with uapi/ */
+#endif
 
 #define BTRFS_SUPER_FLAG_SUPP	(BTRFS_SUPER_FLAG_SEEDING |		\
 				 BTRFS_SUPER_FLAG_METADUMP |		\
@@ -33,6 +40,7 @@
 
 /* Incompat features a 6.18 kernel without experimental options mounts */
 #define BTRFS_FEATURE_INCOMPAT_SUPP	(((1ULL << 13) - 1) |		\
+					 BTRFS_FEATURE_INCOMPAT_ZONED |		\
 					 BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA)
 #define BTRFS_FEATURE_COMPAT_RO_SUPP	(BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE | \
 					 BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID | \
@@ -137,6 +145,21 @@ static const char *bad_root_level(const struct btrfs_super_block *sb, u64 *level
 	return "log_root_level";
 }
 
+/*
+ * btrfs_supported_blocksize() (fs.c, 6.15 on; the same rule open-coded
+ * in validate_super() before): 4K, or the page size of the machine.  The
+ * kernels modelled agree on it without CONFIG_BTRFS_EXPERIMENTAL, which
+ * alone (6.18) takes any size up to 64K; 5.12 to 5.14 mounted 4K sectors
+ * on larger pages read-only only, which is what the model mounts.  The
+ * page size is this machine's: the kernel to compare with runs here.
+ */
+static bool kernel_supports_sectorsize(u32 sectorsize)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+
+	return sectorsize == 4096 || (page_size > 0 && sectorsize == (u64)page_size);
+}
+
 static int check_super_sizes(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_super_block *sb,
 			     const char *path, int mirror)
@@ -151,6 +174,11 @@ static int check_super_sizes(struct btrfs_fs_info *fs_info,
 			"sectorsize", sectorsize,
 			"invalid sectorsize %u, expect a power of 2 in [4096, 65536]",
 			sectorsize);
+	if (!kernel_supports_sectorsize(sectorsize))
+		return super_found_error(fs_info, path, mirror,
+			"sectorsize", sectorsize,
+			"sectorsize %u not yet supported for page size %ld (Linux 5.12 to 6.18, built without CONFIG_BTRFS_EXPERIMENTAL, mount a sector size of 4096 or the page size only)",
+			sectorsize, sysconf(_SC_PAGESIZE));
 	if (!is_power_of_2(nodesize) || nodesize < sectorsize ||
 	    nodesize > BTRFS_MAX_METADATA_BLOCKSIZE)
 		return super_found_error(fs_info, path, mirror,
@@ -251,10 +279,6 @@ static int check_super_features(struct btrfs_fs_info *fs_info,
 		return super_found_error(fs_info, path, mirror,
 			"compat_ro_flags", compat_ro,
 			"block-group-tree feature requires free-space-tree and no-holes");
-	if (incompat & BTRFS_FEATURE_INCOMPAT_ZONED)
-		return super_found_error(fs_info, path, mirror,
-			"incompat_flags", incompat,
-			"zoned filesystems are not supported by this reader yet");
 	return 0;
 }
 
@@ -316,12 +340,164 @@ bool btrfs_super_device_size(const void *buf, u64 *size, u64 *used)
 	return true;
 }
 
+#define CHUNK_ITEM_MIN	(offsetof(struct btrfs_chunk, stripe))
+#define STRIPED_PROFILES (BTRFS_BLOCK_GROUP_RAID0 | BTRFS_BLOCK_GROUP_RAID10 | \
+			  BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6)
+
+/* The chunk of @array (@size bytes) mapping @logical, NULL if none */
+static const struct btrfs_chunk *sys_array_chunk(const u8 *array, u32 size, u64 logical)
+{
+	u32 off = 0;
+
+	while (off + sizeof(struct btrfs_disk_key) + CHUNK_ITEM_MIN <= size) {
+		const struct btrfs_disk_key *key = (const void *)(array + off);
+		const struct btrfs_chunk *chunk = (const void *)(key + 1);
+		u16 n = btrfs_stack_chunk_num_stripes(chunk);
+		u32 len = sizeof(*key) + CHUNK_ITEM_MIN + n * sizeof(struct btrfs_stripe);
+		u64 start = btrfs_disk_key_offset(key);
+
+		if (btrfs_disk_key_type(key) != BTRFS_CHUNK_ITEM_KEY || !n || off + len > size)
+			return NULL;
+		if (logical >= start && logical - start < btrfs_stack_chunk_length(chunk))
+			return chunk;
+		off += len;
+	}
+	return NULL;
+}
+
+/*
+ * The chunk root's copy on the device of @buf: its sys_chunk_array maps
+ * it (single or DUP, whose stripes hold the chunk whole).
+ */
+static bool btrfs_chunk_root_at(const void *buf, u64 *physical, u32 *len)
+{
+	const struct btrfs_super_block *sb = buf;
+	u32 size = btrfs_super_sys_array_size(sb);
+	u64 logical = btrfs_super_chunk_root(sb);
+	u64 devid = btrfs_stack_device_id(&sb->dev_item);
+	const struct btrfs_chunk *chunk;
+	u16 i;
+
+	if (size > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE)
+		return false;
+	chunk = sys_array_chunk(sb->sys_chunk_array, size, logical);
+	if (!chunk || (btrfs_stack_chunk_type(chunk) & STRIPED_PROFILES))
+		return false;
+	for (i = 0; i < btrfs_stack_chunk_num_stripes(chunk); i++) {
+		const struct btrfs_stripe *st = &(&chunk->stripe)[i];
+		u64 start = btrfs_disk_key_offset((const struct btrfs_disk_key *)chunk - 1);
+
+		if (btrfs_stack_stripe_devid(st) != devid)
+			continue;
+		*physical = btrfs_stack_stripe_offset(st) + logical - start;
+		*len = btrfs_super_nodesize(sb);
+		return *len >= sizeof(struct btrfs_header) && *len <= BTRFS_MAX_METADATA_BLOCKSIZE;
+	}
+	return false;
+}
+
+static int add_range(struct io_range **ranges, u32 *nr, u32 *cap, u64 start, u64 end)
+{
+	if (*nr == *cap) {
+		struct io_range *bigger = realloc(*ranges, 2 * *cap * sizeof(**ranges));
+
+		if (!bigger)
+			return -ENOMEM;
+		*ranges = bigger;
+		*cap *= 2;
+	}
+	(*ranges)[(*nr)++] = (struct io_range){ start, end < start ? UINT64_MAX : end };
+	return 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct io_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * What btrfs-space may read of the device of @buf: the first MiB (the
+ * superblock and what precedes it), the superblock copies, and every
+ * stripe on it of a chunk holding metadata or the system tree.  Data
+ * chunks are never read (no command reads file data), nor space outside
+ * chunks.  Told by a chunk root that is a leaf with a good checksum (a
+ * small filesystem: all its chunks in one leaf); a stripe is taken as
+ * long as its chunk, which covers every profile.
+ */
+static int btrfs_read_ranges(const void *buf, const void *block, u32 len,
+			     struct io_range **ranges, u32 *nr)
+{
+	const struct btrfs_super_block *sb = buf;
+	const struct btrfs_header *h = block;
+	u64 devid = btrfs_stack_device_id(&sb->dev_item);
+	u8 csum[CSUM_MAX_SIZE];
+	u32 cap = 16, items, i;
+	int mirror, ret = 0;
+
+	if (!csum_algo_valid(btrfs_super_csum_type(sb)) ||
+	    csum_compute(btrfs_super_csum_type(sb), (const u8 *)block + BTRFS_CSUM_SIZE,
+			 len - BTRFS_CSUM_SIZE, csum) ||
+	    memcmp(csum, block, csum_algo_size(btrfs_super_csum_type(sb))) ||
+	    btrfs_header_bytenr(h) != btrfs_super_chunk_root(sb) ||
+	    btrfs_header_level(h) != 0)
+		return -EAGAIN;
+	items = btrfs_header_nritems(h);
+	if (items > (len - sizeof(*h)) / sizeof(struct btrfs_item))
+		return -EAGAIN;
+	*nr = 0;
+	*ranges = malloc(cap * sizeof(**ranges));
+	if (!*ranges)
+		return -ENOMEM;
+	ret = add_range(ranges, nr, &cap, 0, 1ULL << 20);
+	for (mirror = 0; !ret && mirror < BTRFS_SUPER_MIRROR_MAX; mirror++)
+		ret = add_range(ranges, nr, &cap, btrfs_sb_offset(mirror),
+				btrfs_sb_offset(mirror) + BTRFS_SUPER_INFO_SIZE);
+	for (i = 0; !ret && i < items; i++) {
+		const struct btrfs_item *item = (const void *)((const u8 *)block + sizeof(*h) +
+							       i * sizeof(*item));
+		u32 off = btrfs_raw_item_offset(item), size = btrfs_raw_item_size(item);
+		const struct btrfs_chunk *chunk;
+		u16 s;
+
+		if (btrfs_disk_key_type(&item->key) != BTRFS_CHUNK_ITEM_KEY)
+			continue;
+		if (size < CHUNK_ITEM_MIN || off > len - sizeof(*h) ||
+		    size > len - sizeof(*h) - off)
+			continue;
+		chunk = (const void *)((const u8 *)block + sizeof(*h) + off);
+		if (!(btrfs_stack_chunk_type(chunk) &
+		      (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM)))
+			continue;
+		for (s = 0; !ret && s < btrfs_stack_chunk_num_stripes(chunk); s++) {
+			const struct btrfs_stripe *st = &(&chunk->stripe)[s];
+			u64 start = btrfs_stack_stripe_offset(st);
+
+			if ((const u8 *)(st + 1) > (const u8 *)chunk + size)
+				break;
+			if (btrfs_stack_stripe_devid(st) == devid)
+				ret = add_range(ranges, nr, &cap, start,
+						start + btrfs_stack_chunk_length(chunk));
+		}
+	}
+	if (ret) {
+		free(*ranges);
+		*ranges = NULL;
+		return ret;
+	}
+	qsort(*ranges, *nr, sizeof(**ranges), range_cmp);
+	return 0;
+}
+
 const struct io_format btrfs_io_format = {
 	/* btrfs_sb_offset(0) and btrfs_sb_offset(1) */
 	.super_offset = { BTRFS_SUPER_INFO_OFFSET, 16384ULL << BTRFS_SUPER_MIRROR_SHIFT },
 	.super_size = BTRFS_SUPER_INFO_SIZE,
 	.super_device_size = btrfs_super_device_size,
 	.super_id = btrfs_scan_one_device,
+	.chunk_root_at = btrfs_chunk_root_at,
+	.read_ranges = btrfs_read_ranges,
 	.dump_layout = btrfs_image_restore_layout,
 };
 
@@ -856,8 +1032,35 @@ static int find_tree_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 	return 0;
 }
 
-/* load_global_roots_objectid()/btrfs_read_tree_root() for one tree */
-int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+/*
+ * btrfs_find_root() with offset -1, as btrfs_get_fs_root() asks for a
+ * subvolume or the data relocation tree: the item just before the search
+ * key's slot, in the same leaf only (slot 0 is "not found"), when it is
+ * a ROOT_ITEM of @objectid.  btrfs-convert writes the data relocation
+ * tree's at offset 2, mkfs at 0.
+ */
+static int find_newest_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+				 struct btrfs_path *path, const void **item, u32 *size)
+{
+	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info);
+	struct btrfs_key key = { objectid, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
+	struct btrfs_key found;
+	int ret;
+
+	ret = btrfs_search_slot(fs_info, &tree_root, &key, path, BTRFS_IO_ROOT_TREE);
+	if (ret <= 0)
+		return ret < 0 ? ret : 1;	/* an offset of -1 is no root's */
+	if (path->slots[0] == 0)
+		return 1;
+	path->slots[0]--;
+	btrfs_item_key_to_cpu(path->nodes[0], path->slots[0], &found);
+	if (found.objectid != objectid || found.type != BTRFS_ROOT_ITEM_KEY)
+		return 1;
+	*item = btrfs_item_ptr(path->nodes[0], path->slots[0], size);
+	return 0;
+}
+
+static int read_root_item(struct btrfs_fs_info *fs_info, u64 objectid, bool newest,
 			  struct btrfs_root_ref *root)
 {
 	const struct btrfs_root_item_head *ri;
@@ -867,8 +1070,12 @@ int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 
 	memset(root, 0, sizeof(*root));
 	root->objectid = objectid;
-	ret = find_tree_root_item(fs_info, objectid, BTRFS_ROOT_ITEM_KEY, 0,
-				  &path, (const void **)&ri, &size);
+	if (newest)
+		ret = find_newest_root_item(fs_info, objectid, &path,
+					    (const void **)&ri, &size);
+	else
+		ret = find_tree_root_item(fs_info, objectid, BTRFS_ROOT_ITEM_KEY, 0,
+					  &path, (const void **)&ri, &size);
 	if (ret) {
 		btrfs_release_path(&path);
 		return ret < 0 ? ret : 0;
@@ -899,6 +1106,20 @@ int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 			"root item of %s: invalid level %u", btrfs_root_name(objectid),
 			root->level);
 	return 0;
+}
+
+/* load_global_roots_objectid()/btrfs_read_tree_root() for one tree */
+int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+			  struct btrfs_root_ref *root)
+{
+	return read_root_item(fs_info, objectid, false, root);
+}
+
+/* btrfs_get_fs_root(): a subvolume's or the data relocation tree's root */
+int btrfs_read_fs_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+			    struct btrfs_root_ref *root)
+{
+	return read_root_item(fs_info, objectid, true, root);
 }
 
 static u64 balance_target(const struct btrfs_disk_balance_args *args)
@@ -946,6 +1167,77 @@ static int read_balance_item(struct btrfs_fs_info *fs_info)
 	return 0;
 }
 
+/* The trees this filesystem's features make the mount load */
+static bool root_wanted(const struct btrfs_fs_info *fs_info, u64 objectid)
+{
+	switch (objectid) {
+	case BTRFS_FREE_SPACE_TREE_OBJECTID:
+		return btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
+	case BTRFS_BLOCK_GROUP_TREE_OBJECTID:
+		return btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE);
+	case BTRFS_RAID_STRIPE_TREE_OBJECTID:
+		return btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE);
+	default:
+		return true;
+	}
+}
+
+static int root_missing(struct btrfs_fs_info *fs_info, u64 objectid,
+			const char *kernel_words)
+{
+	struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
+
+	loc.logical = btrfs_super_root(&fs_info->super);
+	loc.tree = BTRFS_ROOT_TREE_OBJECTID;
+	loc.has_key = true;
+	loc.key = (struct btrfs_key){ objectid, BTRFS_ROOT_ITEM_KEY, 0 };
+	return btrfs_fs_error_at(fs_info, -ENOENT, &loc,
+		"%s: the root tree (root node %llu) has no ROOT_ITEM for the %s (%llu ROOT_ITEM); Linux mounts it only with -o rescue=ignorebadroots",
+		kernel_words, (unsigned long long)loc.logical,
+		btrfs_root_name(objectid), (unsigned long long)objectid);
+}
+
+/*
+ * A tree the mount cannot go without: load_global_roots_objectid()
+ * fails with "failed to load root NAME" for the extent, csum and free
+ * space trees, btrfs_read_roots() with "failed to read root
+ * (objectid=N): -2" for the block group, dev and raid stripe trees, both
+ * -ENOENT, in this order (checked on 6.18 with each item removed).
+ */
+static int check_roots_found(struct btrfs_fs_info *fs_info)
+{
+	static const struct {
+		u64 objectid;
+		size_t offset;
+		const char *kernel_words;
+	} required[] = {
+		{ BTRFS_EXTENT_TREE_OBJECTID, offsetof(struct btrfs_fs_info, extent_root),
+		  "failed to load root extent" },
+		{ BTRFS_CSUM_TREE_OBJECTID, offsetof(struct btrfs_fs_info, csum_root),
+		  "failed to load root csum" },
+		{ BTRFS_FREE_SPACE_TREE_OBJECTID, offsetof(struct btrfs_fs_info, free_space_root),
+		  "failed to load root free space" },
+		{ BTRFS_BLOCK_GROUP_TREE_OBJECTID, offsetof(struct btrfs_fs_info, block_group_root),
+		  "failed to read root (objectid=11): -2" },
+		{ BTRFS_DEV_TREE_OBJECTID, offsetof(struct btrfs_fs_info, dev_root),
+		  "failed to read root (objectid=4): -2" },
+		{ BTRFS_RAID_STRIPE_TREE_OBJECTID, offsetof(struct btrfs_fs_info, stripe_root),
+		  "failed to read root (objectid=12): -2" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
+		const struct btrfs_root_ref *root = (const void *)
+			((const char *)fs_info + required[i].offset);
+
+		if (!root_wanted(fs_info, required[i].objectid) || root->found)
+			continue;
+		return root_missing(fs_info, required[i].objectid,
+				    required[i].kernel_words);
+	}
+	return 0;
+}
+
 /*
  * The trees whose root items open_ctree() loads (btrfs_read_roots,
  * load_global_roots), whatever reads the items: the image, or the
@@ -969,6 +1261,8 @@ int btrfs_load_roots(struct btrfs_fs_info *fs_info, btrfs_root_item_fn read_item
 				&fs_info->block_group_root);
 	if (!ret && btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE))
 		ret = read_item(ctx, BTRFS_RAID_STRIPE_TREE_OBJECTID, &fs_info->stripe_root);
+	if (!ret)
+		ret = check_roots_found(fs_info);
 	return ret;
 }
 
@@ -1046,6 +1340,24 @@ static int check_readonly_devids(struct btrfs_fs_info *fs_info,
 }
 
 /*
+ * btrfs_open_one_device() sets BTRFS_DEV_STATE_WRITEABLE only when
+ * !bdev_read_only(): a read-only block device (losetup -r, a write-
+ * protected disk) is not writeable even for the kernel, and every block
+ * group with a stripe on it is read-only, as --readonly-device models.
+ */
+static bool read_only_blockdev(struct btrfs_fs_info *fs_info, const struct btrfs_device *dev)
+{
+	int ro = 0;
+
+	if (!dev->io.is_blockdev || ioctl(dev->io.fd, BLKROGET, &ro) || !ro)
+		return false;
+	btrfs_fs_warn(fs_info,
+		"%s (devid %llu) is a read-only block device: the kernel does not write to it, so every block group with a stripe on it is read-only, modelled as --readonly-device %llu",
+		dev->io.path, (unsigned long long)dev->devid, (unsigned long long)dev->devid);
+	return true;
+}
+
+/*
  * Devices the chunk tree knows but the command line did not give, and the
  * fs-wide figures read_one_dev() keeps for writeable devices only.  Every
  * present device counts as writeable unless the user says it is not
@@ -1096,7 +1408,8 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 				"failed to find fsid %s when attempting to open seed devices (the dev item of devid %llu names it; btrfs-space is given this filesystem's devices only)",
 				uuid, (unsigned long long)dev->devid);
 		}
-		if (listed(dev->devid, args->readonly_devids, args->nr_readonly_devids))
+		if (listed(dev->devid, args->readonly_devids, args->nr_readonly_devids) ||
+		    read_only_blockdev(fs_info, dev))
 			continue;
 		dev->writeable = true;
 		fs_info->rw_devices++;
@@ -1108,6 +1421,83 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 	if (ret)
 		return ret;
 	return check_device_totals(fs_info);
+}
+
+static bool device_present(struct btrfs_fs_info *fs_info, u64 devid)
+{
+	const struct btrfs_device *dev = btrfs_find_device(fs_info, devid);
+
+	return dev && dev->present;
+}
+
+/*
+ * btrfs_init_dev_replace(): a replace left STARTED or SUSPENDED needs its
+ * source and its target (devid 0, which has no DEV_ITEM until the
+ * replace finishes) unless the mount is degraded; else -EIO.  An item of
+ * another size is ignored, as the kernel ignores it (with a warning).
+ */
+static int check_dev_replace(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_key key = { 0, BTRFS_DEV_REPLACE_KEY, 0 };
+	const struct btrfs_dev_replace_item *item;
+	struct btrfs_path path = { 0 };
+	u64 state, src;
+	bool src_ok, tgt_ok;
+	u32 size;
+	int ret;
+
+	if (!fs_info->dev_root.found)
+		return 0;
+	ret = btrfs_search_slot(fs_info, &fs_info->dev_root, &key, &path, BTRFS_IO_DEV_TREE);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : 0;
+	}
+	item = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+	if (size != sizeof(*item)) {
+		btrfs_release_path(&path);
+		btrfs_fs_warn(fs_info, "dev_replace entry found has unexpected size, ignore entry");
+		return 0;
+	}
+	state = le64toh(item->replace_state);
+	src = le64toh(item->src_devid);
+	btrfs_release_path(&path);
+	if (state != BTRFS_IOCTL_DEV_REPLACE_STATE_STARTED &&
+	    state != BTRFS_IOCTL_DEV_REPLACE_STATE_SUSPENDED)
+		return 0;
+	src_ok = device_present(fs_info, src);
+	tgt_ok = device_present(fs_info, BTRFS_DEV_REPLACE_DEVID);
+	if (src_ok && tgt_ok)
+		return 0;
+	if (fs_info->allow_degraded) {
+		btrfs_fs_warn(fs_info,
+			"device replace operation is ongoing and its %s (devid %llu) is missing: read as -o degraded mounts it",
+			src_ok ? "target" : "source",
+			(unsigned long long)(src_ok ? BTRFS_DEV_REPLACE_DEVID : src));
+		return 0;
+	}
+	return btrfs_fs_error(fs_info, -EIO,
+		"cannot mount because device replace operation is ongoing and %s (devid %llu) is missing, need to run 'btrfs dev scan'?%s (the dev tree's DEV_REPLACE item is %s; give the device, or --degraded to read it as -o degraded mounts it)",
+		src_ok ? "tgtdev" : "srcdev",
+		(unsigned long long)(src_ok ? BTRFS_DEV_REPLACE_DEVID : src),
+		!src_ok && !tgt_ok ? " tgtdev (devid 0) is missing too." : "",
+		state == BTRFS_IOCTL_DEV_REPLACE_STATE_STARTED ? "STARTED" : "SUSPENDED");
+}
+
+/*
+ * How a kernel mounts a zoned filesystem depends on its build, not its
+ * version: without CONFIG_BLK_DEV_ZONED btrfs_is_zoned() is false and
+ * the filesystem is mounted as a regular one (6.18 here: every
+ * allocation figure equal, kernel test 031); with it (5.12 on) a regular
+ * device gets emulated zones, whose accounting (bytes_zone_unusable,
+ * active zones) is not modelled.  The tool reads it as the first does.
+ */
+static void warn_zoned(struct btrfs_fs_info *fs_info)
+{
+	if (!btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_ZONED))
+		return;
+	btrfs_fs_warn(fs_info,
+		"zoned filesystem: read as a kernel built without CONFIG_BLK_DEV_ZONED mounts it, as a regular filesystem; a kernel with zoned support mounts it in zoned mode, whose zone accounting is not modelled");
 }
 
 void btrfs_fs_info_init(struct btrfs_fs_info *fs_info)
@@ -1129,6 +1519,8 @@ int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *a
 			args->super_mirror, BTRFS_SUPER_MIRROR_MAX - 1);
 	ret = open_devices(fs_info, args);
 	if (!ret)
+		warn_zoned(fs_info);
+	if (!ret)
 		ret = btrfs_read_sys_array(fs_info);
 	if (ret || args->depth == BTRFS_OPEN_SUPER)
 		return ret;
@@ -1144,6 +1536,8 @@ int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *a
 		args->read.after_roots(fs_info, args->read.after_roots_ctx);
 	if (!ret)
 		ret = btrfs_verify_dev_extents(fs_info);
+	if (!ret)
+		ret = check_dev_replace(fs_info);
 	return ret;
 }
 

@@ -56,6 +56,9 @@ struct btrfs_root_ref btrfs_tree_root_ref(const struct btrfs_fs_info *fs_info);
 /* The ROOT_ITEM (objectid, ROOT_ITEM, 0) of the tree root; found=false if absent */
 int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 			 struct btrfs_root_ref *root);
+/* the newest ROOT_ITEM of a subvolume (btrfs_find_root() with offset -1) */
+int btrfs_read_fs_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
+			    struct btrfs_root_ref *root);
 typedef int (*btrfs_root_item_fn)(void *ctx, u64 objectid, struct btrfs_root_ref *root);
 int btrfs_load_roots(struct btrfs_fs_info *fs_info, btrfs_root_item_fn read_item,
 		     void *ctx);

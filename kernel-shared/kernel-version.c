@@ -35,12 +35,20 @@ int btrfs_parse_kernel_version(const char *str, u32 *version)
 	return 0;
 }
 
-/* A version --kernel accepts: one the model knows, BTRFS_MIN_KERNEL or later */
+/*
+ * A version --kernel accepts: one the model knows, BTRFS_MIN_KERNEL to
+ * BTRFS_MAX_KERNEL.  Before 5.12 the preemptive-flushing predicate is not
+ * modelled.  After 6.18 nothing has been checked: 6.19 and later are
+ * refused rather than given 6.18's formulas without a word; to accept
+ * one, read its fs/btrfs/space-info.c, block-rsv.c, delayed-ref.c and
+ * volumes.c against 6.18 and list here the commits checked.
+ */
 int btrfs_parse_model_kernel(const char *str, u32 *version)
 {
 	u32 v;
 
-	if (btrfs_parse_kernel_version(str, &v) || v < BTRFS_MIN_KERNEL)
+	if (btrfs_parse_kernel_version(str, &v) || v < BTRFS_MIN_KERNEL ||
+	    v > BTRFS_MAX_KERNEL)
 		return -EINVAL;
 	*version = v;
 	return 0;

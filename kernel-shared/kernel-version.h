@@ -22,6 +22,15 @@
 #define BTRFS_MIN_KERNEL_STR		"5.12"
 #define BTRFS_DEFAULT_KERNEL		KERNEL_VERSION(6, 18, 0)
 #define BTRFS_DEFAULT_KERNEL_STR	"6.18"
+/*
+ * The newest release modelled: every 6.18.y; a later release is refused
+ * until its space code has been read (kernel-version.c says what was).
+ */
+#define BTRFS_MAX_KERNEL		KERNEL_VERSION(6, 18, 255)
+#define BTRFS_MAX_KERNEL_STR		"6.18"
+/* What --kernel takes, for the usage texts and the option errors */
+#define BTRFS_KERNEL_RANGE_STR		"a kernel version from " BTRFS_MIN_KERNEL_STR \
+					" to " BTRFS_MAX_KERNEL_STR ".y (the releases modelled)"
 /* The kernels global-rsv, overcommit and preempt show side by side */
 #define BTRFS_COMPARE_KERNELS_STR	"5.12, 5.15, 6.1, 6.1.112, 6.6, 6.18"
 extern const char * const btrfs_compare_kernels[];

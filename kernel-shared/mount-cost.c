@@ -286,8 +286,8 @@ static void add_mount_roots(struct btrfs_fs_info *fs_info, struct read_ahead *ra
 
 	btrfs_read_root_item(fs_info, BTRFS_QUOTA_TREE_OBJECTID, &r->quota);
 	btrfs_read_root_item(fs_info, BTRFS_UUID_TREE_OBJECTID, &r->uuid);
-	btrfs_read_root_item(fs_info, BTRFS_DATA_RELOC_TREE_OBJECTID, &r->data_reloc);
-	btrfs_read_root_item(fs_info, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
+	btrfs_read_fs_root_item(fs_info, BTRFS_DATA_RELOC_TREE_OBJECTID, &r->data_reloc);
+	btrfs_read_fs_root_item(fs_info, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
 	for (i = 0; i < MOUNT_ROOTS; i++)
 		if (loaded[i] != skip)
 			add_search(ra, loaded[i], NULL, BTRFS_IO_OTHER, false);
@@ -366,9 +366,9 @@ static int read_mount_roots(struct btrfs_fs_info *fs_info, struct mount_roots *r
 	if (!ret)
 		ret = btrfs_read_root_item(fs_info, BTRFS_UUID_TREE_OBJECTID, &r->uuid);
 	if (!ret)
-		ret = btrfs_read_root_item(fs_info, BTRFS_DATA_RELOC_TREE_OBJECTID, &r->data_reloc);
+		ret = btrfs_read_fs_root_item(fs_info, BTRFS_DATA_RELOC_TREE_OBJECTID, &r->data_reloc);
 	if (!ret)
-		ret = btrfs_read_root_item(fs_info, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
+		ret = btrfs_read_fs_root_item(fs_info, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
 	for (i = 0; i < sizeof(loaded) / sizeof(loaded[0]) && !ret; i++)
 		ret = read_root_node(fs_info, loaded[i]);
 	return ret;
@@ -405,6 +405,213 @@ static int replay_fs_root(struct btrfs_fs_info *fs_info, const struct btrfs_root
 		ret = check_root_dir(fs_info, root);
 	if (!ret)
 		ret = search_path(fs_info, root, BTRFS_LAST_FREE_OBJECTID, 255, (u64)-1);
+	return ret;
+}
+
+/*
+ * The item @key's exact search finds, copied into @buf (at most @len
+ * bytes): its size, 0 if absent, <0 on error.  The search is the one the
+ * kernel makes, so its reads count.
+ */
+static int copy_item(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *root,
+		     const struct btrfs_key *key, void *buf, u32 len)
+{
+	struct btrfs_path path = { 0 };
+	const void *item;
+	u32 size;
+	int ret = btrfs_search_slot(fs_info, root, key, &path, BTRFS_IO_OTHER);
+
+	if (ret == 0) {
+		item = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+		memcpy(buf, item, size < len ? size : len);
+		ret = size < len ? size : len;
+	} else if (ret > 0) {
+		ret = 0;
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/*
+ * The first item at or after @key of (@key's objectid, @key's type): the
+ * backward searches of btrfs_search_backwards() with offset -1 read the
+ * same leaf for a single item, which is all a subvolume or directory has
+ * of ROOT_BACKREF and INODE_REF here (hard links aside).
+ */
+static int first_item(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *root,
+		      struct btrfs_key *key, void *buf, u32 len)
+{
+	struct btrfs_path path = { 0 };
+	struct btrfs_key found;
+	const void *item;
+	u32 size;
+	int ret = btrfs_search_slot(fs_info, root, key, &path, BTRFS_IO_OTHER);
+
+	if (ret < 0)
+		goto out;
+	ret = 0;
+	if (path.slots[0] >= (int)path.nodes[0]->nritems &&
+	    btrfs_next_leaf(fs_info, root, &path, BTRFS_IO_OTHER))
+		goto out;
+	btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &found);
+	if (found.objectid != key->objectid || found.type != key->type)
+		goto out;
+	item = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+	memcpy(buf, item, size < len ? size : len);
+	*key = found;
+	ret = size < len ? size : len;
+out:
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/* The subvolume a mount without subvol= opens: the "default" DIR_ITEM's, else 5 */
+static int default_subvolume(struct btrfs_fs_info *fs_info, u64 *subvol)
+{
+	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info);
+	struct btrfs_key key = { BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_DIR_ITEM_KEY,
+				 btrfs_name_hash("default", 7) };
+	u8 buf[sizeof(struct btrfs_dir_item) + 7];
+	const struct btrfs_dir_item *di = (const void *)buf;
+	int ret = copy_item(fs_info, &tree_root, &key, buf, sizeof(buf));
+
+	*subvol = BTRFS_FS_TREE_OBJECTID;
+	if (ret < (int)sizeof(buf))
+		return ret < 0 ? ret : 0;
+	/* a hash collision put another name first: the kernel looks on, rare enough */
+	if (btrfs_stack_dir_name_len(di) == 7 && !memcmp(di + 1, "default", 7))
+		*subvol = btrfs_disk_key_objectid(&di->location);
+	return 0;
+}
+
+#define MAX_SUBVOL_PATH	64
+
+/* One step of the path walk from the fs tree's root directory to the subvolume */
+struct path_step {
+	u64 tree;	/* the subvolume the directory is in */
+	u64 dir;
+	u64 child;	/* a directory inode, or the subvolume when tree_step */
+	bool tree_step;
+	char name[BTRFS_NAME_LEN];
+	u16 name_len;
+};
+
+/*
+ * btrfs_get_subvol_name_from_objectid(): from the subvolume up to the fs
+ * tree, each ROOT_BACKREF (parent, directory, name) and, below a parent's
+ * top directory, the INODE_REFs up to it, searched in the parent opened by
+ * btrfs_get_fs_root().  The steps come out leaf first.
+ */
+static int subvolume_path(struct btrfs_fs_info *fs_info, u64 subvol,
+			  struct path_step *steps, int *nr)
+{
+	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info);
+	u8 buf[sizeof(struct btrfs_disk_root_ref) + BTRFS_NAME_LEN];
+	const struct btrfs_disk_root_ref *rr = (const void *)buf;
+	const struct btrfs_inode_ref *ir = (const void *)buf;
+	struct btrfs_root_ref parent_root;
+	struct btrfs_key key;
+	int ret;
+
+	*nr = 0;
+	while (subvol != BTRFS_FS_TREE_OBJECTID) {
+		struct path_step *st = &steps[(*nr)++];
+		u64 dir;
+
+		if (*nr > MAX_SUBVOL_PATH)
+			return 0;
+		key = (struct btrfs_key){ subvol, BTRFS_ROOT_BACKREF_KEY, 0 };
+		ret = first_item(fs_info, &tree_root, &key, buf, sizeof(buf));
+		if (ret < (int)sizeof(*rr))
+			return ret < 0 ? ret : 0;
+		dir = le64toh(rr->dirid);
+		*st = (struct path_step){ .tree = key.offset, .dir = dir, .child = subvol,
+					  .tree_step = true };
+		st->name_len = btrfs_stack_root_ref_name_len(rr);
+		if (st->name_len > ret - (int)sizeof(*rr))
+			st->name_len = ret - sizeof(*rr);
+		memcpy(st->name, rr + 1, st->name_len);
+		subvol = key.offset;
+		if (dir == BTRFS_FIRST_FREE_OBJECTID)
+			continue;
+		ret = btrfs_read_fs_root_item(fs_info, subvol, &parent_root);
+		if (!ret)
+			ret = replay_fs_root(fs_info, &parent_root);
+		if (ret)
+			return ret;
+		while (dir != BTRFS_FIRST_FREE_OBJECTID && *nr <= MAX_SUBVOL_PATH) {
+			st = &steps[(*nr)++];
+			key = (struct btrfs_key){ dir, BTRFS_INODE_REF_KEY, 0 };
+			ret = first_item(fs_info, &parent_root, &key, buf, sizeof(buf));
+			if (ret < (int)sizeof(*ir))
+				return ret < 0 ? ret : 0;
+			*st = (struct path_step){ .tree = subvol, .dir = key.offset, .child = dir };
+			st->name_len = btrfs_stack_inode_ref_name_len(ir);
+			if (st->name_len > ret - (int)sizeof(*ir))
+				st->name_len = ret - sizeof(*ir);
+			memcpy(st->name, ir + 1, st->name_len);
+			dir = key.offset;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The path walk of mount_subtree(), root first: each name's DIR_ITEM in its
+ * directory (btrfs_inode_by_name()), then either the directory's inode
+ * (btrfs_iget()) or, for a subvolume, its ROOT_REF in the tree root
+ * (fixup_tree_root_location()) and btrfs_get_fs_root().
+ */
+static int walk_subvolume_path(struct btrfs_fs_info *fs_info,
+			       const struct path_step *steps, int nr)
+{
+	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info), dir_root, child;
+	int i, ret = 0;
+
+	for (i = nr - 1; i >= 0 && !ret; i--) {
+		const struct path_step *st = &steps[i];
+
+		ret = btrfs_read_fs_root_item(fs_info, st->tree, &dir_root);
+		if (ret || !dir_root.found)
+			return ret;
+		ret = search_path(fs_info, &dir_root, st->dir, BTRFS_DIR_ITEM_KEY,
+				  btrfs_name_hash(st->name, st->name_len));
+		if (ret)
+			return ret;
+		if (!st->tree_step) {
+			ret = search_path(fs_info, &dir_root, st->child, BTRFS_INODE_ITEM_KEY, 0);
+			continue;
+		}
+		ret = search_path(fs_info, &tree_root, st->tree, BTRFS_ROOT_REF_KEY, st->child);
+		if (!ret)
+			ret = btrfs_read_fs_root_item(fs_info, st->child, &child);
+		if (!ret)
+			ret = replay_fs_root(fs_info, &child);
+	}
+	return ret;
+}
+
+/*
+ * A default subvolume (btrfs subvolume set-default): a mount without
+ * subvol= finds its name (btrfs_get_subvol_name_from_objectid()) and
+ * walks the path to it from the fs tree's root directory, opening it.
+ */
+static int replay_default_subvolume(struct btrfs_fs_info *fs_info)
+{
+	struct path_step *steps;
+	u64 subvol;
+	int nr, ret;
+
+	ret = default_subvolume(fs_info, &subvol);
+	if (ret || subvol == BTRFS_FS_TREE_OBJECTID)
+		return ret;
+	steps = calloc(MAX_SUBVOL_PATH + 1, sizeof(*steps));
+	if (!steps)
+		return -ENOMEM;
+	ret = subvolume_path(fs_info, subvol, steps, &nr);
+	if (!ret)
+		ret = walk_subvolume_path(fs_info, steps, nr);
+	free(steps);
 	return ret;
 }
 
@@ -525,6 +732,9 @@ static int replay_phases(struct btrfs_fs_info *fs_info, struct read_trace *trace
 	if (!ret)
 		ret = run_phase(trace, est, MOUNT_PHASE_FS_ROOTS,
 				replay_fs_root(fs_info, &roots.fs_tree));
+	if (!ret)
+		ret = run_phase(trace, est, MOUNT_PHASE_FS_ROOTS,
+				replay_default_subvolume(fs_info));
 	return ret;
 }
 

@@ -92,6 +92,7 @@ typedef u64 __le64;
 #define BTRFS_RAID_STRIPE_KEY		230
 #define BTRFS_TEMPORARY_ITEM_KEY	248
 #define BTRFS_PERSISTENT_ITEM_KEY	249
+#define BTRFS_DEV_REPLACE_KEY		250
 
 /* Tree block header flags */
 #define BTRFS_HEADER_FLAG_WRITTEN	(1ULL << 0)
@@ -505,6 +506,23 @@ struct btrfs_disk_balance_args {
 	__le32 stripes_min;
 	__le32 stripes_max;
 	__le64 unused[6];
+} __attribute__ ((__packed__));
+
+/* The dev tree's (0, DEV_REPLACE, 0): a device replace and how far it went */
+#define BTRFS_DEV_REPLACE_DEVID				0ULL
+#define BTRFS_IOCTL_DEV_REPLACE_STATE_STARTED		1
+#define BTRFS_IOCTL_DEV_REPLACE_STATE_SUSPENDED		4
+
+struct btrfs_dev_replace_item {
+	__le64 src_devid;
+	__le64 cursor_left;
+	__le64 cursor_right;
+	__le64 cont_reading_from_srcdev_mode;
+	__le64 replace_state;
+	__le64 time_started;
+	__le64 time_stopped;
+	__le64 num_write_errors;
+	__le64 num_uncorrectable_read_errors;
 } __attribute__ ((__packed__));
 
 struct btrfs_balance_item {

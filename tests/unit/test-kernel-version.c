@@ -52,6 +52,12 @@ static void test_accepted(void)
 	check(btrfs_parse_model_kernel("6.1.112", &v) == 0 && v == KERNEL_VERSION(6, 1, 112),
 	      "6.1.112 accepted");
 	check(btrfs_parse_model_kernel("6.x", &v) != 0, "6.x refused");
+	check(btrfs_parse_model_kernel("6.18.255", &v) == 0 && v == BTRFS_MAX_KERNEL,
+	      "6.18.255 accepted");
+	check(btrfs_parse_model_kernel("6.19", &v) != 0, "6.19 refused (not checked)");
+	check(btrfs_parse_model_kernel("7.0", &v) != 0, "7.0 refused");
+	check(btrfs_parse_model_kernel("99.0", &v) != 0, "99.0 refused");
+	check(btrfs_parse_model_kernel("4.19", &v) != 0, "4.19 refused");
 }
 
 static void test_unconfirmed(void)

@@ -84,7 +84,37 @@ done
 echo "ok: -v"
 
 stderr_is 2 "^ERROR: --clamp: invalid value '9', expect 1 to 8" preempt --clamp 9 "$img"
-stderr_is 2 "^ERROR: --kernel: invalid value '4.19', expect a kernel version 5.12 or later" inspect --kernel 4.19 "$img"
+for v in 6.19 7.0 99.0 4.19; do
+	stderr_is 2 "^ERROR: --kernel: invalid value '$v', expect a kernel version from 5.12 to 6.18.y \\(the releases modelled\\)" inspect --kernel $v "$img"
+	stderr_is 2 "^ERROR: --kernel: invalid value '$v', expect a kernel version from 5.12 to 6.18.y" forecast --kernel $v "$img"
+	stderr_is 2 "^ERROR: --kernel: invalid value '$v', expect a kernel version from 5.12 to 6.18.y" csum-delete --kernel $v "$img"
+	stderr_is 2 "^ERROR: --kernel: invalid value '$v', expect a kernel version from 5.12 to 6.18.y" replay --kernel $v /dev/null
+done
+# a path with a terminal escape, a newline and bytes that are not UTF-8:
+# never printed raw, and the JSON stays valid (RFC 8259)
+evil=$TEST_TMP/$(printf 'a\033[31mred\nline\x80\xff.img')
+cp --sparse=always "$img" "$evil" || fail "cannot copy to an odd name"
+"$BTRFS_SPACE" inspect "$evil" > "$TEST_TMP/evil.txt" 2>&1
+! grep -aq "$(printf '\033')" "$TEST_TMP/evil.txt" || fail "a raw escape byte in the text report"
+grep -aqF 'a\x1b[31mred\x0aline\x80\xff.img' "$TEST_TMP/evil.txt" || fail "the path is not shown escaped"
+"$BTRFS_SPACE" --format json inspect "$evil" | jq -e '.devices[0].path | endswith("a\u001b[31mred\nline\\x80\\xff.img")' > /dev/null ||
+	fail "JSON invalid or the path not escaped"
+err=$("$BTRFS_SPACE" inspect "$evil" "$evil" 2>&1 > /dev/null)
+[ "$(grep -c '' <<< "$err")" -eq 1 ] && ! grep -aq "$(printf '\033')" <<< "$err" ||
+	fail "the error line is split or holds a raw escape: $err"
+rm -f "$evil"
+echo "ok: odd paths escaped in text, JSON and errors"
+
+# a report that cannot be written whole is a failure, said on stderr
+for args in "inspect $img" "--format json chunks $img" "--help"; do
+	err=$("$BTRFS_SPACE" $args 2>&1 > /dev/full)
+	rc=$?
+	echo "btrfs-space $args > /dev/full: exit $rc: $err"
+	[ "$rc" -eq 1 ] && grep -q "^ERROR: cannot write the report to standard output: .*, the report is cut$" <<< "$err" ||
+		fail "> /dev/full: expected exit 1 and the ERROR line"
+done
+# the last release modelled is accepted, every stable update of it too
+"$BTRFS_SPACE" global-rsv --kernel 6.18.200 "$img" > /dev/null || fail "--kernel 6.18.200 refused"
 stderr_is 2 "^ERROR: --profile: invalid value 'floppy', expect nvme, ssd or hdd" mount-estimate --profile floppy "$img"
 stderr_is 2 "^ERROR: --top: invalid value '0', expect 1 to 100000" csum-delete --top 0 "$img"
 stderr_is 2 "^ERROR: --format: invalid value 'xml', expect text, json, openmetrics or nagios" inspect --format xml "$img"

@@ -3,7 +3,8 @@
 # is found.  Among files given explicitly: the members are kept, an ext4
 # image and another btrfs filesystem are left out, and the JSON equals
 # that of both devices given by hand.  Among block devices (root, losetup
-# -r): given only the first loop device, libblkid finds the second.
+# -r): given only the first loop device, libblkid finds the second, and
+# the JSON equals that of both files with --readonly-device for each.
 
 source "$TEST_TOP/common" || exit
 
@@ -47,8 +48,10 @@ register_loop "$loop1"
 loop2=$(losetup -r -f --show "${devs[1]}") || fail "losetup of the second device failed"
 register_loop "$loop2"
 for cmd in chunks inspect; do
+	# read-only loop devices are modelled read-only, as the kernel has them
+	json --readonly-device 1 --readonly-device 2 "$cmd" "${devs[0]}" "${devs[1]}" > "$TEST_TMP/both-ro-$cmd.json"
 	json --scan "$cmd" "$loop1" > "$TEST_TMP/scan.json"
-	cmp -s "$TEST_TMP/both-$cmd.json" "$TEST_TMP/scan.json" ||
+	cmp -s "$TEST_TMP/both-ro-$cmd.json" "$TEST_TMP/scan.json" ||
 		fail "$cmd --scan $loop1 differs from both devices given"
 	echo "$cmd: --scan $loop1 found $loop2"
 done

@@ -265,6 +265,15 @@ if [ "$(id -u)" -eq 0 ] && command -v losetup > /dev/null 2>&1; then
 	run_mustfail_code 2 "--svg is a block device" "$BTRFS_SPACE" map --svg "$loop" "$img"
 	[ "$(md5sum < "$scratch")" = "$scratch_sum" ] || fail "the block device was written"
 	echo "a block device is refused"
+	# the input is a loop device (read-only): its backing file is the image
+	roloop=$(losetup -r -f --show "$img") || fail "losetup -r failed"
+	register_loop "$roloop"
+	run_mustfail_code 2 "--svg is the backing file of a loop device given" \
+		"$BTRFS_SPACE" map --svg "$img" "$roloop"
+	run_mustfail_code 2 "--svg - appending to the backing file of a loop device given" \
+		sh -c '"$1" map --svg - "$2" >> "$3"' sh "$BTRFS_SPACE" "$roloop" "$img"
+	[ "$(image_digest "$img")" = "$sum_before" ] || fail "the loop device's backing file was written"
+	echo "the backing file of a loop device given is refused"
 else
 	echo "not root or no losetup: the block-device refusal is not checked"
 fi

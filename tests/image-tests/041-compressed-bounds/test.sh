@@ -10,10 +10,12 @@
 # the verdict of a short device.  A compressed btrfs-image dump followed by
 # the garbage ends where its chain of clusters does.  A device with more
 # than 1 GiB in chunks gets a note of the temporary space it may need.
+# Non-zero data outside the metadata and system chunks is never written
+# to the temporary file.
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
-check_prereq jq xz gzip tar od stat cmp truncate
+check_prereq jq xz gzip tar od stat cmp truncate python3
 
 tar -xSJf "$TEST_TOP/fixtures/size-256m.tar.xz" -C "$TEST_TMP" || fail "cannot unpack size-256m"
 raw=$TEST_TMP/size-256m.img
@@ -160,6 +162,27 @@ grep -q "^NOTE: $TEST_TMP/big.bin: xz-compressed: decompressing to a sparse temp
 	fail "no note of the temporary space a device with $big_used bytes of chunks may need"
 err=$("$BTRFS_SPACE" chunks "$TEST_TMP/short.bin" 2>&1 >/dev/null)
 grep -q "^NOTE" <<< "$err" && fail "a note for a device with little in its chunks: $err"
+
+# non-zero data where nothing is ever read (128 MiB of unallocated space
+# from 112 MiB: a stream that made a large temporary file from a small
+# input): once the chunk root is out (at 22 MiB here), only the first MiB,
+# the superblock copies and the metadata and system chunks are written;
+# the report is the raw image's
+cp --sparse=always "$raw" "$TEST_TMP/filled.img" || fail "cannot copy"
+python3 -c '
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(112 << 20); f.write(b"\xcd" * (128 << 20))' "$TEST_TMP/filled.img" || fail "cannot fill"
+compress xz < "$TEST_TMP/filled.img" > "$TEST_TMP/filled.bin" || fail "xz failed"
+rm -f "$TEST_TMP/filled.img"
+err=$("$BTRFS_SPACE" -v chunks "$TEST_TMP/filled.bin" 2>&1 >/dev/null) || fail "filled: exit $?: $err"
+line=$(grep "decompressed to a sparse temporary file" <<< "$err")
+alloc=$(sed -n 's/.*(\([0-9]*\) bytes, \([0-9]*\) allocated).*/\2/p' <<< "$line")
+echo "filled: $(stat -c %s "$TEST_TMP/filled.bin")-byte stream, $alloc bytes allocated (the image: $raw_alloc)"
+[ -n "$alloc" ] && [ "$alloc" -le $((raw_alloc + (1 << 20))) ] ||
+	fail "filled: $alloc bytes allocated for 128 MiB of data never read"
+json chunks "$TEST_TMP/filled.bin" > "$TEST_TMP/got.json"
+cmp -s "$TEST_TMP/ref.json" "$TEST_TMP/got.json" || fail "filled: chunks differ from the raw image's"
 
 left=$(find "$TMPDIR" -mindepth 1 | head -3)
 [ -z "$left" ] || fail "temporary files left behind: $left"
