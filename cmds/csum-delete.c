@@ -327,8 +327,10 @@ static int csum_delete_check(void *ctx, int nr_paths, char **paths)
 
 /*
  * --file weighs its reservations against the space infos: the block
- * groups; --top scans a subvolume: its root item; --extents N is
- * arithmetic on the superblock's sizes and feature flags.
+ * groups; --top scans a subvolume for the files a mounted filesystem
+ * would delete, so it makes the mount's checks (a filesystem the kernel
+ * refuses has no file to delete) without loading the block groups;
+ * --extents N is arithmetic on the superblock's sizes and feature flags.
  */
 static enum cmd_reads csum_delete_reads(const void *ctx)
 {
@@ -336,7 +338,7 @@ static enum cmd_reads csum_delete_reads(const void *ctx)
 
 	if (c->args.file)
 		return CMD_READS_BLOCK_GROUPS;
-	return c->args.top ? CMD_READS_ROOTS : CMD_READS_SUPER;
+	return c->args.top ? CMD_READS_MOUNT : CMD_READS_SUPER;
 }
 
 static void print_csum_delete(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
