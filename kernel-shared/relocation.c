@@ -120,6 +120,8 @@ struct reloc {
 	u32 cap_allocs;
 	struct btrfs_reloc_result *res;
 	u32 steps;
+	const struct btrfs_chunk_map **pending;	/* removed, dev extents not yet committed */
+	u32 nr_pending;
 };
 
 static void inexact(struct reloc *rc, const char *why)
@@ -484,6 +486,7 @@ static void reloc_release(struct reloc *rc)
 	}
 	free(rc->bgs);
 	free(rc->allocs);
+	free(rc->pending);
 	btrfs_alloc_state_free(&rc->st);
 }
 
@@ -917,6 +920,53 @@ static bool can_set_ro(struct reloc *rc, const struct reloc_bg *bg)
 				    &rc->report->reserve.model);
 }
 
+static struct btrfs_alloc_device *alloc_dev(struct reloc *rc, u64 devid);
+
+/*
+ * btrfs_remove_chunk(): the device's bytes_used drops at once, but its dev
+ * extents stay in the commit root that find_free_dev_extent() searches
+ * until the transaction commits
+ */
+static int remove_chunk(struct reloc *rc, const struct btrfs_chunk_map *map)
+{
+	const struct btrfs_chunk_map **n;
+	u16 s;
+
+	n = realloc(rc->pending, (rc->nr_pending + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	rc->pending = n;
+	rc->pending[rc->nr_pending++] = map;
+	for (s = 0; s < map->num_stripes; s++) {
+		struct btrfs_alloc_device *dev = alloc_dev(rc, map->stripes[s].devid);
+
+		if (dev)
+			dev->bytes_used -= min_t(u64, dev->bytes_used, map->stripe_size);
+	}
+	return 0;
+}
+
+/* A commit: the removed chunks' dev extents become holes */
+static void commit_removed(struct reloc *rc)
+{
+	u32 i;
+	u16 s;
+
+	for (i = 0; i < rc->nr_pending; i++) {
+		const struct btrfs_chunk_map *map = rc->pending[i];
+
+		/* btrfs_alloc_remove_chunk() lowers bytes_used again: it already dropped */
+		for (s = 0; s < map->num_stripes; s++) {
+			struct btrfs_alloc_device *dev = alloc_dev(rc, map->stripes[s].devid);
+
+			if (dev)
+				dev->bytes_used += map->stripe_size;
+		}
+		btrfs_alloc_remove_chunk(&rc->st, map);
+	}
+	rc->nr_pending = 0;
+}
+
 static void undo_allocs(struct reloc *rc)
 {
 	while (rc->nr_allocs) {
@@ -962,15 +1012,19 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 	rc->bgs[b].ro = true;
 	/* describe_relocation(): "relocating block group" once read-only */
 	res->started[res->nr_started++] = start;
+	/* prepare_to_relocate() commits: the chunks removed before are free now */
+	commit_removed(rc);
 	if (rc->bgs[b].flags & BTRFS_BLOCK_GROUP_DATA)
 		ret = move_data(rc, b, flags);
 	else
 		ret = move_tree_blocks(rc, b, flags);
 	if (ret)
 		goto fail;
-	/* btrfs_remove_chunk(); the next relocation starts after a commit */
+	/* btrfs_remove_chunk(), in a transaction the next relocation's read-only step joins */
 	rc->bgs[b].removed = true;
-	btrfs_alloc_remove_chunk(&rc->st, rc->bgs[b].map);
+	ret = remove_chunk(rc, rc->bgs[b].map);
+	if (ret)
+		return ret;
 	res->relocated[res->nr_relocated++] = start;
 	res->moved_bytes += used;
 	return 0;
@@ -988,6 +1042,8 @@ static void fill_after(struct reloc *rc)
 	struct btrfs_reloc_result *res = rc->res;
 	u32 i;
 
+	/* the operation's end commits */
+	commit_removed(rc);
 	for (i = 0; i < rc->st.nr_devs; i++)
 		res->unallocated_after[i] = rc->st.devs[i].total_bytes > rc->st.devs[i].bytes_used ?
 			rc->st.devs[i].total_bytes - rc->st.devs[i].bytes_used : 0;

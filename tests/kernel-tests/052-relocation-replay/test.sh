@@ -11,8 +11,12 @@
 # "relocating block group" lines of this mount; success or ENOSPC; and
 # per device the unallocated bytes of `btrfs device usage -b` with
 # unallocated_after: within 1 MiB where the forecast says exact, within
-# may_differ plus one stripe where it does not.  Every figure is printed;
-# the forecast of each case is run twice and must be the same.
+# the new chunks' stripes plus one chunk where it does not; the block
+# groups left (start, length, data used) are printed against the
+# forecast's.  Every figure is printed; the forecast of each case is run
+# twice and must be the same, and the kernel runs each case on two fresh
+# copies, which must agree (order, exit status, unallocated space).
+# RELOC_CASES="1 5" runs only those cases.
 
 source "$TEST_TOP/common" || exit
 
@@ -86,12 +90,68 @@ make_base one 23 65 "-d single -m dup" 1536M
 make_base two 52 65 "-d single -m raid1" 1G 1536M
 make_base three 71 35 "-d single -m raid1" 512M 768M 1G
 
+# kernel_run NAME DIR COMMAND...: the images of base NAME copied into DIR
+# (left there if present), mounted, COMMAND run with MNT and DEVn replaced;
+# DIR gets rc, relocated.txt (the kernel log's order), usage.txt and
+# bg-after.json (the block groups left)
+kernel_run()
+{
+	local name=$1 dir=$2 imgs=() devs=() i mnt marker rc devname cmd=() a left=()
+	shift 2
+	mkdir -p "$dir" || fail "mkdir"
+	for i in "$base/$name".dev*.img; do
+		[ -f "$dir/$(basename "$i")" ] || cp --sparse=always "$i" "$dir/" || fail "cp"
+		imgs+=("$dir/$(basename "$i")")
+	done
+	for i in "${imgs[@]}"; do
+		devs+=("$(setup_loop "$i")") || exit
+	done
+	mnt=$dir/mnt
+	setup_mount "${devs[0]}" "$mnt" -o "device=$(IFS=,; echo "${devs[*]}" | sed 's/,/,device=/g')"
+	# the log names the filesystem by one of its devices
+	devname=$(for i in "${devs[@]}"; do printf '(device %s)\n(device %s \n' \
+		"$(basename "$i")" "$(basename "$i")"; done)
+	# a marker in the kernel log: the ring may be full, line counts shift
+	marker="btrfs-space 052 $$ case $cases $RANDOM"
+	echo "$marker" > /dev/kmsg || fail "cannot write to /dev/kmsg"
+	for a in "$@"; do
+		a=${a//MNT/$mnt}
+		a=${a//DEV1/${devs[0]}}
+		a=${a//DEV2/${devs[1]:-}}
+		cmd+=("$a")
+	done
+	"${cmd[@]}" > "$dir/cmd.out" 2>&1
+	rc=$?
+	echo "$rc" > "$dir/rc"
+	sync
+	dmesg | sed -n "/$marker/,\$p" | grep -F "$devname" |
+		grep -o 'relocating block group [0-9]*' | awk '{print $4}' > "$dir/relocated.txt"
+	btrfs device usage -b "$mnt" > "$dir/usage.txt" || fail "btrfs device usage"
+	dmesg | sed -n "/$marker/,\$p" | grep -F "$devname" | grep -iE "balance|enospc|error" |
+		sed 's/^/  kernel log: /' | head -n 20
+	run_check umount "$mnt"
+	for i in "${devs[@]}"; do
+		btrfs device scan --forget "$i" > /dev/null 2>&1
+		losetup -d "$i" || fail "losetup -d $i"
+	done
+	# a removed device has its superblock wiped
+	for i in "${imgs[@]}"; do
+		[ "$(tail -c +65601 "$i" 2>/dev/null | head -c 8)" = "_BHRfS_M" ] && left+=("$i")
+	done
+	run_check_stdout "$BTRFS_SPACE" --format json block-groups "${left[@]}" \
+		> "$dir/bg-after.json" || exit
+	[ "$rc" = 0 ] || sed 's/^/  kernel said: /' "$dir/cmd.out" | tail -n 3
+}
+
 cases=0
 failed=
-# run_one_case BASE 'FORECAST|ARGS' COMMAND...: COMMAND runs with MNT and DEVn replaced
+# run_one_case BASE 'FORECAST|ARGS' COMMAND...: forecast on a copy (twice:
+# the same output), then the command run by the kernel on two fresh copies
+# (the same order, outcome and unallocated space: the kernel is
+# deterministic on an image), then the forecast against the kernel
 run_one_case()
 {
-	local name=$1 fargs=$2 work imgs=() devs=() i mnt marker rc devname fa
+	local name=$1 fargs=$2 work imgs=() i rc fa
 	shift 2
 	cases=$((cases + 1))
 	work=$TEST_TMP/case$cases
@@ -106,46 +166,20 @@ run_one_case()
 	run_check_stdout "$BTRFS_SPACE" --format json forecast "${fa[@]}" "${imgs[@]}" \
 		> "$work/fc2.json" || exit
 	cmp -s "$work/fc.json" "$work/fc2.json" || fail "case $cases: two forecasts differ"
-	for i in "${imgs[@]}"; do
-		devs+=("$(setup_loop "$i")") || exit
-	done
-	mnt=$work/mnt
-	setup_mount "${devs[0]}" "$mnt" -o "device=$(IFS=,; echo "${devs[*]}" | sed 's/,/,device=/g')"
-	# the log names the filesystem by one of its devices
-	devname=$(for i in "${devs[@]}"; do printf '(device %s)\n(device %s \n' \
-		"$(basename "$i")" "$(basename "$i")"; done)
-	# a marker in the kernel log: the ring may be full, line counts shift
-	marker="btrfs-space 052 $$ case $cases $RANDOM"
-	echo "$marker" > /dev/kmsg || fail "cannot write to /dev/kmsg"
-	local cmd=() a
-	for a in "$@"; do
-		a=${a//MNT/$mnt}
-		a=${a//DEV1/${devs[0]}}
-		a=${a//DEV2/${devs[1]:-}}
-		cmd+=("$a")
-	done
-	"${cmd[@]}" > "$work/cmd.out" 2>&1
-	rc=$?
-	sync
-	dmesg | sed -n "/$marker/,\$p" | grep -F "$devname" |
-		grep -o 'relocating block group [0-9]*' | awk '{print $4}' > "$work/relocated.txt"
-	btrfs device usage -b "$mnt" > "$work/usage.txt" || fail "btrfs device usage"
-	dmesg | sed -n "/$marker/,\$p" | grep -F "$devname" | grep -iE "balance|enospc|error" |
-		sed 's/^/  kernel log: /' | head -n 20
-	run_check umount "$mnt"
-	for i in "${devs[@]}"; do
-		btrfs device scan --forget "$i" > /dev/null 2>&1
-		losetup -d "$i" || fail "losetup -d $i"
-	done
-	# the block groups the kernel left, read from the unmounted image (a
-	# removed device has its superblock wiped)
-	local left=()
-	for i in "${imgs[@]}"; do
-		[ "$(tail -c +65601 "$i" 2>/dev/null | head -c 8)" = "_BHRfS_M" ] && left+=("$i")
-	done
-	run_check_stdout "$BTRFS_SPACE" --format json block-groups "${left[@]}" \
-		> "$work/bg-after.json" || exit
-	[ "$rc" = 0 ] || sed 's/^/  kernel said: /' "$work/cmd.out" | tail -n 3
+	kernel_run "$name" "$work" "$@"
+	kernel_run "$name" "$work/again" "$@"
+	rc=$(cat "$work/rc")
+	if ! cmp -s "$work/rc" "$work/again/rc" ||
+	   ! cmp -s "$work/relocated.txt" "$work/again/relocated.txt" ||
+	   ! diff -q <(grep Unallocated "$work/usage.txt") \
+		     <(grep Unallocated "$work/again/usage.txt") > /dev/null; then
+		echo "  the kernel's second run differs:"
+		paste "$work/relocated.txt" "$work/again/relocated.txt" | head -n 20
+		grep Unallocated "$work/usage.txt" "$work/again/usage.txt"
+		failed="$failed $cases"
+	else
+		echo "case $cases: the kernel's two runs agree (exit $rc, $(wc -l < "$work/relocated.txt") relocated)"
+	fi
 	python3 - "$cases" "$*" "$rc" "$work" <<'PY' || failed="$failed $cases"
 import json, re, sys
 case, cmd, rc, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
@@ -245,6 +279,8 @@ run_case one "--resize|1:1100M" btrfs filesystem resize 1:1100M MNT
 run_case two "--remove|1" btrfs device remove 1 MNT
 run_case three "--remove|2" btrfs device remove 2 MNT
 run_case three "--resize|3:700M" btrfs filesystem resize 3:700M MNT
+run_case three "--balance|-dusage=50" btrfs balance start -dusage=50 MNT
+run_case three "--balance|-dconvert=raid1" btrfs balance start -dconvert=raid1 MNT
 run_case one "--balance|-musage=50" btrfs balance start -musage=50 MNT
 run_case two "--balance|-mconvert=single -f" btrfs balance start -f -mconvert=single MNT
 [ -z "$failed" ] || fail "cases$failed: the kernel differs from the forecast"
