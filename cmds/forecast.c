@@ -360,7 +360,7 @@ static void print_reloc(struct fmt_ctx *fctx, const struct btrfs_forecast *fc,
 {
 	u32 i;
 
-	print_u64_list(fctx, "started", "Turned read-only (kernel log: relocating)",
+	print_u64_list(fctx, "started", "Turned read-only",
 		       res->started, res->nr_started);
 	print_u64_list(fctx, "relocated", "Relocated, in order", res->relocated,
 		       res->nr_relocated);
@@ -386,7 +386,7 @@ static void print_reloc(struct fmt_ctx *fctx, const struct btrfs_forecast *fc,
 	fmt_array_end(fctx);
 	print_per_device(fctx, "unallocated_after", "Unallocated after", fc,
 			 res->unallocated_after);
-	fmt_bool(fctx, "extents_read", "Extents read from the extent tree", res->extents_read);
+	fmt_bool(fctx, "extents_read", "Extents read", res->extents_read);
 	fmt_str(fctx, "inexact_reason", "Not exact because",
 		res->exact && res->extents_read ? "-" : res->inexact_reason);
 }
@@ -403,15 +403,15 @@ static void print_balance(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 		       bal->nr_selected);
 	fmt_size(fctx, "moved_bytes", "Bytes moved", bal->moved_bytes);
 	fmt_bool(fctx, "can_start", "Can start", bal->can_start);
-	fmt_bool(fctx, "completes", "Completes without ENOSPC", bal->completes);
+	fmt_bool(fctx, "completes", "Completes", bal->completes);
 	fmt_str(fctx, "reason", "Outcome", bal->reason);
-	fmt_u64(fctx, "nr_new_chunks", "New chunks made on the way", bal->nr_new_chunks);
+	fmt_u64(fctx, "nr_new_chunks", "Number of new chunks", bal->nr_new_chunks);
 	fmt_size(fctx, "new_chunk_bytes", "Their usable bytes", bal->new_chunk_bytes);
-	fmt_size(fctx, "unplaced_bytes", "Used bytes of block groups that hit ENOSPC",
+	fmt_size(fctx, "unplaced_bytes", "Used in ENOSPC groups",
 		 bal->unplaced_bytes);
-	fmt_size(fctx, "data_free_after", "Free in data block groups after",
+	fmt_size(fctx, "data_free_after", "Data free after",
 		 bal->data_free_after);
-	fmt_bool(fctx, "exact", "Exact (every input of the kernel's choices known)", bal->exact);
+	fmt_bool(fctx, "exact", "Exact", bal->exact);
 	fmt_str(fctx, "accuracy", "Accuracy", bal->exact ?
 		"exact: each extent placed as find_free_extent() places it" :
 		"estimate: per device the new chunks' bytes (may_differ) may be placed otherwise");
@@ -439,7 +439,7 @@ static void print_shrink(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 		       sh->res.nr_selected);
 	fmt_u64(fctx, "nr_relocated", "Chunks relocated", sh->res.nr_relocated);
 	fmt_size(fctx, "moved_bytes", "Bytes moved", sh->res.moved_bytes);
-	fmt_bool(fctx, "exact", "Exact (every input of the kernel's choices known)",
+	fmt_bool(fctx, "exact", "Exact",
 		 sh->res.exact && sh->res.extents_read);
 	print_reloc(fctx, fc, &sh->res);
 	fmt_group_end(fctx);

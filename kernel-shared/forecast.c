@@ -467,8 +467,7 @@ static int mixed_estimate(const struct space_report *report, struct btrfs_foreca
 }
 
 /* Usable bytes of the chunks made on the way, and raw bytes per device */
-static void account_new_chunks(const struct btrfs_forecast *fc,
-			       const struct btrfs_reloc_result *res, u64 *usable, u64 *raw)
+static void account_new_chunks(const struct btrfs_reloc_result *res, u64 *usable, u64 *raw)
 {
 	u32 i, d;
 	u16 s;
@@ -479,8 +478,8 @@ static void account_new_chunks(const struct btrfs_forecast *fc,
 
 		*usable += map->length - btrfs_chunk_map_bytes_super(map);
 		for (s = 0; raw && s < map->num_stripes; s++)
-			for (d = 0; d < fc->nr_devs; d++)
-				if (fc->devids[d] == map->stripes[s].devid)
+			for (d = 0; d < res->nr_devs; d++)
+				if (res->devids[d] == map->stripes[s].devid)
 					raw[d] += map->stripe_size;
 	}
 }
@@ -521,11 +520,12 @@ static u64 failed_bytes(const struct space_report *report, const struct btrfs_re
 /*
  * The balance what-if (formulas.md 21.8): relocation replayed by
  * btrfs_reloc_balance() (relocation.c), the report's figures from its
- * account.  @bal is filled whole; btrfs_free_forecast_balance() frees it.
+ * account.  @bal is filled whole, its per-device figures in the order of
+ * bal->res.devids (by devid, as a forecast's devids); free it with
+ * btrfs_free_forecast_balance().
  */
 int btrfs_forecast_balance(const struct space_report *report,
-			   const struct forecast_options *opts, const struct btrfs_forecast *fc,
-			   struct forecast_balance *bal)
+			   const struct forecast_options *opts, struct forecast_balance *bal)
 {
 	struct btrfs_reloc_result *res = &bal->res;
 	const char *refused;
@@ -536,7 +536,7 @@ int btrfs_forecast_balance(const struct space_report *report,
 	ret = btrfs_reloc_balance(report, opts, res, &refused);
 	if (ret)
 		return ret;
-	bal->may_differ = calloc(fc->nr_devs ? fc->nr_devs : 1, sizeof(u64));
+	bal->may_differ = calloc(res->nr_devs ? res->nr_devs : 1, sizeof(u64));
 	if (!bal->may_differ)
 		return -ENOMEM;
 	bal->can_start = !refused;
@@ -550,7 +550,7 @@ int btrfs_forecast_balance(const struct space_report *report,
 	bal->unallocated_after = res->unallocated_after;
 	bal->nr_new_chunks = res->nr_new_chunks;
 	bal->exact = res->exact && res->extents_read;
-	account_new_chunks(fc, res, &bal->new_chunk_bytes, bal->exact ? NULL : bal->may_differ);
+	account_new_chunks(res, &bal->new_chunk_bytes, bal->exact ? NULL : bal->may_differ);
 	bal->unplaced_bytes = failed_bytes(report, res);
 	bal->data_free_after = data_free_after(res);
 	return 0;
@@ -625,7 +625,7 @@ int btrfs_build_forecast(const struct space_report *report,
 	if (!ret)
 		ret = mixed_estimate(report, fc);
 	if (!ret && (opts->bal_data.set || opts->bal_meta.set))
-		ret = btrfs_forecast_balance(report, opts, fc, &fc->balance);
+		ret = btrfs_forecast_balance(report, opts, &fc->balance);
 	if (!ret && opts->shrink_set)
 		ret = btrfs_forecast_shrink(report, opts, &fc->shrink);
 	return ret;

@@ -142,13 +142,13 @@ int btrfs_build_forecast(const struct space_report *report,
 void btrfs_free_forecast(struct btrfs_forecast *fc);
 
 /*
- * The balance what-if alone, for callers that try remedies (@fc: the
- * forecast built from @report, for its devices); free with
- * btrfs_free_forecast_balance()
+ * The balance what-if alone, for callers that try remedies: @opts from
+ * forecast_options_init() with bal_data / bal_meta (and bal_force) set;
+ * bal->selected, can_start, reason, completes, unallocated_after (per
+ * bal->res.devids), data_free_after; free with btrfs_free_forecast_balance()
  */
 int btrfs_forecast_balance(const struct space_report *report,
-			   const struct forecast_options *opts, const struct btrfs_forecast *fc,
-			   struct forecast_balance *bal);
+			   const struct forecast_options *opts, struct forecast_balance *bal);
 void btrfs_free_forecast_balance(struct forecast_balance *bal);
 int btrfs_forecast_shrink(const struct space_report *report,
 			  const struct forecast_options *opts, struct forecast_shrink *sh);

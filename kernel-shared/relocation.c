@@ -464,6 +464,11 @@ static int reloc_init(struct reloc *rc, const struct space_report *report, u32 k
 		if (report->space_infos[s].info.flags & BTRFS_BLOCK_GROUP_METADATA)
 			rc->may_use_meta = report->space_infos[s].info.bytes_may_use;
 	res->nr_devs = rc->st.nr_devs;
+	res->devids = calloc(rc->st.nr_devs ? rc->st.nr_devs : 1, sizeof(u64));
+	if (!res->devids)
+		return -ENOMEM;
+	for (i = 0; i < rc->st.nr_devs; i++)
+		res->devids[i] = rc->st.devs[i].devid;
 	res->unallocated_after = calloc(rc->st.nr_devs ? rc->st.nr_devs : 1, sizeof(u64));
 	res->relocated = calloc(rc->nr_bgs ? rc->nr_bgs : 1, sizeof(u64));
 	res->failed = calloc(rc->nr_bgs ? 2 * rc->nr_bgs : 1, sizeof(u64));
@@ -1080,6 +1085,7 @@ void btrfs_free_reloc_result(struct btrfs_reloc_result *res)
 	free(res->failed);
 	free(res->bgs);
 	free(res->unallocated_after);
+	free(res->devids);
 	memset(res, 0, sizeof(*res));
 }
 

@@ -39,7 +39,8 @@ struct btrfs_reloc_result {
 	u32 nr_new_chunks;
 	struct btrfs_reloc_bg_after *bgs;	/* after, allocation list order */
 	u32 nr_bgs;
-	u64 *unallocated_after;		/* per device, forecast devid order */
+	u64 *unallocated_after;		/* per device, in devids' order */
+	u64 *devids;			/* the devices, by devid (as forecast's) */
 	u32 nr_devs;
 	bool extents_read;		/* the extent tree gave every extent */
 	bool exact;			/* every input of the kernel's choices known */
