@@ -29,7 +29,8 @@
  *   btrfs_use_block_group_size_class() (6.3); in a block group,
  *   btrfs_find_space_for_alloc(): from the block group's start the
  *   largest free extent (the bytes index), from a hint the first free
- *   extent that fits, by offset, from the hint's 128 MiB bitmap window.
+ *   extent that fits, by offset, from the hint's 128 MiB bitmap window;
+ *   the start aligned to full_stripe_len (btrfs_full_stripe_len()).
  * - load_block_group_size_class() (block-group.c): five samples of the
  *   extent tree, the smallest extent's class.
  *
@@ -609,32 +610,69 @@ static bool check_size_class(const struct reloc *rc, const struct reloc_bg *bg,
 }
 
 /*
- * btrfs_find_space_for_alloc(): from the block group's start, the largest
- * free extent (the first of equal ones); from @hint, the first free extent
- * that fits, by offset, from the hint's bitmap window on.
+ * The block group's full_stripe_len (btrfs_full_stripe_len()): what
+ * find_free_space() aligns to, a whole stripe of data on RAID5/6
  */
-static bool space_for_alloc(const struct reloc_bg *bg, u64 search_start, u64 bytes,
-			    u64 *found)
+static u64 full_stripe_len(const struct reloc *rc, const struct reloc_bg *bg)
+{
+	if (bg->flags & BTRFS_BLOCK_GROUP_RAID56_MASK)
+		return (u64)BTRFS_STRIPE_LEN *
+		       btrfs_chunk_data_stripes(bg->flags, bg->map->num_stripes);
+	return rc->fs_info->sectorsize;
+}
+
+/* The start an extent of @bytes takes in @r, aligned, or false when it does not fit */
+static bool fits(const struct reloc_bg *bg, const struct reloc_range *r, u64 bytes, u64 align,
+		 u64 *at)
+{
+	u64 start = r->start;
+
+	if (bytes >= align && align)
+		start = bg->start + (r->start - bg->start + align - 1) / align * align;
+	if (start - r->start + bytes > r->len)
+		return false;
+	*at = start;
+	return true;
+}
+
+/*
+ * btrfs_find_space_for_alloc(): from the block group's start the free
+ * extents largest first (the bytes index; the first of equal ones), from
+ * @hint by offset from the hint's bitmap window on; the first that holds
+ * @bytes at full_stripe_len alignment, the gap before it left free.
+ */
+static bool space_for_alloc(const struct reloc *rc, const struct reloc_bg *bg,
+			    u64 search_start, u64 bytes, u64 *found)
 {
 	const struct range_list *l = &bg->free;
-	u32 i, best = l->nr;
+	u64 align = full_stripe_len(rc, bg), done = (u64)-1;
+	u32 i;
 
 	if (search_start == bg->start) {
-		for (i = 0; i < l->nr; i++)
-			if (best == l->nr || l->r[i].len > l->r[best].len)
-				best = i;
-		if (best == l->nr || l->r[best].len < bytes)
-			return false;
-		*found = l->r[best].start;
-		return true;
+		/* largest first: each pass takes the largest one below the last size */
+		for (;;) {
+			u32 best = l->nr;
+
+			for (i = 0; i < l->nr; i++)
+				if (l->r[i].len < done &&
+				    (best == l->nr || l->r[i].len > l->r[best].len))
+					best = i;
+			if (best == l->nr || l->r[best].len < bytes)
+				return false;
+			/* equal ones by offset */
+			for (i = best; i < l->nr; i++)
+				if (l->r[i].len == l->r[best].len && fits(bg, &l->r[i], bytes, align, found))
+					return true;
+			done = l->r[best].len;
+		}
 	}
 	search_start = bg->start + (search_start - bg->start) / RELOC_BITMAP_WINDOW *
 				   RELOC_BITMAP_WINDOW;
 	for (i = 0; i < l->nr; i++) {
-		if (l->r[i].start + l->r[i].len <= search_start || l->r[i].len < bytes)
+		if (l->r[i].start + l->r[i].len <= search_start)
 			continue;
-		*found = l->r[i].start;
-		return true;
+		if (fits(bg, &l->r[i], bytes, align, found))
+			return true;
 	}
 	return false;
 }
@@ -720,7 +758,7 @@ static int search_index(struct reloc *rc, u64 flags, u64 bytes, int loop, u8 siz
 			continue;
 		if (!check_size_class(rc, bg, loop, size_class))
 			continue;
-		if (!space_for_alloc(bg, bg->start, bytes, &at))
+		if (!space_for_alloc(rc, bg, bg->start, bytes, &at))
 			continue;
 		*found = at;
 		return take_ret(take(rc, b, at, bytes, loop, size_class));
@@ -757,7 +795,7 @@ static int find_free_extent(struct reloc *rc, u64 flags, u64 bytes, u64 hint, u6
 	if (hint && (bg = lookup_bg(rc, hint, &b)) && usable(bg, flags)) {
 		first = btrfs_bg_flags_to_raid_index(bg->flags);
 		if (check_size_class(rc, bg, loop, size_class) &&
-		    space_for_alloc(bg, hint, bytes, found))
+		    space_for_alloc(rc, bg, hint, bytes, found))
 			return take_ret(take(rc, b, *found, bytes, loop, size_class));
 		/* the walk goes on after the hinted block group */
 		from = b + 1;

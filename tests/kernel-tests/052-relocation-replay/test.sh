@@ -3,7 +3,8 @@
 # Filesystems aged as users age them: files of mixed sizes (4 KiB to
 # 24 MiB, seeded) copied in, a random half deleted; one device of 1.5 GiB
 # (single data, DUP metadata) and two unequal devices (1 GiB + 1.5 GiB,
-# single data, RAID1 metadata).  On a fresh copy per case, forecast runs on
+# single data, RAID1 metadata), three (0.5, 0.75, 1 GiB), four with RAID10
+# data and three with RAID5 data.  On a fresh copy per case, forecast runs on
 # the unmounted image, then the real command on a loop mount:
 #   btrfs balance start -dusage=N (several N), -dlimit, -musage, -dconvert,
 #   -mconvert -f, btrfs device remove, btrfs filesystem resize (shrink).
@@ -89,6 +90,8 @@ make_base()
 make_base one 23 65 "-d single -m dup" 1536M
 make_base two 52 65 "-d single -m raid1" 1G 1536M
 make_base three 71 35 "-d single -m raid1" 512M 768M 1G
+make_base four 40 40 "-d raid10 -m raid1" 512M 512M 768M 1G
+make_base five 55 40 "-d raid5 -m raid1" 768M 768M 1G
 
 # kernel_run NAME DIR COMMAND...: the images of base NAME copied into DIR
 # (left there if present), mounted, COMMAND run with MNT and DEVn replaced;
@@ -281,6 +284,10 @@ run_case three "--remove|2" btrfs device remove 2 MNT
 run_case three "--resize|3:700M" btrfs filesystem resize 3:700M MNT
 run_case three "--balance|-dusage=50" btrfs balance start -dusage=50 MNT
 run_case three "--balance|-dconvert=raid1" btrfs balance start -dconvert=raid1 MNT
+run_case four "--balance|-dusage=50" btrfs balance start -dusage=50 MNT
+run_case four "--remove|4" btrfs device remove 4 MNT
+run_case five "--balance|-dusage=50" btrfs balance start -dusage=50 MNT
+run_case five "--resize|3:600M" btrfs filesystem resize 3:600M MNT
 run_case one "--balance|-musage=50" btrfs balance start -musage=50 MNT
 run_case two "--balance|-mconvert=single -f" btrfs balance start -f -mconvert=single MNT
 [ -z "$failed" ] || fail "cases$failed: the kernel differs from the forecast"
