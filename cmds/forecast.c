@@ -37,7 +37,10 @@ static const char * const cmd_forecast_usage[] = {
 	"                   the bytes moved, whether it can start, unallocated space after;",
 	"                   FILTERS: -d and/or -m parts as btrfs balance start takes them,",
 	"                   e.g. '-dusage=50,limit=2 -mconvert=dup,soft': usage=N, usage=MIN..MAX,",
-	"                   limit=N, convert=P, soft",
+	"                   limit=N, convert=P, soft; -f allows reducing metadata redundancy",
+	"--remove DEVID     what-if: btrfs device remove DEVID: success or ENOSPC, the chunks",
+	"                   relocated, unallocated space after",
+	"--resize DEVID:SIZE  what-if: btrfs filesystem resize DEVID:SIZE shrinking the device",
 	"--list-chunks      every new chunk, one by one, instead of runs of chunks",
 	"--fail-below data=SIZE,metadata=SIZE",
 	"                   exit 3 when a type's writable bytes are below its limit",
@@ -53,6 +56,8 @@ enum {
 	OPT_BALANCE,
 	OPT_DEVICES,
 	OPT_LIST_CHUNKS,
+	OPT_REMOVE,
+	OPT_RESIZE,
 };
 
 static const struct option forecast_longopts[] = {
@@ -63,6 +68,8 @@ static const struct option forecast_longopts[] = {
 	{ "balance", required_argument, NULL, OPT_BALANCE },
 	{ "devices", required_argument, NULL, OPT_DEVICES },
 	{ "list-chunks", no_argument, NULL, OPT_LIST_CHUNKS },
+	{ "remove", required_argument, NULL, OPT_REMOVE },
+	{ "resize", required_argument, NULL, OPT_RESIZE },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -71,7 +78,9 @@ static const struct cmd_option_expect forecast_option_expect[] = {
 	{ OPT_DATA_PROFILE, "single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5 or raid6" },
 	{ OPT_METADATA_PROFILE, "single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5 or raid6" },
 	{ OPT_FAIL_BELOW, "data=SIZE,metadata=SIZE (either or both)" },
-	{ OPT_BALANCE, "-d and/or -m filters: usage=N, usage=MIN..MAX, limit=N, convert=P, soft" },
+	{ OPT_BALANCE, "-d and/or -m filters: usage=N, usage=MIN..MAX, limit=N, convert=P, soft; -f" },
+	{ OPT_REMOVE, "a devid" },
+	{ OPT_RESIZE, "DEVID:SIZE, a size smaller than the device's" },
 	{ OPT_DEVICES, "device sizes separated by commas, such as 1G,2G,5G" },
 	{ 0, NULL }
 };
@@ -226,6 +235,10 @@ static int parse_balance(const char *arg, struct forecast_options *fc)
 		struct forecast_balance_args *b;
 		char *tok, *save2 = NULL;
 
+		if (!strcmp(part, "-f") && !fc->bal_force) {
+			fc->bal_force = true;
+			continue;
+		}
 		if (part[0] != '-' || (part[1] != 'd' && part[1] != 'm'))
 			return -EINVAL;
 		b = part[1] == 'd' ? &fc->bal_data : &fc->bal_meta;
@@ -243,6 +256,29 @@ static int parse_balance(const char *arg, struct forecast_options *fc)
 			return -EINVAL;
 	}
 	return fc->bal_data.set || fc->bal_meta.set ? 0 : -EINVAL;
+}
+
+/* --remove DEVID or --resize DEVID:SIZE, one of them once */
+static int parse_shrink(const char *arg, bool remove, struct forecast_options *fc)
+{
+	char buf[64], *colon;
+
+	if (fc->shrink_set || strlen(arg) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, arg);
+	colon = strchr(buf, ':');
+	if (remove == (colon != NULL))
+		return -EINVAL;
+	if (colon) {
+		*colon = 0;
+		if (parse_size(colon + 1, &fc->shrink_size))
+			return -EINVAL;
+	}
+	if (parse_u64(buf, &fc->shrink_devid) || !fc->shrink_devid)
+		return -EINVAL;
+	fc->shrink_set = true;
+	fc->shrink_remove = remove;
+	return 0;
 }
 
 static int forecast_option(int opt, const char *arg, void *ctx)
@@ -271,6 +307,9 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 	case OPT_LIST_CHUNKS:
 		a->list_chunks = true;
 		return 0;
+	case OPT_REMOVE:
+	case OPT_RESIZE:
+		return parse_shrink(arg, opt == OPT_REMOVE, &a->fc);
 	default:
 		return -EINVAL;
 	}
@@ -410,33 +449,105 @@ static void print_fill(struct fmt_ctx *fctx, const char *key, const char *label,
 	fmt_group_end(fctx);
 }
 
+static void print_u64_list(struct fmt_ctx *fctx, const char *key, const char *label,
+			   const u64 *v, u32 nr)
+{
+	u32 i;
+
+	fmt_array_start(fctx, key, label);
+	for (i = 0; i < nr; i++)
+		fmt_u64(fctx, "logical", "logical", v[i]);
+	fmt_array_end(fctx);
+}
+
+/* relocation.c's account: the chunks made, the block groups after */
+static void print_reloc(struct fmt_ctx *fctx, const struct btrfs_forecast *fc,
+			const struct btrfs_reloc_result *res)
+{
+	u32 i;
+
+	print_u64_list(fctx, "started", "Turned read-only",
+		       res->started, res->nr_started);
+	print_u64_list(fctx, "relocated", "Relocated, in order", res->relocated,
+		       res->nr_relocated);
+	print_u64_list(fctx, "failed", "ENOSPC while relocating", res->failed, res->nr_failed);
+	fmt_array_start(fctx, "new_chunks", "New chunks");
+	for (i = 0; i < res->nr_new_chunks; i++)
+		print_chunk(fctx, NULL, NULL, res->new_chunks[i]);
+	fmt_array_end(fctx);
+	fmt_array_start(fctx, "block_groups_after", "Block groups after");
+	for (i = 0; i < res->nr_bgs; i++) {
+		const struct btrfs_reloc_bg_after *bg = &res->bgs[i];
+
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "start", "start", bg->start);
+		fmt_size(fctx, "length", "length", bg->length);
+		fmt_str(fctx, "type", "type", btrfs_bg_type_name(bg->flags));
+		fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(bg->flags));
+		fmt_u64(fctx, "flags", NULL, bg->flags);
+		fmt_size(fctx, "used", "used", bg->used);
+		fmt_bool(fctx, "new", "new", bg->is_new);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+	print_per_device(fctx, "unallocated_after", "Unallocated after", fc,
+			 res->unallocated_after);
+	fmt_bool(fctx, "extents_read", "Extents read", res->extents_read);
+	fmt_str(fctx, "inexact_reason", "Not exact because",
+		res->exact && res->extents_read ? "-" : res->inexact_reason);
+}
+
 static void print_balance(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 {
 	const struct forecast_balance *bal = &fc->balance;
-	u32 i;
 
 	if (!bal->present)
 		return;
 	fmt_group_start(fctx, "balance", "Balance what-if (formulas.md section 21.8)");
 	fmt_u64(fctx, "nr_selected", "Block groups selected", bal->nr_selected);
-	fmt_array_start(fctx, "selected", "Selected, in relocation order");
-	for (i = 0; i < bal->nr_selected; i++)
-		fmt_u64(fctx, "logical", "logical", bal->selected[i]);
-	fmt_array_end(fctx);
+	print_u64_list(fctx, "selected", "Selected, in relocation order", bal->selected,
+		       bal->nr_selected);
 	fmt_size(fctx, "moved_bytes", "Bytes moved", bal->moved_bytes);
-	fmt_bool(fctx, "can_start", "Can start (a chunk of each target profile fits)",
-		 bal->can_start);
-	fmt_u64(fctx, "nr_new_chunks", "New chunks for what does not fit", bal->nr_new_chunks);
+	fmt_bool(fctx, "can_start", "Can start", bal->can_start);
+	fmt_bool(fctx, "completes", "Completes", bal->completes);
+	fmt_str(fctx, "reason", "Outcome", bal->reason);
+	fmt_u64(fctx, "nr_new_chunks", "Number of new chunks", bal->nr_new_chunks);
 	fmt_size(fctx, "new_chunk_bytes", "Their usable bytes", bal->new_chunk_bytes);
-	fmt_size(fctx, "unplaced_bytes", "Moved bytes no chunk can take (ENOSPC)",
+	fmt_size(fctx, "unplaced_bytes", "Used in ENOSPC groups",
 		 bal->unplaced_bytes);
-	fmt_bool(fctx, "exact", "Exact (moved bytes fit existing free space)", bal->exact);
+	fmt_size(fctx, "data_free_after", "Data free after",
+		 bal->data_free_after);
+	fmt_bool(fctx, "exact", "Exact", bal->exact);
 	fmt_str(fctx, "accuracy", "Accuracy", bal->exact ?
-		"exact: the moved extents fit the free space of the block groups kept" :
+		"exact: each extent placed as find_free_extent() places it" :
 		"estimate: per device the new chunks' bytes (may_differ) may be placed otherwise");
-	print_per_device(fctx, "unallocated_after", "Unallocated after", fc,
-			 bal->unallocated_after);
+	print_reloc(fctx, fc, &bal->res);
 	print_per_device(fctx, "may_differ", "May differ by", fc, bal->may_differ);
+	fmt_group_end(fctx);
+}
+
+static void print_shrink(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
+{
+	const struct forecast_shrink *sh = &fc->shrink;
+
+	if (!sh->present)
+		return;
+	fmt_group_start(fctx, "shrink", sh->remove ?
+			"Device remove what-if (formulas.md section 21.13)" :
+			"Device shrink what-if (formulas.md section 21.13)");
+	fmt_str(fctx, "operation", "Operation", sh->remove ? "remove" : "resize");
+	fmt_u64(fctx, "devid", "Devid", sh->devid);
+	fmt_size(fctx, "new_size", "New size", sh->new_size);
+	fmt_bool(fctx, "can_start", "Can start", sh->can_start);
+	fmt_bool(fctx, "completes", "Succeeds", sh->completes);
+	fmt_str(fctx, "reason", "Outcome", sh->reason);
+	print_u64_list(fctx, "selected", "Tried, in relocation order", sh->res.selected,
+		       sh->res.nr_selected);
+	fmt_u64(fctx, "nr_relocated", "Chunks relocated", sh->res.nr_relocated);
+	fmt_size(fctx, "moved_bytes", "Bytes moved", sh->res.moved_bytes);
+	fmt_bool(fctx, "exact", "Exact",
+		 sh->res.exact && sh->res.extents_read);
+	print_reloc(fctx, fc, &sh->res);
 	fmt_group_end(fctx);
 }
 
@@ -467,6 +578,7 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 		fmt_group_end(fctx);
 	}
 	print_balance(fctx, fc);
+	print_shrink(fctx, fc);
 	fmt_group_end(fctx);
 }
 

@@ -206,6 +206,35 @@ bool btrfs_block_group_super_overlap(const struct btrfs_block_group *bg, u64 sta
 	return false;
 }
 
+/*
+ * The logical ranges exclude_super_stripes() keeps from the allocator in
+ * the block group on @map (below 1 MiB, then each superblock copy's
+ * stripe), at most @max into @start/@len; returns how many.  They may
+ * overlap: the caller takes them out of its free space one by one.
+ */
+u32 btrfs_super_exclude_ranges(const struct btrfs_chunk_map *map, u64 *start, u64 *len,
+			       u32 max)
+{
+	u64 logical[BTRFS_MAX_STRIPES_SUPER];
+	u32 n = 0;
+	int mirror;
+
+	if (map->start < BTRFS_SUPER_INFO_OFFSET && n < max) {
+		start[n] = map->start;
+		len[n++] = BTRFS_SUPER_INFO_OFFSET - map->start;
+	}
+	for (mirror = 0; mirror < BTRFS_SUPER_MIRROR_MAX; mirror++) {
+		u64 io_size;
+		int nr = rmap_super_copy(map, btrfs_sb_offset(mirror), logical, &io_size);
+
+		while (nr-- && n < max) {
+			start[n] = logical[nr];
+			len[n++] = io_size;
+		}
+	}
+	return n;
+}
+
 /* The bytes_super a block group on @map would get (a chunk not yet made) */
 u64 btrfs_chunk_map_bytes_super(const struct btrfs_chunk_map *map)
 {

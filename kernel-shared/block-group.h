@@ -14,6 +14,8 @@ int btrfs_set_block_group_item(struct btrfs_fs_info *fs_info,
 			       struct btrfs_block_group *bg);
 void btrfs_account_block_groups(struct btrfs_fs_info *fs_info);
 u64 btrfs_chunk_map_bytes_super(const struct btrfs_chunk_map *map);
+u32 btrfs_super_exclude_ranges(const struct btrfs_chunk_map *map, u64 *start, u64 *len,
+			       u32 max);
 /* The block group holding @bytenr (btrfs_lookup_block_group()), or NULL */
 struct btrfs_block_group *btrfs_lookup_block_group(const struct btrfs_fs_info *fs_info,
 						    u64 bytenr);

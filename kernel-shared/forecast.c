@@ -169,17 +169,7 @@ static u64 free_of_type(const struct space_report *report, const struct btrfs_fo
 	return sum;
 }
 
-/* What the chunk tree, in the SYSTEM space, has room for while chunks are made */
-struct system_room {
-	u64 left;		/* total - used, readonly, reserved, may_use */
-	u64 profile;
-	u64 chunk_size;
-	u64 item_bytes;		/* chunk items added to the chunk tree */
-	u64 leaves_charged;
-	u32 nodesize;
-};
-
-static void system_room_init(const struct space_report *report, struct system_room *room)
+void system_room_init(const struct space_report *report, struct system_room *room)
 {
 	const struct space_report_space_info *sys = find_space(report, BTRFS_BLOCK_GROUP_SYSTEM);
 	const struct btrfs_fs_info *fs_info = report->fs_info;
@@ -219,7 +209,7 @@ static void system_room_charge_items(struct system_room *room, u64 nr, u16 num_s
 	room->leaves_charged = leaves;
 }
 
-static void system_room_charge(struct system_room *room, const struct btrfs_chunk_map *map)
+void system_room_charge(struct system_room *room, const struct btrfs_chunk_map *map)
 {
 	system_room_charge_items(room, 1, map->num_stripes);
 }
@@ -376,7 +366,7 @@ static int run_usable(const struct btrfs_chunk_run *run, u64 *bytes)
  * calc_metadata_size(num_devs) + calc_insert_metadata_size(1); a SYSTEM
  * chunk is made when the SYSTEM space has less (a failure is ignored).
  */
-static int check_system_chunk(struct btrfs_alloc_state *st, struct system_room *room,
+int check_system_chunk(struct btrfs_alloc_state *st, struct system_room *room,
 			      u64 type, struct forecast_fill *fill)
 {
 	struct btrfs_chunk_map *map;
@@ -731,312 +721,125 @@ static int mixed_estimate(const struct space_report *report, struct btrfs_foreca
 	return ret;
 }
 
-/*
- * The balance what-if.  should_balance_chunk() of fs/btrfs/volumes.c
- * (6.18) for the filters modelled: the chunk type picks the arguments
- * (DATA, also mixed; SYSTEM takes the metadata ones, as btrfs-progs
- * copies -m to -s), then chunk_usage_filter() / chunk_usage_range_filter()
- * with mult_perc(length, N) = length * N / 100 rounded down, then
- * chunk_soft_convert_filter(), then limit last.  __btrfs_balance() walks
- * the chunk tree from the highest logical down.
- */
-static bool usage_selects(const struct btrfs_block_group *bg, u64 used,
-			  const struct forecast_balance_args *a)
+/* Usable bytes of the chunks made on the way, and raw bytes per device */
+static void account_new_chunks(const struct btrfs_reloc_result *res, u64 *usable, u64 *raw)
 {
-	u64 lo, hi;
+	u32 i, d;
+	u16 s;
 
-	if (a->flags & FORECAST_BAL_USAGE) {
-		/* usage_min aliases the low half of usage in the kernel's union */
-		if ((u32)a->usage == 0)
-			hi = 1;
-		else if (a->usage > 100)
-			hi = bg->length;
-		else
-			hi = bg->length * a->usage / 100;
-		if (used >= hi)
-			return false;
+	*usable = 0;
+	for (i = 0; i < res->nr_new_chunks; i++) {
+		const struct btrfs_chunk_map *map = res->new_chunks[i];
+
+		*usable += map->length - btrfs_chunk_map_bytes_super(map);
+		for (s = 0; raw && s < map->num_stripes; s++)
+			for (d = 0; d < res->nr_devs; d++)
+				if (res->devids[d] == map->stripes[s].devid)
+					raw[d] += map->stripe_size;
 	}
-	if (a->flags & FORECAST_BAL_USAGE_RANGE) {
-		lo = a->usage_min ? bg->length * a->usage_min / 100 : 0;
-		if (a->usage_max == 0)
-			hi = 1;
-		else if (a->usage_max > 100)
-			hi = bg->length;
-		else
-			hi = bg->length * a->usage_max / 100;
-		if (used < lo || used >= hi)
-			return false;
-	}
-	return true;
 }
 
-static const struct forecast_balance_args *balance_args(const struct forecast_options *opts,
-							u64 flags, struct forecast_balance_args *left)
+static u64 data_free_after(const struct btrfs_reloc_result *res)
 {
-	if (flags & BTRFS_BLOCK_GROUP_DATA) {
-		/* a mixed chunk is balanced by -d or -m, with the data arguments */
-		if (!opts->bal_data.set && !((flags & BTRFS_BLOCK_GROUP_METADATA) &&
-					     opts->bal_meta.set))
-			return NULL;
-		return &left[0];
-	}
-	return opts->bal_meta.set ? &left[1] : NULL;
-}
-
-static bool should_balance(const struct btrfs_block_group *bg, u64 used,
-			   struct forecast_balance_args *a)
-{
-	if (!usage_selects(bg, used, a))
-		return false;
-	if ((a->flags & FORECAST_BAL_CONVERT) && (a->flags & FORECAST_BAL_SOFT) &&
-	    btrfs_bg_flags_to_raid_index(bg->flags) == btrfs_bg_flags_to_raid_index(a->target))
-		return false;
-	if (a->flags & FORECAST_BAL_LIMIT) {
-		if (a->limit == 0)
-			return false;
-		a->limit--;
-	}
-	return true;
-}
-
-/* Where a selected block group's bytes go: its type, in the target profile */
-static u64 balance_target(const struct btrfs_block_group *bg,
-			  const struct forecast_balance_args *a)
-{
-	u64 profile = bg->flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
-
-	if (a->flags & FORECAST_BAL_CONVERT)
-		profile = a->target;
-	return (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) | profile;
-}
-
-static bool same_target(u64 flags, u64 target)
-{
-	return (flags & BTRFS_BLOCK_GROUP_TYPE_MASK) == (target & BTRFS_BLOCK_GROUP_TYPE_MASK) &&
-	       btrfs_bg_flags_to_raid_index(flags) == btrfs_bg_flags_to_raid_index(target);
-}
-
-struct balance_group {
-	u64 target;
-	u64 moved;
-	u64 overflow;		/* what the kept block groups could not take */
-	u32 cursor;		/* below it: full, relocated or of another target */
-};
-
-#define FORECAST_MAX_TARGETS	64
-
-static u32 find_group(struct balance_group *groups, u32 *nr_groups, u64 target)
-{
-	u32 g;
-
-	for (g = 0; g < *nr_groups; g++)
-		if (groups[g].target == target)
-			return g;
-	if (g >= FORECAST_MAX_TARGETS)
-		return g;
-	memset(&groups[g], 0, sizeof(groups[g]));
-	groups[g].target = target;
-	(*nr_groups)++;
-	return g;
-}
-
-/*
- * A relocated block group's bytes go to the writable block groups of the
- * target, lowest logical first, raising their used before the walk
- * reaches them: what the filters see is the used of that moment.
- */
-static u64 place_moved(const struct btrfs_fs_info *fs_info, const bool *picked, u64 *used,
-		       struct balance_group *group, u64 bytes)
-{
-	/* a block group passed stays passed: the walk is linear per target */
-	for (; group->cursor < fs_info->nr_block_groups && bytes; group->cursor++) {
-		u32 j = group->cursor;
-		const struct btrfs_block_group *bg = &fs_info->block_groups[j];
-		u64 held = used[j] + bg->bytes_super, take;
-
-		if (picked[j] || bg->ro || held >= bg->length ||
-		    !same_target(bg->flags, group->target))
-			continue;
-		take = min_t(u64, bytes, bg->length - held);
-		used[j] += take;
-		bytes -= take;
-		if (used[j] + bg->bytes_super < bg->length)
-			break;
-	}
-	return bytes;
-}
-
-static int select_chunks(const struct space_report *report, const struct forecast_options *opts,
-			 struct forecast_balance *bal, bool *picked,
-			 struct balance_group *groups, u32 *nr_groups)
-{
-	const struct btrfs_fs_info *fs_info = report->fs_info;
-	struct forecast_balance_args left[2] = { opts->bal_data, opts->bal_meta };
-	u32 i, g, n = fs_info->nr_block_groups;
-	u64 *used;
-
-	bal->selected = calloc(n ? n : 1, sizeof(u64));
-	used = calloc(n ? n : 1, sizeof(u64));
-	if (!bal->selected || !used) {
-		free(used);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++)
-		used[i] = fs_info->block_groups[i].used;
-	/* block groups are held by start: walk them from the last */
-	for (i = n; i-- > 0;) {
-		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
-		struct forecast_balance_args *a;
-		u64 target;
-
-		a = (struct forecast_balance_args *)balance_args(opts, bg->flags, left);
-		if (!a || !should_balance(bg, used[i], a))
-			continue;
-		picked[i] = true;
-		bal->selected[bal->nr_selected++] = bg->start;
-		bal->moved_bytes += used[i];
-		target = balance_target(bg, a);
-		g = find_group(groups, nr_groups, target);
-		if (g >= FORECAST_MAX_TARGETS) {
-			free(used);
-			return -EINVAL;
-		}
-		groups[g].moved += used[i];
-		groups[g].overflow += place_moved(fs_info, picked, used, &groups[g], used[i]);
-	}
-	free(used);
-	return 0;
-}
-
-static u64 target_chunk_size(const struct space_report *report, u64 target)
-{
-	const struct space_report_space_info *si;
-
-	si = find_space(report, target & BTRFS_BLOCK_GROUP_TYPE_MASK);
-	if (si && si->info.chunk_size)
-		return si->info.chunk_size;
-	return target & BTRFS_BLOCK_GROUP_SYSTEM ? 32ULL << 20 : 256ULL << 20;
-}
-
-/* Relocation starts when a chunk of each target profile can be made now */
-static int balance_can_start(const struct space_report *report, const struct btrfs_forecast *fc,
-			     const struct balance_group *groups, u32 nr_groups, bool *ok)
-{
-	u32 g;
-	int ret;
-
-	*ok = true;
-	for (g = 0; g < nr_groups && *ok; g++) {
-		struct btrfs_alloc_state st;
-		struct btrfs_chunk_map *map;
-
-		ret = fill_state(report, fc, false, &st);
-		if (ret)
-			return ret;
-		map = btrfs_alloc_create_chunk(&st, groups[g].target,
-					       target_chunk_size(report, groups[g].target), &ret);
-		btrfs_alloc_state_free(&st);
-		if (!map && ret == -ENOMEM)
-			return ret;
-		*ok = map != NULL;
-		free(map);
-	}
-	return 0;
-}
-
-static void charge_new_chunks(const struct btrfs_alloc_state *st, const u64 *before, u64 *diff)
-{
+	u64 sum = 0;
 	u32 i;
 
-	for (i = 0; i < st->nr_devs; i++)
-		diff[i] += st->devs[i].bytes_used - before[i];
+	for (i = 0; i < res->nr_bgs; i++) {
+		const struct btrfs_reloc_bg_after *bg = &res->bgs[i];
+		u64 held = bg->used + bg->bytes_super;
+
+		if ((bg->flags & BTRFS_BLOCK_GROUP_DATA) && !bg->ro && held < bg->length)
+			sum += bg->length - held;
+	}
+	return sum;
+}
+
+static u64 failed_bytes(const struct space_report *report, const struct btrfs_reloc_result *res)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	u64 sum = 0;
+	u32 i, j;
+
+	for (i = 0; i < res->nr_failed; i++) {
+		for (j = 0; j < i && res->failed[j] != res->failed[i]; j++)
+			;
+		if (j < i)
+			continue;
+		for (j = 0; j < fs_info->nr_block_groups; j++)
+			if (fs_info->block_groups[j].start == res->failed[i])
+				sum += fs_info->block_groups[j].used;
+	}
+	return sum;
 }
 
 /*
- * The selected chunks' dev extents freed; each target's moved bytes go
- * first into the free space of the block groups left of that type and
- * profile, the rest into new chunks made by the allocator (with
- * check_system_chunk() before each).
+ * The balance what-if (formulas.md 21.8): relocation replayed by
+ * btrfs_reloc_balance() (relocation.c), the report's figures from its
+ * account.  @bal is filled whole, its per-device figures in the order of
+ * bal->res.devids (by devid, as a forecast's devids); free it with
+ * btrfs_free_forecast_balance().
  */
-static int balance_after(const struct space_report *report, const struct btrfs_forecast *fc,
-			 struct forecast_balance *bal, const bool *picked,
-			 const struct balance_group *groups, u32 nr_groups)
+int btrfs_forecast_balance(const struct space_report *report,
+			   const struct forecast_options *opts, struct forecast_balance *bal)
 {
-	const struct btrfs_fs_info *fs_info = report->fs_info;
-	struct btrfs_alloc_state st;
-	struct system_room room;
-	u64 *before;
-	u32 i, g;
+	struct btrfs_reloc_result *res = &bal->res;
+	const char *refused;
 	int ret;
 
-	ret = fill_state(report, fc, false, &st);
+	memset(bal, 0, sizeof(*bal));
+	bal->present = true;
+	ret = btrfs_reloc_balance(report, opts, res, &refused);
 	if (ret)
 		return ret;
-	before = calloc(st.nr_devs ? st.nr_devs : 1, sizeof(u64));
-	if (!before) {
-		btrfs_alloc_state_free(&st);
+	bal->may_differ = calloc(res->nr_devs ? res->nr_devs : 1, sizeof(u64));
+	if (!bal->may_differ)
 		return -ENOMEM;
-	}
-	for (i = 0; i < fs_info->nr_block_groups; i++)
-		if (picked[i])
-			btrfs_alloc_remove_chunk(&st, fs_info->block_groups[i].map);
-	system_room_init(report, &room);
-	bal->exact = true;
-	for (g = 0; g < nr_groups && !ret; g++) {
-		u64 need = groups[g].overflow;
-
-		if (!need)
-			continue;
-		bal->exact = false;
-		for (i = 0; i < st.nr_devs; i++)
-			before[i] = st.devs[i].bytes_used;
-		while (need && !ret) {
-			u64 got = allocate_chunks(&st, &room, groups[g].target,
-						  target_chunk_size(report, groups[g].target),
-						  NULL, 1, &ret);
-
-			if (!got)
-				break;
-			bal->nr_new_chunks++;
-			bal->new_chunk_bytes += got;
-			need -= min_t(u64, need, got);
-		}
-		bal->unplaced_bytes += need;
-		charge_new_chunks(&st, before, bal->may_differ);
-	}
-	if (!ret)
-		unallocated_now(&st, bal->unallocated_after);
-	free(before);
-	btrfs_alloc_state_free(&st);
-	return ret;
+	bal->can_start = !refused;
+	bal->completes = !refused && !res->ret;
+	bal->reason = refused ? refused : res->ret ?
+		"ENOSPC: some block groups could not be relocated (balance ends with -ENOSPC)" :
+		"every selected block group relocated";
+	bal->selected = res->selected;
+	bal->nr_selected = res->nr_selected;
+	bal->moved_bytes = res->moved_bytes;
+	bal->unallocated_after = res->unallocated_after;
+	bal->nr_new_chunks = res->nr_new_chunks;
+	bal->exact = res->exact && res->extents_read;
+	account_new_chunks(res, &bal->new_chunk_bytes, bal->exact ? NULL : bal->may_differ);
+	bal->unplaced_bytes = failed_bytes(report, res);
+	bal->data_free_after = data_free_after(res);
+	return 0;
 }
 
-static int balance_whatif(const struct space_report *report, const struct forecast_options *opts,
-			  struct btrfs_forecast *fc)
+void btrfs_free_forecast_balance(struct forecast_balance *bal)
 {
-	struct forecast_balance *bal = &fc->balance;
-	struct balance_group groups[FORECAST_MAX_TARGETS];
-	u32 nr_groups = 0, n = report->fs_info->nr_block_groups;
-	bool *picked;
+	btrfs_free_reloc_result(&bal->res);
+	free(bal->may_differ);
+	memset(bal, 0, sizeof(*bal));
+}
+
+/* The device remove / shrink what-if (formulas.md 21.13) */
+int btrfs_forecast_shrink(const struct space_report *report,
+			  const struct forecast_options *opts, struct forecast_shrink *sh)
+{
+	const char *refused;
 	int ret;
 
-	if (!opts->bal_data.set && !opts->bal_meta.set)
-		return 0;
-	bal->present = true;
-	picked = calloc(n ? n : 1, sizeof(bool));
-	bal->unallocated_after = calloc(fc->nr_devs ? fc->nr_devs : 1, sizeof(u64));
-	bal->may_differ = calloc(fc->nr_devs ? fc->nr_devs : 1, sizeof(u64));
-	ret = -ENOMEM;
-	if (!picked || !bal->unallocated_after || !bal->may_differ)
-		goto out;
-	ret = select_chunks(report, opts, bal, picked, groups, &nr_groups);
-	if (!ret)
-		ret = balance_can_start(report, fc, groups, nr_groups, &bal->can_start);
-	if (!ret)
-		ret = balance_after(report, fc, bal, picked, groups, nr_groups);
-out:
-	free(picked);
-	return ret;
+	memset(sh, 0, sizeof(*sh));
+	sh->present = true;
+	sh->remove = opts->shrink_remove;
+	sh->devid = opts->shrink_devid;
+	sh->new_size = opts->shrink_remove ? 0 : opts->shrink_size;
+	ret = btrfs_reloc_shrink(report, opts->kernel_version, sh->devid, sh->new_size,
+				 sh->remove, &sh->res, &refused);
+	if (ret)
+		return ret;
+	sh->can_start = !refused;
+	sh->completes = !refused && !sh->res.ret;
+	sh->reason = refused ? refused : sh->res.ret ?
+		"ENOSPC: chunks past the new size could not all be relocated" :
+		"every chunk past the new size relocated";
+	return 0;
 }
 
 int btrfs_build_forecast(const struct space_report *report,
@@ -1076,8 +879,10 @@ int btrfs_build_forecast(const struct space_report *report,
 		ret = forecast_fill(report, fc, &fc->metadata, &fc->data);
 	if (!ret)
 		ret = mixed_estimate(report, fc);
-	if (!ret)
-		ret = balance_whatif(report, opts, fc);
+	if (!ret && (opts->bal_data.set || opts->bal_meta.set))
+		ret = btrfs_forecast_balance(report, opts, &fc->balance);
+	if (!ret && opts->shrink_set)
+		ret = btrfs_forecast_shrink(report, opts, &fc->shrink);
 	return ret;
 }
 
@@ -1094,9 +899,8 @@ void btrfs_free_forecast(struct btrfs_forecast *fc)
 	free_fill(&fc->metadata);
 	free(fc->devids);
 	free(fc->unused_bgs);
-	free(fc->balance.selected);
-	free(fc->balance.unallocated_after);
-	free(fc->balance.may_differ);
+	btrfs_free_forecast_balance(&fc->balance);
+	btrfs_free_reloc_result(&fc->shrink.res);
 	memset(fc, 0, sizeof(*fc));
 }
 

@@ -7,6 +7,7 @@
 #ifndef BTRFS_SPACE_FORECAST_H
 #define BTRFS_SPACE_FORECAST_H
 
+#include "kernel-shared/relocation.h"
 #include "kernel-shared/report.h"
 #include "kernel-shared/volumes.h"
 
@@ -51,19 +52,52 @@ struct forecast_balance_args {
 	u64 target;			/* convert: profile bits, 0 = single */
 };
 
-/* The balance what-if: the chunks selected, relocated, and what is left */
+/*
+ * The balance what-if: relocation replayed (relocation.c) for the block
+ * groups the filters select, in the kernel's order
+ */
 struct forecast_balance {
 	bool present;
 	u64 *selected;			/* logical starts, in the order relocated */
 	u32 nr_selected;
-	u64 moved_bytes;		/* used bytes of the selected block groups */
-	bool can_start;			/* a chunk of every target profile can be made */
+	u64 moved_bytes;		/* used bytes of the relocated block groups */
+	bool can_start;			/* btrfs_balance() does not refuse */
+	const char *reason;		/* why it is refused, or how it ends */
+	bool completes;			/* no -ENOSPC on the way */
 	u64 *unallocated_after;		/* per device (forecast devids) */
-	u32 nr_new_chunks;		/* chunks made for what did not fit */
+	u32 nr_new_chunks;		/* chunks made on the way, SYSTEM included */
 	u64 new_chunk_bytes;		/* their usable bytes */
-	u64 unplaced_bytes;		/* moved bytes no chunk could take: -ENOSPC */
-	bool exact;			/* everything moved fits existing free space */
-	u64 *may_differ;		/* per device: raw bytes of the new chunks */
+	u64 unplaced_bytes;		/* used of the block groups that hit -ENOSPC */
+	u64 data_free_after;		/* free in the data block groups after */
+	bool exact;			/* every input of the kernel's choices known */
+	u64 *may_differ;		/* per device: raw bytes of the new chunks when not exact */
+	struct btrfs_reloc_result res;	/* relocation.c's account: chunks, block groups */
+};
+
+/* The device remove / shrink what-if (--remove DEVID, --resize DEVID:SIZE) */
+struct forecast_shrink {
+	bool present;
+	bool remove;
+	u64 devid;
+	u64 new_size;
+	bool can_start;			/* not refused before relocating */
+	const char *reason;
+	bool completes;			/* every chunk beyond new_size relocated */
+	struct btrfs_reloc_result res;
+};
+
+/*
+ * What the chunk tree, in the SYSTEM space, has room for while chunks are
+ * made; check_system_chunk() of fs/btrfs/block-group.c before each chunk,
+ * shared with relocation.c
+ */
+struct system_room {
+	u64 left;		/* total - used, readonly, reserved, may_use */
+	u64 profile;
+	u64 chunk_size;
+	u64 item_bytes;		/* chunk items added to the chunk tree */
+	u64 leaves_charged;
+	u32 nodesize;
 };
 
 struct forecast_options {
@@ -74,6 +108,11 @@ struct forecast_options {
 	u64 metadata_profile;
 	struct forecast_balance_args bal_data;		/* -d */
 	struct forecast_balance_args bal_meta;		/* -m, also SYSTEM as btrfs-progs does */
+	bool bal_force;					/* -f */
+	bool shrink_set;				/* --remove or --resize */
+	bool shrink_remove;
+	u64 shrink_devid;
+	u64 shrink_size;
 };
 
 struct btrfs_forecast {
@@ -91,13 +130,31 @@ struct btrfs_forecast {
 	u64 mixed_metadata_bytes;
 	struct forecast_balance balance;
 	bool list_chunks;		/* printed chunk by chunk, not as runs */
+	struct forecast_shrink shrink;
 };
 
 void forecast_options_init(struct forecast_options *opts);
+void system_room_init(const struct space_report *report, struct system_room *room);
+void system_room_charge(struct system_room *room, const struct btrfs_chunk_map *map);
+/* A SYSTEM chunk first when the chunk tree has no room; it goes to @fill (or is dropped) */
+int check_system_chunk(struct btrfs_alloc_state *st, struct system_room *room,
+		       u64 type, struct forecast_fill *fill);
 int btrfs_build_forecast(const struct space_report *report,
 			 const struct forecast_options *opts,
 			 struct btrfs_forecast *fc);
 void btrfs_free_forecast(struct btrfs_forecast *fc);
+
+/*
+ * The balance what-if alone, for callers that try remedies: @opts from
+ * forecast_options_init() with bal_data / bal_meta (and bal_force) set;
+ * bal->selected, can_start, reason, completes, unallocated_after (per
+ * bal->res.devids), data_free_after; free with btrfs_free_forecast_balance()
+ */
+int btrfs_forecast_balance(const struct space_report *report,
+			   const struct forecast_options *opts, struct forecast_balance *bal);
+void btrfs_free_forecast_balance(struct forecast_balance *bal);
+int btrfs_forecast_shrink(const struct space_report *report,
+			  const struct forecast_options *opts, struct forecast_shrink *sh);
 
 /* A full chunk of @type|@profile, as made on empty devices of this filesystem */
 u64 btrfs_forecast_full_chunk(const struct space_report *report, u64 type,

@@ -163,6 +163,13 @@ void btrfs_alloc_model(u32 version, struct btrfs_alloc_model *m)
 	m->data_max_chunk_size = 10ULL << 30;
 	m->system_max_stripe_size = 32ULL << 20;
 	m->system_max_chunk_size = m->space_info_chunk_size ? 32ULL << 20 : 64ULL << 20;
+	/*
+	 * v6.3, "btrfs: introduce size class to block group allocator"
+	 * (subject and release only): find_free_extent() keeps data
+	 * extents of a size class (<= 128 KiB, <= 8 MiB, larger) to block
+	 * groups of that class until LOOP_WRONG_SIZE_CLASS.
+	 */
+	m->size_classes = at_least(version, 6, 3, 0);
 }
 
 /*

@@ -86,6 +86,7 @@ struct btrfs_alloc_model {
 	u64 data_max_chunk_size;	/* before v6.0: BTRFS_MAX_DATA_CHUNK_SIZE */
 	u64 system_max_stripe_size;	/* before v6.0 */
 	u64 system_max_chunk_size;	/* 32 MiB since v6.0, 2 * 32 MiB before */
+	bool size_classes;		/* v6.3: data block groups by extent size class */
 };
 
 void btrfs_alloc_model(u32 version, struct btrfs_alloc_model *m);

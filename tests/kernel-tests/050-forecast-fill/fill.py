@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # fill.py MNT [FIRST]: preallocate files in MNT until ENOSPC, in steps of
-# FIRST bytes when given (kernel test 052: 1 GiB on pools of a few TiB),
+# FIRST bytes when given (kernel test 053: 1 GiB on pools of a few TiB),
 # then 16 MiB, 1 MiB, 64 KiB and 4 KiB, and print the bytes preallocated.
 # Steps no larger than a chunk keep each reservation to at most one new
 # chunk, so a failed reservation leaves no empty chunk behind for the

@@ -1,0 +1,1444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Relocation replayed: fs/btrfs/relocation.c with the parts of
+ * extent-tree.c, block-group.c, free-space-cache.c and volumes.c it runs
+ * on, as Linux 6.18 has them (size classes per --kernel: 6.3+).
+ *
+ * - __btrfs_balance() and should_balance_chunk() (volumes.c): the chunks
+ *   walked from the highest logical start down, the filters seeing `used`
+ *   as it is when the walk reaches a chunk, btrfs_balance()'s refusals
+ *   (a convert target the devices cannot hold, metadata redundancy
+ *   reduced without -f); an -ENOSPC chunk is counted and the walk goes on.
+ * - btrfs_shrink_device() and btrfs_rm_device() (volumes.c): the chunks
+ *   with a dev extent past the new size, highest physical first, one retry
+ *   of the ones that failed; btrfs_check_raid_min_devices() for a remove.
+ * - btrfs_relocate_block_group() (relocation.c): btrfs_inc_block_group_ro()
+ *   (block-group.c: a chunk of the new profile forced first when the
+ *   profile changes; data turns read-only when the space info still holds
+ *   what is used and reserved, metadata when it can over-commit, else a
+ *   forced chunk), then each data extent preallocated whole in clusters of
+ *   up to 128 contiguous extents (prealloc_file_extent_cluster(), the
+ *   cluster's bytes reserved first, btrfs_alloc_data_chunk_ondemand(): a
+ *   data chunk forced while the space info cannot hold them), each tree
+ *   block moved as one nodesize allocation; then btrfs_remove_chunk().
+ * - find_free_extent() (extent-tree.c): the hint (the end of the previous
+ *   extent of the cluster) first, then the block groups of each RAID index
+ *   in list order (mount order, new chunks appended), loops
+ *   LOOP_CACHING_NOWAIT, LOOP_UNSET_SIZE_CLASS, LOOP_ALLOC_CHUNK,
+ *   LOOP_WRONG_SIZE_CLASS; block_group_bits(); the size class check and
+ *   btrfs_use_block_group_size_class() (6.3); in a block group,
+ *   btrfs_find_space_for_alloc(): from the block group's start the
+ *   largest free extent (the bytes index), from a hint the first free
+ *   extent that fits, by offset, from the hint's 128 MiB bitmap window;
+ *   the start aligned to full_stripe_len (btrfs_full_stripe_len()).
+ * - load_block_group_size_class() (block-group.c): five samples of the
+ *   extent tree, the smallest extent's class.
+ *
+ * Free space comes from the extent tree (the gaps between EXTENT_ITEMs
+ * and METADATA_ITEMs, less exclude_super_stripes()'s ranges): what the
+ * free-space tree or the v1 cache hold on a committed filesystem.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernel-shared/block-group.h"
+#include "kernel-shared/forecast.h"
+#include "kernel-shared/relocation.h"
+#include "kernel-shared/space-info.h"
+#include "kernel-shared/tree-block.h"
+#include "kernel-shared/volumes.h"
+
+#define RELOC_MAX_EXTENTS	128		/* relocation.c MAX_EXTENTS */
+#define RELOC_BITMAP_WINDOW	(128ULL << 20)	/* BITS_PER_BITMAP sectors of 4 KiB */
+#define RELOC_SZ_128K		(128ULL << 10)
+#define RELOC_SZ_8M		(8ULL << 20)
+/* a bound on the work: relocations of one what-if */
+#define RELOC_MAX_STEPS		100000
+
+enum reloc_size_class {
+	BG_SZ_NONE,
+	BG_SZ_SMALL,
+	BG_SZ_MEDIUM,
+	BG_SZ_LARGE,
+};
+
+enum reloc_loop {
+	LOOP_CACHING_NOWAIT,
+	LOOP_CACHING_WAIT,
+	LOOP_UNSET_SIZE_CLASS,
+	LOOP_ALLOC_CHUNK,
+	LOOP_WRONG_SIZE_CLASS,
+	LOOP_NO_EMPTY_SIZE,
+};
+
+struct reloc_range {
+	u64 start;
+	u64 len;
+};
+
+struct range_list {
+	struct reloc_range *r;		/* sorted by start, not overlapping */
+	u32 nr;
+	u32 cap;
+};
+
+struct reloc_bg {
+	u64 start;
+	u64 length;
+	u64 flags;
+	u64 used;
+	u64 bytes_super;
+	bool ro;
+	bool removed;
+	bool is_new;
+	u8 size_class;
+	struct range_list free;
+	struct range_list extents;	/* what relocation moves */
+	const struct btrfs_chunk_map *map;
+};
+
+/* One allocation made while relocating a block group, undone on -ENOSPC */
+struct reloc_alloc {
+	u32 bg;
+	u64 start;
+	u64 len;
+};
+
+struct reloc {
+	const struct space_report *report;
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_alloc_state st;
+	struct system_room room;
+	struct reloc_bg *bgs;		/* allocation list order */
+	u32 nr_bgs;
+	u32 cap_bgs;
+	u32 nr_orig;			/* the first nr_orig are the mounted ones, by start */
+	bool size_classes;
+	u64 target[3];			/* alloc flags for data, metadata, system */
+	u64 may_use_meta;		/* the global reserve, held in metadata */
+	struct reloc_alloc *allocs;
+	u32 nr_allocs;
+	u32 cap_allocs;
+	struct btrfs_reloc_result *res;
+	u32 steps;
+	const struct btrfs_chunk_map **pending;	/* removed, dev extents not yet committed */
+	u32 nr_pending;
+};
+
+static void inexact(struct reloc *rc, const char *why)
+{
+	if (rc->res->exact) {
+		rc->res->exact = false;
+		rc->res->inexact_reason = why;
+	}
+}
+
+static int range_insert(struct range_list *l, u32 at, u64 start, u64 len)
+{
+	if (l->nr == l->cap) {
+		u32 cap = l->cap ? l->cap * 2 : 16;
+		struct reloc_range *r = realloc(l->r, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		l->r = r;
+		l->cap = cap;
+	}
+	memmove(&l->r[at + 1], &l->r[at], (l->nr - at) * sizeof(*l->r));
+	l->r[at].start = start;
+	l->r[at].len = len;
+	l->nr++;
+	return 0;
+}
+
+static int range_append(struct range_list *l, u64 start, u64 len)
+{
+	return range_insert(l, l->nr, start, len);
+}
+
+static void range_delete(struct range_list *l, u32 at)
+{
+	memmove(&l->r[at], &l->r[at + 1], (l->nr - at - 1) * sizeof(*l->r));
+	l->nr--;
+}
+
+/* Take [start, start + len) out of the free ranges */
+static int range_remove(struct range_list *l, u64 start, u64 len)
+{
+	u64 end = start + len;
+	u32 i;
+
+	for (i = 0; i < l->nr; i++) {
+		struct reloc_range *r = &l->r[i];
+		u64 rend = r->start + r->len;
+
+		if (rend <= start || r->start >= end)
+			continue;
+		if (r->start < start && rend > end) {
+			r->len = start - r->start;
+			return range_insert(l, i + 1, end, rend - end);
+		}
+		if (r->start < start) {
+			r->len = start - r->start;
+		} else if (rend > end) {
+			r->len = rend - end;
+			r->start = end;
+		} else {
+			range_delete(l, i);
+			i--;
+		}
+	}
+	return 0;
+}
+
+/* Give [start, start + len) back, merged with its neighbours */
+static int range_add(struct range_list *l, u64 start, u64 len)
+{
+	u32 i = 0;
+
+	while (i < l->nr && l->r[i].start < start)
+		i++;
+	if (i > 0 && l->r[i - 1].start + l->r[i - 1].len == start) {
+		l->r[i - 1].len += len;
+		if (i < l->nr && l->r[i].start == start + len) {
+			l->r[i - 1].len += l->r[i].len;
+			range_delete(l, i);
+		}
+		return 0;
+	}
+	if (i < l->nr && l->r[i].start == start + len) {
+		l->r[i].start = start;
+		l->r[i].len += len;
+		return 0;
+	}
+	return range_insert(l, i, start, len);
+}
+
+static u64 range_total(const struct range_list *l)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < l->nr; i++)
+		sum += l->r[i].len;
+	return sum;
+}
+
+static enum reloc_size_class calc_size_class(u64 size)
+{
+	if (size <= RELOC_SZ_128K)
+		return BG_SZ_SMALL;
+	if (size <= RELOC_SZ_8M)
+		return BG_SZ_MEDIUM;
+	return BG_SZ_LARGE;
+}
+
+/* btrfs_block_group_should_use_size_class(): data block groups, not mixed */
+static bool uses_size_class(const struct reloc *rc, const struct reloc_bg *bg)
+{
+	return rc->size_classes && (bg->flags & BTRFS_BLOCK_GROUP_DATA) &&
+	       !(bg->flags & BTRFS_BLOCK_GROUP_METADATA);
+}
+
+static int add_bg(struct reloc *rc, const struct btrfs_chunk_map *map, u64 flags,
+		  u64 start, u64 length, u64 used, u64 bytes_super, bool ro)
+{
+	struct reloc_bg *bg;
+
+	if (rc->nr_bgs == rc->cap_bgs) {
+		u32 cap = rc->cap_bgs ? rc->cap_bgs * 2 : 64;
+		struct reloc_bg *n = realloc(rc->bgs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		rc->bgs = n;
+		rc->cap_bgs = cap;
+	}
+	bg = &rc->bgs[rc->nr_bgs++];
+	memset(bg, 0, sizeof(*bg));
+	bg->start = start;
+	bg->length = length;
+	bg->flags = flags;
+	bg->used = used;
+	bg->bytes_super = bytes_super;
+	bg->ro = ro;
+	bg->map = map;
+	return 0;
+}
+
+/* exclude_super_stripes(): the superblock copies never free */
+static int exclude_super(struct reloc_bg *bg)
+{
+	u64 start[64], len[64];
+	u32 n, i;
+	int ret;
+
+	n = btrfs_super_exclude_ranges(bg->map, start, len, 64);
+	for (i = 0; i < n; i++) {
+		ret = range_remove(&bg->free, start[i], len[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The mounted block group holding @bytenr, by start */
+static struct reloc_bg *find_orig_bg(struct reloc *rc, u64 bytenr)
+{
+	u32 lo = 0, hi = rc->nr_orig;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		struct reloc_bg *bg = &rc->bgs[mid];
+
+		if (bytenr < bg->start)
+			hi = mid;
+		else if (bytenr >= bg->start + bg->length)
+			lo = mid + 1;
+		else
+			return bg;
+	}
+	return NULL;
+}
+
+static int extent_leaf(struct btrfs_fs_info *fs_info, const struct btrfs_tree_block *leaf,
+		       void *ctx)
+{
+	struct reloc *rc = ctx;
+	u32 nr = btrfs_header_nritems((const struct btrfs_header *)leaf->data);
+	u32 slot;
+	int ret;
+
+	for (slot = 0; slot < nr; slot++) {
+		struct btrfs_key key;
+		struct reloc_bg *bg;
+		u64 len;
+
+		btrfs_item_key_to_cpu(leaf, slot, &key);
+		if (key.type == BTRFS_EXTENT_ITEM_KEY)
+			len = key.offset;
+		else if (key.type == BTRFS_METADATA_ITEM_KEY)
+			len = fs_info->nodesize;
+		else
+			continue;
+		bg = find_orig_bg(rc, key.objectid);
+		if (!bg || !len)
+			continue;
+		ret = range_append(&bg->extents, key.objectid, len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The free ranges: the gaps between the extents, less the superblock copies */
+static int derive_free(struct reloc_bg *bg)
+{
+	u64 pos = bg->start, end = bg->start + bg->length;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < bg->extents.nr; i++) {
+		const struct reloc_range *e = &bg->extents.r[i];
+
+		if (e->start > pos) {
+			ret = range_append(&bg->free, pos, e->start - pos);
+			if (ret)
+				return ret;
+		}
+		if (e->start + e->len > pos)
+			pos = e->start + e->len;
+	}
+	if (end > pos) {
+		ret = range_append(&bg->free, pos, end - pos);
+		if (ret)
+			return ret;
+	}
+	return exclude_super(bg);
+}
+
+/*
+ * load_block_group_size_class(): five samples at i * length / 5, each the
+ * first extent item at or after it in the block group; the smallest one's
+ * class, none when no sample found an extent.
+ */
+static void load_size_class(struct reloc *rc, struct reloc_bg *bg)
+{
+	u64 min_size = bg->length;
+	bool found = false;
+	u32 i, j = 0;
+
+	if (!uses_size_class(rc, bg))
+		return;
+	for (i = 0; i < 5; i++) {
+		u64 at = bg->start + i * (bg->length / 5);
+
+		while (j < bg->extents.nr && bg->extents.r[j].start < at)
+			j++;
+		if (j == bg->extents.nr)
+			break;
+		found = true;
+		if (bg->extents.r[j].len < min_size)
+			min_size = bg->extents.r[j].len;
+	}
+	if (found)
+		bg->size_class = calc_size_class(min_size);
+}
+
+/* A block group whose extents cannot be read: its free space in one piece, at its end */
+static int free_unknown(struct reloc_bg *bg)
+{
+	u64 held = bg->used + bg->bytes_super;
+
+	if (held >= bg->length)
+		return 0;
+	return range_append(&bg->free, bg->start + held, bg->length - held);
+}
+
+static int read_extents(struct reloc *rc)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	u32 i;
+	int ret = -ENOENT;
+
+	rc->res->extents_read = false;
+	if (!rc->report->live && fs_info->extent_root.found)
+		ret = btrfs_walk_tree(fs_info, &fs_info->extent_root, BTRFS_IO_OTHER,
+				      extent_leaf, rc);
+	if (ret == -ENOMEM)
+		return ret;
+	if (!ret)
+		rc->res->extents_read = true;
+	else
+		inexact(rc, "the extent tree could not be read: free space taken in one piece per block group");
+	for (i = 0; i < rc->nr_orig; i++) {
+		struct reloc_bg *bg = &rc->bgs[i];
+
+		if (!ret) {
+			ret = derive_free(bg);
+			if (ret)
+				return ret;
+			load_size_class(rc, bg);
+			continue;
+		}
+		bg->extents.nr = 0;
+		ret = free_unknown(bg);
+		if (ret)
+			return ret;
+		ret = -ENOENT;
+	}
+	return 0;
+}
+
+static int reloc_init(struct reloc *rc, const struct space_report *report, u32 kernel_version,
+		      struct btrfs_reloc_result *res)
+{
+	/* the tree reads fill the block cache; nothing of the filesystem changes */
+	struct btrfs_fs_info *fs_info = (struct btrfs_fs_info *)report->fs_info;
+	int ret, s;
+	u32 i;
+
+	memset(rc, 0, sizeof(*rc));
+	memset(res, 0, sizeof(*res));
+	res->exact = true;
+	rc->report = report;
+	rc->fs_info = fs_info;
+	rc->res = res;
+	ret = btrfs_alloc_state_init(fs_info, kernel_version, &rc->st);
+	if (ret)
+		return ret;
+	rc->size_classes = rc->st.model.size_classes;
+	system_room_init(report, &rc->room);
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		ret = add_bg(rc, bg->map, bg->flags, bg->start, bg->length, bg->used,
+			     bg->bytes_super, bg->ro);
+		if (ret)
+			return ret;
+	}
+	rc->nr_orig = rc->nr_bgs;
+	rc->target[0] = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_DATA);
+	rc->target[1] = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_METADATA);
+	rc->target[2] = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_SYSTEM);
+	for (s = 0; s < report->nr_space_infos; s++)
+		if (report->space_infos[s].info.flags & BTRFS_BLOCK_GROUP_METADATA)
+			rc->may_use_meta = report->space_infos[s].info.bytes_may_use;
+	res->nr_devs = rc->st.nr_devs;
+	res->devids = calloc(rc->st.nr_devs ? rc->st.nr_devs : 1, sizeof(u64));
+	if (!res->devids)
+		return -ENOMEM;
+	for (i = 0; i < rc->st.nr_devs; i++)
+		res->devids[i] = rc->st.devs[i].devid;
+	res->unallocated_after = calloc(rc->st.nr_devs ? rc->st.nr_devs : 1, sizeof(u64));
+	res->relocated = calloc(rc->nr_bgs ? rc->nr_bgs : 1, sizeof(u64));
+	res->failed = calloc(rc->nr_bgs ? 2 * rc->nr_bgs : 1, sizeof(u64));
+	/* a shrink tries a failed one twice */
+	res->selected = calloc(rc->nr_bgs ? 2 * rc->nr_bgs : 1, sizeof(u64));
+	res->started = calloc(rc->nr_bgs ? 2 * rc->nr_bgs : 1, sizeof(u64));
+	if (!res->unallocated_after || !res->relocated || !res->failed || !res->selected ||
+	    !res->started)
+		return -ENOMEM;
+	return read_extents(rc);
+}
+
+static void reloc_release(struct reloc *rc)
+{
+	u32 i;
+
+	for (i = 0; i < rc->nr_bgs; i++) {
+		free(rc->bgs[i].free.r);
+		free(rc->bgs[i].extents.r);
+	}
+	free(rc->bgs);
+	free(rc->allocs);
+	free(rc->pending);
+	btrfs_alloc_state_free(&rc->st);
+}
+
+static u32 type_index(u64 flags)
+{
+	if (flags & BTRFS_BLOCK_GROUP_DATA)
+		return 0;
+	if (flags & BTRFS_BLOCK_GROUP_METADATA)
+		return 1;
+	return 2;
+}
+
+static u64 chunk_size_of(const struct reloc *rc, u64 flags)
+{
+	const struct space_report *report = rc->report;
+	int s;
+
+	for (s = 0; s < report->nr_space_infos; s++) {
+		const struct btrfs_space_info *si = &report->space_infos[s].info;
+
+		if ((si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) ==
+		    (flags & BTRFS_BLOCK_GROUP_TYPE_MASK) && si->chunk_size)
+			return si->chunk_size;
+	}
+	return flags & BTRFS_BLOCK_GROUP_SYSTEM ? 32ULL << 20 : 256ULL << 20;
+}
+
+static int record_chunk(struct reloc *rc, struct btrfs_chunk_map *map)
+{
+	struct btrfs_reloc_result *res = rc->res;
+	struct btrfs_chunk_map **n;
+	struct reloc_bg *bg;
+	int ret;
+
+	n = realloc(res->new_chunks, (res->nr_new_chunks + 1) * sizeof(*n));
+	if (!n) {
+		free(map);
+		return -ENOMEM;
+	}
+	res->new_chunks = n;
+	res->new_chunks[res->nr_new_chunks++] = map;
+	/* btrfs_make_block_group(): appended to its space info's list */
+	ret = add_bg(rc, map, map->type, map->start, map->length, 0,
+		     btrfs_chunk_map_bytes_super(map), false);
+	if (ret)
+		return ret;
+	bg = &rc->bgs[rc->nr_bgs - 1];
+	bg->is_new = true;
+	ret = range_append(&bg->free, map->start, map->length);
+	if (!ret)
+		ret = exclude_super(bg);
+	return ret;
+}
+
+/*
+ * find_next_chunk(): the end of the last chunk in the mapping tree, so a
+ * new chunk takes the logical start of a removed one that was last
+ */
+static void next_chunk_start(struct reloc *rc)
+{
+	u64 end = 0;
+	u32 i;
+
+	for (i = 0; i < rc->nr_bgs; i++)
+		if (!rc->bgs[i].removed && rc->bgs[i].start + rc->bgs[i].length > end)
+			end = rc->bgs[i].start + rc->bgs[i].length;
+	rc->st.next_logical = end;
+}
+
+/*
+ * btrfs_chunk_alloc(CHUNK_ALLOC_FORCE) of @flags, check_system_chunk()
+ * first.  Returns 0, -ENOSPC or -ENOMEM.
+ */
+static int force_chunk(struct reloc *rc, u64 flags)
+{
+	struct forecast_fill sys = { 0 };
+	struct btrfs_chunk_map *map;
+	u32 i;
+	int ret;
+
+	next_chunk_start(rc);
+	ret = check_system_chunk(&rc->st, &rc->room, flags, &sys);
+	/* check_system_chunk() adds at most one SYSTEM chunk, a run of one */
+	for (i = 0; !ret && i < sys.nr_runs; i++) {
+		ret = record_chunk(rc, sys.runs[i].pattern[0]);
+		sys.runs[i].pattern[0] = NULL;
+	}
+	for (i = 0; i < sys.nr_runs; i++)
+		btrfs_chunk_run_free(&sys.runs[i]);
+	free(sys.runs);
+	if (ret)
+		return ret;
+	map = btrfs_alloc_create_chunk(&rc->st, flags, chunk_size_of(rc, flags), &ret);
+	if (!map)
+		return ret;
+	system_room_charge(&rc->room, map);
+	return record_chunk(rc, map);
+}
+
+/* block_group_bits(): the block group has every bit asked for */
+static bool bg_bits(const struct reloc_bg *bg, u64 flags)
+{
+	return (bg->flags & flags) == flags;
+}
+
+static bool check_size_class(const struct reloc *rc, const struct reloc_bg *bg,
+			     int loop, u8 size_class)
+{
+	if (!uses_size_class(rc, bg))
+		return true;
+	if (loop >= LOOP_WRONG_SIZE_CLASS)
+		return true;
+	if (loop >= LOOP_UNSET_SIZE_CLASS && bg->size_class == BG_SZ_NONE)
+		return true;
+	return bg->size_class == size_class;
+}
+
+/*
+ * The block group's full_stripe_len (btrfs_full_stripe_len()): what
+ * find_free_space() aligns to, a whole stripe of data on RAID5/6
+ */
+static u64 full_stripe_len(const struct reloc *rc, const struct reloc_bg *bg)
+{
+	if (bg->flags & BTRFS_BLOCK_GROUP_RAID56_MASK)
+		return (u64)BTRFS_STRIPE_LEN *
+		       btrfs_chunk_data_stripes(bg->flags, bg->map->num_stripes);
+	return rc->fs_info->sectorsize;
+}
+
+/* The start an extent of @bytes takes in @r, aligned, or false when it does not fit */
+static bool fits(const struct reloc_bg *bg, const struct reloc_range *r, u64 bytes, u64 align,
+		 u64 *at)
+{
+	u64 start = r->start;
+
+	if (bytes >= align && align)
+		start = bg->start + (r->start - bg->start + align - 1) / align * align;
+	if (start - r->start + bytes > r->len)
+		return false;
+	*at = start;
+	return true;
+}
+
+/*
+ * btrfs_find_space_for_alloc(): from the block group's start the free
+ * extents largest first (the bytes index; the first of equal ones), from
+ * @hint by offset from the hint's bitmap window on; the first that holds
+ * @bytes at full_stripe_len alignment, the gap before it left free.
+ */
+static bool space_for_alloc(const struct reloc *rc, const struct reloc_bg *bg,
+			    u64 search_start, u64 bytes, u64 *found)
+{
+	const struct range_list *l = &bg->free;
+	u64 align = full_stripe_len(rc, bg), done = (u64)-1;
+	u32 i;
+
+	if (search_start == bg->start) {
+		/* largest first: each pass takes the largest one below the last size */
+		for (;;) {
+			u32 best = l->nr;
+
+			for (i = 0; i < l->nr; i++)
+				if (l->r[i].len < done &&
+				    (best == l->nr || l->r[i].len > l->r[best].len))
+					best = i;
+			if (best == l->nr || l->r[best].len < bytes)
+				return false;
+			/* equal ones by offset */
+			for (i = best; i < l->nr; i++)
+				if (l->r[i].len == l->r[best].len && fits(bg, &l->r[i], bytes, align, found))
+					return true;
+			done = l->r[best].len;
+		}
+	}
+	search_start = bg->start + (search_start - bg->start) / RELOC_BITMAP_WINDOW *
+				   RELOC_BITMAP_WINDOW;
+	for (i = 0; i < l->nr; i++) {
+		if (l->r[i].start + l->r[i].len <= search_start)
+			continue;
+		if (fits(bg, &l->r[i], bytes, align, found))
+			return true;
+	}
+	return false;
+}
+
+/* A moved extent joins its new block group: a later relocation of it moves it again */
+static int extent_insert(struct range_list *l, u64 start, u64 len)
+{
+	u32 i = l->nr;
+
+	while (i > 0 && l->r[i - 1].start > start)
+		i--;
+	return range_insert(l, i, start, len);
+}
+
+static void extent_delete(struct range_list *l, u64 start)
+{
+	u32 i;
+
+	for (i = 0; i < l->nr; i++)
+		if (l->r[i].start == start) {
+			range_delete(l, i);
+			return;
+		}
+}
+
+static int take(struct reloc *rc, u32 b, u64 start, u64 len, int loop, u8 size_class)
+{
+	struct reloc_bg *bg = &rc->bgs[b];
+	struct reloc_alloc *a;
+	int ret;
+
+	ret = range_remove(&bg->free, start, len);
+	if (!ret)
+		ret = extent_insert(&bg->extents, start, len);
+	if (ret)
+		return ret;
+	bg->used += len;
+	/* btrfs_add_reserved_bytes() -> btrfs_use_block_group_size_class() */
+	if (uses_size_class(rc, bg) && bg->size_class == BG_SZ_NONE &&
+	    loop < LOOP_WRONG_SIZE_CLASS)
+		bg->size_class = size_class;
+	if (rc->nr_allocs == rc->cap_allocs) {
+		u32 cap = rc->cap_allocs ? rc->cap_allocs * 2 : 64;
+
+		a = realloc(rc->allocs, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		rc->allocs = a;
+		rc->cap_allocs = cap;
+	}
+	a = &rc->allocs[rc->nr_allocs++];
+	a->bg = b;
+	a->start = start;
+	a->len = len;
+	return 0;
+}
+
+/* find_free_extent()'s answer: 1 found, or the error of recording it */
+static int take_ret(int ret)
+{
+	return ret ? ret : 1;
+}
+
+static bool usable(const struct reloc_bg *bg, u64 flags)
+{
+	return !bg->removed && !bg->ro && bg_bits(bg, flags);
+}
+
+/* One pass over the list of RAID index @index from position @from */
+static int search_index(struct reloc *rc, u64 flags, u64 bytes, int loop, u8 size_class,
+			u32 index, u32 from, u64 *found)
+{
+	u32 b;
+
+	for (b = from; b < rc->nr_bgs; b++) {
+		struct reloc_bg *bg = &rc->bgs[b];
+		u64 at;
+
+		if (btrfs_bg_flags_to_raid_index(bg->flags) != index || !usable(bg, flags))
+			continue;
+		if ((bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) !=
+		    (flags & BTRFS_BLOCK_GROUP_TYPE_MASK))
+			continue;
+		if (!check_size_class(rc, bg, loop, size_class))
+			continue;
+		if (!space_for_alloc(rc, bg, bg->start, bytes, &at))
+			continue;
+		*found = at;
+		return take_ret(take(rc, b, at, bytes, loop, size_class));
+	}
+	return 0;
+}
+
+static struct reloc_bg *lookup_bg(struct reloc *rc, u64 bytenr, u32 *b)
+{
+	u32 i;
+
+	for (i = 0; i < rc->nr_bgs; i++) {
+		struct reloc_bg *bg = &rc->bgs[i];
+
+		if (!bg->removed && bytenr >= bg->start && bytenr < bg->start + bg->length) {
+			*b = i;
+			return bg;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * find_free_extent() for @bytes of @flags (type and profile): 1 with
+ * *found, -ENOSPC, or -ENOMEM.
+ */
+static int find_free_extent(struct reloc *rc, u64 flags, u64 bytes, u64 hint, u64 *found)
+{
+	u8 size_class = calc_size_class(bytes);
+	u32 first = btrfs_bg_flags_to_raid_index(flags), index, from = 0, b;
+	struct reloc_bg *bg;
+	int loop = LOOP_CACHING_NOWAIT, ret;
+
+	if (hint && (bg = lookup_bg(rc, hint, &b)) && usable(bg, flags)) {
+		first = btrfs_bg_flags_to_raid_index(bg->flags);
+		if (check_size_class(rc, bg, loop, size_class) &&
+		    space_for_alloc(rc, bg, hint, bytes, found))
+			return take_ret(take(rc, b, *found, bytes, loop, size_class));
+		/* the walk goes on after the hinted block group */
+		from = b + 1;
+	}
+	for (;;) {
+		for (index = loop == LOOP_CACHING_NOWAIT ? first : 0;
+		     index < BTRFS_NR_RAID_TYPES; index++) {
+			ret = search_index(rc, flags, bytes, loop, size_class, index, from,
+					   found);
+			if (ret)
+				return ret;
+			from = 0;
+		}
+		/* every block group is cached: LOOP_CACHING_WAIT is skipped */
+		loop += loop == LOOP_CACHING_NOWAIT ? 2 : 1;
+		if (loop == LOOP_ALLOC_CHUNK) {
+			ret = force_chunk(rc, flags);
+			if (ret == -ENOSPC)
+				loop++;
+			else if (ret)
+				return ret;
+		}
+		/* data: no empty_size, no cluster; metadata's cluster pass is the same here */
+		if (loop >= LOOP_NO_EMPTY_SIZE)
+			return -ENOSPC;
+	}
+}
+
+/* Free in the writable block groups of @type: what a reservation can take */
+static u64 type_free(const struct reloc *rc, u64 type)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < rc->nr_bgs; i++) {
+		const struct reloc_bg *bg = &rc->bgs[i];
+
+		if (!bg->removed && !bg->ro &&
+		    (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) == type)
+			sum += range_total(&bg->free);
+	}
+	return sum;
+}
+
+/*
+ * btrfs_alloc_data_chunk_ondemand() for a cluster: the data space info
+ * must hold @bytes; the flusher forces data chunks until it does.
+ */
+static int reserve_data(struct reloc *rc, u64 flags, u64 bytes)
+{
+	u64 type = flags & BTRFS_BLOCK_GROUP_TYPE_MASK;
+	int ret;
+
+	while (type_free(rc, type) < bytes) {
+		ret = force_chunk(rc, flags);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * prealloc_file_extent_cluster() per cluster of contiguous extents.  The
+ * block group array grows as chunks are made: @s is an index, read anew.
+ */
+static int move_data(struct reloc *rc, u32 s, u64 flags)
+{
+	u32 i = 0;
+	int ret;
+
+	while (i < rc->bgs[s].extents.nr) {
+		const struct reloc_range *ext = rc->bgs[s].extents.r;
+		u32 nr = rc->bgs[s].extents.nr, n = 1;
+		u64 end = ext[i].start + ext[i].len, hint = 0, found;
+
+		while (i + n < nr && n < RELOC_MAX_EXTENTS && ext[i + n].start == end) {
+			end += ext[i + n].len;
+			n++;
+		}
+		ret = reserve_data(rc, flags, end - ext[i].start);
+		if (ret)
+			return ret;
+		/* nothing lands in the read-only source: its extents stay where they are */
+		for (; n; n--, i++) {
+			u64 len = rc->bgs[s].extents.r[i].len;
+
+			ret = find_free_extent(rc, flags, len, hint, &found);
+			if (ret < 0)
+				return ret;
+			hint = found + len;
+		}
+	}
+	return 0;
+}
+
+/* Tree blocks: each moved as one allocation of its size */
+static int move_tree_blocks(struct reloc *rc, u32 s, u64 flags)
+{
+	u32 i;
+	int ret;
+
+	if (rc->bgs[s].extents.nr)
+		inexact(rc, "metadata relocation: the tree blocks' COW copies and the reloc trees are not replayed");
+	for (i = 0; i < rc->bgs[s].extents.nr; i++) {
+		u64 found;
+
+		ret = find_free_extent(rc, flags, rc->bgs[s].extents.r[i].len, 0, &found);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* The space info of @type as the model stands: total, used, read-only */
+static void type_totals(const struct reloc *rc, u64 type, struct btrfs_reserve_state *st)
+{
+	u32 i;
+
+	st->total_bytes = 0;
+	st->bytes_used = 0;
+	st->bytes_readonly = 0;
+	for (i = 0; i < rc->nr_bgs; i++) {
+		const struct reloc_bg *bg = &rc->bgs[i];
+
+		if (bg->removed || (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) != type)
+			continue;
+		st->total_bytes += bg->length;
+		st->bytes_used += bg->used;
+		st->bytes_readonly += bg->bytes_super;
+		if (bg->ro)
+			st->bytes_readonly += range_total(&bg->free);
+	}
+	st->free_chunk_space = 0;
+	for (i = 0; i < rc->st.nr_devs; i++) {
+		const struct btrfs_alloc_device *dev = &rc->st.devs[i];
+
+		if (dev->writeable && dev->total_bytes > dev->bytes_used)
+			st->free_chunk_space += dev->total_bytes - dev->bytes_used;
+	}
+}
+
+/*
+ * inc_block_group_ro(): data when the space info without this group's
+ * free space still holds what is used and reserved
+ * (btrfs_space_info_used() + num_bytes <= total_bytes); metadata and
+ * system by btrfs_can_overcommit(num_bytes, BTRFS_RESERVE_NO_FLUSH)
+ * (space-info.c), bytes_may_use being the global reserve as after the
+ * mount: what the running balance holds besides is not known.
+ */
+static bool can_set_ro(struct reloc *rc, const struct reloc_bg *bg)
+{
+	u64 type = bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK;
+	u64 num_bytes = range_total(&bg->free);
+	struct btrfs_reserve_state st = rc->report->reserve.state;
+
+	type_totals(rc, type, &st);
+	if (type & BTRFS_BLOCK_GROUP_DATA)
+		return st.bytes_used + st.bytes_readonly + num_bytes <= st.total_bytes;
+	inexact(rc, "metadata: btrfs_can_overcommit() on bytes_may_use during the balance");
+	st.flags = type;
+	st.bytes_may_use = type & BTRFS_BLOCK_GROUP_METADATA ? rc->may_use_meta : 0;
+	st.bytes_reserved = 0;
+	st.bytes_pinned = 0;
+	return btrfs_can_overcommit(&st, num_bytes, BTRFS_RESERVE_NO_FLUSH,
+				    &rc->report->reserve.model);
+}
+
+static struct btrfs_alloc_device *alloc_dev(struct reloc *rc, u64 devid);
+
+/*
+ * btrfs_remove_chunk(): the device's bytes_used drops at once, but its dev
+ * extents stay in the commit root that find_free_dev_extent() searches
+ * until the transaction commits
+ */
+static int remove_chunk(struct reloc *rc, const struct btrfs_chunk_map *map)
+{
+	const struct btrfs_chunk_map **n;
+	u16 s;
+
+	n = realloc(rc->pending, (rc->nr_pending + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	rc->pending = n;
+	rc->pending[rc->nr_pending++] = map;
+	for (s = 0; s < map->num_stripes; s++) {
+		struct btrfs_alloc_device *dev = alloc_dev(rc, map->stripes[s].devid);
+
+		if (dev)
+			dev->bytes_used -= min_t(u64, dev->bytes_used, map->stripe_size);
+	}
+	return 0;
+}
+
+/* A commit: the removed chunks' dev extents become holes */
+static void commit_removed(struct reloc *rc)
+{
+	u32 i;
+	u16 s;
+
+	for (i = 0; i < rc->nr_pending; i++) {
+		const struct btrfs_chunk_map *map = rc->pending[i];
+
+		/* btrfs_alloc_remove_chunk() lowers bytes_used again: it already dropped */
+		for (s = 0; s < map->num_stripes; s++) {
+			struct btrfs_alloc_device *dev = alloc_dev(rc, map->stripes[s].devid);
+
+			if (dev)
+				dev->bytes_used += map->stripe_size;
+		}
+		btrfs_alloc_remove_chunk(&rc->st, map);
+	}
+	rc->nr_pending = 0;
+}
+
+static void undo_allocs(struct reloc *rc)
+{
+	while (rc->nr_allocs) {
+		struct reloc_alloc *a = &rc->allocs[--rc->nr_allocs];
+		struct reloc_bg *bg = &rc->bgs[a->bg];
+
+		range_add(&bg->free, a->start, a->len);
+		extent_delete(&bg->extents, a->start);
+		bg->used -= a->len;
+	}
+}
+
+/*
+ * btrfs_relocate_chunk() of block group @b with the allocation flags
+ * @flags: 0, or -ENOSPC with the block group kept, or -ENOMEM.
+ */
+static int relocate_one(struct reloc *rc, u32 b, u64 flags)
+{
+	struct btrfs_reloc_result *res = rc->res;
+	u64 start = rc->bgs[b].start, used = rc->bgs[b].used;
+	bool was_ro = rc->bgs[b].ro;
+	int ret;
+
+	/* force_chunk() grows rc->bgs: the block group is rc->bgs[b], read anew */
+	rc->nr_allocs = 0;
+	res->selected[res->nr_selected++] = start;
+	/* btrfs_inc_block_group_ro(do_chunk_alloc): a chunk of the new profile first */
+	if ((flags & ~BTRFS_BLOCK_GROUP_TYPE_MASK) !=
+	    (rc->bgs[b].flags & BTRFS_BLOCK_GROUP_PROFILE_MASK)) {
+		ret = force_chunk(rc, flags);
+		if (ret && ret != -ENOSPC)
+			return ret;
+	}
+	if (!can_set_ro(rc, &rc->bgs[b])) {
+		ret = force_chunk(rc, flags);
+		if (ret)
+			goto fail;
+		if (!can_set_ro(rc, &rc->bgs[b])) {
+			ret = -ENOSPC;
+			goto fail;
+		}
+	}
+	rc->bgs[b].ro = true;
+	/* describe_relocation(): "relocating block group" once read-only */
+	res->started[res->nr_started++] = start;
+	/* prepare_to_relocate() commits: the chunks removed before are free now */
+	commit_removed(rc);
+	if (rc->bgs[b].flags & BTRFS_BLOCK_GROUP_DATA)
+		ret = move_data(rc, b, flags);
+	else
+		ret = move_tree_blocks(rc, b, flags);
+	if (ret)
+		goto fail;
+	/* btrfs_remove_chunk(), in a transaction the next relocation's read-only step joins */
+	rc->bgs[b].removed = true;
+	ret = remove_chunk(rc, rc->bgs[b].map);
+	if (ret)
+		return ret;
+	res->relocated[res->nr_relocated++] = start;
+	res->moved_bytes += used;
+	return 0;
+fail:
+	if (ret != -ENOSPC)
+		return ret;
+	undo_allocs(rc);
+	rc->bgs[b].ro = was_ro;
+	res->failed[res->nr_failed++] = start;
+	return -ENOSPC;
+}
+
+static void fill_after(struct reloc *rc)
+{
+	struct btrfs_reloc_result *res = rc->res;
+	u32 i;
+
+	/* the operation's end commits */
+	commit_removed(rc);
+	for (i = 0; i < rc->st.nr_devs; i++)
+		res->unallocated_after[i] = rc->st.devs[i].total_bytes > rc->st.devs[i].bytes_used ?
+			rc->st.devs[i].total_bytes - rc->st.devs[i].bytes_used : 0;
+	res->bgs = calloc(rc->nr_bgs ? rc->nr_bgs : 1, sizeof(*res->bgs));
+	if (!res->bgs)
+		return;
+	for (i = 0; i < rc->nr_bgs; i++) {
+		const struct reloc_bg *bg = &rc->bgs[i];
+		struct btrfs_reloc_bg_after *a;
+
+		if (bg->removed)
+			continue;
+		a = &res->bgs[res->nr_bgs++];
+		a->start = bg->start;
+		a->length = bg->length;
+		a->flags = bg->flags;
+		a->used = bg->used;
+		a->bytes_super = bg->bytes_super;
+		a->ro = bg->ro;
+		a->is_new = bg->is_new;
+	}
+}
+
+void btrfs_free_reloc_result(struct btrfs_reloc_result *res)
+{
+	u32 i;
+
+	for (i = 0; i < res->nr_new_chunks; i++)
+		free(res->new_chunks[i]);
+	free(res->new_chunks);
+	free(res->selected);
+	free(res->started);
+	free(res->relocated);
+	free(res->failed);
+	free(res->bgs);
+	free(res->unallocated_after);
+	free(res->devids);
+	memset(res, 0, sizeof(*res));
+}
+
+/*
+ * should_balance_chunk() (volumes.c, 6.18) for the filters modelled: the
+ * chunk type picks the arguments (DATA, also mixed; SYSTEM takes the
+ * metadata ones, as btrfs-progs copies -m to -s), then
+ * chunk_usage_filter() / chunk_usage_range_filter() with
+ * mult_perc(length, N) = length * N / 100 rounded down, then
+ * chunk_soft_convert_filter(), then limit last.
+ */
+static bool usage_selects(const struct reloc_bg *bg, const struct forecast_balance_args *a)
+{
+	u64 lo, hi;
+
+	if (a->flags & FORECAST_BAL_USAGE) {
+		/* usage_min aliases the low half of usage in the kernel's union */
+		if ((u32)a->usage == 0)
+			hi = 1;
+		else if (a->usage > 100)
+			hi = bg->length;
+		else
+			hi = bg->length * a->usage / 100;
+		if (bg->used >= hi)
+			return false;
+	}
+	if (a->flags & FORECAST_BAL_USAGE_RANGE) {
+		lo = a->usage_min ? bg->length * a->usage_min / 100 : 0;
+		if (a->usage_max == 0)
+			hi = 1;
+		else if (a->usage_max > 100)
+			hi = bg->length;
+		else
+			hi = bg->length * a->usage_max / 100;
+		if (bg->used < lo || bg->used >= hi)
+			return false;
+	}
+	return true;
+}
+
+static struct forecast_balance_args *balance_args(const struct forecast_options *opts,
+						  u64 flags, struct forecast_balance_args *left)
+{
+	if (flags & BTRFS_BLOCK_GROUP_DATA) {
+		/* a mixed chunk is balanced by -d or -m, with the data arguments */
+		if (!opts->bal_data.set && !((flags & BTRFS_BLOCK_GROUP_METADATA) &&
+					     opts->bal_meta.set))
+			return NULL;
+		return &left[0];
+	}
+	return opts->bal_meta.set ? &left[1] : NULL;
+}
+
+static bool should_balance(const struct reloc_bg *bg, struct forecast_balance_args *a)
+{
+	if (!usage_selects(bg, a))
+		return false;
+	if ((a->flags & FORECAST_BAL_CONVERT) && (a->flags & FORECAST_BAL_SOFT) &&
+	    btrfs_bg_flags_to_raid_index(bg->flags) == btrfs_bg_flags_to_raid_index(a->target))
+		return false;
+	if (a->flags & FORECAST_BAL_LIMIT) {
+		if (a->limit == 0)
+			return false;
+		a->limit--;
+	}
+	return true;
+}
+
+static bool has_redundancy(u64 profile)
+{
+	const struct btrfs_raid_attr *attr =
+		&btrfs_raid_array[btrfs_bg_flags_to_raid_index(profile)];
+
+	return attr->ncopies >= 2 || attr->tolerated_failures >= 1;
+}
+
+/* The profiles in use for @type, from the block groups */
+static u64 avail_bits(const struct reloc *rc, u64 type)
+{
+	u64 bits = 0;
+	u32 i;
+
+	for (i = 0; i < rc->nr_orig; i++)
+		if (rc->bgs[i].flags & type)
+			bits |= rc->bgs[i].flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	return bits;
+}
+
+static bool profile_has_redundancy(u64 bits)
+{
+	u32 i;
+
+	for (i = 0; i < BTRFS_NR_RAID_TYPES; i++)
+		if ((bits & btrfs_raid_array[i].bg_flag) && has_redundancy(btrfs_raid_array[i].bg_flag))
+			return true;
+	return false;
+}
+
+/* btrfs_balance()'s checks before any chunk moves */
+static const char *balance_refused(const struct reloc *rc, const struct forecast_options *opts)
+{
+	const struct forecast_balance_args *args[2] = { &opts->bal_data, &opts->bal_meta };
+	u64 types[2] = { BTRFS_BLOCK_GROUP_DATA, BTRFS_BLOCK_GROUP_METADATA };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const struct forecast_balance_args *a = args[i];
+		const struct btrfs_raid_attr *attr;
+
+		if (!a->set || !(a->flags & FORECAST_BAL_CONVERT))
+			continue;
+		attr = &btrfs_raid_array[btrfs_bg_flags_to_raid_index(a->target)];
+		/* validate_convert_profile(): devs_min among the writeable devices */
+		if (attr->devs_min > rc->st.rw_devices)
+			return "refused: the convert target needs more devices (-EINVAL)";
+		/* metadata (and system) redundancy reduced needs --force */
+		if (types[i] == BTRFS_BLOCK_GROUP_METADATA && !opts->bal_force &&
+		    (profile_has_redundancy(avail_bits(rc, BTRFS_BLOCK_GROUP_METADATA)) ||
+		     profile_has_redundancy(avail_bits(rc, BTRFS_BLOCK_GROUP_SYSTEM))) &&
+		    !has_redundancy(a->target))
+			return "refused: reduces metadata redundancy, use -f (-EINVAL)";
+	}
+	return NULL;
+}
+
+static u64 alloc_flags(const struct reloc *rc, u64 bg_flags, const struct forecast_balance_args *a)
+{
+	u64 type = bg_flags & BTRFS_BLOCK_GROUP_TYPE_MASK;
+
+	/* get_restripe_target(): the convert target while the balance runs */
+	if (a && (a->flags & FORECAST_BAL_CONVERT))
+		return type | (a->target & BTRFS_BLOCK_GROUP_PROFILE_MASK);
+	return type | (rc->target[type_index(bg_flags)] & BTRFS_BLOCK_GROUP_PROFILE_MASK);
+}
+
+int btrfs_reloc_balance(const struct space_report *report,
+			const struct forecast_options *opts,
+			struct btrfs_reloc_result *res, const char **refused)
+{
+	struct forecast_balance_args left[2] = { opts->bal_data, opts->bal_meta };
+	struct reloc rc;
+	u32 i;
+	int ret;
+
+	*refused = NULL;
+	ret = reloc_init(&rc, report, opts->kernel_version, res);
+	if (ret)
+		goto out;
+	*refused = balance_refused(&rc, opts);
+	if (*refused)
+		goto done;
+	/* __btrfs_balance(): the chunk tree from the highest logical start down */
+	for (i = rc.nr_orig; i-- > 0;) {
+		struct reloc_bg *bg = &rc.bgs[i];
+		struct forecast_balance_args *a = balance_args(opts, bg->flags, left);
+
+		if (!a || !should_balance(bg, a))
+			continue;
+		if (++rc.steps > RELOC_MAX_STEPS)
+			break;
+		ret = relocate_one(&rc, i, alloc_flags(&rc, bg->flags, a));
+		if (ret == -ENOSPC)
+			res->ret = -ENOSPC;
+		else if (ret)
+			goto out;
+	}
+done:
+	ret = 0;
+	fill_after(&rc);
+	if (!res->bgs)
+		ret = -ENOMEM;
+out:
+	reloc_release(&rc);
+	return ret;
+}
+
+/* btrfs_check_raid_min_devices(): every profile in use keeps its devs_min */
+static bool raid_min_devices_ok(const struct reloc *rc, u32 num_devices)
+{
+	u64 bits = avail_bits(rc, BTRFS_BLOCK_GROUP_TYPE_MASK);
+	u32 i;
+
+	for (i = 0; i < BTRFS_NR_RAID_TYPES; i++) {
+		u64 flag = btrfs_raid_array[i].bg_flag;
+
+		if (i == BTRFS_RAID_SINGLE)
+			continue;
+		if ((bits & flag) && btrfs_raid_array[i].devs_min > num_devices)
+			return false;
+	}
+	return true;
+}
+
+/* The block group with the highest dev extent of @devid ending past @size */
+static int next_beyond(const struct reloc *rc, u64 devid, u64 size, u64 below, u32 *b,
+		       u64 *physical)
+{
+	int found = 0;
+	u32 i;
+	u16 s;
+
+	for (i = 0; i < rc->nr_bgs; i++) {
+		const struct reloc_bg *bg = &rc->bgs[i];
+
+		if (bg->removed)
+			continue;
+		for (s = 0; s < bg->map->num_stripes; s++) {
+			u64 p = bg->map->stripes[s].physical;
+
+			if (bg->map->stripes[s].devid != devid || p >= below ||
+			    p + bg->map->stripe_size <= size)
+				continue;
+			if (!found || p > *physical) {
+				*physical = p;
+				*b = i;
+				found = 1;
+			}
+		}
+	}
+	return found;
+}
+
+static struct btrfs_alloc_device *alloc_dev(struct reloc *rc, u64 devid)
+{
+	u32 i;
+
+	for (i = 0; i < rc->st.nr_devs; i++)
+		if (rc->st.devs[i].devid == devid)
+			return &rc->st.devs[i];
+	return NULL;
+}
+
+/*
+ * btrfs_shrink_device(): the device's size set to @new_size (in memory,
+ * so no new chunk goes past it), then its dev extents from the highest
+ * offset down, each one ending past the new size relocated with its
+ * chunk; -ENOSPC ones are counted and retried once after the walk.
+ */
+static int shrink_walk(struct reloc *rc, u64 devid, u64 new_size)
+{
+	bool retried = false;
+	u32 failed;
+	int ret;
+
+again:
+	failed = 0;
+	{
+		u64 below = (u64)-1, physical = 0;
+		u32 b;
+
+		while (next_beyond(rc, devid, new_size, below, &b, &physical)) {
+			below = physical;
+			if (++rc->steps > RELOC_MAX_STEPS)
+				return 0;
+			ret = relocate_one(rc, b, alloc_flags(rc, rc->bgs[b].flags, NULL));
+			if (ret == -ENOSPC)
+				failed++;
+			else if (ret)
+				return ret;
+		}
+	}
+	if (failed && !retried) {
+		retried = true;
+		goto again;
+	}
+	if (failed)
+		rc->res->ret = -ENOSPC;
+	return 0;
+}
+
+int btrfs_reloc_shrink(const struct space_report *report, u32 kernel_version,
+		       u64 devid, u64 new_size, bool remove,
+		       struct btrfs_reloc_result *res, const char **refused)
+{
+	struct btrfs_alloc_device *dev;
+	struct reloc rc;
+	int ret;
+
+	*refused = NULL;
+	ret = reloc_init(&rc, report, kernel_version, res);
+	if (ret)
+		goto out;
+	dev = alloc_dev(&rc, devid);
+	if (!dev) {
+		*refused = "refused: no such device in the filesystem (-ENOENT)";
+		goto done;
+	}
+	if (remove) {
+		if (!raid_min_devices_ok(&rc, rc.st.rw_devices - 1)) {
+			*refused = "refused: a profile in use needs more devices than would be left";
+			goto done;
+		}
+		if (rc.st.rw_devices <= 1) {
+			*refused = "refused: the last writeable device (-EINVAL)";
+			goto done;
+		}
+		/* off alloc_list before the shrink */
+		dev->writeable = false;
+		rc.st.rw_devices--;
+		new_size = 0;
+	} else if (new_size > dev->total_bytes) {
+		*refused = "refused: not a shrink (grow is another path)";
+		goto done;
+	}
+	rc.st.total_rw_bytes -= min_t(u64, rc.st.total_rw_bytes, dev->total_bytes - new_size);
+	dev->total_bytes = new_size;
+	ret = shrink_walk(&rc, devid, new_size);
+	if (ret)
+		goto out;
+done:
+	fill_after(&rc);
+	if (!res->bgs)
+		ret = -ENOMEM;
+out:
+	reloc_release(&rc);
+	return ret;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Relocation replayed (relocation.c): what btrfs balance, btrfs device
+ * remove and a shrinking btrfs filesystem resize do to the block groups
+ * and the devices, extent by extent.  Documentation/formulas.md 21.8, 21.9, 21.13.
+ */
+#ifndef BTRFS_SPACE_RELOCATION_H
+#define BTRFS_SPACE_RELOCATION_H
+
+#include "kernel-shared/volumes.h"
+
+struct space_report;
+struct forecast_options;
+
+/* One block group after the operation (removed ones left out) */
+struct btrfs_reloc_bg_after {
+	u64 start;
+	u64 length;
+	u64 flags;
+	u64 used;
+	u64 bytes_super;
+	bool ro;
+	bool is_new;			/* made during the operation */
+};
+
+/* What relocating some block groups did */
+struct btrfs_reloc_result {
+	int ret;			/* 0, or -ENOSPC: the kernel's outcome */
+	u64 *selected;			/* logical starts, in the order tried */
+	u32 nr_selected;
+	u64 *started;			/* turned read-only: the kernel logs "relocating block group" */
+	u32 nr_started;
+	u64 *relocated;			/* logical starts, in the order relocated */
+	u32 nr_relocated;
+	u64 *failed;			/* -ENOSPC while relocating these */
+	u32 nr_failed;
+	u64 moved_bytes;		/* used of the block groups relocated */
+	struct btrfs_chunk_map **new_chunks;	/* in order, SYSTEM ones included */
+	u32 nr_new_chunks;
+	struct btrfs_reloc_bg_after *bgs;	/* after, allocation list order */
+	u32 nr_bgs;
+	u64 *unallocated_after;		/* per device, in devids' order */
+	u64 *devids;			/* the devices, by devid (as forecast's) */
+	u32 nr_devs;
+	bool extents_read;		/* the extent tree gave every extent */
+	bool exact;			/* every input of the kernel's choices known */
+	const char *inexact_reason;	/* the first input that is not */
+};
+
+void btrfs_free_reloc_result(struct btrfs_reloc_result *res);
+
+/*
+ * __btrfs_balance() with @opts' filters (bal_data, bal_meta, force):
+ * *refused is set with a reason when btrfs_balance() refuses to start.
+ */
+int btrfs_reloc_balance(const struct space_report *report,
+			const struct forecast_options *opts,
+			struct btrfs_reloc_result *res, const char **refused);
+
+/*
+ * btrfs_shrink_device() of @devid to @new_size (remove: btrfs_rm_device(),
+ * the device taken off the allocation list and shrunk to 0); *refused set
+ * when the kernel refuses before relocating anything.
+ */
+int btrfs_reloc_shrink(const struct space_report *report, u32 kernel_version,
+		       u64 devid, u64 new_size, bool remove,
+		       struct btrfs_reloc_result *res, const char **refused);
+
+#endif
