@@ -16,6 +16,7 @@
 #include "common/progress.h"
 #include "common/svg.h"
 #include "common/units.h"
+#include "kernel-shared/block-rsv.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/replay.h"
 #include "kernel-shared/space-info.h"
@@ -41,6 +42,8 @@ static const char * const cmd_replay_usage[] = {
 	"--data-chunk-size SIZE  the data space info's chunk size (default: image, marker, or 10G)",
 	"--nr-cpus N        the recording machine's nr_cpu_ids (per-CPU counter error)",
 	"--sectorsize N, --nodesize N  of the filesystem (default: image or marker)",
+	"--csum-size N      bytes of a checksum: 4 crc32c, 8 xxhash64, 32 sha256/blake2b (part 3)",
+	"--free-space-tree 0|1  whether the filesystem has the free-space tree (part 3)",
 	"--svg FILE         part 1 as an SVG timeline (may_use, used, the threshold at the clamp",
 	"                   per kernel, the triggers, where each kernel flushes); - for standard output",
 	"",
@@ -61,6 +64,8 @@ enum {
 	OPT_SECTORSIZE,
 	OPT_NODESIZE,
 	OPT_SVG,
+	OPT_CSUM_SIZE,
+	OPT_FST,
 };
 
 static const struct option replay_longopts[] = {
@@ -75,6 +80,8 @@ static const struct option replay_longopts[] = {
 	{ "sectorsize", required_argument, NULL, OPT_SECTORSIZE },
 	{ "nodesize", required_argument, NULL, OPT_NODESIZE },
 	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "csum-size", required_argument, NULL, OPT_CSUM_SIZE },
+	{ "free-space-tree", required_argument, NULL, OPT_FST },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -90,6 +97,8 @@ static const struct cmd_option_expect replay_expect[] = {
 	{ OPT_SECTORSIZE, "a power of two from 4096 to 65536" },
 	{ OPT_NODESIZE, "a power of two from 4096 to 65536" },
 	{ OPT_SVG, "a file to write, or - for standard output" },
+	{ OPT_CSUM_SIZE, "4, 8 or 32" },
+	{ OPT_FST, "0 or 1" },
 	{ 0, NULL }
 };
 
@@ -162,6 +171,16 @@ static int replay_option(int opt, const char *arg, void *ctx)
 		return parse_block_size(arg, &a->st.sectorsize);
 	case OPT_NODESIZE:
 		return parse_block_size(arg, &a->st.nodesize);
+	case OPT_CSUM_SIZE:
+		if (parse_u64(arg, &v) || (v != 4 && v != 8 && v != 32))
+			return -EINVAL;
+		a->st.csum_size = v;
+		return 0;
+	case OPT_FST:
+		if (strcmp(arg, "0") && strcmp(arg, "1"))
+			return -EINVAL;
+		a->st.free_space_tree = arg[0] - '0';
+		return 0;
 	case OPT_SVG:
 		if (!arg[0])
 			return -EINVAL;
@@ -239,6 +258,13 @@ static int read_trace(struct btrfs_replay *r, FILE *fp, const char *path, u64 si
 	}
 	r->lines = rd.lineno;
 	r->lost_events = rd.lost_events;
+	if (rd.cut_lineno) {
+		r->cut_lineno = rd.cut_lineno;
+		warning("%s: line %llu has no end of line (%llu bytes, the capture was cut): replayed up to line %llu",
+			path, (unsigned long long)rd.cut_lineno,
+			(unsigned long long)rd.cut_bytes,
+			(unsigned long long)rd.cut_lineno - 1);
+	}
 	return 0;
 }
 
@@ -253,6 +279,7 @@ static void print_trace(struct fmt_ctx *f, const struct btrfs_replay *r, const c
 	fmt_u64(f, "events", "Events of the filesystem", r->events);
 	fmt_u64(f, "other_fs_events", "Events of other filesystems", r->other_fs_events);
 	fmt_u64(f, "lost_events", "Events lost by the ring buffer", r->lost_events);
+	fmt_u64(f, "cut_line", "Last line cut, not read (0: none)", r->cut_lineno);
 	fmt_bool(f, "capture_marker", "Capture marker", r->have_marker);
 	if (r->st.recorded_version) {
 		fmt_str(f, "recorded_kernel", "Recorded by kernel",
@@ -310,6 +337,21 @@ static void print_disagreements(struct fmt_ctx *f, const struct replay_preempt *
 	fmt_array_end(f);
 }
 
+static void print_reasons(struct fmt_ctx *f, const struct replay_reasons *why)
+{
+	u32 i;
+
+	fmt_array_start(f, "reasons", "why");
+	for (i = 0; i < REPLAY_MAX_REASONS && why->reason[i]; i++) {
+		fmt_group_start(f, NULL, NULL);
+		fmt_str(f, "verdict", "verdict", why->verdict[i] ? "flush" : "no flush");
+		fmt_str(f, "reason", "reason", why->reason[i]);
+		fmt_u64(f, "count", "count", why->count[i]);
+		fmt_group_end(f);
+	}
+	fmt_array_end(f);
+}
+
 static void print_points(struct fmt_ctx *f, const struct btrfs_replay *r)
 {
 	const struct replay_points *pts = &r->points;
@@ -346,6 +388,7 @@ static void print_points(struct fmt_ctx *f, const struct btrfs_replay *r)
 		fmt_str(f, "kernel", "kernel",
 			btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)));
 		fmt_u64(f, "flush_points", "flush_points", pts->flush_in[k]);
+		print_reasons(f, &pts->why[k]);
 		fmt_group_end(f);
 	}
 	fmt_array_end(f);
@@ -360,6 +403,9 @@ static void print_preempt(struct fmt_ctx *f, const struct btrfs_replay *r)
 
 	fmt_group_start(f, "preempt", "Part 1: preemptive flushing (need_preemptive_reclaim)");
 	fmt_u64(f, "states", "Decision states (btrfs_done_preemptive_reclaim)", p->states);
+	if (!p->states)
+		fmt_str(f, "states_note", "Note",
+			"0 decision states: the recording kernel never reached a decision point (its preempt worker never ran to its end)");
 	fmt_u64(f, "agree", "Agreeing with the kernel (no-flush)", p->agree);
 	fmt_u64(f, "disagree", "Disagreeing", p->disagree);
 	if (p->states)
@@ -384,6 +430,7 @@ static void print_preempt(struct fmt_ctx *f, const struct btrfs_replay *r)
 			btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)));
 		fmt_u64(f, "flush_states", "flush_states", p->flush_in[k]);
 		fmt_u64(f, "no_flush_states", "no_flush_states", p->states - p->flush_in[k]);
+		print_reasons(f, &p->why[k]);
 		fmt_group_end(f);
 	}
 	fmt_array_end(f);
@@ -487,6 +534,26 @@ static void print_rsv_trace(struct fmt_ctx *f, const struct btrfs_replay *r)
 	fmt_group_end(f);
 }
 
+/* What every head event adds and takes back, as the kernel keeps the size */
+static void print_net(struct fmt_ctx *f, const struct btrfs_replay *r)
+{
+	const struct replay_refs_net *n = &r->drefs.net;
+	u64 ref = btrfs_calc_delayed_ref_bytes(r->st.nodesize, r->st.free_space_tree > 0, 1);
+	u64 csum_net = n->csum_charged - n->csum_released;
+
+	fmt_size(f, "csum_charged", "Csum leaves charged (total_ref_mod below 0)", n->csum_charged);
+	fmt_size(f, "csum_released", "Csum leaves released (total_ref_mod back to 0 or above)", n->csum_released);
+	fmt_size(f, "csum_net_rise", "Csum net rise", csum_net);
+	fmt_u64(f, "data_ref_nodes", "Data ref nodes queued (adds and drops)", n->data_nodes);
+	fmt_size(f, "data_ref_rise", "Data-ref rise", n->data_nodes * ref);
+	fmt_u64(f, "tree_ref_nodes", "Tree-block ref nodes queued", n->tree_nodes);
+	fmt_size(f, "tree_ref_rise", "Tree-ref rise", n->tree_nodes * ref);
+	fmt_size(f, "net_size_rise", "Net size rise (csum net + ref nodes)",
+		 csum_net + (n->data_nodes + n->tree_nodes) * ref);
+	fmt_size(f, "peak_outstanding", "Peak outstanding (heads queued, until run)",
+		 n->peak_outstanding);
+}
+
 static void print_drefs(struct fmt_ctx *f, const struct btrfs_replay *r)
 {
 	const struct replay_delayed_refs *d = &r->drefs;
@@ -501,10 +568,11 @@ static void print_drefs(struct fmt_ctx *f, const struct btrfs_replay *r)
 	fmt_size(f, "data_drop_bytes", "Their extent bytes", d->calc.disk_bytes);
 	fmt_u64(f, "csum_leaves", "Csum leaves charged (each head rounded up)", d->calc.csum_leaves);
 	fmt_u64(f, "data_drop_refs", "Data refs dropped (add_delayed_data_ref)", d->data_drop_refs);
-	fmt_size(f, "size_rise", "Size rise, recording kernel", d->calc.total);
+	fmt_size(f, "size_rise", "Charged at the dropping heads (gross), recording kernel", d->calc.total);
 	fmt_size(f, "size_rise_before_6_7", "Size rise, before v6.7", d->calc.total_before);
 	fmt_size(f, "peak_queued", "Peak of the queued heads' charge, recording kernel", d->peak_charge);
 	fmt_size(f, "peak_queued_before_6_7", "Peak, before v6.7", d->peak_charge_before);
+	print_net(f, r);
 	print_rsv_trace(f, r);
 	fmt_group_end(f);
 }
@@ -870,31 +938,91 @@ static const char * const part_names[] = { "", "preemptive flushing", "delalloc 
 					    "delayed refs of dropped data extents",
 					    "metadata over-commit" };
 
-/* Which parts to print; refuses a part asked for whose events are missing */
+/*
+ * Why a part whose events the trace has cannot be weighed: what the events
+ * do not carry and nothing gave (marker, image, options); "" if it can.
+ */
+static void unweighable(const struct btrfs_replay *r, int part, char *buf, size_t len)
+{
+	const struct btrfs_replay_static *st = &r->st;
+
+	buf[0] = '\0';
+	if ((part == 1 || part == 4) && !st->have_profile)
+		snprintf(buf, len, "the metadata profile is not known: give the image or device, --metadata-copies N, or record with contrib/btrfs-space-capture.sh");
+	if (part == 3) {
+		const char *facts[4], *opts[4];
+		size_t used = 0;
+		int n = 0, i;
+
+		if (!st->csum_size) {
+			facts[n] = "the csum size";
+			opts[n++] = "--csum-size N";
+		}
+		if (st->free_space_tree < 0) {
+			facts[n] = "the free-space-tree flag";
+			opts[n++] = "--free-space-tree 0|1";
+		}
+		if (!st->sectorsize) {
+			facts[n] = "the sector size";
+			opts[n++] = "--sectorsize N";
+		}
+		if (!st->nodesize) {
+			facts[n] = "the node size";
+			opts[n++] = "--nodesize N";
+		}
+		if (!n)
+			return;
+		for (i = 0; i < n; i++)
+			used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+					 i ? (i == n - 1 ? " and " : ", ") : "", facts[i]);
+		used += snprintf(buf + used, used < len ? len - used : 0,
+				 " not known: give the image or device, ");
+		for (i = 0; i < n; i++)
+			used += snprintf(buf + used, used < len ? len - used : 0, "%s, ", opts[i]);
+		snprintf(buf + used, used < len ? len - used : 0,
+			 "or record with contrib/btrfs-space-capture.sh");
+	}
+}
+
+/*
+ * Which parts to print: every part the trace allows, the others skipped
+ * with a note; a part asked for that cannot be replayed is refused.
+ */
 static int choose_parts(const struct btrfs_replay *r, u32 asked, u32 *parts)
 {
-	char missing[256];
+	char why[400], last[400] = "";
 	int part;
 
 	*parts = 0;
 	for (part = 1; part <= 4; part++) {
+		char missing[256];
+
 		btrfs_replay_missing(r, part, missing, sizeof(missing));
-		if (!missing[0]) {
+		if (missing[0])
+			snprintf(why, sizeof(why), "the trace has no %s (not enabled, or never emitted)",
+				 missing);
+		else
+			unweighable(r, part, why, sizeof(why));
+		if (!why[0]) {
 			if (!asked || (asked & (1U << part)))
 				*parts |= 1U << part;
 			continue;
 		}
 		if (asked & (1U << part)) {
-			error("part %d (%s) needs %s, which the trace does not have: enable them when recording (contrib/btrfs-space-capture.sh)",
-			      part, part_names[part], missing);
+			error("part %d (%s) cannot be replayed: %s", part, part_names[part], why);
 			return 1;
 		}
 		if (!asked)
-			pr_note("part %d (%s) skipped: the trace has no %s", part,
-				part_names[part], missing);
+			pr_note("part %d (%s) skipped: %s", part, part_names[part], why);
+		if (!missing[0])
+			snprintf(last, sizeof(last), "part %d (%s): %s", part,
+				 part_names[part], why);
 	}
 	if (!*parts) {
-		error("the trace has none of the events a part needs: btrfs_done_preemptive_reclaim (part 1), btrfs_set_extent_bit and btrfs_clear_extent_bit (part 2), add_delayed_ref_head and run_delayed_ref_head (part 3), btrfs_done_preemptive_reclaim and update_bytes_may_use (part 4)");
+		if (last[0])
+			error("no part can be replayed; %s", last);
+		else
+			error("the trace has none of the events a part needs: btrfs_done_preemptive_reclaim or update_bytes_may_use (part 1), btrfs_set_extent_bit or btrfs_clear_extent_bit (part 2), add_delayed_ref_head (part 3), update_bytes_may_use (part 4)");
 		return 1;
 	}
 	return 0;
