@@ -448,6 +448,37 @@ static void print_root_count(struct fmt_ctx *f, const struct replay_root_count *
 	fmt_u64(f, "cycles", "cycles", c->cycles);
 }
 
+/* Each writeback of an inode's whole delalloc, per inode */
+static void print_inode_cycles(struct fmt_ctx *f, const struct btrfs_replay *r)
+{
+	static const char * const bin_names[REPLAY_CYCLE_BINS] = {
+		"1", "2", "3-4", "5-8", "9+",
+	};
+	struct replay_inode_cycles top[REPLAY_TOP_INODES];
+	u64 bins[REPLAY_CYCLE_BINS];
+	u32 i, nr_top;
+
+	btrfs_replay_inode_cycles(r, bins, top, &nr_top);
+	fmt_u64(f, "cycled_inodes", "Inodes with a cycle", r->delalloc.cycled_inodes);
+	fmt_array_start(f, "cycles_per_inode", "Inodes by cycles");
+	for (i = 0; i < REPLAY_CYCLE_BINS; i++) {
+		fmt_group_start(f, NULL, NULL);
+		fmt_str(f, "cycles", "cycles", bin_names[i]);
+		fmt_u64(f, "inodes", "inodes", bins[i]);
+		fmt_group_end(f);
+	}
+	fmt_array_end(f);
+	fmt_array_start(f, "busiest_inodes", "Inodes with the most cycles");
+	for (i = 0; i < nr_top; i++) {
+		fmt_group_start(f, NULL, NULL);
+		fmt_u64(f, "root", "root", top[i].root);
+		fmt_u64(f, "ino", "ino", top[i].ino);
+		fmt_u64(f, "cycles", "cycles", top[i].cycles);
+		fmt_group_end(f);
+	}
+	fmt_array_end(f);
+}
+
 static void print_delalloc(struct fmt_ctx *f, const struct btrfs_replay *r)
 {
 	const struct replay_delalloc *d = &r->delalloc;
@@ -464,6 +495,7 @@ static void print_delalloc(struct fmt_ctx *f, const struct btrfs_replay *r)
 	fmt_ratio(f, "flagless_ratio", "Flagless / flag rule",
 		  d->total.flag_rule ? (double)d->total.flagless / d->total.flag_rule : 0.0);
 	fmt_u64(f, "cycles", "Inode delalloc cycles (list add + del)", d->total.cycles);
+	print_inode_cycles(f, r);
 	fmt_u64(f, "free_space_inode_sets", "Free-space cache inode sets (no list)", d->free_space_inode);
 	fmt_u64(f, "underflow", "Delalloc cleared that the trace never set", d->underflow);
 	fmt_u64(f, "max_live_states", "Most extent states live", d->max_live_states);

@@ -897,6 +897,82 @@ static struct replay_root_count *root_count(struct replay_delalloc *d, u64 root)
 	return &d->roots[d->nr_roots++];
 }
 
+/* An inode's cycles, kept apart from its io tree, which goes when empty */
+struct inode_cycles {
+	struct inode_cycles *next;
+	u64 root;
+	u64 ino;
+	u64 cycles;
+};
+
+static void inode_cycle(struct replay_delalloc *d, u64 root, u64 ino)
+{
+	struct inode_cycles **pp, *c;
+
+	if (!d->cycle_buckets) {
+		d->cycle_buckets = calloc(1U << 16, sizeof(*d->cycle_buckets));
+		if (!d->cycle_buckets)
+			return;		/* the per-inode list only: the totals stand */
+		d->nr_cycle_buckets = 1U << 16;
+	}
+	pp = &d->cycle_buckets[hash_mix64(ino ^ (root << 40) ^ (root >> 24)) &
+			       (d->nr_cycle_buckets - 1)];
+	while (*pp && ((*pp)->root != root || (*pp)->ino != ino))
+		pp = &(*pp)->next;
+	c = *pp;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return;
+		c->root = root;
+		c->ino = ino;
+		*pp = c;
+		d->cycled_inodes++;
+	}
+	c->cycles++;
+}
+
+static u32 cycle_bin(u64 cycles)
+{
+	return cycles <= 2 ? cycles - 1 : cycles <= 4 ? 2 : cycles <= 8 ? 3 : 4;
+}
+
+/* The inodes by cycles: a histogram and the busiest, most cycles first */
+void btrfs_replay_inode_cycles(const struct btrfs_replay *r, u64 bins[REPLAY_CYCLE_BINS],
+			       struct replay_inode_cycles top[REPLAY_TOP_INODES], u32 *nr_top)
+{
+	const struct replay_delalloc *d = &r->delalloc;
+	u32 i, j;
+
+	memset(bins, 0, sizeof(u64) * REPLAY_CYCLE_BINS);
+	*nr_top = 0;
+	for (i = 0; i < d->nr_cycle_buckets; i++) {
+		const struct inode_cycles *c;
+
+		for (c = d->cycle_buckets[i]; c; c = c->next) {
+			bins[cycle_bin(c->cycles)]++;
+			/* insertion into the sorted top: cycles down, then root, ino up */
+			for (j = *nr_top; j > 0; j--) {
+				const struct replay_inode_cycles *t = &top[j - 1];
+
+				if (t->cycles > c->cycles ||
+				    (t->cycles == c->cycles && (t->root < c->root ||
+				     (t->root == c->root && t->ino < c->ino))))
+					break;
+				if (j < REPLAY_TOP_INODES)
+					top[j] = top[j - 1];
+			}
+			if (j < REPLAY_TOP_INODES) {
+				top[j] = (struct replay_inode_cycles) {
+					.root = c->root, .ino = c->ino, .cycles = c->cycles,
+				};
+				if (*nr_top < REPLAY_TOP_INODES)
+					(*nr_top)++;
+			}
+		}
+	}
+}
+
 /* btrfs_set_delalloc_extent(): the delalloc part of the set hook */
 /* The replay a delalloc io tree belongs to */
 static struct btrfs_replay *delalloc_replay(struct replay_delalloc *d)
@@ -969,6 +1045,7 @@ static void delalloc_clear_hook(void *ctx, const struct extent_state *state, u32
 	di->d->total.flag_rule++;
 	di->d->total.flagless++;
 	di->d->total.cycles++;
+	inode_cycle(di->d, di->root, di->ino);
 }
 
 static struct delalloc_inode **inode_slot(struct replay_delalloc *d, u64 root, u64 ino)
@@ -1593,6 +1670,18 @@ void btrfs_replay_release(struct btrfs_replay *r)
 	}
 	free(r->delalloc.buckets);
 	r->delalloc.buckets = NULL;
+	for (i = 0; r->delalloc.cycle_buckets && i < r->delalloc.nr_cycle_buckets; i++) {
+		struct inode_cycles *c = r->delalloc.cycle_buckets[i];
+
+		while (c) {
+			struct inode_cycles *next = c->next;
+
+			free(c);
+			c = next;
+		}
+	}
+	free(r->delalloc.cycle_buckets);
+	r->delalloc.cycle_buckets = NULL;
 	for (i = 0; r->drefs.buckets && i < r->drefs.nr_buckets; i++) {
 		struct delayed_head *h = r->drefs.buckets[i];
 

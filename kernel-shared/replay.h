@@ -273,8 +273,23 @@ struct replay_root_count {
 };
 
 struct delalloc_inode;
+struct inode_cycles;
+
+#define REPLAY_TOP_INODES	8
+#define REPLAY_CYCLE_BINS	5	/* 1, 2, 3-4, 5-8, 9 and more */
+
+/* An inode's writeback cycles, for the busiest ones listed */
+struct replay_inode_cycles {
+	u64 root;
+	u64 ino;
+	u64 cycles;
+};
 
 struct replay_delalloc {
+	/* per inode: the cycles of each inode that had one, kept past its states */
+	struct inode_cycles **cycle_buckets;
+	u32 nr_cycle_buckets;
+	u64 cycled_inodes;
 	struct delalloc_inode **buckets;
 	u32 nr_buckets;
 	u64 live_states;
@@ -358,6 +373,9 @@ void btrfs_replay_set_image_state(struct btrfs_replay *r,
 /* After the last event: the per-CPU error bounds need the static state */
 void btrfs_replay_finish(struct btrfs_replay *r);
 /* The events a part reads when the trace has none of them, as "a or b"; "" if it has one */
+/* Part 2's inodes by writeback cycles: a histogram and the busiest */
+void btrfs_replay_inode_cycles(const struct btrfs_replay *r, u64 bins[REPLAY_CYCLE_BINS],
+			       struct replay_inode_cycles top[REPLAY_TOP_INODES], u32 *nr_top);
 void btrfs_replay_missing(const struct btrfs_replay *r, int part, char *buf, size_t len);
 const char *btrfs_replay_explain_str(enum replay_explain e);
 

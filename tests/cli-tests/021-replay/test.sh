@@ -121,6 +121,14 @@ expect "flag-rule locks" "$(jq .delalloc.lock_flag_rule <<< "$out")" 40
 expect "flagless locks" "$(jq .delalloc.lock_flagless <<< "$out")" 120
 expect "cycles" "$(jq .delalloc.cycles <<< "$out")" 20
 expect "underflow" "$(jq .delalloc.underflow <<< "$out")" 0
+expect "inodes with a cycle" "$(jq .delalloc.cycled_inodes <<< "$out")" 20
+expect "inodes by cycles (1, 2, 3-4, 5-8, 9+)" "$(jq -c '[.delalloc.cycles_per_inode[].inodes]' <<< "$out")" "[20,0,0,0,0]"
+expect "the busiest inode's cycles" "$(jq '.delalloc.busiest_inodes[0].cycles' <<< "$out")" 1
+# the same trace twice, the second copy's times after the first's: each inode two cycles
+awk '/btrfs-space-replay:/ && seen++ { next } { print }' "$del" "$del" > "$TEST_TMP/twice.trace"
+out=$(rj --part 2 "$TEST_TMP/twice.trace") || exit
+expect "twice: inodes by cycles" "$(jq -c '[.delalloc.cycles_per_inode[].inodes]' <<< "$out")" "[0,20,0,0,0]"
+expect "twice: cycles" "$(jq .delalloc.cycles <<< "$out")" 40
 ino=$(grep -o 'btrfs_set_extent_bit: .* ino=[0-9]* ' "$del" | grep -o 'ino=[0-9]*' | sort | uniq -c | sort -rn | awk '{ print $2; exit }')
 awk -v ino="$ino " '!(/btrfs_clear_extent_bit/ && index($0, ino))' "$del" > "$TEST_TMP/noclear.trace"
 out=$(rj --part 2 "$TEST_TMP/noclear.trace") || exit
