@@ -680,13 +680,85 @@ struct tl_draw {
 	const struct btrfs_replay *r;
 	unsigned int units;
 	u32 nb;			/* buckets drawn */
-	double bw;		/* a bucket's width */
-	double y_max;
+	u64 t0;			/* the first sample's time, ns: x = 0 */
+	u64 span;		/* to the last sample's, ns (at least 1) */
+	double y_max;		/* the top of the plot: a whole number of y_step */
+	double y_step;		/* between two y ticks: 1, 2 or 5 x 10^k of a binary unit */
 };
 
+/* The x of time @ts: the axis is the trace's time, not the buckets' order */
+static double tl_xt(const struct tl_draw *d, u64 ts)
+{
+	u64 off = ts > d->t0 ? ts - d->t0 : 0;
+
+	if (off > d->span)
+		off = d->span;
+	return TL_LEFT + TL_PLOT_W * (double)off / (double)d->span;
+}
+
+/* A bucket's box: from its first sample's time to its last's, 1 px at least */
+static void tl_box(const struct tl_draw *d, u32 i, double *x, double *w)
+{
+	const struct replay_svg_bucket *b = &d->r->timeline.b[i];
+	double x1 = tl_xt(d, b->ts_last);
+
+	*x = tl_xt(d, b->ts_first);
+	*w = x1 - *x >= 1.0 ? x1 - *x : 1.0;
+	if (*x + *w > TL_LEFT + TL_PLOT_W)
+		*x = TL_LEFT + TL_PLOT_W - *w;
+}
+
+/* A bucket's point on the lines: the middle of its time */
 static double tl_x(const struct tl_draw *d, u32 i)
 {
-	return TL_LEFT + d->bw * (i + 0.5);
+	double x, w;
+
+	tl_box(d, i, &x, &w);
+	return x + w / 2;
+}
+
+/* 1, 2 or 5 x 10^k x @unit, the first at least @raw */
+static double nice_step(double raw, double unit)
+{
+	double m = 1;
+
+	while (m * 10 * unit <= raw)
+		m *= 10;
+	if (m * unit >= raw)
+		return m * unit;
+	if (2 * m * unit >= raw)
+		return 2 * m * unit;
+	if (5 * m * unit >= raw)
+		return 5 * m * unit;
+	return 10 * m * unit;
+}
+
+/* The y ticks: about five, round in the unit the labels print (KiB, MiB, GiB, ...) */
+static void tl_y_scale(struct tl_draw *d, u64 y_max)
+{
+	double raw = (y_max ? (double)y_max : 1.0) / 5, unit = 1;
+
+	while (unit * 1024 <= raw)
+		unit *= 1024;
+	d->y_step = nice_step(raw, unit);
+	d->y_max = d->y_step;
+	while (d->y_max < (double)y_max)
+		d->y_max += d->y_step;
+}
+
+/* The time range the samples cover */
+static void tl_x_scale(struct tl_draw *d)
+{
+	const struct replay_timeline *tl = &d->r->timeline;
+	u64 t1 = 0;
+	u32 i;
+
+	d->t0 = d->nb ? tl->b[0].ts_first : 0;
+	for (i = 0; i < d->nb; i++) {
+		d->t0 = min_t(u64, d->t0, tl->b[i].ts_first);
+		t1 = max_t(u64, t1, tl->b[i].ts_last);
+	}
+	d->span = t1 > d->t0 ? t1 - d->t0 : 1;
 }
 
 static double tl_y(const struct tl_draw *d, u64 v)
@@ -720,7 +792,7 @@ static void tl_header(struct svg *svg, const struct tl_draw *d)
 		 (unsigned long long)r->points.points, (unsigned long long)tl->triggers);
 	svg_text(svg, "subtitle", TL_LEFT, 48, line);
 	snprintf(line, sizeof(line),
-		 "%u buckets of %llu samples, in trace order; a reservation point weighs the last recorded state%s",
+		 "%u buckets of %llu samples, each drawn over the time its samples span; a reservation point weighs the last recorded state%s",
 		 d->nb, (unsigned long long)(tl->width ? tl->width : 1),
 		 r->anchor_from_image ? " (first: the image's)" : "");
 	svg_text(svg, "subtitle", TL_LEFT, 66, line);
@@ -728,28 +800,33 @@ static void tl_header(struct svg *svg, const struct tl_draw *d)
 
 static void tl_axes(struct svg *svg, const struct tl_draw *d)
 {
-	const struct replay_timeline *tl = &d->r->timeline;
 	char label[UNITS_BUF_LEN], line[64];
-	u32 i;
+	double v, step, t, span_s = d->span / 1e9;
+	int decimals = 0;
 
 	svg_rect_stroked(svg, TL_LEFT, TL_TOP, TL_PLOT_W, TL_PLOT_H, "#fff", "#999");
-	for (i = 0; i <= 4; i++) {
-		u64 v = (u64)(d->y_max * i / 4);
-		double y = tl_y(d, v);
+	for (v = 0; v <= d->y_max + d->y_step / 2; v += d->y_step) {
+		double y = tl_y(d, (u64)v);
 
 		svg_rect(svg, "grid", TL_LEFT, y, TL_PLOT_W, 0.5, "#ddd");
-		pretty_size_mode(v, d->units, label, sizeof(label));
+		pretty_size_mode((u64)v, d->units, label, sizeof(label));
 		svg_text(svg, "axis", 8, y + 4, label);
 	}
 	if (!d->nb)
 		return;
-	for (i = 0; i < 3; i++) {
-		u32 b = i == 0 ? 0 : i == 1 ? d->nb / 2 : d->nb - 1;
-		u64 ts = tl->b[b].ts_first - tl->b[0].ts_first;
+	/* seconds since the first sample, about eight round ticks */
+	step = nice_step(span_s / 8, 1e-9);
+	for (t = step; t < 1 && decimals < 9; t *= 10)
+		decimals++;
+	for (t = 0; t <= span_s + step / 1000; t += step) {
+		double x = TL_LEFT + TL_PLOT_W * t / span_s;
 
-		snprintf(line, sizeof(line), "%.3f s", ts / 1e9);
-		svg_text(svg, "axis", tl_x(d, b) - 15, TL_TOP + TL_PLOT_H + 14, line);
+		svg_rect(svg, "grid", x, TL_TOP + TL_PLOT_H, 0.5, 4, "#999");
+		snprintf(line, sizeof(line), "%.*f s", decimals, t);
+		svg_text(svg, "axis", x - 12, TL_TOP + TL_PLOT_H + 16, line);
 	}
+	svg_text(svg, "axis", TL_LEFT + TL_PLOT_W - 140, TL_TOP + TL_PLOT_H + 28,
+		 "time since the first sample");
 }
 
 /* One line of a value per bucket */
@@ -799,7 +876,7 @@ static void tl_marks(struct svg *svg, const struct tl_draw *d)
 {
 	const struct btrfs_replay *r = d->r;
 	const struct replay_timeline *tl = &r->timeline;
-	double strip_top = TL_TOP + TL_PLOT_H + 30;
+	double strip_top = TL_TOP + TL_PLOT_H + 36, x, w;
 	char tip[1024], ver[32], line[128];
 	u64 max_triggers = 1;
 	u32 i, k;
@@ -816,7 +893,8 @@ static void tl_marks(struct svg *svg, const struct tl_draw *d)
 		h = TL_BAR * tl->b[i].triggers / max_triggers;
 		svg_shape_begin(svg, "trigger", "#444");
 		tl_attr_u64(svg, "data-count", tl->b[i].triggers);
-		svg_shape_rect(svg, TL_LEFT + d->bw * i, strip_top + TL_BAR - h, d->bw, h > 1 ? h : 1);
+		tl_box(d, i, &x, &w);
+		svg_shape_rect(svg, x, strip_top + TL_BAR - h, w, h > 1 ? h : 1);
 		snprintf(tip, sizeof(tip), "%llu preempt triggers", (unsigned long long)tl->b[i].triggers);
 		svg_shape_end(svg, tip);
 	}
@@ -837,7 +915,8 @@ static void tl_marks(struct svg *svg, const struct tl_draw *d)
 			svg_shape_begin(svg, "flush", tl_colour[k % 4]);
 			svg_shape_attr(svg, "data-kernel", ver);
 			tl_attr_u64(svg, "data-count", b->flush[k]);
-			svg_shape_rect(svg, TL_LEFT + d->bw * i, y + TL_BAR - h, d->bw, h > 1 ? h : 1);
+			tl_box(d, i, &x, &w);
+			svg_shape_rect(svg, x, y + TL_BAR - h, w, h > 1 ? h : 1);
 			snprintf(tip, sizeof(tip), "%s flushes in %llu of %llu samples", ver,
 				 (unsigned long long)b->flush[k], (unsigned long long)b->samples);
 			svg_shape_end(svg, tip);
@@ -851,33 +930,52 @@ static void tl_marks(struct svg *svg, const struct tl_draw *d)
 		tl_attr_u64(svg, "data-triggers", tl->b[i].triggers);
 		tl_attr_u64(svg, "data-may-use", tl->b[i].may_use_max);
 		tl_attr_u64(svg, "data-used", tl->b[i].used);
-		svg_shape_rect(svg, TL_LEFT + d->bw * i, TL_TOP, d->bw, TL_PLOT_H);
+		tl_box(d, i, &x, &w);
+		svg_shape_rect(svg, x, TL_TOP, w, TL_PLOT_H);
 		tl_bucket_tip(d, i, tip, sizeof(tip));
 		svg_shape_end(svg, tip);
 	}
 }
 
+/* A legend entry: a line (dashed or not) or a filled box, then its text */
+static void tl_key(struct svg *svg, double x, double y, const char *colour,
+		   const char *dash, bool box, const char *text)
+{
+	double xy[4] = { x, y - 4, x + 20, y - 4 };
+
+	if (box)
+		svg_rect(svg, NULL, x + 4, y - 10, 12, 10, colour);
+	else
+		svg_polyline(svg, "key", colour, dash, xy, 2, NULL);
+	svg_text(svg, "legend", x + 24, y, text);
+}
+
+/* Every mark drawn, in three rows: the lines, the thresholds, the strips */
 static void tl_legend(struct svg *svg, const struct tl_draw *d, double y)
 {
 	const struct btrfs_replay *r = d->r;
 	char line[160], ver[32];
-	double x = TL_LEFT;
 	u32 k;
 
-	svg_rect(svg, NULL, x, y - 4, 20, 2, "#2471a3");
-	svg_text(svg, "legend", x + 24, y, "bytes_may_use (highest in the bucket)");
-	x += 250;
-	svg_rect(svg, NULL, x, y - 4, 20, 2, "#27ae60");
-	svg_text(svg, "legend", x + 24, y, "used as need_preemptive_reclaim() weighs it (recording kernel)");
-	x += 380;
+	tl_key(svg, TL_LEFT, y, "#2471a3", NULL, false, "bytes_may_use (highest in the bucket)");
+	tl_key(svg, TL_LEFT + 250, y, "#27ae60", NULL, false,
+	       "used as need_preemptive_reclaim() weighs it (recording kernel)");
 	y += 18;
-	x = TL_LEFT;
 	for (k = 0; k < r->nr_kernels; k++) {
 		snprintf(line, sizeof(line), "threshold at the clamp, %s",
 			 btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)));
-		svg_rect(svg, NULL, x, y - 4, 20, 2, tl_colour[k % 4]);
-		svg_text(svg, "legend", x + 24, y, line);
-		x += 220;
+		tl_key(svg, TL_LEFT + (k % 3) * 280, y + (k / 3) * 18, tl_colour[k % 4],
+		       tl_dash[k % 4], false, line);
+	}
+	y += 18 * ((r->nr_kernels + 2) / 3);
+	tl_key(svg, TL_LEFT, y, "#444", NULL, true,
+	       "preempt triggers in the bucket (height: their count)");
+	y += 18;
+	for (k = 0; k < r->nr_kernels; k++) {
+		snprintf(line, sizeof(line), "samples %s flushes in (height: share)",
+			 btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)));
+		tl_key(svg, TL_LEFT + (k % 3) * 280, y + (k / 3) * 18, tl_colour[k % 4],
+		       NULL, true, line);
 	}
 }
 
@@ -891,9 +989,10 @@ static int write_timeline(FILE *out, const struct btrfs_replay *r, unsigned int 
 	u32 k;
 
 	d.nb = tl->samples ? (tl->samples + tl->width - 1) / tl->width : 0;
-	d.bw = d.nb ? TL_PLOT_W / d.nb : TL_PLOT_W;
-	d.y_max = tl->y_max ? tl->y_max * 1.05 : 1;
-	height = TL_TOP + TL_PLOT_H + 30 + (r->nr_kernels + 1) * TL_STRIP + 50;
+	tl_x_scale(&d);
+	tl_y_scale(&d, tl->y_max + tl->y_max / 20);
+	height = TL_TOP + TL_PLOT_H + 36 + (r->nr_kernels + 1) * TL_STRIP + 30 +
+		 18 * (2 + 2 * ((r->nr_kernels + 2) / 3));
 	svg_begin(&svg, out, TL_WIDTH, height);
 	svg_style(&svg, tl_css);
 	svg_rect(&svg, NULL, 0, 0, TL_WIDTH, height, "#fff");
@@ -913,7 +1012,7 @@ static int write_timeline(FILE *out, const struct btrfs_replay *r, unsigned int 
 		}
 	}
 	tl_marks(&svg, &d);
-	tl_legend(&svg, &d, height - 34);
+	tl_legend(&svg, &d, TL_TOP + TL_PLOT_H + 36 + (r->nr_kernels + 1) * TL_STRIP + 20);
 	return svg_end(&svg);
 }
 

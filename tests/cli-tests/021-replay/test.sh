@@ -266,6 +266,35 @@ check_svg()
 
 check_svg "$pre" "$TEST_TMP/pre.svg"
 check_svg "$TEST_TMP/pts.trace" "$TEST_TMP/pts.svg"
+# the x axis is time: ticks 0, s, 2s, ... seconds (s 1, 2 or 5 x 10^k), the
+# buckets' boxes in time order; the y ticks round multiples of one step; a
+# legend entry for every kind of mark
+for svg in "$TEST_TMP/pre.svg" "$TEST_TMP/pts.svg"; do
+	python3 - "$svg" <<'EOS' || fail "$svg: axes or legend"
+import re, sys
+t = open(sys.argv[1]).read()
+xs = [float(v) for v in re.findall(r'<text class="axis"[^>]*>([0-9.]+) s<', t)]
+assert len(xs) >= 3 and xs[0] == 0, xs
+step = xs[1] - xs[0]
+assert all(abs(b - a - step) < 1e-9 * max(1, step) + 1e-12 for a, b in zip(xs, xs[1:])), xs
+m = step / 10 ** __import__("math").floor(__import__("math").log10(step))
+assert round(m, 6) in (1, 2, 5), step
+ys = re.findall(r'<text class="axis"[^>]*>([0-9.]+)([KMGT]?i?B)<', t)
+vals = [float(v) for v, u in ys]
+assert len(vals) >= 3 and vals[0] == 0
+d = vals[1] - vals[0]
+assert all(abs(b - a - d) < 1e-6 for a, b in zip(vals, vals[1:])), ys
+assert round(d / 10 ** __import__("math").floor(__import__("math").log10(d)), 6) in (1, 2, 5), ys
+boxes = re.findall(r'<path class="bucket" [^>]*d="M([0-9.]+) ', t)
+xb = [float(v) for v in boxes]
+assert xb == sorted(xb), "bucket boxes not in time order"
+for want in ("bytes_may_use", "used as need_preemptive_reclaim", "threshold at the clamp",
+             "preempt triggers in the bucket", "flushes in (height: share)"):
+    assert want in t, want
+print("ok: %s: x ticks every %g s, y ticks every %g %s, %d buckets in time order, every mark in the legend"
+      % (sys.argv[1].rsplit("/", 1)[1], step, d, ys[1][1], len(xb)))
+EOS
+done
 grep -q 'data-kernel="5.12.0"' "$TEST_TMP/pre.svg" || fail "pre.svg: no 5.12 flush marked (the fixture has 18)"
 run_check_stdout "$BTRFS_SPACE" replay --part 1 --svg - "$pre" > "$TEST_TMP/stdout.svg"
 cmp -s "$TEST_TMP/stdout.svg" "$TEST_TMP/pre.svg" || fail "--svg - is not the picture --svg FILE writes, alone"
