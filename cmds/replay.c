@@ -337,17 +337,24 @@ static void print_disagreements(struct fmt_ctx *f, const struct replay_preempt *
 	fmt_array_end(f);
 }
 
-static void print_reasons(struct fmt_ctx *f, const struct replay_reasons *why)
+/* Each kernel's reasons for flushing or not, one row each */
+static void print_reasons(struct fmt_ctx *f, const struct btrfs_replay *r,
+			  const struct replay_reasons *why)
 {
-	u32 i;
+	char ver[32];
+	u32 i, k;
 
-	fmt_array_start(f, "reasons", "why");
-	for (i = 0; i < REPLAY_MAX_REASONS && why->reason[i]; i++) {
-		fmt_group_start(f, NULL, NULL);
-		fmt_str(f, "verdict", "verdict", why->verdict[i] ? "flush" : "no flush");
-		fmt_str(f, "reason", "reason", why->reason[i]);
-		fmt_u64(f, "count", "count", why->count[i]);
-		fmt_group_end(f);
+	fmt_array_start(f, "reasons", "Why, per kernel (need_preemptive_reclaim())");
+	for (k = 0; k < r->nr_kernels; k++) {
+		btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver));
+		for (i = 0; i < REPLAY_MAX_REASONS && why[k].reason[i]; i++) {
+			fmt_group_start(f, NULL, NULL);
+			fmt_str(f, "kernel", "kernel", ver);
+			fmt_str(f, "verdict", "verdict", why[k].verdict[i] ? "flush" : "no flush");
+			fmt_u64(f, "count", "count", why[k].count[i]);
+			fmt_str(f, "reason", "reason", why[k].reason[i]);
+			fmt_group_end(f);
+		}
 	}
 	fmt_array_end(f);
 }
@@ -388,10 +395,10 @@ static void print_points(struct fmt_ctx *f, const struct btrfs_replay *r)
 		fmt_str(f, "kernel", "kernel",
 			btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)));
 		fmt_u64(f, "flush_points", "flush_points", pts->flush_in[k]);
-		print_reasons(f, &pts->why[k]);
 		fmt_group_end(f);
 	}
 	fmt_array_end(f);
+	print_reasons(f, r, pts->why);
 	fmt_group_end(f);
 }
 
@@ -430,10 +437,10 @@ static void print_preempt(struct fmt_ctx *f, const struct btrfs_replay *r)
 			btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)));
 		fmt_u64(f, "flush_states", "flush_states", p->flush_in[k]);
 		fmt_u64(f, "no_flush_states", "no_flush_states", p->states - p->flush_in[k]);
-		print_reasons(f, &p->why[k]);
 		fmt_group_end(f);
 	}
 	fmt_array_end(f);
+	print_reasons(f, r, p->why);
 	print_disagreements(f, p);
 	if (r->seen_mask & (1ULL << REPLAY_EV_UPDATE_MAY_USE))
 		print_points(f, r);

@@ -66,6 +66,15 @@ expect "agreeing states" "$(jq .preempt.agree <<< "$out")" 688
 expect "unexplained" "$(jq .preempt.unexplained <<< "$out")" 0
 expect "flush states 5.12/5.15/6.18" "$(jq -c '[.preempt.kernels[].flush_states]' <<< "$out")" "[18,0,0]"
 expect "5.12 only" "$(jq .preempt.only_5_12 <<< "$out")" 18
+# each kernel's reasons: they add up to the states, the flush verdicts to its flush states
+expect "reasons per kernel add up to the states" \
+	"$(jq -c '[.preempt.kernels[].kernel as $k | [.preempt.reasons[] | select(.kernel == $k) | .count] | add]' <<< "$out")" "[688,688,688]"
+expect "5.12's flush reasons" \
+	"$(jq '[.preempt.reasons[] | select(.kernel == "5.12.0" and .verdict == "flush") | .count] | add' <<< "$out")" 18
+# 6.18 flushes in none: 669 below the threshold, 19 under the 128 MiB floor
+# besides the global reserve (of them, the 18 5.12 flushes in)
+expect "6.18's no-flush under the 128 MiB floor" \
+	"$(jq '[.preempt.reasons[] | select(.kernel == "6.18.0" and .verdict == "no flush" and (.reason | test("128 MiB"))) | .count] | add' <<< "$out")" 19
 expect "other filesystems' events" "$(jq .trace.other_fs_events <<< "$out")" 5
 expect "preempt triggers" "$(jq .preempt.preempt_triggers <<< "$out")" 688
 expect "recorded kernel" "$(jq -r .trace.recorded_kernel <<< "$out")" 6.18.44
