@@ -16,6 +16,7 @@
 #include "common/progress.h"
 #include "common/svg.h"
 #include "common/units.h"
+#include "kernel-shared/block-rsv.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/replay.h"
 #include "kernel-shared/space-info.h"
@@ -41,6 +42,8 @@ static const char * const cmd_replay_usage[] = {
 	"--data-chunk-size SIZE  the data space info's chunk size (default: image, marker, or 10G)",
 	"--nr-cpus N        the recording machine's nr_cpu_ids (per-CPU counter error)",
 	"--sectorsize N, --nodesize N  of the filesystem (default: image or marker)",
+	"--csum-size N      bytes of a checksum: 4 crc32c, 8 xxhash64, 32 sha256/blake2b (part 3)",
+	"--free-space-tree 0|1  whether the filesystem has the free-space tree (part 3)",
 	"--svg FILE         part 1 as an SVG timeline (may_use, used, the threshold at the clamp",
 	"                   per kernel, the triggers, where each kernel flushes); - for standard output",
 	"",
@@ -61,6 +64,8 @@ enum {
 	OPT_SECTORSIZE,
 	OPT_NODESIZE,
 	OPT_SVG,
+	OPT_CSUM_SIZE,
+	OPT_FST,
 };
 
 static const struct option replay_longopts[] = {
@@ -75,6 +80,8 @@ static const struct option replay_longopts[] = {
 	{ "sectorsize", required_argument, NULL, OPT_SECTORSIZE },
 	{ "nodesize", required_argument, NULL, OPT_NODESIZE },
 	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "csum-size", required_argument, NULL, OPT_CSUM_SIZE },
+	{ "free-space-tree", required_argument, NULL, OPT_FST },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -90,6 +97,8 @@ static const struct cmd_option_expect replay_expect[] = {
 	{ OPT_SECTORSIZE, "a power of two from 4096 to 65536" },
 	{ OPT_NODESIZE, "a power of two from 4096 to 65536" },
 	{ OPT_SVG, "a file to write, or - for standard output" },
+	{ OPT_CSUM_SIZE, "4, 8 or 32" },
+	{ OPT_FST, "0 or 1" },
 	{ 0, NULL }
 };
 
@@ -162,6 +171,16 @@ static int replay_option(int opt, const char *arg, void *ctx)
 		return parse_block_size(arg, &a->st.sectorsize);
 	case OPT_NODESIZE:
 		return parse_block_size(arg, &a->st.nodesize);
+	case OPT_CSUM_SIZE:
+		if (parse_u64(arg, &v) || (v != 4 && v != 8 && v != 32))
+			return -EINVAL;
+		a->st.csum_size = v;
+		return 0;
+	case OPT_FST:
+		if (strcmp(arg, "0") && strcmp(arg, "1"))
+			return -EINVAL;
+		a->st.free_space_tree = arg[0] - '0';
+		return 0;
 	case OPT_SVG:
 		if (!arg[0])
 			return -EINVAL;
@@ -239,6 +258,13 @@ static int read_trace(struct btrfs_replay *r, FILE *fp, const char *path, u64 si
 	}
 	r->lines = rd.lineno;
 	r->lost_events = rd.lost_events;
+	if (rd.cut_lineno) {
+		r->cut_lineno = rd.cut_lineno;
+		warning("%s: line %llu has no end of line (%llu bytes, the capture was cut): replayed up to line %llu",
+			path, (unsigned long long)rd.cut_lineno,
+			(unsigned long long)rd.cut_bytes,
+			(unsigned long long)rd.cut_lineno - 1);
+	}
 	return 0;
 }
 
@@ -253,6 +279,7 @@ static void print_trace(struct fmt_ctx *f, const struct btrfs_replay *r, const c
 	fmt_u64(f, "events", "Events of the filesystem", r->events);
 	fmt_u64(f, "other_fs_events", "Events of other filesystems", r->other_fs_events);
 	fmt_u64(f, "lost_events", "Events lost by the ring buffer", r->lost_events);
+	fmt_u64(f, "cut_line", "Last line cut, not read (0: none)", r->cut_lineno);
 	fmt_bool(f, "capture_marker", "Capture marker", r->have_marker);
 	if (r->st.recorded_version) {
 		fmt_str(f, "recorded_kernel", "Recorded by kernel",
@@ -310,6 +337,28 @@ static void print_disagreements(struct fmt_ctx *f, const struct replay_preempt *
 	fmt_array_end(f);
 }
 
+/* Each kernel's reasons for flushing or not, one row each */
+static void print_reasons(struct fmt_ctx *f, const struct btrfs_replay *r,
+			  const struct replay_reasons *why)
+{
+	char ver[32];
+	u32 i, k;
+
+	fmt_array_start(f, "reasons", "Why, per kernel (need_preemptive_reclaim())");
+	for (k = 0; k < r->nr_kernels; k++) {
+		btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver));
+		for (i = 0; i < REPLAY_MAX_REASONS && why[k].reason[i]; i++) {
+			fmt_group_start(f, NULL, NULL);
+			fmt_str(f, "kernel", "kernel", ver);
+			fmt_str(f, "verdict", "verdict", why[k].verdict[i] ? "flush" : "no flush");
+			fmt_u64(f, "count", "count", why[k].count[i]);
+			fmt_str(f, "reason", "reason", why[k].reason[i]);
+			fmt_group_end(f);
+		}
+	}
+	fmt_array_end(f);
+}
+
 static void print_points(struct fmt_ctx *f, const struct btrfs_replay *r)
 {
 	const struct replay_points *pts = &r->points;
@@ -349,6 +398,7 @@ static void print_points(struct fmt_ctx *f, const struct btrfs_replay *r)
 		fmt_group_end(f);
 	}
 	fmt_array_end(f);
+	print_reasons(f, r, pts->why);
 	fmt_group_end(f);
 }
 
@@ -360,6 +410,9 @@ static void print_preempt(struct fmt_ctx *f, const struct btrfs_replay *r)
 
 	fmt_group_start(f, "preempt", "Part 1: preemptive flushing (need_preemptive_reclaim)");
 	fmt_u64(f, "states", "Decision states (btrfs_done_preemptive_reclaim)", p->states);
+	if (!p->states)
+		fmt_str(f, "states_note", "Note",
+			"0 decision states: the recording kernel never reached a decision point (its preempt worker never ran to its end)");
 	fmt_u64(f, "agree", "Agreeing with the kernel (no-flush)", p->agree);
 	fmt_u64(f, "disagree", "Disagreeing", p->disagree);
 	if (p->states)
@@ -387,6 +440,7 @@ static void print_preempt(struct fmt_ctx *f, const struct btrfs_replay *r)
 		fmt_group_end(f);
 	}
 	fmt_array_end(f);
+	print_reasons(f, r, p->why);
 	print_disagreements(f, p);
 	if (r->seen_mask & (1ULL << REPLAY_EV_UPDATE_MAY_USE))
 		print_points(f, r);
@@ -399,6 +453,37 @@ static void print_root_count(struct fmt_ctx *f, const struct replay_root_count *
 	fmt_u64(f, "lock_flag_rule", "lock_flag_rule", c->flag_rule);
 	fmt_u64(f, "lock_flagless", "lock_flagless", c->flagless);
 	fmt_u64(f, "cycles", "cycles", c->cycles);
+}
+
+/* Each writeback of an inode's whole delalloc, per inode */
+static void print_inode_cycles(struct fmt_ctx *f, const struct btrfs_replay *r)
+{
+	static const char * const bin_names[REPLAY_CYCLE_BINS] = {
+		"1", "2", "3-4", "5-8", "9+",
+	};
+	struct replay_inode_cycles top[REPLAY_TOP_INODES];
+	u64 bins[REPLAY_CYCLE_BINS];
+	u32 i, nr_top;
+
+	btrfs_replay_inode_cycles(r, bins, top, &nr_top);
+	fmt_u64(f, "cycled_inodes", "Inodes with a cycle", r->delalloc.cycled_inodes);
+	fmt_array_start(f, "cycles_per_inode", "Inodes by cycles");
+	for (i = 0; i < REPLAY_CYCLE_BINS; i++) {
+		fmt_group_start(f, NULL, NULL);
+		fmt_str(f, "cycles", "cycles", bin_names[i]);
+		fmt_u64(f, "inodes", "inodes", bins[i]);
+		fmt_group_end(f);
+	}
+	fmt_array_end(f);
+	fmt_array_start(f, "busiest_inodes", "Inodes with the most cycles");
+	for (i = 0; i < nr_top; i++) {
+		fmt_group_start(f, NULL, NULL);
+		fmt_u64(f, "root", "root", top[i].root);
+		fmt_u64(f, "ino", "ino", top[i].ino);
+		fmt_u64(f, "cycles", "cycles", top[i].cycles);
+		fmt_group_end(f);
+	}
+	fmt_array_end(f);
 }
 
 static void print_delalloc(struct fmt_ctx *f, const struct btrfs_replay *r)
@@ -417,6 +502,7 @@ static void print_delalloc(struct fmt_ctx *f, const struct btrfs_replay *r)
 	fmt_ratio(f, "flagless_ratio", "Flagless / flag rule",
 		  d->total.flag_rule ? (double)d->total.flagless / d->total.flag_rule : 0.0);
 	fmt_u64(f, "cycles", "Inode delalloc cycles (list add + del)", d->total.cycles);
+	print_inode_cycles(f, r);
 	fmt_u64(f, "free_space_inode_sets", "Free-space cache inode sets (no list)", d->free_space_inode);
 	fmt_u64(f, "underflow", "Delalloc cleared that the trace never set", d->underflow);
 	fmt_u64(f, "max_live_states", "Most extent states live", d->max_live_states);
@@ -487,6 +573,26 @@ static void print_rsv_trace(struct fmt_ctx *f, const struct btrfs_replay *r)
 	fmt_group_end(f);
 }
 
+/* What every head event adds and takes back, as the kernel keeps the size */
+static void print_net(struct fmt_ctx *f, const struct btrfs_replay *r)
+{
+	const struct replay_refs_net *n = &r->drefs.net;
+	u64 ref = btrfs_calc_delayed_ref_bytes(r->st.nodesize, r->st.free_space_tree > 0, 1);
+	u64 csum_net = n->csum_charged - n->csum_released;
+
+	fmt_size(f, "csum_charged", "Csum leaves charged (total_ref_mod below 0)", n->csum_charged);
+	fmt_size(f, "csum_released", "Csum leaves released (total_ref_mod back to 0 or above)", n->csum_released);
+	fmt_size(f, "csum_net_rise", "Csum net rise", csum_net);
+	fmt_u64(f, "data_ref_nodes", "Data ref nodes queued (adds and drops)", n->data_nodes);
+	fmt_size(f, "data_ref_rise", "Data-ref rise", n->data_nodes * ref);
+	fmt_u64(f, "tree_ref_nodes", "Tree-block ref nodes queued", n->tree_nodes);
+	fmt_size(f, "tree_ref_rise", "Tree-ref rise", n->tree_nodes * ref);
+	fmt_size(f, "net_size_rise", "Net size rise (csum net + ref nodes)",
+		 csum_net + (n->data_nodes + n->tree_nodes) * ref);
+	fmt_size(f, "peak_outstanding", "Peak outstanding (heads queued, until run)",
+		 n->peak_outstanding);
+}
+
 static void print_drefs(struct fmt_ctx *f, const struct btrfs_replay *r)
 {
 	const struct replay_delayed_refs *d = &r->drefs;
@@ -501,10 +607,11 @@ static void print_drefs(struct fmt_ctx *f, const struct btrfs_replay *r)
 	fmt_size(f, "data_drop_bytes", "Their extent bytes", d->calc.disk_bytes);
 	fmt_u64(f, "csum_leaves", "Csum leaves charged (each head rounded up)", d->calc.csum_leaves);
 	fmt_u64(f, "data_drop_refs", "Data refs dropped (add_delayed_data_ref)", d->data_drop_refs);
-	fmt_size(f, "size_rise", "Size rise, recording kernel", d->calc.total);
+	fmt_size(f, "size_rise", "Charged at the dropping heads (gross), recording kernel", d->calc.total);
 	fmt_size(f, "size_rise_before_6_7", "Size rise, before v6.7", d->calc.total_before);
 	fmt_size(f, "peak_queued", "Peak of the queued heads' charge, recording kernel", d->peak_charge);
 	fmt_size(f, "peak_queued_before_6_7", "Peak, before v6.7", d->peak_charge_before);
+	print_net(f, r);
 	print_rsv_trace(f, r);
 	fmt_group_end(f);
 }
@@ -580,13 +687,85 @@ struct tl_draw {
 	const struct btrfs_replay *r;
 	unsigned int units;
 	u32 nb;			/* buckets drawn */
-	double bw;		/* a bucket's width */
-	double y_max;
+	u64 t0;			/* the first sample's time, ns: x = 0 */
+	u64 span;		/* to the last sample's, ns (at least 1) */
+	double y_max;		/* the top of the plot: a whole number of y_step */
+	double y_step;		/* between two y ticks: 1, 2 or 5 x 10^k of a binary unit */
 };
 
+/* The x of time @ts: the axis is the trace's time, not the buckets' order */
+static double tl_xt(const struct tl_draw *d, u64 ts)
+{
+	u64 off = ts > d->t0 ? ts - d->t0 : 0;
+
+	if (off > d->span)
+		off = d->span;
+	return TL_LEFT + TL_PLOT_W * (double)off / (double)d->span;
+}
+
+/* A bucket's box: from its first sample's time to its last's, 1 px at least */
+static void tl_box(const struct tl_draw *d, u32 i, double *x, double *w)
+{
+	const struct replay_svg_bucket *b = &d->r->timeline.b[i];
+	double x1 = tl_xt(d, b->ts_last);
+
+	*x = tl_xt(d, b->ts_first);
+	*w = x1 - *x >= 1.0 ? x1 - *x : 1.0;
+	if (*x + *w > TL_LEFT + TL_PLOT_W)
+		*x = TL_LEFT + TL_PLOT_W - *w;
+}
+
+/* A bucket's point on the lines: the middle of its time */
 static double tl_x(const struct tl_draw *d, u32 i)
 {
-	return TL_LEFT + d->bw * (i + 0.5);
+	double x, w;
+
+	tl_box(d, i, &x, &w);
+	return x + w / 2;
+}
+
+/* 1, 2 or 5 x 10^k x @unit, the first at least @raw */
+static double nice_step(double raw, double unit)
+{
+	double m = 1;
+
+	while (m * 10 * unit <= raw)
+		m *= 10;
+	if (m * unit >= raw)
+		return m * unit;
+	if (2 * m * unit >= raw)
+		return 2 * m * unit;
+	if (5 * m * unit >= raw)
+		return 5 * m * unit;
+	return 10 * m * unit;
+}
+
+/* The y ticks: about five, round in the unit the labels print (KiB, MiB, GiB, ...) */
+static void tl_y_scale(struct tl_draw *d, u64 y_max)
+{
+	double raw = (y_max ? (double)y_max : 1.0) / 5, unit = 1;
+
+	while (unit * 1024 <= raw)
+		unit *= 1024;
+	d->y_step = nice_step(raw, unit);
+	d->y_max = d->y_step;
+	while (d->y_max < (double)y_max)
+		d->y_max += d->y_step;
+}
+
+/* The time range the samples cover */
+static void tl_x_scale(struct tl_draw *d)
+{
+	const struct replay_timeline *tl = &d->r->timeline;
+	u64 t1 = 0;
+	u32 i;
+
+	d->t0 = d->nb ? tl->b[0].ts_first : 0;
+	for (i = 0; i < d->nb; i++) {
+		d->t0 = min_t(u64, d->t0, tl->b[i].ts_first);
+		t1 = max_t(u64, t1, tl->b[i].ts_last);
+	}
+	d->span = t1 > d->t0 ? t1 - d->t0 : 1;
 }
 
 static double tl_y(const struct tl_draw *d, u64 v)
@@ -620,7 +799,7 @@ static void tl_header(struct svg *svg, const struct tl_draw *d)
 		 (unsigned long long)r->points.points, (unsigned long long)tl->triggers);
 	svg_text(svg, "subtitle", TL_LEFT, 48, line);
 	snprintf(line, sizeof(line),
-		 "%u buckets of %llu samples, in trace order; a reservation point weighs the last recorded state%s",
+		 "%u buckets of %llu samples, each drawn over the time its samples span; a reservation point weighs the last recorded state%s",
 		 d->nb, (unsigned long long)(tl->width ? tl->width : 1),
 		 r->anchor_from_image ? " (first: the image's)" : "");
 	svg_text(svg, "subtitle", TL_LEFT, 66, line);
@@ -628,28 +807,33 @@ static void tl_header(struct svg *svg, const struct tl_draw *d)
 
 static void tl_axes(struct svg *svg, const struct tl_draw *d)
 {
-	const struct replay_timeline *tl = &d->r->timeline;
 	char label[UNITS_BUF_LEN], line[64];
-	u32 i;
+	double v, step, t, span_s = d->span / 1e9;
+	int decimals = 0;
 
 	svg_rect_stroked(svg, TL_LEFT, TL_TOP, TL_PLOT_W, TL_PLOT_H, "#fff", "#999");
-	for (i = 0; i <= 4; i++) {
-		u64 v = (u64)(d->y_max * i / 4);
-		double y = tl_y(d, v);
+	for (v = 0; v <= d->y_max + d->y_step / 2; v += d->y_step) {
+		double y = tl_y(d, (u64)v);
 
 		svg_rect(svg, "grid", TL_LEFT, y, TL_PLOT_W, 0.5, "#ddd");
-		pretty_size_mode(v, d->units, label, sizeof(label));
+		pretty_size_mode((u64)v, d->units, label, sizeof(label));
 		svg_text(svg, "axis", 8, y + 4, label);
 	}
 	if (!d->nb)
 		return;
-	for (i = 0; i < 3; i++) {
-		u32 b = i == 0 ? 0 : i == 1 ? d->nb / 2 : d->nb - 1;
-		u64 ts = tl->b[b].ts_first - tl->b[0].ts_first;
+	/* seconds since the first sample, about eight round ticks */
+	step = nice_step(span_s / 8, 1e-9);
+	for (t = step; t < 1 && decimals < 9; t *= 10)
+		decimals++;
+	for (t = 0; t <= span_s + step / 1000; t += step) {
+		double x = TL_LEFT + TL_PLOT_W * t / span_s;
 
-		snprintf(line, sizeof(line), "%.3f s", ts / 1e9);
-		svg_text(svg, "axis", tl_x(d, b) - 15, TL_TOP + TL_PLOT_H + 14, line);
+		svg_rect(svg, "grid", x, TL_TOP + TL_PLOT_H, 0.5, 4, "#999");
+		snprintf(line, sizeof(line), "%.*f s", decimals, t);
+		svg_text(svg, "axis", x - 12, TL_TOP + TL_PLOT_H + 16, line);
 	}
+	svg_text(svg, "axis", TL_LEFT + TL_PLOT_W - 140, TL_TOP + TL_PLOT_H + 28,
+		 "time since the first sample");
 }
 
 /* One line of a value per bucket */
@@ -699,7 +883,7 @@ static void tl_marks(struct svg *svg, const struct tl_draw *d)
 {
 	const struct btrfs_replay *r = d->r;
 	const struct replay_timeline *tl = &r->timeline;
-	double strip_top = TL_TOP + TL_PLOT_H + 30;
+	double strip_top = TL_TOP + TL_PLOT_H + 36, x, w;
 	char tip[1024], ver[32], line[128];
 	u64 max_triggers = 1;
 	u32 i, k;
@@ -716,7 +900,8 @@ static void tl_marks(struct svg *svg, const struct tl_draw *d)
 		h = TL_BAR * tl->b[i].triggers / max_triggers;
 		svg_shape_begin(svg, "trigger", "#444");
 		tl_attr_u64(svg, "data-count", tl->b[i].triggers);
-		svg_shape_rect(svg, TL_LEFT + d->bw * i, strip_top + TL_BAR - h, d->bw, h > 1 ? h : 1);
+		tl_box(d, i, &x, &w);
+		svg_shape_rect(svg, x, strip_top + TL_BAR - h, w, h > 1 ? h : 1);
 		snprintf(tip, sizeof(tip), "%llu preempt triggers", (unsigned long long)tl->b[i].triggers);
 		svg_shape_end(svg, tip);
 	}
@@ -737,7 +922,8 @@ static void tl_marks(struct svg *svg, const struct tl_draw *d)
 			svg_shape_begin(svg, "flush", tl_colour[k % 4]);
 			svg_shape_attr(svg, "data-kernel", ver);
 			tl_attr_u64(svg, "data-count", b->flush[k]);
-			svg_shape_rect(svg, TL_LEFT + d->bw * i, y + TL_BAR - h, d->bw, h > 1 ? h : 1);
+			tl_box(d, i, &x, &w);
+			svg_shape_rect(svg, x, y + TL_BAR - h, w, h > 1 ? h : 1);
 			snprintf(tip, sizeof(tip), "%s flushes in %llu of %llu samples", ver,
 				 (unsigned long long)b->flush[k], (unsigned long long)b->samples);
 			svg_shape_end(svg, tip);
@@ -751,33 +937,52 @@ static void tl_marks(struct svg *svg, const struct tl_draw *d)
 		tl_attr_u64(svg, "data-triggers", tl->b[i].triggers);
 		tl_attr_u64(svg, "data-may-use", tl->b[i].may_use_max);
 		tl_attr_u64(svg, "data-used", tl->b[i].used);
-		svg_shape_rect(svg, TL_LEFT + d->bw * i, TL_TOP, d->bw, TL_PLOT_H);
+		tl_box(d, i, &x, &w);
+		svg_shape_rect(svg, x, TL_TOP, w, TL_PLOT_H);
 		tl_bucket_tip(d, i, tip, sizeof(tip));
 		svg_shape_end(svg, tip);
 	}
 }
 
+/* A legend entry: a line (dashed or not) or a filled box, then its text */
+static void tl_key(struct svg *svg, double x, double y, const char *colour,
+		   const char *dash, bool box, const char *text)
+{
+	double xy[4] = { x, y - 4, x + 20, y - 4 };
+
+	if (box)
+		svg_rect(svg, NULL, x + 4, y - 10, 12, 10, colour);
+	else
+		svg_polyline(svg, "key", colour, dash, xy, 2, NULL);
+	svg_text(svg, "legend", x + 24, y, text);
+}
+
+/* Every mark drawn, in three rows: the lines, the thresholds, the strips */
 static void tl_legend(struct svg *svg, const struct tl_draw *d, double y)
 {
 	const struct btrfs_replay *r = d->r;
 	char line[160], ver[32];
-	double x = TL_LEFT;
 	u32 k;
 
-	svg_rect(svg, NULL, x, y - 4, 20, 2, "#2471a3");
-	svg_text(svg, "legend", x + 24, y, "bytes_may_use (highest in the bucket)");
-	x += 250;
-	svg_rect(svg, NULL, x, y - 4, 20, 2, "#27ae60");
-	svg_text(svg, "legend", x + 24, y, "used as need_preemptive_reclaim() weighs it (recording kernel)");
-	x += 380;
+	tl_key(svg, TL_LEFT, y, "#2471a3", NULL, false, "bytes_may_use (highest in the bucket)");
+	tl_key(svg, TL_LEFT + 250, y, "#27ae60", NULL, false,
+	       "used as need_preemptive_reclaim() weighs it (recording kernel)");
 	y += 18;
-	x = TL_LEFT;
 	for (k = 0; k < r->nr_kernels; k++) {
 		snprintf(line, sizeof(line), "threshold at the clamp, %s",
 			 btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)));
-		svg_rect(svg, NULL, x, y - 4, 20, 2, tl_colour[k % 4]);
-		svg_text(svg, "legend", x + 24, y, line);
-		x += 220;
+		tl_key(svg, TL_LEFT + (k % 3) * 280, y + (k / 3) * 18, tl_colour[k % 4],
+		       tl_dash[k % 4], false, line);
+	}
+	y += 18 * ((r->nr_kernels + 2) / 3);
+	tl_key(svg, TL_LEFT, y, "#444", NULL, true,
+	       "preempt triggers in the bucket (height: their count)");
+	y += 18;
+	for (k = 0; k < r->nr_kernels; k++) {
+		snprintf(line, sizeof(line), "samples %s flushes in (height: share)",
+			 btrfs_kernel_version_str(r->kernels[k].version, ver, sizeof(ver)));
+		tl_key(svg, TL_LEFT + (k % 3) * 280, y + (k / 3) * 18, tl_colour[k % 4],
+		       NULL, true, line);
 	}
 }
 
@@ -791,9 +996,10 @@ static int write_timeline(FILE *out, const struct btrfs_replay *r, unsigned int 
 	u32 k;
 
 	d.nb = tl->samples ? (tl->samples + tl->width - 1) / tl->width : 0;
-	d.bw = d.nb ? TL_PLOT_W / d.nb : TL_PLOT_W;
-	d.y_max = tl->y_max ? tl->y_max * 1.05 : 1;
-	height = TL_TOP + TL_PLOT_H + 30 + (r->nr_kernels + 1) * TL_STRIP + 50;
+	tl_x_scale(&d);
+	tl_y_scale(&d, tl->y_max + tl->y_max / 20);
+	height = TL_TOP + TL_PLOT_H + 36 + (r->nr_kernels + 1) * TL_STRIP + 30 +
+		 18 * (2 + 2 * ((r->nr_kernels + 2) / 3));
 	svg_begin(&svg, out, TL_WIDTH, height);
 	svg_style(&svg, tl_css);
 	svg_rect(&svg, NULL, 0, 0, TL_WIDTH, height, "#fff");
@@ -813,7 +1019,7 @@ static int write_timeline(FILE *out, const struct btrfs_replay *r, unsigned int 
 		}
 	}
 	tl_marks(&svg, &d);
-	tl_legend(&svg, &d, height - 34);
+	tl_legend(&svg, &d, TL_TOP + TL_PLOT_H + 36 + (r->nr_kernels + 1) * TL_STRIP + 20);
 	return svg_end(&svg);
 }
 
@@ -870,31 +1076,91 @@ static const char * const part_names[] = { "", "preemptive flushing", "delalloc 
 					    "delayed refs of dropped data extents",
 					    "metadata over-commit" };
 
-/* Which parts to print; refuses a part asked for whose events are missing */
+/*
+ * Why a part whose events the trace has cannot be weighed: what the events
+ * do not carry and nothing gave (marker, image, options); "" if it can.
+ */
+static void unweighable(const struct btrfs_replay *r, int part, char *buf, size_t len)
+{
+	const struct btrfs_replay_static *st = &r->st;
+
+	buf[0] = '\0';
+	if ((part == 1 || part == 4) && !st->have_profile)
+		snprintf(buf, len, "the metadata profile is not known: give the image or device, --metadata-copies N, or record with contrib/btrfs-space-capture.sh");
+	if (part == 3) {
+		const char *facts[4], *opts[4];
+		size_t used = 0;
+		int n = 0, i;
+
+		if (!st->csum_size) {
+			facts[n] = "the csum size";
+			opts[n++] = "--csum-size N";
+		}
+		if (st->free_space_tree < 0) {
+			facts[n] = "the free-space-tree flag";
+			opts[n++] = "--free-space-tree 0|1";
+		}
+		if (!st->sectorsize) {
+			facts[n] = "the sector size";
+			opts[n++] = "--sectorsize N";
+		}
+		if (!st->nodesize) {
+			facts[n] = "the node size";
+			opts[n++] = "--nodesize N";
+		}
+		if (!n)
+			return;
+		for (i = 0; i < n; i++)
+			used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+					 i ? (i == n - 1 ? " and " : ", ") : "", facts[i]);
+		used += snprintf(buf + used, used < len ? len - used : 0,
+				 " not known: give the image or device, ");
+		for (i = 0; i < n; i++)
+			used += snprintf(buf + used, used < len ? len - used : 0, "%s, ", opts[i]);
+		snprintf(buf + used, used < len ? len - used : 0,
+			 "or record with contrib/btrfs-space-capture.sh");
+	}
+}
+
+/*
+ * Which parts to print: every part the trace allows, the others skipped
+ * with a note; a part asked for that cannot be replayed is refused.
+ */
 static int choose_parts(const struct btrfs_replay *r, u32 asked, u32 *parts)
 {
-	char missing[256];
+	char why[400], last[400] = "";
 	int part;
 
 	*parts = 0;
 	for (part = 1; part <= 4; part++) {
+		char missing[256];
+
 		btrfs_replay_missing(r, part, missing, sizeof(missing));
-		if (!missing[0]) {
+		if (missing[0])
+			snprintf(why, sizeof(why), "the trace has no %s (not enabled, or never emitted)",
+				 missing);
+		else
+			unweighable(r, part, why, sizeof(why));
+		if (!why[0]) {
 			if (!asked || (asked & (1U << part)))
 				*parts |= 1U << part;
 			continue;
 		}
 		if (asked & (1U << part)) {
-			error("part %d (%s) needs %s, which the trace does not have: enable them when recording (contrib/btrfs-space-capture.sh)",
-			      part, part_names[part], missing);
+			error("part %d (%s) cannot be replayed: %s", part, part_names[part], why);
 			return 1;
 		}
 		if (!asked)
-			pr_note("part %d (%s) skipped: the trace has no %s", part,
-				part_names[part], missing);
+			pr_note("part %d (%s) skipped: %s", part, part_names[part], why);
+		if (!missing[0])
+			snprintf(last, sizeof(last), "part %d (%s): %s", part,
+				 part_names[part], why);
 	}
 	if (!*parts) {
-		error("the trace has none of the events a part needs: btrfs_done_preemptive_reclaim (part 1), btrfs_set_extent_bit and btrfs_clear_extent_bit (part 2), add_delayed_ref_head and run_delayed_ref_head (part 3), btrfs_done_preemptive_reclaim and update_bytes_may_use (part 4)");
+		if (last[0])
+			error("no part can be replayed; %s", last);
+		else
+			error("the trace has none of the events a part needs: btrfs_done_preemptive_reclaim or update_bytes_may_use (part 1), btrfs_set_extent_bit or btrfs_clear_extent_bit (part 2), add_delayed_ref_head (part 3), update_bytes_may_use (part 4)");
 		return 1;
 	}
 	return 0;

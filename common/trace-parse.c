@@ -13,6 +13,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/trace-parse.h"
@@ -38,15 +39,21 @@ static bool is_blank_line(const char *s)
 }
 
 /* "CPU:3 [LOST 17 EVENTS]" (trace, trace_pipe) or "CPU 3 is empty" (trace-cmd) */
+static int trace_parse_u64_at(const char *s, const char **end, u64 *val);
+
 static bool is_cpu_line(struct trace_reader *r, const char *s)
 {
-	const char *lost;
+	const char *lost, *end;
+	u64 n;
 
 	if (strncmp(s, "CPU", 3) || !(s[3] == ':' || s[3] == ' '))
 		return false;
 	lost = strstr(s, "[LOST ");
 	if (lost) {
-		r->lost_events += strtoull(lost + 6, NULL, 10);
+		/* a count that does not read as one is not this line */
+		if (trace_parse_u64_at(lost + 6, &end, &n) || strcmp(end, " EVENTS]"))
+			return false;
+		r->lost_events += n;
 		return true;
 	}
 	return strstr(s, " is empty") != NULL;
@@ -226,8 +233,15 @@ int trace_read_event(struct trace_reader *r, struct trace_event *ev)
 			return reader_error(r, "longer than 4096 characters");
 		if (memchr(r->line, '\0', len))
 			return reader_error(r, "holds a NUL byte: not a text trace");
-		if (!newline)
-			return reader_error(r, "truncated (no end of line): the trace was cut");
+		if (!newline) {
+			/*
+			 * Only the last line can lack its end: a capture stopped
+			 * while a line was written.  The replay ends before it.
+			 */
+			r->cut_lineno = r->lineno;
+			r->cut_bytes = len;
+			return 0;
+		}
 		if (len && r->line[len - 1] == '\r')
 			r->line[--len] = '\0';
 		if (is_blank_line(r->line) || is_header_line(r->line) ||
@@ -262,18 +276,42 @@ static bool number_ends(char c)
 	return c == '\0' || c == ' ' || c == '(' || c == ',';
 }
 
+/*
+ * An unsigned decimal at @s, digits only (no sign, blank, 0x, or overflow);
+ * @end after it.  strtoull() alone takes "-1" and " 7" and wraps.
+ */
+int trace_parse_u64(const char *s, const char **end, u64 *val)
+{
+	return trace_parse_u64_at(s, end, val);
+}
+
+static int trace_parse_u64_at(const char *s, const char **end, u64 *val)
+{
+	u64 v = 0;
+	const char *p = s;
+
+	for (; isdigit((unsigned char)*p); p++) {
+		u64 d = *p - '0';
+
+		if (v > (~0ULL - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	if (p == s)
+		return -EINVAL;
+	*val = v;
+	*end = p;
+	return 0;
+}
+
 int trace_field_u64(const char *body, const char *key, u64 *val)
 {
 	const char *v = find_field(body, key);
-	char *end;
+	const char *end;
 
 	if (!v)
 		return -ENOENT;
-	if (!isdigit((unsigned char)*v))
-		return -EINVAL;
-	errno = 0;
-	*val = strtoull(v, &end, 10);
-	if (errno || !number_ends(*end))
+	if (trace_parse_u64(v, &end, val) || !number_ends(*end))
 		return -EINVAL;
 	return 0;
 }
@@ -281,16 +319,17 @@ int trace_field_u64(const char *body, const char *key, u64 *val)
 int trace_field_s64(const char *body, const char *key, long long *val)
 {
 	const char *v = find_field(body, key);
-	char *end;
+	const char *end;
+	bool neg;
+	u64 mag;
 
 	if (!v)
 		return -ENOENT;
-	if (!isdigit((unsigned char)*v) && *v != '-')
+	neg = *v == '-';
+	if (trace_parse_u64(v + neg, &end, &mag) || !number_ends(*end) ||
+	    mag > (u64)LLONG_MAX + neg)
 		return -EINVAL;
-	errno = 0;
-	*val = strtoll(v, &end, 10);
-	if (errno || end == v || !number_ends(*end))
-		return -EINVAL;
+	*val = neg ? (long long)(0 - mag) : (long long)mag;
 	return 0;
 }
 
@@ -303,7 +342,7 @@ int trace_field_str(const char *body, const char *key, char *buf, size_t len)
 		return -ENOENT;
 	while (v[n] && v[n] != ' ')
 		n++;
-	if (n >= len)
+	if (!n || n >= len)
 		return -EINVAL;
 	memcpy(buf, v, n);
 	buf[n] = '\0';

@@ -21,6 +21,8 @@ struct trace_reader {
 	u64 lineno;
 	u64 lost_events;	/* "CPU:N [LOST M EVENTS]" lines, summed */
 	u64 bytes;		/* read so far, for progress */
+	u64 cut_lineno;		/* a last line without its end: not read; 0 none */
+	u64 cut_bytes;		/* its length */
 	char line[TRACE_LINE_MAX + 1];
 	char err[160];		/* why the last call failed, with the line */
 };
@@ -35,13 +37,18 @@ struct trace_event {
 };
 
 void trace_reader_init(struct trace_reader *r, FILE *fp);
-/* 1 and @ev, 0 at the end, -EINVAL (r->err says which line and why) */
+/*
+ * 1 and @ev, 0 at the end (a last line cut before its end is not read:
+ * r->cut_lineno), -EINVAL (r->err says which line and why)
+ */
 int trace_read_event(struct trace_reader *r, struct trace_event *ev);
 
+/* An unsigned decimal, digits only and in range; @end after it */
+int trace_parse_u64(const char *s, const char **end, u64 *val);
 /* "key=NUMBER" in @body (a "(NAME)" after the number is allowed) */
 int trace_field_u64(const char *body, const char *key, u64 *val);
 int trace_field_s64(const char *body, const char *key, long long *val);
-/* "key=WORD": the text up to the next blank, NUL-ended in @buf */
+/* "key=WORD": the text up to the next blank (not empty), NUL-ended in @buf */
 int trace_field_str(const char *body, const char *key, char *buf, size_t len);
 /* The leading "FSID: " of a btrfs event: 36 characters copied to @fsid */
 int trace_body_fsid(const char *body, char fsid[37], const char **rest);

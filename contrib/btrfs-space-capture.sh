@@ -135,6 +135,39 @@ for e in "${evlist[@]}"; do
 	echo 1 > "$inst/events/btrfs/$e/enable" || die "cannot enable btrfs/$e"
 done
 
+# unread: the events still in the instance's buffer (per_cpu stats "entries")
+unread()
+{
+	awk '$1 == "entries:" { n += $2 } END { print n + 0 }' "$inst"/per_cpu/cpu*/stats
+}
+
+# The end of OUT, whole however busy the machine: the reader drains the
+# buffer (up to 60 s), is stopped once the file has not grown for 0.5 s,
+# and what it left is read without blocking; a last line still without its
+# end (the reader stopped inside a write) is taken off, and said.
+finish_pipe()
+{
+	local i size prev=-1 tail_len
+	for ((i = 0; i < 600; i++)); do
+		size=$(stat -c %s "$out")
+		[ "$(unread)" = 0 ] && [ "$size" = "$prev" ] && break
+		prev=$size
+		sleep 0.5
+	done
+	kill "$reader" 2>/dev/null
+	wait "$reader" 2>/dev/null
+	reader=
+	while dd if="$inst/trace_pipe" iflag=nonblock bs=1M count=1 status=none >> "$out" 2>/dev/null &&
+		[ "$(unread)" != 0 ]; do
+		:
+	done
+	if [ -s "$out" ] && [ -n "$(tail -c 1 "$out")" ]; then
+		tail_len=$(tail -n 1 "$out" | wc -c)
+		truncate -s "-$tail_len" "$out"
+		echo "btrfs-space-capture: the last line was cut ($tail_len bytes): taken off" >&2
+	fi
+}
+
 rc=0
 if [ $# -gt 0 ]; then
 	"$@" || rc=$?
@@ -150,11 +183,7 @@ if [ -n "$tcmd_dat" ]; then
 		die "trace-cmd extract -B $inst_name failed"
 	trace-cmd report -i "$tcmd_dat" > "$out" 2> /dev/null || die "trace-cmd report -i $tcmd_dat failed"
 else
-	# let the reader drain what is left, then stop it between reads
-	sleep 1
-	kill "$reader" 2>/dev/null
-	wait "$reader" 2>/dev/null
-	reader=
+	finish_pipe
 fi
 [ "$lost" = 0 ] || echo "btrfs-space-capture: $lost events lost (raise -b)" >&2
 echo "btrfs-space-capture: $(wc -l < "$out") lines in $out" >&2

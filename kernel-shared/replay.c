@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/hash.h"
+#include "kernel-shared/block-rsv.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/replay.h"
 
@@ -96,6 +97,40 @@ static int replay_error(struct btrfs_replay *r, const struct trace_event *ev,
 	snprintf(r->err, sizeof(r->err), "line %llu: %s: %s",
 		 (unsigned long long)ev->lineno, ev->name, what);
 	return ret;
+}
+
+/* A field of the body, read strictly: missing, empty or malformed names it */
+static int field_error(struct btrfs_replay *r, const struct trace_event *ev,
+		       const char *key, int ret, const char *what)
+{
+	snprintf(r->err, sizeof(r->err), "line %llu: %s: %s %s=",
+		 (unsigned long long)ev->lineno, ev->name,
+		 ret == -ENOENT ? "no" : what, key);
+	return -EINVAL;
+}
+
+static int need_u64(struct btrfs_replay *r, const struct trace_event *ev,
+		    const char *body, const char *key, u64 *val)
+{
+	int ret = trace_field_u64(body, key, val);
+
+	return ret ? field_error(r, ev, key, ret, "not an unsigned decimal number at") : 0;
+}
+
+static int need_s64(struct btrfs_replay *r, const struct trace_event *ev,
+		    const char *body, const char *key, long long *val)
+{
+	int ret = trace_field_s64(body, key, val);
+
+	return ret ? field_error(r, ev, key, ret, "not a decimal number at") : 0;
+}
+
+static int need_str(struct btrfs_replay *r, const struct trace_event *ev,
+		    const char *body, const char *key, char *buf, size_t len)
+{
+	int ret = trace_field_str(body, key, buf, len);
+
+	return ret ? field_error(r, ev, key, ret, "empty or over-long") : 0;
 }
 
 int btrfs_replay_init(struct btrfs_replay *r)
@@ -255,18 +290,18 @@ static int parse_state(struct btrfs_replay *r, const struct trace_event *ev,
 	for (i = 0; i < sizeof(state_fields) / sizeof(state_fields[0]); i++) {
 		u64 *dst = (u64 *)((char *)s + state_fields[i].offset);
 
-		if (trace_field_u64(body, state_fields[i].label, dst)) {
-			snprintf(r->err, sizeof(r->err), "line %llu: %s: no number %s=",
-				 (unsigned long long)ev->lineno, ev->name,
-				 state_fields[i].label);
-			return -EINVAL;
-		}
+		int ret = trace_field_u64(body, state_fields[i].label, dst);
+
+		if (ret)
+			return field_error(r, ev, state_fields[i].label, ret, "no number");
 	}
-	if (trace_field_u64(body, "clamp", &clamp) || clamp > BTRFS_PREEMPT_MAX_CLAMP)
-		return replay_error(r, ev, "no clamp= from 0 to 8", -EINVAL);
+	if (need_u64(r, ev, body, "clamp", &clamp))
+		return -EINVAL;
+	if (clamp > BTRFS_PREEMPT_MAX_CLAMP)
+		return replay_error(r, ev, "clamp= above 8", -EINVAL);
 	s->clamp = clamp;
-	if (trace_field_str(body, "flags", flags, sizeof(flags)))
-		return replay_error(r, ev, "no flags=", -EINVAL);
+	if (need_str(r, ev, body, "flags", flags, sizeof(flags)))
+		return -EINVAL;
 	if (!strcmp(flags, "METADATA"))
 		s->flags = BTRFS_BLOCK_GROUP_METADATA;
 	else if (!strcmp(flags, "DATA|METADATA"))
@@ -296,6 +331,27 @@ static bool flushes(const struct btrfs_reserve_state *s,
 	struct btrfs_preempt_result res;
 
 	btrfs_need_preemptive_reclaim(s, m, &res);
+	return res.verdict;
+}
+
+/* As flushes(), the reason counted */
+static bool flushes_why(const struct btrfs_reserve_state *s,
+			const struct btrfs_kernel_model *m, struct replay_reasons *why)
+{
+	struct btrfs_preempt_result res;
+	u32 i;
+
+	btrfs_need_preemptive_reclaim(s, m, &res);
+	for (i = 0; i < REPLAY_MAX_REASONS; i++) {
+		if (!why->reason[i]) {
+			why->reason[i] = res.reason ? res.reason : "?";
+			why->verdict[i] = res.verdict;
+		}
+		if (!strcmp(why->reason[i], res.reason ? res.reason : "?")) {
+			why->count[i]++;
+			break;
+		}
+	}
 	return res.verdict;
 }
 
@@ -477,11 +533,14 @@ static int preempt_state(struct btrfs_replay *r, const struct trace_event *ev,
 	u32 k;
 	int ret;
 
-	if (!r->st.have_profile)
-		return replay_error(r, ev, "the metadata profile is not known: give the image or device, --metadata-copies, or record with contrib/btrfs-space-capture.sh", -EINVAL);
 	ret = parse_state(r, ev, body, &s);
 	if (ret)
 		return ret;
+	if (!r->st.have_profile) {
+		/* parts 1 and 4 are skipped with a note; the other parts go on */
+		p->no_profile++;
+		return 0;
+	}
 	if (!p->states && !p->other_flags)
 		first_state_setup(r);
 	if (!(s.flags & BTRFS_BLOCK_GROUP_METADATA)) {
@@ -522,7 +581,7 @@ static int preempt_state(struct btrfs_replay *r, const struct trace_event *ev,
 		}
 	}
 	for (k = 0; k < r->nr_kernels; k++)
-		p->flush_in[k] += flushes(&s, &r->kernels[k]);
+		p->flush_in[k] += flushes_why(&s, &r->kernels[k], &p->why[k]);
 	timeline_sample(r, ev->ts_ns, &s, true);
 	btrfs_kernel_model(KERNEL_VERSION(5, 12, 0), &m512);
 	btrfs_kernel_model(KERNEL_VERSION(5, 15, 0), &m515);
@@ -531,9 +590,23 @@ static int preempt_state(struct btrfs_replay *r, const struct trace_event *ev,
 	return 0;
 }
 
-static int trigger_flush(struct btrfs_replay *r, const char *body)
+/* "REASON: flush=N(NAME) flags=FLAGS bytes=N" after the fsid, every field whole */
+static int trigger_flush(struct btrfs_replay *r, const struct trace_event *ev,
+			 const char *body)
 {
-	/* "REASON: flush=N(NAME) ..." after the fsid */
+	const char *p = body;
+	char flags[64];
+	long long flush;
+	u64 bytes;
+
+	while (islower((unsigned char)*p) || *p == '_')
+		p++;
+	if (p == body || p[0] != ':' || p[1] != ' ')
+		return replay_error(r, ev, "no REASON: before flush=", -EINVAL);
+	if (need_s64(r, ev, p, "flush", &flush) ||
+	    need_str(r, ev, p, "flags", flags, sizeof(flags)) ||
+	    need_u64(r, ev, p, "bytes", &bytes))
+		return -EINVAL;
 	if (!strncmp(body, "preempt:", 8)) {
 		r->preempt.preempt_triggers++;
 		timeline_trigger(r);
@@ -548,8 +621,8 @@ static int flush_space(struct btrfs_replay *r, const struct trace_event *ev,
 {
 	u64 v;
 
-	if (trace_field_u64(body, "for_preempt", &v))
-		return replay_error(r, ev, "no for_preempt=", -EINVAL);
+	if (need_u64(r, ev, body, "for_preempt", &v))
+		return -EINVAL;
 	r->preempt.preempt_flushes += v != 0;
 	return 0;
 }
@@ -626,7 +699,7 @@ static void resolve_point(struct btrfs_replay *r, const struct trace_event *ev,
 	else
 		pts->model_no_kernel_flush++;
 	for (k = 0; k < r->nr_kernels; k++)
-		pts->flush_in[k] += flushes(&pt->s, &r->kernels[k]);
+		pts->flush_in[k] += flushes_why(&pt->s, &r->kernels[k], &pts->why[k]);
 	timeline_sample(r, ev->ts_ns, &pt->s, false);
 	btrfs_kernel_model(KERNEL_VERSION(5, 12, 0), &m512);
 	btrfs_kernel_model(KERNEL_VERSION(5, 15, 0), &m515);
@@ -710,9 +783,9 @@ static int reserve_ticket(struct btrfs_replay *r, const struct trace_event *ev,
 	u32 i;
 
 	oc->tickets++;
-	if (trace_field_str(body, "flags", flags, sizeof(flags)) ||
-	    trace_field_u64(body, "bytes", &bytes) || trace_field_s64(body, "error", &error))
-		return replay_error(r, ev, "no flags=, bytes= or error=", -EINVAL);
+	if (need_str(r, ev, body, "flags", flags, sizeof(flags)) ||
+	    need_u64(r, ev, body, "bytes", &bytes) || need_s64(r, ev, body, "error", &error))
+		return -EINVAL;
 	if (error || !strstr(flags, "METADATA"))
 		return 0;
 	for (i = 1; i <= REPLAY_OC_RECENT; i++) {
@@ -769,9 +842,9 @@ static int update_bytes(struct btrfs_replay *r, const struct trace_event *ev,
 	long long diff;
 	u64 old, now;
 
-	if (trace_field_str(body, "type", type, sizeof(type)) ||
-	    trace_field_u64(body, "old", &old) || trace_field_s64(body, "diff", &diff))
-		return replay_error(r, ev, "no type=, old= or diff=", -EINVAL);
+	if (need_str(r, ev, body, "type", type, sizeof(type)) ||
+	    need_u64(r, ev, body, "old", &old) || need_s64(r, ev, body, "diff", &diff))
+		return -EINVAL;
 	if (strcmp(type, "METADATA") && strcmp(type, "DATA|METADATA"))
 		return 0;
 	now = old + (u64)diff;
@@ -822,6 +895,82 @@ static struct replay_root_count *root_count(struct replay_delalloc *d, u64 root)
 		return &d->other_roots;
 	d->roots[d->nr_roots].root = root;
 	return &d->roots[d->nr_roots++];
+}
+
+/* An inode's cycles, kept apart from its io tree, which goes when empty */
+struct inode_cycles {
+	struct inode_cycles *next;
+	u64 root;
+	u64 ino;
+	u64 cycles;
+};
+
+static void inode_cycle(struct replay_delalloc *d, u64 root, u64 ino)
+{
+	struct inode_cycles **pp, *c;
+
+	if (!d->cycle_buckets) {
+		d->cycle_buckets = calloc(1U << 16, sizeof(*d->cycle_buckets));
+		if (!d->cycle_buckets)
+			return;		/* the per-inode list only: the totals stand */
+		d->nr_cycle_buckets = 1U << 16;
+	}
+	pp = &d->cycle_buckets[hash_mix64(ino ^ (root << 40) ^ (root >> 24)) &
+			       (d->nr_cycle_buckets - 1)];
+	while (*pp && ((*pp)->root != root || (*pp)->ino != ino))
+		pp = &(*pp)->next;
+	c = *pp;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return;
+		c->root = root;
+		c->ino = ino;
+		*pp = c;
+		d->cycled_inodes++;
+	}
+	c->cycles++;
+}
+
+static u32 cycle_bin(u64 cycles)
+{
+	return cycles <= 2 ? cycles - 1 : cycles <= 4 ? 2 : cycles <= 8 ? 3 : 4;
+}
+
+/* The inodes by cycles: a histogram and the busiest, most cycles first */
+void btrfs_replay_inode_cycles(const struct btrfs_replay *r, u64 bins[REPLAY_CYCLE_BINS],
+			       struct replay_inode_cycles top[REPLAY_TOP_INODES], u32 *nr_top)
+{
+	const struct replay_delalloc *d = &r->delalloc;
+	u32 i, j;
+
+	memset(bins, 0, sizeof(u64) * REPLAY_CYCLE_BINS);
+	*nr_top = 0;
+	for (i = 0; i < d->nr_cycle_buckets; i++) {
+		const struct inode_cycles *c;
+
+		for (c = d->cycle_buckets[i]; c; c = c->next) {
+			bins[cycle_bin(c->cycles)]++;
+			/* insertion into the sorted top: cycles down, then root, ino up */
+			for (j = *nr_top; j > 0; j--) {
+				const struct replay_inode_cycles *t = &top[j - 1];
+
+				if (t->cycles > c->cycles ||
+				    (t->cycles == c->cycles && (t->root < c->root ||
+				     (t->root == c->root && t->ino < c->ino))))
+					break;
+				if (j < REPLAY_TOP_INODES)
+					top[j] = top[j - 1];
+			}
+			if (j < REPLAY_TOP_INODES) {
+				top[j] = (struct replay_inode_cycles) {
+					.root = c->root, .ino = c->ino, .cycles = c->cycles,
+				};
+				if (*nr_top < REPLAY_TOP_INODES)
+					(*nr_top)++;
+			}
+		}
+	}
 }
 
 /* btrfs_set_delalloc_extent(): the delalloc part of the set hook */
@@ -896,6 +1045,7 @@ static void delalloc_clear_hook(void *ctx, const struct extent_state *state, u32
 	di->d->total.flag_rule++;
 	di->d->total.flagless++;
 	di->d->total.cycles++;
+	inode_cycle(di->d, di->root, di->ino);
 }
 
 static struct delalloc_inode **inode_slot(struct replay_delalloc *d, u64 root, u64 ino)
@@ -958,18 +1108,20 @@ static int extent_bit_event(struct btrfs_replay *r, const struct trace_event *ev
 	u32 set_bits = 0, clear_bits = 0;
 	int ret = 0;
 
-	if (trace_field_str(body, "io_tree", tree, sizeof(tree)) ||
-	    trace_field_u64(body, "ino", &ino) || trace_field_u64(body, "root", &root) ||
-	    trace_field_u64(body, "start", &start) || trace_field_u64(body, "len", &len))
-		return replay_error(r, ev, "no io_tree=, ino=, root=, start= or len=", -EINVAL);
+	if (need_str(r, ev, body, "io_tree", tree, sizeof(tree)) ||
+	    need_u64(r, ev, body, "ino", &ino) || need_u64(r, ev, body, "root", &root) ||
+	    need_u64(r, ev, body, "start", &start) || need_u64(r, ev, body, "len", &len))
+		return -EINVAL;
 	if (which != REPLAY_EV_CLEAR_EXTENT_BIT) {
-		if (trace_field_str(body, "set_bits", bits_str, sizeof(bits_str)) ||
-		    btrfs_parse_extent_bits(bits_str, &set_bits))
+		if (need_str(r, ev, body, "set_bits", bits_str, sizeof(bits_str)))
+			return -EINVAL;
+		if (btrfs_parse_extent_bits(bits_str, &set_bits))
 			return replay_error(r, ev, "bad set_bits=", -EINVAL);
 	}
 	if (which != REPLAY_EV_SET_EXTENT_BIT) {
-		if (trace_field_str(body, "clear_bits", bits_str, sizeof(bits_str)) ||
-		    btrfs_parse_extent_bits(bits_str, &clear_bits))
+		if (need_str(r, ev, body, "clear_bits", bits_str, sizeof(bits_str)))
+			return -EINVAL;
+		if (btrfs_parse_extent_bits(bits_str, &clear_bits))
 			return replay_error(r, ev, "bad clear_bits=", -EINVAL);
 	}
 	if (strcmp(tree, "INODE_IO")) {
@@ -1015,8 +1167,12 @@ static int extent_bit_event(struct btrfs_replay *r, const struct trace_event *ev
 struct delayed_head {
 	struct delayed_head *next;
 	u64 bytenr;
+	u64 num_bytes;
 	u64 charge;		/* the recording kernel's rule */
 	u64 charge_before;	/* before v6.7 */
+	long long ref_mod;	/* the head's total_ref_mod, from its events */
+	u64 csum;		/* csum leaves charged now (total_ref_mod < 0) */
+	u64 nodes;		/* ref nodes queued on it (delayed_ref_updates) */
 };
 
 #define DELAYED_HEADS_MAX	(16U << 20)
@@ -1064,20 +1220,86 @@ static void charge(struct replay_delayed_refs *d, struct delayed_head *h,
  * The action= of the delayed-ref events: show_ref_action() prints its
  * name; trace-cmd report, whose libtraceevent cannot resolve the enum,
  * prints the value of enum btrfs_delayed_ref_action (delayed-ref.h:
- * BTRFS_ADD_DELAYED_REF = 1, BTRFS_DROP_DELAYED_REF = 2, ...).  True for
+ * REF_ADD = 1, REF_DROP = 2, ...).  True for
  * a drop in either form.
  */
-static bool is_drop_action(const char *action)
-{
-	char *end;
-	unsigned long v;
+/* enum btrfs_delayed_ref_action of delayed-ref.h, the values trace-cmd prints */
+enum {
+	REF_ADD = 1,		/* BTRFS_ADD_DELAYED_REF */
+	REF_DROP,		/* BTRFS_DROP_DELAYED_REF */
+	REF_ADD_EXTENT,		/* BTRFS_ADD_DELAYED_EXTENT */
+	REF_UPDATE_HEAD,	/* BTRFS_UPDATE_DELAYED_HEAD */
+};
 
-	if (!strcmp(action, "DROP_DELAYED_REF"))
-		return true;
-	if (!isdigit((unsigned char)action[0]))
-		return false;
-	v = strtoul(action, &end, 0);
-	return !*end && v == 2;
+static int ref_action(const char *action)
+{
+	static const char * const names[] = {
+		[REF_ADD] = "ADD_DELAYED_REF",
+		[REF_DROP] = "DROP_DELAYED_REF",
+		[REF_ADD_EXTENT] = "ADD_DELAYED_EXTENT",
+		[REF_UPDATE_HEAD] = "UPDATE_DELAYED_HEAD",
+	};
+	const char *end;
+	u64 v;
+	int i;
+
+	for (i = REF_ADD; i <= REF_UPDATE_HEAD; i++)
+		if (!strcmp(action, names[i]))
+			return i;
+	/* trace-cmd: "1" or "0x1" */
+	if (action[0] == '0' && action[1] == 'x')
+		action += 2;
+	if (trace_parse_u64(action, &end, &v) || *end ||
+	    v > REF_UPDATE_HEAD)
+		return -EINVAL;
+	/* 0: none, as run_delayed_ref_head prints a head's ("0x0") */
+	return v;
+}
+
+static bool is_drop_action(int action)
+{
+	return action == REF_DROP;
+}
+
+/*
+ * The net of a head's event as add_delayed_ref_head() and
+ * update_existing_head_ref() keep it: every add or drop is one ref node
+ * (delayed_ref_updates, delayed_ref_bytes(1) each, merges of equal nodes
+ * not seen without the ref-node events); a data head's csum leaves are
+ * charged when its total_ref_mod goes below 0 and released when it comes
+ * back, so a snapshot's added ref cancels the drop of the same extent.
+ */
+static void head_net(struct btrfs_replay *r, const struct btrfs_csum_params *params,
+		     struct delayed_head *h, bool is_data, int action, bool created)
+{
+	struct replay_delayed_refs *d = &r->drefs;
+	struct btrfs_csum_delete_calc one = { 0 };
+	long long old = h->ref_mod;
+	int delta = action == REF_DROP ? -1 :
+		    action == REF_ADD || action == REF_ADD_EXTENT ? 1 : 0;
+
+	if (!delta)
+		return;
+	btrfs_csum_delete_add_refs(params, &one, 1);
+	h->nodes++;
+	if (is_data)
+		d->net.data_nodes++;
+	else
+		d->net.tree_nodes++;
+	d->net.outstanding += one.drop_ref_bytes;
+	h->ref_mod += delta;
+	if (is_data && h->ref_mod < 0 && (created || old >= 0)) {
+		btrfs_csum_delete_add_heads(params, &r->recorded, &one, h->num_bytes, 1);
+		h->csum = one.csum_bytes;
+		d->net.csum_charged += h->csum;
+		d->net.outstanding += h->csum;
+	} else if (is_data && h->ref_mod >= 0 && old < 0) {
+		d->net.csum_released += h->csum;
+		d->net.outstanding -= h->csum;
+		h->csum = 0;
+	}
+	if (d->net.outstanding > d->net.peak_outstanding)
+		d->net.peak_outstanding = d->net.outstanding;
 }
 
 static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *ev,
@@ -1087,19 +1309,28 @@ static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *e
 	struct btrfs_csum_delete_calc prev = d->calc;
 	struct btrfs_csum_params params;
 	struct delayed_head **pp, *h;
-	char action[32];
+	char action_str[32];
 	u64 bytenr, num_bytes, is_data = 1;
+	int action;
 
-	if (csum_params(r, &params))
-		return replay_error(r, ev, "the csum size, sector and node size and free-space-tree are not known: give the image or device, or record with contrib/btrfs-space-capture.sh", -EINVAL);
+	if (need_u64(r, ev, body, "bytenr", &bytenr) ||
+	    need_u64(r, ev, body, "num_bytes", &num_bytes) ||
+	    need_str(r, ev, body, "action", action_str, sizeof(action_str)) ||
+	    (which != REPLAY_EV_ADD_DELAYED_DATA_REF &&
+	     need_u64(r, ev, body, "is_data", &is_data)))
+		return -EINVAL;
+	action = ref_action(action_str);
+	if (action < 0)
+		return field_error(r, ev, "action", action, "not a delayed-ref action at");
+	if (is_data > 1)
+		return field_error(r, ev, "is_data", -EINVAL, "neither 0 nor 1 at");
+	if (csum_params(r, &params)) {
+		/* part 3 is skipped with a note; the other parts go on */
+		d->no_params++;
+		return 0;
+	}
 	if (!r->recorded.version)
 		first_state_setup(r);
-	if (trace_field_u64(body, "bytenr", &bytenr) ||
-	    trace_field_u64(body, "num_bytes", &num_bytes) ||
-	    trace_field_str(body, "action", action, sizeof(action)) ||
-	    (which != REPLAY_EV_ADD_DELAYED_DATA_REF &&
-	     trace_field_u64(body, "is_data", &is_data)))
-		return replay_error(r, ev, "no bytenr=, num_bytes=, action= or is_data=", -EINVAL);
 	pp = head_slot(d, bytenr);
 	h = *pp;
 	if (which == REPLAY_EV_RUN_DELAYED_REF_HEAD) {
@@ -1112,6 +1343,9 @@ static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *e
 		d->live--;
 		d->live_charge -= h->charge;
 		d->live_charge_before -= h->charge_before;
+		d->net.outstanding -= h->csum + h->nodes *
+			btrfs_calc_delayed_ref_bytes(params.nodesize,
+						     params.free_space_tree_opt, 1);
 		*pp = h->next;
 		free(h);
 		return 0;
@@ -1127,6 +1361,7 @@ static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *e
 	}
 	if (h) {
 		d->merged++;
+		head_net(r, &params, h, is_data, action, false);
 		return 0;
 	}
 	if (d->live >= DELAYED_HEADS_MAX)
@@ -1135,6 +1370,7 @@ static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *e
 	if (!h)
 		return replay_error(r, ev, "out of memory", -ENOMEM);
 	h->bytenr = bytenr;
+	h->num_bytes = num_bytes;
 	*pp = h;
 	d->heads++;
 	if (++d->live > d->peak_live)
@@ -1145,6 +1381,7 @@ static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *e
 		btrfs_csum_delete_add_heads(&params, &r->recorded, &d->calc, num_bytes, 1);
 		charge(d, h, &prev);
 	}
+	head_net(r, &params, h, is_data, action, true);
 	return 0;
 }
 
@@ -1159,34 +1396,75 @@ static int delayed_ref_event(struct btrfs_replay *r, const struct trace_event *e
  * move into it are not traced, so the events bound the reserve, they do
  * not give its size.
  */
+/*
+ * "TYPE: VAL reserve|release BYTES" (TP_printk of btrfs_space_reservation),
+ * read from its end: the type is the kernel's string, which may hold a
+ * colon itself ("space_info:enospc" of __reserve_bytes() callers), never a
+ * blank.  Both numbers unsigned decimal, nothing after BYTES.
+ */
+static int parse_reservation(struct btrfs_replay *r, const struct trace_event *ev,
+			     const char *body, size_t *type_len, bool *reserve,
+			     u64 *bytes)
+{
+	const char *sep = NULL, *p, *end;
+	u64 val;
+
+	for (p = strstr(body, ": "); p; p = strstr(p + 1, ": "))
+		sep = p;
+	if (!sep || sep == body)
+		return replay_error(r, ev, "not TYPE: VAL reserve|release BYTES (no TYPE:)", -EINVAL);
+	for (p = body; p < sep; p++)
+		if (!isgraph((unsigned char)*p))
+			return replay_error(r, ev, "not TYPE: VAL reserve|release BYTES (a blank in TYPE)", -EINVAL);
+	if (trace_parse_u64(sep + 2, &end, &val) || *end != ' ')
+		return replay_error(r, ev, "not TYPE: VAL reserve|release BYTES (VAL not an unsigned decimal number)", -EINVAL);
+	end++;
+	if (!strncmp(end, "reserve ", 8))
+		*reserve = true;
+	else if (!strncmp(end, "release ", 8))
+		*reserve = false;
+	else
+		return replay_error(r, ev, "not TYPE: VAL reserve|release BYTES (neither reserve nor release)", -EINVAL);
+	if (trace_parse_u64(end + 8, &end, bytes) || *end)
+		return replay_error(r, ev, "not TYPE: VAL reserve|release BYTES (BYTES not an unsigned decimal number ending the line)", -EINVAL);
+	*type_len = sep - body;
+	return 0;
+}
+
+static bool type_is(const char *body, size_t len, const char *type)
+{
+	return len == strlen(type) && !strncmp(body, type, len);
+}
+
 static int rsv_reservation(struct btrfs_replay *r, const struct trace_event *ev,
 			   const char *body)
 {
 	struct replay_rsv_trace *t = &r->drefs.rsv;
 	struct btrfs_csum_delete_calc one = { 0 };
 	struct btrfs_csum_params params;
-	const char *colon = strchr(body, ':');
-	unsigned long long val, bytes;
-	char dir[16];
+	const char *dir;
+	bool reserve;
 	size_t len;
-	u64 limit;
+	u64 bytes, limit;
+	int ret;
 
-	if (!colon || sscanf(colon + 1, " %llu %15s %llu", &val, dir, &bytes) != 3 ||
-	    (strcmp(dir, "reserve") && strcmp(dir, "release")))
-		return replay_error(r, ev, "not TYPE: VAL reserve|release BYTES", -EINVAL);
-	len = colon - body;
-	if (len == strlen("local_delayed_refs_rsv") &&
-	    !strncmp(body, "local_delayed_refs_rsv", len)) {
-		if (!strcmp(dir, "reserve")) {
+	ret = parse_reservation(r, ev, body, &len, &reserve, &bytes);
+	if (ret)
+		return ret;
+	dir = reserve ? "reserve" : "release";
+	if (type_is(body, len, "local_delayed_refs_rsv")) {
+		if (reserve) {
 			t->local_reserves++;
 			t->local_reserved += bytes;
 		}
 		return 0;
 	}
-	if (len != strlen("delayed_refs_rsv") || strncmp(body, "delayed_refs_rsv", len))
+	if (!type_is(body, len, "delayed_refs_rsv"))
 		return 0;
-	if (csum_params(r, &params))
-		return replay_error(r, ev, "the csum size, sector and node size and free-space-tree are not known: give the image or device, or record with contrib/btrfs-space-capture.sh", -EINVAL);
+	if (csum_params(r, &params)) {
+		r->drefs.no_params++;
+		return 0;
+	}
 	if (!r->recorded.version)
 		first_state_setup(r);
 	btrfs_csum_delete_add_refs(&params, &one, 1);
@@ -1246,8 +1524,8 @@ static int transaction_commit(struct btrfs_replay *r, const struct trace_event *
 {
 	u64 gen;
 
-	if (trace_field_u64(body, "gen", &gen))
-		return replay_error(r, ev, "no gen=", -EINVAL);
+	if (need_u64(r, ev, body, "gen", &gen))
+		return -EINVAL;
 	r->drefs.rsv.commits++;
 	close_txn(r, gen);
 	return 0;
@@ -1299,7 +1577,7 @@ int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev)
 	case REPLAY_EV_RESERVE_TICKET:
 		return reserve_ticket(r, ev, body);
 	case REPLAY_EV_TRIGGER_FLUSH:
-		return trigger_flush(r, body);
+		return trigger_flush(r, ev, body);
 	case REPLAY_EV_FLUSH_SPACE:
 		return flush_space(r, ev, body);
 	case REPLAY_EV_SET_EXTENT_BIT:
@@ -1350,24 +1628,29 @@ void btrfs_replay_finish(struct btrfs_replay *r)
 	close_txn(r, 0);
 }
 
+/*
+ * The events a part reads, none of which the trace has (or the marker
+ * enabled): part 1 weighs decision states or reservation points, part 2
+ * sets or clears, part 3 the heads, part 4 the may_use rises.
+ */
 void btrfs_replay_missing(const struct btrfs_replay *r, int part, char *buf, size_t len)
 {
-	static const int part1[] = { REPLAY_EV_DONE_PREEMPT, -1 };
+	static const int part1[] = { REPLAY_EV_DONE_PREEMPT, REPLAY_EV_UPDATE_MAY_USE, -1 };
 	static const int part2[] = { REPLAY_EV_SET_EXTENT_BIT, REPLAY_EV_CLEAR_EXTENT_BIT, -1 };
-	static const int part3[] = { REPLAY_EV_ADD_DELAYED_REF_HEAD,
-				     REPLAY_EV_RUN_DELAYED_REF_HEAD, -1 };
-	static const int part4[] = { REPLAY_EV_DONE_PREEMPT, REPLAY_EV_UPDATE_MAY_USE, -1 };
+	static const int part3[] = { REPLAY_EV_ADD_DELAYED_REF_HEAD, -1 };
+	static const int part4[] = { REPLAY_EV_UPDATE_MAY_USE, -1 };
 	const int *need = part == 1 ? part1 : part == 2 ? part2 : part == 3 ? part3 : part4;
 	u64 have = r->enabled_mask ? r->enabled_mask : r->seen_mask;
 	size_t used = 0;
+	const int *e;
 
 	buf[0] = '\0';
-	for (; *need >= 0; need++) {
-		if (have & (1ULL << *need))
-			continue;
+	for (e = need; *e >= 0; e++)
+		if (have & (1ULL << *e))
+			return;
+	for (e = need; *e >= 0; e++)
 		used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
-				 used ? ", " : "", event_names[*need]);
-	}
+				 used ? " or " : "", event_names[*e]);
 }
 
 void btrfs_replay_release(struct btrfs_replay *r)
@@ -1387,6 +1670,18 @@ void btrfs_replay_release(struct btrfs_replay *r)
 	}
 	free(r->delalloc.buckets);
 	r->delalloc.buckets = NULL;
+	for (i = 0; r->delalloc.cycle_buckets && i < r->delalloc.nr_cycle_buckets; i++) {
+		struct inode_cycles *c = r->delalloc.cycle_buckets[i];
+
+		while (c) {
+			struct inode_cycles *next = c->next;
+
+			free(c);
+			c = next;
+		}
+	}
+	free(r->delalloc.cycle_buckets);
+	r->delalloc.cycle_buckets = NULL;
 	for (i = 0; r->drefs.buckets && i < r->drefs.nr_buckets; i++) {
 		struct delayed_head *h = r->drefs.buckets[i];
 

@@ -50,13 +50,23 @@ struct replay_disagreement {
 	u64 bound;		/* the error the explanation allows */
 };
 
+/* Why a kernel flushed or not: need_preemptive_reclaim()'s reasons, counted */
+#define REPLAY_MAX_REASONS	8
+struct replay_reasons {
+	const char *reason[REPLAY_MAX_REASONS];
+	bool verdict[REPLAY_MAX_REASONS];
+	u64 count[REPLAY_MAX_REASONS];
+};
+
 struct replay_preempt {
+	u64 no_profile;		/* states not weighed: the metadata profile unknown */
 	u64 states;		/* btrfs_done_preemptive_reclaim of this fs, METADATA */
 	u64 other_flags;	/* of another space info (not weighed) */
 	u64 agree;
 	u64 disagree;
 	u64 explained[4];
 	u64 flush_in[REPLAY_MAX_KERNELS];	/* states each kernel flushes in */
+	struct replay_reasons why[REPLAY_MAX_KERNELS];
 	u64 preempt_triggers;	/* btrfs_trigger_flush "preempt" */
 	u64 ticket_triggers;	/* other btrfs_trigger_flush reasons */
 	u64 preempt_flushes;	/* btrfs_flush_space for_preempt=1 */
@@ -128,6 +138,7 @@ struct replay_points {
 	u64 model_no_kernel_flush;
 	u64 no_anchor;		/* rises before any recorded state */
 	u64 flush_in[REPLAY_MAX_KERNELS];
+	struct replay_reasons why[REPLAY_MAX_KERNELS];
 	u64 only_512;
 	/* at the kernel's triggers: (used - thresh) / thresh, in ppm */
 	bool have_margin;
@@ -217,7 +228,23 @@ struct replay_rsv_trace {
 	struct replay_rsv_txn txn[REPLAY_MAX_LISTED];
 };
 
+/*
+ * The net of the head events (formulas.md 22.3): csum leaves charged and
+ * released as total_ref_mod crosses 0, ref nodes per kind, and what the
+ * queued heads hold at most.
+ */
+struct replay_refs_net {
+	u64 csum_charged;
+	u64 csum_released;
+	u64 data_nodes;		/* data ref nodes queued (adds and drops) */
+	u64 tree_nodes;		/* tree-block ref nodes queued */
+	u64 outstanding;	/* of the heads queued now */
+	u64 peak_outstanding;
+};
+
 struct replay_delayed_refs {
+	u64 no_params;		/* events not weighed: csum size or free-space tree unknown */
+	struct replay_refs_net net;
 	struct delayed_head **buckets;
 	u32 nr_buckets;
 	u64 live;
@@ -246,8 +273,23 @@ struct replay_root_count {
 };
 
 struct delalloc_inode;
+struct inode_cycles;
+
+#define REPLAY_TOP_INODES	8
+#define REPLAY_CYCLE_BINS	5	/* 1, 2, 3-4, 5-8, 9 and more */
+
+/* An inode's writeback cycles, for the busiest ones listed */
+struct replay_inode_cycles {
+	u64 root;
+	u64 ino;
+	u64 cycles;
+};
 
 struct replay_delalloc {
+	/* per inode: the cycles of each inode that had one, kept past its states */
+	struct inode_cycles **cycle_buckets;
+	u32 nr_cycle_buckets;
+	u64 cycled_inodes;
 	struct delalloc_inode **buckets;
 	u32 nr_buckets;
 	u64 live_states;
@@ -282,6 +324,7 @@ struct btrfs_replay {
 	u64 seen_mask;		/* REPLAY_EV_* seen */
 	u64 enabled_mask;	/* from the capture marker, 0 if none */
 	bool have_marker;
+	u64 cut_lineno;		/* a last line without its end, not read; 0 none */
 	struct replay_preempt preempt;
 	struct replay_points points;
 	struct replay_timeline timeline;
@@ -329,7 +372,10 @@ void btrfs_replay_set_image_state(struct btrfs_replay *r,
 				  const struct btrfs_reserve_state *s);
 /* After the last event: the per-CPU error bounds need the static state */
 void btrfs_replay_finish(struct btrfs_replay *r);
-/* The events a part needs that the trace lacks, as "a, b"; "" if none */
+/* The events a part reads when the trace has none of them, as "a or b"; "" if it has one */
+/* Part 2's inodes by writeback cycles: a histogram and the busiest */
+void btrfs_replay_inode_cycles(const struct btrfs_replay *r, u64 bins[REPLAY_CYCLE_BINS],
+			       struct replay_inode_cycles top[REPLAY_TOP_INODES], u32 *nr_top);
 void btrfs_replay_missing(const struct btrfs_replay *r, int part, char *buf, size_t len);
 const char *btrfs_replay_explain_str(enum replay_explain e);
 

@@ -66,6 +66,15 @@ expect "agreeing states" "$(jq .preempt.agree <<< "$out")" 688
 expect "unexplained" "$(jq .preempt.unexplained <<< "$out")" 0
 expect "flush states 5.12/5.15/6.18" "$(jq -c '[.preempt.kernels[].flush_states]' <<< "$out")" "[18,0,0]"
 expect "5.12 only" "$(jq .preempt.only_5_12 <<< "$out")" 18
+# each kernel's reasons: they add up to the states, the flush verdicts to its flush states
+expect "reasons per kernel add up to the states" \
+	"$(jq -c '[.preempt.kernels[].kernel as $k | [.preempt.reasons[] | select(.kernel == $k) | .count] | add]' <<< "$out")" "[688,688,688]"
+expect "5.12's flush reasons" \
+	"$(jq '[.preempt.reasons[] | select(.kernel == "5.12.0" and .verdict == "flush") | .count] | add' <<< "$out")" 18
+# 6.18 flushes in none: 669 below the threshold, 19 under the 128 MiB floor
+# besides the global reserve (of them, the 18 5.12 flushes in)
+expect "6.18's no-flush under the 128 MiB floor" \
+	"$(jq '[.preempt.reasons[] | select(.kernel == "6.18.0" and .verdict == "no flush" and (.reason | test("128 MiB"))) | .count] | add' <<< "$out")" 19
 expect "other filesystems' events" "$(jq .trace.other_fs_events <<< "$out")" 5
 expect "preempt triggers" "$(jq .preempt.preempt_triggers <<< "$out")" 688
 expect "recorded kernel" "$(jq -r .trace.recorded_kernel <<< "$out")" 6.18.44
@@ -121,6 +130,14 @@ expect "flag-rule locks" "$(jq .delalloc.lock_flag_rule <<< "$out")" 40
 expect "flagless locks" "$(jq .delalloc.lock_flagless <<< "$out")" 120
 expect "cycles" "$(jq .delalloc.cycles <<< "$out")" 20
 expect "underflow" "$(jq .delalloc.underflow <<< "$out")" 0
+expect "inodes with a cycle" "$(jq .delalloc.cycled_inodes <<< "$out")" 20
+expect "inodes by cycles (1, 2, 3-4, 5-8, 9+)" "$(jq -c '[.delalloc.cycles_per_inode[].inodes]' <<< "$out")" "[20,0,0,0,0]"
+expect "the busiest inode's cycles" "$(jq '.delalloc.busiest_inodes[0].cycles' <<< "$out")" 1
+# the same trace twice, the second copy's times after the first's: each inode two cycles
+awk '/btrfs-space-replay:/ && seen++ { next } { print }' "$del" "$del" > "$TEST_TMP/twice.trace"
+out=$(rj --part 2 "$TEST_TMP/twice.trace") || exit
+expect "twice: inodes by cycles" "$(jq -c '[.delalloc.cycles_per_inode[].inodes]' <<< "$out")" "[0,20,0,0,0]"
+expect "twice: cycles" "$(jq .delalloc.cycles <<< "$out")" 40
 ino=$(grep -o 'btrfs_set_extent_bit: .* ino=[0-9]* ' "$del" | grep -o 'ino=[0-9]*' | sort | uniq -c | sort -rn | awk '{ print $2; exit }')
 awk -v ino="$ino " '!(/btrfs_clear_extent_bit/ && index($0, ino))' "$del" > "$TEST_TMP/noclear.trace"
 out=$(rj --part 2 "$TEST_TMP/noclear.trace") || exit
@@ -201,7 +218,7 @@ expect "zoned 6.18 allowed" "$(jq '.overcommit.kernels[2].zoned_allowed' <<< "$o
 expect "tickets" "$(jq .overcommit.tickets <<< "$out")" 1
 run_mustfail "part 4 without update_bytes_may_use" "$BTRFS_SPACE" replay --part 4 "$pre"
 err=$("$BTRFS_SPACE" replay --part 4 "$pre" 2>&1 >/dev/null)
-grep -q "part 4 (metadata over-commit) needs update_bytes_may_use" <<< "$err" ||
+grep -q "part 4 (metadata over-commit) cannot be replayed: the trace has no update_bytes_may_use" <<< "$err" ||
 	fail "part 4 refusal does not name update_bytes_may_use: $err"
 
 xz -dc "$fx/replay-points-16g.trace.xz" > "$TEST_TMP/pts.trace" || fail "cannot unpack the points trace"
@@ -258,6 +275,35 @@ check_svg()
 
 check_svg "$pre" "$TEST_TMP/pre.svg"
 check_svg "$TEST_TMP/pts.trace" "$TEST_TMP/pts.svg"
+# the x axis is time: ticks 0, s, 2s, ... seconds (s 1, 2 or 5 x 10^k), the
+# buckets' boxes in time order; the y ticks round multiples of one step; a
+# legend entry for every kind of mark
+for svg in "$TEST_TMP/pre.svg" "$TEST_TMP/pts.svg"; do
+	python3 - "$svg" <<'EOS' || fail "$svg: axes or legend"
+import re, sys
+t = open(sys.argv[1]).read()
+xs = [float(v) for v in re.findall(r'<text class="axis"[^>]*>([0-9.]+) s<', t)]
+assert len(xs) >= 3 and xs[0] == 0, xs
+step = xs[1] - xs[0]
+assert all(abs(b - a - step) < 1e-9 * max(1, step) + 1e-12 for a, b in zip(xs, xs[1:])), xs
+m = step / 10 ** __import__("math").floor(__import__("math").log10(step))
+assert round(m, 6) in (1, 2, 5), step
+ys = re.findall(r'<text class="axis"[^>]*>([0-9.]+)([KMGT]?i?B)<', t)
+vals = [float(v) for v, u in ys]
+assert len(vals) >= 3 and vals[0] == 0
+d = vals[1] - vals[0]
+assert all(abs(b - a - d) < 1e-6 for a, b in zip(vals, vals[1:])), ys
+assert round(d / 10 ** __import__("math").floor(__import__("math").log10(d)), 6) in (1, 2, 5), ys
+boxes = re.findall(r'<path class="bucket" [^>]*d="M([0-9.]+) ', t)
+xb = [float(v) for v in boxes]
+assert xb == sorted(xb), "bucket boxes not in time order"
+for want in ("bytes_may_use", "used as need_preemptive_reclaim", "threshold at the clamp",
+             "preempt triggers in the bucket", "flushes in (height: share)"):
+    assert want in t, want
+print("ok: %s: x ticks every %g s, y ticks every %g %s, %d buckets in time order, every mark in the legend"
+      % (sys.argv[1].rsplit("/", 1)[1], step, d, ys[1][1], len(xb)))
+EOS
+done
 grep -q 'data-kernel="5.12.0"' "$TEST_TMP/pre.svg" || fail "pre.svg: no 5.12 flush marked (the fixture has 18)"
 run_check_stdout "$BTRFS_SPACE" replay --part 1 --svg - "$pre" > "$TEST_TMP/stdout.svg"
 cmp -s "$TEST_TMP/stdout.svg" "$TEST_TMP/pre.svg" || fail "--svg - is not the picture --svg FILE writes, alone"
@@ -322,15 +368,24 @@ bad()
 	[ "$lines" = 1 ] || fail "$1: $lines lines on stderr: $err"
 	echo "ok: $1: $err"
 }
+# a last line cut (a capture stopped while writing it): replayed up to it, with a warning
 total=$(wc -l < "$del")
 head -c -40 "$del" > "$TEST_TMP/trunc.trace"
-bad "truncated trace" "line $total: truncated" "$TEST_TMP/trunc.trace"
+head -n $((total - 1)) "$del" > "$TEST_TMP/whole.trace"
+a=$(rj "$TEST_TMP/trunc.trace" 2> "$TEST_TMP/trunc.err") || exit
+grep -q "WARNING: .*line $total has no end of line .*replayed up to line $((total - 1))" "$TEST_TMP/trunc.err" ||
+	fail "cut last line: no warning naming it: $(cat "$TEST_TMP/trunc.err")"
+expect "cut last line reported" "$(jq .trace.cut_line <<< "$a")" "$total"
+b=$(rj "$TEST_TMP/whole.trace") || exit
+[ "$(jq -S 'del(.trace)' <<< "$a")" = "$(jq -S 'del(.trace)' <<< "$b")" ] ||
+	fail "a cut last line replays differently from the trace without it"
+echo "ok: a cut last line: replayed up to line $((total - 1)), with a warning"
 sed '3i this is not a trace line' "$del" > "$TEST_TMP/garbled.trace"
 bad "garbled line" "line 3: not a trace line" "$TEST_TMP/garbled.trace"
 sed "5s/ len=[0-9]*//" "$del" > "$TEST_TMP/nolen.trace"
-bad "missing field" "line 5: btrfs_.*_extent_bit: no io_tree=, ino=, root=, start= or len=" "$TEST_TMP/nolen.trace"
+bad "missing field" "line 5: btrfs_.*_extent_bit: no len=" "$TEST_TMP/nolen.trace"
 sed "${n}s/ bytes_used=[0-9]*//" "$pre" > "$TEST_TMP/noused.trace"
-bad "missing state field" "line $n: btrfs_done_preemptive_reclaim: no number bytes_used=" "$TEST_TMP/noused.trace"
+bad "missing state field" "line $n: btrfs_done_preemptive_reclaim: no bytes_used=" "$TEST_TMP/noused.trace"
 { head -n 4 "$del"; printf 'x%.0s' $(seq 5000); echo; } > "$TEST_TMP/long.trace"
 bad "over-long line" "line 5: longer than 4096" "$TEST_TMP/long.trace"
 { head -n 2 "$del"; printf 'a\0b\n'; } > "$TEST_TMP/nul.trace"
@@ -347,3 +402,92 @@ sed "${ln}s/ start=[0-9]*/ start=8192/; ${ln}s/ len=[0-9]*/ len=0/" "$del" > "$T
 bad "range ending before it starts" "line $ln: btrfs_clear_extent_bit: range ends before it starts" "$TEST_TMP/before.trace"
 sed "6s/set_bits=[A-Z_|]*/set_bits=BOGUS/; 6s/clear_bits=[A-Z_|]*/clear_bits=BOGUS/" "$del" > "$TEST_TMP/bits.trace"
 bad "unknown extent bit" "line 6: btrfs_.*_extent_bit: bad .*_bits=" "$TEST_TMP/bits.trace"
+
+# --- every field strict, every type the kernel prints -----------------------------------
+
+# btrfs_space_reservation types of 6.18 (fs/btrfs/*.c callers of
+# trace_btrfs_space_reservation): one of each after line 2, the replay unchanged
+fsid_ds=$(awk '/btrfs-space-replay:/ { for (i = 1; i <= NF; i++) if ($i ~ /^fsid=/) print substr($i, 6) }' "$ds")
+pfx=$(sed -n 2p "$ds" | sed -E 's/(btrfs_space_reservation: [^ ]+ ).*/\1/')
+{
+	sed -n 1,2p "$ds"
+	for t in space_info space_info:enospc transaction delalloc pinned delayed_item delayed_inode local_delayed_refs_rsv; do
+		echo "${pfx}$t: 4 reserve 4096"
+	done
+	sed -n '3,$p' "$ds"
+} > "$TEST_TMP/types.trace"
+[ "$(grep -c "space_info:enospc: 4 reserve" "$TEST_TMP/types.trace")" = 1 ] || fail "no space_info:enospc line made"
+a=$(rj --part 3 "$ds") || exit
+b=$(rj --part 3 "$TEST_TMP/types.trace") || exit
+expect "space_info:enospc and the other types: delayed_refs_rsv releases" "$(jq .delayed_refs.rsv_trace.releases <<< "$b")" \
+	"$(jq .delayed_refs.rsv_trace.releases <<< "$a")"
+echo "ok: every btrfs_space_reservation type of 6.18 parses ($fsid_ds)"
+
+# bytes that sscanf("%llu") took: negative, hex, overflowing, trailing garbage, a blank type
+for v in -524288 0x80000 18446744073709551616 524288x "524288 junk"; do
+	sed "${l}s/release [0-9]*\$/release $v/" "$ds" > "$TEST_TMP/badbytes.trace"
+	err=$(run_mustfail "reservation bytes '$v'" "$BTRFS_SPACE" replay --part 3 "$TEST_TMP/badbytes.trace" 2>&1 >/dev/null)
+	grep -q "line $l: btrfs_space_reservation: .*BYTES not an unsigned decimal" <<< "$err" ||
+		fail "reservation bytes '$v': $err"
+	echo "ok: reservation bytes '$v' refused at line $l"
+done
+sed "${l}s/delayed_refs_rsv: 0 release/delayed_refs_rsv: -1 release/" "$ds" > "$TEST_TMP/badval.trace"
+err=$(run_mustfail "reservation value -1" "$BTRFS_SPACE" replay --part 3 "$TEST_TMP/badval.trace" 2>&1 >/dev/null)
+grep -q "line $l: .*VAL not an unsigned decimal" <<< "$err" || fail "reservation value -1: $err"
+# delayed-ref fields: a negative, hex or overflowing bytenr, an unknown action
+hl=$(grep -n "add_delayed_ref_head: " "$ds" | head -1 | cut -d: -f1)
+for edit in "s/bytenr=[0-9]*/bytenr=-1/" "s/bytenr=[0-9]*/bytenr=0x10/" "s/num_bytes=[0-9]*/num_bytes=99999999999999999999/" "s/action=[A-Z_]*/action=BOGUS/" "s/is_data=[0-9]/is_data=2/"; do
+	sed "${hl}${edit}" "$ds" > "$TEST_TMP/badhead.trace"
+	err=$(run_mustfail "head edit $edit" "$BTRFS_SPACE" replay --part 3 "$TEST_TMP/badhead.trace" 2>&1 >/dev/null)
+	grep -q "line $hl: add_delayed_ref_head: .*\(bytenr\|num_bytes\|action\|is_data\)=" <<< "$err" || fail "head edit $edit: $err"
+	echo "ok: $edit refused: $err"
+done
+
+# a cut btrfs_trigger_flush line inside the trace is no ticket trigger: an error naming it
+t=$(grep -n "btrfs_trigger_flush: .*preempt:" "$pts" | head -1 | cut -d: -f1)
+sed -E "${t}s/(btrfs_trigger_flush: [^ ]+ pre).*/\1/" "$pts" > "$TEST_TMP/cuttrig.trace"
+err=$(run_mustfail "cut trigger line" "$BTRFS_SPACE" replay --part 1 "$TEST_TMP/cuttrig.trace" 2>&1 >/dev/null)
+grep -q "line $t: btrfs_trigger_flush: no REASON:" <<< "$err" || fail "cut trigger line: $err"
+sed -E "${t}s/ bytes=[0-9]+//" "$pts" > "$TEST_TMP/cuttrig2.trace"
+err=$(run_mustfail "trigger without bytes=" "$BTRFS_SPACE" replay --part 1 "$TEST_TMP/cuttrig2.trace" 2>&1 >/dev/null)
+grep -q "line $t: btrfs_trigger_flush: no bytes=" <<< "$err" || fail "trigger without bytes=: $err"
+echo "ok: a cut btrfs_trigger_flush line is refused at line $t"
+
+# --- without the marker: what the trace allows ---------------------------------------------
+
+# part 3 needs the csum size and free-space-tree flag: skipped with a note,
+# part 2 goes on (the delalloc trace and the rm, one filesystem, no marker)
+fs_del=$(awk '/btrfs-space-replay:/ { for (i = 1; i <= NF; i++) if ($i ~ /^fsid=/) print substr($i, 6) }' "$del")
+{
+	grep -v btrfs-space-replay: "$del"
+	grep -v btrfs-space-replay: "$ds" | sed "s/$fsid_ds/$fs_del/"
+} > "$TEST_TMP/nomarker2.trace"
+out=$(rj "$TEST_TMP/nomarker2.trace" 2> "$TEST_TMP/nm.err") || exit
+cat "$TEST_TMP/nm.err"
+grep -q "NOTE: part 3 (delayed refs of dropped data extents) skipped: the csum size, the free-space-tree flag, the sector size and the node size not known: give the image or device, --csum-size N, --free-space-tree 0|1, --sectorsize N, --nodesize N, or record" "$TEST_TMP/nm.err" ||
+	fail "no note for part 3: $(cat "$TEST_TMP/nm.err")"
+expect "part 3 left out" "$(jq .delayed_refs <<< "$out")" null
+expect "part 2 without the marker" "$(jq .delalloc.cycles <<< "$out")" 20
+run_mustfail "part 3 asked without the facts" "$BTRFS_SPACE" replay --part 3 "$TEST_TMP/nomarker2.trace"
+out=$(rj --csum-size 4 --free-space-tree 1 --sectorsize 4096 --nodesize 16384 "$TEST_TMP/nomarker2.trace") || exit
+expect "part 3 from the options: size rise" "$(jq .delayed_refs.size_rise <<< "$out")" 13107200
+expect "part 2 beside it" "$(jq .delalloc.cycles <<< "$out")" 20
+echo "ok: without the marker part 3 is skipped with a note, the others replayed; the facts may be options"
+
+# --- the net of the heads: a snapshot's added refs cancel the drops --------------------------
+
+out=$(rj --part 3 "$dr") || exit
+expect "rm20: csum net rise (20 leaves)" "$(jq .delayed_refs.csum_net_rise <<< "$out")" 2621440
+expect "rm20: csum released" "$(jq .delayed_refs.csum_released <<< "$out")" 0
+# each dropped data extent also gains a ref first (a snapshot's full-backref add
+# of its leaf, update_ref_for_cow()): total_ref_mod never goes below 0
+awk '/add_delayed_ref_head: .*action=DROP_DELAYED_REF is_data=1/ { a = $0; sub(/DROP_DELAYED_REF/, "ADD_DELAYED_REF", a); print a } { print }' "$dr" > "$TEST_TMP/snap.trace"
+out=$(rj --part 3 "$TEST_TMP/snap.trace") || exit
+expect "snapshot rm: csum net rise" "$(jq .delayed_refs.csum_net_rise <<< "$out")" 0
+expect "snapshot rm: data ref nodes (an add and a drop per extent)" "$(jq .delayed_refs.data_ref_nodes <<< "$out")" 40
+# the add after the drop: charged, then released
+awk '/add_delayed_ref_head: .*action=DROP_DELAYED_REF is_data=1/ { a = $0; sub(/DROP_DELAYED_REF/, "ADD_DELAYED_REF", a); print; print a; next } { print }' "$dr" > "$TEST_TMP/snap2.trace"
+out=$(rj --part 3 "$TEST_TMP/snap2.trace") || exit
+expect "drop then add: csum charged" "$(jq .delayed_refs.csum_charged <<< "$out")" 2621440
+expect "drop then add: csum released" "$(jq .delayed_refs.csum_released <<< "$out")" 2621440
+expect "drop then add: csum net rise" "$(jq .delayed_refs.csum_net_rise <<< "$out")" 0

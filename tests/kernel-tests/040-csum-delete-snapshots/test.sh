@@ -25,7 +25,13 @@
 # deletion's searches; 400 extents, where
 # the tool must announce preemptive flushing (the kernel then runs heads
 # during the rm: differences are printed, not failed); and an extent item
-# corrupted to refs 0 (one error line, exit 1).  Needs root, btrfs and
+# corrupted to refs 0 (one error line, exit 1).  A case that differs in a
+# trace where another task copied blocks or queued refs in the rm's
+# transaction before it, ran the filesystem's heads, or a commit came
+# between the rm and its sync (a busy machine delays the transaction
+# kthread's or another commit into the test's) is run once more from the
+# same image, and if it races again it is reported, not compared; a clean
+# trace is compared exactly.  Needs root, btrfs and
 # tracefs with the btrfs tracepoints; mounts its own tracefs so that other
 # tests unmounting /sys/kernel/tracing cannot take it away.
 
@@ -39,7 +45,7 @@ need_tracefs
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 replay="$here/trace-refs.awk"
-EVENTS="add_delayed_ref_head add_delayed_data_ref add_delayed_tree_ref run_delayed_ref_head update_bytes_may_use btrfs_cow_block"
+EVENTS="add_delayed_ref_head add_delayed_data_ref add_delayed_tree_ref run_delayed_ref_head update_bytes_may_use btrfs_cow_block btrfs_transaction_commit"
 
 tracing="$TEST_TMP/tracefs"
 inst=
@@ -162,6 +168,53 @@ inexact=
 commit_cases=0
 commit_exact=0
 
+# rm_and_trace NAME IMG PATH: mount IMG, record the rm of PATH and the
+# commit after it into $TEST_TMP/NAME.trace (sets trace), unmount
+rm_and_trace()
+{
+	mount_img "$2"
+	# traced from before the sync: work another task starts in the next
+	# transaction before the rm shows (race_signature)
+	echo > "$inst/trace"
+	echo 1 > "$inst/tracing_on"
+	echo MARK_PRE > "$inst/trace_marker"
+	btrfs filesystem sync "$mnt" || fail "$1: sync before the rm failed"
+	echo MARK_RM > "$inst/trace_marker"
+	rm "$mnt/$3" || fail "$1: rm $3 failed"
+	echo MARK_SYNC > "$inst/trace_marker"
+	btrfs filesystem sync "$mnt" || fail "$1: sync after the rm failed"
+	echo 0 > "$inst/tracing_on"
+	trace="$TEST_TMP/$1.trace"
+	cat "$inst/trace" > "$trace"
+	umount_img
+	grep -q "MARK_RM" "$trace" || fail "$1: the trace lost its start marker (buffer too small?)"
+}
+
+# race_signature TRACE: what in the trace says another task's work raced the
+# test's: blocks copied or refs queued in the transaction the rm joins before
+# the rm (after the sync's commit), commits of the filesystem between MARK_RM
+# and MARK_SYNC, heads of the filesystem run by more than one task after
+# MARK_RM ("" when none)
+race_signature()
+{
+	awk -v FSID="$fsid" '/tracing_mark_write: MARK_PRE/ { pre = 1; next }
+		/tracing_mark_write: MARK_RM/ { pre = 0; on = 1; rm = 1; next }
+		/tracing_mark_write: MARK_SYNC/ { rm = 0; next }
+		!index($0, FSID ":") { next }
+		pre && / btrfs_transaction_commit: / { early = 0; next }
+		pre && / (btrfs_cow_block|add_delayed_ref_head): / { early++; next }
+		!on { next }
+		rm && / btrfs_transaction_commit: / { commits++ }
+		/ run_delayed_ref_head: / { if (!($1 in task)) { task[$1] = 1; tasks++ } }
+		END {
+			sep = ""
+			if (early) { printf "%d block copies or refs before the rm in its transaction", early; sep = ", " }
+			if (commits) { printf "%s%d commit(s) between the rm and its sync", sep, commits; sep = ", " }
+			if (tasks > 1) printf "%sheads run by %d tasks", sep, tasks
+			print ""
+		}' "$1"
+}
+
 # check_case NAME IMG SUBVOL_NAME FILE ROOTS [EXPECT]: predict, trace, compare.
 # EXPECT "exact" (default) fails on any difference and on a preemptive
 # flushing warning; "flush" requires the tool to say that preemptive
@@ -175,7 +228,7 @@ commit_exact=0
 check_case()
 {
 	local name=$1 case_img=$2 svname=$3 file=$4 roots=$5 expect=${6:-exact}
-	local id out trace got key pred traced diff line mismatch= flush tool_copies trace_copies
+	local id out trace got key pred traced diff line mismatch= flush tool_copies trace_copies race
 
 	id=$(subvol_id "$case_img" "$svname")
 	[ -n "$id" ] || fail "$name: no subvolume $svname in $case_img"
@@ -187,19 +240,10 @@ check_case()
 	*) fail "$name: preempt_flush is $flush, the case expects $expect" ;;
 	esac
 
-	mount_img "$case_img"
-	btrfs filesystem sync "$mnt" || fail "$name: sync before the rm failed"
-	echo > "$inst/trace"
-	echo 1 > "$inst/tracing_on"
-	echo MARK_RM > "$inst/trace_marker"
-	rm "$mnt/$svname/$file" || fail "$name: rm $svname/$file failed"
-	echo MARK_SYNC > "$inst/trace_marker"
-	btrfs filesystem sync "$mnt" || fail "$name: sync after the rm failed"
-	echo 0 > "$inst/tracing_on"
-	trace="$TEST_TMP/$name.trace"
-	cat "$inst/trace" > "$trace"
-	umount_img
-	grep -q "MARK_RM" "$trace" || fail "$name: the trace lost its start marker (buffer too small?)"
+	# kept to run the case once more if the kernel's work raced (below)
+	cp --sparse=always "$case_img" "$case_img.pre" || fail "$name: cannot copy $case_img"
+	rm_and_trace "$name" "$case_img" "$svname/$file"
+	race=$(race_signature "$trace")
 
 	got=$(awk -v FSID="$fsid" -v ROOTS="$roots" \
 		-v REF=$((2 * 2 * nodesize * 8)) -v CSUM=$((nodesize * 8)) \
@@ -247,6 +291,27 @@ check_case()
 			r = $0; sub(/.* root=/, "", r); sub(/\(.*/, "", r); n[r]++ }
 		END { printf "commit copies extent %d csum %d free-space %d root %d dev %d",
 			n[2], n[7], n[10], n[1], n[4] }' "$trace")"
+	[ -z "$race" ] || echo "$(printf '%-22s' '')raced: $race"
+	# A difference in a trace where another task ran the filesystem's heads
+	# or a commit came between the rm and its sync (a busy machine delays
+	# the transaction kthread's or another commit into the test's) is no
+	# verdict on the model: the case runs once more from the same image;
+	# raced again, it is reported, not compared. A clean trace is compared
+	# exactly.
+	if [ -n "$mismatch" ] && [ "$expect" != flush ] && [ -n "$race" ]; then
+		if [ -z "${_retrying:-}" ]; then
+			echo "$name:$mismatch with $race (load $(cut -d' ' -f1-3 /proc/loadavg)): once more from the same image"
+			cp --sparse=always "$case_img.pre" "$case_img" || fail "$name: cannot restore $case_img"
+			rm -f "$case_img.pre"
+			_retrying=1 check_case "$@"
+			return
+		fi
+		echo "raced twice: $name:$mismatch with $race: not compared"
+		inexact="$inexact $name(raced)"
+		rm -f "$case_img.pre"
+		return 0
+	fi
+	rm -f "$case_img.pre"
 	if [ -n "$mismatch" ]; then
 		if [ "$expect" = layout ] && [ "$tool_copies" != "$trace_copies" ]; then
 			echo "layout-dependent: $name:$mismatch (the kernel copied $trace_copies fs-tree blocks, the model $tool_copies: a node pointer move the model does not replay)"

@@ -57,12 +57,18 @@ for ((i = 0; i < COMP_FILES; i++)); do
 done
 echo "csum-delete --file: $want_extents extents, $want_disk disk bytes for $((COMP_FILES * COMP_MB)) MiB; size rise $want_total ($want_before before 6.7)"
 [ "$want_disk" -lt $((COMP_FILES * COMP_MB * 1048576)) ] || fail "the files are not compressed: $want_disk disk bytes"
+cp --sparse=always "$img" "$TEST_TMP/pre.img" || fail "cannot copy $img"
 setup_mount "$dev" "$mnt" -t btrfs -o rw,compress=zstd
-"$capture" -b 16384 -e add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref,btrfs_space_reservation,btrfs_transaction_commit \
-	-o "$TEST_TMP/c.trace" "$mnt" bash -c "rm -r '$mnt/drop' && sync" 2> "$TEST_TMP/capture.log" ||
-	fail "capture failed: $(tail -n 3 "$TEST_TMP/capture.log")"
-cat "$TEST_TMP/capture.log"
-! grep -q "events lost" "$TEST_TMP/capture.log" || fail "the capture lost events"
+# reset: the image as csum-delete read it, for a second capture on a busy machine
+reset()
+{
+	umount "$mnt" &&
+		dd if="$TEST_TMP/pre.img" of="$dev" bs=1M conv=fsync status=none &&
+		setup_mount "$dev" "$mnt" -t btrfs -o rw,compress=zstd
+}
+capture_retry 16384 "$TEST_TMP/c.trace" reset \
+	-e add_delayed_ref_head,run_delayed_ref_head,add_delayed_data_ref,btrfs_space_reservation,btrfs_transaction_commit \
+	"$mnt" bash -c "rm -r '$mnt/drop' && sync"
 out=$(run_check_stdout "$BTRFS_SPACE" --format json replay --part 3 "$TEST_TMP/c.trace") || exit
 jq -r '.delayed_refs | "replay: \(.data_drop_heads) data heads, \(.data_drop_bytes) bytes, \(.csum_leaves) csum leaves, \(.data_drop_refs) refs, size rise \(.size_rise) (\(.size_rise_before_6_7) before 6.7), peak \(.peak_queued)"' <<< "$out"
 expect "dropped data heads = the files' extents" "$(jq .delayed_refs.data_drop_heads <<< "$out")" "$want_extents"
