@@ -16,6 +16,7 @@
 #include "common/parse-utils.h"
 #include "common/units.h"
 #include "kernel-shared/disk-io.h"
+#include "kernel-shared/live.h"
 #include "kernel-shared/volumes.h"
 
 static const char * const cmd_forecast_usage[] = {
@@ -32,6 +33,9 @@ static const char * const cmd_forecast_usage[] = {
 	"                   FILTERS: -d and/or -m parts as btrfs balance start takes them,",
 	"                   e.g. '-dusage=50,limit=2 -mconvert=dup,soft': usage=N, usage=MIN..MAX,",
 	"                   limit=N, convert=P, soft",
+	"--mount-options OPTS  what-if: the mount's discard and commit options (nodiscard,",
+	"                   discard, discard=sync, discard=async, commit=N); default: what the",
+	"                   kernel picks for the devices (live: the mount's options)",
 	"--fail-below data=SIZE,metadata=SIZE",
 	"                   exit 3 when a type's writable bytes are below its limit",
 	HELPINFO_UNITS_SHORT_LONG,
@@ -44,6 +48,7 @@ enum {
 	OPT_METADATA_PROFILE,
 	OPT_FAIL_BELOW,
 	OPT_BALANCE,
+	OPT_MOUNT_OPTIONS,
 };
 
 static const struct option forecast_longopts[] = {
@@ -52,6 +57,7 @@ static const struct option forecast_longopts[] = {
 	{ "metadata-profile", required_argument, NULL, OPT_METADATA_PROFILE },
 	{ "fail-below", required_argument, NULL, OPT_FAIL_BELOW },
 	{ "balance", required_argument, NULL, OPT_BALANCE },
+	{ "mount-options", required_argument, NULL, OPT_MOUNT_OPTIONS },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -61,6 +67,7 @@ static const struct cmd_option_expect forecast_option_expect[] = {
 	{ OPT_METADATA_PROFILE, "single, dup, raid0, raid1, raid1c3, raid1c4, raid10, raid5 or raid6" },
 	{ OPT_FAIL_BELOW, "data=SIZE,metadata=SIZE (either or both)" },
 	{ OPT_BALANCE, "-d and/or -m filters: usage=N, usage=MIN..MAX, limit=N, convert=P, soft" },
+	{ OPT_MOUNT_OPTIONS, "nodiscard, discard, discard=sync, discard=async, commit=N, comma-separated" },
 	{ 0, NULL }
 };
 
@@ -233,6 +240,8 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 		return parse_fail_below(arg, a);
 	case OPT_BALANCE:
 		return parse_balance(arg, &a->fc);
+	case OPT_MOUNT_OPTIONS:
+		return btrfs_parse_mount_discard(arg, &a->fc.mount);
 	default:
 		return -EINVAL;
 	}
@@ -334,6 +343,39 @@ static void print_balance(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 	fmt_group_end(fctx);
 }
 
+/*
+ * Live mode: each space info's reclaim and size-class files of sysfs
+ * allocation/, as read (formulas.md section 21.4)
+ */
+static void print_reclaim(struct fmt_ctx *fctx, const struct btrfs_live *live)
+{
+	int i, k;
+
+	if (!live)
+		return;
+	fmt_group_start(fctx, "reclaim", "The kernel's reclaim (sysfs allocation/TYPE, live)");
+	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++) {
+		const struct btrfs_live_space_info *s = &live->sysfs[i];
+
+		if (!s->present)
+			continue;
+		fmt_group_start(fctx, btrfs_space_info_name(i), btrfs_space_info_name(i));
+		for (k = 0; k < BTRFS_LIVE_NR_RECLAIM; k++)
+			if (s->has_reclaim[k])
+				fmt_u64(fctx, btrfs_live_reclaim_files[k],
+					btrfs_live_reclaim_files[k], s->reclaim[k]);
+		if (s->has_size_classes) {
+			fmt_group_start(fctx, "size_classes", "size_classes");
+			for (k = 0; k < BTRFS_LIVE_NR_SIZE_CLASSES; k++)
+				fmt_u64(fctx, btrfs_live_size_classes[k],
+					btrfs_live_size_classes[k], s->size_classes[k]);
+			fmt_group_end(fctx);
+		}
+		fmt_group_end(fctx);
+	}
+	fmt_group_end(fctx);
+}
+
 void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 {
 	char version[32];
@@ -342,6 +384,17 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 	fmt_group_start(fctx, "forecast", "Forecast (formulas.md section 21)");
 	fmt_str(fctx, "kernel", "Kernel",
 		btrfs_kernel_version_str(fc->kernel_version, version, sizeof(version)));
+	fmt_group_start(fctx, "mount", "After a mount (formulas.md section 21.4)");
+	fmt_str(fctx, "discard", "Discard", btrfs_discard_mode_name(fc->discard));
+	fmt_str(fctx, "discard_source", "Discard from", fc->discard_why);
+	fmt_u64(fctx, "empty_block_groups", "Empty block groups", fc->nr_empty_bgs);
+	fmt_str(fctx, "empty_block_groups_fate", "They are", fc->cleaner_deletes ?
+		"marked unused: the cleaner deletes each it may (the rest of a profile's list, "
+		"space reserved) within commit seconds" :
+		"queued for discard before discard runs: on no list, kept until used");
+	fmt_u64(fctx, "commit_interval", "Cleaner woken every (s, commit=)", fc->commit_interval);
+	fmt_group_end(fctx);
+	print_reclaim(fctx, fc->live);
 	fmt_array_start(fctx, "unused_block_groups", "Deleted by the cleaner after mount");
 	for (i = 0; i < fc->nr_unused_bgs; i++) {
 		fmt_group_start(fctx, NULL, NULL);

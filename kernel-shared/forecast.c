@@ -15,6 +15,7 @@
 #include <string.h>
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/forecast.h"
+#include "kernel-shared/live.h"
 #include "kernel-shared/volumes.h"
 
 /* a bound on chunks per fill: 10^5 chunks are 10^5 dev extents on a device */
@@ -37,6 +38,7 @@ void forecast_options_init(struct forecast_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->kernel_version = BTRFS_DEFAULT_KERNEL;
+	btrfs_mount_discard_init(&opts->mount);
 }
 
 static const struct space_report_space_info *find_space(const struct space_report *report,
@@ -66,26 +68,32 @@ static u64 bg_free(const struct btrfs_block_group *bg)
 	return bg->length - held;
 }
 
-static bool same_list(const struct btrfs_block_group *a, const struct btrfs_block_group *b)
+/* The space info's list a block group is on: block_groups[raid index] */
+static u32 list_index(u64 flags)
 {
-	return (a->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) ==
-	       (b->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) &&
-	       btrfs_bg_flags_to_raid_index(a->flags) == btrfs_bg_flags_to_raid_index(b->flags);
+	return (u32)(flags & BTRFS_BLOCK_GROUP_TYPE_MASK) * BTRFS_NR_RAID_TYPES +
+	       btrfs_bg_flags_to_raid_index(flags);
 }
+
+#define FORECAST_NR_LISTS	((BTRFS_BLOCK_GROUP_TYPE_MASK + 1) * BTRFS_NR_RAID_TYPES)
 
 /*
  * btrfs_delete_unused_bgs(): a block group with nothing used, not
- * read-only, is deleted unless it is the only one of its profile in its
- * space info (list_is_singular(), which keeps the profile known) or the
- * space info without it could not hold what is used and reserved there
- * (total_bytes - length < btrfs_space_info_used(sinfo, true)).  Block
- * groups are taken in the order the mount marked them: by start.
+ * read-only, is deleted unless it is the only one left on its space
+ * info's list of its profile (list_is_singular(), which keeps the
+ * profile known; a deletion shortens the list) or the space info without
+ * it could not hold what is used and reserved there (total_bytes -
+ * length < btrfs_space_info_used(sinfo, true)).  Block groups are taken
+ * in the order the mount marked them: by start.  Under discard=async
+ * read_one_block_group() marks none (discard.c): they are counted as
+ * empty and kept.  One pass, the list lengths counted first.
  */
 static int find_unused_bgs(const struct space_report *report, struct btrfs_forecast *fc)
 {
 	const struct btrfs_fs_info *fs_info = report->fs_info;
 	u64 total[BTRFS_NR_SPACE_INFOS] = { 0 };
-	u32 i, j;
+	u32 on_list[FORECAST_NR_LISTS] = { 0 };
+	u32 i;
 	int s;
 
 	for (s = 0; s < report->nr_space_infos; s++)
@@ -94,15 +102,17 @@ static int find_unused_bgs(const struct space_report *report, struct btrfs_forec
 				sizeof(u64));
 	if (!fc->unused_bgs)
 		return -ENOMEM;
+	for (i = 0; i < fs_info->nr_block_groups; i++)
+		on_list[list_index(fs_info->block_groups[i].flags)]++;
 	for (i = 0; i < fs_info->nr_block_groups; i++) {
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
-		u32 siblings = 0;
+		u32 *list = &on_list[list_index(bg->flags)];
 
-		if (bg->used || bg->ro || report->live)
+		if (bg->used || bg->ro)
 			continue;
-		for (j = 0; j < fs_info->nr_block_groups; j++)
-			siblings += same_list(bg, &fs_info->block_groups[j]);
-		if (siblings < 2)
+		fc->nr_empty_bgs++;
+		/* live: the mount has already decided (it is past) */
+		if (report->live || !fc->cleaner_deletes || *list < 2)
 			continue;
 		for (s = 0; s < report->nr_space_infos; s++) {
 			const struct btrfs_space_info *si = &report->space_infos[s].info;
@@ -113,6 +123,7 @@ static int find_unused_bgs(const struct space_report *report, struct btrfs_forec
 			if (total[s] < bg->length || total[s] - bg->length < space_held(si))
 				break;
 			total[s] -= bg->length;
+			(*list)--;
 			fc->unused_bgs[fc->nr_unused_bgs++] = bg->start;
 			break;
 		}
@@ -120,14 +131,39 @@ static int find_unused_bgs(const struct space_report *report, struct btrfs_forec
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* unused_bgs is in block-group order, which is by start */
 static bool is_unused(const struct btrfs_forecast *fc, u64 start)
 {
+	return fc->nr_unused_bgs &&
+	       bsearch(&start, fc->unused_bgs, fc->nr_unused_bgs, sizeof(u64), cmp_u64);
+}
+
+/*
+ * find_next_chunk() after btrfs_remove_chunk() took the deleted chunks'
+ * maps out: the end of the last map left, lower than before when a
+ * deleted chunk was the last.
+ */
+static void next_chunk_after_cleaner(const struct btrfs_fs_info *fs_info,
+				     const struct btrfs_forecast *fc,
+				     struct btrfs_alloc_state *st)
+{
+	u64 end = 0;
 	u32 i;
 
-	for (i = 0; i < fc->nr_unused_bgs; i++)
-		if (fc->unused_bgs[i] == start)
-			return true;
-	return false;
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = fs_info->chunks[i];
+
+		if (!is_unused(fc, map->start) && map->start + map->length > end)
+			end = map->start + map->length;
+	}
+	st->next_logical = end;
 }
 
 /* The state a fill starts from; @cleaner: the unused block groups deleted */
@@ -144,6 +180,8 @@ static int fill_state(const struct space_report *report, const struct btrfs_fore
 	for (i = 0; i < fs_info->nr_block_groups; i++)
 		if (is_unused(fc, fs_info->block_groups[i].start))
 			btrfs_alloc_remove_chunk(st, fs_info->block_groups[i].map);
+	if (fc->nr_unused_bgs)
+		next_chunk_after_cleaner(fs_info, fc, st);
 	return 0;
 }
 
@@ -784,6 +822,27 @@ out:
 	return ret;
 }
 
+/*
+ * The discard mode of the mount the fill runs on: --mount-options, else
+ * in live mode the mount's own options, else what open_ctree() picks.
+ */
+static void mount_discard(const struct space_report *report,
+			  const struct forecast_options *opts, struct btrfs_forecast *fc)
+{
+	const struct btrfs_live *live = report->fs_info->live;
+	struct btrfs_mount_discard md = opts->mount;
+
+	if (!md.set && live && live->has_super_opts)
+		btrfs_mount_discard_from_super_opts(live->super_opts, &md);
+	fc->discard = btrfs_discard_at_mount(report->fs_info, &md, fc->kernel_version,
+					     &fc->discard_why);
+	if (!opts->mount.set && live && live->has_super_opts)
+		fc->discard_why = "the mount's options (/proc/self/mountinfo)";
+	fc->commit_interval = md.commit_interval;
+	fc->cleaner_deletes = fc->discard != BTRFS_DISCARD_ASYNC;
+	fc->live = live;
+}
+
 int btrfs_build_forecast(const struct space_report *report,
 			 const struct forecast_options *opts,
 			 struct btrfs_forecast *fc)
@@ -806,6 +865,7 @@ int btrfs_build_forecast(const struct space_report *report,
 	btrfs_alloc_state_free(&st);
 	if (!fc->devids)
 		return -ENOMEM;
+	mount_discard(report, opts, fc);
 	ret = find_unused_bgs(report, fc);
 	if (ret)
 		return ret;

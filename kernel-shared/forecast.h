@@ -7,6 +7,7 @@
 #ifndef BTRFS_SPACE_FORECAST_H
 #define BTRFS_SPACE_FORECAST_H
 
+#include "kernel-shared/discard.h"
 #include "kernel-shared/report.h"
 
 /* One fill: one type written until ENOSPC with nothing else growing */
@@ -71,6 +72,7 @@ struct forecast_options {
 	u64 metadata_profile;
 	struct forecast_balance_args bal_data;		/* -d */
 	struct forecast_balance_args bal_meta;		/* -m, also SYSTEM as btrfs-progs does */
+	struct btrfs_mount_discard mount;		/* --mount-options */
 };
 
 struct btrfs_forecast {
@@ -79,6 +81,13 @@ struct btrfs_forecast {
 	u64 *devids;			/* alloc_list order: devid */
 	struct forecast_fill data;	/* data, or mixed */
 	struct forecast_fill metadata;	/* absent on mixed block groups */
+	/* the empty block groups a mount finds, by its discard mode (discard.c) */
+	enum btrfs_discard_mode discard;
+	const char *discard_why;	/* where the mode came from */
+	u32 commit_interval;		/* commit=: the cleaner runs this often */
+	bool cleaner_deletes;		/* not discard=async: unused_bgs are deleted */
+	u32 nr_empty_bgs;		/* writable, used 0 (offline only) */
+	const struct btrfs_live *live;	/* live mode: the sysfs reclaim files read */
 	u64 *unused_bgs;		/* deleted by btrfs_delete_unused_bgs() after mount */
 	u32 nr_unused_bgs;
 	/* data with metadata growing at the current ratio: an estimate */
