@@ -36,6 +36,9 @@ static const char * const cmd_forecast_usage[] = {
 	"--mount-options OPTS  what-if: the mount's discard and commit options (nodiscard,",
 	"                   discard, discard=sync, discard=async, commit=N); default: what the",
 	"                   kernel picks for the devices (live: the mount's options)",
+	"--workload W       the metadata workload whose last reservation ends the metadata",
+	"                   fill: create-xattr (default: empty files, one xattr each, an LSM",
+	"                   active), create-xattr-nolsm, setxattr (xattrs on existing files)",
 	"--fail-below data=SIZE,metadata=SIZE",
 	"                   exit 3 when a type's writable bytes are below its limit",
 	HELPINFO_UNITS_SHORT_LONG,
@@ -49,6 +52,7 @@ enum {
 	OPT_FAIL_BELOW,
 	OPT_BALANCE,
 	OPT_MOUNT_OPTIONS,
+	OPT_WORKLOAD,
 };
 
 static const struct option forecast_longopts[] = {
@@ -58,6 +62,7 @@ static const struct option forecast_longopts[] = {
 	{ "fail-below", required_argument, NULL, OPT_FAIL_BELOW },
 	{ "balance", required_argument, NULL, OPT_BALANCE },
 	{ "mount-options", required_argument, NULL, OPT_MOUNT_OPTIONS },
+	{ "workload", required_argument, NULL, OPT_WORKLOAD },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -68,6 +73,7 @@ static const struct cmd_option_expect forecast_option_expect[] = {
 	{ OPT_FAIL_BELOW, "data=SIZE,metadata=SIZE (either or both)" },
 	{ OPT_BALANCE, "-d and/or -m filters: usage=N, usage=MIN..MAX, limit=N, convert=P, soft" },
 	{ OPT_MOUNT_OPTIONS, "nodiscard, discard, discard=sync, discard=async, commit=N, comma-separated" },
+	{ OPT_WORKLOAD, "create-xattr, create-xattr-nolsm or setxattr" },
 	{ 0, NULL }
 };
 
@@ -221,6 +227,7 @@ static int parse_balance(const char *arg, struct forecast_options *fc)
 static int forecast_option(int opt, const char *arg, void *ctx)
 {
 	struct forecast_args *a = ctx;
+	enum forecast_workload w;
 	u32 version;
 
 	switch (opt) {
@@ -242,6 +249,14 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 		return parse_balance(arg, &a->fc);
 	case OPT_MOUNT_OPTIONS:
 		return btrfs_parse_mount_discard(arg, &a->fc.mount);
+	case OPT_WORKLOAD:
+		for (w = 0; w < FORECAST_NR_WORKLOADS; w++) {
+			if (strcmp(arg, forecast_workload_name(w)))
+				continue;
+			a->fc.workload = w;
+			return 0;
+		}
+		return -EINVAL;
 	default:
 		return -EINVAL;
 	}
@@ -301,6 +316,15 @@ static void print_fill(struct fmt_ctx *fctx, const char *key, const char *label,
 	if (fill->type == BTRFS_BLOCK_GROUP_METADATA)
 		fmt_size(fctx, "global_rsv_held", "Held by global reserve", fill->global_rsv_held);
 	fmt_size(fctx, "writable_if_kept", "Writable if unused kept", fill->writable_if_kept);
+	if (fill->workload) {
+		fmt_str(fctx, "workload", "Workload", fill->workload);
+		fmt_u64(fctx, "workload_items", "Items of its largest transaction",
+			fill->workload_items);
+		fmt_size(fctx, "last_reservation", "Its reservation (the last that fits)",
+			 fill->last_reservation);
+		fmt_size(fctx, "workload_writable_bytes", "Writable by the workload",
+			 fill->workload_writable_bytes);
+	}
 	fmt_u64(fctx, "nr_new_chunks", "Number of new chunks", fill->nr_chunks);
 	if (fill->truncated || fctx->mode == FMT_JSON)
 		fmt_bool(fctx, "truncated", "Stopped before ENOSPC (chunk bound)", fill->truncated);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/block-group.h"
+#include "kernel-shared/block-rsv.h"
 #include "kernel-shared/forecast.h"
 #include "kernel-shared/live.h"
 #include "kernel-shared/volumes.h"
@@ -428,6 +429,58 @@ static u64 writable_of(const struct forecast_fill *fill, u64 global_rsv)
 	if (fill->type & BTRFS_BLOCK_GROUP_METADATA)
 		return all > global_rsv ? all - global_rsv : 0;
 	return all;
+}
+
+static const struct {
+	const char *name;
+	u32 items;
+} workloads[FORECAST_NR_WORKLOADS] = {
+	/*
+	 * btrfs_create_common(): btrfs_new_inode_prepare() counts 1 for the
+	 * inode item (its ref goes in the same batch), 1 for the LSM's
+	 * security xattr (dir->i_security: any LSM with inode blobs), 3 for
+	 * the dir item, dir index and parent inode update; then
+	 * btrfs_setxattr_trans() starts one of 2: the create is the larger
+	 */
+	[FORECAST_WORKLOAD_CREATE_XATTR] = { "create-xattr", 5 },
+	[FORECAST_WORKLOAD_CREATE_XATTR_NOLSM] = { "create-xattr-nolsm", 4 },
+	/* btrfs_setxattr_trans(): btrfs_start_transaction(root, 2) */
+	[FORECAST_WORKLOAD_SETXATTR] = { "setxattr", 2 },
+};
+
+const char *forecast_workload_name(enum forecast_workload w)
+{
+	return w < FORECAST_NR_WORKLOADS ? workloads[w].name : NULL;
+}
+
+/*
+ * start_transaction(root, n) of the workload's largest transaction,
+ * FLUSH_ALL: btrfs_calc_insert_metadata_size(n) plus (6.7+)
+ * btrfs_calc_delayed_ref_bytes(n), doubled with the free space tree;
+ * before 6.7 insert(n) doubled (the delayed refs reserve not full).
+ * With no unallocated space left there is no over-commit: it fits while
+ * used + may_use (the global reserve held in full) + it <= total, so the
+ * fill ends less than one reservation short of writable_bytes.
+ */
+static void workload_stop(const struct space_report *report, const struct forecast_options *opts,
+			  struct forecast_fill *fill)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	struct btrfs_kernel_model model;
+	bool fst = btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
+	u32 n = workloads[opts->workload].items;
+	u64 insert = btrfs_calc_insert_metadata_size(fs_info->nodesize, n);
+
+	btrfs_kernel_model(opts->kernel_version, &model);
+	fill->workload = workloads[opts->workload].name;
+	fill->workload_items = n;
+	if (model.trans_delayed_ref_bytes)
+		fill->last_reservation = insert +
+			btrfs_calc_delayed_ref_bytes(fs_info->nodesize, fst, n);
+	else
+		fill->last_reservation = 2 * insert;
+	fill->workload_writable_bytes = fill->writable_bytes > fill->last_reservation ?
+		fill->writable_bytes - fill->last_reservation : 0;
 }
 
 /*
@@ -879,6 +932,8 @@ int btrfs_build_forecast(const struct space_report *report,
 	ret = forecast_fill(report, fc, &fc->data, &fc->metadata);
 	if (!ret)
 		ret = forecast_fill(report, fc, &fc->metadata, &fc->data);
+	if (!ret && fc->metadata.present)
+		workload_stop(report, opts, &fc->metadata);
 	if (!ret)
 		ret = mixed_estimate(report, fc);
 	if (!ret)

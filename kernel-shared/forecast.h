@@ -22,6 +22,11 @@ struct forecast_fill {
 	u64 global_rsv_held;		/* metadata: the global reserve's part */
 	u64 writable_bytes;		/* free_existing + new_chunk_bytes - held */
 	u64 writable_if_kept;		/* the same, empty block groups not deleted */
+	/* metadata: where a named workload stops (its largest transaction start) */
+	const char *workload;		/* NULL for data */
+	u32 workload_items;		/* items of that transaction */
+	u64 last_reservation;		/* what it reserves: the last one that fits */
+	u64 workload_writable_bytes;	/* writable_bytes - last_reservation */
 	struct btrfs_chunk_map **chunks;	/* new chunks in order, SYSTEM ones included */
 	u32 nr_chunks;
 	bool truncated;			/* stopped at the bound on chunks, not at ENOSPC */
@@ -64,8 +69,19 @@ struct forecast_balance {
 	u64 *may_differ;		/* per device: raw bytes of the new chunks */
 };
 
+/* The metadata workloads a fill can be named for */
+enum forecast_workload {
+	FORECAST_WORKLOAD_CREATE_XATTR,		/* empty files, one xattr each */
+	FORECAST_WORKLOAD_CREATE_XATTR_NOLSM,	/* the same, no LSM xattr item */
+	FORECAST_WORKLOAD_SETXATTR,		/* xattrs on existing files */
+	FORECAST_NR_WORKLOADS,
+};
+
+const char *forecast_workload_name(enum forecast_workload w);
+
 struct forecast_options {
 	u32 kernel_version;
+	enum forecast_workload workload;	/* --workload */
 	bool data_profile_set;
 	u64 data_profile;		/* profile bits, 0 = single */
 	bool metadata_profile_set;

@@ -48,6 +48,10 @@ def main():
     aborted = kind == "metadata_fill_aborted"
     if aborted:
         kind = "metadata_fill"
+    # a named workload's fill: within max(0.25 %, 1 MiB) of where it stops
+    workload = kind == "metadata_workload"
+    if workload:
+        kind = "metadata_fill"
     fc = json.load(open(sys.argv[2]))["forecast"]
     before = parse_dump(sys.argv[3])
     after = parse_dump(sys.argv[4])
@@ -86,6 +90,18 @@ def main():
     # reserve (btrfs_use_block_rsv() falls back to it; an aborted
     # transaction used it up): up to global_rsv_held more is the forecast too
     top = w + fill.get("global_rsv_held", 0) if kind == "metadata_fill" else w
+    if workload:
+        w = top = fill["workload_writable_bytes"]
+        print("    workload %s: its largest transaction %d items, reservation %d, writable_bytes %d"
+              % (fill["workload"], fill["workload_items"], fill["last_reservation"],
+                 fill["writable_bytes"]))
+        d = abs(filled - w)
+        print("    metadata_fill: chunks %d made, %d forecast; written %d, workload_writable_bytes %d, off by %d (%.3f %%)"
+              % (len(made), len(want), filled, w, d, 100.0 * d / max(w, 1)))
+        if d > max(w * 0.0025, 1 << 20):
+            print("written %d is not within 0.25 %% or 1 MiB of %d" % (filled, w))
+            ok = False
+        sys.exit(0 if ok else 1)
     if aborted:
         print("    (the kernel aborted the last transaction: forced read-only)")
     diff = 0 if w <= filled <= top else min(abs(filled - w), abs(filled - top))

@@ -18,9 +18,15 @@
 # and compare.py (050) holds the chunks made (dump-tree -t chunk before
 # and after) to data_fill.new_chunks exactly, the chunks gone to
 # unused_block_groups, and the bytes within max(0.5 %, 4 MiB) of
-# data_fill.writable_bytes.  On the first default mount, forecast in live
-# mode must say discard=async and print every reclaim and size-class file
-# of sysfs allocation/TYPE/ with its value (check-reclaim.py).
+# data_fill.writable_bytes.  On the single case, the same four mounts for
+# a metadata fill (create-xattr-fill.py: empty files, one 12000-byte xattr
+# each, until ENOSPC): the metadata chunks made must be new_chunks and the
+# growth of metadata bytes_used within max(0.25 %, 1 MiB) of
+# metadata_fill.workload_writable_bytes (the create-xattr workload's
+# largest reservation, a create's, short of writable_bytes).  On the first
+# default mount, forecast in live mode must say discard=async and print
+# every reclaim and size-class file of sysfs allocation/TYPE/ with its
+# value (check-reclaim.py).
 
 source "$TEST_TOP/common" || exit
 
@@ -85,11 +91,18 @@ make_base()
 	echo "$name ($mkfs_opts $*): data chunks emptied at $emptied"
 }
 
-# run_fill NAME MODE RUN: MODE default or nodiscard, on a fresh copy
+# metadata bytes_used of the filesystem mounted on $mnt
+meta_used()
+{
+	cat "/sys/fs/btrfs/$(findmnt -n -o UUID "$mnt")/allocation/metadata/bytes_used"
+}
+
+# run_fill NAME MODE RUN [metadata]: MODE default or nodiscard, on a fresh
+# copy; metadata: create-xattr-fill.py, held to workload_writable_bytes
 run_fill()
 {
-	local name=$1 mode=$2 run=$3 dir f files=() fopts=() mopts waited=0 want now last
-	dir=$TEST_TMP/$name/$mode-$run
+	local name=$1 mode=$2 run=$3 kind=${4:-data} used dir f files=() fopts=() mopts waited=0 want now last
+	dir=$TEST_TMP/$name/$kind-$mode-$run
 	mkdir -p "$dir" || fail "cannot create $dir"
 	for f in "$TEST_TMP/$name"/base/dev*.img; do
 		cp --sparse=always "$f" "$dir/" || fail "$name: cp"
@@ -135,29 +148,52 @@ print(len(fc["unused_block_groups"]))' "$dir/forecast.json")
 		python3 "$here/check-reclaim.py" "$dir/live.json" \
 			"/sys/fs/btrfs/$(findmnt -n -o UUID "$mnt")/allocation" || failed="$failed $name/live"
 	fi
-	python3 "$fill/fill.py" "$mnt" > "$dir/filled" || fail "$name: fill.py failed"
+	if [ "$kind" = data ]; then
+		python3 "$fill/fill.py" "$mnt" > "$dir/filled" || fail "$name: fill.py failed"
+	else
+		used=$(meta_used) || exit
+		python3 "$here/create-xattr-fill.py" "$mnt" > "$dir/files" ||
+			fail "$name: create-xattr-fill.py failed"
+		sync
+		echo $(($(meta_used) - used)) > "$dir/filled"
+		echo "    $name $mode run $run: $(cat "$dir/files") files made, metadata bytes_used grew by $(cat "$dir/filled")"
+		if findmnt -n -o OPTIONS "$mnt" | grep -qE '(^|,)ro(,|$)'; then
+			echo "    $name: the kernel aborted the last transaction (forced read-only)"
+			failed="$failed $name/$kind/$mode/$run(aborted)"
+		fi
+	fi
 	umount "$mnt" || fail "$name: cannot unmount"
 	dump_chunks "$dir/after.txt"
-	echo "  $name, $mode mount options, run $run ($(python3 -c 'import json, sys
+	echo "  $name, $kind fill, $mode mount options, run $run ($(python3 -c 'import json, sys
 m = json.load(open(sys.argv[1]))["forecast"]["mount"]
 print("forecast: discard %s, %d empty block groups, from %s" % (m["discard"], m["empty_block_groups"], m["discard_source"]))' "$dir/forecast.json")):"
-	python3 "$fill/compare.py" data_fill "$dir/forecast.json" "$dir/before.txt" \
-		"$dir/after.txt" "$dir/filled" || failed="$failed $name/$mode/$run"
+	python3 "$fill/compare.py" "$([ "$kind" = data ] && echo data_fill || echo metadata_workload)" \
+		"$dir/forecast.json" "$dir/before.txt" "$dir/after.txt" "$dir/filled" ||
+		failed="$failed $name/$kind/$mode/$run"
 	cleanup_all
 }
 
+# run_case [metadata] NAME "MKFS OPTIONS" SIZE...: the data fills, and
+# with "metadata" the metadata fills too
 run_case()
 {
-	local name=$1 mode run
+	local kinds=data name mode run kind
+	if [ "$1" = metadata ]; then
+		kinds="data metadata"
+		shift
+	fi
+	name=$1
 	make_base "$@"
-	for mode in default nodiscard; do
-		for run in 1 2; do
-			run_fill "$name" $mode $run
+	for kind in $kinds; do
+		for mode in default nodiscard; do
+			for run in 1 2; do
+				run_fill "$name" $mode $run $kind
+			done
 		done
 	done
 }
 
 failed=
-run_case single "-d single -m dup" 2G
+run_case metadata single "-d single -m dup" 2G
 run_case raid1-unequal "-d raid1 -m raid1" 2G 3G
 [ -z "$failed" ] || fail "forecast differs from the kernel in:$failed"
