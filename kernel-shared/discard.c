@@ -65,12 +65,15 @@ static int parse_one(const char *opt, struct btrfs_mount_discard *md)
 int btrfs_parse_mount_discard(const char *opts, struct btrfs_mount_discard *md)
 {
 	char *copy = strdup(opts), *tok, *save = NULL;
-	int ret = 0;
+	int ret = -EINVAL;	/* no option at all */
 
 	if (!copy)
 		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save))
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		ret = parse_one(tok, md);
+		if (ret)
+			break;
+	}
 	free(copy);
 	return ret;
 }
