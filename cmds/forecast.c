@@ -36,6 +36,9 @@ static const char * const cmd_forecast_usage[] = {
 	"--mount-options OPTS  what-if: the mount's discard and commit options (nodiscard,",
 	"                   discard, discard=sync, discard=async, commit=N); default: what the",
 	"                   kernel picks for the devices (live: the mount's options)",
+	"--cleaner-uncommitted  the fills start after the cleaner deleted the empty block",
+	"                   groups but before its transaction commits (their dev extents",
+	"                   free only at the commit the first ENOSPC makes)",
 	"--workload W       the metadata workload whose last reservation ends the metadata",
 	"                   fill: create-xattr (default: empty files, one xattr each, an LSM",
 	"                   active), create-xattr-nolsm, setxattr (xattrs on existing files)",
@@ -53,6 +56,7 @@ enum {
 	OPT_BALANCE,
 	OPT_MOUNT_OPTIONS,
 	OPT_WORKLOAD,
+	OPT_CLEANER_UNCOMMITTED,
 };
 
 static const struct option forecast_longopts[] = {
@@ -63,6 +67,7 @@ static const struct option forecast_longopts[] = {
 	{ "balance", required_argument, NULL, OPT_BALANCE },
 	{ "mount-options", required_argument, NULL, OPT_MOUNT_OPTIONS },
 	{ "workload", required_argument, NULL, OPT_WORKLOAD },
+	{ "cleaner-uncommitted", no_argument, NULL, OPT_CLEANER_UNCOMMITTED },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -249,6 +254,9 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 		return parse_balance(arg, &a->fc);
 	case OPT_MOUNT_OPTIONS:
 		return btrfs_parse_mount_discard(arg, &a->fc.mount);
+	case OPT_CLEANER_UNCOMMITTED:
+		a->fc.cleaner_uncommitted = true;
+		return 0;
 	case OPT_WORKLOAD:
 		for (w = 0; w < FORECAST_NR_WORKLOADS; w++) {
 			if (strcmp(arg, forecast_workload_name(w)))
@@ -417,6 +425,8 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 		"space reserved) within commit seconds" :
 		"queued for discard before discard runs: on no list, kept until used");
 	fmt_u64(fctx, "commit_interval", "Cleaner woken every (s, commit=)", fc->commit_interval);
+	fmt_bool(fctx, "cleaner_committed", "Fills start after the deletions commit",
+		 !fc->cleaner_uncommitted);
 	fmt_group_end(fctx);
 	print_reclaim(fctx, fc->live);
 	fmt_array_start(fctx, "unused_block_groups", "Deleted by the cleaner after mount");

@@ -366,10 +366,62 @@ static void setup_fill(const struct space_report *report, const struct forecast_
  * device split into what @other's profile could still take (soft) and
  * what nothing can (hard).
  */
+/* Each device of @map's stripes has its stripe more (@add) or less bytes_used */
+static void charge_stripes(struct btrfs_alloc_state *st, const struct btrfs_chunk_map *map,
+			   bool add)
+{
+	u16 s;
+	u32 d;
+
+	for (s = 0; s < map->num_stripes; s++)
+		for (d = 0; d < st->nr_devs; d++)
+			if (st->devs[d].devid == map->stripes[s].devid)
+				st->devs[d].bytes_used = add ?
+					st->devs[d].bytes_used + map->stripe_size :
+					st->devs[d].bytes_used - min_t(u64, st->devs[d].bytes_used,
+								       map->stripe_size);
+}
+
+/*
+ * The cleaner's deletions before their transaction commits:
+ * btrfs_remove_chunk() has lowered each device's bytes_used and taken
+ * the chunk maps out (find_next_chunk() sees them gone), but
+ * find_free_dev_extent() searches the dev tree's commit root, where the
+ * dev extents still are: their ranges stay allocated.
+ */
+static void cleaner_pending(const struct btrfs_fs_info *fs_info, const struct btrfs_forecast *fc,
+			    struct btrfs_alloc_state *st)
+{
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++)
+		if (is_unused(fc, fs_info->block_groups[i].start))
+			charge_stripes(st, fs_info->block_groups[i].map, false);
+	next_chunk_after_cleaner(fs_info, fc, st);
+}
+
+/* The commit the fill's ENOSPC flushing makes (COMMIT_TRANS): the ranges free */
+static void cleaner_commit(const struct btrfs_fs_info *fs_info, const struct btrfs_forecast *fc,
+			   struct btrfs_alloc_state *st)
+{
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_chunk_map *map = fs_info->block_groups[i].map;
+
+		if (!is_unused(fc, fs_info->block_groups[i].start))
+			continue;
+		/* btrfs_alloc_remove_chunk() lowers bytes_used again: already done */
+		btrfs_alloc_remove_chunk(st, map);
+		charge_stripes(st, map, true);
+	}
+}
+
 static int run_fill(const struct space_report *report, const struct btrfs_forecast *fc,
 		    struct forecast_fill *fill, const struct forecast_fill *other,
 		    bool cleaner)
 {
+	bool pending = cleaner && fc->cleaner_uncommitted && fc->nr_unused_bgs;
 	struct btrfs_alloc_state st;
 	struct system_room room;
 	u64 *left = NULL;
@@ -377,15 +429,25 @@ static int run_fill(const struct space_report *report, const struct btrfs_foreca
 	u32 i;
 	int ret;
 
-	ret = fill_state(report, fc, cleaner, &st);
+	ret = fill_state(report, fc, cleaner && !pending, &st);
 	if (ret)
 		return ret;
+	if (pending)
+		cleaner_pending(report->fs_info, fc, &st);
 	system_room_init(report, &room);
 	fill->free_existing = free_of_type(report, fc, fill->type, cleaner);
 	added = allocate_chunks(&st, &room, fill->type | fill->profile,
 				fill->chunk_size, fill, max_chunks(&st), &ret);
 	if (ret)
 		goto out;
+	/* at ENOSPC the data and metadata flushing commits, then goes on */
+	if (pending && fill->nr_chunks < max_chunks(&st)) {
+		cleaner_commit(report->fs_info, fc, &st);
+		added += allocate_chunks(&st, &room, fill->type | fill->profile, fill->chunk_size,
+					 fill, max_chunks(&st) - fill->nr_chunks, &ret);
+		if (ret)
+			goto out;
+	}
 	fill->truncated = fill->nr_chunks >= max_chunks(&st);
 	fill->new_chunk_bytes = added;
 	left = calloc(st.nr_devs ? st.nr_devs : 1, sizeof(*left));
@@ -893,6 +955,7 @@ static void mount_discard(const struct space_report *report,
 		fc->discard_why = "the mount's options (/proc/self/mountinfo)";
 	fc->commit_interval = md.commit_interval;
 	fc->cleaner_deletes = fc->discard != BTRFS_DISCARD_ASYNC;
+	fc->cleaner_uncommitted = opts->cleaner_uncommitted;
 	fc->live = live;
 }
 

@@ -89,6 +89,7 @@ struct forecast_options {
 	struct forecast_balance_args bal_data;		/* -d */
 	struct forecast_balance_args bal_meta;		/* -m, also SYSTEM as btrfs-progs does */
 	struct btrfs_mount_discard mount;		/* --mount-options */
+	bool cleaner_uncommitted;	/* --cleaner-uncommitted: fill before its commit */
 };
 
 struct btrfs_forecast {
@@ -102,6 +103,7 @@ struct btrfs_forecast {
 	const char *discard_why;	/* where the mode came from */
 	u32 commit_interval;		/* commit=: the cleaner runs this often */
 	bool cleaner_deletes;		/* not discard=async: unused_bgs are deleted */
+	bool cleaner_uncommitted;	/* the fills start before the deletions commit */
 	u32 nr_empty_bgs;		/* writable, used 0 (offline only) */
 	const struct btrfs_live *live;	/* live mode: the sysfs reclaim files read */
 	u64 *unused_bgs;		/* deleted by btrfs_delete_unused_bgs() after mount */
