@@ -17,6 +17,7 @@
 #include "common/units.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/mkfs-layout.h"
+#include "kernel-shared/live.h"
 #include "kernel-shared/volumes.h"
 
 static const char * const cmd_forecast_usage[] = {
@@ -42,6 +43,15 @@ static const char * const cmd_forecast_usage[] = {
 	"                   relocated, unallocated space after",
 	"--resize DEVID:SIZE  what-if: btrfs filesystem resize DEVID:SIZE shrinking the device",
 	"--list-chunks      every new chunk, one by one, instead of runs of chunks",
+	"--mount-options OPTS  what-if: the mount's discard and commit options (nodiscard,",
+	"                   discard, discard=sync, discard=async, commit=N); default: what the",
+	"                   kernel picks for the devices (live: the mount's options)",
+	"--cleaner-uncommitted  the fills start after the cleaner deleted the empty block",
+	"                   groups but before its transaction commits (their dev extents",
+	"                   free only at the commit the first ENOSPC makes)",
+	"--workload W       the metadata workload whose last reservation ends the metadata",
+	"                   fill: create-xattr (default: empty files, one xattr each, an LSM",
+	"                   active), create-xattr-nolsm, setxattr (xattrs on existing files)",
 	"--fail-below data=SIZE,metadata=SIZE",
 	"                   exit 3 when a type's writable bytes are below its limit",
 	HELPINFO_UNITS_SHORT_LONG,
@@ -58,6 +68,9 @@ enum {
 	OPT_LIST_CHUNKS,
 	OPT_REMOVE,
 	OPT_RESIZE,
+	OPT_MOUNT_OPTIONS,
+	OPT_WORKLOAD,
+	OPT_CLEANER_UNCOMMITTED,
 };
 
 static const struct option forecast_longopts[] = {
@@ -70,6 +83,9 @@ static const struct option forecast_longopts[] = {
 	{ "list-chunks", no_argument, NULL, OPT_LIST_CHUNKS },
 	{ "remove", required_argument, NULL, OPT_REMOVE },
 	{ "resize", required_argument, NULL, OPT_RESIZE },
+	{ "mount-options", required_argument, NULL, OPT_MOUNT_OPTIONS },
+	{ "workload", required_argument, NULL, OPT_WORKLOAD },
+	{ "cleaner-uncommitted", no_argument, NULL, OPT_CLEANER_UNCOMMITTED },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -82,6 +98,8 @@ static const struct cmd_option_expect forecast_option_expect[] = {
 	{ OPT_REMOVE, "a devid" },
 	{ OPT_RESIZE, "DEVID:SIZE, a size smaller than the device's" },
 	{ OPT_DEVICES, "device sizes separated by commas, such as 1G,2G,5G" },
+	{ OPT_MOUNT_OPTIONS, "nodiscard, discard, discard=sync, discard=async, commit=N, comma-separated" },
+	{ OPT_WORKLOAD, "create-xattr, create-xattr-nolsm or setxattr" },
 	{ 0, NULL }
 };
 
@@ -284,6 +302,7 @@ static int parse_shrink(const char *arg, bool remove, struct forecast_options *f
 static int forecast_option(int opt, const char *arg, void *ctx)
 {
 	struct forecast_args *a = ctx;
+	enum forecast_workload w;
 	u32 version;
 
 	switch (opt) {
@@ -310,6 +329,19 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 	case OPT_REMOVE:
 	case OPT_RESIZE:
 		return parse_shrink(arg, opt == OPT_REMOVE, &a->fc);
+	case OPT_MOUNT_OPTIONS:
+		return btrfs_parse_mount_discard(arg, &a->fc.mount);
+	case OPT_CLEANER_UNCOMMITTED:
+		a->fc.cleaner_uncommitted = true;
+		return 0;
+	case OPT_WORKLOAD:
+		for (w = 0; w < FORECAST_NR_WORKLOADS; w++) {
+			if (strcmp(arg, forecast_workload_name(w)))
+				continue;
+			a->fc.workload = w;
+			return 0;
+		}
+		return -EINVAL;
 	default:
 		return -EINVAL;
 	}
@@ -432,6 +464,15 @@ static void print_fill(struct fmt_ctx *fctx, const char *key, const char *label,
 	if (fill->type == BTRFS_BLOCK_GROUP_METADATA)
 		fmt_size(fctx, "global_rsv_held", "Held by global reserve", fill->global_rsv_held);
 	fmt_size(fctx, "writable_if_kept", "Writable if unused kept", fill->writable_if_kept);
+	if (fill->workload) {
+		fmt_str(fctx, "workload", "Workload", fill->workload);
+		fmt_u64(fctx, "workload_items", "Items of its largest transaction",
+			fill->workload_items);
+		fmt_size(fctx, "last_reservation", "Its reservation (the last that fits)",
+			 fill->last_reservation);
+		fmt_size(fctx, "workload_writable_bytes", "Writable by the workload",
+			 fill->workload_writable_bytes);
+	}
 	fmt_u64(fctx, "nr_new_chunks", "Number of new chunks", fill->nr_chunks);
 	fmt_u64(fctx, "nr_new_chunk_runs", "In runs", fill->nr_runs);
 	if (fill->truncated || fctx->mode == FMT_JSON)
@@ -551,6 +592,39 @@ static void print_shrink(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 	fmt_group_end(fctx);
 }
 
+/*
+ * Live mode: each space info's reclaim and size-class files of sysfs
+ * allocation/, as read (formulas.md section 21.4)
+ */
+static void print_reclaim(struct fmt_ctx *fctx, const struct btrfs_live *live)
+{
+	int i, k;
+
+	if (!live)
+		return;
+	fmt_group_start(fctx, "reclaim", "The kernel's reclaim (sysfs allocation/TYPE, live)");
+	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++) {
+		const struct btrfs_live_space_info *s = &live->sysfs[i];
+
+		if (!s->present)
+			continue;
+		fmt_group_start(fctx, btrfs_space_info_name(i), btrfs_space_info_name(i));
+		for (k = 0; k < BTRFS_LIVE_NR_RECLAIM; k++)
+			if (s->has_reclaim[k])
+				fmt_u64(fctx, btrfs_live_reclaim_files[k],
+					btrfs_live_reclaim_files[k], s->reclaim[k]);
+		if (s->has_size_classes) {
+			fmt_group_start(fctx, "size_classes", "size_classes");
+			for (k = 0; k < BTRFS_LIVE_NR_SIZE_CLASSES; k++)
+				fmt_u64(fctx, btrfs_live_size_classes[k],
+					btrfs_live_size_classes[k], s->size_classes[k]);
+			fmt_group_end(fctx);
+		}
+		fmt_group_end(fctx);
+	}
+	fmt_group_end(fctx);
+}
+
 void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 {
 	char version[32];
@@ -559,6 +633,19 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 	fmt_group_start(fctx, "forecast", "Forecast (formulas.md section 21)");
 	fmt_str(fctx, "kernel", "Kernel",
 		btrfs_kernel_version_str(fc->kernel_version, version, sizeof(version)));
+	fmt_group_start(fctx, "mount", "After a mount (formulas.md section 21.4)");
+	fmt_str(fctx, "discard", "Discard", btrfs_discard_mode_name(fc->discard));
+	fmt_str(fctx, "discard_source", "Discard from", fc->discard_why);
+	fmt_u64(fctx, "empty_block_groups", "Empty block groups", fc->nr_empty_bgs);
+	fmt_str(fctx, "empty_block_groups_fate", "They are", fc->cleaner_deletes ?
+		"marked unused: the cleaner deletes each it may (the rest of a profile's list, "
+		"space reserved) within commit seconds" :
+		"queued for discard before discard runs: on no list, kept until used");
+	fmt_u64(fctx, "commit_interval", "Cleaner woken every (s, commit=)", fc->commit_interval);
+	fmt_bool(fctx, "cleaner_committed", "Fills start after the deletions commit",
+		 !fc->cleaner_uncommitted);
+	fmt_group_end(fctx);
+	print_reclaim(fctx, fc->live);
 	fmt_array_start(fctx, "unused_block_groups", "Deleted by the cleaner after mount");
 	for (i = 0; i < fc->nr_unused_bgs; i++) {
 		fmt_group_start(fctx, NULL, NULL);

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/block-group.h"
+#include "kernel-shared/block-rsv.h"
 #include "kernel-shared/forecast.h"
+#include "kernel-shared/live.h"
 #include "kernel-shared/volumes.h"
 
 /*
@@ -40,6 +42,7 @@ void forecast_options_init(struct forecast_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->kernel_version = BTRFS_DEFAULT_KERNEL;
+	btrfs_mount_discard_init(&opts->mount);
 }
 
 static const struct space_report_space_info *find_space(const struct space_report *report,
@@ -69,26 +72,32 @@ static u64 bg_free(const struct btrfs_block_group *bg)
 	return bg->length - held;
 }
 
-static bool same_list(const struct btrfs_block_group *a, const struct btrfs_block_group *b)
+/* The space info's list a block group is on: block_groups[raid index] */
+static u32 list_index(u64 flags)
 {
-	return (a->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) ==
-	       (b->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) &&
-	       btrfs_bg_flags_to_raid_index(a->flags) == btrfs_bg_flags_to_raid_index(b->flags);
+	return (u32)(flags & BTRFS_BLOCK_GROUP_TYPE_MASK) * BTRFS_NR_RAID_TYPES +
+	       btrfs_bg_flags_to_raid_index(flags);
 }
+
+#define FORECAST_NR_LISTS	((BTRFS_BLOCK_GROUP_TYPE_MASK + 1) * BTRFS_NR_RAID_TYPES)
 
 /*
  * btrfs_delete_unused_bgs(): a block group with nothing used, not
- * read-only, is deleted unless it is the only one of its profile in its
- * space info (list_is_singular(), which keeps the profile known) or the
- * space info without it could not hold what is used and reserved there
- * (total_bytes - length < btrfs_space_info_used(sinfo, true)).  Block
- * groups are taken in the order the mount marked them: by start.
+ * read-only, is deleted unless it is the only one left on its space
+ * info's list of its profile (list_is_singular(), which keeps the
+ * profile known; a deletion shortens the list) or the space info without
+ * it could not hold what is used and reserved there (total_bytes -
+ * length < btrfs_space_info_used(sinfo, true)).  Block groups are taken
+ * in the order the mount marked them: by start.  Under discard=async
+ * read_one_block_group() marks none (discard.c): they are counted as
+ * empty and kept.  One pass, the list lengths counted first.
  */
 static int find_unused_bgs(const struct space_report *report, struct btrfs_forecast *fc)
 {
 	const struct btrfs_fs_info *fs_info = report->fs_info;
 	u64 total[BTRFS_NR_SPACE_INFOS] = { 0 };
-	u32 i, j;
+	u32 on_list[FORECAST_NR_LISTS] = { 0 };
+	u32 i;
 	int s;
 
 	for (s = 0; s < report->nr_space_infos; s++)
@@ -97,15 +106,17 @@ static int find_unused_bgs(const struct space_report *report, struct btrfs_forec
 				sizeof(u64));
 	if (!fc->unused_bgs)
 		return -ENOMEM;
+	for (i = 0; i < fs_info->nr_block_groups; i++)
+		on_list[list_index(fs_info->block_groups[i].flags)]++;
 	for (i = 0; i < fs_info->nr_block_groups; i++) {
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
-		u32 siblings = 0;
+		u32 *list = &on_list[list_index(bg->flags)];
 
-		if (bg->used || bg->ro || report->live)
+		if (bg->used || bg->ro)
 			continue;
-		for (j = 0; j < fs_info->nr_block_groups; j++)
-			siblings += same_list(bg, &fs_info->block_groups[j]);
-		if (siblings < 2)
+		fc->nr_empty_bgs++;
+		/* live: the mount has already decided (it is past) */
+		if (report->live || !fc->cleaner_deletes || *list < 2)
 			continue;
 		for (s = 0; s < report->nr_space_infos; s++) {
 			const struct btrfs_space_info *si = &report->space_infos[s].info;
@@ -116,6 +127,7 @@ static int find_unused_bgs(const struct space_report *report, struct btrfs_forec
 			if (total[s] < bg->length || total[s] - bg->length < space_held(si))
 				break;
 			total[s] -= bg->length;
+			(*list)--;
 			fc->unused_bgs[fc->nr_unused_bgs++] = bg->start;
 			break;
 		}
@@ -123,14 +135,39 @@ static int find_unused_bgs(const struct space_report *report, struct btrfs_forec
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* unused_bgs is in block-group order, which is by start */
 static bool is_unused(const struct btrfs_forecast *fc, u64 start)
 {
+	return fc->nr_unused_bgs &&
+	       bsearch(&start, fc->unused_bgs, fc->nr_unused_bgs, sizeof(u64), cmp_u64);
+}
+
+/*
+ * find_next_chunk() after btrfs_remove_chunk() took the deleted chunks'
+ * maps out: the end of the last map left, lower than before when a
+ * deleted chunk was the last.
+ */
+static void next_chunk_after_cleaner(const struct btrfs_fs_info *fs_info,
+				     const struct btrfs_forecast *fc,
+				     struct btrfs_alloc_state *st)
+{
+	u64 end = 0;
 	u32 i;
 
-	for (i = 0; i < fc->nr_unused_bgs; i++)
-		if (fc->unused_bgs[i] == start)
-			return true;
-	return false;
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = fs_info->chunks[i];
+
+		if (!is_unused(fc, map->start) && map->start + map->length > end)
+			end = map->start + map->length;
+	}
+	st->next_logical = end;
 }
 
 /* The state a fill starts from; @cleaner: the unused block groups deleted */
@@ -147,6 +184,8 @@ static int fill_state(const struct space_report *report, const struct btrfs_fore
 	for (i = 0; i < fs_info->nr_block_groups; i++)
 		if (is_unused(fc, fs_info->block_groups[i].start))
 			btrfs_alloc_remove_chunk(st, fs_info->block_groups[i].map);
+	if (fc->nr_unused_bgs)
+		next_chunk_after_cleaner(fs_info, fc, st);
 	return 0;
 }
 
@@ -570,10 +609,62 @@ static void setup_fill(const struct space_report *report, const struct forecast_
  * device split into what @other's profile could still take (soft) and
  * what nothing can (hard).
  */
+/* Each device of @map's stripes has its stripe more (@add) or less bytes_used */
+static void charge_stripes(struct btrfs_alloc_state *st, const struct btrfs_chunk_map *map,
+			   bool add)
+{
+	u16 s;
+	u32 d;
+
+	for (s = 0; s < map->num_stripes; s++)
+		for (d = 0; d < st->nr_devs; d++)
+			if (st->devs[d].devid == map->stripes[s].devid)
+				st->devs[d].bytes_used = add ?
+					st->devs[d].bytes_used + map->stripe_size :
+					st->devs[d].bytes_used - min_t(u64, st->devs[d].bytes_used,
+								       map->stripe_size);
+}
+
+/*
+ * The cleaner's deletions before their transaction commits:
+ * btrfs_remove_chunk() has lowered each device's bytes_used and taken
+ * the chunk maps out (find_next_chunk() sees them gone), but
+ * find_free_dev_extent() searches the dev tree's commit root, where the
+ * dev extents still are: their ranges stay allocated.
+ */
+static void cleaner_pending(const struct btrfs_fs_info *fs_info, const struct btrfs_forecast *fc,
+			    struct btrfs_alloc_state *st)
+{
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++)
+		if (is_unused(fc, fs_info->block_groups[i].start))
+			charge_stripes(st, fs_info->block_groups[i].map, false);
+	next_chunk_after_cleaner(fs_info, fc, st);
+}
+
+/* The commit the fill's ENOSPC flushing makes (COMMIT_TRANS): the ranges free */
+static void cleaner_commit(const struct btrfs_fs_info *fs_info, const struct btrfs_forecast *fc,
+			   struct btrfs_alloc_state *st)
+{
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_chunk_map *map = fs_info->block_groups[i].map;
+
+		if (!is_unused(fc, fs_info->block_groups[i].start))
+			continue;
+		/* btrfs_alloc_remove_chunk() lowers bytes_used again: already done */
+		btrfs_alloc_remove_chunk(st, map);
+		charge_stripes(st, map, true);
+	}
+}
+
 static int run_fill(const struct space_report *report, const struct btrfs_forecast *fc,
 		    struct forecast_fill *fill, const struct forecast_fill *other,
 		    bool cleaner)
 {
+	bool pending = cleaner && fc->cleaner_uncommitted && fc->nr_unused_bgs;
 	struct btrfs_alloc_state st;
 	struct system_room room;
 	struct fill_total tot;
@@ -581,15 +672,29 @@ static int run_fill(const struct space_report *report, const struct btrfs_foreca
 	u32 i;
 	int ret;
 
-	ret = fill_state(report, fc, cleaner, &st);
+	ret = fill_state(report, fc, cleaner && !pending, &st);
 	if (ret)
 		return ret;
+	if (pending)
+		cleaner_pending(report->fs_info, fc, &st);
 	system_room_init(report, &room);
 	fill->free_existing = free_of_type(report, fc, fill->type, cleaner);
 	ret = fill_runs(&st, &room, fill->type | fill->profile, fill->chunk_size, fill, &tot,
 			true);
 	if (ret)
 		goto out;
+	/* at ENOSPC the data and metadata flushing commits, then goes on */
+	if (pending && !tot.truncated) {
+		struct fill_total more;
+
+		cleaner_commit(report->fs_info, fc, &st);
+		ret = fill_runs(&st, &room, fill->type | fill->profile, fill->chunk_size, fill,
+				&more, true);
+		if (ret)
+			goto out;
+		tot.usable += more.usable;
+		tot.truncated = more.truncated;
+	}
 	fill->truncated = tot.truncated;
 	fill->new_chunk_bytes = tot.usable;
 	left = calloc(st.nr_devs ? st.nr_devs : 1, sizeof(*left));
@@ -635,6 +740,58 @@ static u64 writable_of(const struct forecast_fill *fill, u64 global_rsv)
 	if (fill->type & BTRFS_BLOCK_GROUP_METADATA)
 		return all > global_rsv ? all - global_rsv : 0;
 	return all;
+}
+
+static const struct {
+	const char *name;
+	u32 items;
+} workloads[FORECAST_NR_WORKLOADS] = {
+	/*
+	 * btrfs_create_common(): btrfs_new_inode_prepare() counts 1 for the
+	 * inode item (its ref goes in the same batch), 1 for the LSM's
+	 * security xattr (dir->i_security: any LSM with inode blobs), 3 for
+	 * the dir item, dir index and parent inode update; then
+	 * btrfs_setxattr_trans() starts one of 2: the create is the larger
+	 */
+	[FORECAST_WORKLOAD_CREATE_XATTR] = { "create-xattr", 5 },
+	[FORECAST_WORKLOAD_CREATE_XATTR_NOLSM] = { "create-xattr-nolsm", 4 },
+	/* btrfs_setxattr_trans(): btrfs_start_transaction(root, 2) */
+	[FORECAST_WORKLOAD_SETXATTR] = { "setxattr", 2 },
+};
+
+const char *forecast_workload_name(enum forecast_workload w)
+{
+	return w < FORECAST_NR_WORKLOADS ? workloads[w].name : NULL;
+}
+
+/*
+ * start_transaction(root, n) of the workload's largest transaction,
+ * FLUSH_ALL: btrfs_calc_insert_metadata_size(n) plus (6.7+)
+ * btrfs_calc_delayed_ref_bytes(n), doubled with the free space tree;
+ * before 6.7 insert(n) doubled (the delayed refs reserve not full).
+ * With no unallocated space left there is no over-commit: it fits while
+ * used + may_use (the global reserve held in full) + it <= total, so the
+ * fill ends less than one reservation short of writable_bytes.
+ */
+static void workload_stop(const struct space_report *report, const struct forecast_options *opts,
+			  struct forecast_fill *fill)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	struct btrfs_kernel_model model;
+	bool fst = btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
+	u32 n = workloads[opts->workload].items;
+	u64 insert = btrfs_calc_insert_metadata_size(fs_info->nodesize, n);
+
+	btrfs_kernel_model(opts->kernel_version, &model);
+	fill->workload = workloads[opts->workload].name;
+	fill->workload_items = n;
+	if (model.trans_delayed_ref_bytes)
+		fill->last_reservation = insert +
+			btrfs_calc_delayed_ref_bytes(fs_info->nodesize, fst, n);
+	else
+		fill->last_reservation = 2 * insert;
+	fill->workload_writable_bytes = fill->writable_bytes > fill->last_reservation ?
+		fill->writable_bytes - fill->last_reservation : 0;
 }
 
 /*
@@ -842,6 +999,28 @@ int btrfs_forecast_shrink(const struct space_report *report,
 	return 0;
 }
 
+/*
+ * The discard mode of the mount the fill runs on: --mount-options, else
+ * in live mode the mount's own options, else what open_ctree() picks.
+ */
+static void mount_discard(const struct space_report *report,
+			  const struct forecast_options *opts, struct btrfs_forecast *fc)
+{
+	const struct btrfs_live *live = report->fs_info->live;
+	struct btrfs_mount_discard md = opts->mount;
+
+	if (!md.set && live && live->has_super_opts)
+		btrfs_mount_discard_from_super_opts(live->super_opts, &md);
+	fc->discard = btrfs_discard_at_mount(report->fs_info, &md, fc->kernel_version,
+					     &fc->discard_why);
+	if (!opts->mount.set && live && live->has_super_opts)
+		fc->discard_why = "the mount's options (/proc/self/mountinfo)";
+	fc->commit_interval = md.commit_interval;
+	fc->cleaner_deletes = fc->discard != BTRFS_DISCARD_ASYNC;
+	fc->cleaner_uncommitted = opts->cleaner_uncommitted;
+	fc->live = live;
+}
+
 int btrfs_build_forecast(const struct space_report *report,
 			 const struct forecast_options *opts,
 			 struct btrfs_forecast *fc)
@@ -864,6 +1043,7 @@ int btrfs_build_forecast(const struct space_report *report,
 	btrfs_alloc_state_free(&st);
 	if (!fc->devids)
 		return -ENOMEM;
+	mount_discard(report, opts, fc);
 	ret = find_unused_bgs(report, fc);
 	if (ret)
 		return ret;
@@ -877,6 +1057,8 @@ int btrfs_build_forecast(const struct space_report *report,
 	ret = forecast_fill(report, fc, &fc->data, &fc->metadata);
 	if (!ret)
 		ret = forecast_fill(report, fc, &fc->metadata, &fc->data);
+	if (!ret && fc->metadata.present)
+		workload_stop(report, opts, &fc->metadata);
 	if (!ret)
 		ret = mixed_estimate(report, fc);
 	if (!ret && (opts->bal_data.set || opts->bal_meta.set))

@@ -8,6 +8,7 @@
 #define BTRFS_SPACE_FORECAST_H
 
 #include "kernel-shared/relocation.h"
+#include "kernel-shared/discard.h"
 #include "kernel-shared/report.h"
 #include "kernel-shared/volumes.h"
 
@@ -23,6 +24,11 @@ struct forecast_fill {
 	u64 global_rsv_held;		/* metadata: the global reserve's part */
 	u64 writable_bytes;		/* free_existing + new_chunk_bytes - held */
 	u64 writable_if_kept;		/* the same, empty block groups not deleted */
+	/* metadata: where a named workload stops (its largest transaction start) */
+	const char *workload;		/* NULL for data */
+	u32 workload_items;		/* items of that transaction */
+	u64 last_reservation;		/* what it reserves: the last one that fits */
+	u64 workload_writable_bytes;	/* writable_bytes - last_reservation */
 	struct btrfs_chunk_run *runs;	/* new chunks in order as runs, SYSTEM ones included */
 	u32 nr_runs;
 	u32 runs_cap;
@@ -100,8 +106,19 @@ struct system_room {
 	u32 nodesize;
 };
 
+/* The metadata workloads a fill can be named for */
+enum forecast_workload {
+	FORECAST_WORKLOAD_CREATE_XATTR,		/* empty files, one xattr each */
+	FORECAST_WORKLOAD_CREATE_XATTR_NOLSM,	/* the same, no LSM xattr item */
+	FORECAST_WORKLOAD_SETXATTR,		/* xattrs on existing files */
+	FORECAST_NR_WORKLOADS,
+};
+
+const char *forecast_workload_name(enum forecast_workload w);
+
 struct forecast_options {
 	u32 kernel_version;
+	enum forecast_workload workload;	/* --workload */
 	bool data_profile_set;
 	u64 data_profile;		/* profile bits, 0 = single */
 	bool metadata_profile_set;
@@ -113,6 +130,8 @@ struct forecast_options {
 	bool shrink_remove;
 	u64 shrink_devid;
 	u64 shrink_size;
+	struct btrfs_mount_discard mount;		/* --mount-options */
+	bool cleaner_uncommitted;	/* --cleaner-uncommitted: fill before its commit */
 };
 
 struct btrfs_forecast {
@@ -121,6 +140,14 @@ struct btrfs_forecast {
 	u64 *devids;			/* alloc_list order: devid */
 	struct forecast_fill data;	/* data, or mixed */
 	struct forecast_fill metadata;	/* absent on mixed block groups */
+	/* the empty block groups a mount finds, by its discard mode (discard.c) */
+	enum btrfs_discard_mode discard;
+	const char *discard_why;	/* where the mode came from */
+	u32 commit_interval;		/* commit=: the cleaner runs this often */
+	bool cleaner_deletes;		/* not discard=async: unused_bgs are deleted */
+	bool cleaner_uncommitted;	/* the fills start before the deletions commit */
+	u32 nr_empty_bgs;		/* writable, used 0 (offline only) */
+	const struct btrfs_live *live;	/* live mode: the sysfs reclaim files read */
 	u64 *unused_bgs;		/* deleted by btrfs_delete_unused_bgs() after mount */
 	u32 nr_unused_bgs;
 	/* data with metadata growing at the current ratio: an estimate */

@@ -137,6 +137,12 @@ void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *m)
 	m->csum_delete_metadata_size = version >= BTRFS_CSUM_DELETE_CHANGE;
 	m->csum_delete_unconfirmed = at_least(version, 6, 6, 0) &&
 				     !at_least(version, 6, 8, 0);
+	/*
+	 * the delayed refs reservation series of 2023 (Filipe Manana):
+	 * start_transaction() reserves btrfs_calc_delayed_ref_bytes(num_items)
+	 * beside insert(num_items), 6.7 believed (measured on 6.18 only)
+	 */
+	m->trans_delayed_ref_bytes = at_least(version, 6, 7, 0);
 	/* cb6cbab79055 "btrfs: adjust overcommit logic when very close to full" (v6.9) */
 	m->overcommit_data_chunk = at_least(version, 6, 9, 0);
 	preempt_model(version, m);

@@ -54,6 +54,12 @@ struct btrfs_kernel_model {
 	/* csum deletion charged as calc_metadata_size per leaf (v6.7) */
 	bool csum_delete_metadata_size;
 	bool csum_delete_unconfirmed;
+	/*
+	 * start_transaction(): insert(n) + delayed_ref_bytes(n) at once
+	 * (btrfs_reserve_trans_metadata(), 6.7 believed); before: insert(n),
+	 * doubled while the delayed refs reserve is not full
+	 */
+	bool trans_delayed_ref_bytes;
 	/* calc_available_free_space subtracts the data chunk size (v6.9), zoned: zone size, rounded (6.10, 6.9.y) */
 	bool overcommit_data_chunk;
 	/* preemptive flushing: 2021 series (v5.14) and 90 % / majority-global rsv (v5.15) */

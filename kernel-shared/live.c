@@ -643,6 +643,50 @@ static void live_super_synth(struct live_ctx *ctx, u64 num_devices)
 }
 
 /* sysfs allocation/: the kernel's space infos and global reserve now */
+const char * const btrfs_live_reclaim_files[BTRFS_LIVE_NR_RECLAIM] = {
+	"bg_reclaim_threshold", "dynamic_reclaim", "periodic_reclaim",
+	"reclaim_count", "reclaim_bytes", "reclaim_errors",
+};
+
+const char * const btrfs_live_size_classes[BTRFS_LIVE_NR_SIZE_CLASSES] = {
+	"none", "small", "medium", "large",
+};
+
+/* btrfs_size_classes_show(): one "NAME COUNT" line per class */
+static bool read_size_classes(const char *sdir, u64 *counts)
+{
+	char buf[256], *line, *save = NULL;
+	int found = 0, i;
+
+	if (read_sysfs(sdir, "size_classes", buf, sizeof(buf)))
+		return false;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[16];
+		unsigned long long n;
+
+		if (sscanf(line, "%15s %llu", name, &n) != 2)
+			continue;
+		for (i = 0; i < BTRFS_LIVE_NR_SIZE_CLASSES; i++) {
+			if (strcmp(name, btrfs_live_size_classes[i]))
+				continue;
+			counts[i] = n;
+			found++;
+		}
+	}
+	return found == BTRFS_LIVE_NR_SIZE_CLASSES;
+}
+
+/* The reclaim and size-class files, each where the kernel has it */
+static void live_read_reclaim(const char *sdir, struct btrfs_live_space_info *s)
+{
+	int i;
+
+	for (i = 0; i < BTRFS_LIVE_NR_RECLAIM; i++)
+		s->has_reclaim[i] = !read_sysfs_u64(sdir, btrfs_live_reclaim_files[i],
+						    &s->reclaim[i]);
+	s->has_size_classes = read_size_classes(sdir, s->size_classes);
+}
+
 static void live_read_allocation(struct live_ctx *ctx)
 {
 	struct btrfs_live *live = ctx->live;
@@ -671,6 +715,7 @@ static void live_read_allocation(struct live_ctx *ctx)
 		read_sysfs_u64(sdir, "disk_used", &s->disk_used);
 		/* since 6.0; the user may have changed it */
 		s->has_chunk_size = !read_sysfs_u64(sdir, "chunk_size", &s->chunk_size);
+		live_read_reclaim(sdir, s);
 	}
 }
 
@@ -774,6 +819,40 @@ static int live_snapshot(struct live_ctx *ctx, bool load_block_groups)
 	return 0;
 }
 
+/*
+ * The super options of the btrfs mount @path is in: the mountinfo line
+ * whose mount point is the longest one containing @path
+ */
+static void live_super_opts(struct btrfs_live *live)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[3 * PATH_MAX];
+	size_t best = 0;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char point[PATH_MAX], fstype[64], source[PATH_MAX], opts[1024];
+		const char *sep = strstr(line, " - ");
+		size_t len;
+
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1 ||
+		    sscanf(sep + 3, "%63s %4095s %1023s", fstype, source, opts) != 3 ||
+		    strcmp(fstype, "btrfs"))
+			continue;
+		/* a mount point with a space is escaped (\040): it does not match */
+		len = strlen(point);
+		if (strncmp(live->mountpoint, point, len) ||
+		    (len > 1 && live->mountpoint[len] && live->mountpoint[len] != '/') ||
+		    len < best)
+			continue;
+		best = len;
+		live->has_super_opts = true;
+		snprintf(live->super_opts, sizeof(live->super_opts), "%s", opts);
+	}
+	fclose(f);
+}
+
 static int live_setup(struct live_ctx *ctx, const char *path)
 {
 	struct statvfs svfs;
@@ -782,6 +861,7 @@ static int live_setup(struct live_ctx *ctx, const char *path)
 	snprintf(ctx->live->mountpoint, sizeof(ctx->live->mountpoint), "%s",
 		 real ? real : path);
 	free(real);
+	live_super_opts(ctx->live);
 	ctx->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (ctx->fd < 0)
 		return live_error(ctx, -errno, "cannot open");

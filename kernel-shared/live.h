@@ -12,6 +12,17 @@
 #include "kernel-shared/fs.h"
 
 /* One space info as /sys/fs/btrfs/<fsid>/allocation/<type>/ shows it */
+/*
+ * allocation/<type>/ files of the kernel's own reclaim: bg_reclaim_threshold
+ * (5.19), dynamic_reclaim, periodic_reclaim, reclaim_count, reclaim_bytes,
+ * reclaim_errors (6.11)
+ */
+#define BTRFS_LIVE_NR_RECLAIM		6
+extern const char * const btrfs_live_reclaim_files[BTRFS_LIVE_NR_RECLAIM];
+/* size_classes: "none N", "small N", "medium N", "large N" */
+#define BTRFS_LIVE_NR_SIZE_CLASSES	4
+extern const char * const btrfs_live_size_classes[BTRFS_LIVE_NR_SIZE_CLASSES];
+
 struct btrfs_live_space_info {
 	bool present;
 	u64 total_bytes;
@@ -25,6 +36,12 @@ struct btrfs_live_space_info {
 	u64 disk_used;
 	u64 chunk_size;
 	bool has_chunk_size;		/* allocation/<type>/chunk_size (6.0+) */
+	/* the reclaim files (btrfs_live_reclaim_files[]) the kernel has */
+	bool has_reclaim[BTRFS_LIVE_NR_RECLAIM];
+	u64 reclaim[BTRFS_LIVE_NR_RECLAIM];
+	/* size_classes (6.3+): block groups of each data size class */
+	bool has_size_classes;
+	u64 size_classes[BTRFS_LIVE_NR_SIZE_CLASSES];
 };
 
 /* Tries of a live read that races with the kernel's commits */
@@ -35,6 +52,9 @@ struct btrfs_live {
 	char mountpoint[PATH_MAX];
 	char sysfs_dir[64];		/* /sys/fs/btrfs/<fsid> */
 	bool read_only;			/* mounted read-only */
+	/* the super options of its /proc/self/mountinfo line (discard, commit) */
+	bool has_super_opts;
+	char super_opts[1024];
 	bool features_from_sysfs;	/* BTRFS_IOC_GET_FEATURES failed */
 	bool super_from_device;		/* fs_info->super read from the devices */
 	u64 searches;			/* BTRFS_IOC_TREE_SEARCH_V2 calls */

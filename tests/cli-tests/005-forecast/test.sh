@@ -149,6 +149,20 @@ n=$(run_check_stdout "$BTRFS_SPACE" --format json forecast --data-profile dup "$
 [ "$n" -gt 0 ] || fail "--data-profile dup: no dup chunk"
 echo "what-ifs: raid1 on one device makes no chunk, dup makes $n"
 
+# --mount-options and --workload: what they name is what the output says
+for bad in "" "," "discard=maybe" "ro" "commit=x"; do
+	run_mustfail_code 2 "bad --mount-options '$bad'" "$BTRFS_SPACE" forecast \
+		--mount-options "$bad" "$img" > /dev/null 2>&1
+done
+run_mustfail_code 2 "bad --workload" "$BTRFS_SPACE" forecast --workload mkdir "$img" > /dev/null 2>&1
+js=$(run_check_stdout "$BTRFS_SPACE" --format json forecast --mount-options nodiscard,commit=5 \
+	--workload setxattr "$img") || exit
+got=$(jq -r '.forecast | "\(.mount.discard) \(.mount.discard_source) \(.mount.commit_interval) \(.metadata_fill.workload) \(.metadata_fill.workload_items) \(.metadata_fill.writable_bytes - .metadata_fill.last_reservation == .metadata_fill.workload_writable_bytes or .metadata_fill.workload_writable_bytes == 0)"' <<< "$js")
+[ "$got" = "nodiscard --mount-options 5 setxattr 2 true" ] || fail "--mount-options/--workload: $got"
+got=$(run_check_stdout "$BTRFS_SPACE" --format json forecast "$img" |
+	jq -r '.forecast | "\(.mount.discard) \(.metadata_fill.workload) \(.metadata_fill.workload_items)"') || exit
+[ "$got" = "async create-xattr 5" ] || fail "defaults: $got"
+echo "mount options and workload: $got by default"
 # runs on large pools: exact to ENOSPC, output bounded
 if ! command -v mkfs.btrfs > /dev/null; then
 	echo "mkfs.btrfs not found: the large pools are not checked"
