@@ -121,7 +121,10 @@ same overcommit inspect '.overcommit'
 same preempt inspect '.preempt'
 same mount_estimate inspect '.mount_estimate'
 same summary inspect '.summary'
-same "inspect (all but mode, io and device paths)" inspect 'del(.mode) | del(.io) | .devices |= map(del(.path))'
+# live mode alone reads the mount's options (where the discard mode comes
+# from) and sysfs's reclaim files
+same "inspect (all but mode, io, device paths, the mount options' source and reclaim)" inspect \
+	'del(.mode) | del(.io) | .devices |= map(del(.path)) | del(.forecast.mount.discard_source) | del(.forecast.reclaim)'
 same chunks.count chunks '.chunks | length'
 same chunks chunks '.chunks'
 same block-groups.count block-groups '.block_groups | length'

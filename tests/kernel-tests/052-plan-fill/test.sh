@@ -46,7 +46,7 @@ run_case()
 		sizes=$sizes${sizes:+,}$size
 	done
 	# the plan first: nothing of the filesystem exists yet
-	run_check_stdout "$BTRFS_SPACE" --format json forecast --devices "$sizes" \
+	run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks --devices "$sizes" \
 		--data-profile "$data" --metadata-profile "$meta" > "$dir/plan.json"
 	for size in "$@"; do
 		truncate -s "$size" "$dir/dev$i.img" || fail "$name: truncate"
