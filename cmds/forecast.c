@@ -26,7 +26,7 @@ static const char * const cmd_forecast_usage[] = {
 	"Replay the kernel's chunk allocator: bytes writable before ENOSPC per type, the chunks made on the way, space no chunk can use",
 	"",
 	HELPINFO_GLOBALS,
-	"--kernel VERSION   kernel whose allocator to replay: 5.12 to 6.18 (default 6.18)",
+	"--kernel VERSION   kernel whose allocator to replay: " BTRFS_MIN_KERNEL_STR " to " BTRFS_MAX_KERNEL_STR " (default " BTRFS_DEFAULT_KERNEL_STR ")",
 	"--devices SIZE,...  plan: no device is read; the filesystem mkfs.btrfs " BTRFS_MKFS_LAYOUT_PROGS,
 	"                   makes on empty devices of these sizes (devid 1 first),",
 	"                   with --data-profile and --metadata-profile as its -d and",

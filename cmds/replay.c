@@ -34,8 +34,8 @@ static const char * const cmd_replay_usage[] = {
 	"Part 4, metadata over-commit, needs btrfs_done_preemptive_reclaim and update_bytes_may_use.",
 	"",
 	"--part N           replay only part N (1 to 4; may be repeated)",
-	"--kernel VERSION   a kernel to re-evaluate with (may be repeated; default 5.12, 5.15, 6.18)",
-	"--recorded-kernel VERSION  the kernel that recorded the trace (default: the capture marker's, else 6.18)",
+	"--kernel VERSION   a kernel to re-evaluate with (may be repeated; default " BTRFS_REPLAY_KERNELS_STR ")",
+	"--recorded-kernel VERSION  the kernel that recorded the trace (default: the capture marker's, else " BTRFS_DEFAULT_KERNEL_STR ")",
 	"--fsid UUID        the filesystem to replay (default: the capture marker's or the first seen)",
 	"--metadata-copies N  copies of the metadata profile (DUP 2, single 1; default: image or marker)",
 	"--total-rw-bytes SIZE  the devices' total size (default: image or marker)",
@@ -790,7 +790,7 @@ static void tl_header(struct svg *svg, const struct tl_draw *d)
 	snprintf(line, sizeof(line), "Preemptive flushing of %s, recorded by %s%s",
 		 r->fsid[0] ? r->fsid : "no filesystem",
 		 btrfs_kernel_version_str(r->st.recorded_version ? r->st.recorded_version :
-					  KERNEL_VERSION(6, 18, 0), ver, sizeof(ver)),
+					  BTRFS_REPLAY_RECORDED_DEFAULT, ver, sizeof(ver)),
 		 r->recorded_assumed ? " (assumed)" : "");
 	svg_text(svg, "title", TL_LEFT, 28, line);
 	snprintf(line, sizeof(line),
@@ -1168,9 +1168,6 @@ static int choose_parts(const struct btrfs_replay *r, u32 asked, u32 *parts)
 
 static void setup_kernels(struct btrfs_replay *r, const struct replay_args *a)
 {
-	static const u32 defaults[] = {
-		KERNEL_VERSION(5, 12, 0), KERNEL_VERSION(5, 15, 0), KERNEL_VERSION(6, 18, 0),
-	};
 	u32 k;
 
 	if (a->nr_kernels) {
@@ -1179,9 +1176,9 @@ static void setup_kernels(struct btrfs_replay *r, const struct replay_args *a)
 		r->nr_kernels = a->nr_kernels;
 		return;
 	}
-	for (k = 0; k < 3; k++)
-		btrfs_kernel_model(defaults[k], &r->kernels[k]);
-	r->nr_kernels = 3;
+	for (k = 0; k < BTRFS_NR_REPLAY_KERNELS; k++)
+		btrfs_kernel_model(btrfs_replay_kernels[k], &r->kernels[k]);
+	r->nr_kernels = BTRFS_NR_REPLAY_KERNELS;
 }
 
 static int replay_trace(struct btrfs_replay *r, const struct cmd_options *opts,

@@ -108,7 +108,7 @@ enum btrfs_discard_mode btrfs_discard_at_mount(const struct btrfs_fs_info *fs_in
 		*why = "--mount-options";
 		return md->mode;
 	}
-	if (kernel_version < KERNEL_VERSION(6, 2, 0)) {
+	if (kernel_version < BTRFS_DISCARD_ASYNC_DEFAULT) {
 		*why = "default before 6.2: no discard";
 		return BTRFS_DISCARD_NONE;
 	}

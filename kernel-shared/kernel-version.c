@@ -58,6 +58,10 @@ const char * const btrfs_compare_kernels[] = {
 	"5.12", "5.15", "6.1", "6.1.112", "6.6", "6.18", NULL
 };
 
+const u32 btrfs_replay_kernels[BTRFS_NR_REPLAY_KERNELS] = {
+	BTRFS_MIN_KERNEL, KERNEL_VERSION(5, 15, 0), BTRFS_DEFAULT_KERNEL,
+};
+
 const char *btrfs_kernel_version_str(u32 version, char *buf, int len)
 {
 	snprintf(buf, len, "%u.%u.%u", version >> 16, (version >> 8) & 0xff,
@@ -147,6 +151,13 @@ void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *m)
 	m->overcommit_data_chunk = at_least(version, 6, 9, 0);
 	preempt_model(version, m);
 	zoned_model(version, m);
+}
+
+void btrfs_preempt_change_models(struct btrfs_kernel_model *before,
+				 struct btrfs_kernel_model *after)
+{
+	btrfs_kernel_model(BTRFS_MIN_KERNEL, before);
+	btrfs_kernel_model(KERNEL_VERSION(5, 15, 0), after);
 }
 
 /*

@@ -36,6 +36,28 @@
 extern const char * const btrfs_compare_kernels[];
 
 /*
+ * The kernels replay re-evaluates a trace with when no --kernel is given
+ * (tests/unit/test-kernel-version checks the text against the list), and
+ * the kernel a trace is taken to come from when its marker names none.
+ */
+#define BTRFS_REPLAY_KERNELS_STR	"5.12, 5.15, 6.18"
+#define BTRFS_NR_REPLAY_KERNELS		3
+extern const u32 btrfs_replay_kernels[BTRFS_NR_REPLAY_KERNELS];
+#define BTRFS_REPLAY_RECORDED_DEFAULT	BTRFS_DEFAULT_KERNEL
+
+/*
+ * The delayed-refs reserve's callers and bounds were read in 6.18: a trace
+ * recorded by an older kernel is replayed without checking them.
+ */
+#define BTRFS_DELAYED_REFS_BOUNDS_READ	KERNEL_VERSION(6, 18, 0)
+
+/*
+ * "btrfs: auto enable discard=async when possible" (v6.2):
+ * before it, a mount without a discard option does not discard.
+ */
+#define BTRFS_DISCARD_ASYNC_DEFAULT	KERNEL_VERSION(6, 2, 0)
+
+/*
  * "btrfs: stop doing excessive space reservation for csum deletion": the
  * csum-delete figures "before" it are labelled with this release.
  */
@@ -80,6 +102,13 @@ int btrfs_parse_model_kernel(const char *str, u32 *version);
 int btrfs_kernel_model_unconfirmed(const struct btrfs_kernel_model *model,
 				   const char **notes, int max);
 void btrfs_kernel_model(u32 version, struct btrfs_kernel_model *model);
+/*
+ * The two sides of the v5.15 preemptive-flushing change (the fields
+ * preempt_full_percent and preempt_majority_global): the oldest model
+ * (5.12) and 5.15, whose difference replay counts as "only 5.12".
+ */
+void btrfs_preempt_change_models(struct btrfs_kernel_model *before,
+				 struct btrfs_kernel_model *after);
 const char *btrfs_kernel_version_str(u32 version, char *buf, int len);
 
 /*

@@ -515,7 +515,7 @@ static void set_bounds(struct btrfs_replay *r);
 static void first_state_setup(struct btrfs_replay *r)
 {
 	if (!r->st.recorded_version) {
-		r->st.recorded_version = KERNEL_VERSION(6, 18, 0);
+		r->st.recorded_version = BTRFS_REPLAY_RECORDED_DEFAULT;
 		r->recorded_assumed = true;
 	}
 	btrfs_kernel_model(r->st.recorded_version, &r->recorded);
@@ -583,8 +583,7 @@ static int preempt_state(struct btrfs_replay *r, const struct trace_event *ev,
 	for (k = 0; k < r->nr_kernels; k++)
 		p->flush_in[k] += flushes_why(&s, &r->kernels[k], &p->why[k]);
 	timeline_sample(r, ev->ts_ns, &s, true);
-	btrfs_kernel_model(KERNEL_VERSION(5, 12, 0), &m512);
-	btrfs_kernel_model(KERNEL_VERSION(5, 15, 0), &m515);
+	btrfs_preempt_change_models(&m512, &m515);
 	if (flushes(&s, &m512) && !flushes(&s, &m515))
 		p->only_512++;
 	return 0;
@@ -701,8 +700,7 @@ static void resolve_point(struct btrfs_replay *r, const struct trace_event *ev,
 	for (k = 0; k < r->nr_kernels; k++)
 		pts->flush_in[k] += flushes_why(&pt->s, &r->kernels[k], &pts->why[k]);
 	timeline_sample(r, ev->ts_ns, &pt->s, false);
-	btrfs_kernel_model(KERNEL_VERSION(5, 12, 0), &m512);
-	btrfs_kernel_model(KERNEL_VERSION(5, 15, 0), &m515);
+	btrfs_preempt_change_models(&m512, &m515);
 	if (flushes(&pt->s, &m512) && !flushes(&pt->s, &m515))
 		pts->only_512++;
 }
@@ -1470,7 +1468,7 @@ static int rsv_reservation(struct btrfs_replay *r, const struct trace_event *ev,
 	btrfs_csum_delete_add_refs(&params, &one, 1);
 	limit = one.drop_ref_bytes;
 	/* the callers and their bounds as read in 6.18 */
-	t->bounds_checked = r->st.recorded_version >= KERNEL_VERSION(6, 18, 0);
+	t->bounds_checked = r->st.recorded_version >= BTRFS_DELAYED_REFS_BOUNDS_READ;
 	t->events++;
 	if (!strcmp(dir, "reserve")) {
 		t->refills++;

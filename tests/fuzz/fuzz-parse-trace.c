@@ -35,9 +35,6 @@ static void check_err(const char *err)
 
 static void setup(struct btrfs_replay *r)
 {
-	static const u32 kernels[] = {
-		KERNEL_VERSION(5, 12, 0), KERNEL_VERSION(5, 15, 0), KERNEL_VERSION(6, 18, 0),
-	};
 	u32 k;
 
 	r->st.have_profile = true;
@@ -49,9 +46,9 @@ static void setup(struct btrfs_replay *r)
 	r->st.csum_size = 4;
 	r->st.free_space_tree = 1;
 	r->st.nr_cpu_ids = 2;
-	for (k = 0; k < 3; k++)
-		btrfs_kernel_model(kernels[k], &r->kernels[k]);
-	r->nr_kernels = 3;
+	for (k = 0; k < BTRFS_NR_REPLAY_KERNELS; k++)
+		btrfs_kernel_model(btrfs_replay_kernels[k], &r->kernels[k]);
+	r->nr_kernels = BTRFS_NR_REPLAY_KERNELS;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -39,6 +39,19 @@ static void test_texts(void)
 	      "the compare list starts at the oldest kernel");
 	check(!strcmp(btrfs_compare_kernels[i - 1], BTRFS_DEFAULT_KERNEL_STR),
 	      "the compare list ends at the default kernel");
+	joined[0] = 0;
+	for (i = 0; i < BTRFS_NR_REPLAY_KERNELS; i++) {
+		char ver[32];
+
+		if (i)
+			strcat(joined, ", ");
+		/* "5.12", not "5.12.0": the texts name releases */
+		btrfs_kernel_version_str(btrfs_replay_kernels[i], ver, sizeof(ver));
+		*strrchr(ver, '.') = 0;
+		strcat(joined, ver);
+	}
+	check(!strcmp(joined, BTRFS_REPLAY_KERNELS_STR),
+	      "replay's kernels '%s' are BTRFS_REPLAY_KERNELS_STR", joined);
 }
 
 static void test_accepted(void)

@@ -51,13 +51,6 @@ rj()
 	run_check_stdout "$BTRFS_SPACE" --format json replay "$@"
 }
 
-# expect WHAT GOT WANT
-expect()
-{
-	[ "$2" = "$3" ] || fail "$1: got $2, expected $3"
-	echo "ok: $1 = $3"
-}
-
 # --- part 1 ---------------------------------------------------------------------
 
 out=$(rj "$pre") || exit

@@ -20,12 +20,6 @@ raw=$(unpack_image "$fixture" "$TEST_TMP") || exit
 export TMPDIR=$TEST_TMP/tmpdir
 mkdir -p "$TMPDIR" || fail "cannot create $TMPDIR"
 
-json()
-{
-	run_check_stdout "$BTRFS_SPACE" --format json "$1" "$2" |
-		jq -S 'walk(if type == "object" then del(.path) else . end)'
-}
-
 # the fastest levels: the tool reads any stream, and xz -6 of 256 MiB
 # costs twice the CPU of xz -1 for the same test
 compress()

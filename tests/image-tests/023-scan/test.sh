@@ -21,12 +21,6 @@ ext4=$TEST_TMP/ext4.img
 run_check truncate -s 64M "$ext4"
 run_check mkfs.ext4 -q -F "$ext4"
 
-json()
-{
-	run_check_stdout "$BTRFS_SPACE" --format json "$@" |
-		jq -S 'walk(if type == "object" then del(.path) else . end)'
-}
-
 for cmd in chunks inspect; do
 	json "$cmd" "${devs[0]}" "${devs[1]}" > "$TEST_TMP/both-$cmd.json"
 	json --scan "$cmd" "${devs[0]}" "$ext4" "$oth" "${devs[1]}" > "$TEST_TMP/scan.json"

@@ -121,7 +121,10 @@ run_check_stdout "$BTRFS_SPACE" chunks --format json "$img" > "$TEST_TMP/chunks.
 sum_before=$(image_digest "$img")
 
 errors=0
-# expect NAME WHAT RC TEXT|JQ: patch, run inspect, compare
+# expect NAME WHAT RC TEXT|JQ: patch, run inspect, compare.  Not tests/common's
+# expect (one figure against a value): this one patches a copy, runs inspect
+# and counts the mismatches so that every case is listed before the test
+# fails; it replaces the common one in this script only.
 expect()
 {
 	local name=$1 what=$2 rc=$3 want=$4 out="$TEST_TMP/$1" got

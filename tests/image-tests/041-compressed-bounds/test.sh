@@ -62,11 +62,6 @@ compress_blocks()
 	rm -f "$TEST_TMP/block"
 }
 
-json()
-{
-	"$BTRFS_SPACE" --format json "$1" "$2" | jq -S 'walk(if type == "object" then del(.path) else . end)'
-}
-
 # 64 MiB of non-zero garbage, compressed once, repeated 48 times: 3 GiB
 yes 'not part of any filesystem' | head -c $((64 << 20)) > "$TEST_TMP/garbage" ||
 	fail "cannot make the garbage"

@@ -40,7 +40,6 @@ need_tracefs
 need_capture
 setup_cleanup_trap
 
-
 # record RESET MOUNT EVENTS OUT COMMAND...: the capture; events lost on a
 # busy machine: RESET, once more with a buffer sized from the first try,
 # then skip saying why (tests/common capture_retry)
@@ -50,13 +49,6 @@ record()
 	shift 4
 	capture_retry 16384 "$out" "$reset" -e "$events" "$mnt" "$@"
 	[ -s "$out" ] || fail "empty trace $out"
-}
-
-# expect WHAT GOT WANT
-expect()
-{
-	[ "$2" = "$3" ] || fail "$1: got $2, expected $3"
-	echo "ok: $1 = $3"
 }
 
 extent_events=btrfs_set_extent_bit,btrfs_clear_extent_bit,btrfs_convert_extent_bit

@@ -58,13 +58,6 @@ reset_b()
 		setup_mount "$dev" "$mnt" -t btrfs -o rw
 }
 
-# expect WHAT GOT WANT
-expect()
-{
-	[ "$2" = "$3" ] || fail "$1: got $2, expected $3"
-	echo "ok: $1 = $3"
-}
-
 cat > "$TEST_TMP/fill.py" <<'EOS'
 # fill.py DIR SECONDS WORKERS MODE: WORKERS processes create empty files with
 # a 1000-byte xattr for SECONDS. MODE "stop": a worker ends at its first

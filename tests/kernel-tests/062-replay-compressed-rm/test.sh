@@ -27,13 +27,6 @@ setup_cleanup_trap
 
 new_btrfs_mount 1G c rw,compress=zstd
 
-# expect WHAT GOT WANT
-expect()
-{
-	[ "$2" = "$3" ] || fail "$1: got $2, expected $3"
-	echo "ok: $1 = $3"
-}
-
 mkdir -p "$mnt/drop"
 python3 - "$mnt/drop" "$COMP_FILES" "$COMP_MB" <<'EOS' || fail "cannot write the files"
 # hex digits of random bytes: 4 bits of entropy a byte, zstd gets about 1/2

@@ -110,11 +110,6 @@ sum='"\(.trace.lines) lines: \(.preempt.reservations.points) reservation points,
 echo "tracefs text: $(jq -r "$sum" <<< "$a")"
 echo "trace-cmd:    $(jq -r "$sum" <<< "$b")"
 # known by construction: every other file removed, each one 16 KiB extent
-expect()
-{
-	[ "$2" = "$3" ] || fail "$1: got $2, expected $3"
-	echo "ok: $1 = $3"
-}
 expect "data drops (trace-cmd layout)" "$(jq .delayed_refs.data_drop_heads <<< "$b")" $((TCMD_FILES / 2))
 expect "their bytes" "$(jq .delayed_refs.data_drop_bytes <<< "$b")" $((TCMD_FILES / 2 * 16384))
 [ "$(jq .delalloc.set_events <<< "$b")" -gt 0 ] || fail "no delalloc set replayed from the trace-cmd layout"

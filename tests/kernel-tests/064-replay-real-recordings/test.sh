@@ -36,12 +36,6 @@ need_tracefs
 need_capture
 setup_cleanup_trap
 
-expect()
-{
-	[ "$2" = "$3" ] || fail "$1: got $2, expected $3"
-	echo "ok: $1 = $3"
-}
-
 # the facts the marker carried, as options
 facts="--metadata-copies 2 --csum-size 4 --free-space-tree 1 --sectorsize 4096 --nodesize 16384"
 
