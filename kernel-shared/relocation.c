@@ -54,6 +54,7 @@
 #define RELOC_SZ_8M		(8ULL << 20)
 /* a bound on the work: relocations of one what-if */
 #define RELOC_MAX_STEPS		100000
+#define RELOCATION_RESERVED_NODES	256		/* relocation.h */
 
 enum reloc_size_class {
 	BG_SZ_NONE,
@@ -964,6 +965,48 @@ static bool can_set_ro(struct reloc *rc, const struct reloc_bg *bg)
 				    &rc->report->reserve.model);
 }
 
+/* The metadata space info's type: DATA|METADATA on a mixed filesystem */
+static u64 metadata_type(const struct reloc *rc)
+{
+	u32 i;
+
+	for (i = 0; i < rc->nr_orig; i++)
+		if ((rc->bgs[i].flags & BTRFS_BLOCK_GROUP_DATA) &&
+		    (rc->bgs[i].flags & BTRFS_BLOCK_GROUP_METADATA))
+			return BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA;
+	return BTRFS_BLOCK_GROUP_METADATA;
+}
+
+/*
+ * prepare_to_relocate(): before anything moves, the relocation's temporary
+ * block reserve is refilled to nodesize * RELOCATION_RESERVED_NODES of
+ * metadata with BTRFS_RESERVE_FLUSH_ALL: granted from free metadata or the
+ * over-commit room, else by the flusher's chunk allocation, else -ENOSPC.
+ * So a data balance on a filesystem whose metadata is full fails here,
+ * after the block group was turned read-only and logged.  The reserve is
+ * released when the block group is done: nothing of it stays.
+ */
+static int reserve_relocation_rsv(struct reloc *rc)
+{
+	u64 num_bytes = (u64)rc->report->fs_info->nodesize * RELOCATION_RESERVED_NODES;
+	struct btrfs_reserve_state st = rc->report->reserve.state;
+	u64 type = metadata_type(rc);
+
+	type_totals(rc, type, &st);
+	st.flags = type;
+	st.bytes_may_use = rc->may_use_meta;
+	st.bytes_reserved = 0;
+	st.bytes_pinned = 0;
+	if (st.bytes_used + st.bytes_readonly + st.bytes_may_use + num_bytes <= st.total_bytes)
+		return 0;
+	if (btrfs_can_overcommit(&st, num_bytes, BTRFS_RESERVE_FLUSH_ALL,
+				 &rc->report->reserve.model))
+		return 0;
+	/* flush_space(ALLOC_CHUNK_FORCE): a metadata chunk, if one can be made */
+	inexact(rc, "metadata: the relocation reserve granted by the flusher's chunk");
+	return force_chunk(rc, type | rc->target[1]);
+}
+
 static struct btrfs_alloc_device *alloc_dev(struct reloc *rc, u64 devid);
 
 /*
@@ -1058,6 +1101,9 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 	res->started[res->nr_started++] = start;
 	/* prepare_to_relocate() commits: the chunks removed before are free now */
 	commit_removed(rc);
+	ret = reserve_relocation_rsv(rc);
+	if (ret)
+		goto fail;
 	if (rc->bgs[b].flags & BTRFS_BLOCK_GROUP_DATA)
 		ret = move_data(rc, b, flags);
 	else
