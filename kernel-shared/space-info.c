@@ -384,3 +384,30 @@ void btrfs_reserve_state_from_fs(const struct btrfs_fs_info *fs_info,
 	st->data_chunk_size = data ? data->chunk_size : BTRFS_MAX_DATA_CHUNK_SIZE;
 	st->clamp = BTRFS_PREEMPT_MIN_CLAMP;
 }
+
+/*
+ * btrfs_calc_reclaim_threshold() (6.11): the percent of a block group's
+ * length below which reclaim takes it.  The fixed bg_reclaim_threshold,
+ * or with dynamic_reclaim calc_dynamic_reclaim_threshold(): none while the
+ * space info's unused bytes are less than a data chunk, else how far the
+ * unallocated bytes are below ten data chunks (calc_unalloc_target()), as
+ * a percent of those ten (calc_pct_ratio()).  formulas.md section 21.14.
+ */
+#define BTRFS_UNALLOC_BLOCK_GROUP_TARGET	10
+
+u32 btrfs_calc_reclaim_threshold(const struct btrfs_space_info *sinfo,
+				 const struct btrfs_reclaim_knobs *knobs,
+				 u64 free_chunk_space, u64 chunk_size, u64 *target,
+				 u64 *want, u64 *unused)
+{
+	u64 used = btrfs_space_info_used(sinfo, false);
+
+	*target = BTRFS_UNALLOC_BLOCK_GROUP_TARGET * chunk_size;
+	*want = *target > free_chunk_space ? *target - free_chunk_space : 0;
+	*unused = sinfo->total_bytes > used ? sinfo->total_bytes - used : 0;
+	if (!knobs->dynamic_reclaim)
+		return knobs->bg_reclaim_threshold;
+	if (*unused < chunk_size || !*target)
+		return 0;
+	return *want * 100 / *target;
+}
