@@ -671,6 +671,8 @@ static void print_reclaim_candidates(struct fmt_ctx *fctx, const char *key,
 		fmt_str(fctx, "when", "when", btrfs_reclaim_when_name(v[i].when));
 		if (v[i].when == BTRFS_RECLAIM_ON_FREE)
 			fmt_size(fctx, "free_to_mark", "free to mark", v[i].free_to_mark);
+		else
+			fmt_bool(fctx, "may_be_skipped", "may be skipped", v[i].may_be_skipped);
 		fmt_group_end(fctx);
 	}
 	fmt_array_end(fctx);

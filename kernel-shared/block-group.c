@@ -924,6 +924,13 @@ int btrfs_plan_reclaim(const struct btrfs_fs_info *fs_info, enum btrfs_space_ind
 		if (bg_space_index(fs_info->block_groups[i].flags) == index)
 			reclaim_classify(&fs_info->block_groups[i], plan);
 	qsort(plan->sweep, plan->nr_sweep, sizeof(*plan->sweep), reclaim_cmp);
+	/*
+	 * btrfs_reclaim_bgs_work() checks each again when it comes to it: the
+	 * bytes relocated before may have gone into it and lifted it to the
+	 * threshold (where they go is the allocator's, not modelled here)
+	 */
+	for (i = 1; i < plan->nr_sweep; i++)
+		plan->sweep[i].may_be_skipped = true;
 	return 0;
 }
 

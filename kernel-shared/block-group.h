@@ -51,6 +51,7 @@ struct btrfs_reclaim_candidate {
 	u64 flags;
 	enum btrfs_reclaim_when when;
 	u64 free_to_mark;		/* ON_FREE: bytes to free before it is marked */
+	bool may_be_skipped;		/* earlier relocations' bytes may lift it */
 };
 
 /* One space info's reclaim as the kernel would run it from now */

@@ -43,8 +43,8 @@ expect()
 reclaim --reclaim-threshold data=90 --periodic-reclaim data "$@"
 expect "data=90 periodic" '.forecast.reclaim.data.threshold_pct' 90
 expect "data=90 periodic" '.forecast.reclaim.data.urgent' true
-expect "data=90 periodic" '[.forecast.reclaim.data.sweep[] | [.start, .used, .when]]' \
-	'[[318963712,737280,"first sweep (urgent)"]]'
+expect "data=90 periodic" '[.forecast.reclaim.data.sweep[] | [.start, .used, .when, .may_be_skipped]]' \
+	'[[318963712,737280,"first sweep (urgent)",false]]'
 expect "data=90 periodic" '.forecast.reclaim.data.sweep_bytes' 737280
 expect "data=90 periodic" '[.forecast.reclaim.data.on_free[] | [.start, .free_to_mark]]' \
 	'[[788725760,13421774]]'
@@ -123,6 +123,7 @@ for t, k in knobs.items():
     assert r["threshold_pct"] == pct, (t, r["threshold_pct"], pct)
     assert got == want, (t, got, want)
     assert r["sweep_bytes"] == sum(b["used"] for b in r["sweep"])
+    assert [b["may_be_skipped"] for b in r["sweep"]] == [i > 0 for i in range(len(sweep))]
     print(f"{sys.argv[1]}: {t} threshold {pct} %, sweep {sweep}, on free {on_free}")
 PY
 done
