@@ -10,7 +10,9 @@
  * calc_available_free_space(), btrfs_can_overcommit() and
  * need_preemptive_reclaim(), for 6.18 and, where a kernel commit changed
  * them, the kernels before (kernel-version.c names the commits).  The
- * flush mode is the kernel's enum btrfs_reserve_flush_enum.
+ * flush mode is the kernel's enum btrfs_reserve_flush_enum.  And the
+ * reclaim threshold: btrfs_calc_reclaim_threshold() and
+ * calc_dynamic_reclaim_threshold() (6.11-6.18).
  */
 #include <string.h>
 #include "kernel-shared/block-group.h"
