@@ -14,7 +14,8 @@
 #   used; from a second one, one file, less than its free_to_mark (the
 #   control);
 # - after a sync the kernel must log "relocating block group START flags
-#   data" for the first and not for the control (waited up to 60 s).
+#   data" for the first and not for the control (waited up to 60 s);
+# - then the periodic sweep (sweep_round below, plan-sweep.py).
 
 source "$TEST_TOP/common" || exit
 
@@ -78,5 +79,58 @@ one_round()
 	[ "${got% }" = "$want" ] || fail "round $round: kernel relocated [${got% }], predicted [$want]"
 }
 
+# The periodic sweep: three files deleted while the threshold is still 0
+# (no free marks anything), then threshold 60 and periodic_reclaim 1; the
+# live forecast's sweep list; a full block group's files deleted to make
+# the space info ready (chunk_size freed); the kernel must relocate the
+# first candidate and nothing outside the list (the later ones may be
+# skipped: the first one's bytes may go into them).
+sweep_round()
+{
+	local uuid loop since i got first allowed g
+
+	new_btrfs_mount 3G sweep rw,nodiscard,commit=5
+	uuid=$(findmnt -n -o UUID "$mnt") || fail "no uuid for $mnt"
+	loop=$(basename "$dev")
+	for i in $(seq 1 32); do
+		fallocate -l 64M "$mnt/f$i" || fail "fallocate f$i"
+	done
+	sync
+	rm -f "$mnt/f1" "$mnt/f2" "$mnt/f3"
+	sync
+	sleep 7
+	echo 60 > "/sys/fs/btrfs/$uuid/allocation/data/bg_reclaim_threshold" &&
+	echo 1 > "/sys/fs/btrfs/$uuid/allocation/data/periodic_reclaim" ||
+		skip "cannot set periodic_reclaim (kernel before 6.11?)"
+	run_check_stdout "$BTRFS_SPACE" --format json forecast "$mnt" > "$TEST_TMP/live.json" || exit
+	for i in $(seq 4 32); do
+		printf 'f%s %s\n' "$i" "$(filefrag -v -b1 "$mnt/f$i" | awk '/^ *[0-9]+:/ {
+			gsub(/[.:]/, " "); print $4, $5 - $4 + 1 }' | tr '\n' ' ')"
+	done > "$TEST_TMP/extents.txt"
+	python3 "$here/plan-sweep.py" "$TEST_TMP/live.json" "$TEST_TMP/extents.txt" \
+		> "$TEST_TMP/sweep.txt" || { cat "$TEST_TMP/sweep.txt"; fail "sweep: prediction checks"; }
+	cat "$TEST_TMP/sweep.txt"
+	grep -q '^skip' "$TEST_TMP/sweep.txt" && return 0
+	first=$(sed -n 's/^first //p' "$TEST_TMP/sweep.txt")
+	allowed=$(sed -n 's/^allowed //p' "$TEST_TMP/sweep.txt")
+	since=$(awk '{ print $1 }' /proc/uptime)
+	for i in $(sed -n 's/^delete //p' "$TEST_TMP/sweep.txt"); do
+		rm -f "$mnt/$i" || fail "rm $i"
+	done
+	sync
+	for i in $(seq 1 60); do
+		got=$(relocated "$since" "$loop")
+		[ -n "$got" ] && sleep 5 && break
+		sleep 1
+	done
+	got=$(relocated "$since" "$loop")
+	echo "sweep: predicted [$allowed] (first $first), kernel relocated [${got% }]"
+	[[ " $got " == *" $first "* ]] || fail "sweep: the kernel did not relocate $first: [${got% }]"
+	for g in $got; do
+		[[ " $allowed " == *" $g "* ]] || fail "sweep: the kernel relocated $g, not predicted"
+	done
+}
+
 one_round 1
 one_round 2
+sweep_round
