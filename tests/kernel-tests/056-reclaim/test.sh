@@ -14,7 +14,8 @@
 #   used; from a second one, one file, less than its free_to_mark (the
 #   control);
 # - after a sync the kernel must log "relocating block group START flags
-#   data" for the first and not for the control (waited up to 60 s);
+#   data" for the first and not for the control (waited up to 60 s); a
+#   round where it relocated nothing is run again (see the end);
 # - then the periodic sweep (sweep_round below, plan-sweep.py).
 
 source "$TEST_TOP/common" || exit
@@ -76,6 +77,8 @@ one_round()
 	done
 	got=$(relocated "$since" "$loop")
 	echo "round $round: predicted relocation of [$want], kernel relocated [${got% }]"
+	# nothing at all: the mark was lost (see below), not a wrong prediction
+	[ -z "$got" ] && return 1
 	[ "${got% }" = "$want" ] || fail "round $round: kernel relocated [${got% }], predicted [$want]"
 }
 
@@ -89,7 +92,7 @@ sweep_round()
 {
 	local uuid loop since i got first allowed g
 
-	new_btrfs_mount 3G sweep rw,nodiscard,commit=5
+	new_btrfs_mount 3G "sweep$round" rw,nodiscard,commit=5
 	uuid=$(findmnt -n -o UUID "$mnt") || fail "no uuid for $mnt"
 	loop=$(basename "$dev")
 	for i in $(seq 1 32); do
@@ -125,12 +128,27 @@ sweep_round()
 	done
 	got=$(relocated "$since" "$loop")
 	echo "sweep: predicted [$allowed] (first $first), kernel relocated [${got% }]"
+	[ -z "$got" ] && return 1
 	[[ " $got " == *" $first "* ]] || fail "sweep: the kernel did not relocate $first: [${got% }]"
 	for g in $got; do
 		[[ " $allowed " == *" $g "* ]] || fail "sweep: the kernel relocated $g, not predicted"
 	done
 }
 
-one_round 1
-one_round 2
-sweep_round
+# A round where the kernel relocated nothing is run again on a fresh
+# filesystem: btrfs_reclaim_bgs_work() drops a marked block group that
+# still has pinned bytes, and the free's own bytes stay pinned until its
+# transaction commits, so a cleaner run between the two (timing, on a busy
+# machine) loses the mark.  Two rounds must match of at most five, and the
+# sweep once of at most three; a round relocating anything else fails.
+matched=0
+for round in 1 2 3 4 5; do
+	one_round "$round" && matched=$((matched + 1))
+	[ "$matched" -ge 2 ] && break
+done
+echo "free-marked rounds: $matched matched of $round"
+[ "$matched" -ge 2 ] || fail "the kernel relocated nothing in $((round - matched)) of $round rounds"
+for round in 1 2 3; do
+	sweep_round && break
+	[ "$round" -lt 3 ] || fail "sweep: the kernel relocated nothing in 3 rounds"
+done
