@@ -52,6 +52,10 @@ static const char * const cmd_forecast_usage[] = {
 	"--workload W       the metadata workload whose last reservation ends the metadata",
 	"                   fill: create-xattr (default: empty files, one xattr each, an LSM",
 	"                   active), create-xattr-nolsm, setxattr (xattrs on existing files)",
+	"--reclaim-threshold TYPE=PCT  what-if: bg_reclaim_threshold of space info TYPE",
+	"                   (data, metadata, system, mixed), 0 to 100 (5.19+)",
+	"--dynamic-reclaim TYPE  what-if: dynamic_reclaim on for TYPE (6.11+)",
+	"--periodic-reclaim TYPE  what-if: periodic_reclaim on for TYPE (6.11+)",
 	"--fail-below data=SIZE,metadata=SIZE",
 	"                   exit 3 when a type's writable bytes are below its limit",
 	HELPINFO_UNITS_SHORT_LONG,
@@ -71,6 +75,9 @@ enum {
 	OPT_MOUNT_OPTIONS,
 	OPT_WORKLOAD,
 	OPT_CLEANER_UNCOMMITTED,
+	OPT_RECLAIM_THRESHOLD,
+	OPT_DYNAMIC_RECLAIM,
+	OPT_PERIODIC_RECLAIM,
 };
 
 static const struct option forecast_longopts[] = {
@@ -86,6 +93,9 @@ static const struct option forecast_longopts[] = {
 	{ "mount-options", required_argument, NULL, OPT_MOUNT_OPTIONS },
 	{ "workload", required_argument, NULL, OPT_WORKLOAD },
 	{ "cleaner-uncommitted", no_argument, NULL, OPT_CLEANER_UNCOMMITTED },
+	{ "reclaim-threshold", required_argument, NULL, OPT_RECLAIM_THRESHOLD },
+	{ "dynamic-reclaim", required_argument, NULL, OPT_DYNAMIC_RECLAIM },
+	{ "periodic-reclaim", required_argument, NULL, OPT_PERIODIC_RECLAIM },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -100,6 +110,9 @@ static const struct cmd_option_expect forecast_option_expect[] = {
 	{ OPT_DEVICES, "device sizes separated by commas, such as 1G,2G,5G" },
 	{ OPT_MOUNT_OPTIONS, "nodiscard, discard, discard=sync, discard=async, commit=N, comma-separated" },
 	{ OPT_WORKLOAD, "create-xattr, create-xattr-nolsm or setxattr" },
+	{ OPT_RECLAIM_THRESHOLD, "TYPE=PCT: data, metadata, system or mixed, 0 to 100" },
+	{ OPT_DYNAMIC_RECLAIM, "data, metadata, system or mixed" },
+	{ OPT_PERIODIC_RECLAIM, "data, metadata, system or mixed" },
 	{ 0, NULL }
 };
 
@@ -299,6 +312,52 @@ static int parse_shrink(const char *arg, bool remove, struct forecast_options *f
 	return 0;
 }
 
+/* A space info by its sysfs name: data, metadata, system, mixed */
+static int parse_space_info(const char *arg, size_t len)
+{
+	int i;
+
+	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++) {
+		const char *name = btrfs_space_info_name(i);
+
+		if (strlen(name) == len && !strncmp(arg, name, len))
+			return i;
+	}
+	return -EINVAL;
+}
+
+/* --reclaim-threshold TYPE=PCT, --dynamic-reclaim TYPE, --periodic-reclaim TYPE */
+static int parse_reclaim(int opt, const char *arg, struct forecast_options *fc)
+{
+	const char *eq = strchr(arg, '=');
+	unsigned long pct;
+	char *end;
+	int i;
+
+	if (opt != OPT_RECLAIM_THRESHOLD) {
+		i = parse_space_info(arg, strlen(arg));
+		if (i < 0)
+			return i;
+		if (opt == OPT_DYNAMIC_RECLAIM)
+			fc->dynamic_reclaim_set[i] = true;
+		else
+			fc->periodic_reclaim_set[i] = true;
+		return 0;
+	}
+	if (!eq)
+		return -EINVAL;
+	i = parse_space_info(arg, eq - arg);
+	if (i < 0 || !eq[1])
+		return -EINVAL;
+	errno = 0;
+	pct = strtoul(eq + 1, &end, 10);
+	if (errno || *end || pct > 100 || eq[1] == '-')
+		return -EINVAL;
+	fc->reclaim_threshold_set[i] = true;
+	fc->reclaim[i].bg_reclaim_threshold = pct;
+	return 0;
+}
+
 static int forecast_option(int opt, const char *arg, void *ctx)
 {
 	struct forecast_args *a = ctx;
@@ -334,6 +393,10 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 	case OPT_CLEANER_UNCOMMITTED:
 		a->fc.cleaner_uncommitted = true;
 		return 0;
+	case OPT_RECLAIM_THRESHOLD:
+	case OPT_DYNAMIC_RECLAIM:
+	case OPT_PERIODIC_RECLAIM:
+		return parse_reclaim(opt, arg, &a->fc);
 	case OPT_WORKLOAD:
 		for (w = 0; w < FORECAST_NR_WORKLOADS; w++) {
 			if (strcmp(arg, forecast_workload_name(w)))
@@ -592,34 +655,97 @@ static void print_shrink(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 	fmt_group_end(fctx);
 }
 
-/*
- * Live mode: each space info's reclaim and size-class files of sysfs
- * allocation/, as read (formulas.md section 21.4)
- */
-static void print_reclaim(struct fmt_ctx *fctx, const struct btrfs_live *live)
+static void print_reclaim_candidates(struct fmt_ctx *fctx, const char *key,
+				     const char *label,
+				     const struct btrfs_reclaim_candidate *v, u32 nr)
 {
-	int i, k;
+	u32 i;
 
-	if (!live)
+	fmt_array_start(fctx, key, label);
+	for (i = 0; i < nr; i++) {
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "start", "start", v[i].start);
+		fmt_size(fctx, "length", "length", v[i].length);
+		fmt_size(fctx, "used", "used (moved)", v[i].used);
+		fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(v[i].flags));
+		fmt_str(fctx, "when", "when", btrfs_reclaim_when_name(v[i].when));
+		if (v[i].when == BTRFS_RECLAIM_ON_FREE)
+			fmt_size(fctx, "free_to_mark", "free to mark", v[i].free_to_mark);
+		else
+			fmt_bool(fctx, "may_be_skipped", "may be skipped", v[i].may_be_skipped);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+}
+
+/* The sysfs files as read (live mode): reclaim and size classes */
+static void print_reclaim_sysfs(struct fmt_ctx *fctx, const struct btrfs_live_space_info *s)
+{
+	int k;
+
+	for (k = 0; k < BTRFS_LIVE_NR_RECLAIM; k++)
+		if (s->has_reclaim[k])
+			fmt_u64(fctx, btrfs_live_reclaim_files[k],
+				btrfs_live_reclaim_files[k], s->reclaim[k]);
+	if (s->has_size_classes) {
+		fmt_group_start(fctx, "size_classes", "size_classes");
+		for (k = 0; k < BTRFS_LIVE_NR_SIZE_CLASSES; k++)
+			fmt_u64(fctx, btrfs_live_size_classes[k],
+				btrfs_live_size_classes[k], s->size_classes[k]);
+		fmt_group_end(fctx);
+	}
+}
+
+static void print_reclaim_plan(struct fmt_ctx *fctx, const struct btrfs_reclaim_plan *p,
+			       const char *source)
+{
+	fmt_str(fctx, "knobs_from", "Knobs from", source);
+	fmt_u64(fctx, "threshold_knob", "bg_reclaim_threshold (%)",
+		p->knobs.bg_reclaim_threshold);
+	fmt_bool(fctx, "dynamic", "Dynamic reclaim", p->knobs.dynamic_reclaim);
+	fmt_bool(fctx, "periodic", "Periodic reclaim", p->knobs.periodic_reclaim);
+	if (p->knobs.dynamic_reclaim) {
+		fmt_size(fctx, "dynamic_target", "Unallocated target", p->dyn_target);
+		fmt_size(fctx, "dynamic_want", "Unallocated wanted", p->dyn_want);
+		fmt_size(fctx, "unused", "Unused in the space info", p->unused);
+	}
+	fmt_u64(fctx, "threshold_pct", "Threshold in effect (%)", p->thresh_pct);
+	fmt_size(fctx, "chunk_size", "Effective data chunk size", p->chunk_size);
+	fmt_bool(fctx, "urgent", "Urgent (unallocated < chunk size)", p->urgent);
+	fmt_bool(fctx, "sweeps", "Swept by the cleaner", p->sweeps);
+	print_reclaim_candidates(fctx, "sweep", "Relocated by a sweep, in order",
+				 p->sweep, p->nr_sweep);
+	fmt_size(fctx, "sweep_bytes", "Bytes the sweep relocations move", p->sweep_bytes);
+	print_reclaim_candidates(fctx, "on_free", "Marked when a free crosses the threshold",
+				 p->on_free, p->nr_on_free);
+	fmt_u64(fctx, "below_unswept", "Below the threshold, never marked",
+		p->nr_below_unswept);
+}
+
+/*
+ * The kernel's own reclaim per space info (formulas.md section 21.14);
+ * live mode adds each space info's reclaim and size-class files of sysfs
+ * allocation/ as read (section 21.4)
+ */
+static void print_reclaim(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
+{
+	const struct btrfs_live *live = fc->live;
+	int i;
+
+	if (!live && !fc->reclaim_modelled)
 		return;
-	fmt_group_start(fctx, "reclaim", "The kernel's reclaim (sysfs allocation/TYPE, live)");
+	fmt_group_start(fctx, "reclaim", "The kernel's reclaim (formulas.md section 21.14)");
 	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++) {
-		const struct btrfs_live_space_info *s = &live->sysfs[i];
+		const struct btrfs_live_space_info *s = live ? &live->sysfs[i] : NULL;
+		bool sysfs = s && s->present;
 
-		if (!s->present)
+		if (!sysfs && !fc->reclaim[i].present)
 			continue;
 		fmt_group_start(fctx, btrfs_space_info_name(i), btrfs_space_info_name(i));
-		for (k = 0; k < BTRFS_LIVE_NR_RECLAIM; k++)
-			if (s->has_reclaim[k])
-				fmt_u64(fctx, btrfs_live_reclaim_files[k],
-					btrfs_live_reclaim_files[k], s->reclaim[k]);
-		if (s->has_size_classes) {
-			fmt_group_start(fctx, "size_classes", "size_classes");
-			for (k = 0; k < BTRFS_LIVE_NR_SIZE_CLASSES; k++)
-				fmt_u64(fctx, btrfs_live_size_classes[k],
-					btrfs_live_size_classes[k], s->size_classes[k]);
-			fmt_group_end(fctx);
-		}
+		if (sysfs)
+			print_reclaim_sysfs(fctx, s);
+		if (fc->reclaim[i].present)
+			print_reclaim_plan(fctx, &fc->reclaim[i], fc->reclaim_source[i]);
 		fmt_group_end(fctx);
 	}
 	fmt_group_end(fctx);
@@ -645,7 +771,7 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 	fmt_bool(fctx, "cleaner_committed", "Fills start after the deletions commit",
 		 !fc->cleaner_uncommitted);
 	fmt_group_end(fctx);
-	print_reclaim(fctx, fc->live);
+	print_reclaim(fctx, fc);
 	fmt_array_start(fctx, "unused_block_groups", "Deleted by the cleaner after mount");
 	for (i = 0; i < fc->nr_unused_bgs; i++) {
 		fmt_group_start(fctx, NULL, NULL);
@@ -764,12 +890,34 @@ static int forecast_ctx_option(int opt, const char *arg, void *ctx)
 	return forecast_option(opt, arg, &c->args);
 }
 
+/* bg_reclaim_threshold per space info came with 5.19, the other two with 6.11 */
+static int check_reclaim_kernel(const struct forecast_options *fc)
+{
+	int i;
+
+	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++) {
+		if (fc->reclaim_threshold_set[i] &&
+		    fc->kernel_version < KERNEL_VERSION(5, 19, 0)) {
+			error("--reclaim-threshold needs kernel 5.19 or later");
+			return -EINVAL;
+		}
+		if ((fc->dynamic_reclaim_set[i] || fc->periodic_reclaim_set[i]) &&
+		    fc->kernel_version < KERNEL_VERSION(6, 11, 0)) {
+			error("--dynamic-reclaim and --periodic-reclaim need kernel 6.11 or later");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int forecast_report(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 			   void *ctx)
 {
 	struct forecast_ctx *c = ctx;
 	struct report_options ropts;
 
+	if (check_reclaim_kernel(&c->args.fc))
+		return EXIT_USAGE;
 	report_options_init(&ropts);
 	ropts.kernel_version = c->args.fc.kernel_version;
 	if (btrfs_build_space_report(fs_info, &ropts, &c->report))

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/block-rsv.h"
@@ -795,4 +796,148 @@ void btrfs_account_block_groups(struct btrfs_fs_info *fs_info)
 			inc_block_group_ro(fs_info, bg);
 	}
 	mark_unredundant_ro(fs_info);
+}
+
+/*
+ * The kernel's own reclaim, after fs/btrfs/block-group.c and space-info.c of
+ * 6.18: should_reclaim_block_group() and btrfs_mark_bg_to_reclaim() on a
+ * free in btrfs_update_block_group() (bg_reclaim_threshold, 5.19), and
+ * btrfs_reclaim_sweep() / do_reclaim_sweep() with reclaim_mark (periodic
+ * reclaim, 6.11), both run by btrfs_reclaim_bgs() in the cleaner, then
+ * btrfs_reclaim_bgs_work() relocating the list sorted by used
+ * (reclaim_bgs_cmp()).  Non-zoned; formulas.md section 21.14.
+ */
+static const char * const reclaim_when_names[] = {
+	[BTRFS_RECLAIM_ON_FREE] = "on the free that crosses the threshold",
+	[BTRFS_RECLAIM_FIRST_SWEEP] = "first sweep (urgent)",
+	[BTRFS_RECLAIM_SECOND_SWEEP] = "second sweep",
+};
+
+const char *btrfs_reclaim_when_name(enum btrfs_reclaim_when when)
+{
+	return reclaim_when_names[when];
+}
+
+static enum btrfs_space_index bg_space_index(u64 flags)
+{
+	if ((flags & BTRFS_BLOCK_GROUP_DATA) && (flags & BTRFS_BLOCK_GROUP_METADATA))
+		return BTRFS_SPACE_MIXED;
+	if (flags & BTRFS_BLOCK_GROUP_SYSTEM)
+		return BTRFS_SPACE_SYSTEM;
+	if (flags & BTRFS_BLOCK_GROUP_METADATA)
+		return BTRFS_SPACE_METADATA;
+	return BTRFS_SPACE_DATA;
+}
+
+/* mult_perc() */
+static u64 reclaim_thresh_bytes(u64 length, u32 pct)
+{
+	return length * pct / 100;
+}
+
+/*
+ * reclaim_bgs_cmp() sorts the list by used, stable: equal ones stay in the
+ * order the sweep marked them, raid index first, then the space info's
+ * list (logical order after a mount)
+ */
+static int reclaim_cmp(const void *a, const void *b)
+{
+	const struct btrfs_reclaim_candidate *x = a, *y = b;
+	int rx = btrfs_bg_flags_to_raid_index(x->flags);
+	int ry = btrfs_bg_flags_to_raid_index(y->flags);
+
+	if (x->used != y->used)
+		return x->used < y->used ? -1 : 1;
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return x->start < y->start ? -1 : (x->start > y->start);
+}
+
+static void reclaim_add(struct btrfs_reclaim_candidate *v, u32 *nr,
+			const struct btrfs_block_group *bg, enum btrfs_reclaim_when when,
+			u64 free_to_mark)
+{
+	struct btrfs_reclaim_candidate *c = &v[(*nr)++];
+
+	c->start = bg->start;
+	c->length = bg->length;
+	c->used = bg->used;
+	c->flags = bg->flags;
+	c->when = when;
+	c->free_to_mark = free_to_mark;
+}
+
+/*
+ * One block group: at or above the threshold, the free that takes used
+ * below it marks it (should_reclaim_block_group(): old >= thresh > new);
+ * already below, only a sweep takes it (a block group that starts below is
+ * never marked by a free).  Read-only ones are balance's; empty ones go to
+ * the unused list instead (btrfs_reclaim_bgs_work()).
+ */
+static void reclaim_classify(const struct btrfs_block_group *bg,
+			     struct btrfs_reclaim_plan *plan)
+{
+	u64 thresh = reclaim_thresh_bytes(bg->length, plan->thresh_pct);
+
+	if (bg->ro || bg->used == 0 || thresh == 0)
+		return;
+	if (bg->used >= thresh) {
+		reclaim_add(plan->on_free, &plan->nr_on_free, bg, BTRFS_RECLAIM_ON_FREE,
+			    bg->used - thresh + 1);
+		return;
+	}
+	if (!plan->sweeps) {
+		plan->nr_below_unswept++;
+		return;
+	}
+	reclaim_add(plan->sweep, &plan->nr_sweep, bg, plan->urgent ?
+		    BTRFS_RECLAIM_FIRST_SWEEP : BTRFS_RECLAIM_SECOND_SWEEP, 0);
+	plan->sweep_bytes += bg->used;
+}
+
+int btrfs_plan_reclaim(const struct btrfs_fs_info *fs_info, enum btrfs_space_index index,
+		       const struct btrfs_space_info *sinfo, u64 free_chunk_space,
+		       u64 chunk_size, const struct btrfs_reclaim_knobs *knobs,
+		       struct btrfs_reclaim_plan *plan)
+{
+	u32 n = fs_info->nr_block_groups;
+	u32 i;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->present = true;
+	plan->knobs = *knobs;
+	plan->chunk_size = chunk_size;
+	plan->thresh_pct = btrfs_calc_reclaim_threshold(sinfo, knobs, free_chunk_space,
+							chunk_size, &plan->dyn_target,
+							&plan->dyn_want, &plan->unused);
+	/* is_reclaim_urgent() */
+	plan->urgent = free_chunk_space < chunk_size;
+	/* btrfs_should_periodic_reclaim(): never SYSTEM */
+	plan->sweeps = knobs->periodic_reclaim && index != BTRFS_SPACE_SYSTEM;
+	plan->sweep = calloc(n ? n : 1, sizeof(*plan->sweep));
+	plan->on_free = calloc(n ? n : 1, sizeof(*plan->on_free));
+	if (!plan->sweep || !plan->on_free) {
+		btrfs_free_reclaim_plan(plan);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		if (bg_space_index(fs_info->block_groups[i].flags) == index)
+			reclaim_classify(&fs_info->block_groups[i], plan);
+	qsort(plan->sweep, plan->nr_sweep, sizeof(*plan->sweep), reclaim_cmp);
+	/*
+	 * btrfs_reclaim_bgs_work() checks each again when it comes to it: the
+	 * bytes relocated before may have gone into it and lifted it to the
+	 * threshold (where they go is the allocator's, not modelled here)
+	 */
+	for (i = 1; i < plan->nr_sweep; i++)
+		plan->sweep[i].may_be_skipped = true;
+	return 0;
+}
+
+void btrfs_free_reclaim_plan(struct btrfs_reclaim_plan *plan)
+{
+	free(plan->sweep);
+	free(plan->on_free);
+	plan->sweep = NULL;
+	plan->on_free = NULL;
 }

@@ -27,4 +27,57 @@ u32 btrfs_block_group_search_keys(const struct btrfs_fs_info *fs_info,
 				  struct btrfs_key *keys);
 const struct btrfs_root_ref *btrfs_block_group_root(const struct btrfs_fs_info *fs_info);
 
+/*
+ * The kernel's own reclaim (5.19 bg_reclaim_threshold, 6.11 dynamic and
+ * periodic reclaim): the knobs of one space info, sysfs allocation/TYPE/
+ */
+struct btrfs_reclaim_knobs {
+	u32 bg_reclaim_threshold;	/* percent of a block group's length, 0 = off */
+	bool dynamic_reclaim;		/* calc_dynamic_reclaim_threshold() instead */
+	bool periodic_reclaim;		/* do_reclaim_sweep() at each cleaner run */
+};
+
+/* When a block group's relocation comes */
+enum btrfs_reclaim_when {
+	BTRFS_RECLAIM_ON_FREE,		/* the free that takes used below the threshold */
+	BTRFS_RECLAIM_FIRST_SWEEP,	/* urgent: the first sweep's second pass */
+	BTRFS_RECLAIM_SECOND_SWEEP,	/* the sweep after the one that marks it */
+};
+
+struct btrfs_reclaim_candidate {
+	u64 start;
+	u64 length;
+	u64 used;			/* the bytes its relocation moves */
+	u64 flags;
+	enum btrfs_reclaim_when when;
+	u64 free_to_mark;		/* ON_FREE: bytes to free before it is marked */
+	bool may_be_skipped;		/* earlier relocations' bytes may lift it */
+};
+
+/* One space info's reclaim as the kernel would run it from now */
+struct btrfs_reclaim_plan {
+	bool present;
+	struct btrfs_reclaim_knobs knobs;
+	u32 thresh_pct;			/* btrfs_calc_reclaim_threshold() */
+	u64 dyn_target;			/* dynamic: calc_unalloc_target() */
+	u64 dyn_want;			/* dynamic: target - unallocated */
+	u64 unused;			/* total - used (no may_use) */
+	u64 chunk_size;			/* calc_effective_data_chunk_size() */
+	bool urgent;			/* is_reclaim_urgent(): unallocated < chunk_size */
+	bool sweeps;			/* btrfs_should_periodic_reclaim() can be true */
+	struct btrfs_reclaim_candidate *sweep;	/* relocated by a sweep, kernel's order */
+	u32 nr_sweep;
+	u64 sweep_bytes;
+	struct btrfs_reclaim_candidate *on_free;	/* marked by a later free */
+	u32 nr_on_free;
+	u32 nr_below_unswept;		/* below the threshold, no sweep to take them */
+};
+
+const char *btrfs_reclaim_when_name(enum btrfs_reclaim_when when);
+int btrfs_plan_reclaim(const struct btrfs_fs_info *fs_info, enum btrfs_space_index index,
+		       const struct btrfs_space_info *sinfo, u64 free_chunk_space,
+		       u64 chunk_size, const struct btrfs_reclaim_knobs *knobs,
+		       struct btrfs_reclaim_plan *plan);
+void btrfs_free_reclaim_plan(struct btrfs_reclaim_plan *plan);
+
 #endif

@@ -16,6 +16,7 @@
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/forecast.h"
+#include "kernel-shared/kernel-version.h"
 #include "kernel-shared/live.h"
 #include "kernel-shared/volumes.h"
 
@@ -1021,6 +1022,70 @@ static void mount_discard(const struct space_report *report,
 	fc->live = live;
 }
 
+/*
+ * The kernel's own reclaim for each space info (formulas.md 21.14): the
+ * knobs from a what-if option, else in live mode sysfs allocation/TYPE/,
+ * else the kernel's defaults (off; 75 % on zoned, not modelled).
+ */
+static void reclaim_knobs(const struct space_report *report,
+			  const struct forecast_options *opts, int i,
+			  struct btrfs_forecast *fc, struct btrfs_reclaim_knobs *k)
+{
+	const struct btrfs_live *live = report->fs_info->live;
+	const struct btrfs_live_space_info *s = live ? &live->sysfs[i] : NULL;
+
+	memset(k, 0, sizeof(*k));
+	fc->reclaim_source[i] = "kernel defaults";
+	if (s && s->present && s->has_reclaim[0]) {
+		k->bg_reclaim_threshold = s->reclaim[0];
+		k->dynamic_reclaim = s->has_reclaim[1] && s->reclaim[1];
+		k->periodic_reclaim = s->has_reclaim[2] && s->reclaim[2];
+		fc->reclaim_source[i] = "sysfs";
+	}
+	if (opts->reclaim_threshold_set[i])
+		k->bg_reclaim_threshold = opts->reclaim[i].bg_reclaim_threshold;
+	if (opts->dynamic_reclaim_set[i])
+		k->dynamic_reclaim = true;
+	if (opts->periodic_reclaim_set[i])
+		k->periodic_reclaim = true;
+	if (opts->reclaim_threshold_set[i] || opts->dynamic_reclaim_set[i] ||
+	    opts->periodic_reclaim_set[i])
+		fc->reclaim_source[i] = "what-if options";
+}
+
+static int forecast_reclaim(const struct space_report *report,
+			    const struct forecast_options *opts, struct btrfs_forecast *fc)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	const struct btrfs_reserve_state *st = &report->reserve.state;
+	u64 chunk_size = btrfs_calc_effective_data_chunk_size(st);
+	struct btrfs_reclaim_knobs k;
+	int i, ret;
+
+	fc->reclaim_modelled = opts->kernel_version >= KERNEL_VERSION(5, 19, 0);
+	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++) {
+		bool later = opts->dynamic_reclaim_set[i] || opts->periodic_reclaim_set[i];
+
+		/* dynamic and periodic reclaim came with 6.11 */
+		if ((later && opts->kernel_version < KERNEL_VERSION(6, 11, 0)) ||
+		    (opts->reclaim_threshold_set[i] && !fc->reclaim_modelled))
+			return -EINVAL;
+	}
+	if (!fc->reclaim_modelled)
+		return 0;
+	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++) {
+		if (!fs_info->space_info[i].present)
+			continue;
+		reclaim_knobs(report, opts, i, fc, &k);
+		ret = btrfs_plan_reclaim(fs_info, i, &fs_info->space_info[i],
+					 st->free_chunk_space, chunk_size, &k,
+					 &fc->reclaim[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int btrfs_build_forecast(const struct space_report *report,
 			 const struct forecast_options *opts,
 			 struct btrfs_forecast *fc)
@@ -1065,6 +1130,8 @@ int btrfs_build_forecast(const struct space_report *report,
 		ret = btrfs_forecast_balance(report, opts, &fc->balance);
 	if (!ret && opts->shrink_set)
 		ret = btrfs_forecast_shrink(report, opts, &fc->shrink);
+	if (!ret)
+		ret = forecast_reclaim(report, opts, fc);
 	return ret;
 }
 
@@ -1077,10 +1144,14 @@ static void free_fill(struct forecast_fill *fill)
 
 void btrfs_free_forecast(struct btrfs_forecast *fc)
 {
+	int i;
+
 	free_fill(&fc->data);
 	free_fill(&fc->metadata);
 	free(fc->devids);
 	free(fc->unused_bgs);
+	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++)
+		btrfs_free_reclaim_plan(&fc->reclaim[i]);
 	btrfs_free_forecast_balance(&fc->balance);
 	btrfs_free_reloc_result(&fc->shrink.res);
 	memset(fc, 0, sizeof(*fc));

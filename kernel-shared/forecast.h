@@ -7,6 +7,7 @@
 #ifndef BTRFS_SPACE_FORECAST_H
 #define BTRFS_SPACE_FORECAST_H
 
+#include "kernel-shared/block-group.h"
 #include "kernel-shared/relocation.h"
 #include "kernel-shared/discard.h"
 #include "kernel-shared/report.h"
@@ -132,6 +133,11 @@ struct forecast_options {
 	u64 shrink_size;
 	struct btrfs_mount_discard mount;		/* --mount-options */
 	bool cleaner_uncommitted;	/* --cleaner-uncommitted: fill before its commit */
+	/* --reclaim-threshold, --dynamic-reclaim, --periodic-reclaim */
+	bool reclaim_threshold_set[BTRFS_NR_SPACE_INFOS];
+	bool dynamic_reclaim_set[BTRFS_NR_SPACE_INFOS];
+	bool periodic_reclaim_set[BTRFS_NR_SPACE_INFOS];
+	struct btrfs_reclaim_knobs reclaim[BTRFS_NR_SPACE_INFOS];
 };
 
 struct btrfs_forecast {
@@ -158,6 +164,10 @@ struct btrfs_forecast {
 	struct forecast_balance balance;
 	bool list_chunks;		/* printed chunk by chunk, not as runs */
 	struct forecast_shrink shrink;
+	/* the kernel's own reclaim per space info (5.19+), formulas.md 21.14 */
+	bool reclaim_modelled;		/* the kernel has per-space-info reclaim */
+	struct btrfs_reclaim_plan reclaim[BTRFS_NR_SPACE_INFOS];
+	const char *reclaim_source[BTRFS_NR_SPACE_INFOS];
 };
 
 void forecast_options_init(struct forecast_options *opts);

@@ -10,7 +10,9 @@
  * calc_available_free_space(), btrfs_can_overcommit() and
  * need_preemptive_reclaim(), for 6.18 and, where a kernel commit changed
  * them, the kernels before (kernel-version.c names the commits).  The
- * flush mode is the kernel's enum btrfs_reserve_flush_enum.
+ * flush mode is the kernel's enum btrfs_reserve_flush_enum.  And the
+ * reclaim threshold: btrfs_calc_reclaim_threshold() and
+ * calc_dynamic_reclaim_threshold() (6.11-6.18).
  */
 #include <string.h>
 #include "kernel-shared/block-group.h"
@@ -383,4 +385,31 @@ void btrfs_reserve_state_from_fs(const struct btrfs_fs_info *fs_info,
 	st->profile_copies = btrfs_bg_type_to_factor(profile);
 	st->data_chunk_size = data ? data->chunk_size : BTRFS_MAX_DATA_CHUNK_SIZE;
 	st->clamp = BTRFS_PREEMPT_MIN_CLAMP;
+}
+
+/*
+ * btrfs_calc_reclaim_threshold() (6.11): the percent of a block group's
+ * length below which reclaim takes it.  The fixed bg_reclaim_threshold,
+ * or with dynamic_reclaim calc_dynamic_reclaim_threshold(): none while the
+ * space info's unused bytes are less than a data chunk, else how far the
+ * unallocated bytes are below ten data chunks (calc_unalloc_target()), as
+ * a percent of those ten (calc_pct_ratio()).  formulas.md section 21.14.
+ */
+#define BTRFS_UNALLOC_BLOCK_GROUP_TARGET	10
+
+u32 btrfs_calc_reclaim_threshold(const struct btrfs_space_info *sinfo,
+				 const struct btrfs_reclaim_knobs *knobs,
+				 u64 free_chunk_space, u64 chunk_size, u64 *target,
+				 u64 *want, u64 *unused)
+{
+	u64 used = btrfs_space_info_used(sinfo, false);
+
+	*target = BTRFS_UNALLOC_BLOCK_GROUP_TARGET * chunk_size;
+	*want = *target > free_chunk_space ? *target - free_chunk_space : 0;
+	*unused = sinfo->total_bytes > used ? sinfo->total_bytes - used : 0;
+	if (!knobs->dynamic_reclaim)
+		return knobs->bg_reclaim_threshold;
+	if (*unused < chunk_size || !*target)
+		return 0;
+	return *want * 100 / *target;
 }

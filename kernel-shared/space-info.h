@@ -20,6 +20,11 @@ void btrfs_add_bg_to_space_info(struct btrfs_fs_info *fs_info,
 u64 btrfs_space_info_used(const struct btrfs_space_info *sinfo,
 			  bool may_use_included);
 const char *btrfs_space_info_name(enum btrfs_space_index index);
+struct btrfs_reclaim_knobs;
+u32 btrfs_calc_reclaim_threshold(const struct btrfs_space_info *sinfo,
+				 const struct btrfs_reclaim_knobs *knobs,
+				 u64 free_chunk_space, u64 chunk_size, u64 *target,
+				 u64 *want, u64 *unused);
 
 
 struct btrfs_kernel_model;

@@ -1,0 +1,139 @@
+#!/bin/bash
+# forecast's reclaim group (formulas.md 21.14) on devadd-convert-raid1,
+# without a kernel:
+# - worked by hand from `btrfs-space block-groups` of the fixture (data
+#   RAID1 block groups of 208 MiB: 318963712 with 720 KiB used,
+#   788725760 with 200 MiB, 1124270080 empty; metadata 570621952 with
+#   656 KiB, 1006829568 empty; 96 MiB unallocated, so urgent): with
+#   --reclaim-threshold data=90 the threshold is 218103808 * 90 / 100 =
+#   196293427 bytes; 788725760 is marked by the free of 209715200 -
+#   196293427 + 1 = 13421774 bytes; 318963712 is already below, taken only
+#   by a sweep (urgent: the first sweep's second pass), else never marked;
+#   the empty ones are never candidates;
+# - the same rules recomputed from the block-groups and inspect JSON for
+#   dynamic reclaim (calc_dynamic_reclaim_threshold(): 10 data chunks of
+#   target, 100 * (target - unallocated) / target) and metadata;
+# - kernel defaults: no threshold, nothing predicted; system is never swept;
+# - --kernel 5.15 has no reclaim group, --dynamic-reclaim before 6.11 and
+#   bad values exit 2.
+
+source "$TEST_TOP/common" || exit
+check_prereq btrfs-space
+check_prereq jq python3 tar
+
+imgs=$(fixture_images devadd-convert-raid1 "$TEST_TMP") || exit
+# shellcheck disable=SC2086
+set -- $imgs
+
+reclaim()
+{
+	run_check_stdout "$BTRFS_SPACE" --format json forecast "$@" > "$TEST_TMP/fc.json" || exit
+}
+
+expect()
+{
+	local what=$1 filter=$2 want=$3 got
+
+	got=$(jq -c "$filter" "$TEST_TMP/fc.json")
+	[ "$got" = "$want" ] || fail "$what: $filter is $got, expected $want"
+	echo "$what: $filter = $got"
+}
+
+# by hand, threshold 90 % with the periodic sweep
+reclaim --reclaim-threshold data=90 --periodic-reclaim data "$@"
+expect "data=90 periodic" '.forecast.reclaim.data.threshold_pct' 90
+expect "data=90 periodic" '.forecast.reclaim.data.urgent' true
+expect "data=90 periodic" '[.forecast.reclaim.data.sweep[] | [.start, .used, .when, .may_be_skipped]]' \
+	'[[318963712,737280,"first sweep (urgent)",false]]'
+expect "data=90 periodic" '.forecast.reclaim.data.sweep_bytes' 737280
+expect "data=90 periodic" '[.forecast.reclaim.data.on_free[] | [.start, .free_to_mark]]' \
+	'[[788725760,13421774]]'
+expect "data=90 periodic" '.forecast.reclaim.data.knobs_from' '"what-if options"'
+expect "data=90 periodic" '.forecast.reclaim.metadata.knobs_from' '"kernel defaults"'
+expect "data=90 periodic" '.forecast.reclaim.metadata.threshold_pct' 0
+
+# without the sweep, the block group already below is never marked
+reclaim --reclaim-threshold data=90 "$@"
+expect "data=90" '.forecast.reclaim.data.sweep' '[]'
+expect "data=90" '.forecast.reclaim.data.below_unswept' 1
+expect "data=90" '[.forecast.reclaim.data.on_free[] | .start]' '[788725760]'
+
+# kernel defaults: off everywhere
+reclaim "$@"
+expect "defaults" '[.forecast.reclaim[] | .threshold_pct] | add' 0
+expect "defaults" '[.forecast.reclaim[] | (.sweep + .on_free) | length] | add' 0
+
+# system is never swept (btrfs_should_periodic_reclaim())
+reclaim --reclaim-threshold system=100 --periodic-reclaim system "$@"
+expect "system" '.forecast.reclaim.system.sweeps' false
+expect "system" '.forecast.reclaim.system.below_unswept' 1
+
+# the rules recomputed from the fixture's own JSON
+run_check_stdout "$BTRFS_SPACE" --format json block-groups "$@" > "$TEST_TMP/bg.json" || exit
+run_check_stdout "$BTRFS_SPACE" --format json inspect "$@" > "$TEST_TMP/in.json" || exit
+for args in "--dynamic-reclaim data --periodic-reclaim data" \
+	    "--dynamic-reclaim data" \
+	    "--reclaim-threshold metadata=100 --periodic-reclaim metadata" \
+	    "--reclaim-threshold data=51 --reclaim-threshold metadata=99"; do
+	# shellcheck disable=SC2086
+	reclaim $args "$@"
+	python3 - "$args" "$TEST_TMP"/{fc,bg,in}.json <<'PY' || fail "reclaim '$args'"
+import json, sys
+args = sys.argv[1].split()
+rc = json.load(open(sys.argv[2]))["forecast"]["reclaim"]
+bgs = json.load(open(sys.argv[3]))["block_groups"]
+ins = json.load(open(sys.argv[4]))
+sinfo = ins["space_info"]
+unalloc = ins["device_totals"]["unallocated"]
+total_rw = ins["device_totals"]["size"]
+chunk = min(sinfo["data"]["chunk_size"], total_rw * 10 // 100, 1 << 30)
+knobs = {}
+for i in range(0, len(args), 2):
+    opt, val = args[i], args[i + 1]
+    if opt == "--reclaim-threshold":
+        t, _, p = val.partition("=")
+        knobs.setdefault(t, {})["pct"] = int(p)
+    else:
+        knobs.setdefault(val, {})[opt[2:]] = True
+for t, k in knobs.items():
+    s = sinfo[t]
+    used = sum(s[f] for f in ("bytes_used", "bytes_reserved", "bytes_pinned",
+                              "bytes_readonly", "bytes_zone_unusable"))
+    pct = k.get("pct", 0)
+    if k.get("dynamic-reclaim"):
+        target = 10 * chunk
+        pct = 0 if s["total_bytes"] - used < chunk else \
+            max(target - unalloc, 0) * 100 // target
+    sweeps = bool(k.get("periodic-reclaim")) and t != "system"
+    sweep, on_free = [], []
+    for bg in bgs:
+        if bg["type_name"].lower() != t or bg["read_only"] or not bg["used"]:
+            continue
+        thresh = bg["length"] * pct // 100
+        if not thresh:
+            continue
+        if bg["used"] >= thresh:
+            on_free.append([bg["start"], bg["used"] - thresh + 1])
+        elif sweeps:
+            sweep.append([bg["used"], bg["start"]])
+    sweep = [s for _, s in sorted(sweep)]
+    r = rc[t]
+    got = ([b["start"] for b in r["sweep"]], [[b["start"], b["free_to_mark"]] for b in r["on_free"]])
+    want = (sweep, on_free)
+    assert r["threshold_pct"] == pct, (t, r["threshold_pct"], pct)
+    assert got == want, (t, got, want)
+    assert r["sweep_bytes"] == sum(b["used"] for b in r["sweep"])
+    assert [b["may_be_skipped"] for b in r["sweep"]] == [i > 0 for i in range(len(sweep))]
+    print(f"{sys.argv[1]}: {t} threshold {pct} %, sweep {sweep}, on free {on_free}")
+PY
+done
+
+# no per-space-info reclaim before 5.19; knobs a kernel lacks, bad values: usage errors
+reclaim --kernel 5.15 "$@"
+expect "5.15" '.forecast.reclaim' null
+for bad in "--kernel 6.6 --dynamic-reclaim data" "--kernel 5.15 --reclaim-threshold data=60" \
+	   "--reclaim-threshold data=101" "--reclaim-threshold foo=5" \
+	   "--reclaim-threshold data" "--periodic-reclaim bogus"; do
+	# shellcheck disable=SC2086
+	run_mustfail_code 2 "bad reclaim option '$bad'" "$BTRFS_SPACE" forecast $bad "$@"
+done
