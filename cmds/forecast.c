@@ -897,13 +897,15 @@ static int check_reclaim_kernel(const struct forecast_options *fc)
 
 	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++) {
 		if (fc->reclaim_threshold_set[i] &&
-		    fc->kernel_version < KERNEL_VERSION(5, 19, 0)) {
-			error("--reclaim-threshold needs kernel 5.19 or later");
+		    fc->kernel_version < BTRFS_RECLAIM_THRESHOLD_KERNEL) {
+			error("--reclaim-threshold needs kernel " BTRFS_RECLAIM_THRESHOLD_KERNEL_STR
+			      " or later");
 			return -EINVAL;
 		}
 		if ((fc->dynamic_reclaim_set[i] || fc->periodic_reclaim_set[i]) &&
-		    fc->kernel_version < KERNEL_VERSION(6, 11, 0)) {
-			error("--dynamic-reclaim and --periodic-reclaim need kernel 6.11 or later");
+		    fc->kernel_version < BTRFS_DYNAMIC_RECLAIM_KERNEL) {
+			error("--dynamic-reclaim and --periodic-reclaim need kernel "
+			      BTRFS_DYNAMIC_RECLAIM_KERNEL_STR " or later");
 			return -EINVAL;
 		}
 	}

@@ -1062,12 +1062,12 @@ static int forecast_reclaim(const struct space_report *report,
 	struct btrfs_reclaim_knobs k;
 	int i, ret;
 
-	fc->reclaim_modelled = opts->kernel_version >= KERNEL_VERSION(5, 19, 0);
+	fc->reclaim_modelled = opts->kernel_version >= BTRFS_RECLAIM_THRESHOLD_KERNEL;
 	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++) {
 		bool later = opts->dynamic_reclaim_set[i] || opts->periodic_reclaim_set[i];
 
 		/* dynamic and periodic reclaim came with 6.11 */
-		if ((later && opts->kernel_version < KERNEL_VERSION(6, 11, 0)) ||
+		if ((later && opts->kernel_version < BTRFS_DYNAMIC_RECLAIM_KERNEL) ||
 		    (opts->reclaim_threshold_set[i] && !fc->reclaim_modelled))
 			return -EINVAL;
 	}

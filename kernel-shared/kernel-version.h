@@ -52,6 +52,18 @@ extern const u32 btrfs_replay_kernels[BTRFS_NR_REPLAY_KERNELS];
 #define BTRFS_DELAYED_REFS_BOUNDS_READ	KERNEL_VERSION(6, 18, 0)
 
 /*
+ * The kernel's automatic reclaim (formulas.md section 21.14):
+ * bg_reclaim_threshold per space info since v5.19 ("btrfs: make the
+ * bg_reclaim_threshold per-space info"), dynamic and periodic reclaim
+ * since v6.11 ("btrfs: dynamic block_group reclaim threshold",
+ * "btrfs: periodic block_group reclaim").
+ */
+#define BTRFS_RECLAIM_THRESHOLD_KERNEL	KERNEL_VERSION(5, 19, 0)
+#define BTRFS_RECLAIM_THRESHOLD_KERNEL_STR	"5.19"
+#define BTRFS_DYNAMIC_RECLAIM_KERNEL	KERNEL_VERSION(6, 11, 0)
+#define BTRFS_DYNAMIC_RECLAIM_KERNEL_STR	"6.11"
+
+/*
  * "btrfs: auto enable discard=async when possible" (v6.2):
  * before it, a mount without a discard option does not discard.
  */
