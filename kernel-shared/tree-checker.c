@@ -1829,26 +1829,25 @@ static int chunk_error(struct btrfs_fs_info *fs_info,
 		(unsigned long long)logical, msg);
 }
 
-/* The stripe count each profile allows (kernel: btrfs_check_chunk_valid) */
+/*
+ * The stripe count each profile allows, from its row of btrfs_raid_array as
+ * btrfs_check_chunk_valid() reads it: a profile with a fixed device count
+ * (devs_max) has exactly devs_max * dev_stripes stripes, the others at
+ * least devs_min * dev_stripes in steps of devs_increment; a profile that
+ * mirrors within stripe groups (RAID10) has its sub_stripes on disk.
+ * @type has at most one profile bit (check_chunk_type()).
+ */
 static bool chunk_stripes_valid(u64 type, u16 num_stripes, u16 sub_stripes)
 {
-	if (type & BTRFS_BLOCK_GROUP_RAID10)
-		return sub_stripes == 2 && num_stripes >= 2 && num_stripes % 2 == 0;
-	if (type & BTRFS_BLOCK_GROUP_RAID1)
-		return num_stripes == 2;
-	if (type & BTRFS_BLOCK_GROUP_RAID1C3)
-		return num_stripes == 3;
-	if (type & BTRFS_BLOCK_GROUP_RAID1C4)
-		return num_stripes == 4;
-	if (type & BTRFS_BLOCK_GROUP_RAID5)
-		return num_stripes >= 2;
-	if (type & BTRFS_BLOCK_GROUP_RAID6)
-		return num_stripes >= 3;
-	if (type & BTRFS_BLOCK_GROUP_DUP)
-		return num_stripes == 2;
-	if (type & BTRFS_BLOCK_GROUP_RAID0)
-		return num_stripes >= 1;
-	return num_stripes == 1;
+	const struct btrfs_raid_attr *attr =
+		&btrfs_raid_array[btrfs_bg_flags_to_raid_index(type)];
+
+	if (attr->sub_stripes > 1 && sub_stripes != attr->sub_stripes)
+		return false;
+	if (attr->devs_max)
+		return num_stripes == attr->devs_max * attr->dev_stripes;
+	return num_stripes >= attr->devs_min * attr->dev_stripes &&
+	       num_stripes % attr->devs_increment == 0;
 }
 
 static int check_chunk_type(struct btrfs_fs_info *fs_info, u64 type, u64 logical,

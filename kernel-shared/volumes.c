@@ -17,16 +17,120 @@
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
 
+/*
+ * The kernel's btrfs_raid_array with 6.18's values, the fields in its
+ * order.  The kernel's mindev_error is left out: the tool refuses too few
+ * devices in its own words (mkfs-layout.c, relocation.c).
+ */
 const struct btrfs_raid_attr btrfs_raid_array[BTRFS_NR_RAID_TYPES] = {
-	[BTRFS_RAID_RAID10] = { "raid10", BTRFS_BLOCK_GROUP_RAID10, 2, 1, 2, 1, 2, 0 },
-	[BTRFS_RAID_RAID1] = { "raid1", BTRFS_BLOCK_GROUP_RAID1, 1, 1, 2, 1, 2, 0 },
-	[BTRFS_RAID_DUP] = { "dup", BTRFS_BLOCK_GROUP_DUP, 1, 2, 1, 0, 2, 0 },
-	[BTRFS_RAID_RAID0] = { "raid0", BTRFS_BLOCK_GROUP_RAID0, 1, 1, 1, 0, 1, 0 },
-	[BTRFS_RAID_SINGLE] = { "single", 0, 1, 1, 1, 0, 1, 0 },
-	[BTRFS_RAID_RAID5] = { "raid5", BTRFS_BLOCK_GROUP_RAID5, 1, 1, 2, 1, 1, 1 },
-	[BTRFS_RAID_RAID6] = { "raid6", BTRFS_BLOCK_GROUP_RAID6, 1, 1, 3, 2, 1, 2 },
-	[BTRFS_RAID_RAID1C3] = { "raid1c3", BTRFS_BLOCK_GROUP_RAID1C3, 1, 1, 3, 2, 3, 0 },
-	[BTRFS_RAID_RAID1C4] = { "raid1c4", BTRFS_BLOCK_GROUP_RAID1C4, 1, 1, 4, 3, 4, 0 },
+	[BTRFS_RAID_RAID10] = {
+		.sub_stripes = 2,
+		.dev_stripes = 1,
+		.devs_max = 0,
+		.devs_min = 2,
+		.tolerated_failures = 1,
+		.devs_increment = 2,
+		.ncopies = 2,
+		.nparity = 0,
+		.name = "raid10",
+		.bg_flag = BTRFS_BLOCK_GROUP_RAID10,
+	},
+	[BTRFS_RAID_RAID1] = {
+		.sub_stripes = 1,
+		.dev_stripes = 1,
+		.devs_max = 2,
+		.devs_min = 2,
+		.tolerated_failures = 1,
+		.devs_increment = 2,
+		.ncopies = 2,
+		.nparity = 0,
+		.name = "raid1",
+		.bg_flag = BTRFS_BLOCK_GROUP_RAID1,
+	},
+	[BTRFS_RAID_DUP] = {
+		.sub_stripes = 1,
+		.dev_stripes = 2,
+		.devs_max = 1,
+		.devs_min = 1,
+		.tolerated_failures = 0,
+		.devs_increment = 1,
+		.ncopies = 2,
+		.nparity = 0,
+		.name = "dup",
+		.bg_flag = BTRFS_BLOCK_GROUP_DUP,
+	},
+	[BTRFS_RAID_RAID0] = {
+		.sub_stripes = 1,
+		.dev_stripes = 1,
+		.devs_max = 0,
+		.devs_min = 1,
+		.tolerated_failures = 0,
+		.devs_increment = 1,
+		.ncopies = 1,
+		.nparity = 0,
+		.name = "raid0",
+		.bg_flag = BTRFS_BLOCK_GROUP_RAID0,
+	},
+	[BTRFS_RAID_SINGLE] = {
+		.sub_stripes = 1,
+		.dev_stripes = 1,
+		.devs_max = 1,
+		.devs_min = 1,
+		.tolerated_failures = 0,
+		.devs_increment = 1,
+		.ncopies = 1,
+		.nparity = 0,
+		.name = "single",
+		.bg_flag = 0,
+	},
+	[BTRFS_RAID_RAID5] = {
+		.sub_stripes = 1,
+		.dev_stripes = 1,
+		.devs_max = 0,
+		.devs_min = 2,
+		.tolerated_failures = 1,
+		.devs_increment = 1,
+		.ncopies = 1,
+		.nparity = 1,
+		.name = "raid5",
+		.bg_flag = BTRFS_BLOCK_GROUP_RAID5,
+	},
+	[BTRFS_RAID_RAID6] = {
+		.sub_stripes = 1,
+		.dev_stripes = 1,
+		.devs_max = 0,
+		.devs_min = 3,
+		.tolerated_failures = 2,
+		.devs_increment = 1,
+		.ncopies = 1,
+		.nparity = 2,
+		.name = "raid6",
+		.bg_flag = BTRFS_BLOCK_GROUP_RAID6,
+	},
+	[BTRFS_RAID_RAID1C3] = {
+		.sub_stripes = 1,
+		.dev_stripes = 1,
+		.devs_max = 3,
+		.devs_min = 3,
+		.tolerated_failures = 2,
+		.devs_increment = 3,
+		.ncopies = 3,
+		.nparity = 0,
+		.name = "raid1c3",
+		.bg_flag = BTRFS_BLOCK_GROUP_RAID1C3,
+	},
+	[BTRFS_RAID_RAID1C4] = {
+		.sub_stripes = 1,
+		.dev_stripes = 1,
+		.devs_max = 4,
+		.devs_min = 4,
+		.tolerated_failures = 3,
+		.devs_increment = 4,
+		.ncopies = 4,
+		.nparity = 0,
+		.name = "raid1c4",
+		.bg_flag = BTRFS_BLOCK_GROUP_RAID1C4,
+	},
 };
 
 enum btrfs_raid_types btrfs_bg_flags_to_raid_index(u64 flags)
@@ -91,19 +195,18 @@ const char *btrfs_bg_progs_name(u64 flags, char *buf, size_t len)
 	return buf;
 }
 
-/* How many stripes carry distinct data: what one stripe's size is divided by */
+/*
+ * How many stripes carry distinct data, what one stripe's size is divided
+ * by: the kernel's calc_data_stripes(), (num_stripes - nparity) / ncopies
+ * of the profile's row.  The stripe count was held to the profile first
+ * (btrfs_check_chunk_valid()), or made by the allocator models.
+ */
 u64 btrfs_chunk_data_stripes(u64 type, u16 num_stripes)
 {
 	const struct btrfs_raid_attr *attr =
 		&btrfs_raid_array[btrfs_bg_flags_to_raid_index(type)];
 
-	if (type & BTRFS_BLOCK_GROUP_RAID0)
-		return num_stripes;
-	if (type & BTRFS_BLOCK_GROUP_RAID10)
-		return num_stripes / attr->sub_stripes;
-	if (type & BTRFS_BLOCK_GROUP_RAID56_MASK)
-		return num_stripes - attr->nparity;
-	return 1;
+	return (num_stripes - attr->nparity) / attr->ncopies;
 }
 
 int btrfs_chunk_max_errors(const struct btrfs_chunk_map *map)
@@ -111,14 +214,15 @@ int btrfs_chunk_max_errors(const struct btrfs_chunk_map *map)
 	return btrfs_raid_array[btrfs_bg_flags_to_raid_index(map->type)].tolerated_failures;
 }
 
-/* Copies a reader may try; RAID5/6 parity is not rebuilt here */
+/*
+ * Copies a reader may try: the kernel's btrfs_num_copies(), the profile's
+ * ncopies; RAID5/6 parity is not rebuilt here, so those have one.
+ */
 int btrfs_num_copies(const struct btrfs_chunk_map *map)
 {
-	if (map->type & (BTRFS_BLOCK_GROUP_DUP | BTRFS_BLOCK_GROUP_RAID1_MASK))
-		return map->num_stripes;
-	if (map->type & BTRFS_BLOCK_GROUP_RAID10)
-		return map->sub_stripes;
-	return 1;
+	if (map->type & BTRFS_BLOCK_GROUP_RAID56_MASK)
+		return 1;
+	return btrfs_raid_array[btrfs_bg_flags_to_raid_index(map->type)].ncopies;
 }
 
 /*
@@ -832,25 +936,9 @@ out:
 #define ALLOC_SZ_1G		(1ULL << 30)
 #define ALLOC_MAX_DEVS_SYS_CHUNK	16
 
-/*
- * The two fields of the kernel's btrfs_raid_array the tool's table above
- * does not carry: devs_max (0: BTRFS_MAX_DEVS) and devs_increment.
- */
-static const u8 alloc_devs_max[BTRFS_NR_RAID_TYPES] = {
-	[BTRFS_RAID_RAID10] = 0, [BTRFS_RAID_RAID1] = 2, [BTRFS_RAID_DUP] = 1,
-	[BTRFS_RAID_RAID0] = 0, [BTRFS_RAID_SINGLE] = 1, [BTRFS_RAID_RAID5] = 0,
-	[BTRFS_RAID_RAID6] = 0, [BTRFS_RAID_RAID1C3] = 3, [BTRFS_RAID_RAID1C4] = 4,
-};
-
-static const u8 alloc_devs_increment[BTRFS_NR_RAID_TYPES] = {
-	[BTRFS_RAID_RAID10] = 2, [BTRFS_RAID_RAID1] = 2, [BTRFS_RAID_DUP] = 1,
-	[BTRFS_RAID_RAID0] = 1, [BTRFS_RAID_SINGLE] = 1, [BTRFS_RAID_RAID5] = 1,
-	[BTRFS_RAID_RAID6] = 1, [BTRFS_RAID_RAID1C3] = 3, [BTRFS_RAID_RAID1C4] = 4,
-};
-
 u32 btrfs_raid_devs_max(u64 flags)
 {
-	return alloc_devs_max[btrfs_bg_flags_to_raid_index(flags)];
+	return btrfs_raid_array[btrfs_bg_flags_to_raid_index(flags)].devs_max;
 }
 
 static int alloc_add_range(struct btrfs_alloc_device *dev, u64 start, u64 length)
@@ -1156,9 +1244,9 @@ static void init_alloc_chunk_ctl(const struct btrfs_alloc_state *st, u64 type,
 	ctl->type = type;
 	ctl->sub_stripes = attr->sub_stripes;
 	ctl->dev_stripes = attr->dev_stripes;
-	ctl->devs_max = alloc_devs_max[index] ? alloc_devs_max[index] : st->max_devs;
+	ctl->devs_max = attr->devs_max ? attr->devs_max : st->max_devs;
 	ctl->devs_min = attr->devs_min;
-	ctl->devs_increment = alloc_devs_increment[index];
+	ctl->devs_increment = attr->devs_increment;
 	ctl->ncopies = attr->ncopies;
 	ctl->nparity = attr->nparity;
 	if (st->model.space_info_chunk_size) {

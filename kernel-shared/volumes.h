@@ -17,16 +17,24 @@ enum btrfs_raid_types {
 	BTRFS_NR_RAID_TYPES
 };
 
-/* The kernel's btrfs_raid_array: what each profile means for space */
+/*
+ * The kernel's struct btrfs_raid_attr (fs/btrfs/volumes.h): one row of
+ * btrfs_raid_array per profile, every fact the tool knows of a profile.
+ * A new profile is an enum value above and one row in volumes.c; the
+ * chunk reader, the tree checker, the allocator, the mkfs plan and the
+ * balance model all read the row.
+ */
 struct btrfs_raid_attr {
-	const char *name;
-	u64 bg_flag;
-	u8 sub_stripes;
-	u8 dev_stripes;
-	u8 devs_min;
-	u8 tolerated_failures;
-	u8 ncopies;
-	u8 nparity;
+	u8 sub_stripes;		/* stripes of one mirror group (RAID10: 2) */
+	u8 dev_stripes;		/* stripes on each device (DUP: 2) */
+	u8 devs_max;		/* devices at most; 0: BTRFS_MAX_DEVS() */
+	u8 devs_min;		/* devices at least */
+	u8 tolerated_failures;	/* devices that may be missing */
+	u8 devs_increment;	/* device counts are a multiple of this */
+	u8 ncopies;		/* copies of each byte */
+	u8 nparity;		/* parity stripes (RAID5: 1, RAID6: 2) */
+	const char *name;	/* the kernel's raid_name, lower case */
+	u64 bg_flag;		/* BTRFS_BLOCK_GROUP_*; 0 for single */
 };
 
 extern const struct btrfs_raid_attr btrfs_raid_array[BTRFS_NR_RAID_TYPES];

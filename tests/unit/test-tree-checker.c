@@ -16,6 +16,7 @@
 #include "tests/unit/unit-test.h"
 #include "common/checksum.h"
 #include "kernel-shared/tree-block.h"
+#include "kernel-shared/tree-checker.h"
 
 #define NODESIZE	4096
 #define SECTORSIZE	4096
@@ -1024,6 +1025,79 @@ static void test_keyed_refs(struct btrfs_fs_info *fs_info)
 	       EXT_PREFIX(4660) "invalid extent data backref count, should have non-zero value");
 }
 
+/*
+ * btrfs_check_chunk_valid()'s stripe counts per profile, read from the
+ * profile's row of btrfs_raid_array: fixed counts for single, DUP and the
+ * RAID1 family, at least devs_min (in pairs for RAID10, with sub_stripes
+ * 2) for RAID0, RAID10, RAID5 and RAID6.
+ */
+struct chunk_stripes_case {
+	const char *name;
+	u64 profile;
+	u16 num_stripes;
+	u16 sub_stripes;
+	bool valid;
+};
+
+static const struct chunk_stripes_case chunk_stripes_cases[] = {
+	{ "single, 1 stripe", 0, 1, 1, true },
+	{ "single, 2 stripes", 0, 2, 1, false },
+	{ "DUP, 2 stripes", BTRFS_BLOCK_GROUP_DUP, 2, 1, true },
+	{ "DUP, 1 stripe", BTRFS_BLOCK_GROUP_DUP, 1, 1, false },
+	{ "DUP, 3 stripes", BTRFS_BLOCK_GROUP_DUP, 3, 1, false },
+	{ "RAID0, 1 stripe", BTRFS_BLOCK_GROUP_RAID0, 1, 1, true },
+	{ "RAID0, 7 stripes", BTRFS_BLOCK_GROUP_RAID0, 7, 0, true },
+	{ "RAID1, 2 stripes", BTRFS_BLOCK_GROUP_RAID1, 2, 1, true },
+	{ "RAID1, 3 stripes", BTRFS_BLOCK_GROUP_RAID1, 3, 1, false },
+	{ "RAID1C3, 3 stripes", BTRFS_BLOCK_GROUP_RAID1C3, 3, 1, true },
+	{ "RAID1C3, 2 stripes", BTRFS_BLOCK_GROUP_RAID1C3, 2, 1, false },
+	{ "RAID1C4, 4 stripes", BTRFS_BLOCK_GROUP_RAID1C4, 4, 1, true },
+	{ "RAID1C4, 5 stripes", BTRFS_BLOCK_GROUP_RAID1C4, 5, 1, false },
+	{ "RAID10, 2 stripes", BTRFS_BLOCK_GROUP_RAID10, 2, 2, true },
+	{ "RAID10, 6 stripes", BTRFS_BLOCK_GROUP_RAID10, 6, 2, true },
+	{ "RAID10, 5 stripes", BTRFS_BLOCK_GROUP_RAID10, 5, 2, false },
+	{ "RAID10, sub_stripes 1", BTRFS_BLOCK_GROUP_RAID10, 4, 1, false },
+	{ "RAID5, 2 stripes", BTRFS_BLOCK_GROUP_RAID5, 2, 1, true },
+	{ "RAID5, 1 stripe", BTRFS_BLOCK_GROUP_RAID5, 1, 1, false },
+	{ "RAID6, 3 stripes", BTRFS_BLOCK_GROUP_RAID6, 3, 1, true },
+	{ "RAID6, 2 stripes", BTRFS_BLOCK_GROUP_RAID6, 2, 1, false },
+};
+
+static void test_chunk_stripes(struct btrfs_fs_info *fs_info)
+{
+	const struct btrfs_item_location loc = { "leaf", 1 << 20, 0 };
+	union {
+		struct btrfs_chunk chunk;
+		u8 bytes[sizeof(struct btrfs_chunk) + 8 * sizeof(struct btrfs_stripe)];
+	} buf;
+	size_t i;
+
+	for (i = 0; i < sizeof(chunk_stripes_cases) / sizeof(chunk_stripes_cases[0]); i++) {
+		const struct chunk_stripes_case *c = &chunk_stripes_cases[i];
+		int ret;
+
+		memset(&buf, 0, sizeof(buf));
+		/* 5040 sectors: a multiple of every data stripe count here */
+		buf.chunk.length = htole64(5040 * SECTORSIZE);
+		buf.chunk.stripe_len = htole64(BTRFS_STRIPE_LEN);
+		buf.chunk.type = htole64(BTRFS_BLOCK_GROUP_DATA | c->profile);
+		buf.chunk.sector_size = htole32(SECTORSIZE);
+		buf.chunk.num_stripes = htole16(c->num_stripes);
+		buf.chunk.sub_stripes = htole16(c->sub_stripes);
+		fs_info->err.err = 0;
+		fs_info->err.msg[0] = 0;
+		ret = btrfs_check_chunk_valid(fs_info, &buf.chunk,
+					      btrfs_chunk_item_size(c->num_stripes), 1 << 20, &loc);
+		if (c->valid)
+			check(ret == 0, "chunk stripes, %s: accepted%s%s", c->name,
+			      ret ? ", got: " : "", ret ? fs_info->err.msg : "");
+		else
+			check(ret == -EUCLEAN && strstr(fs_info->err.msg, "invalid num_stripes:sub_stripes"),
+			      "chunk stripes, %s: rejected (%s)", c->name,
+			      ret ? fs_info->err.msg : "accepted");
+	}
+}
+
 static void test_raid_stripes(void)
 {
 	struct btrfs_fs_info *rst = new_fs_info(BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE);
@@ -1127,6 +1201,7 @@ int main(void)
 	test_root_items(fs_info);
 	test_dev_items(fs_info);
 	test_chunk_in_leaf(fs_info);
+	test_chunk_stripes(fs_info);
 	test_valid_fs_leaf(fs_info);
 	test_file_extents(fs_info);
 	test_csum_items(fs_info);
