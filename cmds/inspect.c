@@ -50,24 +50,24 @@ static struct cmd_option_expect inspect_option_expect[32];
 
 static int build_inspect_longopts(void)
 {
-	int n = 0, i;
+	/* the model options, then the mount-estimate options, then its own */
+	const struct option *opts[] = {
+		model_longopts, mount_estimate_longopts, inspect_own_longopts,
+	};
+	const struct cmd_option_expect *expects[] = {
+		model_option_expect, mount_estimate_option_expect, inspect_own_expect,
+	};
+	int n = 0, e = 0, k, i;
 
-	for (i = 0; model_longopts[i].name; i++)
-		inspect_longopts[n++] = model_longopts[i];
-	for (i = 0; mount_estimate_longopts[i].name; i++)
-		inspect_longopts[n++] = mount_estimate_longopts[i];
-	for (i = 0; inspect_own_longopts[i].name; i++)
-		inspect_longopts[n++] = inspect_own_longopts[i];
+	for (k = 0; k < 3; k++) {
+		for (i = 0; opts[k][i].name; i++)
+			inspect_longopts[n++] = opts[k][i];
+		for (i = 0; expects[k][i].val; i++)
+			inspect_option_expect[e++] = expects[k][i];
+	}
 	memset(&inspect_longopts[n], 0, sizeof(inspect_longopts[n]));
-	n = 0;
-	for (i = 0; model_option_expect[i].val; i++)
-		inspect_option_expect[n++] = model_option_expect[i];
-	for (i = 0; mount_estimate_option_expect[i].val; i++)
-		inspect_option_expect[n++] = mount_estimate_option_expect[i];
-	for (i = 0; inspect_own_expect[i].val; i++)
-		inspect_option_expect[n++] = inspect_own_expect[i];
-	memset(&inspect_option_expect[n], 0, sizeof(inspect_option_expect[n]));
-	return n >= 32 ? -E2BIG : 0;
+	memset(&inspect_option_expect[e], 0, sizeof(inspect_option_expect[e]));
+	return e >= 32 ? -E2BIG : 0;
 }
 
 static int inspect_option(int opt, const char *arg, void *ctx)

@@ -166,7 +166,13 @@ void fmt_end(struct fmt_ctx *ctx)
 	fflush(ctx->out);
 }
 
-int fmt_text_lines(const char *line)
+/*
+ * Word-wraps @line at FMT_TEXT_COLUMNS, the lines after the first indented
+ * by 4: each cut at the last space that keeps the line within its room
+ * (or at the room, in a word longer than a line).  Writes the lines to
+ * @out unless it is NULL; returns how many there are.
+ */
+static int text_wrap(FILE *out, const char *line)
 {
 	const char *p = line;
 	int indent = 0, n = 0;
@@ -180,40 +186,31 @@ int fmt_text_lines(const char *line)
 			if (cut == 0)
 				cut = room;
 		}
+		if (out)
+			fprintf(out, "%*s%.*s\n", indent, "", cut, p);
 		n++;
 		p += cut;
 		while (*p == ' ')
 			p++;
 		indent = 4;
 	}
+	return n;
+}
+
+int fmt_text_lines(const char *line)
+{
+	int n = text_wrap(NULL, line);
+
 	return n ? n : 1;
 }
 
 void fmt_text_line(struct fmt_ctx *ctx, const char *line)
 {
-	const char *p = line;
-	int indent = 0;
-
 	if (ctx->mode != FMT_TEXT)
 		return;
-	if (!*p)
+	if (!*line)
 		fputc('\n', ctx->out);
-	while (*p) {
-		int room = FMT_TEXT_COLUMNS - indent, len = strlen(p), cut = len;
-
-		if (len > room) {
-			/* the last space that keeps the line within its room */
-			for (cut = room; cut > 0 && p[cut] != ' '; cut--)
-				;
-			if (cut == 0)
-				cut = room;
-		}
-		fprintf(ctx->out, "%*s%.*s\n", indent, "", cut, p);
-		p += cut;
-		while (*p == ' ')
-			p++;
-		indent = 4;
-	}
+	text_wrap(ctx->out, line);
 }
 
 void fmt_metric_family(struct fmt_ctx *ctx, const char *name, const char *type,

@@ -169,9 +169,27 @@ static void print_group(FILE *out, const char * const *lines, int col)
 		print_option_line(out, lines, &i, col);
 }
 
+/*
+ * The group of options a usage line stands for (HELPINFO_MARK_GLOBALS or
+ * HELPINFO_MARK_UNITS), which it marks seen; NULL for any other line.
+ */
+static const char * const *marked_group(const char *line, bool *globals, bool *units)
+{
+	if (!strcmp(line, HELPINFO_MARK_GLOBALS)) {
+		*globals = true;
+		return globals_usage;
+	}
+	if (!strcmp(line, HELPINFO_MARK_UNITS)) {
+		*units = true;
+		return units_usage;
+	}
+	return NULL;
+}
+
 static void print_usage(FILE *out, const char * const *usagestr, bool full)
 {
 	bool globals = false, units = false, printed = false, blank_line = false;
+	const char * const *group;
 	int blank, i, col, full_col;
 
 	for (blank = 0; usagestr[blank] && usagestr[blank][0]; blank++)
@@ -190,17 +208,10 @@ static void print_usage(FILE *out, const char * const *usagestr, bool full)
 	for (i = blank + 1; usagestr[i]; i++) {
 		const char *line = usagestr[i];
 
-		if (!strcmp(line, HELPINFO_MARK_GLOBALS)) {
-			globals = true;
+		group = marked_group(line, &globals, &units);
+		if (group) {
 			if (full)
-				print_group(out, globals_usage, full_col);
-			printed |= full;
-			continue;
-		}
-		if (!strcmp(line, HELPINFO_MARK_UNITS)) {
-			units = true;
-			if (full)
-				print_group(out, units_usage, full_col);
+				print_group(out, group, full_col);
 			printed |= full;
 			continue;
 		}

@@ -44,20 +44,36 @@ static int read_magic(struct io_dev *dev, const struct stat *st, u8 *buf,
 	return 0;
 }
 
-static void note_decompressed(const struct io_dev *dev, const struct stat *st,
-			      const struct decompress_info *info)
+/*
+ * What a temporary copy of an input says: a warning when the input went on
+ * past the device size its superblock gives (@stream names it), and with
+ * -v where the copy of @source is and how large (@how: "decompressed",
+ * "copied").
+ */
+static void note_temp_copy(const struct io_dev *dev, const struct stat *st,
+			   const struct decompress_info *info, const char *stream,
+			   const char *source, const char *how)
 {
 	const char *dir = getenv("TMPDIR");
 
 	if (info->cut)
-		warning("%s: %s-compressed: the stream goes on past the device size of its superblock (%llu bytes): the rest is not part of the filesystem and was not read",
-			dev->path, dev->compression,
-			(unsigned long long)info->device_size);
+		warning("%s: %s goes on past the device size of its superblock (%llu bytes): the rest is not part of the filesystem and was not read",
+			dev->path, stream, (unsigned long long)info->device_size);
 	pr_verbose(LOG_VERBOSE,
-		   "%s: %s-compressed, decompressed to a sparse temporary file in %s (%llu bytes, %llu allocated), deleted at exit\n",
-		   dev->path, dev->compression, dir && *dir ? dir : "/tmp",
+		   "%s: %s, %s to a sparse temporary file in %s (%llu bytes, %llu allocated), deleted at exit\n",
+		   dev->path, source, how, dir && *dir ? dir : "/tmp",
 		   (unsigned long long)st->st_size,
 		   (unsigned long long)st->st_blocks * 512);
+}
+
+static void note_decompressed(const struct io_dev *dev, const struct stat *st,
+			      const struct decompress_info *info)
+{
+	char stream[64], source[64];
+
+	snprintf(stream, sizeof(stream), "%s-compressed: the stream", dev->compression);
+	snprintf(source, sizeof(source), "%s-compressed", dev->compression);
+	note_temp_copy(dev, st, info, stream, source, "decompressed");
 }
 
 /* Replace dev->fd by a descriptor of the decompressed content */
@@ -172,16 +188,12 @@ static int open_regular(struct io_dev *dev, struct stat *st)
 static void note_stream(const struct io_dev *dev, const struct stat *st,
 			const struct decompress_info *info)
 {
-	const char *dir = getenv("TMPDIR");
+	char source[64];
 
-	if (info->cut)
-		warning("%s: standard input goes on past the device size of its superblock (%llu bytes): the rest is not part of the filesystem and was not read",
-			dev->path, (unsigned long long)info->device_size);
-	pr_verbose(LOG_VERBOSE,
-		   "%s: standard input%s%s, copied to a sparse temporary file in %s (%llu bytes, %llu allocated), deleted at exit\n",
-		   dev->path, dev->compression ? ", decompressed from " : "",
-		   dev->compression ? dev->compression : "", dir && *dir ? dir : "/tmp",
-		   (unsigned long long)st->st_size, (unsigned long long)st->st_blocks * 512);
+	snprintf(source, sizeof(source), "standard input%s%s",
+		 dev->compression ? ", decompressed from " : "",
+		 dev->compression ? dev->compression : "");
+	note_temp_copy(dev, st, info, "standard input", source, "copied");
 }
 
 /*

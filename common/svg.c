@@ -175,41 +175,49 @@ void svg_text(struct svg *svg, const char *cls, double x, double y,
 	fputs("</text>\n", svg->out);
 }
 
-void svg_polygon(struct svg *svg, const char *cls, const char *fill,
-		 const double *xy, int n)
+/* Ends an element @name opened with its attributes: a tooltip is its <title> */
+static void element_end(struct svg *svg, const char *name, const char *tooltip)
 {
-	int i;
-
-	fputs("<polygon", svg->out);
-	attr(svg, "class", cls);
-	attr(svg, "fill", fill);
-	fputs(" points=\"", svg->out);
-	for (i = 0; i < n; i++)
-		fprintf(svg->out, "%s%.2f,%.2f", i ? " " : "", xy[2 * i], xy[2 * i + 1]);
-	fputs("\"/>\n", svg->out);
-}
-
-void svg_polyline(struct svg *svg, const char *cls, const char *stroke,
-		  const char *dash, const double *xy, int n, const char *tooltip)
-{
-	int i;
-
-	fputs("<polyline", svg->out);
-	attr(svg, "class", cls);
-	fputs(" fill=\"none\"", svg->out);
-	attr(svg, "stroke", stroke);
-	attr(svg, "stroke-dasharray", dash);
-	fputs(" points=\"", svg->out);
-	for (i = 0; i < n; i++)
-		fprintf(svg->out, "%s%.2f,%.2f", i ? " " : "", xy[2 * i], xy[2 * i + 1]);
-	fputc('"', svg->out);
 	if (!tooltip) {
 		fputs("/>\n", svg->out);
 		return;
 	}
 	fputs("><title>", svg->out);
 	svg_escaped(svg, tooltip);
-	fputs("</title></polyline>\n", svg->out);
+	fprintf(svg->out, "</title></%s>\n", name);
+}
+
+/* The points="x,y x,y ..." attribute of @n points */
+static void points(struct svg *svg, const double *xy, int n)
+{
+	int i;
+
+	fputs(" points=\"", svg->out);
+	for (i = 0; i < n; i++)
+		fprintf(svg->out, "%s%.2f,%.2f", i ? " " : "", xy[2 * i], xy[2 * i + 1]);
+	fputc('"', svg->out);
+}
+
+void svg_polygon(struct svg *svg, const char *cls, const char *fill,
+		 const double *xy, int n)
+{
+	fputs("<polygon", svg->out);
+	attr(svg, "class", cls);
+	attr(svg, "fill", fill);
+	points(svg, xy, n);
+	fputs("/>\n", svg->out);
+}
+
+void svg_polyline(struct svg *svg, const char *cls, const char *stroke,
+		  const char *dash, const double *xy, int n, const char *tooltip)
+{
+	fputs("<polyline", svg->out);
+	attr(svg, "class", cls);
+	fputs(" fill=\"none\"", svg->out);
+	attr(svg, "stroke", stroke);
+	attr(svg, "stroke-dasharray", dash);
+	points(svg, xy, n);
+	element_end(svg, "polyline", tooltip);
 }
 
 void svg_group_begin(struct svg *svg, const char *cls, double dx, double dy)
@@ -256,11 +264,5 @@ void svg_shape_end(struct svg *svg, const char *tooltip)
 		return;
 	fputs(svg->shape_has_path ? "\"" : " d=\"\"", svg->out);
 	svg->in_shape = false;
-	if (!tooltip) {
-		fputs("/>\n", svg->out);
-		return;
-	}
-	fputs("><title>", svg->out);
-	svg_escaped(svg, tooltip);
-	fputs("</title></path>\n", svg->out);
+	element_end(svg, "path", tooltip);
 }
