@@ -3,6 +3,7 @@
 #ifndef BTRFS_SPACE_COMMON_ARRAY_H
 #define BTRFS_SPACE_COMMON_ARRAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "common/types.h"
 
@@ -12,5 +13,40 @@
  * array unchanged (out of memory, or a capacity past u32).
  */
 int array_grow(void **array, u32 nr, u32 *cap, size_t size);
+
+/*
+ * Binary search of @nr elements of @size bytes at @base, sorted by the u64
+ * at byte @offset of each (offsetof() the field): the index of the first
+ * whose field is at least @key (array_lower_bound()) or above @key
+ * (array_upper_bound()), @nr when there is none.
+ */
+static inline u32 array_bound(const void *base, u32 nr, size_t size, size_t offset,
+			      u64 key, bool upper)
+{
+	u32 lo = 0, hi = nr;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		u64 field = *(const u64 *)((const char *)base + (size_t)mid * size + offset);
+
+		if (field < key || (upper && field == key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static inline u32 array_lower_bound(const void *base, u32 nr, size_t size, size_t offset,
+				    u64 key)
+{
+	return array_bound(base, nr, size, offset, key, false);
+}
+
+static inline u32 array_upper_bound(const void *base, u32 nr, size_t size, size_t offset,
+				    u64 key)
+{
+	return array_bound(base, nr, size, offset, key, true);
+}
 
 #endif

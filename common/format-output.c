@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "common/format-output.h"
 #include "common/messages.h"
 #include "common/units.h"
@@ -332,16 +333,9 @@ void fmt_array_end(struct fmt_ctx *ctx)
 /* 0, or -1 with t->failed set: a new empty line at the end of @t */
 static int table_new_line(struct fmt_table *t)
 {
-	if (t->nr_lines == t->alloc_lines) {
-		u32 n = t->alloc_lines ? t->alloc_lines * 2 : 64;
-		struct fmt_table_line *l = realloc(t->lines, n * sizeof(*l));
-
-		if (!l || n < t->alloc_lines) {
-			t->failed = true;
-			return -1;
-		}
-		t->lines = l;
-		t->alloc_lines = n;
+	if (array_grow((void **)&t->lines, t->nr_lines, &t->alloc_lines, sizeof(*t->lines))) {
+		t->failed = true;
+		return -1;
 	}
 	memset(&t->lines[t->nr_lines++], 0, sizeof(t->lines[0]));
 	return 0;

@@ -15,11 +15,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "common/array.h"
 #include "common/image-dump.h"
 
 #define CLUSTER_SIZE		((u64)IMAGE_DUMP_CLUSTER_SIZE)
@@ -225,15 +227,8 @@ static int add_item(struct image_dump *d, const u8 *entry, u64 file_off,
 
 	if (d->nr_items >= MAX_ITEMS)
 		return image_dump_error(d, -E2BIG, "more than %u items", MAX_ITEMS);
-	if (d->nr_items == d->max_items) {
-		u32 cap = d->max_items ? 2 * d->max_items : 64;
-		void *p = realloc(d->items, (size_t)cap * sizeof(*d->items));
-
-		if (!p)
-			return -ENOMEM;
-		d->items = p;
-		d->max_items = cap;
-	}
+	if (array_grow((void **)&d->items, d->nr_items, &d->max_items, sizeof(*d->items)))
+		return -ENOMEM;
 	it = &d->items[d->nr_items++];
 	memset(it, 0, sizeof(*it));
 	it->logical = get_le64(entry);
@@ -570,17 +565,8 @@ static int copy_piece(struct image_dump *d, const struct dump_piece *p,
 /* Index of the first piece starting at or after @pos */
 static u32 first_piece_from(const struct image_dump *d, u64 pos)
 {
-	u32 lo = 0, hi = d->nr_pieces;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (d->pieces[mid].physical < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return array_lower_bound(d->pieces, d->nr_pieces, sizeof(*d->pieces),
+				 offsetof(struct dump_piece, physical), pos);
 }
 
 static int cmp_write_order(const void *a, const void *b)
@@ -607,16 +593,9 @@ static int collect_pieces(const struct image_dump *d, u64 offset, u64 end,
 			break;
 		if (p->physical + p->len <= offset)
 			continue;
-		if (n == cap) {
-			void *m;
-
-			cap = cap ? 2 * cap : 16;
-			m = realloc(list, cap * sizeof(*list));
-			if (!m) {
-				free(list);
-				return -ENOMEM;
-			}
-			list = m;
+		if (array_grow((void **)&list, n, &cap, sizeof(*list))) {
+			free(list);
+			return -ENOMEM;
 		}
 		list[n++] = p;
 	}

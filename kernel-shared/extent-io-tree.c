@@ -17,8 +17,10 @@
  * part were set already, so the states come out the same), the waits.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "kernel-shared/extent-io-tree.h"
 
 static const struct {
@@ -92,17 +94,8 @@ int btrfs_parse_extent_bits(const char *str, u32 *bits)
 /* The first state ending at or after @pos */
 static u32 first_state_from(const struct extent_io_tree *tree, u64 pos)
 {
-	u32 lo = 0, hi = tree->nr;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (tree->states[mid].end < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return array_lower_bound(tree->states, tree->nr, sizeof(*tree->states),
+				 offsetof(struct extent_state, end), pos);
 }
 
 static int insert_state(struct extent_io_tree *tree, u32 idx,

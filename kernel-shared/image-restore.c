@@ -20,8 +20,10 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "common/checksum.h"
 #include "common/image-dump.h"
 #include "kernel-shared/accessors.h"
@@ -197,16 +199,9 @@ static int read_sys_array(struct restore_layout *l, const struct btrfs_super_blo
 /* Whether [start, start + len) touches a system chunk, like restore asks */
 static bool in_sys_chunks(const struct restore_layout *l, u64 start, u64 len)
 {
-	u32 lo = 0, hi = l->nr_sys;
+	u32 lo = array_upper_bound(l->sys, l->nr_sys, sizeof(*l->sys),
+				   offsetof(struct dump_range, start), start);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (l->sys[mid].start <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && start < l->sys[lo - 1].end)
 		return true;
 	return lo < l->nr_sys && add_sat(start, len) > l->sys[lo].start;
@@ -231,17 +226,10 @@ static bool phys_overlaps(const struct dump_range *r, u64 start, u64 end)
 static int insert_phys(struct restore_layout *l, u64 start, u64 bytes)
 {
 	u64 end = add_sat(start, bytes);
-	u32 lo = 0, hi = l->nr_phys;
+	u32 lo = array_upper_bound(l->phys, l->nr_phys, sizeof(*l->phys),
+				   offsetof(struct dump_range, start), start);
 	void *p;
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (l->phys[mid].start <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if ((lo && phys_overlaps(&l->phys[lo - 1], start, end)) ||
 	    (lo < l->nr_phys && phys_overlaps(&l->phys[lo], start, end)))
 		return 1;
@@ -510,16 +498,9 @@ static int sort_chunks(struct restore_layout *l)
 
 static const struct dump_chunk *find_chunk(const struct restore_layout *l, u64 logical)
 {
-	u32 lo = 0, hi = l->nr_chunks;
+	u32 lo = array_upper_bound(l->chunks, l->nr_chunks, sizeof(*l->chunks),
+				   offsetof(struct dump_chunk, logical), logical);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (l->chunks[mid].logical <= logical)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && logical - l->chunks[lo - 1].logical < l->chunks[lo - 1].bytes)
 		return &l->chunks[lo - 1];
 	return NULL;

@@ -8,10 +8,12 @@
  * read_one_dev()'s device size check, in the kernel since 5.11).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uuid/uuid.h>
+#include "common/array.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
@@ -968,18 +970,11 @@ static int alloc_add_range(struct btrfs_alloc_device *dev, u64 start, u64 length
 /* The devices are sorted by devid once they are all in (btrfs_alloc_state_init()) */
 static struct btrfs_alloc_device *alloc_find_dev(struct btrfs_alloc_state *st, u64 devid)
 {
-	u32 lo = 0, hi = st->nr_devs;
+	u32 i = array_lower_bound(st->devs, st->nr_devs, sizeof(*st->devs),
+				  offsetof(struct btrfs_alloc_device, devid), devid);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (st->devs[mid].devid == devid)
-			return &st->devs[mid];
-		if (st->devs[mid].devid < devid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (i < st->nr_devs && st->devs[i].devid == devid)
+		return &st->devs[i];
 	return NULL;
 }
 
@@ -1598,16 +1593,10 @@ static bool chunk_takes(const struct btrfs_chunk_map *map, const struct btrfs_al
 
 	memset(alloc, 0, nr * sizeof(*alloc));
 	for (s = 0; s < map->num_stripes; s++) {
-		u32 lo = 0, hi = nr;
+		u32 lo = array_lower_bound(seen, nr, sizeof(*seen),
+					   offsetof(struct btrfs_alloc_seen, devid),
+					   map->stripes[s].devid);
 
-		while (lo < hi) {
-			u32 mid = lo + (hi - lo) / 2;
-
-			if (seen[mid].devid < map->stripes[s].devid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo == nr || seen[lo].devid != map->stripes[s].devid)
 			return false;
 		alloc[lo] += map->stripe_size;
@@ -1767,16 +1756,10 @@ static void shift_chunk(struct btrfs_chunk_map *map, const struct btrfs_chunk_ru
 
 	map->start += r * run->logical_step;
 	for (s = 0; s < map->num_stripes; s++) {
-		u32 lo = 0, hi = run->nr_steps;
+		u32 lo = array_lower_bound(run->steps, run->nr_steps, sizeof(*run->steps),
+					   offsetof(struct btrfs_run_step, devid),
+					   map->stripes[s].devid);
 
-		while (lo < hi) {
-			u32 mid = lo + (hi - lo) / 2;
-
-			if (run->steps[mid].devid < map->stripes[s].devid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo < run->nr_steps && run->steps[lo].devid == map->stripes[s].devid)
 			map->stripes[s].physical += r * run->steps[lo].step;
 	}
