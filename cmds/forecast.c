@@ -56,6 +56,9 @@ static const char * const cmd_forecast_usage[] = {
 	"                   (data, metadata, system, mixed), 0 to 100 (5.19+)",
 	"--dynamic-reclaim TYPE  what-if: dynamic_reclaim on for TYPE (6.11+)",
 	"--periodic-reclaim TYPE  what-if: periodic_reclaim on for TYPE (6.11+)",
+	"--reclaim-marked START[,START...]  what-if: these block groups are on the kernel's",
+	"                   reclaim list (marked by frees made since): where their relocation",
+	"                   puts the bytes, the block groups and unallocated space after",
 	"--fail-below data=SIZE,metadata=SIZE",
 	"                   exit 3 when a type's writable bytes are below its limit",
 	HELPINFO_UNITS_SHORT_LONG,
@@ -78,6 +81,7 @@ enum {
 	OPT_RECLAIM_THRESHOLD,
 	OPT_DYNAMIC_RECLAIM,
 	OPT_PERIODIC_RECLAIM,
+	OPT_RECLAIM_MARKED,
 };
 
 static const struct option forecast_longopts[] = {
@@ -96,6 +100,7 @@ static const struct option forecast_longopts[] = {
 	{ "reclaim-threshold", required_argument, NULL, OPT_RECLAIM_THRESHOLD },
 	{ "dynamic-reclaim", required_argument, NULL, OPT_DYNAMIC_RECLAIM },
 	{ "periodic-reclaim", required_argument, NULL, OPT_PERIODIC_RECLAIM },
+	{ "reclaim-marked", required_argument, NULL, OPT_RECLAIM_MARKED },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -358,6 +363,30 @@ static int parse_reclaim(int opt, const char *arg, struct forecast_options *fc)
 	return 0;
 }
 
+/* --reclaim-marked START[,START...]: logical starts, once */
+static int parse_reclaim_marked(const char *arg, struct forecast_options *fc)
+{
+	const char *p = arg;
+
+	if (fc->nr_reclaim_marked)
+		return -EINVAL;
+	for (;;) {
+		char buf[32];
+		size_t len = strcspn(p, ",");
+
+		if (!len || len >= sizeof(buf) ||
+		    fc->nr_reclaim_marked == FORECAST_MAX_RECLAIM_MARKED)
+			return -EINVAL;
+		memcpy(buf, p, len);
+		buf[len] = 0;
+		if (parse_u64(buf, &fc->reclaim_marked[fc->nr_reclaim_marked++]))
+			return -EINVAL;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
 static int forecast_option(int opt, const char *arg, void *ctx)
 {
 	struct forecast_args *a = ctx;
@@ -397,6 +426,8 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 	case OPT_DYNAMIC_RECLAIM:
 	case OPT_PERIODIC_RECLAIM:
 		return parse_reclaim(opt, arg, &a->fc);
+	case OPT_RECLAIM_MARKED:
+		return parse_reclaim_marked(arg, &a->fc);
 	case OPT_WORKLOAD:
 		for (w = 0; w < FORECAST_NR_WORKLOADS; w++) {
 			if (strcmp(arg, forecast_workload_name(w)))
@@ -720,6 +751,24 @@ static void print_reclaim_plan(struct fmt_ctx *fctx, const struct btrfs_reclaim_
 				 p->on_free, p->nr_on_free);
 	fmt_u64(fctx, "below_unswept", "Below the threshold, never marked",
 		p->nr_below_unswept);
+	fmt_u64(fctx, "above_swept", "At or above it, periodic: a sweep's once below",
+		p->nr_above_swept);
+}
+
+/* The reclaim list replayed: where the relocations put the bytes */
+static void print_reclaim_after(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
+{
+	const struct forecast_reclaim_after *ra = &fc->reclaim_after;
+
+	if (!ra->present)
+		return;
+	fmt_group_start(fctx, "after", "At the next reclaim run (relocation replayed)");
+	print_u64_list(fctx, "list", "On the reclaim list, in order", ra->list, ra->nr_list);
+	print_u64_list(fctx, "skipped", "Left when checked again", ra->skipped, ra->nr_skipped);
+	fmt_size(fctx, "moved_bytes", "Bytes moved", ra->res.moved_bytes);
+	fmt_bool(fctx, "completes", "No ENOSPC", ra->res.ret == 0);
+	print_reloc(fctx, fc, &ra->res);
+	fmt_group_end(fctx);
 }
 
 /*
@@ -748,6 +797,7 @@ static void print_reclaim(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 			print_reclaim_plan(fctx, &fc->reclaim[i], fc->reclaim_source[i]);
 		fmt_group_end(fctx);
 	}
+	print_reclaim_after(fctx, fc);
 	fmt_group_end(fctx);
 }
 
@@ -909,6 +959,29 @@ static int check_reclaim_kernel(const struct forecast_options *fc)
 			return -EINVAL;
 		}
 	}
+	if (fc->nr_reclaim_marked && fc->kernel_version < BTRFS_RECLAIM_THRESHOLD_KERNEL) {
+		error("--reclaim-marked needs kernel " BTRFS_RECLAIM_THRESHOLD_KERNEL_STR
+		      " or later");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --reclaim-marked names block groups by their logical start */
+static int check_reclaim_marked(const struct btrfs_fs_info *fs_info,
+				const struct forecast_options *fc)
+{
+	const struct btrfs_block_group *bg;
+	u32 i;
+
+	for (i = 0; i < fc->nr_reclaim_marked; i++) {
+		bg = btrfs_lookup_block_group(fs_info, fc->reclaim_marked[i]);
+		if (!bg || bg->start != fc->reclaim_marked[i]) {
+			error("--reclaim-marked: no block group starts at %llu",
+			      (unsigned long long)fc->reclaim_marked[i]);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -918,7 +991,7 @@ static int forecast_report(struct btrfs_fs_info *fs_info, const struct cmd_optio
 	struct forecast_ctx *c = ctx;
 	struct report_options ropts;
 
-	if (check_reclaim_kernel(&c->args.fc))
+	if (check_reclaim_kernel(&c->args.fc) || check_reclaim_marked(fs_info, &c->args.fc))
 		return EXIT_USAGE;
 	report_options_init(&ropts);
 	ropts.kernel_version = c->args.fc.kernel_version;

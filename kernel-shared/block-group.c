@@ -818,7 +818,7 @@ const char *btrfs_reclaim_when_name(enum btrfs_reclaim_when when)
 	return reclaim_when_names[when];
 }
 
-static enum btrfs_space_index bg_space_index(u64 flags)
+enum btrfs_space_index btrfs_bg_space_index(u64 flags)
 {
 	if ((flags & BTRFS_BLOCK_GROUP_DATA) && (flags & BTRFS_BLOCK_GROUP_METADATA))
 		return BTRFS_SPACE_MIXED;
@@ -882,8 +882,16 @@ static void reclaim_classify(const struct btrfs_block_group *bg,
 	if (bg->ro || bg->used == 0 || thresh == 0)
 		return;
 	if (bg->used >= thresh) {
-		reclaim_add(plan->on_free, &plan->nr_on_free, bg, BTRFS_RECLAIM_ON_FREE,
-			    bg->used - thresh + 1);
+		/*
+		 * With periodic reclaim a free only counts its bytes toward
+		 * periodic_reclaim_ready (btrfs_update_block_group() of 6.11 to
+		 * 6.18): no free marks it, a sweep takes it once below
+		 */
+		if (plan->knobs.periodic_reclaim)
+			plan->nr_above_swept++;
+		else
+			reclaim_add(plan->on_free, &plan->nr_on_free, bg, BTRFS_RECLAIM_ON_FREE,
+				    bg->used - thresh + 1);
 		return;
 	}
 	if (!plan->sweeps) {
@@ -921,13 +929,14 @@ int btrfs_plan_reclaim(const struct btrfs_fs_info *fs_info, enum btrfs_space_ind
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
-		if (bg_space_index(fs_info->block_groups[i].flags) == index)
+		if (btrfs_bg_space_index(fs_info->block_groups[i].flags) == index)
 			reclaim_classify(&fs_info->block_groups[i], plan);
 	qsort(plan->sweep, plan->nr_sweep, sizeof(*plan->sweep), reclaim_cmp);
 	/*
 	 * btrfs_reclaim_bgs_work() checks each again when it comes to it: the
 	 * bytes relocated before may have gone into it and lifted it to the
-	 * threshold (where they go is the allocator's, not modelled here)
+	 * threshold (forecast's reclaim replay, btrfs_reloc_reclaim(), says
+	 * where they go)
 	 */
 	for (i = 1; i < plan->nr_sweep; i++)
 		plan->sweep[i].may_be_skipped = true;

@@ -71,8 +71,11 @@ struct btrfs_reclaim_plan {
 	struct btrfs_reclaim_candidate *on_free;	/* marked by a later free */
 	u32 nr_on_free;
 	u32 nr_below_unswept;		/* below the threshold, no sweep to take them */
+	u32 nr_above_swept;		/* periodic: at or above it, a sweep's once below */
 };
 
+/* The space info of a block group's flags (mixed: both bits) */
+enum btrfs_space_index btrfs_bg_space_index(u64 flags);
 const char *btrfs_reclaim_when_name(enum btrfs_reclaim_when when);
 int btrfs_plan_reclaim(const struct btrfs_fs_info *fs_info, enum btrfs_space_index index,
 		       const struct btrfs_space_info *sinfo, u64 free_chunk_space,

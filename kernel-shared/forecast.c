@@ -1053,6 +1053,28 @@ static void reclaim_knobs(const struct space_report *report,
 		fc->reclaim_source[i] = "what-if options";
 }
 
+/*
+ * free_chunk_space as the cleaner's reclaim finds it: the unused block
+ * groups it deletes first (btrfs_delete_unused_bgs() before
+ * btrfs_reclaim_bgs()) have given their stripes back (btrfs_remove_chunk())
+ */
+static u64 reclaim_unallocated(const struct btrfs_fs_info *fs_info,
+			       const struct btrfs_reserve_state *st,
+			       const struct btrfs_forecast *fc)
+{
+	u64 bytes = st->free_chunk_space;
+	u32 i;
+
+	for (i = 0; i < fc->nr_unused_bgs; i++) {
+		const struct btrfs_block_group *bg;
+
+		bg = btrfs_lookup_block_group(fs_info, fc->unused_bgs[i]);
+		if (bg && bg->map)
+			bytes += bg->map->stripe_size * bg->map->num_stripes;
+	}
+	return bytes;
+}
+
 static int forecast_reclaim(const struct space_report *report,
 			    const struct forecast_options *opts, struct btrfs_forecast *fc)
 {
@@ -1078,10 +1100,105 @@ static int forecast_reclaim(const struct space_report *report,
 			continue;
 		reclaim_knobs(report, opts, i, fc, &k);
 		ret = btrfs_plan_reclaim(fs_info, i, &fs_info->space_info[i],
-					 st->free_chunk_space, chunk_size, &k,
+					 reclaim_unallocated(fs_info, st, fc), chunk_size, &k,
 					 &fc->reclaim[i]);
 		if (ret)
 			return ret;
+	}
+	return 0;
+}
+
+/* One block group onto the list, with its space info's threshold in bytes */
+static void reclaim_list_add(const struct btrfs_forecast *fc, struct forecast_reclaim_after *ra,
+			     const struct btrfs_block_group *bg)
+{
+	const struct btrfs_reclaim_plan *p = &fc->reclaim[btrfs_bg_space_index(bg->flags)];
+	u32 i;
+
+	for (i = 0; i < ra->nr_list; i++)
+		if (ra->list[i] == bg->start)
+			return;
+	ra->list[ra->nr_list] = bg->start;
+	/* mult_perc(); a space info without a plan has reclaim off */
+	ra->thresh[ra->nr_list++] = p->present ? bg->length * p->thresh_pct / 100 : 0;
+}
+
+static u64 reclaim_list_used(const struct btrfs_fs_info *fs_info, u64 start)
+{
+	const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, start);
+
+	return bg ? bg->used : 0;
+}
+
+/*
+ * btrfs_reclaim_bgs_work()'s list: the block groups frees marked
+ * (--reclaim-marked, in the order given), then each space info's sweep
+ * candidates, then list_sort() by used, a stable sort.
+ */
+static int reclaim_list(const struct btrfs_fs_info *fs_info,
+			const struct forecast_options *opts, struct btrfs_forecast *fc)
+{
+	struct forecast_reclaim_after *ra = &fc->reclaim_after;
+	u32 n = fs_info->nr_block_groups, i, j;
+
+	ra->list = calloc(n ? n : 1, sizeof(u64));
+	ra->thresh = calloc(n ? n : 1, sizeof(u64));
+	ra->skipped = calloc(n ? n : 1, sizeof(u64));
+	if (!ra->list || !ra->thresh || !ra->skipped)
+		return -ENOMEM;
+	for (i = 0; i < opts->nr_reclaim_marked; i++) {
+		const struct btrfs_block_group *bg;
+
+		bg = btrfs_lookup_block_group(fs_info, opts->reclaim_marked[i]);
+		if (!bg || bg->start != opts->reclaim_marked[i])
+			return -ENOENT;
+		reclaim_list_add(fc, ra, bg);
+	}
+	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++)
+		for (j = 0; fc->reclaim[i].present && j < fc->reclaim[i].nr_sweep; j++)
+			reclaim_list_add(fc, ra, btrfs_lookup_block_group(fs_info,
+						fc->reclaim[i].sweep[j].start));
+	for (i = 1; i < ra->nr_list; i++) {
+		u64 s = ra->list[i], t = ra->thresh[i];
+		u64 used = reclaim_list_used(fs_info, s);
+
+		for (j = i; j > 0 && reclaim_list_used(fs_info, ra->list[j - 1]) > used; j--) {
+			ra->list[j] = ra->list[j - 1];
+			ra->thresh[j] = ra->thresh[j - 1];
+		}
+		ra->list[j] = s;
+		ra->thresh[j] = t;
+	}
+	return 0;
+}
+
+/*
+ * Where the reclaim's relocations put the bytes: the list through
+ * relocation.c, each block group checked again when reached
+ */
+static int forecast_reclaim_after(const struct space_report *report,
+				  const struct forecast_options *opts, struct btrfs_forecast *fc)
+{
+	struct forecast_reclaim_after *ra = &fc->reclaim_after;
+	u32 i, j;
+	int ret;
+
+	ret = reclaim_list(report->fs_info, opts, fc);
+	if (ret || !ra->nr_list)
+		return ret;
+	ra->present = true;
+	/* the cleaner deletes the unused block groups before it queues the work */
+	ret = btrfs_reloc_reclaim(report, opts->kernel_version, fc->unused_bgs,
+				  fc->nr_unused_bgs, ra->list, ra->thresh, ra->nr_list, &ra->res);
+	if (ret)
+		return ret;
+	for (i = 0; i < ra->nr_list; i++) {
+		bool tried = false;
+
+		for (j = 0; j < ra->res.nr_selected; j++)
+			tried |= ra->res.selected[j] == ra->list[i];
+		if (!tried)
+			ra->skipped[ra->nr_skipped++] = ra->list[i];
 	}
 	return 0;
 }
@@ -1132,6 +1249,8 @@ int btrfs_build_forecast(const struct space_report *report,
 		ret = btrfs_forecast_shrink(report, opts, &fc->shrink);
 	if (!ret)
 		ret = forecast_reclaim(report, opts, fc);
+	if (!ret && fc->reclaim_modelled)
+		ret = forecast_reclaim_after(report, opts, fc);
 	return ret;
 }
 
@@ -1154,6 +1273,10 @@ void btrfs_free_forecast(struct btrfs_forecast *fc)
 		btrfs_free_reclaim_plan(&fc->reclaim[i]);
 	btrfs_free_forecast_balance(&fc->balance);
 	btrfs_free_reloc_result(&fc->shrink.res);
+	free(fc->reclaim_after.list);
+	free(fc->reclaim_after.thresh);
+	free(fc->reclaim_after.skipped);
+	btrfs_free_reloc_result(&fc->reclaim_after.res);
 	memset(fc, 0, sizeof(*fc));
 }
 

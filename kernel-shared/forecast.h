@@ -81,6 +81,21 @@ struct forecast_balance {
 	struct btrfs_reloc_result res;	/* relocation.c's account: chunks, block groups */
 };
 
+/*
+ * What the kernel's reclaim relocates at its next run (formulas.md 21.14):
+ * the reclaim list (--reclaim-marked, then the sweep candidates, sorted by
+ * used) through relocation.c, each checked again when reached
+ */
+struct forecast_reclaim_after {
+	bool present;
+	u64 *list;			/* the reclaim list, in the order walked */
+	u64 *thresh;			/* each one's threshold in bytes */
+	u32 nr_list;
+	u64 *skipped;			/* checked again and left: at or above it, empty */
+	u32 nr_skipped;
+	struct btrfs_reloc_result res;
+};
+
 /* The device remove / shrink what-if (--remove DEVID, --resize DEVID:SIZE) */
 struct forecast_shrink {
 	bool present;
@@ -117,6 +132,9 @@ enum forecast_workload {
 
 const char *forecast_workload_name(enum forecast_workload w);
 
+/* --reclaim-marked: the block groups a command line names at most */
+#define FORECAST_MAX_RECLAIM_MARKED	64
+
 struct forecast_options {
 	u32 kernel_version;
 	enum forecast_workload workload;	/* --workload */
@@ -138,6 +156,8 @@ struct forecast_options {
 	bool dynamic_reclaim_set[BTRFS_NR_SPACE_INFOS];
 	bool periodic_reclaim_set[BTRFS_NR_SPACE_INFOS];
 	struct btrfs_reclaim_knobs reclaim[BTRFS_NR_SPACE_INFOS];
+	u64 reclaim_marked[FORECAST_MAX_RECLAIM_MARKED];	/* --reclaim-marked */
+	u32 nr_reclaim_marked;
 };
 
 struct btrfs_forecast {
@@ -168,6 +188,7 @@ struct btrfs_forecast {
 	bool reclaim_modelled;		/* the kernel has per-space-info reclaim */
 	struct btrfs_reclaim_plan reclaim[BTRFS_NR_SPACE_INFOS];
 	const char *reclaim_source[BTRFS_NR_SPACE_INFOS];
+	struct forecast_reclaim_after reclaim_after;
 };
 
 void forecast_options_init(struct forecast_options *opts);

@@ -1488,3 +1488,60 @@ out:
 	reloc_release(&rc);
 	return ret;
 }
+
+/*
+ * btrfs_reclaim_bgs_work() (block-group.c, 6.18) on the kernel's reclaim
+ * list, @starts in the list's order (reclaim_bgs_cmp(): by used): each
+ * block group checked again when the walk reaches it, with used as the
+ * relocations before it left it.  Skipped when read-only, empty (the
+ * unused path takes it) or no longer below @thresh[i] bytes
+ * (should_reclaim_block_group(bg, bg->length)); else relocated within its
+ * profile by btrfs_relocate_chunk().  The pinned and reserved bytes it
+ * also checks are 0 on a committed filesystem.  An -ENOSPC one is counted
+ * and the walk goes on (periodic reclaim does not retry it).  @gone: the
+ * empty block groups btrfs_delete_unused_bgs() removes first, in the same
+ * cleaner run; their dev extents free at the first relocation's commit.
+ */
+int btrfs_reloc_reclaim(const struct space_report *report, u32 kernel_version,
+			const u64 *gone, u32 nr_gone, const u64 *starts, const u64 *thresh,
+			u32 nr, struct btrfs_reloc_result *res)
+{
+	struct reloc rc;
+	u32 i, b;
+	int ret;
+
+	ret = reloc_init(&rc, report, kernel_version, res);
+	if (ret)
+		goto out;
+	for (i = 0; i < nr_gone; i++) {
+		struct reloc_bg *bg = lookup_bg(&rc, gone[i], &b);
+
+		if (!bg || bg->start != gone[i] || bg->used)
+			continue;
+		bg->removed = true;
+		ret = remove_chunk(&rc, bg->map);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		struct reloc_bg *bg = lookup_bg(&rc, starts[i], &b);
+
+		if (!bg || bg->start != starts[i] || bg->ro || bg->used == 0 ||
+		    bg->used >= thresh[i])
+			continue;
+		if (++rc.steps > RELOC_MAX_STEPS)
+			break;
+		ret = relocate_one(&rc, b, alloc_flags(&rc, bg->flags, NULL));
+		if (ret == -ENOSPC)
+			res->ret = -ENOSPC;
+		else if (ret)
+			goto out;
+	}
+	ret = 0;
+	fill_after(&rc);
+	if (!res->bgs)
+		ret = -ENOMEM;
+out:
+	reloc_release(&rc);
+	return ret;
+}

@@ -66,4 +66,14 @@ int btrfs_reloc_shrink(const struct space_report *report, u32 kernel_version,
 		       u64 devid, u64 new_size, bool remove,
 		       struct btrfs_reloc_result *res, const char **refused);
 
+/*
+ * A cleaner run: btrfs_delete_unused_bgs() on @gone, then
+ * btrfs_reclaim_bgs_work() on the kernel's reclaim list (@starts, in its
+ * order; @thresh: each one's threshold in bytes), each checked again when
+ * reached, then relocated within its profile or skipped
+ */
+int btrfs_reloc_reclaim(const struct space_report *report, u32 kernel_version,
+			const u64 *gone, u32 nr_gone, const u64 *starts, const u64 *thresh,
+			u32 nr, struct btrfs_reloc_result *res);
+
 #endif

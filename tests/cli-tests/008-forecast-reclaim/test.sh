@@ -46,8 +46,16 @@ expect "data=90 periodic" '.forecast.reclaim.data.urgent' true
 expect "data=90 periodic" '[.forecast.reclaim.data.sweep[] | [.start, .used, .when, .may_be_skipped]]' \
 	'[[318963712,737280,"first sweep (urgent)",false]]'
 expect "data=90 periodic" '.forecast.reclaim.data.sweep_bytes' 737280
-expect "data=90 periodic" '[.forecast.reclaim.data.on_free[] | [.start, .free_to_mark]]' \
-	'[[788725760,13421774]]'
+# with periodic reclaim a free marks nothing (6.11 to 6.18): 788725760 waits for a sweep
+expect "data=90 periodic" '.forecast.reclaim.data.on_free' '[]'
+expect "data=90 periodic" '.forecast.reclaim.data.above_swept' 1
+# the sweep's list replayed through relocation.c: 318963712 relocated, its
+# 720 KiB somewhere else, every used byte kept
+expect "data=90 periodic" '.forecast.reclaim.after | [.list, .skipped, .relocated, .moved_bytes]' \
+	'[[318963712],[],[318963712],737280]'
+expect "data=90 periodic" '[.forecast.reclaim.after.block_groups_after[] | select(.start == 318963712)]' '[]'
+expect "data=90 periodic" '[.forecast.reclaim.after.block_groups_after[] | select(.type == "DATA") | .used] | add' \
+	"$((737280 + 209715200))"
 expect "data=90 periodic" '.forecast.reclaim.data.knobs_from' '"what-if options"'
 expect "data=90 periodic" '.forecast.reclaim.metadata.knobs_from' '"kernel defaults"'
 expect "data=90 periodic" '.forecast.reclaim.metadata.threshold_pct' 0
@@ -56,7 +64,14 @@ expect "data=90 periodic" '.forecast.reclaim.metadata.threshold_pct' 0
 reclaim --reclaim-threshold data=90 "$@"
 expect "data=90" '.forecast.reclaim.data.sweep' '[]'
 expect "data=90" '.forecast.reclaim.data.below_unswept' 1
-expect "data=90" '[.forecast.reclaim.data.on_free[] | .start]' '[788725760]'
+expect "data=90" '[.forecast.reclaim.data.on_free[] | [.start, .free_to_mark]]' '[[788725760,13421774]]'
+expect "data=90" '.forecast.reclaim.after' null
+
+# --reclaim-marked: on the kernel's list, checked again when reached:
+# 788725760 (200 MiB, not below 90 %) is left, 318963712 relocated
+reclaim --reclaim-threshold data=90 --reclaim-marked 788725760,318963712 "$@"
+expect "marked" '.forecast.reclaim.after | [.list, .skipped, .relocated]' \
+	'[[318963712,788725760],[788725760],[318963712]]'
 
 # kernel defaults: off everywhere
 reclaim "$@"
@@ -113,7 +128,8 @@ for t, k in knobs.items():
         if not thresh:
             continue
         if bg["used"] >= thresh:
-            on_free.append([bg["start"], bg["used"] - thresh + 1])
+            if not k.get("periodic-reclaim"):
+                on_free.append([bg["start"], bg["used"] - thresh + 1])
         elif sweeps:
             sweep.append([bg["used"], bg["start"]])
     sweep = [s for _, s in sorted(sweep)]
@@ -133,7 +149,9 @@ reclaim --kernel 5.15 "$@"
 expect "5.15" '.forecast.reclaim' null
 for bad in "--kernel 6.6 --dynamic-reclaim data" "--kernel 5.15 --reclaim-threshold data=60" \
 	   "--reclaim-threshold data=101" "--reclaim-threshold foo=5" \
-	   "--reclaim-threshold data" "--periodic-reclaim bogus"; do
+	   "--reclaim-threshold data" "--periodic-reclaim bogus" \
+	   "--reclaim-marked 12345" "--reclaim-marked 318963712," \
+	   "--kernel 5.15 --reclaim-marked 318963712"; do
 	# shellcheck disable=SC2086
 	run_mustfail_code 2 "bad reclaim option '$bad'" "$BTRFS_SPACE" forecast $bad "$@"
 done

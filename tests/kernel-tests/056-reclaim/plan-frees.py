@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
-# plan-frees.py LIVE.json BG.json EXTENTS: check forecast's live reclaim
+# plan-frees.py [--empty] LIVE.json BG.json EXTENTS: check forecast's live reclaim
 # prediction against the rule recomputed from the block groups (on_free:
 # used >= length * pct / 100, free_to_mark = used - thresh + 1), then
 # choose the files to delete: from the first on_free block group, files
 # lying wholly in it until free_to_mark bytes are freed with some used
 # left ("expect START"); from a second one, one file freeing less than its
-# free_to_mark (the control).  Prints every figure, then "delete FILE"
-# lines and one "expect START" line.
+# free_to_mark (the control, "control_delete FILE" lines: deleted after
+# the target's relocation).  Prints every figure, then "delete FILE"
+# lines and one "expect START" line.  --empty: every file of the target
+# is deleted (the free that takes used to 0 moves it to the unused list):
+# "expect" is then empty and "gone START" names it.
 import json
 import sys
+
+empty = len(sys.argv) > 1 and sys.argv[1] == "--empty"
+if empty:
+    del sys.argv[1]
 
 rc = json.load(open(sys.argv[1]))["forecast"]["reclaim"]["data"]
 bgs = [b for b in json.load(open(sys.argv[2]))["block_groups"] if b["type_name"] == "DATA"]
@@ -48,11 +55,11 @@ target = control = None
 for b, need, mine, sizes in chosen:
     freed, dels = 0, []
     for f in mine:
-        if freed >= need:
+        if freed >= need and not empty:
             break
         dels.append(f)
         freed += sizes[f]
-    if target is None and freed >= need and b["used"] - freed > 0:
+    if target is None and freed >= need and (b["used"] - freed > 0) != empty:
         target = (b, need, dels, freed)
     elif control is None and mine and sizes[mine[0]] < need:
         control = (b, need, mine[:1], sizes[mine[0]])
@@ -65,6 +72,11 @@ for what, (b, need, dels, freed) in (("target", target), ("control", control)):
     print("%s: block group %d used %d, free_to_mark %d, deleting %s (%d bytes)" %
           (what, b["start"], b["used"], need, " ".join(dels), freed))
     for f in dels:
-        print("delete %s" % f)
-print("expect %d" % target[0]["start"])
+        print("%s %s" % ("delete" if what == "target" else "control_delete", f))
+if empty:
+    print("expect ")
+    print("gone %d" % target[0]["start"])
+else:
+    print("expect %d" % target[0]["start"])
+print("target %d" % target[0]["start"])
 sys.exit(0 if ok else 1)

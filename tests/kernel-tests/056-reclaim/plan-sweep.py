@@ -1,39 +1,47 @@
 #!/usr/bin/env python3
-# plan-sweep.py LIVE.json EXTENTS: the periodic sweep case.  The live
-# forecast (threshold 60, periodic on) must list sweep candidates, the
-# first not may_be_skipped, and say urgent (else the first sweep marks
-# only: "skip" is printed).  To make the space info ready, every file of
-# the first on_free block group is deleted: at least chunk_size bytes must
-# go.  Prints every figure, "delete FILE" lines, "first START" and
-# "allowed START..." (the sweep list: a later one may be skipped).
+# plan-sweep.py LIVE.json BG.json EXTENTS: the periodic sweep case.  The
+# live forecast (threshold 60, periodic on) must list no on_free block
+# group (with periodic reclaim a free marks nothing, 6.11 to 6.18) and as
+# sweep candidates the data block groups below 60 %, by used; it counts
+# the ones at or above in above_swept.  Two full data block groups are
+# chosen, A and B: deleting all files of one makes the space info ready
+# (a block group's length is at least chunk_size here) and the cleaner
+# deletes it before it sweeps.  Prints every figure, "delete_a FILE",
+# "delete_b FILE", "a START", "b START" and "first START".
 import json
 import sys
 
 rc = json.load(open(sys.argv[1]))["forecast"]["reclaim"]["data"]
+bgs = [b for b in json.load(open(sys.argv[2]))["block_groups"] if b["type_name"] == "DATA"]
 files = {}
-for line in open(sys.argv[2]):
+for line in open(sys.argv[3]):
     parts = line.split()
     files[parts[0]] = [(int(parts[i]), int(parts[i + 1])) for i in range(1, len(parts), 2)]
-sweep = rc["sweep"]
+sweep = [c["start"] for c in rc["sweep"]]
+want = [b["start"] for b in sorted((b for b in bgs if b["used"] and
+                                    b["used"] < b["length"] * 60 // 100),
+                                   key=lambda b: b["used"])]
+above = len([b for b in bgs if b["used"] >= b["length"] * 60 // 100])
 print("live: threshold %d %%, periodic %s, urgent %s, chunk %d" %
       (rc["threshold_pct"], rc["periodic"], rc["urgent"], rc["chunk_size"]))
-print("sweep predicted: %s" % [[c["start"], c["used"], c["when"], c["may_be_skipped"]] for c in sweep])
-if not rc["urgent"]:
-    print("skip: not urgent, the first sweep only marks")
-    sys.exit(0)
-if not sweep or sweep[0]["may_be_skipped"] or rc["threshold_pct"] != 60 or not rc["periodic"]:
-    print("no sweep candidate as expected")
+print("sweep predicted %s, recomputed %s; on_free %s; above_swept %d, recomputed %d" %
+      (sweep, want, rc["on_free"], rc["above_swept"], above))
+ok = (rc["threshold_pct"] == 60 and rc["periodic"] and not rc["on_free"] and sweep == want and
+      rc["above_swept"] == above and len(sweep) >= 1)
+full = [b for b in bgs if b["used"] == b["length"]]
+if len(full) < 2 or full[0]["length"] < rc["chunk_size"]:
+    print("no two full block groups of at least chunk_size")
     sys.exit(1)
-b = rc["on_free"][0]
-mine = [f for f, e in files.items() if e and
-        all(b["start"] <= s and s + n <= b["start"] + b["length"] for s, n in e)]
-freed = sum(n for f in mine for _, n in files[f])
-print("ready: deleting %s from %d (%d bytes, chunk %d)" % (" ".join(sorted(mine)), b["start"],
-                                                          freed, rc["chunk_size"]))
-if freed < rc["chunk_size"]:
-    print("not enough to free")
-    sys.exit(1)
-for f in mine:
-    print("delete %s" % f)
-print("first %d" % sweep[0]["start"])
-print("allowed %s" % " ".join(str(c["start"]) for c in sweep))
+for name, b in (("a", full[0]), ("b", full[1])):
+    mine = sorted(f for f, e in files.items() if e and
+                  all(b["start"] <= s and s + n <= b["start"] + b["length"] for s, n in e))
+    freed = sum(n for f in mine for _, n in files[f])
+    print("%s: block group %d, deleting %s (%d bytes)" % (name, b["start"], " ".join(mine), freed))
+    if freed != b["used"]:
+        print("its files do not hold all of it")
+        ok = False
+    for f in mine:
+        print("delete_%s %s" % (name, f))
+    print("%s %d" % (name, b["start"]))
+print("first %d" % sweep[0] if sweep else "first none")
+sys.exit(0 if ok else 1)
