@@ -1322,3 +1322,545 @@ out:
 	free(st);
 	return ret;
 }
+
+/* ---- the commit model: heads in run order, copies at free places -------- */
+
+struct btrfs_key btrfs_tree_block_item_key(const struct btrfs_fs_info *fs_info, u64 bytenr,
+					   u64 level)
+{
+	struct btrfs_key key = { .objectid = bytenr };
+
+	key.type = tree_block_key(fs_info, level, &key.offset);
+	return key;
+}
+
+u32 btrfs_tree_block_item_size(const struct btrfs_fs_info *fs_info)
+{
+	return tree_block_item_size(fs_info);
+}
+
+int btrfs_tree_sim_result(struct btrfs_tree_sim *ts, int ret)
+{
+	if (ret == 1)
+		ts->inexact = true;
+	return ret < 0 ? ret : 0;
+}
+
+static bool head_before(const struct btrfs_head_run *a, const struct btrfs_head_run *b)
+{
+	if (a->pass != b->pass)
+		return a->pass < b->pass;
+	return a->bytenr < b->bytenr;
+}
+
+int btrfs_head_queue_push(struct btrfs_head_queue *q, u64 bytenr, u8 kind, u8 level, u32 arg)
+{
+	struct btrfs_head_run h = {
+		.bytenr = bytenr, .pass = q->pass + (bytenr < q->cursor),
+		.arg = arg, .kind = kind, .level = level,
+	};
+	u32 i;
+
+	if (array_grow((void **)&q->heap, q->nr, &q->cap, sizeof(*q->heap)))
+		return -ENOMEM;
+	for (i = q->nr++; i && head_before(&h, &q->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		q->heap[i] = q->heap[(i - 1) / 2];
+	q->heap[i] = h;
+	return 0;
+}
+
+struct btrfs_head_run btrfs_head_queue_pop(struct btrfs_head_queue *q)
+{
+	struct btrfs_head_run top = q->heap[0], last = q->heap[--q->nr];
+	u32 i = 0, c;
+
+	while ((c = 2 * i + 1) < q->nr) {
+		if (c + 1 < q->nr && head_before(&q->heap[c + 1], &q->heap[c]))
+			c++;
+		if (!head_before(&q->heap[c], &last))
+			break;
+		q->heap[i] = q->heap[c];
+		i = c;
+	}
+	if (q->nr)
+		q->heap[i] = last;
+	q->cursor = top.bytenr;
+	q->pass = top.pass;
+	return top;
+}
+
+void btrfs_head_queue_run_end(struct btrfs_head_queue *q)
+{
+	q->cursor = 0;
+}
+
+void btrfs_head_queue_release(struct btrfs_head_queue *q)
+{
+	free(q->heap);
+	memset(q, 0, sizeof(*q));
+}
+
+enum commit_head_kind {
+	HEAD_CALLER,			/* feed->run_head(arg) */
+	HEAD_BLOCK_ADD,			/* the item of copies[arg] goes in */
+	HEAD_BLOCK_DROP,		/* an original's goes out */
+};
+
+struct block_copy {
+	u64 place;
+	u8 tree;			/* enum btrfs_commit_tree of the original, or NR */
+	bool cancelled;			/* freed before its head ran: ADD and DROP cancel */
+	bool ran;			/* its ADD head ran */
+};
+
+/* What has been taken from one tree simulation so far */
+struct sim_mark {
+	struct btrfs_tree_sim *ts;
+	u64 new_blocks;			/* splits and new roots */
+	u32 freed;			/* freed_starts */
+	u64 freed_new;			/* leaves freed that splits had made */
+	u64 changes;			/* ts->changes when its leaves were last looked at, + 1 */
+};
+
+struct btrfs_commit {
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_commit_feed feed;
+	struct btrfs_head_queue heads;
+	struct u64_index copied;	/* original -> copies[] */
+	struct block_copy *copies;
+	u32 nr_copies;
+	u32 cap_copies;
+	u32 *fresh;			/* copies[] of the blocks with no original */
+	u32 nr_fresh;
+	u32 cap_fresh;
+	u64 *places;			/* the lowest free places, handed out in order */
+	u32 nr_places;
+	u32 cap_places;
+	u32 next_place;
+	struct u64_set dirty_bgs;	/* block groups whose free space changed, in order */
+	u64 tree_copies[BTRFS_COMMIT_NR_TREES + 1];	/* image blocks copied; subvolumes last */
+	bool no_fst;			/* free space changed without a free space tree */
+	struct sim_mark *marks;
+	u32 nr_marks;
+	u32 budget;			/* copies before the model gives up */
+	bool stopped;			/* out of places or budget: inexact */
+};
+
+/* The cow-only tree a root is (enum btrfs_commit_tree), or NR for a subvolume */
+static u8 commit_tree_of(u64 objectid)
+{
+	switch (objectid) {
+	case BTRFS_EXTENT_TREE_OBJECTID:
+		return BTRFS_COMMIT_EXTENT;
+	case BTRFS_CSUM_TREE_OBJECTID:
+		return BTRFS_COMMIT_CSUM;
+	case BTRFS_FREE_SPACE_TREE_OBJECTID:
+		return BTRFS_COMMIT_FREE_SPACE;
+	case BTRFS_BLOCK_GROUP_TREE_OBJECTID:
+		return BTRFS_COMMIT_BLOCK_GROUP;
+	case BTRFS_ROOT_TREE_OBJECTID:
+		return BTRFS_COMMIT_ROOT;
+	case BTRFS_DEV_TREE_OBJECTID:
+		return BTRFS_COMMIT_DEV;
+	default:
+		return BTRFS_COMMIT_NR_TREES;
+	}
+}
+
+/* The next free place; 1 when the metadata block groups have none left */
+static int take_place(struct btrfs_commit *cm, u64 *place)
+{
+	if (cm->next_place == cm->nr_places) {
+		u32 want = cm->nr_places ? 2 * cm->nr_places : 256;
+		int ret;
+
+		if (want <= cm->nr_places)
+			return -ENOMEM;
+		ret = btrfs_free_block_places(cm->fs_info, want, cm->feed.place_taken,
+					      cm->feed.ctx, &cm->places, &cm->nr_places,
+					      &cm->cap_places);
+		if (ret)
+			return ret;
+		if (cm->next_place >= cm->nr_places)
+			return 1;
+	}
+	*place = cm->places[cm->next_place++];
+	return 0;
+}
+
+/* A block new in the transaction: a place, and its ADD head */
+static int commit_new_block(struct btrfs_commit *cm, u8 level, u32 *index)
+{
+	struct block_copy *c;
+	u64 place;
+	int ret;
+
+	if (cm->stopped)
+		return 0;
+	if (cm->nr_copies >= cm->budget) {
+		cm->stopped = true;
+		return 0;
+	}
+	ret = take_place(cm, &place);
+	if (ret == 1)
+		cm->stopped = true;
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (array_grow((void **)&cm->copies, cm->nr_copies, &cm->cap_copies, sizeof(*cm->copies)))
+		return -ENOMEM;
+	c = &cm->copies[cm->nr_copies];
+	*c = (struct block_copy){ .place = place, .tree = BTRFS_COMMIT_NR_TREES };
+	if (index) {
+		*index = cm->nr_copies;
+	} else {
+		if (array_grow((void **)&cm->fresh, cm->nr_fresh, &cm->cap_fresh, sizeof(*cm->fresh)))
+			return -ENOMEM;
+		cm->fresh[cm->nr_fresh++] = cm->nr_copies;
+	}
+	return btrfs_head_queue_push(&cm->heads, place, HEAD_BLOCK_ADD, level, cm->nr_copies++);
+}
+
+static bool was_copied(const struct btrfs_commit *cm, u64 orig, u64 *index)
+{
+	u64 unused;
+
+	return u64_index_get(&cm->copied, orig, index ? index : &unused);
+}
+
+/* btrfs_cow_block() of the image's block @orig of tree @tree, once per transaction */
+static int copy_block(struct btrfs_commit *cm, u8 tree, u64 orig, u8 level)
+{
+	u32 index = UINT32_MAX;
+	int ret;
+
+	if (cm->stopped || was_copied(cm, orig, NULL))
+		return 0;
+	ret = commit_new_block(cm, level, &index);
+	if (!ret && index != UINT32_MAX) {
+		cm->copies[index].tree = tree;
+		cm->tree_copies[tree]++;
+		ret = u64_index_put(&cm->copied, orig, index);
+	}
+	return ret ? ret : btrfs_head_queue_push(&cm->heads, orig, HEAD_BLOCK_DROP, level, 0);
+}
+
+/*
+ * btrfs_free_tree_block() of a copy: before its head ran the ADD and the
+ * DROP cancel (its place stays used: the cluster has moved past it)
+ */
+static int free_copy(struct btrfs_commit *cm, struct block_copy *c)
+{
+	if (!c->ran) {
+		c->cancelled = true;
+		return 0;
+	}
+	return btrfs_head_queue_push(&cm->heads, c->place, HEAD_BLOCK_DROP, 0, 0);
+}
+
+/* btrfs_del_leaf() of an image leaf: copied first, the copy freed */
+static int free_leaf(struct btrfs_commit *cm, u8 tree, u64 orig)
+{
+	u64 index;
+
+	if (!was_copied(cm, orig, &index)) {
+		/* copied and freed between two looks: the copy took a place */
+		int ret = copy_block(cm, tree, orig, 0);
+
+		if (ret || !was_copied(cm, orig, &index))
+			return ret;
+	}
+	if (index >= cm->nr_copies)
+		return 0;
+	return free_copy(cm, &cm->copies[index]);
+}
+
+/*
+ * btrfs_del_leaf() of a leaf a split made: which one is not followed, the
+ * last new block is taken
+ */
+static int free_new_leaf(struct btrfs_commit *cm)
+{
+	if (!cm->nr_fresh)
+		return 0;
+	return free_copy(cm, &cm->copies[cm->fresh[--cm->nr_fresh]]);
+}
+
+/* The blocks of the search path of @key in an image tree, from @min_level up */
+static int copy_path(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
+		     const struct btrfs_key *key, int min_level)
+{
+	struct btrfs_path path = { 0 };
+	int level, ret;
+
+	if (!root->found || !root->bytenr || cm->stopped)
+		return 0;
+	ret = btrfs_search_slot(cm->fs_info, root, key, &path, BTRFS_IO_OTHER);
+	if (ret < 0)
+		return ret;
+	ret = 0;
+	for (level = min_level; level < BTRFS_MAX_LEVEL && !ret; level++)
+		if (path.nodes[level])
+			ret = copy_block(cm, commit_tree_of(root->objectid),
+					 path.nodes[level]->start, path.nodes[level]->level);
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/* What one tree simulation changed since the last look: copies, new and freed blocks */
+static int note_sim(struct btrfs_commit *cm, struct sim_mark *m)
+{
+	const struct btrfs_key first = { 0 };
+	struct btrfs_tree_sim *ts = m->ts;
+	const u8 tree = commit_tree_of(ts->root.objectid);
+	u32 g, l;
+	int ret = 0;
+
+	for (; m->freed < ts->nr_freed_starts && !ret; m->freed++)
+		ret = free_leaf(cm, tree, ts->freed_starts[m->freed]);
+	for (; m->new_blocks < ts->splits + ts->new_roots && !ret; m->new_blocks++)
+		ret = commit_new_block(cm, 0, NULL);
+	for (; m->freed_new < ts->leaves_freed - ts->nr_freed_starts && !ret; m->freed_new++)
+		ret = free_new_leaf(cm);
+	/* no change since the last look: no leaf newly touched */
+	if (ret || m->changes == ts->changes + 1)
+		return ret;
+	m->changes = ts->changes + 1;
+	for (g = 0; g < ts->nr_groups && !ret; g++) {
+		const struct btrfs_sim_group *grp = &ts->groups[g];
+		bool fresh = false;
+
+		for (l = 0; l < grp->nr && !ret; l++) {
+			const struct btrfs_sim_items_leaf *lf = grp->leaves[l];
+
+			if (!lf->touched || !lf->start || was_copied(cm, lf->start, NULL))
+				continue;
+			fresh = true;
+			ret = copy_block(cm, tree, lf->start, 0);
+		}
+		if (!ret && fresh && grp->has_parent)
+			ret = copy_path(cm, &ts->root, grp->has_lo ? &grp->lo : &first, 1);
+	}
+	return ret;
+}
+
+static int note_sims(struct btrfs_commit *cm)
+{
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; i < cm->nr_marks && !ret; i++)
+		ret = note_sim(cm, &cm->marks[i]);
+	return ret;
+}
+
+int btrfs_commit_free_space_change(struct btrfs_commit *cm, u64 start, u64 len, bool add)
+{
+	struct btrfs_fs_info *fs_info = cm->fs_info;
+	const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, start);
+	struct btrfs_key keys[3];
+	u32 i, n;
+	int ret;
+
+	if (!bg)
+		return 0;
+	ret = set_add(&cm->dirty_bgs, bg->start);
+	if (ret < 0)
+		return ret;
+	n = btrfs_free_space_change_keys(bg, start, len, add, keys);
+	for (i = 0, ret = 0; i < n && !ret; i++)
+		ret = copy_path(cm, &fs_info->free_space_root, &keys[i], 0);
+	return ret;
+}
+
+static int run_head(struct btrfs_commit *cm, const struct btrfs_head_run *h)
+{
+	struct btrfs_fs_info *fs_info = cm->fs_info;
+	struct btrfs_tree_sim *ts = cm->feed.extent;
+	struct btrfs_key key = btrfs_tree_block_item_key(fs_info, h->bytenr, h->level);
+	int ret;
+
+	switch (h->kind) {
+	case HEAD_CALLER:
+		return cm->feed.run_head(cm->feed.ctx, cm, h->arg);
+	case HEAD_BLOCK_ADD:
+		if (cm->copies[h->arg].cancelled)
+			return 0;
+		cm->copies[h->arg].ran = true;
+		/* alloc_reserved_tree_block() */
+		ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_insert(ts, &key,
+						btrfs_tree_block_item_size(fs_info)));
+		break;
+	default:
+		/* __btrfs_free_extent(), the last ref */
+		ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_delete(ts, &key, true));
+		break;
+	}
+	/* a new block leaves the free space, a freed one joins it */
+	return ret ? ret : btrfs_commit_free_space_change(cm, h->bytenr, fs_info->nodesize,
+							  h->kind == HEAD_BLOCK_DROP);
+}
+
+/* The heads queued, in the order the runs take them, until none is left */
+static int run_heads(struct btrfs_commit *cm)
+{
+	int ret = 0;
+
+	while (cm->heads.nr && !ret) {
+		struct btrfs_head_run h = btrfs_head_queue_pop(&cm->heads);
+
+		ret = run_head(cm, &h);
+		if (!ret)
+			ret = note_sims(cm);
+	}
+	btrfs_head_queue_run_end(&cm->heads);
+	return ret;
+}
+
+static int copy_root_item(struct btrfs_commit *cm, const struct btrfs_root_ref *tree_root,
+			  u64 objectid)
+{
+	const struct btrfs_key key = { objectid, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
+
+	return copy_path(cm, tree_root, &key, 0);
+}
+
+/*
+ * commit_cowonly_roots(): the dirty block groups' items
+ * (update_block_group_item()), the device stats (btrfs_run_dev_stats():
+ * all dirty after a mount) and the root items of the trees changed
+ * (update_cowonly_root(), commit_fs_roots()).
+ */
+static int cowonly_roots(struct btrfs_commit *cm)
+{
+	struct btrfs_fs_info *fs_info = cm->fs_info;
+	const struct btrfs_root_ref *bg_root = btrfs_block_group_root(fs_info);
+	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info);
+	static const u64 cowonly[] = {
+		BTRFS_EXTENT_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID,
+		BTRFS_FREE_SPACE_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID,
+		BTRFS_BLOCK_GROUP_TREE_OBJECTID,
+	};
+	struct btrfs_tree_sim *ts = cm->feed.extent;
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; i < cm->dirty_bgs.nr && !ret; i++) {
+		const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info,
+									      cm->dirty_bgs.v[i]);
+		struct btrfs_key key;
+
+		if (!bg)
+			continue;
+		key = (struct btrfs_key){ bg->start, BTRFS_BLOCK_GROUP_ITEM_KEY, bg->length };
+		if (bg_root == &fs_info->extent_root)
+			ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_touch(ts, &key));
+		else
+			ret = copy_path(cm, bg_root, &key, 0);
+	}
+	for (i = 0; i < fs_info->nr_devices && !ret; i++)
+		if (fs_info->devices[i].present)
+			ret = copy_path(cm, &fs_info->dev_root,
+					&(struct btrfs_key){ BTRFS_DEV_STATS_OBJECTID,
+							     BTRFS_PERSISTENT_ITEM_KEY,
+							     fs_info->devices[i].devid }, 0);
+	for (i = 0; i < cm->feed.nr_subvols && !ret; i++)
+		ret = copy_root_item(cm, &tree_root, cm->feed.subvols[i]);
+	for (i = 0; i < sizeof(cowonly) / sizeof(cowonly[0]) && !ret; i++)
+		ret = copy_root_item(cm, &tree_root, cowonly[i]);
+	return ret ? ret : note_sims(cm);
+}
+
+/* The copies and new blocks the model follows before it gives up */
+static u32 commit_budget(const struct btrfs_commit *cm)
+{
+	u64 budget = 0;
+	u32 i, g;
+
+	for (i = 0; i < cm->nr_marks; i++) {
+		const struct btrfs_tree_sim *ts = cm->marks[i].ts;
+
+		budget += ts->splits + ts->new_roots + ts->nr_freed_starts;
+		for (g = 0; g < ts->nr_groups; g++)
+			budget += 2 * ts->groups[g].nr;
+	}
+	return (u32)(4 * budget + 4096);
+}
+
+int btrfs_commit_start(struct btrfs_fs_info *fs_info, const struct btrfs_commit_feed *feed,
+		       struct btrfs_commit **out)
+{
+	struct btrfs_commit *cm = calloc(1, sizeof(*cm));
+	u32 i;
+	int ret;
+
+	*out = NULL;
+	if (!cm)
+		return -ENOMEM;
+	cm->fs_info = fs_info;
+	cm->feed = *feed;
+	cm->nr_marks = feed->nr_trees + 1;
+	cm->marks = calloc(cm->nr_marks, sizeof(*cm->marks));
+	if (!cm->marks) {
+		free(cm);
+		return -ENOMEM;
+	}
+	cm->marks[0].ts = feed->extent;
+	for (i = 0; i < feed->nr_trees; i++)
+		cm->marks[i + 1].ts = feed->trees[i];
+	cm->budget = commit_budget(cm);
+	/* the copies and new blocks of the transaction so far */
+	ret = note_sims(cm);
+	if (ret) {
+		btrfs_commit_end(cm);
+		return ret;
+	}
+	*out = cm;
+	return 0;
+}
+
+int btrfs_commit_queue_head(struct btrfs_commit *cm, u64 bytenr, u32 arg)
+{
+	return btrfs_head_queue_push(&cm->heads, bytenr, HEAD_CALLER, 0, arg);
+}
+
+#define MAX_COWONLY_STAGES	8
+
+int btrfs_commit_run(struct btrfs_commit *cm, struct btrfs_commit_result *res)
+{
+	const struct btrfs_tree_sim *ts = cm->feed.extent;
+	u32 stage, before;
+	int ret;
+
+	ret = run_heads(cm);
+	for (stage = 0; !ret && stage < MAX_COWONLY_STAGES; stage++) {
+		before = cm->nr_copies;
+		ret = cowonly_roots(cm);
+		if (!ret)
+			ret = run_heads(cm);
+		if (cm->nr_copies == before)
+			break;
+	}
+	if (ret)
+		return ret;
+	*res = (struct btrfs_commit_result){
+		.blocks = cm->nr_copies,
+		.extent_gained = ts->splits + ts->new_roots,
+		.extent_freed = ts->leaves_freed,
+		.inexact = stage == MAX_COWONLY_STAGES || cm->stopped,
+	};
+	return 0;
+}
+
+void btrfs_commit_end(struct btrfs_commit *cm)
+{
+	if (!cm)
+		return;
+	btrfs_head_queue_release(&cm->heads);
+	free(cm->copies);
+	free(cm->fresh);
+	free(cm->places);
+	free(cm->marks);
+	u64_index_free(&cm->copied);
+	set_free(&cm->dirty_bgs);
+	free(cm);
+}
