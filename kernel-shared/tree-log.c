@@ -45,8 +45,10 @@
  * refs per extent in bytenr order, growing or shrinking the extent items,
  * the freed extents, the tree blocks' items) and in the csum tree (the
  * log's csums, the freed extents' csums) go through ctree.c's leaf model.
- * The commit's runs take the items of the blocks the transaction copies
- * too, in bytenr order with the data extents (btrfs_run_delayed_refs()):
+ * The commit is transaction.c's commit model, fed here with the data
+ * extents' heads and the trees the replay changed: its runs take the
+ * items of the blocks the transaction copies too, in bytenr order with
+ * the data extents (btrfs_run_delayed_refs()):
  * a copy at a lower place goes in before its original goes out, which
  * can split a leaf on the way.  The free-space tree's items are not
  * replayed, only the copies its changes make (Documentation/formulas.md
