@@ -27,11 +27,26 @@
  * Every search is a COW search: each block on its path not copied yet in
  * the transaction is copied once (btrfs_force_cow_block(): an ADD ref of
  * the copy and a DROP of the original, both for the cow-only root), and
- * each copy needs a METADATA_ITEM of its own, which may copy more.  The
- * set of copies is iterated until it stays the same.  New blocks take the
- * lowest free addresses of the metadata block groups (find_free_extent()
- * with the 1 GiB-aligned hint of btrfs_force_cow_block() and the metadata
- * cluster).  Behaviour reproduced: 6.7-6.18, measured on 6.18.44.
+ * each copy needs a METADATA_ITEM of its own, which may copy more.  New
+ * blocks take the lowest free addresses of the metadata block groups
+ * (find_free_extent() with the 1 GiB-aligned hint of
+ * btrfs_force_cow_block() and the metadata cluster).
+ *
+ * This is the one commit model (struct btrfs_commit): a caller gives it
+ * the trees the transaction changed (their leaf models: the leaves
+ * touched are copied, the leaves splits made are new blocks, the leaves
+ * freed go) and queues its own heads, with a function that runs one; the
+ * model hands out the places, runs every head in the order
+ * btrfs_select_ref_head() takes them (struct btrfs_head_queue: from the
+ * cursor, wrapping; a run that finds none left stands at 0), the copies'
+ * ADD and DROP heads with the caller's, then commit_cowonly_roots() until
+ * nothing new is copied, and returns the places taken and the copies per
+ * cow-only tree.  Its feeds: the log replay's commit (tree-log.c: the data
+ * extents the replay changed, the subvolume, csum and extent trees) and
+ * csum-delete's (last section here: the deletion's heads, run by run, an
+ * extent item's inline refs changed on the extent tree's leaf model, a
+ * freed data extent's csums searched with COW).  Behaviour reproduced:
+ * 6.7-6.18, measured on 6.18.44 (kernel tests 032 and 040).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -49,8 +64,6 @@
 
 /* Copies of the simulation have addresses at or above this (extent-tree.c) */
 #define STAND_IN_START		(1ULL << 62)
-#define MAX_ROUNDS		16
-
 
 struct u64_set {
 	u64 *v;
@@ -60,9 +73,9 @@ struct u64_set {
 };
 
 /*
- * What a run does to one extent item, as items of the tree simulation
- * (ctree.c struct btrfs_tree_sim) in the order the runs make them: heads
- * by bytenr, a head's ADD refs before its DROPs (select_delayed_ref()).
+ * What a head's run does to its extent item, as items of the extent
+ * tree's leaf model (ctree.c struct btrfs_tree_sim): a head's ADD refs
+ * before its DROPs (select_delayed_ref()).
  */
 enum ext_op_kind {
 	EXT_TOUCH,			/* updated in place: only copied */
@@ -73,19 +86,10 @@ enum ext_op_kind {
 
 struct ext_op {
 	struct btrfs_key key;
-	u64 seq;			/* order within a head */
-	u32 phase;			/* 0, 1: the deletion's runs; 2: the commit's own */
 	u32 search;			/* EXTEND: bytes the search asks for */
 	int delta;			/* EXTEND: item size change */
 	u32 size;			/* INSERT: item data bytes */
 	u8 kind;
-};
-
-struct ext_ops {
-	struct ext_op *v;
-	u32 nr;
-	u32 cap;
-	u32 seq_base;			/* the image heads' ops come first */
 };
 
 #define MAX_INLINE_REFS		64
@@ -119,42 +123,18 @@ struct commit_head {
 	bool is_data;
 };
 
-/* One round of the commit: what it searches and what that copies */
+/* The deletion's commit as it feeds the commit model */
 struct commit_state {
 	struct btrfs_fs_info *fs_info;
 	struct btrfs_commit_refs *c;
 	const struct btrfs_delayed_refs_sim *refs;
-	u64 subvol;
-	struct btrfs_root_ref tree_root;
-	struct u64_set copied[BTRFS_COMMIT_NR_TREES];	/* image blocks */
-	struct u64_set copied_level[BTRFS_COMMIT_NR_TREES];	/* same order */
-	struct u64_set dirty_bgs;			/* block group starts */
-	struct u64_set prev;				/* last round's copies */
-	struct u64_set prev_level;
-	u64 prev_new;					/* new blocks of the commit's copies */
-	u64 freed_leaves;				/* extent leaves copied, then freed */
-	struct u64_set addrs;				/* the new blocks' places */
-	struct ext_ops ops;				/* the extent tree's item changes */
+	struct btrfs_commit *cm;
+	struct btrfs_tree_sim ext;			/* the extent tree */
 	struct extent_state es;				/* scratch: one extent item */
 	struct commit_head *heads;			/* by bytenr */
 	u64 nr_heads;
-	/*
-	 * What the image's heads do is the same in every round (their extent
-	 * items, csums and free space are the image's): done in the first
-	 * round, then taken from here.
-	 */
-	bool image_done;
-	struct ext_ops image_ops;			/* sorted by ext_op_cmp() */
-	struct u64_set image_copied[BTRFS_COMMIT_NR_TREES];
-	struct u64_set image_copied_level[BTRFS_COMMIT_NR_TREES];
-	struct u64_set image_dirty_bgs;
-	u64 image_new_blocks, image_freed_blocks, image_freed_data;
-	/*
-	 * The extent tree's leaves as the image has them, loaded while the
-	 * first round reads the heads' items (so each leaf is read once) and
-	 * copied by every round's simulation.
-	 */
-	struct btrfs_tree_sim ext_image;
+	u32 run;					/* the run the heads are in */
+	bool emit;					/* false: an earlier run, replayed */
 };
 
 static int set_push(struct u64_set *s, u64 v)
@@ -177,24 +157,6 @@ static int set_add(struct u64_set *s, u64 v)
 	if (!ret)
 		ret = set_push(s, v);
 	return ret ? ret : 1;
-}
-
-static void set_clear(struct u64_set *s)
-{
-	s->nr = 0;
-	u64_index_clear(&s->idx);
-}
-
-/* @dst = @src, the values in the same order */
-static int set_copy(struct u64_set *dst, const struct u64_set *src, bool unique)
-{
-	u32 i;
-	int ret = 0;
-
-	set_clear(dst);
-	for (i = 0; i < src->nr && ret >= 0; i++)
-		ret = unique ? set_add(dst, src->v[i]) : set_push(dst, src->v[i]);
-	return ret < 0 ? ret : 0;
 }
 
 static void set_free(struct u64_set *s)
@@ -266,96 +228,6 @@ int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
 	return 0;
 }
 
-/* ---- searches ----------------------------------------------------------- */
-
-static const struct btrfs_root_ref *tree_root(struct commit_state *st, int tree)
-{
-	struct btrfs_fs_info *fs_info = st->fs_info;
-
-	switch (tree) {
-	case BTRFS_COMMIT_EXTENT:
-		return &fs_info->extent_root;
-	case BTRFS_COMMIT_CSUM:
-		return &fs_info->csum_root;
-	case BTRFS_COMMIT_FREE_SPACE:
-		return &fs_info->free_space_root;
-	case BTRFS_COMMIT_BLOCK_GROUP:
-		return btrfs_block_group_root(fs_info);
-	case BTRFS_COMMIT_ROOT:
-		return &st->tree_root;
-	default:
-		return &fs_info->dev_root;
-	}
-}
-
-static int bg_tree_index(const struct btrfs_fs_info *fs_info)
-{
-	return btrfs_block_group_root(fs_info) == &fs_info->extent_root ?
-		BTRFS_COMMIT_EXTENT : BTRFS_COMMIT_BLOCK_GROUP;
-}
-
-/*
- * The COW search of @key in @tree: every block on its path is copied (once).
- * @path is left holding it when given.
- */
-static int cow_search(struct commit_state *st, int tree, u64 objectid, u8 type,
-		      u64 offset, struct btrfs_path *keep)
-{
-	const struct btrfs_root_ref *root = tree_root(st, tree);
-	struct btrfs_key key = { .objectid = objectid, .type = type, .offset = offset };
-	struct btrfs_path path = { 0 };
-	int level, ret;
-
-	if (!root->found || !root->bytenr)
-		return 0;
-	ret = btrfs_search_slot(st->fs_info, root, &key, &path, BTRFS_IO_OTHER);
-	if (ret < 0)
-		return ret;
-	for (level = 0; level < BTRFS_MAX_LEVEL; level++) {
-		struct btrfs_tree_block *eb = path.nodes[level];
-		int added;
-
-		if (!eb)
-			continue;
-		added = set_add(&st->copied[tree], eb->start);
-		if (added == 1)
-			added = set_push(&st->copied_level[tree], eb->level);
-		if (added < 0) {
-			btrfs_release_path(&path);
-			return added;
-		}
-	}
-	if (keep)
-		*keep = path;
-	else
-		btrfs_release_path(&path);
-	return ret;
-}
-
-/* The nodes (level 1 and up) on the path of @key: copied, the leaf not */
-static int cow_search_nodes(struct commit_state *st, int tree, const struct btrfs_key *key)
-{
-	const struct btrfs_root_ref *root = tree_root(st, tree);
-	struct btrfs_path path = { 0 };
-	int level, ret;
-
-	ret = btrfs_search_slot(st->fs_info, root, key, &path, BTRFS_IO_OTHER);
-	if (ret < 0)
-		return ret;
-	ret = 0;
-	for (level = 1; level < BTRFS_MAX_LEVEL && !ret; level++) {
-		struct btrfs_tree_block *eb = path.nodes[level];
-
-		if (!eb)
-			continue;
-		ret = set_add(&st->copied[tree], eb->start);
-		if (ret == 1)
-			ret = set_push(&st->copied_level[tree], eb->level);
-	}
-	btrfs_release_path(&path);
-	return ret < 0 ? ret : 0;
-}
-
 u32 btrfs_free_space_change_keys(const struct btrfs_block_group *bg, u64 start, u64 len,
 				 bool add, struct btrfs_key *keys)
 {
@@ -371,30 +243,6 @@ u32 btrfs_free_space_change_keys(const struct btrfs_block_group *bg, u64 start, 
 	return 3;
 }
 
-/* btrfs_add_to_free_space_tree() / btrfs_remove_from_free_space_tree() */
-static int free_space_change(struct commit_state *st, u64 start, u64 len, bool add)
-{
-	const struct btrfs_block_group *bg = btrfs_lookup_block_group(st->fs_info, start);
-	struct btrfs_key keys[3];
-	u32 i, n;
-	int ret;
-
-	if (!bg)
-		return 0;
-	ret = set_add(&st->dirty_bgs, bg->start);
-	if (ret < 0)
-		return ret;
-	if (!btrfs_fs_compat_ro(st->fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE)) {
-		st->c->inexact |= BTRFS_COMMIT_INEXACT_NO_FST;
-		return 0;
-	}
-	n = btrfs_free_space_change_keys(bg, start, len, add, keys);
-	for (i = 0, ret = 0; i < n && ret >= 0; i++)
-		ret = cow_search(st, BTRFS_COMMIT_FREE_SPACE, keys[i].objectid, keys[i].type,
-				 keys[i].offset, NULL);
-	return ret < 0 ? ret : 0;
-}
-
 /* Free bytes of a leaf, and whether the search found its item */
 static u32 leaf_free(const struct btrfs_fs_info *fs_info, const struct btrfs_tree_block *eb)
 {
@@ -406,6 +254,26 @@ static u32 leaf_free(const struct btrfs_fs_info *fs_info, const struct btrfs_tre
 	}
 	return btrfs_leaf_data_size(fs_info->nodesize) - min_t(u32, used,
 		btrfs_leaf_data_size(fs_info->nodesize));
+}
+
+/* A COW search of the csum tree: its path copied, and left in @path */
+static int csum_cow_search(struct commit_state *st, u64 offset, struct btrfs_path *path)
+{
+	const struct btrfs_root_ref *root = &st->fs_info->csum_root;
+	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, offset };
+	int ret, cow;
+
+	if (!root->found || !root->bytenr)
+		return 0;
+	ret = btrfs_search_slot(st->fs_info, root, &key, path, BTRFS_IO_OTHER);
+	if (ret < 0)
+		return ret;
+	cow = btrfs_commit_cow_path(st->cm, root, path, 0);
+	if (cow) {
+		btrfs_release_path(path);
+		return cow;
+	}
+	return ret;
 }
 
 /*
@@ -427,8 +295,7 @@ static int del_csums(struct commit_state *st, u64 start, u64 len)
 		u32 size;
 		int ret, slot;
 
-		ret = cow_search(st, BTRFS_COMMIT_CSUM, BTRFS_EXTENT_CSUM_OBJECTID,
-				 BTRFS_EXTENT_CSUM_KEY, end - 1, &path);
+		ret = csum_cow_search(st, end - 1, &path);
 		if (ret < 0)
 			return ret;
 		leaf = path.nodes[0];
@@ -461,30 +328,6 @@ static int del_csums(struct commit_state *st, u64 start, u64 len)
 
 /* ---- the extent tree ---------------------------------------------------- */
 
-static int ext_op_add(struct ext_ops *ops, u32 phase, u8 kind, const struct btrfs_key *key,
-		      u32 search, int delta, u32 size)
-{
-	if (array_grow((void **)&ops->v, ops->nr, &ops->cap, sizeof(*ops->v)))
-		return -ENOMEM;
-	ops->v[ops->nr] = (struct ext_op){
-		.key = *key, .seq = ops->seq_base + ops->nr, .phase = phase, .kind = kind,
-		.search = search, .delta = delta, .size = size,
-	};
-	ops->nr++;
-	return 0;
-}
-
-static int ext_op_cmp(const void *pa, const void *pb)
-{
-	const struct ext_op *a = pa, *b = pb;
-
-	if (a->phase != b->phase)
-		return a->phase < b->phase ? -1 : 1;
-	if (a->key.objectid != b->key.objectid)
-		return a->key.objectid < b->key.objectid ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
 /*
  * An extent item that grows (an inline ref added: the search asks for
  * the ref's size, then btrfs_extend_item()) or shrinks (the last of an
@@ -506,6 +349,39 @@ static int extent_item_resize(struct btrfs_tree_sim *ts, const struct ext_op *op
 	if ((u32)-op->delta > size)
 		return -EOVERFLOW;
 	return btrfs_tree_sim_truncate(ts, &op->key, size + op->delta);
+}
+
+/*
+ * One change of an extent item, made on the extent tree's leaf model when
+ * its head runs (nothing when an earlier run is only replayed)
+ */
+static int ext_op_run(struct commit_state *st, u8 kind, const struct btrfs_key *key,
+		      u32 search, int delta, u32 size)
+{
+	const struct ext_op op = { .key = *key, .kind = kind, .search = search,
+				   .delta = delta, .size = size };
+	struct btrfs_tree_sim *ts = &st->ext;
+	int ret;
+
+	if (!st->emit)
+		return 0;
+	switch (kind) {
+	case EXT_TOUCH:
+		ret = btrfs_tree_sim_touch(ts, key);
+		break;
+	case EXT_DELETE:
+		ret = btrfs_tree_sim_delete(ts, key, true);
+		break;
+	default:
+		ret = extent_item_resize(ts, &op);
+		break;
+	}
+	if (ret == 1) {
+		/* a key the image does not have where the model expects it */
+		st->c->inexact |= BTRFS_COMMIT_INEXACT_SPLIT;
+		ret = 0;
+	}
+	return ret;
 }
 
 static u8 tree_block_key(const struct btrfs_fs_info *fs_info, u64 level, u64 *offset)
@@ -623,7 +499,7 @@ static int load_extent(struct commit_state *st, const struct commit_head *h,
 	btrfs_release_path(&path);
 	/* the runs change this item: its leaves for the simulation, while cached */
 	if (es->exists)
-		return btrfs_tree_sim_preload(&st->ext_image, &es->key);
+		return btrfs_tree_sim_preload(&st->ext, &es->key);
 	return 0;
 }
 
@@ -645,7 +521,7 @@ static struct inline_ref *find_inline(struct extent_state *es, const struct btrf
 
 /* __btrfs_inc_extent_ref() of one ADD node: insert_inline_extent_backref() */
 static int run_add(struct commit_state *st, struct extent_state *es,
-		   const struct btrfs_commit_node *n, u32 phase)
+		   const struct btrfs_commit_node *n)
 {
 	u32 sz = inline_ref_size(n->type);
 	struct inline_ref *r = find_inline(es, n);
@@ -666,12 +542,12 @@ static int run_add(struct commit_state *st, struct extent_state *es,
 		st->c->inexact |= BTRFS_COMMIT_INEXACT_SPLIT;
 	}
 	es->refs += n->ref_mod;
-	return ext_op_add(&st->ops, phase, EXT_EXTEND, &es->key, sz, delta, 0);
+	return ext_op_run(st, EXT_EXTEND, &es->key, sz, delta, 0);
 }
 
 /* __btrfs_free_extent() of one DROP node; 1 when the last ref went */
 static int run_drop(struct commit_state *st, struct extent_state *es,
-		    const struct btrfs_commit_node *n, u32 phase)
+		    const struct btrfs_commit_node *n)
 {
 	u64 drop = (u64)-n->ref_mod;
 	struct inline_ref *r = find_inline(es, n);
@@ -680,22 +556,22 @@ static int run_drop(struct commit_state *st, struct extent_state *es,
 	if (es->refs <= drop) {
 		es->refs = 0;
 		es->exists = false;
-		ret = ext_op_add(&st->ops, phase, EXT_DELETE, &es->key, 0, 0, 0);
+		ret = ext_op_run(st, EXT_DELETE, &es->key, 0, 0, 0);
 		return ret ? ret : 1;
 	}
 	es->refs -= drop;
 	if (!r) {
 		if (es->keyed)
 			st->c->inexact |= BTRFS_COMMIT_INEXACT_SPLIT;
-		return ext_op_add(&st->ops, phase, EXT_TOUCH, &es->key, 0, 0, 0);
+		return ext_op_run(st, EXT_TOUCH, &es->key, 0, 0, 0);
 	}
 	if (r->count > drop) {
 		r->count -= drop;
-		return ext_op_add(&st->ops, phase, EXT_TOUCH, &es->key, 0, 0, 0);
+		return ext_op_run(st, EXT_TOUCH, &es->key, 0, 0, 0);
 	}
 	/* the ref goes: btrfs_truncate_item() */
 	es->size -= inline_ref_size(r->type);
-	ret = ext_op_add(&st->ops, phase, EXT_EXTEND, &es->key, 0,
+	ret = ext_op_run(st, EXT_EXTEND, &es->key, 0,
 			 -(int)inline_ref_size(r->type), 0);
 	*r = es->inl[--es->nr];
 	return ret;
@@ -704,13 +580,15 @@ static int run_drop(struct commit_state *st, struct extent_state *es,
 /* The freed extent's csums, free space and block group */
 static int extent_freed(struct commit_state *st, const struct commit_head *h)
 {
+	if (!st->emit)
+		return 0;
 	if (h->is_data) {
 		st->c->freed_data++;
 		return del_csums(st, h->bytenr, h->num_bytes) ?:
-			free_space_change(st, h->bytenr, h->num_bytes, true);
+			btrfs_commit_free_space_change(st->cm, h->bytenr, h->num_bytes, true);
 	}
 	st->c->freed_blocks++;
-	return free_space_change(st, h->bytenr, st->fs_info->nodesize, true);
+	return btrfs_commit_free_space_change(st->cm, h->bytenr, st->fs_info->nodesize, true);
 }
 
 /* The net ref change the transaction gives @bytenr's extent */
@@ -721,55 +599,61 @@ static int64_t head_net(const struct btrfs_delayed_refs_sim *refs, u64 bytenr)
 	return h ? h->ran_mod + h->ref_mod : 0;
 }
 
-/* One image extent's runs: its ADD nodes, then its DROPs, run by run */
-static int image_head(struct commit_state *st, const struct commit_head *h)
+/* A run's ADD nodes of one head, then its DROPs: 1 when the last ref went */
+static int run_nodes(struct commit_state *st, const struct commit_head *h, u32 run)
 {
-	struct btrfs_commit_refs *c = st->c;
 	struct extent_state *es = &st->es;
-	u32 run;
 	u64 i;
 	int ret;
 
-	ret = load_extent(st, h, es);
-	if (ret)
-		return ret;
-	if (!es->exists) {
-		c->inexact |= BTRFS_COMMIT_INEXACT_SPLIT;
-		return 0;
-	}
-	for (run = 0; run < c->runs; run++) {
-		for (i = h->first; i < h->first + h->nr; i++) {
-			const struct btrfs_commit_node *n = &c->notes[i];
+	for (i = h->first; i < h->first + h->nr; i++) {
+		const struct btrfs_commit_node *n = &st->c->notes[i];
 
-			if (n->run == run && n->ref_mod > 0) {
-				ret = run_add(st, es, n, run);
-				if (ret)
-					return ret;
-			}
+		if (n->run == run && n->ref_mod > 0) {
+			ret = run_add(st, es, n);
+			if (ret)
+				return ret;
 		}
-		for (i = h->first; i < h->first + h->nr && es->exists; i++) {
-			const struct btrfs_commit_node *n = &c->notes[i];
+	}
+	for (i = h->first; i < h->first + h->nr && es->exists; i++) {
+		const struct btrfs_commit_node *n = &st->c->notes[i];
 
-			if (n->run == run && n->ref_mod < 0) {
-				ret = run_drop(st, es, n, run);
-				if (ret == 1)
-					return extent_freed(st, h);
-				if (ret)
-					return ret;
-			}
+		if (n->run == run && n->ref_mod < 0) {
+			ret = run_drop(st, es, n);
+			if (ret)
+				return ret;
 		}
 	}
 	return 0;
 }
 
-/* The run in which a new subvolume block's ADD ran */
-static u32 stand_in_run(const struct btrfs_commit_refs *c, const struct commit_head *h)
+/*
+ * The head of image extent @arg in the current run: its item as the image
+ * has it, the earlier runs' nodes replayed on it, then this run's changing
+ * the leaf model (run_delayed_data_ref(), run_delayed_tree_ref())
+ */
+static int run_image_head(void *ctx, struct btrfs_commit *cm, u32 arg)
 {
-	u64 i;
+	struct commit_state *st = ctx;
+	const struct commit_head *h = &st->heads[arg];
+	u32 run;
+	int ret;
 
-	for (i = h->first; i < h->first + h->nr; i++)
-		if (c->notes[i].ref_mod > 0)
-			return c->notes[i].run;
+	ret = load_extent(st, h, &st->es);
+	if (ret)
+		return ret;
+	if (!st->es.exists) {
+		st->c->inexact |= BTRFS_COMMIT_INEXACT_SPLIT;
+		return 0;
+	}
+	for (run = 0; run <= st->run; run++) {
+		st->emit = run == st->run;
+		ret = run_nodes(st, h, run);
+		if (ret == 1)
+			return extent_freed(st, h);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -864,344 +748,6 @@ int btrfs_free_block_places(struct btrfs_fs_info *fs_info, u32 want,
 	return ret;
 }
 
-static int free_places(struct commit_state *st, u64 nr)
-{
-	if (nr > UINT32_MAX)
-		return -ENOMEM;
-	return btrfs_free_block_places(st->fs_info, (u32)nr, NULL, NULL,
-				       &st->addrs.v, &st->addrs.nr, &st->addrs.cap);
-}
-
-/* A new block at @addr: its extent item, the place out of the free space */
-static int new_block(struct commit_state *st, u64 addr, u32 phase)
-{
-	struct btrfs_key key = { .objectid = addr };
-
-	key.type = tree_block_key(st->fs_info, 0, &key.offset);
-	return ext_op_add(&st->ops, phase, EXT_INSERT, &key, 0, 0,
-			  tree_block_item_size(st->fs_info)) ?:
-		free_space_change(st, addr, st->fs_info->nodesize, false);
-}
-
-/*
- * The deletion's heads: image extents changed or freed, and the new
- * subvolume blocks, which take the first free places.
- */
-static int image_heads(struct commit_state *st)
-{
-	struct btrfs_commit_refs *c = st->c;
-	u64 i;
-	int ret;
-
-	for (i = 0; i < st->nr_heads; i++) {
-		const struct commit_head *h = &st->heads[i];
-
-		if (h->bytenr >= STAND_IN_START) {
-			if (head_net(st->refs, h->bytenr) > 0)
-				c->new_blocks++;
-			continue;
-		}
-		ret = image_head(st, h);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* The first round's image heads, kept for the next rounds */
-static int image_heads_keep(struct commit_state *st)
-{
-	struct btrfs_commit_refs *c = st->c;
-	int t, ret = 0;
-
-	st->image_ops = st->ops;
-	qsort(st->image_ops.v, st->image_ops.nr, sizeof(*st->image_ops.v), ext_op_cmp);
-	memset(&st->ops, 0, sizeof(st->ops));
-	st->ops.seq_base = st->image_ops.nr;
-	for (t = 0; t < BTRFS_COMMIT_NR_TREES && !ret; t++)
-		ret = set_copy(&st->image_copied[t], &st->copied[t], true) ?:
-		      set_copy(&st->image_copied_level[t], &st->copied_level[t], false);
-	if (!ret)
-		ret = set_copy(&st->image_dirty_bgs, &st->dirty_bgs, true);
-	st->image_new_blocks = c->new_blocks;
-	st->image_freed_blocks = c->freed_blocks;
-	st->image_freed_data = c->freed_data;
-	st->image_done = true;
-	return ret;
-}
-
-/* The next rounds start from what the image heads did */
-static int image_heads_restore(struct commit_state *st)
-{
-	struct btrfs_commit_refs *c = st->c;
-	int t, ret = 0;
-
-	for (t = 0; t < BTRFS_COMMIT_NR_TREES && !ret; t++)
-		ret = set_copy(&st->copied[t], &st->image_copied[t], true) ?:
-		      set_copy(&st->copied_level[t], &st->image_copied_level[t], false);
-	if (!ret)
-		ret = set_copy(&st->dirty_bgs, &st->image_dirty_bgs, true);
-	c->new_blocks = st->image_new_blocks;
-	c->freed_blocks = st->image_freed_blocks;
-	c->freed_data = st->image_freed_data;
-	return ret;
-}
-
-static int deletion_heads(struct commit_state *st)
-{
-	struct btrfs_commit_refs *c = st->c;
-	u64 i, k = 0;
-	int ret;
-
-	if (st->image_done) {
-		ret = image_heads_restore(st);
-	} else {
-		ret = image_heads(st);
-		if (!ret)
-			ret = image_heads_keep(st);
-	}
-	if (ret)
-		return ret;
-	ret = free_places(st, c->new_blocks + st->prev_new);
-	if (ret)
-		return ret;
-	/* stand-ins were handed out in allocation order */
-	for (i = 0; i < st->nr_heads && k < st->addrs.nr; i++) {
-		const struct commit_head *h = &st->heads[i];
-
-		if (h->bytenr < STAND_IN_START || head_net(st->refs, h->bytenr) <= 0)
-			continue;
-		ret = new_block(st, st->addrs.v[k++], stand_in_run(c, h));
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* The image heads' ops and this round's, merged in ext_op_cmp() order */
-static const struct ext_op *next_op(const struct commit_state *st, u64 *i, u64 *j)
-{
-	const struct ext_op *a = *i < st->image_ops.nr ? &st->image_ops.v[*i] : NULL;
-	const struct ext_op *b = *j < st->ops.nr ? &st->ops.v[*j] : NULL;
-
-	if (a && (!b || ext_op_cmp(a, b) < 0)) {
-		(*i)++;
-		return a;
-	}
-	(*j)++;
-	return b;
-}
-
-/*
- * The extent tree's items changed in the simulation; the leaves they
- * touch (and the siblings the pushes COW) are the copies, with the nodes
- * above them.
- */
-static int run_extent_ops(struct commit_state *st)
-{
-	struct btrfs_fs_info *fs_info = st->fs_info;
-	struct btrfs_tree_sim ts;
-	u64 i, j;
-	u32 g, l;
-	int ret = 0;
-
-	qsort(st->ops.v, st->ops.nr, sizeof(*st->ops.v), ext_op_cmp);
-	btrfs_tree_sim_init(&ts, fs_info, &fs_info->extent_root);
-	ts.source = &st->ext_image;
-	for (i = 0, j = 0; i + j < st->image_ops.nr + st->ops.nr && ret >= 0;) {
-		const struct ext_op *op = next_op(st, &i, &j);
-
-		switch (op->kind) {
-		case EXT_TOUCH:
-			ret = btrfs_tree_sim_touch(&ts, &op->key);
-			break;
-		case EXT_INSERT:
-			ret = btrfs_tree_sim_insert(&ts, &op->key, op->size);
-			break;
-		case EXT_DELETE:
-			ret = btrfs_tree_sim_delete(&ts, &op->key, true);
-			break;
-		default:
-			ret = extent_item_resize(&ts, op);
-			break;
-		}
-		if (ret == 1) {
-			/* a key the image does not have where the model expects it */
-			st->c->inexact |= BTRFS_COMMIT_INEXACT_SPLIT;
-			ret = 0;
-		}
-	}
-	if (ret < 0)
-		goto out;
-	if (ts.inexact)
-		st->c->inexact |= BTRFS_COMMIT_INEXACT_SPLIT;
-	ret = 0;
-	for (g = 0; g < ts.nr_groups && !ret; g++) {
-		const struct btrfs_sim_group *grp = &ts.groups[g];
-		bool any = false;
-
-		for (l = 0; l < grp->nr && !ret; l++) {
-			const struct btrfs_sim_items_leaf *lf = grp->leaves[l];
-
-			if (!lf->touched || !lf->start)
-				continue;
-			any = true;
-			ret = set_add(&st->copied[BTRFS_COMMIT_EXTENT], lf->start);
-			if (ret == 1)
-				ret = set_push(&st->copied_level[BTRFS_COMMIT_EXTENT], 0);
-		}
-		if (!ret && any && grp->has_parent) {
-			struct btrfs_key key = { 0 };
-
-			if (grp->has_lo)
-				key = grp->lo;
-			ret = cow_search_nodes(st, BTRFS_COMMIT_EXTENT, &key);
-		}
-	}
-	/* leaves freed were copied first: the copy's refs cancel */
-	for (i = 0; i < ts.nr_freed_starts && ret >= 0; i++) {
-		ret = set_add(&st->copied[BTRFS_COMMIT_EXTENT], ts.freed_starts[i]);
-		if (ret == 1)
-			ret = set_push(&st->copied_level[BTRFS_COMMIT_EXTENT], 0);
-	}
-	st->freed_leaves = ts.nr_freed_starts;
-	st->c->splits = ts.splits + ts.new_roots;
-	ret = ret < 0 ? ret : 0;
-out:
-	btrfs_tree_sim_release(&ts);
-	return ret;
-}
-
-/* The ROOT_ITEM of @objectid: the last one of that objectid */
-static int update_root(struct commit_state *st, u64 objectid)
-{
-	int ret = cow_search(st, BTRFS_COMMIT_ROOT, objectid, BTRFS_ROOT_ITEM_KEY, (u64)-1, NULL);
-
-	return ret < 0 ? ret : 0;
-}
-
-static const u64 cowonly_ids[BTRFS_COMMIT_NR_TREES] = {
-	[BTRFS_COMMIT_EXTENT] = BTRFS_EXTENT_TREE_OBJECTID,
-	[BTRFS_COMMIT_CSUM] = BTRFS_CSUM_TREE_OBJECTID,
-	[BTRFS_COMMIT_FREE_SPACE] = BTRFS_FREE_SPACE_TREE_OBJECTID,
-	[BTRFS_COMMIT_BLOCK_GROUP] = BTRFS_BLOCK_GROUP_TREE_OBJECTID,
-	[BTRFS_COMMIT_ROOT] = 0,
-	[BTRFS_COMMIT_DEV] = BTRFS_DEV_TREE_OBJECTID,
-};
-
-/* One round: everything the commit changes, given last round's copies */
-static int commit_round(struct commit_state *st)
-{
-	struct btrfs_fs_info *fs_info = st->fs_info;
-	const u32 last = 2;
-	u64 i, k;
-	int t, ret;
-
-	ret = deletion_heads(st);
-	if (ret)
-		return ret;
-	/* the commit's own copies: the new ones after the subvolume's */
-	for (k = st->c->new_blocks; k < st->addrs.nr; k++) {
-		ret = new_block(st, st->addrs.v[k], last);
-		if (ret)
-			return ret;
-	}
-	/* ... and the originals freed */
-	for (i = 0; i < st->prev.nr; i++) {
-		struct btrfs_key key = { .objectid = st->prev.v[i] };
-
-		key.type = tree_block_key(fs_info, st->prev_level.v[i], &key.offset);
-		ret = ext_op_add(&st->ops, last, EXT_DELETE, &key, 0, 0, 0);
-		if (!ret)
-			ret = free_space_change(st, st->prev.v[i], fs_info->nodesize, true);
-		if (ret < 0)
-			return ret;
-	}
-	/* btrfs_run_dev_stats(): the first commit after the mount */
-	for (i = 0; i < fs_info->nr_devices; i++) {
-		if (!fs_info->devices[i].present)
-			continue;
-		ret = cow_search(st, BTRFS_COMMIT_DEV, BTRFS_DEV_STATS_OBJECTID, BTRFS_PERSISTENT_ITEM_KEY,
-				 fs_info->devices[i].devid, NULL);
-		if (ret < 0)
-			return ret;
-	}
-	/* update_block_group_item() of every dirty block group */
-	for (i = 0; i < st->dirty_bgs.nr; i++) {
-		const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, st->dirty_bgs.v[i]);
-		struct btrfs_key key = { .objectid = bg->start, .type = BTRFS_BLOCK_GROUP_ITEM_KEY,
-					 .offset = bg->length };
-
-		if (bg_tree_index(fs_info) == BTRFS_COMMIT_EXTENT)
-			ret = ext_op_add(&st->ops, last, EXT_TOUCH, &key, 0, 0, 0);
-		else
-			ret = cow_search(st, BTRFS_COMMIT_BLOCK_GROUP, key.objectid, key.type,
-					 key.offset, NULL);
-		if (ret < 0)
-			return ret;
-	}
-	ret = run_extent_ops(st);
-	if (ret)
-		return ret;
-	/* the root items of the subvolume and of the trees copied */
-	ret = update_root(st, st->subvol);
-	for (t = 0; !ret && t < BTRFS_COMMIT_NR_TREES; t++)
-		if (cowonly_ids[t] && st->copied[t].nr)
-			ret = update_root(st, cowonly_ids[t]);
-	return ret < 0 ? ret : 0;
-}
-
-static u64 copies_of(const struct commit_state *st)
-{
-	u64 n = 0;
-	int t;
-
-	for (t = 0; t < BTRFS_COMMIT_NR_TREES; t++)
-		n += st->copied[t].nr;
-	return n;
-}
-
-static void round_reset(struct commit_state *st)
-{
-	int t;
-
-	for (t = 0; t < BTRFS_COMMIT_NR_TREES; t++) {
-		set_clear(&st->copied[t]);
-		set_clear(&st->copied_level[t]);
-	}
-	set_clear(&st->dirty_bgs);
-	st->ops.nr = 0;
-	st->freed_leaves = 0;
-	st->c->new_blocks = 0;
-	st->c->freed_blocks = 0;
-	st->c->freed_data = 0;
-	st->c->splits = 0;
-}
-
-/*
- * This round's copies (all trees) are the next round's blocks freed; the
- * next round's new blocks are their copies, less the extent leaves freed
- * (their copies went too), plus the leaves splits made.
- */
-static int round_keep(struct commit_state *st)
-{
-	int t, ret;
-	u64 i;
-
-	set_clear(&st->prev);
-	set_clear(&st->prev_level);
-	for (t = 0; t < BTRFS_COMMIT_NR_TREES; t++)
-		for (i = 0; i < st->copied[t].nr; i++) {
-			ret = set_push(&st->prev, st->copied[t].v[i]);
-			if (!ret)
-				ret = set_push(&st->prev_level, st->copied_level[t].v[i]);
-			if (ret)
-				return ret;
-		}
-	st->prev_new = st->prev.nr - min_t(u64, st->prev.nr, st->freed_leaves) + st->c->splits;
-	return 0;
-}
-
 /* Quotas on: the commit writes the quota tree too, not followed here */
 static int check_quota(struct commit_state *st)
 {
@@ -1210,7 +756,9 @@ static int check_quota(struct commit_state *st)
 	struct btrfs_path path = { 0 };
 	int ret;
 
-	ret = btrfs_search_slot(st->fs_info, &st->tree_root, &key, &path, BTRFS_IO_OTHER);
+	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(st->fs_info);
+
+	ret = btrfs_search_slot(st->fs_info, &tree_root, &key, &path, BTRFS_IO_OTHER);
 	btrfs_release_path(&path);
 	if (ret == 0)
 		st->c->inexact |= BTRFS_COMMIT_INEXACT_QUOTA;
@@ -1255,69 +803,688 @@ static int build_heads(struct commit_state *st)
 	return 0;
 }
 
+/* ---- the commit model: heads in run order, copies at free places -------- */
+
+struct btrfs_key btrfs_tree_block_item_key(const struct btrfs_fs_info *fs_info, u64 bytenr,
+					   u64 level)
+{
+	struct btrfs_key key = { .objectid = bytenr };
+
+	key.type = tree_block_key(fs_info, level, &key.offset);
+	return key;
+}
+
+u32 btrfs_tree_block_item_size(const struct btrfs_fs_info *fs_info)
+{
+	return tree_block_item_size(fs_info);
+}
+
+int btrfs_tree_sim_result(struct btrfs_tree_sim *ts, int ret)
+{
+	if (ret == 1)
+		ts->inexact = true;
+	return ret < 0 ? ret : 0;
+}
+
+static bool head_before(const struct btrfs_head_run *a, const struct btrfs_head_run *b)
+{
+	if (a->pass != b->pass)
+		return a->pass < b->pass;
+	return a->bytenr < b->bytenr;
+}
+
+int btrfs_head_queue_push(struct btrfs_head_queue *q, u64 bytenr, u8 kind, u8 level, u32 arg)
+{
+	struct btrfs_head_run h = {
+		.bytenr = bytenr, .pass = q->pass + (bytenr < q->cursor),
+		.arg = arg, .kind = kind, .level = level,
+	};
+	u32 i;
+
+	if (array_grow((void **)&q->heap, q->nr, &q->cap, sizeof(*q->heap)))
+		return -ENOMEM;
+	for (i = q->nr++; i && head_before(&h, &q->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		q->heap[i] = q->heap[(i - 1) / 2];
+	q->heap[i] = h;
+	return 0;
+}
+
+struct btrfs_head_run btrfs_head_queue_pop(struct btrfs_head_queue *q)
+{
+	struct btrfs_head_run top = q->heap[0], last = q->heap[--q->nr];
+	u32 i = 0, c;
+
+	while ((c = 2 * i + 1) < q->nr) {
+		if (c + 1 < q->nr && head_before(&q->heap[c + 1], &q->heap[c]))
+			c++;
+		if (!head_before(&q->heap[c], &last))
+			break;
+		q->heap[i] = q->heap[c];
+		i = c;
+	}
+	if (q->nr)
+		q->heap[i] = last;
+	q->cursor = top.bytenr;
+	q->pass = top.pass;
+	return top;
+}
+
+void btrfs_head_queue_run_end(struct btrfs_head_queue *q)
+{
+	q->cursor = 0;
+}
+
+void btrfs_head_queue_release(struct btrfs_head_queue *q)
+{
+	free(q->heap);
+	memset(q, 0, sizeof(*q));
+}
+
+enum commit_head_kind {
+	HEAD_CALLER,			/* feed->run_head(arg) */
+	HEAD_BLOCK_ADD,			/* the item of copies[arg] goes in */
+	HEAD_BLOCK_DROP,		/* an original's goes out */
+};
+
+struct block_copy {
+	u64 place;
+	u8 tree;			/* enum btrfs_commit_tree of the original, or NR */
+	bool cancelled;			/* freed before its head ran: ADD and DROP cancel */
+	bool ran;			/* its ADD head ran */
+};
+
+/* What has been taken from one tree simulation so far */
+struct sim_mark {
+	struct btrfs_tree_sim *ts;
+	u64 new_blocks;			/* splits and new roots */
+	u32 freed;			/* freed_starts */
+	u64 freed_new;			/* leaves freed that splits had made */
+	u64 changes;			/* ts->changes when its leaves were last looked at, + 1 */
+};
+
+struct btrfs_commit {
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_commit_feed feed;
+	struct btrfs_head_queue heads;
+	struct u64_index copied;	/* original -> copies[] */
+	struct block_copy *copies;
+	u32 nr_copies;
+	u32 cap_copies;
+	u32 *fresh;			/* copies[] of the blocks with no original */
+	u32 nr_fresh;
+	u32 cap_fresh;
+	u64 *places;			/* the lowest free places, handed out in order */
+	u32 nr_places;
+	u32 cap_places;
+	u32 next_place;
+	struct u64_set dirty_bgs;	/* block groups whose free space changed, in order */
+	u64 tree_copies[BTRFS_COMMIT_NR_TREES + 1];	/* image blocks copied; subvolumes last */
+	bool no_fst;			/* free space changed without a free space tree */
+	struct sim_mark *marks;
+	u32 nr_marks;
+	u32 budget;			/* copies before the model gives up */
+	bool stopped;			/* out of places or budget: inexact */
+};
+
+/* The cow-only tree a root is (enum btrfs_commit_tree), or NR for a subvolume */
+static u8 commit_tree_of(u64 objectid)
+{
+	switch (objectid) {
+	case BTRFS_EXTENT_TREE_OBJECTID:
+		return BTRFS_COMMIT_EXTENT;
+	case BTRFS_CSUM_TREE_OBJECTID:
+		return BTRFS_COMMIT_CSUM;
+	case BTRFS_FREE_SPACE_TREE_OBJECTID:
+		return BTRFS_COMMIT_FREE_SPACE;
+	case BTRFS_BLOCK_GROUP_TREE_OBJECTID:
+		return BTRFS_COMMIT_BLOCK_GROUP;
+	case BTRFS_ROOT_TREE_OBJECTID:
+		return BTRFS_COMMIT_ROOT;
+	case BTRFS_DEV_TREE_OBJECTID:
+		return BTRFS_COMMIT_DEV;
+	default:
+		return BTRFS_COMMIT_NR_TREES;
+	}
+}
+
+/* The next free place; 1 when the metadata block groups have none left */
+static int take_place(struct btrfs_commit *cm, u64 *place)
+{
+	if (cm->next_place == cm->nr_places) {
+		u32 want = cm->nr_places ? 2 * cm->nr_places : 256;
+		int ret;
+
+		if (want <= cm->nr_places)
+			return -ENOMEM;
+		ret = btrfs_free_block_places(cm->fs_info, want, cm->feed.place_taken,
+					      cm->feed.ctx, &cm->places, &cm->nr_places,
+					      &cm->cap_places);
+		if (ret)
+			return ret;
+		if (cm->next_place >= cm->nr_places)
+			return 1;
+	}
+	*place = cm->places[cm->next_place++];
+	return 0;
+}
+
+/* A block new in the transaction: a place, and its ADD head */
+static int commit_new_block(struct btrfs_commit *cm, u8 level, u32 *index)
+{
+	struct block_copy *c;
+	u64 place;
+	int ret;
+
+	if (cm->stopped)
+		return 0;
+	if (cm->nr_copies >= cm->budget) {
+		cm->stopped = true;
+		return 0;
+	}
+	ret = take_place(cm, &place);
+	if (ret == 1)
+		cm->stopped = true;
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (array_grow((void **)&cm->copies, cm->nr_copies, &cm->cap_copies, sizeof(*cm->copies)))
+		return -ENOMEM;
+	c = &cm->copies[cm->nr_copies];
+	*c = (struct block_copy){ .place = place, .tree = BTRFS_COMMIT_NR_TREES };
+	if (index) {
+		*index = cm->nr_copies;
+	} else {
+		if (array_grow((void **)&cm->fresh, cm->nr_fresh, &cm->cap_fresh, sizeof(*cm->fresh)))
+			return -ENOMEM;
+		cm->fresh[cm->nr_fresh++] = cm->nr_copies;
+	}
+	return btrfs_head_queue_push(&cm->heads, place, HEAD_BLOCK_ADD, level, cm->nr_copies++);
+}
+
+static bool was_copied(const struct btrfs_commit *cm, u64 orig, u64 *index)
+{
+	u64 unused;
+
+	return u64_index_get(&cm->copied, orig, index ? index : &unused);
+}
+
+/* btrfs_cow_block() of the image's block @orig of tree @tree, once per transaction */
+static int copy_block(struct btrfs_commit *cm, u8 tree, u64 orig, u8 level)
+{
+	u32 index = UINT32_MAX;
+	int ret;
+
+	if (cm->stopped || was_copied(cm, orig, NULL))
+		return 0;
+	ret = commit_new_block(cm, level, &index);
+	if (!ret && index != UINT32_MAX) {
+		cm->copies[index].tree = tree;
+		cm->tree_copies[tree]++;
+		ret = u64_index_put(&cm->copied, orig, index);
+	}
+	return ret ? ret : btrfs_head_queue_push(&cm->heads, orig, HEAD_BLOCK_DROP, level, 0);
+}
+
+/*
+ * btrfs_free_tree_block() of a copy: before its head ran the ADD and the
+ * DROP cancel (its place stays used: the cluster has moved past it)
+ */
+static int free_copy(struct btrfs_commit *cm, struct block_copy *c)
+{
+	if (!c->ran) {
+		c->cancelled = true;
+		return 0;
+	}
+	return btrfs_head_queue_push(&cm->heads, c->place, HEAD_BLOCK_DROP, 0, 0);
+}
+
+/* btrfs_del_leaf() of an image leaf: copied first, the copy freed */
+static int free_leaf(struct btrfs_commit *cm, u8 tree, u64 orig)
+{
+	u64 index;
+
+	if (!was_copied(cm, orig, &index)) {
+		/* copied and freed between two looks: the copy took a place */
+		int ret = copy_block(cm, tree, orig, 0);
+
+		if (ret || !was_copied(cm, orig, &index))
+			return ret;
+	}
+	if (index >= cm->nr_copies)
+		return 0;
+	return free_copy(cm, &cm->copies[index]);
+}
+
+/*
+ * btrfs_del_leaf() of a leaf a split made: which one is not followed, the
+ * last new block is taken
+ */
+static int free_new_leaf(struct btrfs_commit *cm)
+{
+	if (!cm->nr_fresh)
+		return 0;
+	return free_copy(cm, &cm->copies[cm->fresh[--cm->nr_fresh]]);
+}
+
+int btrfs_commit_cow_path(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
+			  const struct btrfs_path *path, int min_level)
+{
+	int level, ret = 0;
+
+	for (level = min_level; level < BTRFS_MAX_LEVEL && !ret; level++)
+		if (path->nodes[level])
+			ret = copy_block(cm, commit_tree_of(root->objectid),
+					 path->nodes[level]->start, path->nodes[level]->level);
+	return ret;
+}
+
+/* The blocks of the search path of @key in an image tree, from @min_level up */
+static int copy_path(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
+		     const struct btrfs_key *key, int min_level)
+{
+	struct btrfs_path path = { 0 };
+	int ret;
+
+	if (!root->found || !root->bytenr || cm->stopped)
+		return 0;
+	ret = btrfs_search_slot(cm->fs_info, root, key, &path, BTRFS_IO_OTHER);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_commit_cow_path(cm, root, &path, min_level);
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/* What one tree simulation changed since the last look: copies, new and freed blocks */
+static int note_sim(struct btrfs_commit *cm, struct sim_mark *m)
+{
+	const struct btrfs_key first = { 0 };
+	struct btrfs_tree_sim *ts = m->ts;
+	const u8 tree = commit_tree_of(ts->root.objectid);
+	u32 g, l;
+	int ret = 0;
+
+	for (; m->freed < ts->nr_freed_starts && !ret; m->freed++)
+		ret = free_leaf(cm, tree, ts->freed_starts[m->freed]);
+	for (; m->new_blocks < ts->splits + ts->new_roots && !ret; m->new_blocks++)
+		ret = commit_new_block(cm, 0, NULL);
+	for (; m->freed_new < ts->leaves_freed - ts->nr_freed_starts && !ret; m->freed_new++)
+		ret = free_new_leaf(cm);
+	/* no change since the last look: no leaf newly touched */
+	if (ret || m->changes == ts->changes + 1)
+		return ret;
+	m->changes = ts->changes + 1;
+	for (g = 0; g < ts->nr_groups && !ret; g++) {
+		const struct btrfs_sim_group *grp = &ts->groups[g];
+		bool fresh = false;
+
+		for (l = 0; l < grp->nr && !ret; l++) {
+			const struct btrfs_sim_items_leaf *lf = grp->leaves[l];
+
+			if (!lf->touched || !lf->start || was_copied(cm, lf->start, NULL))
+				continue;
+			fresh = true;
+			ret = copy_block(cm, tree, lf->start, 0);
+		}
+		if (!ret && fresh && grp->has_parent)
+			ret = copy_path(cm, &ts->root, grp->has_lo ? &grp->lo : &first, 1);
+	}
+	return ret;
+}
+
+static int note_sims(struct btrfs_commit *cm)
+{
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; i < cm->nr_marks && !ret; i++)
+		ret = note_sim(cm, &cm->marks[i]);
+	return ret;
+}
+
+int btrfs_commit_free_space_change(struct btrfs_commit *cm, u64 start, u64 len, bool add)
+{
+	struct btrfs_fs_info *fs_info = cm->fs_info;
+	const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, start);
+	struct btrfs_key keys[3];
+	u32 i, n;
+	int ret;
+
+	if (!bg)
+		return 0;
+	ret = set_add(&cm->dirty_bgs, bg->start);
+	if (ret < 0)
+		return ret;
+	if (!btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE)) {
+		/* free space cache v1: its inodes are written at commit, not followed */
+		cm->no_fst = true;
+		return 0;
+	}
+	n = btrfs_free_space_change_keys(bg, start, len, add, keys);
+	for (i = 0, ret = 0; i < n && !ret; i++)
+		ret = copy_path(cm, &fs_info->free_space_root, &keys[i], 0);
+	return ret;
+}
+
+static int run_head(struct btrfs_commit *cm, const struct btrfs_head_run *h)
+{
+	struct btrfs_fs_info *fs_info = cm->fs_info;
+	struct btrfs_tree_sim *ts = cm->feed.extent;
+	struct btrfs_key key = btrfs_tree_block_item_key(fs_info, h->bytenr, h->level);
+	int ret;
+
+	switch (h->kind) {
+	case HEAD_CALLER:
+		return cm->feed.run_head(cm->feed.ctx, cm, h->arg);
+	case HEAD_BLOCK_ADD:
+		if (cm->copies[h->arg].cancelled)
+			return 0;
+		cm->copies[h->arg].ran = true;
+		/* alloc_reserved_tree_block() */
+		ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_insert(ts, &key,
+						btrfs_tree_block_item_size(fs_info)));
+		break;
+	default:
+		/* __btrfs_free_extent(), the last ref */
+		ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_delete(ts, &key, true));
+		break;
+	}
+	/* a new block leaves the free space, a freed one joins it */
+	return ret ? ret : btrfs_commit_free_space_change(cm, h->bytenr, fs_info->nodesize,
+							  h->kind == HEAD_BLOCK_DROP);
+}
+
+int btrfs_commit_run_heads(struct btrfs_commit *cm)
+{
+	int ret = 0;
+
+	while (cm->heads.nr && !ret) {
+		struct btrfs_head_run h = btrfs_head_queue_pop(&cm->heads);
+
+		ret = run_head(cm, &h);
+		if (!ret)
+			ret = note_sims(cm);
+	}
+	btrfs_head_queue_run_end(&cm->heads);
+	return ret;
+}
+
+static int copy_root_item(struct btrfs_commit *cm, const struct btrfs_root_ref *tree_root,
+			  u64 objectid)
+{
+	const struct btrfs_key key = { objectid, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
+
+	return copy_path(cm, tree_root, &key, 0);
+}
+
+/*
+ * commit_cowonly_roots(): the dirty block groups' items
+ * (update_block_group_item()), the device stats (btrfs_run_dev_stats():
+ * all dirty after a mount) and the root items of the trees changed
+ * (update_cowonly_root(), commit_fs_roots()).
+ */
+static int cowonly_roots(struct btrfs_commit *cm)
+{
+	struct btrfs_fs_info *fs_info = cm->fs_info;
+	const struct btrfs_root_ref *bg_root = btrfs_block_group_root(fs_info);
+	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info);
+	static const u64 cowonly[] = {
+		[BTRFS_COMMIT_EXTENT] = BTRFS_EXTENT_TREE_OBJECTID,
+		[BTRFS_COMMIT_CSUM] = BTRFS_CSUM_TREE_OBJECTID,
+		[BTRFS_COMMIT_FREE_SPACE] = BTRFS_FREE_SPACE_TREE_OBJECTID,
+		[BTRFS_COMMIT_BLOCK_GROUP] = BTRFS_BLOCK_GROUP_TREE_OBJECTID,
+		[BTRFS_COMMIT_ROOT] = 0,
+		[BTRFS_COMMIT_DEV] = BTRFS_DEV_TREE_OBJECTID,
+	};
+	struct btrfs_tree_sim *ts = cm->feed.extent;
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; i < cm->dirty_bgs.nr && !ret; i++) {
+		const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info,
+									      cm->dirty_bgs.v[i]);
+		struct btrfs_key key;
+
+		if (!bg)
+			continue;
+		key = (struct btrfs_key){ bg->start, BTRFS_BLOCK_GROUP_ITEM_KEY, bg->length };
+		if (bg_root == &fs_info->extent_root)
+			ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_touch(ts, &key));
+		else
+			ret = copy_path(cm, bg_root, &key, 0);
+	}
+	for (i = 0; i < fs_info->nr_devices && !ret; i++)
+		if (fs_info->devices[i].present)
+			ret = copy_path(cm, &fs_info->dev_root,
+					&(struct btrfs_key){ BTRFS_DEV_STATS_OBJECTID,
+							     BTRFS_PERSISTENT_ITEM_KEY,
+							     fs_info->devices[i].devid }, 0);
+	for (i = 0; i < cm->feed.nr_subvols && !ret; i++)
+		ret = copy_root_item(cm, &tree_root, cm->feed.subvols[i]);
+	/* update_cowonly_root() of the dirty cow-only roots: those copied */
+	for (i = 0; i < BTRFS_COMMIT_NR_TREES && !ret; i++)
+		if (cowonly[i] && cm->tree_copies[i])
+			ret = copy_root_item(cm, &tree_root, cowonly[i]);
+	return ret ? ret : note_sims(cm);
+}
+
+/* The copies and new blocks the model follows before it gives up */
+static u32 commit_budget(const struct btrfs_commit *cm)
+{
+	u64 budget = 0;
+	u32 i, g;
+
+	for (i = 0; i < cm->nr_marks; i++) {
+		const struct btrfs_tree_sim *ts = cm->marks[i].ts;
+
+		budget += ts->splits + ts->new_roots + ts->nr_freed_starts;
+		for (g = 0; g < ts->nr_groups; g++)
+			budget += 2 * ts->groups[g].nr;
+	}
+	return (u32)(4 * budget + 4096);
+}
+
+int btrfs_commit_start(struct btrfs_fs_info *fs_info, const struct btrfs_commit_feed *feed,
+		       struct btrfs_commit **out)
+{
+	struct btrfs_commit *cm = calloc(1, sizeof(*cm));
+	u32 i;
+	int ret;
+
+	*out = NULL;
+	if (!cm)
+		return -ENOMEM;
+	cm->fs_info = fs_info;
+	cm->feed = *feed;
+	cm->nr_marks = feed->nr_trees + 1;
+	cm->marks = calloc(cm->nr_marks, sizeof(*cm->marks));
+	if (!cm->marks) {
+		free(cm);
+		return -ENOMEM;
+	}
+	cm->marks[0].ts = feed->extent;
+	for (i = 0; i < feed->nr_trees; i++)
+		cm->marks[i + 1].ts = feed->trees[i];
+	cm->budget = commit_budget(cm);
+	/* the copies and new blocks of the transaction so far */
+	ret = note_sims(cm);
+	if (ret) {
+		btrfs_commit_end(cm);
+		return ret;
+	}
+	*out = cm;
+	return 0;
+}
+
+/* A head or a new block may copy the path to its item: room for a few more copies */
+static void commit_budget_grow(struct btrfs_commit *cm)
+{
+	if (cm->budget <= UINT32_MAX - 4)
+		cm->budget += 4;
+}
+
+int btrfs_commit_queue_head(struct btrfs_commit *cm, u64 bytenr, u32 arg)
+{
+	commit_budget_grow(cm);
+	return btrfs_head_queue_push(&cm->heads, bytenr, HEAD_CALLER, 0, arg);
+}
+
+int btrfs_commit_new_block(struct btrfs_commit *cm)
+{
+	commit_budget_grow(cm);
+	return commit_new_block(cm, 0, NULL);
+}
+
+#define MAX_COWONLY_STAGES	8
+
+int btrfs_commit_run(struct btrfs_commit *cm, struct btrfs_commit_result *res)
+{
+	const struct btrfs_tree_sim *ts = cm->feed.extent;
+	u32 stage, before;
+	int ret;
+
+	ret = btrfs_commit_run_heads(cm);
+	for (stage = 0; !ret && stage < MAX_COWONLY_STAGES; stage++) {
+		before = cm->nr_copies;
+		ret = cowonly_roots(cm);
+		if (!ret)
+			ret = btrfs_commit_run_heads(cm);
+		if (cm->nr_copies == before)
+			break;
+	}
+	if (ret)
+		return ret;
+	*res = (struct btrfs_commit_result){
+		.blocks = cm->nr_copies,
+		.extent_gained = ts->splits + ts->new_roots,
+		.extent_freed = ts->leaves_freed,
+		.inexact = stage == MAX_COWONLY_STAGES || cm->stopped,
+		.no_free_space_tree = cm->no_fst,
+	};
+	memcpy(res->copies, cm->tree_copies, sizeof(res->copies));
+	return 0;
+}
+
+void btrfs_commit_end(struct btrfs_commit *cm)
+{
+	if (!cm)
+		return;
+	btrfs_head_queue_release(&cm->heads);
+	free(cm->copies);
+	free(cm->fresh);
+	free(cm->places);
+	free(cm->marks);
+	u64_index_free(&cm->copied);
+	set_free(&cm->dirty_bgs);
+	free(cm);
+}
+
+/* ---- csum-delete's commit: the deletion's heads fed to the commit model -- */
+
+/* The deletion's new subvolume blocks, in allocation order: the first places */
+static int new_subvol_blocks(struct commit_state *st)
+{
+	u64 i;
+	int ret = 0;
+
+	for (i = 0; i < st->nr_heads && !ret; i++) {
+		const struct commit_head *h = &st->heads[i];
+
+		if (h->bytenr < STAND_IN_START || head_net(st->refs, h->bytenr) <= 0)
+			continue;
+		st->c->new_blocks++;
+		ret = btrfs_commit_new_block(st->cm);
+	}
+	return ret;
+}
+
+static bool head_in_run(const struct btrfs_commit_refs *c, const struct commit_head *h,
+			u32 run)
+{
+	u64 i;
+
+	for (i = h->first; i < h->first + h->nr; i++)
+		if (c->notes[i].run == run)
+			return true;
+	return false;
+}
+
+/* One run of the deletion's heads (the image's extents) and of what they queue */
+static int deletion_run(struct commit_state *st, u32 run)
+{
+	u64 i;
+	int ret = 0;
+
+	st->run = run;
+	for (i = 0; i < st->nr_heads && !ret; i++) {
+		const struct commit_head *h = &st->heads[i];
+
+		if (h->bytenr < STAND_IN_START && head_in_run(st->c, h, run))
+			ret = btrfs_commit_queue_head(st->cm, h->bytenr, (u32)i);
+	}
+	return ret ? ret : btrfs_commit_run_heads(st->cm);
+}
+
+static void commit_refs_result(struct commit_state *st, const struct btrfs_commit_result *res)
+{
+	struct btrfs_commit_refs *c = st->c;
+	const struct btrfs_csum_params *p = st->refs->params;
+	u64 freed_leaves = st->ext.nr_freed_starts;
+	int t;
+
+	c->copies_total = 0;
+	for (t = 0; t < BTRFS_COMMIT_NR_TREES; t++) {
+		c->copies[t] = res->copies[t];
+		c->copies_total += res->copies[t];
+	}
+	c->splits = st->ext.splits + st->ext.new_roots;
+	/* a leaf copied and then freed: its copy's ADD and DROP cancel */
+	c->nodes = 2 * c->copies_total - min_t(u64, c->copies_total, freed_leaves) + c->splits;
+	c->bytes = c->nodes * btrfs_calc_delayed_ref_bytes(p->nodesize,
+							    p->free_space_tree_opt, 1);
+	if (st->ext.inexact)
+		c->inexact |= BTRFS_COMMIT_INEXACT_SPLIT;
+	if (res->inexact)
+		c->inexact |= BTRFS_COMMIT_INEXACT_ALLOC;
+	if (res->no_free_space_tree)
+		c->inexact |= BTRFS_COMMIT_INEXACT_NO_FST;
+}
+
 int btrfs_model_commit_refs(struct btrfs_fs_info *fs_info, u64 subvol,
 			    const struct btrfs_delayed_refs_sim *refs,
 			    struct btrfs_commit_refs *c)
 {
-	const struct btrfs_csum_params *p = refs->params;
 	struct commit_state *st = calloc(1, sizeof(*st));
-	u64 last = (u64)-1, all = 0;
-	int round, t, ret = 0;
+	struct btrfs_tree_sim *ext;
+	struct btrfs_commit_feed feed = { .run_head = run_image_head, .subvols = &subvol,
+					  .nr_subvols = 1 };
+	struct btrfs_commit_result res;
+	u32 run;
+	int ret;
 
 	if (!st)
 		return -ENOMEM;
 	st->fs_info = fs_info;
 	st->c = c;
 	st->refs = refs;
-	st->subvol = subvol;
-	st->tree_root = btrfs_tree_root_ref(fs_info);
-	btrfs_tree_sim_init(&st->ext_image, fs_info, &fs_info->extent_root);
+	ext = &st->ext;
+	btrfs_tree_sim_init(ext, fs_info, &fs_info->extent_root);
+	feed.ctx = st;
+	feed.extent = ext;
 	ret = build_heads(st);
 	if (!ret)
 		ret = check_quota(st);
-	if (ret)
-		goto out;
-	for (round = 0; round < MAX_ROUNDS; round++) {
-		round_reset(st);
-		ret = commit_round(st);
-		if (ret)
-			goto out;
-		all = copies_of(st) + c->splits;
-		if (all == last)
-			break;
-		last = all;
-		ret = round_keep(st);
-		if (ret)
-			goto out;
-	}
-	if (round == MAX_ROUNDS)
-		c->inexact |= BTRFS_COMMIT_INEXACT_ALLOC;
-	c->copies_total = 0;
-	for (t = 0; t < BTRFS_COMMIT_NR_TREES; t++) {
-		c->copies[t] = st->copied[t].nr;
-		c->copies_total += st->copied[t].nr;
-	}
-	c->nodes = 2 * c->copies_total - min_t(u64, c->copies_total, st->freed_leaves) +
-		c->splits;
-	c->bytes = c->nodes * btrfs_calc_delayed_ref_bytes(p->nodesize,
-							    p->free_space_tree_opt, 1);
-out:
-	for (t = 0; t < BTRFS_COMMIT_NR_TREES; t++) {
-		set_free(&st->copied[t]);
-		set_free(&st->copied_level[t]);
-	}
-	set_free(&st->dirty_bgs);
-	for (t = 0; t < BTRFS_COMMIT_NR_TREES; t++) {
-		set_free(&st->image_copied[t]);
-		set_free(&st->image_copied_level[t]);
-	}
-	set_free(&st->image_dirty_bgs);
-	free(st->image_ops.v);
-	btrfs_tree_sim_release(&st->ext_image);
-	set_free(&st->prev);
-	set_free(&st->prev_level);
-	set_free(&st->addrs);
-	free(st->ops.v);
+	if (!ret)
+		ret = btrfs_commit_start(fs_info, &feed, &st->cm);
+	if (!ret)
+		ret = new_subvol_blocks(st);
+	for (run = 0; run < c->runs && !ret; run++)
+		ret = deletion_run(st, run);
+	if (!ret)
+		ret = btrfs_commit_run(st->cm, &res);
+	if (!ret)
+		commit_refs_result(st, &res);
+	btrfs_commit_end(st->cm);
+	btrfs_tree_sim_release(ext);
 	free(st->heads);
 	free(st);
 	return ret;

@@ -45,8 +45,10 @@
  * refs per extent in bytenr order, growing or shrinking the extent items,
  * the freed extents, the tree blocks' items) and in the csum tree (the
  * log's csums, the freed extents' csums) go through ctree.c's leaf model.
- * The commit's runs take the items of the blocks the transaction copies
- * too, in bytenr order with the data extents (btrfs_run_delayed_refs()):
+ * The commit is transaction.c's commit model, fed here with the data
+ * extents' heads and the trees the replay changed: its runs take the
+ * items of the blocks the transaction copies too, in bytenr order with
+ * the data extents (btrfs_run_delayed_refs()):
  * a copy at a lower place goes in before its original goes out, which
  * can split a leaf on the way.  The free-space tree's items are not
  * replayed, only the copies its changes make (Documentation/formulas.md
@@ -252,14 +254,6 @@ static void map_free(struct index_map *m)
 	free(m->b);
 	free(m->idx);
 	memset(m, 0, sizeof(*m));
-}
-
-/* An operation on @ts that the model cannot follow: 1 makes it inexact */
-static int sim_result_ts(struct btrfs_tree_sim *ts, int ret)
-{
-	if (ret == 1)
-		ts->inexact = true;
-	return ret < 0 ? ret : 0;
 }
 
 /* An operation on the current subvolume's tree that the model cannot follow */
@@ -916,21 +910,21 @@ static int del_csums(struct replay_ctx *rc, u64 start, u64 len)
 				if (!nb.has_prev || !is_csum_key(&nb.prev.key) ||
 				    nb.prev.key.offset < start)
 					break;
-				ret = sim_result_ts(ts, btrfs_tree_sim_delete(ts, &nb.prev.key, false));
+				ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_delete(ts, &nb.prev.key, false));
 				prev = nb.prev;
 				first = prev.key.offset == start;
 			}
 			if (!ret)
-				ret = sim_result_ts(ts, btrfs_tree_sim_delete(ts, &it.key, true));
+				ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_delete(ts, &it.key, true));
 			if (ret || first)
 				return ret;
 		} else if (it.key.offset < start && csum_end > end) {
 			key = it.key;
 			key.offset = start;
-			ret = sim_result_ts(ts, btrfs_tree_sim_split_item(ts, &it.key, &key,
+			ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_split_item(ts, &it.key, &key,
 					(u32)((start - it.key.offset) / ss * cs)));
 		} else if (it.key.offset < start) {
-			ret = sim_result_ts(ts, btrfs_tree_sim_truncate(ts, &it.key,
+			ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_truncate(ts, &it.key,
 					(u32)((start - it.key.offset) / ss * cs)));
 			return ret;
 		} else {
@@ -939,7 +933,7 @@ static int del_csums(struct replay_ctx *rc, u64 start, u64 len)
 			ret = btrfs_tree_sim_truncate(ts, &it.key, (u32)((csum_end - end) / ss * cs));
 			if (!ret)
 				ret = btrfs_tree_sim_set_key(ts, &it.key, &key);
-			ret = sim_result_ts(ts, ret);
+			ret = btrfs_tree_sim_result(ts, ret);
 		}
 	}
 	if (!ret)
@@ -1038,7 +1032,7 @@ static int csum_file_blocks(struct replay_ctx *rc, u64 start, u64 len)
 			n = max;
 		if (csum_prev && bytenr == item_end)
 			n = 1;		/* found_next unset: one csum, then extended */
-		ret = sim_result_ts(ts, btrfs_tree_sim_insert(ts, &key, (u32)(n * cs)));
+		ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_insert(ts, &key, (u32)(n * cs)));
 		done += n * ss;
 	}
 	/* an item the model cannot step over (sizes not in whole csums) */
@@ -1197,7 +1191,7 @@ static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_bloc
 	ret = btrfs_tree_sim_insert(&rc->extent_sim,
 				    &(struct btrfs_key){ bytenr, BTRFS_EXTENT_ITEM_KEY, num_bytes },
 				    data_extent_item_size(fs_info));
-	ret = sim_result_ts(&rc->extent_sim, ret);
+	ret = btrfs_tree_sim_result(&rc->extent_sim, ret);
 	return ret ? ret : replay_csums(rc, &fe);
 }
 
@@ -1293,7 +1287,7 @@ static int overwrite_item(struct replay_ctx *rc, const struct btrfs_key *key,
 		ret = btrfs_tree_sim_extend(ts, key, 0, size - cur);
 	else if (ret == 1)
 		ret = btrfs_tree_sim_truncate(ts, key, size);
-	return sim_result_ts(ts, ret);
+	return btrfs_tree_sim_result(ts, ret);
 }
 
 /*
@@ -1983,16 +1977,6 @@ static int apply_extents(struct replay_ctx *rc)
 	return 0;
 }
 
-static u32 tree_block_item_size(const struct btrfs_fs_info *fs_info)
-{
-	/* extent item, (tree_block_info without skinny metadata), one inline ref */
-	u32 size = sizeof(struct btrfs_extent_item) + sizeof(struct btrfs_extent_inline_ref);
-
-	if (!btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA))
-		size += sizeof(struct btrfs_disk_key) + 1;
-	return size;
-}
-
 /*
  * One delayed ref head of a data extent at the commit
  * (btrfs_run_delayed_refs_for_head()): an extent left with no reference
@@ -2020,7 +2004,7 @@ static int run_data_ref_head(struct replay_ctx *rc, struct replay_extent *e)
 		return 0;
 	if (!e->refs) {
 		/* __btrfs_free_extent(): the item, then the extent's csums */
-		ret = sim_result_ts(ts, btrfs_tree_sim_delete(ts, &key, true));
+		ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_delete(ts, &key, true));
 		return ret ? ret : del_csums(rc, e->bytenr, e->num_bytes);
 	}
 	for (pass = 0; pass < 2 && !ret; pass++) {
@@ -2033,22 +2017,22 @@ static int run_data_ref_head(struct replay_ctx *rc, struct replay_extent *e)
 			if (pass == 0 && d->delta > 0) {
 				if (d->is_inline) {
 					ret = btrfs_tree_sim_extend(ts, &key, iref, 0);
-					ret = sim_result_ts(ts, ret);
+					ret = btrfs_tree_sim_result(ts, ret);
 					continue;
 				}
 				ret = btrfs_tree_sim_lookup(ts, &key, &size);
 				if (ret)
-					return sim_result_ts(ts, ret);
+					return btrfs_tree_sim_result(ts, ret);
 				if (btrfs_tree_sim_lookup(ts, &kkey, NULL) == 0 || e->keyed_after ||
 				    size + iref >= max_item) {
 					/* insert_extent_backref(): the keyed item */
 					ret = btrfs_tree_sim_insert(ts, &kkey,
 						sizeof(struct btrfs_extent_data_ref));
-					ret = ret == 1 ? 0 : sim_result_ts(ts, ret);
+					ret = ret == 1 ? 0 : btrfs_tree_sim_result(ts, ret);
 					e->keyed_after = true;
 					continue;
 				}
-				ret = sim_result_ts(ts, btrfs_tree_sim_extend(ts, &key, iref, iref));
+				ret = btrfs_tree_sim_result(ts, btrfs_tree_sim_extend(ts, &key, iref, iref));
 				d->is_inline = true;
 				d->count = 0;
 			} else if (pass == 1 && d->delta < 0) {
@@ -2062,122 +2046,11 @@ static int run_data_ref_head(struct replay_ctx *rc, struct replay_extent *e)
 				ret = btrfs_tree_sim_lookup(ts, &key, &size);
 				if (!ret && size >= iref)
 					ret = btrfs_tree_sim_truncate(ts, &key, size - iref);
-				ret = sim_result_ts(ts, ret);
+				ret = btrfs_tree_sim_result(ts, ret);
 			}
 		}
 	}
 	return ret;
-}
-
-/*
- * The commit's runs of the delayed refs over the extent tree
- * (btrfs_run_delayed_refs(), btrfs_select_ref_head()): every head in
- * bytenr order from where the run stands, and the heads queued behind it
- * after the run wraps to 0.  The heads are the data extents the replay
- * changed and the tree blocks it copied.  Every block a search changes in
- * the transaction is copied once (btrfs_cow_block()): the copy takes the
- * lowest free place of the metadata block groups (find_free_extent(); the
- * log trees' blocks are pinned, and so are the originals until the commit
- * ends), its METADATA_ITEM goes in when its head runs and the original's
- * goes out when the original's head runs, so between the two a leaf holds
- * both and may split.  The runs change the extent, csum and free space
- * trees, whose copies join the run; then commit_cowonly_roots() rewrites
- * the dirty block groups' items, the device stats and the root items, and
- * runs the heads those copies queue, until nothing new is copied.
- */
-enum commit_event_kind {
-	EV_DATA_HEAD,			/* run_data_ref_head() of rc->extents[arg] */
-	EV_BLOCK_ADD,			/* the METADATA_ITEM of copies[arg] goes in */
-	EV_BLOCK_DROP,			/* an original's goes out */
-};
-
-struct commit_event {
-	u64 bytenr;
-	u32 pass;			/* behind the cursor when queued: after the wrap */
-	u32 arg;
-	u8 kind;
-	u8 level;
-};
-
-struct block_copy {
-	u64 place;
-	bool cancelled;			/* freed before its head ran: ADD and DROP cancel */
-	bool ran;			/* its ADD head ran */
-};
-
-/* What has been taken from one tree simulation so far */
-struct sim_mark {
-	struct btrfs_tree_sim *ts;
-	u64 new_blocks;			/* splits and new roots */
-	u32 freed;			/* freed_starts */
-	u64 freed_new;			/* leaves freed that splits had made */
-	u64 changes;			/* ts->changes when its leaves were last looked at, + 1 */
-};
-
-struct commit_run {
-	struct replay_ctx *rc;
-	struct commit_event *heap;	/* by (pass, bytenr) */
-	u32 nr_events;
-	u32 cap_events;
-	u64 cursor;
-	u32 pass;
-	struct index_map copied;	/* original -> copies[] */
-	struct block_copy *copies;
-	u32 nr_copies;
-	u32 cap_copies;
-	u32 *fresh;			/* copies[] of the blocks with no original */
-	u32 nr_fresh;
-	u32 cap_fresh;
-	u64 *places;			/* the lowest free places, handed out in order */
-	u32 nr_places;
-	u32 cap_places;
-	u32 next_place;
-	struct index_map dirty_bgs;	/* block groups whose free space changed */
-	struct sim_mark *marks;
-	u32 nr_marks;
-	u32 budget;			/* copies before the model gives up */
-	bool stopped;			/* out of places or budget: inexact */
-};
-
-static bool event_before(const struct commit_event *a, const struct commit_event *b)
-{
-	if (a->pass != b->pass)
-		return a->pass < b->pass;
-	return a->bytenr < b->bytenr;
-}
-
-static int event_push(struct commit_run *cr, u64 bytenr, u8 kind, u8 level, u32 arg)
-{
-	struct commit_event ev = {
-		.bytenr = bytenr, .pass = cr->pass + (bytenr < cr->cursor),
-		.arg = arg, .kind = kind, .level = level,
-	};
-	u32 i;
-
-	if (array_grow((void **)&cr->heap, cr->nr_events, &cr->cap_events, sizeof(*cr->heap)))
-		return -ENOMEM;
-	for (i = cr->nr_events++; i && event_before(&ev, &cr->heap[(i - 1) / 2]); i = (i - 1) / 2)
-		cr->heap[i] = cr->heap[(i - 1) / 2];
-	cr->heap[i] = ev;
-	return 0;
-}
-
-static struct commit_event event_pop(struct commit_run *cr)
-{
-	struct commit_event top = cr->heap[0], last = cr->heap[--cr->nr_events];
-	u32 i = 0, c;
-
-	while ((c = 2 * i + 1) < cr->nr_events) {
-		if (c + 1 < cr->nr_events && event_before(&cr->heap[c + 1], &cr->heap[c]))
-			c++;
-		if (!event_before(&cr->heap[c], &last))
-			break;
-		cr->heap[i] = cr->heap[c];
-		i = c;
-	}
-	if (cr->nr_events)
-		cr->heap[i] = last;
-	return top;
 }
 
 /* Read observer of the replay's walks: every block met is taken */
@@ -2197,339 +2070,28 @@ static bool place_taken(void *ctx, u64 bytenr)
 	return map_find(&rc->seen, bytenr, 0) >= 0;
 }
 
-/* The next free place; 1 when the metadata block groups have none left */
-static int take_place(struct commit_run *cr, u64 *place)
+/*
+ * The commit (transaction.c's model): the heads are the data extents the
+ * replay changed, the trees it touched the subvolume trees, the csum tree
+ * and the extent tree; a data head runs its refs here.
+ */
+static int run_data_head(void *ctx, struct btrfs_commit *cm, u32 arg)
 {
-	if (cr->next_place == cr->nr_places) {
-		u32 want = cr->nr_places ? 2 * cr->nr_places : 256;
-		int ret;
-
-		if (want <= cr->nr_places)
-			return -ENOMEM;
-		ret = btrfs_free_block_places(cr->rc->fs_info, want, place_taken, cr->rc,
-					      &cr->places, &cr->nr_places, &cr->cap_places);
-		if (ret)
-			return ret;
-		if (cr->next_place >= cr->nr_places)
-			return 1;
-	}
-	*place = cr->places[cr->next_place++];
-	return 0;
-}
-
-/* A block new in the transaction: a place, and its ADD head */
-static int new_block(struct commit_run *cr, u8 level, u32 *index)
-{
-	struct block_copy *c;
-	u64 place;
+	struct replay_ctx *rc = ctx;
+	struct replay_extent *e = &rc->extents[arg];
 	int ret;
 
-	if (cr->stopped)
-		return 0;
-	if (cr->nr_copies >= cr->budget) {
-		cr->stopped = true;
-		return 0;
-	}
-	ret = take_place(cr, &place);
-	if (ret == 1)
-		cr->stopped = true;
-	if (ret)
-		return ret < 0 ? ret : 0;
-	if (array_grow((void **)&cr->copies, cr->nr_copies, &cr->cap_copies, sizeof(*cr->copies)))
-		return -ENOMEM;
-	c = &cr->copies[cr->nr_copies];
-	*c = (struct block_copy){ .place = place };
-	if (index) {
-		*index = cr->nr_copies;
-	} else {
-		if (array_grow((void **)&cr->fresh, cr->nr_fresh, &cr->cap_fresh, sizeof(*cr->fresh)))
-			return -ENOMEM;
-		cr->fresh[cr->nr_fresh++] = cr->nr_copies;
-	}
-	return event_push(cr, place, EV_BLOCK_ADD, level, cr->nr_copies++);
-}
-
-/* btrfs_cow_block() of the image's block @orig, once per transaction */
-static int copy_block(struct commit_run *cr, u64 orig, u8 level)
-{
-	u32 index = UINT32_MAX;
-	int ret;
-
-	if (cr->stopped || map_find(&cr->copied, orig, 0) >= 0)
-		return 0;
-	ret = new_block(cr, level, &index);
-	if (!ret && index != UINT32_MAX)
-		ret = map_insert(&cr->copied, orig, 0, index);
-	return ret ? ret : event_push(cr, orig, EV_BLOCK_DROP, level, 0);
-}
-
-/*
- * btrfs_free_tree_block() of a copy: before its head ran the ADD and the
- * DROP cancel (its place stays used: the cluster has moved past it)
- */
-static int free_copy(struct commit_run *cr, struct block_copy *c)
-{
-	if (!c->ran) {
-		c->cancelled = true;
-		return 0;
-	}
-	return event_push(cr, c->place, EV_BLOCK_DROP, 0, 0);
-}
-
-/* btrfs_del_leaf() of an image leaf: copied first, the copy freed */
-static int free_leaf(struct commit_run *cr, u64 orig)
-{
-	long index = map_find(&cr->copied, orig, 0);
-	if (index < 0) {
-		/* copied and freed between two looks: the copy took a place */
-		int ret = copy_block(cr, orig, 0);
-
-		index = map_find(&cr->copied, orig, 0);
-		if (ret || index < 0)
-			return ret;
-	}
-	if ((u32)index >= cr->nr_copies)
-		return 0;
-	return free_copy(cr, &cr->copies[index]);
-}
-
-/*
- * btrfs_del_leaf() of a leaf a split made: which one is not followed, the
- * last new block is taken
- */
-static int free_new_leaf(struct commit_run *cr)
-{
-	if (!cr->nr_fresh)
-		return 0;
-	return free_copy(cr, &cr->copies[cr->fresh[--cr->nr_fresh]]);
-}
-
-/* The blocks of the search path of @key in an image tree, from @min_level up */
-static int copy_path(struct commit_run *cr, const struct btrfs_root_ref *root,
-		     const struct btrfs_key *key, int min_level)
-{
-	struct btrfs_path path = { 0 };
-	int level, ret;
-
-	if (!root->found || !root->bytenr || cr->stopped)
-		return 0;
-	ret = btrfs_search_slot(cr->rc->fs_info, root, key, &path, BTRFS_IO_OTHER);
-	if (ret < 0)
-		return ret;
-	ret = 0;
-	for (level = min_level; level < BTRFS_MAX_LEVEL && !ret; level++)
-		if (path.nodes[level])
-			ret = copy_block(cr, path.nodes[level]->start, path.nodes[level]->level);
-	btrfs_release_path(&path);
+	ret = run_data_ref_head(rc, e);
+	if (!ret && !e->refs)
+		ret = btrfs_commit_free_space_change(cm, e->bytenr, e->num_bytes, true);
 	return ret;
 }
 
-/* What one tree simulation changed since the last look: copies, new and freed blocks */
-static int note_sim(struct commit_run *cr, struct sim_mark *m)
-{
-	const struct btrfs_key first = { 0 };
-	struct btrfs_tree_sim *ts = m->ts;
-	u32 g, l;
-	int ret = 0;
-
-	for (; m->freed < ts->nr_freed_starts && !ret; m->freed++)
-		ret = free_leaf(cr, ts->freed_starts[m->freed]);
-	for (; m->new_blocks < ts->splits + ts->new_roots && !ret; m->new_blocks++)
-		ret = new_block(cr, 0, NULL);
-	for (; m->freed_new < ts->leaves_freed - ts->nr_freed_starts && !ret; m->freed_new++)
-		ret = free_new_leaf(cr);
-	/* no change since the last look: no leaf newly touched */
-	if (ret || m->changes == ts->changes + 1)
-		return ret;
-	m->changes = ts->changes + 1;
-	for (g = 0; g < ts->nr_groups && !ret; g++) {
-		const struct btrfs_sim_group *grp = &ts->groups[g];
-		bool fresh = false;
-
-		for (l = 0; l < grp->nr && !ret; l++) {
-			const struct btrfs_sim_items_leaf *lf = grp->leaves[l];
-
-			if (!lf->touched || !lf->start || map_find(&cr->copied, lf->start, 0) >= 0)
-				continue;
-			fresh = true;
-			ret = copy_block(cr, lf->start, 0);
-		}
-		if (!ret && fresh && grp->has_parent)
-			ret = copy_path(cr, &ts->root, grp->has_lo ? &grp->lo : &first, 1);
-	}
-	return ret;
-}
-
-static int note_sims(struct commit_run *cr)
+static int queue_data_heads(struct replay_ctx *rc, struct btrfs_commit *cm)
 {
 	u32 i;
 	int ret = 0;
 
-	for (i = 0; i < cr->nr_marks && !ret; i++)
-		ret = note_sim(cr, &cr->marks[i]);
-	return ret;
-}
-
-/*
- * The free space tree's change for a range (btrfs_add_to_free_space_tree()
- * when @add, else btrfs_remove_from_free_space_tree()): the searches
- * transaction.c's model makes too copy their paths, and the block group is
- * dirty.
- */
-static int free_space_change(struct commit_run *cr, u64 start, u64 len, bool add)
-{
-	struct btrfs_fs_info *fs_info = cr->rc->fs_info;
-	const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, start);
-	struct btrfs_key keys[3];
-	u32 i, n;
-	int ret = 0;
-
-	if (!bg)
-		return 0;
-	if (map_find(&cr->dirty_bgs, bg->start, 0) < 0)
-		ret = map_insert(&cr->dirty_bgs, bg->start, 0, 0);
-	n = btrfs_free_space_change_keys(bg, start, len, add, keys);
-	for (i = 0; i < n && !ret; i++)
-		ret = copy_path(cr, &fs_info->free_space_root, &keys[i], 0);
-	return ret;
-}
-
-static struct btrfs_key block_item_key(const struct btrfs_fs_info *fs_info, u64 start, u8 level)
-{
-	if (btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA))
-		return (struct btrfs_key){ start, BTRFS_METADATA_ITEM_KEY, level };
-	return (struct btrfs_key){ start, BTRFS_EXTENT_ITEM_KEY, fs_info->nodesize };
-}
-
-static int run_event(struct commit_run *cr, const struct commit_event *ev)
-{
-	struct replay_ctx *rc = cr->rc;
-	struct btrfs_fs_info *fs_info = rc->fs_info;
-	struct btrfs_tree_sim *ts = &rc->extent_sim;
-	struct btrfs_key key = block_item_key(fs_info, ev->bytenr, ev->level);
-	struct replay_extent *e;
-	int ret;
-
-	switch (ev->kind) {
-	case EV_DATA_HEAD:
-		e = &rc->extents[ev->arg];
-		ret = run_data_ref_head(rc, e);
-		if (!ret && !e->refs)
-			ret = free_space_change(cr, e->bytenr, e->num_bytes, true);
-		return ret;
-	case EV_BLOCK_ADD:
-		if (cr->copies[ev->arg].cancelled)
-			return 0;
-		cr->copies[ev->arg].ran = true;
-		/* alloc_reserved_tree_block() */
-		ret = sim_result_ts(ts, btrfs_tree_sim_insert(ts, &key, tree_block_item_size(fs_info)));
-		break;
-	default:
-		/* __btrfs_free_extent(), the last ref */
-		ret = sim_result_ts(ts, btrfs_tree_sim_delete(ts, &key, true));
-		break;
-	}
-	/* a new block leaves the free space, a freed one joins it */
-	return ret ? ret : free_space_change(cr, ev->bytenr, fs_info->nodesize,
-					     ev->kind == EV_BLOCK_DROP);
-}
-
-/*
- * The heads queued, in the order the runs take them.  When none is left,
- * btrfs_select_ref_head() has looked from the cursor and again from 0,
- * and leaves run_delayed_start at 0: the heads the next copies queue are
- * all ahead of it, in bytenr order, none waits for a wrap.
- */
-static int run_heads(struct commit_run *cr)
-{
-	int ret = 0;
-
-	while (cr->nr_events && !ret) {
-		struct commit_event ev = event_pop(cr);
-
-		cr->cursor = ev.bytenr;
-		cr->pass = ev.pass;
-		ret = run_event(cr, &ev);
-		if (!ret)
-			ret = note_sims(cr);
-	}
-	cr->cursor = 0;
-	return ret;
-}
-
-/*
- * commit_cowonly_roots(): the dirty block groups' items
- * (update_block_group_item()), the device stats (btrfs_run_dev_stats():
- * all dirty after a mount) and the root items of the trees changed
- * (update_cowonly_root(), commit_fs_roots()).
- */
-static int cowonly_roots(struct commit_run *cr)
-{
-	struct replay_ctx *rc = cr->rc;
-	struct btrfs_fs_info *fs_info = rc->fs_info;
-	const struct btrfs_root_ref *bg_root = btrfs_block_group_root(fs_info);
-	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info);
-	const u64 cowonly[] = {
-		BTRFS_EXTENT_TREE_OBJECTID, BTRFS_CSUM_TREE_OBJECTID,
-		BTRFS_FREE_SPACE_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID,
-		BTRFS_BLOCK_GROUP_TREE_OBJECTID,
-	};
-	u32 i;
-	int ret = 0;
-
-	for (i = 0; i < cr->dirty_bgs.cap && !ret; i++) {
-		const struct btrfs_block_group *bg;
-		struct btrfs_key key;
-
-		if (!cr->dirty_bgs.idx[i])
-			continue;
-		bg = find_block_group(fs_info, cr->dirty_bgs.a[i], 1);
-		if (!bg)
-			continue;
-		key = (struct btrfs_key){ bg->start, BTRFS_BLOCK_GROUP_ITEM_KEY, bg->length };
-		if (bg_root == &fs_info->extent_root)
-			ret = sim_result_ts(&rc->extent_sim, btrfs_tree_sim_touch(&rc->extent_sim, &key));
-		else
-			ret = copy_path(cr, bg_root, &key, 0);
-	}
-	for (i = 0; i < fs_info->nr_devices && !ret; i++)
-		if (fs_info->devices[i].present)
-			ret = copy_path(cr, &fs_info->dev_root,
-					&(struct btrfs_key){ BTRFS_DEV_STATS_OBJECTID, BTRFS_PERSISTENT_ITEM_KEY,
-							     fs_info->devices[i].devid }, 0);
-	for (i = 0; i < rc->nr_subvol_sims && !ret; i++)
-		ret = copy_path(cr, &tree_root, &(struct btrfs_key){ rc->subvol_sims[i].subvol,
-				BTRFS_ROOT_ITEM_KEY, (u64)-1 }, 0);
-	for (i = 0; i < sizeof(cowonly) / sizeof(cowonly[0]) && !ret; i++)
-		ret = copy_path(cr, &tree_root, &(struct btrfs_key){ cowonly[i],
-				BTRFS_ROOT_ITEM_KEY, (u64)-1 }, 0);
-	return ret ? ret : note_sims(cr);
-}
-
-static int commit_run_init(struct commit_run *cr, struct replay_ctx *rc)
-{
-	u32 i, n = 0;
-	int ret = 0;
-
-	cr->rc = rc;
-	cr->nr_marks = rc->nr_subvol_sims + 2;
-	cr->marks = calloc(cr->nr_marks, sizeof(*cr->marks));
-	if (!cr->marks)
-		return -ENOMEM;
-	cr->marks[n++].ts = &rc->extent_sim;
-	cr->marks[n++].ts = &rc->csum_sim;
-	for (i = 0; i < rc->nr_subvol_sims; i++)
-		cr->marks[n++].ts = &rc->subvol_sims[i].ts;
-	/* the copies and new blocks of the replay itself */
-	for (i = 0; i < cr->nr_marks; i++) {
-		const struct btrfs_tree_sim *ts = cr->marks[i].ts;
-
-		cr->budget += ts->splits + ts->new_roots + ts->nr_freed_starts;
-		for (u32 g = 0; g < ts->nr_groups; g++)
-			cr->budget += 2 * ts->groups[g].nr;
-	}
-	cr->budget = 4 * cr->budget + 4096;
-	ret = note_sims(cr);
 	for (i = 0; i < rc->nr_extents && !ret; i++) {
 		const struct replay_extent *e = &rc->extents[i];
 
@@ -2537,22 +2099,45 @@ static int commit_run_init(struct commit_run *cr, struct replay_ctx *rc)
 			continue;
 		/* btrfs_alloc_logged_file_extent() took it out of the free space */
 		if (e->allocated)
-			ret = free_space_change(cr, e->bytenr, e->num_bytes, false);
+			ret = btrfs_commit_free_space_change(cm, e->bytenr, e->num_bytes, false);
 		if (!ret)
-			ret = event_push(cr, e->bytenr, EV_DATA_HEAD, 0, i);
+			ret = btrfs_commit_queue_head(cm, e->bytenr, i);
 	}
 	return ret;
 }
 
-static void commit_run_release(struct commit_run *cr)
+static int commit_replay(struct replay_ctx *rc, struct btrfs_commit_result *res)
 {
-	free(cr->heap);
-	free(cr->copies);
-	free(cr->fresh);
-	free(cr->places);
-	free(cr->marks);
-	map_free(&cr->copied);
-	map_free(&cr->dirty_bgs);
+	struct btrfs_commit_feed feed = {
+		.run_head = run_data_head, .place_taken = place_taken, .ctx = rc,
+		.extent = &rc->extent_sim, .nr_trees = rc->nr_subvol_sims + 1,
+		.nr_subvols = rc->nr_subvol_sims,
+	};
+	struct btrfs_tree_sim **trees = calloc(feed.nr_trees, sizeof(*trees));
+	u64 *subvols = calloc(feed.nr_subvols + 1, sizeof(*subvols));
+	struct btrfs_commit *cm = NULL;
+	u32 i;
+	int ret = -ENOMEM;
+
+	if (!trees || !subvols)
+		goto out;
+	trees[0] = &rc->csum_sim;
+	for (i = 0; i < rc->nr_subvol_sims; i++) {
+		trees[i + 1] = &rc->subvol_sims[i].ts;
+		subvols[i] = rc->subvol_sims[i].subvol;
+	}
+	feed.trees = trees;
+	feed.subvols = subvols;
+	ret = btrfs_commit_start(rc->fs_info, &feed, &cm);
+	if (!ret)
+		ret = queue_data_heads(rc, cm);
+	if (!ret)
+		ret = btrfs_commit_run(cm, res);
+	btrfs_commit_end(cm);
+out:
+	free(trees);
+	free(subvols);
+	return ret;
 }
 
 /* The extent tree through the commit; the csum tree's figures after it */
@@ -2560,31 +2145,19 @@ static int replay_extent_tree(struct replay_ctx *rc)
 {
 	struct btrfs_tree_sim *ts = &rc->extent_sim;
 	const struct btrfs_tree_sim *cs = &rc->csum_sim;
-	struct commit_run cr = { 0 };
-	u32 stage, before;
+	struct btrfs_commit_result res;
 	int ret;
 
-	ret = commit_run_init(&cr, rc);
-	if (!ret)
-		ret = run_heads(&cr);
-	for (stage = 0; !ret && stage < 8; stage++) {
-		before = cr.nr_copies;
-		ret = cowonly_roots(&cr);
-		if (!ret)
-			ret = run_heads(&cr);
-		if (cr.nr_copies == before)
-			break;
-	}
-	if (!ret && (stage == 8 || cr.stopped))
-		ts->inexact = true;
-	commit_run_release(&cr);
+	ret = commit_replay(rc, &res);
 	if (ret)
 		return ret;
+	if (res.inexact)
+		ts->inexact = true;
 	rc->out->csum_tree_blocks_added = cs->splits + cs->new_roots;
 	rc->out->csum_tree_blocks_freed = cs->leaves_freed;
 	rc->out->tree_model_inexact |= cs->inexact;
-	rc->out->extent_tree_blocks_added = ts->splits + ts->new_roots;
-	rc->out->extent_tree_blocks_freed = ts->leaves_freed;
+	rc->out->extent_tree_blocks_added = res.extent_gained;
+	rc->out->extent_tree_blocks_freed = res.extent_freed;
 	rc->out->tree_model_inexact |= ts->inexact;
 	return 0;
 }
