@@ -3,15 +3,16 @@
  * What fs/btrfs/ctree.h gives every file beside the on-disk format
  * (uapi/btrfs_tree.h, included here): the in-memory key and its order,
  * where the superblock copies are, and the sizes that follow from the
- * node size.  The tree search itself is declared in tree-block.h.
+ * node size; and the functions of ctree.c, the tree search and walk.
+ * The item and pointer access of a block is in tree-block.h, the reads
+ * in disk-io.h; the rest of the kernel's ctree.c is modelled in
+ * ctree-cow.h and ctree-leaf.h, its read-ahead in reada.h.
  */
 #ifndef BTRFS_SPACE_CTREE_H
 #define BTRFS_SPACE_CTREE_H
 
+#include "common/kerncompat.h"
 #include "kernel-shared/uapi/btrfs_tree.h"
-
-#define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
-#define max_t(type, a, b) ((type)(a) > (type)(b) ? (type)(a) : (type)(b))
 
 /* An in-memory key, compared in (objectid, type, offset) order */
 struct btrfs_key {
@@ -61,5 +62,50 @@ static inline int btrfs_comp_keys(const struct btrfs_key *a, const struct btrfs_
 		return a->offset < b->offset ? -1 : 1;
 	return 0;
 }
+
+struct btrfs_fs_info;
+struct btrfs_root_ref;
+struct btrfs_tree_block;
+
+/* A search's blocks and slots from the root (nodes[level]) to the leaf */
+struct btrfs_path {
+	struct btrfs_tree_block *nodes[BTRFS_MAX_LEVEL];
+	int slots[BTRFS_MAX_LEVEL];
+};
+
+/* 0 and the slot of @key, or 1 and the slot of the first key above it */
+int bin_search_block(const struct btrfs_tree_block *eb, const struct btrfs_key *key,
+		     int *slot);
+void btrfs_release_path(struct btrfs_path *path);
+int btrfs_read_root_node(struct btrfs_fs_info *fs_info,
+			 const struct btrfs_root_ref *root, unsigned int purpose,
+			 struct btrfs_tree_block **eb);
+int btrfs_read_node_slot(struct btrfs_fs_info *fs_info, u64 root_id,
+			 const struct btrfs_tree_block *parent, int slot,
+			 unsigned int purpose, struct btrfs_tree_block **child);
+int btrfs_search_slot(struct btrfs_fs_info *fs_info,
+		      const struct btrfs_root_ref *root,
+		      const struct btrfs_key *key, struct btrfs_path *path,
+		      unsigned int purpose);
+int btrfs_next_item(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, struct btrfs_path *path,
+		    unsigned int purpose);
+int btrfs_next_leaf(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, struct btrfs_path *path,
+		    unsigned int purpose);
+
+typedef int (*btrfs_leaf_fn)(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_tree_block *leaf, void *ctx);
+int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, unsigned int purpose,
+		    btrfs_leaf_fn leaf_fn, void *ctx);
+/*
+ * btrfs_walk_tree() for a tree read once: each leaf leaves the cache as
+ * soon as @leaf_fn is done with it, so the walk holds its path and one
+ * leaf, whatever the tree's size (csum-delete --top).
+ */
+int btrfs_stream_tree(struct btrfs_fs_info *fs_info,
+		      const struct btrfs_root_ref *root, unsigned int purpose,
+		      btrfs_leaf_fn leaf_fn, void *ctx);
 
 #endif
