@@ -9,8 +9,10 @@
  * btrfs_del_items() and split_leaf() change: their pushes to the
  * siblings, btrfs_del_leaf(), the new leaf of a split.  Not replayed:
  * pointer pushes between nodes and node splits.
- * Behaviour reproduced: the mixed-backref rules, 2.6.31-6.18; the leaf
- * rules as ctree-leaf.c, 5.x-6.18.
+ * Behaviour reproduced: the mixed-backref rules, 2.6.31-6.18; which
+ * items a push moves is counted by ctree-leaf.c's rule (5.x-6.18), on the
+ * image leaf's items that are still there (items pushed in are followed
+ * as bytes).
  *
  * The refs are queued through extent-tree.c (btrfs_lookup_extent_info(),
  * btrfs_mod_ref()) into delayed-ref.c's simulation.
@@ -21,6 +23,7 @@
 #include <string.h>
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/ctree-cow.h"
+#include "kernel-shared/ctree-leaf.h"
 #include "kernel-shared/tree-block.h"
 
 /* ---- copy-on-write of a search path, as one transaction does it ----- */
@@ -470,27 +473,90 @@ static int sim_sibling(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 }
 
 /*
- * Items of @l that move to a sibling with @room bytes free: to the right
- * the last ones down to the insertion slot @at, to the left the first
- * ones up to it.  How many moved.
+ * The items an image leaf still holds, in order, as the pushes of
+ * ctree-leaf.c see a leaf: the image's slots not deleted or pushed out
+ * (items pushed in are kept as bytes only, and do not move again but
+ * with the whole leaf)
  */
-static u32 sim_take_items(struct btrfs_sim_leaf *l, const struct btrfs_tree_block *leaf,
-			  int at, int dir, u32 room, struct btrfs_sim_leaf *to)
-{
-	int slot = dir > 0 ? (int)l->nritems - 1 : 0;
-	u32 moved = 0;
+struct live_items {
+	const struct btrfs_tree_block *eb;
+	u32 *slots;
+	u32 nr;
+	u32 before;			/* of them, below the path's slot */
+};
 
-	for (; dir > 0 ? slot >= at : slot < at; slot -= dir) {
+static u32 live_item_space(const void *leaf, u32 i)
+{
+	const struct live_items *li = leaf;
+
+	return item_space(li->eb, li->slots[i]);
+}
+
+static int live_items_get(const struct btrfs_sim_leaf *l, const struct btrfs_tree_block *eb,
+			  int path_slot, struct live_items *li)
+{
+	u32 slot;
+
+	li->eb = eb;
+	li->nr = li->before = 0;
+	li->slots = malloc((l->nritems ? l->nritems : 1) * sizeof(*li->slots));
+	if (!li->slots)
+		return -ENOMEM;
+	for (slot = 0; slot < l->nritems; slot++) {
 		if (l->gone[slot])
 			continue;
-		if (item_space(leaf, slot) > room)
-			break;
-		room -= item_space(leaf, slot);
-		to->pushed_in += item_space(leaf, slot);
-		sim_leaf_gone(l, leaf, slot);
-		moved++;
+		li->slots[li->nr++] = slot;
+		li->before += (int)slot < path_slot;
 	}
-	return moved;
+	return 0;
+}
+
+/* @nr of @li's items, its last (@dir > 0) or first, go to the sibling @to */
+static void sim_move_items(struct btrfs_sim_leaf *l, const struct live_items *li, int dir,
+			   u32 nr, struct btrfs_sim_leaf *to)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		u32 slot = li->slots[dir > 0 ? li->nr - 1 - i : i];
+
+		to->pushed_in += item_space(li->eb, slot);
+		sim_leaf_gone(l, li->eb, slot);
+	}
+}
+
+/*
+ * One push of @l's items to the sibling @sl, by the rule of
+ * push_leaf_right() (@dir > 0) or push_leaf_left() (ctree-leaf.c), @p
+ * holding the free space and data sizes: 0 when items moved, or an
+ * insert past the leaf's last item goes first into the right sibling
+ * (the path moves there), 1 when nothing moved, <0
+ */
+static int sim_push_items(struct btrfs_sim_leaf *l, const struct btrfs_tree_block *leaf,
+			  int dir, struct btrfs_leaf_push *p, int path_slot,
+			  struct btrfs_sim_leaf *sl)
+{
+	struct live_items li;
+	u32 moved;
+	int ret = live_items_get(l, leaf, path_slot, &li);
+
+	if (ret)
+		return ret;
+	p->item_space = live_item_space;
+	p->leaf = &li;
+	p->nr = li.nr;
+	p->slot = li.before;
+	if (!li.nr) {
+		ret = 1;
+	} else if (dir > 0 && !p->empty && li.before == li.nr) {
+		ret = 0;
+	} else {
+		moved = dir > 0 ? btrfs_leaf_push_right_nr(p) : btrfs_leaf_push_left_nr(p);
+		sim_move_items(l, &li, dir, moved, sl);
+		ret = moved ? 0 : 1;
+	}
+	free(li.slots);
+	return ret;
 }
 
 /*
@@ -504,9 +570,10 @@ static int sim_push_left(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv
 {
 	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
 	const struct btrfs_tree_block *parent = path->nodes[1];
+	struct btrfs_leaf_push p = { .empty = true, .limit = (u32)-1 };
 	struct btrfs_tree_block *left;
 	struct btrfs_sim_leaf *ll;
-	u32 slot, free_space, first = 0;
+	u32 slot, first = 0;
 	int ret;
 
 	if (!parent)
@@ -519,13 +586,13 @@ static int sim_push_left(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv
 	ret = sim_sibling(cs, sv, parent, path->slots[1], -1, &left, &ll);
 	if (ret || !left)
 		return ret;
-	free_space = data - sim_leaf_used(ll, left);
-	if (free_space < first)
+	p.free_space = data - sim_leaf_used(ll, left);
+	if (p.free_space < first)
 		goto out;
 	cs->neighbour_cows += cow_sim_find(cs, left->start) < 0;
 	ret = btrfs_cow_block(cs, sv, left, false);
 	if (!ret)
-		sim_take_items(l, leaf, (int)l->nritems, -1, free_space, ll);
+		ret = min_t(int, sim_push_items(l, leaf, -1, &p, 0, ll), 0);
 out:
 	btrfs_tree_block_put(left);
 	return ret;
@@ -533,7 +600,8 @@ out:
 
 /*
  * push_leaf_right() with empty = 1 and the whole leaf as data_size: the
- * right sibling is copied, and takes every item, only if all of them fit.
+ * right sibling is copied, and takes every item, only if all of them fit
+ * (then the bytes pushed in before go too).
  */
 static int sim_push_right(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 			  const struct btrfs_path *path, const struct btrfs_tree_block *leaf,
@@ -541,7 +609,8 @@ static int sim_push_right(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 {
 	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
 	const struct btrfs_tree_block *parent = path->nodes[1];
-	u32 used = sim_leaf_used(l, leaf), slot;
+	struct btrfs_leaf_push p = { .empty = true };
+	u32 used = sim_leaf_used(l, leaf);
 	struct btrfs_tree_block *right;
 	struct btrfs_sim_leaf *rl;
 	int ret;
@@ -551,16 +620,17 @@ static int sim_push_right(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 	ret = sim_sibling(cs, sv, parent, path->slots[1], 1, &right, &rl);
 	if (ret || !right)
 		return ret;
-	if (data - sim_leaf_used(rl, right) < used)
+	p.free_space = data - sim_leaf_used(rl, right);
+	if (p.free_space < used)
 		goto out;
 	cs->neighbour_cows += cow_sim_find(cs, right->start) < 0;
 	ret = btrfs_cow_block(cs, sv, right, false);
-	if (ret)
-		goto out;
-	rl->pushed_in += used;
-	l->pushed_in = 0;
-	for (slot = 0; slot < l->nritems; slot++)
-		sim_leaf_gone(l, leaf, slot);
+	if (!ret)
+		ret = min_t(int, sim_push_items(l, leaf, 1, &p, path->slots[0], rl), 0);
+	if (!ret && !sim_leaf_items(l)) {
+		rl->pushed_in += l->pushed_in;
+		l->pushed_in = 0;
+	}
 out:
 	btrfs_tree_block_put(right);
 	return ret;
@@ -570,9 +640,10 @@ out:
 
 /*
  * One sibling's push for an insert (push_leaf_right() or push_leaf_left()
- * with empty = 0): copied when it has @need bytes free, then it takes the
- * items beyond the insertion slot on its side while they fit.  1 when
- * nothing moved (the next push is tried), 0 when it did, <0.
+ * with empty = 0 and @need as both data sizes): copied when it has @need
+ * bytes free, then it takes the items on its side of the insertion slot
+ * that the rule of ctree-leaf.c moves.  1 when nothing moved (the next
+ * push is tried), 0 when it did, <0.
  */
 static int sim_insert_push(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 			   const struct btrfs_path *path, struct btrfs_sim_leaf *l,
@@ -580,24 +651,25 @@ static int sim_insert_push(struct btrfs_cow_sim *cs, const struct btrfs_subvol *
 {
 	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
 	const struct btrfs_tree_block *leaf = path->nodes[0];
+	struct btrfs_leaf_push p = {
+		.min_data = need,
+		.leaf_free = data - min_t(u32, data, sim_leaf_used(l, leaf)),
+		.limit = dir > 0 ? 0 : (u32)-1,
+	};
 	struct btrfs_tree_block *sib;
 	struct btrfs_sim_leaf *sl;
-	u32 free_space;
 	int ret;
 
 	ret = sim_sibling(cs, sv, path->nodes[1], path->slots[1], dir, &sib, &sl);
 	if (ret || !sib)
 		return ret ? ret : 1;
-	free_space = data - sim_leaf_used(sl, sib);
+	p.free_space = data - sim_leaf_used(sl, sib);
 	ret = 1;
-	if (free_space >= need) {
+	if (p.free_space >= need) {
 		cs->neighbour_cows += cow_sim_find(cs, sib->start) < 0;
 		ret = btrfs_cow_block(cs, sv, sib, false);
-		/* past the last key the item goes first into the right sibling */
-		if (!ret && dir > 0 && path->slots[0] >= (int)l->nritems)
-			ret = 0;
-		else if (!ret)
-			ret = sim_take_items(l, leaf, path->slots[0], dir, free_space, sl) ? 0 : 1;
+		if (!ret)
+			ret = sim_push_items(l, leaf, dir, &p, path->slots[0], sl);
 	}
 	btrfs_tree_block_put(sib);
 	return ret;

@@ -15,7 +15,9 @@
  * inexact).
  *
  * Used by the log replay (tree-log.c) and the commit model
- * (transaction.c), which count the leaves marked touched.
+ * (transaction.c), which count the leaves marked touched.  The count of
+ * a push (btrfs_leaf_push_right_nr(), btrfs_leaf_push_left_nr()) is the
+ * one rule the COW model of ctree-cow.c pushes by too.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -344,6 +346,82 @@ static int sim_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 }
 
 /*
+ * The count of push_leaf_right(), the loop of __push_leaf_right(): how
+ * many of the pushing leaf's last items go to its right sibling.  With
+ * !empty, never item 0 nor any below max(@limit, 1), and none below the
+ * slot; the slot's item only while the leaf would keep at least as much
+ * free space as it moves (a leaf left emptier is not worth the push).
+ */
+u32 btrfs_leaf_push_right_nr(const struct btrfs_leaf_push *p)
+{
+	u32 nr = p->empty ? 0 : max_t(u32, p->limit, 1);
+	u32 push_space = 0, push_items = 0, i;
+
+	if (!p->nr)
+		return 0;
+	if (p->slot >= p->nr)
+		push_space += p->min_data;
+	for (i = p->nr - 1; i + 1 > nr; i--) {
+		u32 this_size = p->item_space(p->leaf, i);
+
+		if (!p->empty && push_items > 0) {
+			if (p->slot > i)
+				break;
+			if (p->slot == i && p->leaf_free + push_space * 2 > p->free_space)
+				break;
+		}
+		if (p->slot == i)
+			push_space += p->min_data;
+		if (this_size + push_space > p->free_space)
+			break;
+		push_items++;
+		push_space += this_size;
+		if (i == 0)
+			break;
+	}
+	return push_items;
+}
+
+/*
+ * The count of push_leaf_left(), the loop of __push_leaf_left(): how many
+ * of the pushing leaf's first items go to its left sibling, at most
+ * @limit; with !empty never the last item, none past the slot, and the
+ * slot's item by the rule of btrfs_leaf_push_right_nr()
+ */
+u32 btrfs_leaf_push_left_nr(const struct btrfs_leaf_push *p)
+{
+	u32 nr, push_space = 0, push_items = 0, i;
+
+	if (!p->nr)
+		return 0;
+	nr = min_t(u32, p->empty ? p->nr : p->nr - 1, p->limit);
+	for (i = 0; i < nr; i++) {
+		u32 this_size = p->item_space(p->leaf, i);
+
+		if (!p->empty && push_items > 0) {
+			if (p->slot < i)
+				break;
+			if (p->slot == i && p->leaf_free + push_space * 2 > p->free_space)
+				break;
+		}
+		if (p->slot == i)
+			push_space += p->min_data;
+		if (this_size + push_space > p->free_space)
+			break;
+		push_items++;
+		push_space += this_size;
+	}
+	return push_items;
+}
+
+static u32 sim_item_space(const void *leaf, u32 i)
+{
+	const struct btrfs_sim_items_leaf *l = leaf;
+
+	return l->items[i].size + sizeof(struct btrfs_item);
+}
+
+/*
  * push_leaf_right(): @data_size must fit in the sibling, @min_data is what
  * the insert at the path's slot adds; 0 pushed (or moved the path), 1 not
  */
@@ -352,15 +430,20 @@ static int sim_push_right_items(struct btrfs_tree_sim *ts, struct btrfs_sim_grou
 				bool empty, u32 min_slot)
 {
 	struct btrfs_sim_items_leaf *left, *right;
-	u32 free_space, nr, push_space = 0, push_items = 0, i;
+	struct btrfs_leaf_push p;
+	u32 push_items;
 	int ret;
 
 	if (!g->has_parent || *leaf + 1 >= g->nr)
 		return 1;
 	left = g->leaves[*leaf];
 	right = g->leaves[*leaf + 1];
-	free_space = sim_free(ts, right);
-	if (free_space < data_size)
+	p = (struct btrfs_leaf_push){
+		.item_space = sim_item_space, .leaf = left, .nr = left->nr, .slot = *slot,
+		.min_data = min_data, .free_space = sim_free(ts, right), .empty = empty,
+		.limit = min_slot,
+	};
+	if (p.free_space < data_size)
 		return 1;
 	/* push_leaf_right() COWs the sibling before it counts what fits */
 	right->touched = true;
@@ -372,27 +455,8 @@ static int sim_push_right_items(struct btrfs_tree_sim *ts, struct btrfs_sim_grou
 		*slot = 0;
 		return 0;
 	}
-	nr = empty ? 0 : (min_slot > 1 ? min_slot : 1);
-	if (*slot >= left->nr)
-		push_space += min_data;
-	for (i = left->nr - 1; i + 1 > nr; i--) {
-		u32 this_size = left->items[i].size + sizeof(struct btrfs_item);
-
-		if (!empty && push_items > 0) {
-			if (*slot > i)
-				break;
-			if (*slot == i && sim_free(ts, left) + push_space * 2 > free_space)
-				break;
-		}
-		if (*slot == i)
-			push_space += min_data;
-		if (this_size + push_space > free_space)
-			break;
-		push_items++;
-		push_space += this_size;
-		if (i == 0)
-			break;
-	}
+	p.leaf_free = sim_free(ts, left);
+	push_items = btrfs_leaf_push_right_nr(&p);
 	if (!push_items)
 		return 1;
 	ret = sim_move(right, 0, left, left->nr - push_items, push_items);
@@ -411,7 +475,8 @@ static int sim_push_left_items(struct btrfs_tree_sim *ts, struct btrfs_sim_group
 			       bool empty, u32 max_slot)
 {
 	struct btrfs_sim_items_leaf *left, *right;
-	u32 free_space, nr, push_space = 0, push_items = 0, i, old_left;
+	struct btrfs_leaf_push p;
+	u32 push_items, old_left;
 	int ret;
 
 	if (!g->has_parent || *leaf == 0)
@@ -420,30 +485,17 @@ static int sim_push_left_items(struct btrfs_tree_sim *ts, struct btrfs_sim_group
 	left = g->leaves[*leaf - 1];
 	if (!right->nr)
 		return 1;
-	free_space = sim_free(ts, left);
-	if (free_space < data_size)
+	p = (struct btrfs_leaf_push){
+		.item_space = sim_item_space, .leaf = right, .nr = right->nr, .slot = *slot,
+		.min_data = min_data, .free_space = sim_free(ts, left), .empty = empty,
+		.limit = max_slot,
+	};
+	if (p.free_space < data_size)
 		return 1;
 	/* push_leaf_left() COWs the sibling before it counts what fits */
 	left->touched = true;
-	nr = empty ? right->nr : right->nr - 1;
-	if (nr > max_slot)
-		nr = max_slot;
-	for (i = 0; i < nr; i++) {
-		u32 this_size = right->items[i].size + sizeof(struct btrfs_item);
-
-		if (!empty && push_items > 0) {
-			if (*slot < i)
-				break;
-			if (*slot == i && sim_free(ts, right) + push_space * 2 > free_space)
-				break;
-		}
-		if (*slot == i)
-			push_space += min_data;
-		if (this_size + push_space > free_space)
-			break;
-		push_items++;
-		push_space += this_size;
-	}
+	p.leaf_free = sim_free(ts, right);
+	push_items = btrfs_leaf_push_left_nr(&p);
 	if (!push_items)
 		return 1;
 	old_left = left->nr;
