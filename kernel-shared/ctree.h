@@ -11,6 +11,9 @@
 #ifndef BTRFS_SPACE_CTREE_H
 #define BTRFS_SPACE_CTREE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "common/checksum.h"
 #include "common/kerncompat.h"
 #include "kernel-shared/uapi/btrfs_tree.h"
 
@@ -61,6 +64,31 @@ static inline int btrfs_comp_keys(const struct btrfs_key *a, const struct btrfs_
 	if (a->offset != b->offset)
 		return a->offset < b->offset ? -1 : 1;
 	return 0;
+}
+
+/*
+ * The on-disk mode is the Linux one; <sys/stat.h> is not used because it
+ * drags in <linux/stat.h>, whose __le64 clashes with ctree.h's.
+ */
+#define BTRFS_S_IFMT			0170000
+#define BTRFS_S_IFREG			0100000
+#define BTRFS_S_IFDIR			0040000
+#define BTRFS_S_IFLNK			0120000
+#define BTRFS_S_IFBLK			0060000
+#define BTRFS_S_IFSOCK			0140000
+
+static inline bool btrfs_mode_is(u32 mode, u32 type)
+{
+	return (mode & BTRFS_S_IFMT) == type;
+}
+
+/*
+ * The key offset of a DIR_ITEM: the kernel's crc32c() of the name, seed ~1,
+ * no final inversion (btrfs_name_hash(), fs/btrfs/ctree.h up to 6.1)
+ */
+static inline u32 btrfs_name_hash(const char *name, size_t len)
+{
+	return crc32c_raw((u32)~1, name, len);
 }
 
 struct btrfs_fs_info;
