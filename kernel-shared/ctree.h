@@ -3,15 +3,19 @@
  * What fs/btrfs/ctree.h gives every file beside the on-disk format
  * (uapi/btrfs_tree.h, included here): the in-memory key and its order,
  * where the superblock copies are, and the sizes that follow from the
- * node size.  The tree search itself is declared in tree-block.h.
+ * node size; and the functions of ctree.c, the tree search and walk.
+ * The item and pointer access of a block is in tree-block.h, the reads
+ * in disk-io.h; the rest of the kernel's ctree.c is modelled in
+ * ctree-cow.h and ctree-leaf.h, its read-ahead in reada.h.
  */
 #ifndef BTRFS_SPACE_CTREE_H
 #define BTRFS_SPACE_CTREE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "common/checksum.h"
+#include "common/kerncompat.h"
 #include "kernel-shared/uapi/btrfs_tree.h"
-
-#define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
-#define max_t(type, a, b) ((type)(a) > (type)(b) ? (type)(a) : (type)(b))
 
 /* An in-memory key, compared in (objectid, type, offset) order */
 struct btrfs_key {
@@ -61,5 +65,75 @@ static inline int btrfs_comp_keys(const struct btrfs_key *a, const struct btrfs_
 		return a->offset < b->offset ? -1 : 1;
 	return 0;
 }
+
+/*
+ * The on-disk mode is the Linux one; <sys/stat.h> is not used because it
+ * drags in <linux/stat.h>, whose __le64 clashes with ctree.h's.
+ */
+#define BTRFS_S_IFMT			0170000
+#define BTRFS_S_IFREG			0100000
+#define BTRFS_S_IFDIR			0040000
+#define BTRFS_S_IFLNK			0120000
+#define BTRFS_S_IFBLK			0060000
+#define BTRFS_S_IFSOCK			0140000
+
+static inline bool btrfs_mode_is(u32 mode, u32 type)
+{
+	return (mode & BTRFS_S_IFMT) == type;
+}
+
+/*
+ * The key offset of a DIR_ITEM: the kernel's crc32c() of the name, seed ~1,
+ * no final inversion (btrfs_name_hash(), fs/btrfs/ctree.h up to 6.1)
+ */
+static inline u32 btrfs_name_hash(const char *name, size_t len)
+{
+	return crc32c_raw((u32)~1, name, len);
+}
+
+struct btrfs_fs_info;
+struct btrfs_root_ref;
+struct btrfs_tree_block;
+
+/* A search's blocks and slots from the root (nodes[level]) to the leaf */
+struct btrfs_path {
+	struct btrfs_tree_block *nodes[BTRFS_MAX_LEVEL];
+	int slots[BTRFS_MAX_LEVEL];
+};
+
+/* 0 and the slot of @key, or 1 and the slot of the first key above it */
+int bin_search_block(const struct btrfs_tree_block *eb, const struct btrfs_key *key,
+		     int *slot);
+void btrfs_release_path(struct btrfs_path *path);
+int btrfs_read_root_node(struct btrfs_fs_info *fs_info,
+			 const struct btrfs_root_ref *root, unsigned int purpose,
+			 struct btrfs_tree_block **eb);
+int btrfs_read_node_slot(struct btrfs_fs_info *fs_info, u64 root_id,
+			 const struct btrfs_tree_block *parent, int slot,
+			 unsigned int purpose, struct btrfs_tree_block **child);
+int btrfs_search_slot(struct btrfs_fs_info *fs_info,
+		      const struct btrfs_root_ref *root,
+		      const struct btrfs_key *key, struct btrfs_path *path,
+		      unsigned int purpose);
+int btrfs_next_item(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, struct btrfs_path *path,
+		    unsigned int purpose);
+int btrfs_next_leaf(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, struct btrfs_path *path,
+		    unsigned int purpose);
+
+typedef int (*btrfs_leaf_fn)(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_tree_block *leaf, void *ctx);
+int btrfs_walk_tree(struct btrfs_fs_info *fs_info,
+		    const struct btrfs_root_ref *root, unsigned int purpose,
+		    btrfs_leaf_fn leaf_fn, void *ctx);
+/*
+ * btrfs_walk_tree() for a tree read once: each leaf leaves the cache as
+ * soon as @leaf_fn is done with it, so the walk holds its path and one
+ * leaf, whatever the tree's size (csum-delete --top).
+ */
+int btrfs_stream_tree(struct btrfs_fs_info *fs_info,
+		      const struct btrfs_root_ref *root, unsigned int purpose,
+		      btrfs_leaf_fn leaf_fn, void *ctx);
 
 #endif

@@ -23,6 +23,7 @@
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/image-restore.h"
 #include "kernel-shared/tree-block.h"
+#include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
 
 #ifndef BLKROGET

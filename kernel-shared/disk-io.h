@@ -3,7 +3,10 @@
 #define BTRFS_SPACE_DISK_IO_H
 
 #include "common/io.h"
+#include "common/io-batch.h"
 #include "kernel-shared/fs.h"
+
+struct btrfs_tree_block;
 
 /*
  * The format as the I/O layer needs it (superblock copies, a decompressed
@@ -69,5 +72,58 @@ void btrfs_set_balance_convert(struct btrfs_fs_info *fs_info,
 int btrfs_validate_super(struct btrfs_fs_info *fs_info,
 			 const struct btrfs_super_block *sb, const char *path,
 			 int mirror);
+
+/* Tree block reads: read_tree_block() and the read observer */
+/* What the parent (or the superblock / root item) says the block must be */
+struct btrfs_tree_check {
+	u64 root;			/* owner tree, for messages */
+	int level;
+	u64 transid;			/* 0: unknown */
+	bool has_first_key;
+	struct btrfs_key first_key;
+};
+
+int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
+			  const struct btrfs_tree_check *check,
+			  unsigned int purpose, struct btrfs_tree_block **ret);
+int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
+			   const struct btrfs_tree_check *checks, u32 nr,
+			   unsigned int purpose, u32 max_threads,
+			   struct btrfs_tree_block **out);
+/* The same, each block with its own purpose */
+int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
+				  const struct btrfs_tree_check *checks,
+				  const unsigned int *purposes, u32 nr, u32 max_threads,
+				  struct btrfs_tree_block **out);
+
+/*
+ * One tree block read through the run's queue (btrfs_io_queue()), for a
+ * caller that keeps reads in flight while it uses the ones that finish.
+ * Fill bytenr, check and purpose; btrfs_block_read_start() returns 0 when
+ * the first copy went to @q (finish it when io_queue_reap() hands back
+ * &br->req: req.priv is @br), 1 when nothing went (cached, or not one
+ * piece on a present device: finish it now), or -errno.  The purpose may
+ * be raised while the read is in flight (set br->req.purpose too).
+ * btrfs_block_read_finish() verifies and caches the copy read, or reads
+ * the block the serial way (every copy, the error recorded), as
+ * btrfs_read_tree_block() returns it: 0 and br->eb referenced, or -errno.
+ */
+struct btrfs_block_read {
+	struct io_request req;
+	struct btrfs_tree_block *eb;
+	u64 bytenr;
+	struct btrfs_tree_check check;
+	unsigned int purpose;
+	bool queued;
+};
+
+struct io_queue *btrfs_io_queue(struct btrfs_fs_info *fs_info);
+int btrfs_block_read_start(struct btrfs_fs_info *fs_info, struct io_queue *q,
+			   struct btrfs_block_read *br);
+int btrfs_block_read_finish(struct btrfs_fs_info *fs_info, struct btrfs_block_read *br);
+
+/* Register @observer (NULL fn: none); returns the one it replaces */
+struct btrfs_read_observer btrfs_set_read_observer(struct btrfs_fs_info *fs_info,
+						   struct btrfs_read_observer observer);
 
 #endif

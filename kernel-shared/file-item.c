@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/hash.h"
+#include "kernel-shared/ctree-cow.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/extent-tree.h"

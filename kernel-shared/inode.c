@@ -17,16 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/checksum.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/tree-block.h"
-
-/* The kernel hashes names with its crc32c(): seed ~1, no final inversion */
-u32 btrfs_name_hash(const char *name, size_t len)
-{
-	return crc32c_raw((u32)~1, name, len);
-}
 
 /*
  * After a search that did not find its key the slot may be one past the

@@ -31,29 +31,12 @@ struct btrfs_inode_info {
 	u32 mode;
 };
 
-/*
- * The on-disk mode is the Linux one; <sys/stat.h> is not used because it
- * drags in <linux/stat.h>, whose __le64 clashes with ctree.h's.
- */
-#define BTRFS_S_IFMT			0170000
-#define BTRFS_S_IFREG			0100000
-#define BTRFS_S_IFDIR			0040000
-#define BTRFS_S_IFLNK			0120000
-#define BTRFS_S_IFBLK			0060000
-#define BTRFS_S_IFSOCK			0140000
-
-static inline bool btrfs_mode_is(u32 mode, u32 type)
-{
-	return (mode & BTRFS_S_IFMT) == type;
-}
-
 static inline bool btrfs_is_subvol_id(u64 id)
 {
 	return id == BTRFS_FS_TREE_OBJECTID ||
 	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
 }
 
-u32 btrfs_name_hash(const char *name, size_t len);
 int btrfs_read_subvol(struct btrfs_fs_info *fs_info, u64 subvol_id,
 		      struct btrfs_subvol *sv);
 int btrfs_read_inode_info(struct btrfs_fs_info *fs_info,

@@ -40,7 +40,6 @@
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
 
-#define SZ_1M				(1ULL << 20)
 #define MKFS_RESERVED			SZ_1M		/* BTRFS_BLOCK_RESERVED_1M_FOR_SUPER */
 #define MKFS_SYSTEM_GROUP_SIZE		(4 * SZ_1M)	/* BTRFS_MKFS_SYSTEM_GROUP_SIZE */
 #define MKFS_STRIPE_LEN			(64ULL << 10)	/* BTRFS_STRIPE_LEN */

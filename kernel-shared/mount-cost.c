@@ -20,6 +20,7 @@
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/mount-cost.h"
+#include "kernel-shared/reada.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-log.h"
 

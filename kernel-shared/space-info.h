@@ -2,14 +2,9 @@
 #ifndef BTRFS_SPACE_SPACE_INFO_H
 #define BTRFS_SPACE_SPACE_INFO_H
 
+#include "common/kerncompat.h"
 #include "kernel-shared/fs.h"
 
-#define SZ_1M	(1ULL << 20)
-#define SZ_32M	(32ULL << 20)
-#define SZ_128M	(128ULL << 20)
-#define SZ_256M	(256ULL << 20)
-#define SZ_512M	(512ULL << 20)
-#define SZ_1G	(1ULL << 30)
 #define BTRFS_MAX_DATA_CHUNK_SIZE	(10ULL * SZ_1G)
 
 void btrfs_init_space_info(struct btrfs_fs_info *fs_info);

@@ -54,6 +54,7 @@
 #include <string.h>
 #include "common/array.h"
 #include "common/u64-index.h"
+#include "kernel-shared/ctree-leaf.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/block-rsv.h"

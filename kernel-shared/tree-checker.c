@@ -21,8 +21,6 @@
 #include <string.h>
 #include "common/checksum.h"
 #include "kernel-shared/accessors.h"
-#include "kernel-shared/extent-tree.h"
-#include "kernel-shared/inode.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"

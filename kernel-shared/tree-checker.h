@@ -19,4 +19,13 @@ int btrfs_check_chunk_valid(struct btrfs_fs_info *fs_info,
 int btrfs_check_block_group_item(struct btrfs_fs_info *fs_info,
 				 const struct btrfs_tree_block *leaf, int slot);
 
+int btrfs_check_tree_block(struct btrfs_fs_info *fs_info,
+			   const struct btrfs_tree_block *eb);
+int btrfs_check_eb_owner(struct btrfs_fs_info *fs_info,
+			 const struct btrfs_tree_block *eb, u64 root_owner);
+
+
+/* The key offset of a keyed EXTENT_DATA_REF (hash_extent_data_ref()) */
+u64 hash_extent_data_ref(u64 root, u64 objectid, u64 offset);
+
 #endif

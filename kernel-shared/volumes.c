@@ -15,6 +15,8 @@
 #include <uuid/uuid.h>
 #include "common/array.h"
 #include "kernel-shared/accessors.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/reada.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/accessors.h"
+#include "kernel-shared/disk-io.h"
 #include "kernel-shared/volumes.h"
 #include "tests/fuzz/parse-common.h"
 

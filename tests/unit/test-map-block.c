@@ -15,11 +15,10 @@
 #include <string.h>
 
 #include "tests/unit/unit-test.h"
+#include "common/kerncompat.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/volumes.h"
 
-#define SZ_64K	(64ULL * 1024)
-#define SZ_1G	(1024ULL * 1024 * 1024)
 #define CHUNK_START	SZ_1G
 #define MAX_STRIPES	4
 

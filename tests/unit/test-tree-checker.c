@@ -15,6 +15,7 @@
 #include <string.h>
 #include "tests/unit/unit-test.h"
 #include "common/checksum.h"
+#include "kernel-shared/disk-io.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
 

@@ -1,0 +1,1031 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The item edits of one tree as a transaction makes them, on the keys and
+ * sizes of the image's items (struct btrfs_tree_sim), mirroring
+ * fs/btrfs/ctree.c: btrfs_insert_empty_items() with split_leaf() (its
+ * push_leaf_right() then push_leaf_left(), the split point rules,
+ * push_for_double_split(), the split the search makes when the key
+ * exists, insert_new_root()), btrfs_del_items() with its pushes and
+ * btrfs_del_leaf(), btrfs_set_item_key_safe(), btrfs_extend_item() after a
+ * search with search_for_extension, btrfs_truncate_item(),
+ * btrfs_split_item() with setup_leaf_for_split(), and where a search
+ * leaves its path.
+ * Behaviour reproduced: 6.18 ctree.c, unchanged in substance since 5.x.
+ * Not replayed: node splits and node balancing (they flag the result
+ * inexact).
+ *
+ * Used by the log replay (tree-log.c) and the commit model
+ * (transaction.c), which count the leaves marked touched.  The count of
+ * a push (btrfs_leaf_push_right_nr(), btrfs_leaf_push_left_nr()) is the
+ * one rule the COW model of ctree-cow.c pushes by too.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/array.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/ctree-leaf.h"
+#include "kernel-shared/tree-block.h"
+
+/*
+ * The item-level simulation of struct btrfs_tree_sim.  The kernel's rules
+ * (6.18 ctree.c, unchanged in substance since 5.x):
+ * - an insert of data_size + sizeof(struct btrfs_item) bytes into a leaf
+ *   with less free space calls split_leaf(), which first tries
+ *   push_leaf_right() and then push_leaf_left() into the siblings under
+ *   the same parent, and otherwise splits at the middle item, or at the
+ *   insertion slot when the half that would hold it is too full (a second
+ *   split when even that does not fit), or into an empty new leaf when
+ *   the key goes past either end;
+ * - a delete that leaves a leaf below a third of its data area pushes all
+ *   it can to the left sibling, then all or nothing to the right one, and
+ *   an emptied leaf is freed (btrfs_del_leaf()); the root leaf stays.
+ * Node levels are not replayed: an insert under a level-1 node holding
+ * BTRFS_NODEPTRS_PER_BLOCK - 3 pointers (which setup_nodes_for_search()
+ * splits) sets ->inexact.
+ */
+void btrfs_tree_sim_init(struct btrfs_tree_sim *ts, struct btrfs_fs_info *fs_info,
+			 const struct btrfs_root_ref *root)
+{
+	memset(ts, 0, sizeof(*ts));
+	ts->fs_info = fs_info;
+	ts->root = *root;
+}
+
+static void sim_items_leaf_free(struct btrfs_sim_items_leaf *l)
+{
+	if (l)
+		free(l->items);
+	free(l);
+}
+
+void btrfs_tree_sim_release(struct btrfs_tree_sim *ts)
+{
+	u32 g, i;
+
+	for (g = 0; g < ts->nr_groups; g++) {
+		for (i = 0; i < ts->groups[g].nr; i++)
+			sim_items_leaf_free(ts->groups[g].leaves[i]);
+		free(ts->groups[g].leaves);
+	}
+	free(ts->groups);
+	free(ts->freed_starts);
+	memset(ts, 0, sizeof(*ts));
+}
+
+static u32 sim_lds(const struct btrfs_tree_sim *ts)
+{
+	return btrfs_leaf_data_size(ts->fs_info->nodesize);
+}
+
+/* leaf_space_used() of items [start, start + nr) */
+static u32 sim_space(const struct btrfs_sim_items_leaf *l, u32 start, u32 nr)
+{
+	u32 used = 0, i;
+
+	for (i = start; i < start + nr && i < l->nr; i++)
+		used += l->items[i].size + sizeof(struct btrfs_item);
+	return used;
+}
+
+static u32 sim_free(const struct btrfs_tree_sim *ts, const struct btrfs_sim_items_leaf *l)
+{
+	u32 used = sim_space(l, 0, l->nr);
+
+	return used < sim_lds(ts) ? sim_lds(ts) - used : 0;
+}
+
+static int sim_leaf_reserve(struct btrfs_sim_items_leaf *l, u32 nr)
+{
+	struct btrfs_sim_item *n;
+	u32 cap;
+
+	if (nr <= l->cap)
+		return 0;
+	cap = l->cap ? l->cap : 16;
+	while (cap < nr)
+		cap *= 2;
+	n = realloc(l->items, (size_t)cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	l->items = n;
+	l->cap = cap;
+	return 0;
+}
+
+/* Move items [from, from + nr) of @src to position @at of @dst */
+static int sim_move(struct btrfs_sim_items_leaf *dst, u32 at,
+		    struct btrfs_sim_items_leaf *src, u32 from, u32 nr)
+{
+	int ret = sim_leaf_reserve(dst, dst->nr + nr);
+
+	if (ret)
+		return ret;
+	dst->touched = src->touched = true;
+	memmove(&dst->items[at + nr], &dst->items[at], (dst->nr - at) * sizeof(*dst->items));
+	memcpy(&dst->items[at], &src->items[from], nr * sizeof(*src->items));
+	dst->nr += nr;
+	memmove(&src->items[from], &src->items[from + nr],
+		(src->nr - from - nr) * sizeof(*src->items));
+	src->nr -= nr;
+	return 0;
+}
+
+static int sim_group_insert_leaf(struct btrfs_sim_group *g, u32 at,
+				 struct btrfs_sim_items_leaf *l)
+{
+	if (array_grow((void **)&g->leaves, g->nr, &g->cap, sizeof(*g->leaves)))
+		return -ENOMEM;
+	memmove(&g->leaves[at + 1], &g->leaves[at], (g->nr - at) * sizeof(*g->leaves));
+	g->leaves[at] = l;
+	g->nr++;
+	return 0;
+}
+
+static int sim_load_leaf(const struct btrfs_tree_block *eb, struct btrfs_sim_items_leaf **out)
+{
+	struct btrfs_sim_items_leaf *l = calloc(1, sizeof(*l));
+	u32 slot;
+
+	if (!l || sim_leaf_reserve(l, eb->nritems ? eb->nritems : 1)) {
+		sim_items_leaf_free(l);
+		return -ENOMEM;
+	}
+	l->start = eb->start;
+	for (slot = 0; slot < eb->nritems; slot++) {
+		btrfs_item_key_to_cpu(eb, slot, &l->items[slot].key);
+		l->items[slot].size = btrfs_raw_item_size(btrfs_item_nr(eb, slot));
+	}
+	l->nr = eb->nritems;
+	*out = l;
+	return 0;
+}
+
+static bool sim_group_holds(const struct btrfs_sim_group *g, const struct btrfs_key *key)
+{
+	if (g->has_lo && btrfs_comp_keys(key, &g->lo) < 0)
+		return false;
+	return !g->has_hi || btrfs_comp_keys(key, &g->hi) < 0;
+}
+
+/* The key range of the level-1 node of @path, from the levels above */
+static void sim_group_range(const struct btrfs_path *path, struct btrfs_sim_group *g)
+{
+	int level;
+
+	for (level = 2; level < BTRFS_MAX_LEVEL && path->nodes[level]; level++)
+		if (path->slots[level] > 0) {
+			btrfs_node_key_to_cpu(path->nodes[level], path->slots[level], &g->lo);
+			g->has_lo = true;
+			break;
+		}
+	for (level = 2; level < BTRFS_MAX_LEVEL && path->nodes[level]; level++)
+		if (path->slots[level] + 1 < (int)path->nodes[level]->nritems) {
+			btrfs_node_key_to_cpu(path->nodes[level], path->slots[level] + 1, &g->hi);
+			g->has_hi = true;
+			break;
+		}
+}
+
+static int sim_load_group(struct btrfs_tree_sim *ts, const struct btrfs_path *path,
+			  struct btrfs_sim_group *g)
+{
+	const struct btrfs_tree_block *parent = path->nodes[1];
+	struct btrfs_sim_items_leaf *l;
+	u32 slot;
+	int ret;
+
+	if (!parent)
+		return sim_load_leaf(path->nodes[0], &l) ?: sim_group_insert_leaf(g, 0, l);
+	g->has_parent = true;
+	sim_group_range(path, g);
+	for (slot = 0; slot < parent->nritems; slot++) {
+		struct btrfs_tree_block *eb;
+
+		ret = btrfs_read_node_slot(ts->fs_info, ts->root.objectid, parent, slot, BTRFS_IO_OTHER, &eb);
+		if (ret < 0)
+			return ret;
+		/* the group owns the leaves inserted before: free only this one */
+		l = NULL;
+		ret = sim_load_leaf(eb, &l);
+		btrfs_tree_block_put(eb);
+		if (!ret)
+			ret = sim_group_insert_leaf(g, g->nr, l);
+		if (ret) {
+			sim_items_leaf_free(l);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* A copy of @src's leaves as the image has them, for another simulation */
+static int sim_copy_group(struct btrfs_sim_group *dst, const struct btrfs_sim_group *src)
+{
+	u32 i;
+	int ret;
+
+	*dst = *src;
+	dst->leaves = NULL;
+	dst->nr = dst->cap = 0;
+	for (i = 0; i < src->nr; i++) {
+		const struct btrfs_sim_items_leaf *from = src->leaves[i];
+		struct btrfs_sim_items_leaf *l = calloc(1, sizeof(*l));
+
+		if (!l || sim_leaf_reserve(l, from->nr ? from->nr : 1)) {
+			sim_items_leaf_free(l);
+			return -ENOMEM;
+		}
+		l->start = from->start;
+		l->nr = from->nr;
+		memcpy(l->items, from->items, (size_t)from->nr * sizeof(*l->items));
+		ret = sim_group_insert_leaf(dst, dst->nr, l);
+		if (ret) {
+			sim_items_leaf_free(l);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The group holding @key: the last one found (keys come in order), one
+ * loaded before, or a new one, copied from ->source when there is one
+ * (which loads it from the image once for every simulation that uses it).
+ */
+static int sim_find_group(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  struct btrfs_sim_group **out)
+{
+	struct btrfs_path path = { 0 };
+	struct btrfs_sim_group *g, *from;
+	u32 i;
+	int ret;
+
+	if (ts->last_group < ts->nr_groups &&
+	    sim_group_holds(&ts->groups[ts->last_group], key)) {
+		*out = &ts->groups[ts->last_group];
+		return 0;
+	}
+	for (i = 0; i < ts->nr_groups; i++)
+		if (sim_group_holds(&ts->groups[i], key)) {
+			ts->last_group = i;
+			*out = &ts->groups[i];
+			return 0;
+		}
+	if (ts->nr_groups == ts->cap_groups) {
+		u32 cap = ts->cap_groups ? ts->cap_groups * 2 : 4;
+		struct btrfs_sim_group *n = realloc(ts->groups, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ts->groups = n;
+		ts->cap_groups = cap;
+	}
+	g = &ts->groups[ts->nr_groups];
+	memset(g, 0, sizeof(*g));
+	if (ts->source) {
+		ret = sim_find_group(ts->source, key, &from);
+		if (!ret)
+			ret = sim_copy_group(g, from);
+	} else {
+		ret = btrfs_search_slot(ts->fs_info, &ts->root, key, &path, BTRFS_IO_OTHER);
+		if (ret >= 0)
+			ret = sim_load_group(ts, &path, g);
+		btrfs_release_path(&path);
+	}
+	ts->last_group = ts->nr_groups;
+	ts->nr_groups++;
+	*out = g;
+	return ret < 0 ? ret : 0;
+}
+
+int btrfs_tree_sim_preload(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+{
+	struct btrfs_sim_group *g;
+
+	return sim_find_group(ts, key, &g);
+}
+
+/* The leaf of @g for @key (the last whose first key is not above it) and the slot */
+static void sim_locate(const struct btrfs_sim_group *g, const struct btrfs_key *key,
+		       u32 *leaf, u32 *slot, bool *found)
+{
+	const struct btrfs_sim_items_leaf *l;
+	u32 i = 0, lo, hi;
+
+	while (i + 1 < g->nr && (!g->leaves[i + 1]->nr ||
+				 btrfs_comp_keys(&g->leaves[i + 1]->items[0].key, key) <= 0))
+		i++;
+	l = g->leaves[i];
+	lo = 0;
+	hi = l->nr;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (btrfs_comp_keys(&l->items[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*leaf = i;
+	*slot = lo;
+	*found = lo < l->nr && !btrfs_comp_keys(&l->items[lo].key, key);
+}
+
+/* sim_find_group() then sim_locate(): the group, leaf and slot of @key */
+static int sim_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+		      struct btrfs_sim_group **g, u32 *leaf, u32 *slot, bool *found)
+{
+	int ret = sim_find_group(ts, key, g);
+
+	if (ret)
+		return ret;
+	sim_locate(*g, key, leaf, slot, found);
+	return 0;
+}
+
+/*
+ * The count of push_leaf_right(), the loop of __push_leaf_right(): how
+ * many of the pushing leaf's last items go to its right sibling.  With
+ * !empty, never item 0 nor any below max(@limit, 1), and none below the
+ * slot; the slot's item only while the leaf would keep at least as much
+ * free space as it moves (a leaf left emptier is not worth the push).
+ */
+u32 btrfs_leaf_push_right_nr(const struct btrfs_leaf_push *p)
+{
+	u32 nr = p->empty ? 0 : max_t(u32, p->limit, 1);
+	u32 push_space = 0, push_items = 0, i;
+
+	if (!p->nr)
+		return 0;
+	if (p->slot >= p->nr)
+		push_space += p->min_data;
+	for (i = p->nr - 1; i + 1 > nr; i--) {
+		u32 this_size = p->item_space(p->leaf, i);
+
+		if (!p->empty && push_items > 0) {
+			if (p->slot > i)
+				break;
+			if (p->slot == i && p->leaf_free + push_space * 2 > p->free_space)
+				break;
+		}
+		if (p->slot == i)
+			push_space += p->min_data;
+		if (this_size + push_space > p->free_space)
+			break;
+		push_items++;
+		push_space += this_size;
+		if (i == 0)
+			break;
+	}
+	return push_items;
+}
+
+/*
+ * The count of push_leaf_left(), the loop of __push_leaf_left(): how many
+ * of the pushing leaf's first items go to its left sibling, at most
+ * @limit; with !empty never the last item, none past the slot, and the
+ * slot's item by the rule of btrfs_leaf_push_right_nr()
+ */
+u32 btrfs_leaf_push_left_nr(const struct btrfs_leaf_push *p)
+{
+	u32 nr, push_space = 0, push_items = 0, i;
+
+	if (!p->nr)
+		return 0;
+	nr = min_t(u32, p->empty ? p->nr : p->nr - 1, p->limit);
+	for (i = 0; i < nr; i++) {
+		u32 this_size = p->item_space(p->leaf, i);
+
+		if (!p->empty && push_items > 0) {
+			if (p->slot < i)
+				break;
+			if (p->slot == i && p->leaf_free + push_space * 2 > p->free_space)
+				break;
+		}
+		if (p->slot == i)
+			push_space += p->min_data;
+		if (this_size + push_space > p->free_space)
+			break;
+		push_items++;
+		push_space += this_size;
+	}
+	return push_items;
+}
+
+static u32 sim_item_space(const void *leaf, u32 i)
+{
+	const struct btrfs_sim_items_leaf *l = leaf;
+
+	return l->items[i].size + sizeof(struct btrfs_item);
+}
+
+/*
+ * push_leaf_right(): @data_size must fit in the sibling, @min_data is what
+ * the insert at the path's slot adds; 0 pushed (or moved the path), 1 not
+ */
+static int sim_push_right_items(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
+				u32 *leaf, u32 *slot, u32 min_data, u32 data_size,
+				bool empty, u32 min_slot)
+{
+	struct btrfs_sim_items_leaf *left, *right;
+	struct btrfs_leaf_push p;
+	u32 push_items;
+	int ret;
+
+	if (!g->has_parent || *leaf + 1 >= g->nr)
+		return 1;
+	left = g->leaves[*leaf];
+	right = g->leaves[*leaf + 1];
+	p = (struct btrfs_leaf_push){
+		.item_space = sim_item_space, .leaf = left, .nr = left->nr, .slot = *slot,
+		.min_data = min_data, .free_space = sim_free(ts, right), .empty = empty,
+		.limit = min_slot,
+	};
+	if (p.free_space < data_size)
+		return 1;
+	/* push_leaf_right() COWs the sibling before it counts what fits */
+	right->touched = true;
+	if (!left->nr)
+		return 1;
+	if (*slot == left->nr && !empty) {
+		/* past the left's last key: the item goes first into the right */
+		(*leaf)++;
+		*slot = 0;
+		return 0;
+	}
+	p.leaf_free = sim_free(ts, left);
+	push_items = btrfs_leaf_push_right_nr(&p);
+	if (!push_items)
+		return 1;
+	ret = sim_move(right, 0, left, left->nr - push_items, push_items);
+	if (ret)
+		return ret;
+	if (*slot >= left->nr) {
+		*slot -= left->nr;
+		(*leaf)++;
+	}
+	return 0;
+}
+
+/* push_leaf_left(), arguments as sim_push_right_items(); 0 pushed, 1 not */
+static int sim_push_left_items(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
+			       u32 *leaf, u32 *slot, u32 min_data, u32 data_size,
+			       bool empty, u32 max_slot)
+{
+	struct btrfs_sim_items_leaf *left, *right;
+	struct btrfs_leaf_push p;
+	u32 push_items, old_left;
+	int ret;
+
+	if (!g->has_parent || *leaf == 0)
+		return 1;
+	right = g->leaves[*leaf];
+	left = g->leaves[*leaf - 1];
+	if (!right->nr)
+		return 1;
+	p = (struct btrfs_leaf_push){
+		.item_space = sim_item_space, .leaf = right, .nr = right->nr, .slot = *slot,
+		.min_data = min_data, .free_space = sim_free(ts, left), .empty = empty,
+		.limit = max_slot,
+	};
+	if (p.free_space < data_size)
+		return 1;
+	/* push_leaf_left() COWs the sibling before it counts what fits */
+	left->touched = true;
+	p.leaf_free = sim_free(ts, right);
+	push_items = btrfs_leaf_push_left_nr(&p);
+	if (!push_items)
+		return 1;
+	old_left = left->nr;
+	ret = sim_move(left, left->nr, right, 0, push_items);
+	if (ret)
+		return ret;
+	if (*slot < push_items) {
+		*slot += old_left;
+		(*leaf)--;
+	} else {
+		*slot -= push_items;
+	}
+	return 0;
+}
+
+static int sim_new_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u32 at,
+			struct btrfs_sim_items_leaf **out)
+{
+	struct btrfs_sim_items_leaf *l = calloc(1, sizeof(*l));
+	int ret;
+
+	if (!l)
+		return -ENOMEM;
+	if (g->nr + 1 >= btrfs_node_max_ptrs(ts->fs_info->nodesize) - 3)
+		ts->inexact = true;
+	ret = sim_group_insert_leaf(g, at, l);
+	if (ret) {
+		free(l);
+		return ret;
+	}
+	if (!g->has_parent) {
+		/* insert_new_root(): the leaf root gets a node above it */
+		g->has_parent = true;
+		ts->new_roots++;
+		ts->blocks++;
+	}
+	ts->splits++;
+	ts->blocks++;
+	*out = l;
+	return 0;
+}
+
+/*
+ * push_for_double_split(): the items after the slot to the right, then
+ * (unless the slot is now at an end of its leaf, or the item fits) the
+ * items before it to the left
+ */
+static int sim_push_for_double_split(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
+				     u32 *leaf, u32 *slot, u32 data_size)
+{
+	u32 need = data_size, have = sim_free(ts, g->leaves[*leaf]);
+	int ret;
+
+	if (*slot < g->leaves[*leaf]->nr)
+		need = need > have ? need - have : 0;
+	ret = sim_push_right_items(ts, g, leaf, slot, 1, need, false, *slot);
+	if (ret < 0)
+		return ret;
+	if (*slot == 0 || *slot == g->leaves[*leaf]->nr ||
+	    sim_free(ts, g->leaves[*leaf]) >= data_size)
+		return 0;
+	need = data_size;
+	have = sim_free(ts, g->leaves[*leaf]);
+	if (*slot > 0)
+		need = need > have ? need - have : 0;
+	ret = sim_push_left_items(ts, g, leaf, slot, 1, need, false, *slot);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * split_leaf() for an insert of @data_size bytes (item header included);
+ * @extend: the key is there already (btrfs_search_slot() splits before it
+ * finds that out, and overwrite_item() relies on it)
+ */
+static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
+			  u32 *leaf, u32 *slot, u32 data_size, bool extend)
+{
+	u32 lds = sim_lds(ts), doubles = 0;
+	bool tried_avoid_double = false;
+	int ret;
+
+	if (g->has_parent) {
+		u32 need = data_size, have = sim_free(ts, g->leaves[*leaf]);
+
+		if (*slot < g->leaves[*leaf]->nr)
+			need = need > have ? need - have : 0;
+		ret = sim_push_right_items(ts, g, leaf, slot, need, need, false, 0);
+		if (ret == 1) {
+			need = data_size;
+			have = sim_free(ts, g->leaves[*leaf]);
+			if (*slot > 0)
+				need = need > have ? need - have : 0;
+			ret = sim_push_left_items(ts, g, leaf, slot, need, need, false, (u32)-1);
+		}
+		if (ret < 0)
+			return ret;
+		if (sim_free(ts, g->leaves[*leaf]) >= data_size)
+			return 0;
+	}
+	for (;;) {
+		struct btrfs_sim_items_leaf *l = g->leaves[*leaf], *right;
+		u32 nritems = l->nr, mid = (nritems + 1) / 2;
+		int split = 1;
+
+		if (mid <= *slot) {
+			if (nritems == 1 || sim_space(l, mid, nritems - mid) + data_size > lds) {
+				if (*slot >= nritems) {
+					split = 0;
+				} else {
+					mid = *slot;
+					if (mid != nritems &&
+					    sim_space(l, mid, nritems - mid) + data_size > lds)
+						split = 2;
+				}
+			}
+		} else if (sim_space(l, 0, mid) + data_size > lds) {
+			if (!extend && *slot == 0) {
+				split = 0;
+			} else if (extend && *slot == 0) {
+				mid = 1;
+			} else {
+				mid = *slot;
+				if (mid != nritems &&
+				    sim_space(l, mid, nritems - mid) + data_size > lds)
+					split = 2;
+			}
+		}
+		if (split == 2 && !tried_avoid_double) {
+			tried_avoid_double = true;
+			ret = sim_push_for_double_split(ts, g, leaf, slot, data_size);
+			if (ret < 0)
+				return ret;
+			if (sim_free(ts, g->leaves[*leaf]) >= data_size)
+				return 0;
+			continue;
+		}
+		if (split == 0) {
+			u32 at = mid <= *slot ? *leaf + 1 : *leaf;
+
+			ret = sim_new_leaf(ts, g, at, &right);
+			if (ret)
+				return ret;
+			*leaf = at;
+			*slot = 0;
+			return 0;
+		}
+		ret = sim_new_leaf(ts, g, *leaf + 1, &right);
+		if (!ret)
+			ret = sim_move(right, 0, l, mid, nritems - mid);
+		if (ret)
+			return ret;
+		if (mid <= *slot) {
+			*slot -= mid;
+			(*leaf)++;
+		}
+		/* the kernel splits twice at most (BUG_ON(num_doubles != 0)) */
+		if (split == 1 || doubles++) {
+			if (split != 1)
+				ts->inexact = true;
+			return 0;
+		}
+	}
+}
+
+/*
+ * btrfs_insert_empty_items(): @nr items with consecutive keys in one leaf,
+ * as one insert of their summed size; 1 (-EEXIST) when the first exists,
+ * after the split the search made for it
+ */
+int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_key *keys,
+				const u32 *sizes, u32 nr)
+{
+	struct btrfs_sim_group *g;
+	struct btrfs_sim_items_leaf *l;
+	u32 need = 0, leaf, slot, i;
+	bool found;
+	int ret;
+
+	ts->changes++;
+	for (i = 0; i < nr; i++)
+		need += sizes[i] + sizeof(struct btrfs_item);
+	if (!nr)
+		return 0;
+	if (need > sim_lds(ts))
+		return -EOVERFLOW;
+	ret = sim_lookup(ts, &keys[0], &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	g->leaves[leaf]->touched = true;
+	if (found && need + g->leaves[leaf]->items[slot].size > sim_lds(ts))
+		return 1;
+	/*
+	 * search_leaf(): for a key that exists the item would only grow, so
+	 * the room asked for is without the item header
+	 */
+	if (found)
+		need -= sizeof(struct btrfs_item);
+	if (sim_free(ts, g->leaves[leaf]) < need) {
+		ret = sim_split_leaf(ts, g, &leaf, &slot, need, found);
+		if (ret)
+			return ret;
+	}
+	if (found)
+		return 1;
+	l = g->leaves[leaf];
+	l->touched = true;
+	ret = sim_leaf_reserve(l, l->nr + nr);
+	if (ret)
+		return ret;
+	memmove(&l->items[slot + nr], &l->items[slot], (l->nr - slot) * sizeof(*l->items));
+	for (i = 0; i < nr; i++)
+		l->items[slot + i] = (struct btrfs_sim_item){ keys[i], sizes[i] };
+	l->nr += nr;
+	return 0;
+}
+
+int btrfs_tree_sim_insert(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  u32 data_size)
+{
+	return btrfs_tree_sim_insert_batch(ts, key, &data_size, 1);
+}
+
+/* 0 and the item's size when @key is in the tree as changed so far, 1 if not */
+int btrfs_tree_sim_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key, u32 *size)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+	int ret;
+
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	if (found && size)
+		*size = g->leaves[leaf]->items[slot].size;
+	return found ? 0 : 1;
+}
+
+/*
+ * btrfs_set_item_key_safe(): the item keeps its place, only its key
+ * changes (the new key sorts between the same neighbours); 1 if absent
+ */
+int btrfs_tree_sim_set_key(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			   const struct btrfs_key *new_key)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+	int ret;
+
+	ts->changes++;
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	if (!found)
+		return 1;
+	g->leaves[leaf]->items[slot].key = *new_key;
+	return 0;
+}
+
+/*
+ * sim_lookup() as a COW search: the leaf it lands in is copied, the key
+ * found or not.
+ */
+static int sim_cow_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  struct btrfs_sim_group **g, u32 *leaf, u32 *slot,
+			  bool *found)
+{
+	int ret = sim_lookup(ts, key, g, leaf, slot, found);
+
+	if (!ret)
+		(*g)->leaves[*leaf]->touched = true;
+	return ret;
+}
+
+/* The leaf a COW search of @key lands in is copied; nothing moves */
+int btrfs_tree_sim_touch(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+
+	ts->changes++;
+	return sim_cow_lookup(ts, key, &g, &leaf, &slot, &found);
+}
+
+static int sim_free_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u32 leaf)
+{
+	struct btrfs_sim_items_leaf *l = g->leaves[leaf];
+
+	if (l->start) {
+		if (ts->nr_freed_starts == ts->cap_freed_starts) {
+			u32 cap = ts->cap_freed_starts ? ts->cap_freed_starts * 2 : 8;
+			u64 *n = realloc(ts->freed_starts, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			ts->freed_starts = n;
+			ts->cap_freed_starts = cap;
+		}
+		ts->freed_starts[ts->nr_freed_starts++] = l->start;
+	}
+	memmove(&g->leaves[leaf], &g->leaves[leaf + 1], (g->nr - leaf - 1) * sizeof(*g->leaves));
+	g->nr--;
+	sim_items_leaf_free(l);
+	ts->leaves_freed++;
+	ts->blocks--;
+	return 0;
+}
+
+/*
+ * btrfs_del_items() of one item; with !@balance the leaf is left as it is
+ * (the kernel deletes a run of slots and balances once, after the last);
+ * 1 when the key is not there
+ */
+int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  bool balance)
+{
+	struct btrfs_sim_group *g;
+	struct btrfs_sim_items_leaf *l;
+	u32 leaf, slot, at;
+	bool found;
+	int ret;
+
+	ts->changes++;
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	if (!found)
+		return 1;
+	l = g->leaves[leaf];
+	l->touched = true;
+	memmove(&l->items[slot], &l->items[slot + 1], (l->nr - slot - 1) * sizeof(*l->items));
+	l->nr--;
+	if (!balance && l->nr)
+		return 0;
+	/* the root leaf stays, however empty; a root node is not collapsed here */
+	if (!g->has_parent || (l->nr && sim_space(l, 0, l->nr) >= sim_lds(ts) / 3))
+		return 0;
+	if (l->nr) {
+		at = leaf;
+		slot = 0;
+		ret = sim_push_left_items(ts, g, &at, &slot, 0,
+					  l->items[0].size + sizeof(struct btrfs_item), true,
+					  (u32)-1);
+		if (ret < 0)
+			return ret;
+		/* the leaf is at @leaf still when not all of it went left */
+		if (l->nr) {
+			at = leaf;
+			slot = 0;
+			ret = sim_push_right_items(ts, g, &at, &slot, 0,
+						   sim_space(l, 0, l->nr), true, 0);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	if (l->nr)
+		return 0;
+	if (g->nr == 1)
+		return 0;
+	return sim_free_leaf(ts, g, leaf);
+}
+
+/*
+ * btrfs_search_slot() with path->search_for_extension and @ins_len the
+ * bytes an item will grow by (no item header), then btrfs_extend_item()
+ * by @grow (0: the search only, as when the back reference is there
+ * already and only its count changes); 1 if @key is absent
+ */
+int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  u32 ins_len, u32 grow)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+	int ret;
+
+	ts->changes++;
+	ret = sim_cow_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	if (!found)
+		return 1;
+	if (ins_len && sim_free(ts, g->leaves[leaf]) < ins_len) {
+		/* split_leaf() with extend: the item stays whole on one side */
+		ret = sim_split_leaf(ts, g, &leaf, &slot, ins_len, true);
+		if (ret)
+			return ret;
+		sim_locate(g, key, &leaf, &slot, &found);
+		if (!found)
+			return 1;
+	}
+	if (grow > sim_free(ts, g->leaves[leaf])) {
+		/* btrfs_extend_item() would BUG: the model lost track */
+		ts->inexact = true;
+		return 0;
+	}
+	g->leaves[leaf]->items[slot].size += grow;
+	return 0;
+}
+
+/* btrfs_truncate_item(): the item shrinks to @new_size, the leaf is not balanced */
+int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			    u32 new_size)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+	int ret;
+
+	ts->changes++;
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	if (!found)
+		return 1;
+	if (new_size < g->leaves[leaf]->items[slot].size)
+		g->leaves[leaf]->items[slot].size = new_size;
+	g->leaves[leaf]->touched = true;
+	return 0;
+}
+
+/*
+ * Where btrfs_search_slot() leaves a path for @key that is absent: the
+ * item before it in the same leaf (none at slot 0: the kernel's callers
+ * do not look into the previous leaf), its leaf's free space, and the
+ * first key after it (in the next leaf, or the next group's first key);
+ * 0, or 1 when @key exists
+ */
+int btrfs_tree_sim_neighbours(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			      struct btrfs_sim_neighbours *nb)
+{
+	struct btrfs_sim_group *g;
+	struct btrfs_sim_items_leaf *l;
+	u32 leaf, slot, i;
+	bool found;
+	int ret;
+
+	memset(nb, 0, sizeof(*nb));
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	if (found)
+		return 1;
+	l = g->leaves[leaf];
+	nb->leaf_free = sim_free(ts, l);
+	if (slot > 0) {
+		nb->has_prev = true;
+		nb->prev = l->items[slot - 1];
+	}
+	nb->slot0 = slot == 0;
+	if (slot < l->nr) {
+		nb->has_next = true;
+		nb->next = l->items[slot].key;
+		return 0;
+	}
+	for (i = leaf + 1; i < g->nr; i++)
+		if (g->leaves[i]->nr) {
+			nb->has_next = true;
+			nb->next = g->leaves[i]->items[0].key;
+			return 0;
+		}
+	if (g->has_hi) {
+		nb->has_next = true;
+		nb->next = g->hi;
+	}
+	return 0;
+}
+
+/*
+ * btrfs_search_slot() for an absent @key with @ins_len > 0 (no item
+ * header with path->search_for_extension): split_leaf() when the leaf
+ * lacks the room; 1 if @key exists
+ */
+int btrfs_tree_sim_reserve(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			   u32 ins_len)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+	int ret;
+
+	ts->changes++;
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	if (found)
+		return 1;
+	if (sim_free(ts, g->leaves[leaf]) >= ins_len)
+		return 0;
+	return sim_split_leaf(ts, g, &leaf, &slot, ins_len, false);
+}
+
+/*
+ * btrfs_split_item(): the item at @key becomes two, [0, @split_offset)
+ * under @key and the rest under @new_key right after it: one more item
+ * header, so setup_leaf_for_split() first splits a leaf without room for
+ * it (split_leaf() with extend); 1 if @key is absent
+ */
+int btrfs_tree_sim_split_item(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			      const struct btrfs_key *new_key, u32 split_offset)
+{
+	struct btrfs_sim_group *g;
+	struct btrfs_sim_items_leaf *l;
+	u32 leaf, slot, size;
+	bool found;
+	int ret;
+
+	ts->changes++;
+	ret = btrfs_tree_sim_extend(ts, key, sizeof(struct btrfs_item), 0);
+	if (ret)
+		return ret;
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	if (!found)
+		return 1;
+	l = g->leaves[leaf];
+	size = l->items[slot].size;
+	if (split_offset > size || sim_free(ts, l) < sizeof(struct btrfs_item)) {
+		ts->inexact = true;
+		return 0;
+	}
+	ret = sim_leaf_reserve(l, l->nr + 1);
+	if (ret)
+		return ret;
+	memmove(&l->items[slot + 2], &l->items[slot + 1], (l->nr - slot - 1) * sizeof(*l->items));
+	l->items[slot].size = split_offset;
+	l->items[slot + 1] = (struct btrfs_sim_item){ *new_key, size - split_offset };
+	l->nr++;
+	return 0;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef BTRFS_SPACE_CTREE_LEAF_H
+#define BTRFS_SPACE_CTREE_LEAF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/fs.h"
+
+/*
+ * One push of split_leaf() or btrfs_del_items() to a sibling, as
+ * push_leaf_right() and push_leaf_left() count it: the one rule both the
+ * leaf-edit model (struct btrfs_tree_sim) and the COW model (ctree-cow.c)
+ * push by.  The pushing leaf's items are seen through @item_space.
+ */
+struct btrfs_leaf_push {
+	u32 (*item_space)(const void *leaf, u32 i);	/* item @i's data and header */
+	const void *leaf;
+	u32 nr;				/* the pushing leaf's items */
+	u32 slot;			/* the path's slot in it (@nr: past the last) */
+	u32 min_data;			/* what the insert at the slot adds */
+	u32 free_space;			/* the sibling's free bytes */
+	u32 leaf_free;			/* the pushing leaf's free bytes */
+	bool empty;			/* a delete's push: as many as fit */
+	u32 limit;			/* right: min_slot; left: max_slot */
+};
+
+/* How many of the last (right) or first (left) items move */
+u32 btrfs_leaf_push_right_nr(const struct btrfs_leaf_push *p);
+u32 btrfs_leaf_push_left_nr(const struct btrfs_leaf_push *p);
+
+/*
+ * Item inserts and deletes in one tree as a transaction makes them
+ * (ctree.c: btrfs_insert_empty_item() with split_leaf(), push_leaf_right()
+ * and push_leaf_left(); btrfs_del_items() with its pushes and
+ * btrfs_del_leaf()), on the keys and sizes of the image's items: only
+ * how many blocks the tree gains or loses is kept.  The leaves under each
+ * level-1 node are loaded whole when a key first falls under it.
+ */
+struct btrfs_sim_item {
+	struct btrfs_key key;
+	u32 size;			/* item data bytes, header not counted */
+};
+
+struct btrfs_sim_items_leaf {
+	u64 start;			/* the image's block; 0 = made by a split */
+	struct btrfs_sim_item *items;
+	u32 nr;
+	u32 cap;
+	bool touched;			/* changed, or COWed by a push that was tried */
+};
+
+struct btrfs_sim_group {
+	bool has_lo, has_hi;		/* keys routed here: [lo, hi) */
+	struct btrfs_key lo, hi;
+	bool has_parent;		/* false: the root is this one leaf */
+	struct btrfs_sim_items_leaf **leaves;
+	u32 nr;
+	u32 cap;
+};
+
+struct btrfs_tree_sim {
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_root_ref root;
+	struct btrfs_sim_group *groups;
+	u32 nr_groups;
+	u32 cap_groups;
+	int64_t blocks;			/* tree blocks added minus freed */
+	u64 splits;			/* split_leaf() new leaves */
+	u64 new_roots;			/* insert_new_root() */
+	u64 leaves_freed;		/* btrfs_del_leaf() */
+	u64 *freed_starts;		/* the image blocks among them */
+	u32 nr_freed_starts;
+	u32 cap_freed_starts;
+	bool inexact;			/* a node would split or a key was missing */
+	u64 changes;			/* calls that may have changed a leaf */
+	u32 last_group;			/* where the last key was found */
+	/*
+	 * When set, groups are copied from this simulation (which must keep
+	 * the image's items: only ever preloaded) instead of read again.
+	 */
+	struct btrfs_tree_sim *source;
+};
+
+void btrfs_tree_sim_init(struct btrfs_tree_sim *ts, struct btrfs_fs_info *fs_info,
+			 const struct btrfs_root_ref *root);
+void btrfs_tree_sim_release(struct btrfs_tree_sim *ts);
+/* 0 done, 1 the key exists (insert) or is absent (the others), or -errno */
+int btrfs_tree_sim_insert(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  u32 data_size);
+int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_key *keys,
+				const u32 *sizes, u32 nr);
+int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  bool balance);
+int btrfs_tree_sim_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key, u32 *size);
+int btrfs_tree_sim_set_key(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			   const struct btrfs_key *new_key);
+int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			  u32 ins_len, u32 grow);
+int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			    u32 new_size);
+/* A COW search of @key that changes nothing in the item (an update in place) */
+int btrfs_tree_sim_touch(struct btrfs_tree_sim *ts, const struct btrfs_key *key);
+/* Load the leaves under the level-1 node of @key, changing nothing */
+int btrfs_tree_sim_preload(struct btrfs_tree_sim *ts, const struct btrfs_key *key);
+
+/* What btrfs_tree_sim_neighbours() finds around an absent key */
+struct btrfs_sim_neighbours {
+	bool has_prev;			/* an item before it in its leaf */
+	struct btrfs_sim_item prev;
+	u32 leaf_free;			/* that leaf's free space */
+	bool slot0;			/* the key would be the leaf's first */
+	bool has_next;
+	struct btrfs_key next;		/* the first key after it */
+};
+
+int btrfs_tree_sim_neighbours(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			      struct btrfs_sim_neighbours *nb);
+int btrfs_tree_sim_reserve(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			   u32 ins_len);
+int btrfs_tree_sim_split_item(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			      const struct btrfs_key *new_key, u32 split_offset);
+
+#endif
