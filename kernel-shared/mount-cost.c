@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "common/checksum.h"
 #include "common/hash.h"
 #include "kernel-shared/accessors.h"
@@ -624,22 +625,131 @@ static int walk_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
 	return walk_all(fs_info, log);
 }
 
+/* A tree block the replay's searches read: the commit frees it (COW) */
+struct copied_block {
+	u64 bytenr;
+	int level;
+};
+
+struct log_searches {
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_read_observer counter;
+	struct copied_block *blocks;
+	u32 nr;
+	u32 cap;
+};
+
+static int remember_path(struct log_searches *ls, const struct btrfs_path *path)
+{
+	int level;
+
+	for (level = 0; level < BTRFS_MAX_LEVEL && path->nodes[level]; level++) {
+		if (array_grow((void **)&ls->blocks, ls->nr, &ls->cap, sizeof(*ls->blocks)))
+			return -ENOMEM;
+		ls->blocks[ls->nr++] = (struct copied_block){ path->nodes[level]->start, level };
+	}
+	return 0;
+}
+
+/*
+ * One search of the replay, on the tree as the image has it: the blocks
+ * the replay changes are copies of those its searches read first, and
+ * the leaves its splits make are new, so the kernel reads the same ones
+ */
+static int count_log_search(void *ctx, const struct btrfs_root_ref *root,
+			    const struct btrfs_key *key)
+{
+	struct log_searches *ls = ctx;
+	struct btrfs_read_observer prev = btrfs_set_read_observer(ls->fs_info, ls->counter);
+	struct btrfs_path path = { 0 };
+	int ret = btrfs_search_slot(ls->fs_info, root, key, &path, BTRFS_IO_OTHER);
+
+	btrfs_set_read_observer(ls->fs_info, prev);
+	if (ret >= 0)
+		ret = remember_path(ls, &path);
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/* A leaf the replay changed: read, and copied */
+static int count_log_leaf(void *ctx, u64 bytenr)
+{
+	struct log_searches *ls = ctx;
+	int ret = ls->counter.fn(ls->counter.ctx, bytenr);
+
+	if (ret)
+		return ret;
+	if (array_grow((void **)&ls->blocks, ls->nr, &ls->cap, sizeof(*ls->blocks)))
+		return -ENOMEM;
+	ls->blocks[ls->nr++] = (struct copied_block){ bytenr, 0 };
+	return 0;
+}
+
+static int cmp_copied(const void *a, const void *b)
+{
+	const struct copied_block *x = a, *y = b;
+
+	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+}
+
+/*
+ * The commit's delayed refs drop the extent item of every block the
+ * replay copied, in bytenr order (btrfs_run_delayed_refs()): a search of
+ * the extent tree for each
+ */
+static int search_copied_items(struct log_searches *ls)
+{
+	struct btrfs_fs_info *fs_info = ls->fs_info;
+	bool skinny = btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA);
+	u32 i;
+	int ret = 0;
+
+	if (ls->nr)
+		qsort(ls->blocks, ls->nr, sizeof(*ls->blocks), cmp_copied);
+	for (i = 0; i < ls->nr && !ret; i++) {
+		const struct copied_block *b = &ls->blocks[i];
+
+		if (i && b->bytenr == ls->blocks[i - 1].bytenr)
+			continue;
+		ret = search_path(fs_info, &fs_info->extent_root, b->bytenr,
+				  skinny ? BTRFS_METADATA_ITEM_KEY : BTRFS_EXTENT_ITEM_KEY,
+				  skinny ? (u64)b->level : fs_info->nodesize);
+	}
+	return ret;
+}
+
 /*
  * Log replay: walk_log_tree() reads the log root tree and every block of
- * every log tree.  The subvolume, extent and csum tree blocks the replay
- * then searches are not counted (a lower bound).
+ * every log tree, then the replay searches the subvolume, extent and csum
+ * trees (tree-log.c, whose own reads of whole leaf groups are not the
+ * kernel's and are not counted: only the searches it names are, and the
+ * leaves its pushes moved items into), and the commit the extent items of
+ * the blocks they copied.  Still not counted (a lower bound): a sibling a
+ * push reads and finds too full, and the extent-tree leaves that get the
+ * items of the commit's new blocks.
  */
 static int replay_log(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est)
 {
 	struct btrfs_root_ref log_root = btrfs_log_root_tree_ref(fs_info);
+	struct log_searches ls = { .fs_info = fs_info, .counter = fs_info->read_observer };
+	const struct btrfs_log_search_hook hook = { count_log_search, count_log_leaf, &ls };
+	struct btrfs_read_observer prev;
 	int ret;
 
-	if (!log_root.found)
+	if (!log_root.found || !ls.counter.fn)
 		return 0;
 	est->log_partial = true;
 	ret = walk_all(fs_info, &log_root);
 	if (!ret)
 		ret = btrfs_for_each_log_tree(fs_info, walk_log_tree, NULL);
+	if (ret)
+		return ret;
+	prev = btrfs_set_read_observer(fs_info, (struct btrfs_read_observer){ 0 });
+	ret = btrfs_replay_log_searches(fs_info, hook);
+	btrfs_set_read_observer(fs_info, prev);
+	if (!ret)
+		ret = search_copied_items(&ls);
+	free(ls.blocks);
 	return ret;
 }
 

@@ -27,7 +27,7 @@ struct btrfs_mount_estimate {
 	struct btrfs_mount_reads now;
 	struct btrfs_mount_reads bg_tree;	/* after btrfstune --convert-to-block-group-tree */
 	bool has_bg_tree;
-	bool log_partial;			/* log replay also reads subvolume trees */
+	bool log_partial;			/* a log replay: the count may be low */
 	u64 bg_tree_blocks;			/* blocks of the (would-be) block-group tree */
 	u32 attempts;				/* replays run (live mode may retry) */
 	bool fs_changed;			/* live: a commit during every attempt */

@@ -179,6 +179,7 @@ struct replay_ctx {
 	const struct btrfs_root_ref *log;	/* the log tree being walked */
 	struct index_map seen;		/* blocks the walks met: taken */
 	struct btrfs_read_observer prev_observer;
+	struct btrfs_log_search_hook hook;	/* told of the kernel's searches */
 };
 
 static u32 map_slot(const struct index_map *m, u64 a, u64 b)
@@ -264,6 +265,27 @@ static int sim_result(struct replay_ctx *rc, int ret)
 	if (ret == 1)
 		rc->cur->ts.inexact = true;
 	return ret < 0 ? ret : 0;
+}
+
+/*
+ * The kernel's replay searches @key in @root here (with the same search,
+ * or one landing in the same leaf): the mount estimate's hook is told.
+ */
+static int note_search(struct replay_ctx *rc, const struct btrfs_root_ref *root,
+		       const struct btrfs_key *key)
+{
+	return rc->hook.fn ? rc->hook.fn(rc->hook.ctx, root, key) : 0;
+}
+
+static int note_subvol(struct replay_ctx *rc, u64 objectid, u8 type, u64 offset)
+{
+	return note_search(rc, &rc->sv.root, &(struct btrfs_key){ objectid, type, offset });
+}
+
+static int note_csum(struct replay_ctx *rc, u64 offset)
+{
+	return note_search(rc, &rc->fs_info->csum_root, &(struct btrfs_key){
+		BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, offset });
 }
 
 static int subvol_sim_get(struct replay_ctx *rc)
@@ -625,6 +647,9 @@ static int get_extent(struct replay_ctx *rc, u64 bytenr, u64 num_bytes,
 	memset(e, 0, sizeof(*e));
 	e->bytenr = bytenr;
 	e->num_bytes = num_bytes;
+	ret = note_search(rc, &fs_info->extent_root, &key);
+	if (ret)
+		return ret;
 	ret = btrfs_search_slot(fs_info, &fs_info->extent_root, &key, &path, BTRFS_IO_OTHER);
 	if (ret == 0) {
 		const struct btrfs_extent_item *ei;
@@ -703,12 +728,16 @@ static int drop_error(struct replay_ctx *rc, const struct replay_inode *ri, u64 
 static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 start, u64 end)
 {
 	u32 i = 0;
-	int ret;
+	int ret = note_subvol(rc, ri->ino, BTRFS_EXTENT_DATA_KEY, start);
 
-	while (i < ri->nr) {
+	while (i < ri->nr && !ret) {
 		struct file_extent *fe = &ri->fe[i];
 		u64 offset = btrfs_stack_file_extent_offset(&fe->fi);
 
+		/* the loop walks the items, into the next leaves */
+		ret = note_subvol(rc, ri->ino, BTRFS_EXTENT_DATA_KEY, fe->start);
+		if (ret)
+			return ret;
 		if (fe->start >= end)
 			break;
 		if (fe->end <= start) {
@@ -771,7 +800,7 @@ static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 star
 		memmove(fe, fe + 1, (ri->nr - i - 1) * sizeof(*fe));
 		ri->nr--;
 	}
-	return 0;
+	return ret;
 }
 
 /* Where an item starting at @start goes; *@exact when one starts there */
@@ -885,7 +914,7 @@ static int del_csums(struct replay_ctx *rc, u64 start, u64 len)
 		struct btrfs_sim_item it;
 		u64 csum_end;
 
-		ret = csum_item_at(ts, &key, &it);
+		ret = note_csum(rc, key.offset) ?: csum_item_at(ts, &key, &it);
 		if (ret)
 			return ret < 0 ? ret : 0;
 		if (it.key.offset >= end)
@@ -966,7 +995,7 @@ static int csum_file_blocks(struct replay_ctx *rc, u64 start, u64 len)
 		u64 n = 0, item_end = 0, next = (u64)-1, csum_offset, diff;
 		bool csum_prev;
 
-		ret = btrfs_tree_sim_neighbours(ts, &key, &nb);
+		ret = note_csum(rc, bytenr) ?: btrfs_tree_sim_neighbours(ts, &key, &nb);
 		if (ret < 0)
 			return ret;
 		if (ret == 1) {
@@ -1157,7 +1186,7 @@ static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_bloc
 	    btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_NO_HOLES))
 		return 0;
 	pos = find_pos(ri, fe.start, &exact);
-	ret = insert_file_extent(ri, pos, &fe);
+	ret = note_search(rc, &rc->sv.root, key) ?: insert_file_extent(ri, pos, &fe);
 	if (!ret)
 		ret = sim_result(rc, btrfs_tree_sim_insert(&rc->cur->ts, key,
 				btrfs_raw_item_size(btrfs_item_nr(leaf, slot))));
@@ -1175,8 +1204,11 @@ static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_bloc
 		ret = dref_change(e, rc->subvol, key->objectid, dref_offset(&fe), 1);
 		return ret ? ret : replay_csums(rc, &fe);
 	}
-	/* btrfs_alloc_logged_file_extent(): no block group is -EINVAL */
-	if (!find_block_group(fs_info, bytenr, num_bytes))
+	/*
+	 * btrfs_alloc_logged_file_extent(): no block group is -EINVAL (the
+	 * mount estimate's replay runs without them loaded: not checked)
+	 */
+	if (fs_info->nr_block_groups && !find_block_group(fs_info, bytenr, num_bytes))
 		return btrfs_fs_error(fs_info, -EINVAL,
 			"log tree of root %llu: leaf %llu slot %d: extent %llu len %llu of inode %llu lies in no block group",
 			(unsigned long long)rc->subvol, (unsigned long long)leaf->start, slot,
@@ -1216,7 +1248,8 @@ static int replayed_i_size(struct replay_ctx *rc, u64 ino,
 	*size = btrfs_stack_inode_size(logged);
 	if (btrfs_stack_inode_generation(logged) != 0)
 		return 0;
-	ret = btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
+	ret = note_search(rc, &rc->sv.root, &key) ?:
+	      btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
 	if (ret == 0) {
 		cur = btrfs_item_ptr(path.nodes[0], path.slots[0], &item_size);
 		if (item_size != sizeof(*cur))
@@ -1275,7 +1308,7 @@ static int overwrite_item(struct replay_ctx *rc, const struct btrfs_key *key,
 	u32 size = btrfs_raw_item_size(btrfs_item_nr(leaf, slot)), cur = 0;
 	int ret;
 
-	ret = btrfs_tree_sim_lookup(ts, key, &cur);
+	ret = note_search(rc, &rc->sv.root, key) ?: btrfs_tree_sim_lookup(ts, key, &cur);
 	if (ret < 0)
 		return ret;
 	if (ret == 0) {
@@ -1301,7 +1334,8 @@ static int link_to_fixup_dir(struct replay_ctx *rc, u64 ino)
 	struct subvol_sim *ss = rc->cur;
 	int ret;
 
-	ret = btrfs_tree_sim_insert(&ss->ts, &(struct btrfs_key){ BTRFS_TREE_LOG_FIXUP_OBJECTID,
+	ret = note_subvol(rc, BTRFS_TREE_LOG_FIXUP_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, ino) ?:
+	      btrfs_tree_sim_insert(&ss->ts, &(struct btrfs_key){ BTRFS_TREE_LOG_FIXUP_OBJECTID,
 				    BTRFS_ORPHAN_ITEM_KEY, ino }, 0);
 	if (ret)
 		return ret < 0 ? ret : 0;
@@ -1324,7 +1358,8 @@ static int replay_xattr_deletes(struct replay_ctx *rc, u64 ino)
 	struct btrfs_path path = { 0 };
 	int ret;
 
-	ret = btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
+	ret = note_search(rc, &rc->sv.root, &key) ?:
+	      btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
 	while (ret >= 0) {
 		struct btrfs_path log_path = { 0 };
 
@@ -1335,6 +1370,9 @@ static int replay_xattr_deletes(struct replay_ctx *rc, u64 ino)
 			continue;
 		}
 		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
+		ret = note_search(rc, &rc->sv.root, &key);
+		if (ret)
+			break;
 		if (key.objectid != ino || key.type != BTRFS_XATTR_ITEM_KEY) {
 			ret = 0;
 			break;
@@ -1369,7 +1407,7 @@ static int remove_entry(struct replay_ctx *rc, const struct btrfs_key *key, u32 
 	u32 size;
 	int ret;
 
-	ret = btrfs_tree_sim_lookup(ts, key, &size);
+	ret = note_search(rc, &rc->sv.root, key) ?: btrfs_tree_sim_lookup(ts, key, &size);
 	if (ret == 0 && size > len)
 		ret = btrfs_tree_sim_truncate(ts, key, size - len);
 	else if (ret == 0)
@@ -1429,11 +1467,16 @@ static int delete_dir_entry(struct replay_ctx *rc, u64 dir, u64 index,
 	if (!ret) {
 		struct btrfs_key ref = { ino, BTRFS_INODE_REF_KEY, dir };
 
+		ret = note_search(rc, &rc->sv.root, &ref);
+		if (ret)
+			return ret;
 		if (btrfs_tree_sim_lookup(&ss->ts, &ref, NULL) == 0)
 			ret = remove_entry(rc, &ref, sizeof(struct btrfs_inode_ref) + len);
 		else
 			ss->ts.inexact = true;	/* an INODE_EXTREF */
 	}
+	if (!ret)
+		ret = note_subvol(rc, dir, BTRFS_DIR_INDEX_KEY, index);
 	if (!ret)
 		ret = sim_result(rc, btrfs_tree_sim_delete(&ss->ts,
 			&(struct btrfs_key){ dir, BTRFS_DIR_INDEX_KEY, index }, true));
@@ -1456,7 +1499,8 @@ static int note_orphan(struct replay_ctx *rc, u64 ino, u32 names_gone)
 	ret = in_log(rc, &key, NULL, 0);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	ret = btrfs_search_slot(rc->fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
+	ret = note_search(rc, &rc->sv.root, &key) ?:
+	      btrfs_search_slot(rc->fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
 	if (ret == 0) {
 		ii = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
 		if (size >= sizeof(*ii))
@@ -1481,7 +1525,8 @@ static int delete_range(struct replay_ctx *rc, u64 dir, u64 start, u64 end)
 	struct btrfs_path path = { 0 };
 	int ret;
 
-	ret = btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
+	ret = note_search(rc, &rc->sv.root, &key) ?:
+	      btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
 	while (ret >= 0) {
 		const struct btrfs_dir_item *di;
 		u32 size, gone = 0;
@@ -1493,6 +1538,9 @@ static int delete_range(struct replay_ctx *rc, u64 dir, u64 start, u64 end)
 			continue;
 		}
 		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
+		ret = note_search(rc, &rc->sv.root, &key);
+		if (ret)
+			break;
 		if (key.objectid != dir || key.type != BTRFS_DIR_INDEX_KEY || key.offset > end) {
 			ret = 0;
 			break;
@@ -1533,7 +1581,8 @@ static int replay_dir_deletes(struct replay_ctx *rc, u64 dir)
 	struct btrfs_path path = { 0 };
 	int ret;
 
-	ret = btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
+	ret = note_search(rc, &rc->sv.root, &key) ?:
+	      btrfs_search_slot(fs_info, &rc->sv.root, &key, &path, BTRFS_IO_OTHER);
 	btrfs_release_path(&path);
 	if (ret)
 		return ret < 0 ? ret : 0;
@@ -1666,7 +1715,10 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 		if (pos + head + len > size)
 			break;
 		pos += head + len;
-		ret = btrfs_tree_sim_lookup(ts, &(struct btrfs_key){ parent,
+		/* inode_in_dir(): the dir index, then the dir item of the name */
+		ret = note_subvol(rc, parent, BTRFS_DIR_INDEX_KEY, index) ?:
+		      note_subvol(rc, parent, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len)) ?:
+		      btrfs_tree_sim_lookup(ts, &(struct btrfs_key){ parent,
 					    BTRFS_DIR_INDEX_KEY, index }, NULL);
 		if (ret < 0)
 			return ret;
@@ -1707,6 +1759,10 @@ static int insert_one_name(struct replay_ctx *rc, const struct btrfs_key *key,
 	}
 	dkey = (struct btrfs_key){ key->objectid, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len) };
 	/* replay_one_name(): a name whose inode does not exist is skipped */
+	ret = note_subvol(rc, ino, BTRFS_INODE_ITEM_KEY, 0) ?: note_search(rc, &rc->sv.root, &dkey) ?:
+	      note_search(rc, &rc->sv.root, &ref);
+	if (ret)
+		return ret;
 	ret = btrfs_tree_sim_lookup(&ss->ts, &(struct btrfs_key){ ino, BTRFS_INODE_ITEM_KEY, 0 },
 				    NULL);
 	if (ret)
@@ -1753,7 +1809,7 @@ static int replay_dir_index(struct replay_ctx *rc, const struct btrfs_tree_block
 	u32 size;
 	int ret;
 
-	ret = btrfs_tree_sim_lookup(&rc->cur->ts, key, NULL);
+	ret = note_search(rc, &rc->sv.root, key) ?: btrfs_tree_sim_lookup(&rc->cur->ts, key, NULL);
 	if (ret <= 0)
 		return ret;
 	di = btrfs_item_ptr(leaf, slot, &size);
@@ -1792,7 +1848,10 @@ static int replay_fixups(struct replay_ctx *rc)
 	while (ss->nr_fixups && !ret) {
 		u64 ino = ss->fixups[--ss->nr_fixups];
 
-		ret = sim_result(rc, btrfs_tree_sim_delete(&ss->ts,
+		ret = note_subvol(rc, BTRFS_TREE_LOG_FIXUP_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, ino) ?:
+		      note_subvol(rc, ino, BTRFS_INODE_ITEM_KEY, 0);
+		if (!ret)
+			ret = sim_result(rc, btrfs_tree_sim_delete(&ss->ts,
 			&(struct btrfs_key){ BTRFS_TREE_LOG_FIXUP_OBJECTID, BTRFS_ORPHAN_ITEM_KEY,
 					     ino }, true));
 		if (!ret && is_orphan(ss, ino)) {
@@ -1846,7 +1905,8 @@ static int run_delayed_items(struct replay_ctx *rc, struct subvol_sim *ss)
 			keys[n] = (struct btrfs_key){ d->dir, BTRFS_DIR_INDEX_KEY, d->index };
 			sizes[n] = d->size;
 		}
-		ret = btrfs_tree_sim_insert_batch(&ss->ts, keys, sizes, n);
+		ret = note_search(rc, &ss->ts.root, &keys[0]) ?:
+		      btrfs_tree_sim_insert_batch(&ss->ts, keys, sizes, n);
 		if (ret == 1)
 			ss->ts.inexact = true;
 		ret = ret < 0 ? ret : 0;
@@ -2218,43 +2278,118 @@ static void free_ctx(struct replay_ctx *rc)
 	map_free(&rc->seen);
 }
 
-int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info)
+/*
+ * The image's leaves @ts changed, the neighbours its pushes moved items
+ * into among them, and the neighbours of a leaf that split: split_leaf()
+ * splits only after push_leaf_right() and push_leaf_left() read the
+ * siblings under the same parent and found them too full.  A split's new
+ * leaves follow the leaf they came from; a sibling that is itself new is
+ * in memory.  The kernel read each of these once.
+ */
+static int note_touched_leaves(struct replay_ctx *rc, const struct btrfs_tree_sim *ts)
 {
-	struct btrfs_log_replay *out = &fs_info->log_replay;
-	struct replay_ctx rc = { .fs_info = fs_info, .out = out };
+	u32 g, i;
+	int ret = 0;
+
+	for (g = 0; g < ts->nr_groups && !ret; g++) {
+		const struct btrfs_sim_group *grp = &ts->groups[g];
+
+		for (i = 0; i < grp->nr && !ret; i++) {
+			const struct btrfs_sim_items_leaf *l = grp->leaves[i];
+			bool split_from_left = i > 0 && !l->start && grp->leaves[i - 1]->start;
+			u32 next = i;
+
+			if (l->touched && l->start)
+				ret = rc->hook.leaf(rc->hook.ctx, l->start);
+			if (ret || !split_from_left)
+				continue;
+			if (i > 1 && grp->leaves[i - 2]->start)
+				ret = rc->hook.leaf(rc->hook.ctx, grp->leaves[i - 2]->start);
+			while (next < grp->nr && !grp->leaves[next]->start)
+				next++;
+			if (!ret && next < grp->nr)
+				ret = rc->hook.leaf(rc->hook.ctx, grp->leaves[next]->start);
+		}
+	}
+	return ret;
+}
+
+static int note_touched(struct replay_ctx *rc)
+{
 	u32 i;
 	int ret = 0;
 
-	memset(out, 0, sizeof(*out));
-	out->log_root = btrfs_super_log_root(&fs_info->super);
-	out->present = out->log_root != 0;
-	if (!out->present)
+	if (!rc->hook.leaf)
+		return 0;
+	for (i = 0; i < rc->nr_subvol_sims && !ret; i++)
+		ret = note_touched_leaves(rc, &rc->subvol_sims[i].ts);
+	if (!ret)
+		ret = note_touched_leaves(rc, &rc->csum_sim);
+	return ret ? ret : note_touched_leaves(rc, &rc->extent_sim);
+}
+
+/*
+ * btrfs_recover_log_trees()'s three walks and the delayed items of the
+ * commit, on @rc's copies of the trees; 0 or -errno
+ */
+static int replay_stages(struct btrfs_fs_info *fs_info, struct replay_ctx *rc)
+{
+	u32 i;
+	int ret = 0;
+
+	rc->out->log_root = btrfs_super_log_root(&fs_info->super);
+	rc->out->present = rc->out->log_root != 0;
+	if (!rc->out->present)
 		return 0;
 	/* btrfs_replay_log(): no writeable device, no mount */
 	if (!fs_info->rw_devices)
 		return btrfs_fs_error(fs_info, -EIO, "log replay required on RO media");
-	btrfs_tree_sim_init(&rc.extent_sim, fs_info, &fs_info->extent_root);
-	btrfs_tree_sim_init(&rc.csum_sim, fs_info, &fs_info->csum_root);
+	btrfs_tree_sim_init(&rc->extent_sim, fs_info, &fs_info->extent_root);
+	btrfs_tree_sim_init(&rc->csum_sim, fs_info, &fs_info->csum_root);
 	/* the blocks met are taken: the log trees' are pinned (not in the extent tree) */
-	rc.prev_observer = btrfs_set_read_observer(fs_info,
-		(struct btrfs_read_observer){ note_seen, &rc });
-	for (rc.stage = 0; rc.stage < LOG_WALK_NR_STAGES && !ret; rc.stage++)
-		ret = btrfs_for_each_log_tree(fs_info, replay_log_tree, &rc);
-	btrfs_set_read_observer(fs_info, rc.prev_observer);
-	for (i = 0; i < rc.nr_subvol_sims && !ret; i++) {
-		struct subvol_sim *ss = &rc.subvol_sims[i];
+	rc->prev_observer = btrfs_set_read_observer(fs_info,
+		(struct btrfs_read_observer){ note_seen, rc });
+	for (rc->stage = 0; rc->stage < LOG_WALK_NR_STAGES && !ret; rc->stage++)
+		ret = btrfs_for_each_log_tree(fs_info, replay_log_tree, rc);
+	btrfs_set_read_observer(fs_info, rc->prev_observer);
+	for (i = 0; i < rc->nr_subvol_sims && !ret; i++) {
+		struct subvol_sim *ss = &rc->subvol_sims[i];
 
-		ret = run_delayed_items(&rc, ss);
-		out->subvol_blocks_added += ss->ts.splits + ss->ts.new_roots;
-		out->subvol_blocks_freed += ss->ts.leaves_freed;
-		out->tree_model_inexact |= ss->ts.inexact;
+		ret = run_delayed_items(rc, ss);
+		rc->out->subvol_blocks_added += ss->ts.splits + ss->ts.new_roots;
+		rc->out->subvol_blocks_freed += ss->ts.leaves_freed;
+		rc->out->tree_model_inexact |= ss->ts.inexact;
 	}
-	if (!ret)
+	return ret;
+}
+
+int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_log_replay *out = &fs_info->log_replay;
+	struct replay_ctx rc = { .fs_info = fs_info, .out = out };
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = replay_stages(fs_info, &rc);
+	if (!ret && out->present)
 		ret = replay_extent_tree(&rc);
-	if (!ret)
+	if (!ret && out->present)
 		ret = apply_extents(&rc);
-	if (!ret)
+	if (!ret && out->present)
 		ret = apply_metadata(&rc);
+	free_ctx(&rc);
+	return ret;
+}
+
+int btrfs_replay_log_searches(struct btrfs_fs_info *fs_info, struct btrfs_log_search_hook hook)
+{
+	struct btrfs_log_replay scratch = { 0 };
+	struct replay_ctx rc = { .fs_info = fs_info, .out = &scratch, .hook = hook };
+	int ret = replay_stages(fs_info, &rc);
+
+	if (!ret)
+		ret = note_touched(&rc);
+
 	free_ctx(&rc);
 	return ret;
 }

@@ -11,6 +11,25 @@
  */
 int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info);
 
+/*
+ * Told of each search of a subvolume, extent or csum tree the kernel's
+ * replay makes (the key, in the tree as the image has it), in the
+ * kernel's order; a non-zero return (-errno) stops the replay.
+ */
+struct btrfs_log_search_hook {
+	int (*fn)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
+	/* a leaf of the image the replay changed or pushed items into */
+	int (*leaf)(void *ctx, u64 bytenr);
+	void *ctx;
+};
+
+/*
+ * The replay of btrfs_replay_log_accounting() up to the commit, changing
+ * nothing: @hook is told of its searches (the mount estimate counts the
+ * blocks they read).  0, or -errno with btrfs_fs_error()'s message.
+ */
+int btrfs_replay_log_searches(struct btrfs_fs_info *fs_info, struct btrfs_log_search_hook hook);
+
 /* The log root tree as btrfs_replay_log() reads it */
 struct btrfs_root_ref btrfs_log_root_tree_ref(const struct btrfs_fs_info *fs_info);
 

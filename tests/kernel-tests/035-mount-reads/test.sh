@@ -31,9 +31,12 @@ register_mount "$tracing"
 [ -d "$tracing/instances" ] || skip "no tracefs instances"
 inst=$tracing/instances/btrfs-space-035-$$
 mkdir "$inst" || fail "cannot create the tracefs instance $inst"
+# the test's exit status, not the instance removal's, for _bs_on_exit
 remove_instance()
 {
+	local rc=$?
 	[ -d "$inst" ] && { echo 0 > "$inst/tracing_on"; rmdir "$inst"; }
+	(exit "$rc")
 	_bs_on_exit
 }
 trap remove_instance EXIT

@@ -1,0 +1,211 @@
+#!/bin/bash
+# Mount reads with a log tree, against the kernel: a cold "mount -o ro"
+# replays the log (and commits), and the tree blocks it reads
+# (block:block_bio_queue in a private tracefs instance, on a fresh loop
+# device) must equal "btrfs-space mount-estimate"'s total_reads
+# (Documentation/mount-estimate.md): the log trees, then the subvolume,
+# extent and csum tree blocks the replay searches and changes, and the
+# extent items of the blocks it copies, which the commit searches.
+#
+# Each image: a fresh mkfs.btrfs (random fsid) mounted read-write with
+# commit=300 on a loop device; the first step is committed by "sync", the
+# second step writes and fsyncs (the log tree), and the backing file is
+# copied while still mounted: the copy has log_root != 0, as after a crash.
+#   small        three new 5 KB files, 16K nodes (one leaf per tree)
+#   rewrite-4k   2,000 committed files in 4K-node trees: 21 rewritten,
+#                20 new, and 32 scattered 8 KiB writes into an 8 MiB file
+#   extents      a 64 MiB file with 512 scattered 4 KiB rewrites, one fsync
+#                (16K nodes: 512 extent items, their csums)
+#   xattrs       2,000 committed files (4K nodes), two xattrs on 150 of them
+#                (their leaves split and push items into their neighbours)
+#   many-16k     3,000 committed files: 60 rewritten, 30 new (16K nodes)
+#   renames      600 committed files in a directory: 50 renamed and 30
+#                linked, each fsynced, and 20 new ones (4K nodes)
+#   subvolume    new and rewritten files in a subvolume and in the top
+#                subvolume: two log trees
+# A case whose fsync falls back to a full commit has no log: made again
+# (three tries), then skipped with a note.  The tool may never count more
+# than the kernel.  Counting less fails the 16K-node cases (exact); the
+# 4K-node ones (bound: leaves full of small inline files, whose layout
+# and log differ from run to run) measured 0 to 5 reads more in the
+# kernel, of the two kinds the model does not count (a neighbour a push
+# reads and finds too full, the extent-tree leaf that gets the items of
+# the commit's new blocks: mount-estimate.md): the difference is printed.
+
+source "$TEST_TOP/common" || exit
+check_prereq btrfs-space
+check_prereq mkfs.btrfs btrfs jq losetup python3 setfattr
+need_root
+need_btrfs_module
+need_tracefs
+setup_cleanup_trap
+
+tracing=$TEST_TMP/tracefs
+mkdir -p "$tracing"
+mount -t tracefs nodev "$tracing" 2> /dev/null ||
+	skip "cannot mount tracefs at $tracing"
+register_mount "$tracing"
+[ -d "$tracing/instances" ] || skip "no tracefs instances"
+inst=$tracing/instances/btrfs-space-037-$$
+mkdir "$inst" || fail "cannot create the tracefs instance $inst"
+# the test's exit status, not the instance removal's, for _bs_on_exit
+remove_instance()
+{
+	local rc=$?
+	[ -d "$inst" ] && { echo 0 > "$inst/tracing_on"; rmdir "$inst"; }
+	(exit "$rc")
+	_bs_on_exit
+}
+trap remove_instance EXIT
+
+mnt=$TEST_TMP/mnt
+mkdir -p "$mnt"
+
+# The file operations of a case, in one process
+cat > "$TEST_TMP/io.py" << 'EOF'
+import os, sys
+
+def fsync(path):
+    fd = os.open(path, os.O_RDONLY)
+    os.fsync(fd)
+    os.close(fd)
+
+def pwrite(name, off, length, sync=True):
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT, 0o644)
+    os.pwrite(fd, os.urandom(length), off)
+    if sync:
+        os.fsync(fd)
+    os.close(fd)
+
+def files(d, n, length):
+    for i in range(1, n + 1):
+        pwrite("%s/f%d" % (d, i), 0, length, sync=False)
+
+os.chdir(sys.argv[1])
+exec(sys.argv[2])
+EOF
+
+# traced_reads IMG: the reads of a cold mount -o ro of IMG (which replays the log)
+traced_reads()
+{
+	local dev mm
+	dev=$(setup_loop "$1") || exit 1
+	udevadm settle 2> /dev/null
+	mm=$(cat "/sys/block/${dev#/dev/}/dev")
+	echo "dev == $(( (${mm%:*} << 20) | ${mm#*:} ))" > "$inst/events/block/block_bio_queue/filter"
+	echo > "$inst/trace"
+	echo 1 > "$inst/events/block/block_bio_queue/enable"
+	mount -t btrfs -o ro "$dev" "$mnt" || fail "mount -o ro of $1 failed"
+	echo 0 > "$inst/events/block/block_bio_queue/enable"
+	umount "$mnt"
+	btrfs device scan --forget "$dev" > /dev/null 2>&1
+	losetup -d "$dev"
+	# "loop0-123 [001] ..... 1.2: block_bio_queue: 7,0 RM 128 + 32 [mount]"
+	grep -v '^#' "$inst/trace" | awk '{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+,[0-9]+$/) {
+		if ($(i + 1) ~ /R/) n++; break } } END { print n + 0 }'
+}
+
+# make_log_image IMG NODESIZE PRE POST: IMG with a log tree (PRE committed,
+# POST fsynced); prints the log_root of the copy
+make_log_image()
+{
+	local img=$1 orig=$1.orig fsmnt=$TEST_TMP/fs dev
+	rm -f "$img" "$orig"
+	truncate -s 1G "$orig"
+	mkfs.btrfs -q -f -n "$2" "$orig" > /dev/null 2>&1 || fail "mkfs.btrfs failed"
+	dev=$(setup_loop "$orig") || exit 1
+	mkdir -p "$fsmnt"
+	mount -t btrfs -o commit=300 "$dev" "$fsmnt" || fail "mount of $orig failed"
+	register_mount "$fsmnt"
+	# the first mount's own commits (uuid tree...) are over before the case
+	sync
+	sleep 1
+	python3 "$TEST_TMP/io.py" "$fsmnt" "$3" || fail "first step failed"
+	sync
+	python3 "$TEST_TMP/io.py" "$fsmnt" "$4" || fail "second step failed"
+	cp --sparse=always "$orig" "$img" || fail "cannot copy $orig"
+	umount "$fsmnt" || fail "umount $fsmnt failed"
+	btrfs device scan --forget "$dev" > /dev/null 2>&1
+	losetup -d "$dev"
+	rm -f "$orig"
+	btrfs inspect-internal dump-super "$img" | awk '$1 == "log_root" { print $2 }'
+}
+
+failures=0
+# check NAME NODESIZE EXACT PRE POST: EXACT "exact" fails on any difference
+check()
+{
+	local name=$1 img=$TEST_TMP/$1.img log try tool partial kernel
+	for try in 1 2 3; do
+		log=$(make_log_image "$img" "$2" "$4" "$5") || exit
+		[ -n "$log" ] && [ "$log" != 0 ] && break
+		echo "note $name: try $try got no log tree (the fsync committed)"
+	done
+	if [ -z "$log" ] || [ "$log" = 0 ]; then
+		echo "$name: skipped, no log tree after 3 tries"
+		return
+	fi
+	tool=$("$BTRFS_SPACE" --format json mount-estimate "$img" |
+		jq -r '.mount_estimate | "\(.total_reads) \(.log_replay_partial)"')
+	partial=${tool#* }
+	tool=${tool% *}
+	kernel=$(traced_reads "$img")
+	echo "$name: kernel $kernel reads, mount-estimate $tool (log tree at $log)"
+	[ "$partial" = true ] || { echo "  FAIL: log_replay_partial is $partial with a log tree"; failures=$((failures + 1)); }
+	if [ "$tool" -gt "$kernel" ]; then
+		echo "  FAIL: counts $((tool - kernel)) reads the kernel did not make"
+		failures=$((failures + 1))
+	elif [ "$tool" -lt "$kernel" ] && [ "$3" = exact ]; then
+		echo "  FAIL: $((kernel - tool)) reads not counted"
+		failures=$((failures + 1))
+	elif [ "$tool" -lt "$kernel" ]; then
+		echo "  $((kernel - tool)) reads not counted: neighbours a push read and found too full, the extent-tree leaves of the commit's new blocks"
+	fi
+	rm -f "$img"
+}
+
+check small 16384 exact 'pass' '
+for i in range(3): pwrite("new%d" % i, 0, 5000)'
+
+check rewrite-4k 4096 bound 'files(".", 2000, 3000); pwrite("big", 0, 8 << 20, sync=False)' '
+for i in range(1, 2001, 97): pwrite("f%d" % i, 0, 3000)
+for i in range(20): pwrite("n%d" % i, 0, 9000)
+for off in range(0, 8 << 20, 256 << 10): pwrite("big", off, 8192, sync=False)
+fsync("big")'
+
+check extents 16384 exact 'pwrite("big", 0, 64 << 20, sync=False)' '
+for off in range(0, 64 << 20, 128 << 10): pwrite("big", off, 4096, sync=False)
+fsync("big")'
+
+check xattrs 4096 bound 'files(".", 2000, 4)' '
+import random
+random.seed(37)
+for i in random.sample(range(1, 2001), 150):
+    os.setxattr("f%d" % i, "user.a", b"x" * 200)
+    os.setxattr("f%d" % i, "user.b%d" % i, b"1")
+for n in os.listdir("."):
+    fsync(n)'
+
+check many-16k 16384 exact 'files(".", 3000, 2000)' '
+for i in range(1, 3001, 50): pwrite("f%d" % i, 0, 9000)
+for i in range(30): pwrite("n%d" % i, 0, 20000)'
+
+check renames 4096 bound 'os.mkdir("d"); files("d", 600, 100)' '
+for i in range(1, 601, 12):
+    os.rename("d/f%d" % i, "d/g%d" % i)
+    fsync("d/g%d" % i)
+for i in range(6, 601, 20):
+    os.link("d/f%d" % i, "d/h%d" % i)
+    fsync("d/h%d" % i)
+for i in range(20): pwrite("d/n%d" % i, 0, 3000)'
+
+check subvolume 4096 bound '
+import subprocess
+subprocess.run(["btrfs", "-q", "subvolume", "create", "sv"], check=True)
+files(".", 500, 1000); files("sv", 500, 1000)' '
+for d in (".", "sv"):
+    for i in range(1, 501, 25): pwrite("%s/f%d" % (d, i), 0, 6000)
+    for i in range(10): pwrite("%s/n%d" % (d, i), 0, 3000)'
+
+[ "$failures" -eq 0 ] || fail "$failures differences from the kernel's reads"
+echo "mount reads with a log tree: no image counted above the kernel's, the exact ones equal"
