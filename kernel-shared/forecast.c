@@ -954,7 +954,7 @@ int btrfs_forecast_balance(const struct space_report *report,
 		return -ENOMEM;
 	bal->can_start = !refused;
 	bal->completes = !refused && !res->ret;
-	bal->reason = refused ? refused : res->ret ?
+	bal->reason = refused ? refused : res->ret == -EROFS ? RELOC_ABORT_REASON : res->ret ?
 		"ENOSPC: some block groups could not be relocated (balance ends with -ENOSPC)" :
 		"every selected block group relocated";
 	bal->selected = res->selected;
@@ -994,8 +994,8 @@ int btrfs_forecast_shrink(const struct space_report *report,
 		return ret;
 	sh->can_start = !refused;
 	sh->completes = !refused && !sh->res.ret;
-	sh->reason = refused ? refused : sh->res.ret ?
-		"ENOSPC: chunks past the new size could not all be relocated" :
+	sh->reason = refused ? refused : sh->res.ret == -EROFS ? RELOC_ABORT_REASON :
+		sh->res.ret ? "ENOSPC: chunks past the new size could not all be relocated" :
 		"every chunk past the new size relocated";
 	return 0;
 }

@@ -11,16 +11,21 @@
  *   reduced without -f); an -ENOSPC chunk is counted and the walk goes on.
  * - btrfs_shrink_device() and btrfs_rm_device() (volumes.c): the chunks
  *   with a dev extent past the new size, highest physical first, one retry
- *   of the ones that failed; btrfs_check_raid_min_devices() for a remove.
+ *   of the ones that failed; btrfs_check_raid_min_devices() for a remove;
+ *   a failure gives the device its old size and alloc list place back.
  * - btrfs_relocate_block_group() (relocation.c): btrfs_inc_block_group_ro()
  *   (block-group.c: a chunk of the new profile forced first when the
- *   profile changes; data turns read-only when the space info still holds
- *   what is used and reserved, metadata when it can over-commit, else a
- *   forced chunk), then each data extent preallocated whole in clusters of
+ *   profile changes; a group read-only already (the mount's single groups
+ *   beside mirrored ones) passes; data turns read-only when the space info
+ *   still holds what is used and reserved, metadata when it can
+ *   over-commit, else a forced chunk), then each data extent preallocated whole in clusters of
  *   up to 128 contiguous extents (prealloc_file_extent_cluster(), the
  *   cluster's bytes reserved first, btrfs_alloc_data_chunk_ondemand(): a
  *   data chunk forced while the space info cannot hold them), each tree
  *   block moved as one nodesize allocation; then btrfs_remove_chunk().
+ * - do_chunk_alloc() (block-group.c): a new chunk's item needs a system
+ *   block group of the system profile; else a system chunk, else the
+ *   transaction aborts (-EROFS).
  * - find_free_extent() (extent-tree.c): the hint (the end of the previous
  *   extent of the cluster) first, then the block groups of each RAID index
  *   in list order (mount order, new chunks appended), loops
@@ -28,7 +33,8 @@
  *   LOOP_WRONG_SIZE_CLASS; block_group_bits(); the size class check and
  *   btrfs_use_block_group_size_class() (6.3); in a block group,
  *   btrfs_find_space_for_alloc(): from the block group's start the
- *   largest free extent (the bytes index), from a hint the first free
+ *   largest free extent (the bytes index, equal ones in the order they
+ *   were linked: entry_less()), from a hint the first free
  *   extent that fits, by offset, from the hint's 128 MiB bitmap window;
  *   the start aligned to full_stripe_len (btrfs_full_stripe_len()).
  * - load_block_group_size_class() (block-group.c): five samples of the
@@ -75,12 +81,14 @@ enum reloc_loop {
 struct reloc_range {
 	u64 start;
 	u64 len;
+	u64 seq;	/* free space: when linked into the bytes index */
 };
 
 struct range_list {
 	struct reloc_range *r;		/* sorted by start, not overlapping */
 	u32 nr;
 	u32 cap;
+	u64 next_seq;
 };
 
 struct reloc_bg {
@@ -116,6 +124,8 @@ struct reloc {
 	u32 nr_orig;			/* the first nr_orig are the mounted ones, by start */
 	bool size_classes;
 	u64 target[3];			/* alloc flags for data, metadata, system */
+	u64 sys_alloc;			/* the chunk tree's blocks: system alloc flags */
+	u32 chunks_at_commit;		/* new chunks when the transaction last committed */
 	u64 may_use_meta;		/* the global reserve, held in metadata */
 	struct reloc_alloc *allocs;
 	u32 nr_allocs;
@@ -148,8 +158,27 @@ static int range_insert(struct range_list *l, u32 at, u64 start, u64 len)
 	memmove(&l->r[at + 1], &l->r[at], (l->nr - at) * sizeof(*l->r));
 	l->r[at].start = start;
 	l->r[at].len = len;
+	l->r[at].seq = ++l->next_seq;
 	l->nr++;
 	return 0;
+}
+
+/*
+ * A free space entry linked anew into the bytes index: tree_insert_bytes()
+ * puts it after the entries of its size already there
+ */
+static void range_relink(struct range_list *l, struct reloc_range *r)
+{
+	r->seq = ++l->next_seq;
+}
+
+/* The mount's load: the entries linked by offset, lowest first */
+static void range_renumber(struct range_list *l)
+{
+	u32 i;
+
+	for (i = 0; i < l->nr; i++)
+		l->r[i].seq = ++l->next_seq;
 }
 
 static int range_append(struct range_list *l, u64 start, u64 len)
@@ -176,14 +205,21 @@ static int range_remove(struct range_list *l, u64 start, u64 len)
 		if (rend <= start || r->start >= end)
 			continue;
 		if (r->start < start && rend > end) {
+			int ret;
+
+			/* the rest linked again, then the alignment gap added */
 			r->len = start - r->start;
-			return range_insert(l, i + 1, end, rend - end);
+			ret = range_insert(l, i + 1, end, rend - end);
+			range_relink(l, &l->r[i]);
+			return ret;
 		}
 		if (r->start < start) {
 			r->len = start - r->start;
+			range_relink(l, r);
 		} else if (rend > end) {
 			r->len = rend - end;
 			r->start = end;
+			range_relink(l, r);
 		} else {
 			range_delete(l, i);
 			i--;
@@ -205,11 +241,14 @@ static int range_add(struct range_list *l, u64 start, u64 len)
 			l->r[i - 1].len += l->r[i].len;
 			range_delete(l, i);
 		}
+		/* try_merge_free_space(): the merged entry is linked anew */
+		range_relink(l, &l->r[i - 1]);
 		return 0;
 	}
 	if (i < l->nr && l->r[i].start == start + len) {
 		l->r[i].start = start;
 		l->r[i].len += len;
+		range_relink(l, &l->r[i]);
 		return 0;
 	}
 	return range_insert(l, i, start, len);
@@ -355,7 +394,9 @@ static int derive_free(struct reloc_bg *bg)
 		if (ret)
 			return ret;
 	}
-	return exclude_super(bg);
+	ret = exclude_super(bg);
+	range_renumber(&bg->free);
+	return ret;
 }
 
 /*
@@ -462,6 +503,7 @@ static int reloc_init(struct reloc *rc, const struct space_report *report, u32 k
 	rc->target[0] = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_DATA);
 	rc->target[1] = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_METADATA);
 	rc->target[2] = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_SYSTEM);
+	rc->sys_alloc = BTRFS_BLOCK_GROUP_SYSTEM | rc->target[2];
 	for (s = 0; s < report->nr_space_infos; s++)
 		if (report->space_infos[s].info.flags & BTRFS_BLOCK_GROUP_METADATA)
 			rc->may_use_meta = report->space_infos[s].info.bytes_may_use;
@@ -545,6 +587,7 @@ static int record_chunk(struct reloc *rc, struct btrfs_chunk_map *map)
 	ret = range_append(&bg->free, map->start, map->length);
 	if (!ret)
 		ret = exclude_super(bg);
+	range_renumber(&bg->free);
 	return ret;
 }
 
@@ -563,9 +606,52 @@ static void next_chunk_start(struct reloc *rc)
 	rc->st.next_logical = end;
 }
 
+/* A writable system block group the chunk tree's blocks may use (block_group_bits()) */
+static bool chunk_tree_room(const struct reloc *rc)
+{
+	u32 i;
+
+	for (i = 0; i < rc->nr_bgs; i++) {
+		const struct reloc_bg *bg = &rc->bgs[i];
+
+		if (!bg->removed && !bg->ro && (bg->flags & BTRFS_BLOCK_GROUP_SYSTEM) &&
+		    (bg->flags & rc->sys_alloc) == rc->sys_alloc)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * do_chunk_alloc(): the new chunk's item goes into the chunk tree, whose
+ * blocks take the system profile (during a balance with -sconvert, the
+ * target).  Where no system block group has that profile the item's
+ * insert fails, and a system chunk of that profile is made first; when
+ * that fails too, btrfs_abort_transaction(): the filesystem turns
+ * read-only, the operation ends with -EROFS and nothing of the aborted
+ * transaction reaches the disk.  Returns 0, -EROFS or -ENOMEM.
+ */
+static int chunk_item_room(struct reloc *rc, struct btrfs_chunk_map *map)
+{
+	struct btrfs_chunk_map *sys;
+	int ret;
+
+	if ((map->type & BTRFS_BLOCK_GROUP_SYSTEM) || chunk_tree_room(rc))
+		return 0;
+	sys = btrfs_alloc_create_chunk(&rc->st, rc->sys_alloc,
+				       chunk_size_of(rc, BTRFS_BLOCK_GROUP_SYSTEM), &ret);
+	if (!sys) {
+		if (ret != -ENOSPC)
+			return ret;
+		btrfs_alloc_remove_chunk(&rc->st, map);
+		return -EROFS;
+	}
+	system_room_charge(&rc->room, sys);
+	return record_chunk(rc, sys);
+}
+
 /*
  * btrfs_chunk_alloc(CHUNK_ALLOC_FORCE) of @flags, check_system_chunk()
- * first.  Returns 0, -ENOSPC or -ENOMEM.
+ * first.  Returns 0, -ENOSPC, -EROFS (the transaction aborted) or -ENOMEM.
  */
 static int force_chunk(struct reloc *rc, u64 flags)
 {
@@ -589,6 +675,11 @@ static int force_chunk(struct reloc *rc, u64 flags)
 	map = btrfs_alloc_create_chunk(&rc->st, flags, chunk_size_of(rc, flags), &ret);
 	if (!map)
 		return ret;
+	ret = chunk_item_room(rc, map);
+	if (ret) {
+		free(map);
+		return ret;
+	}
 	system_room_charge(&rc->room, map);
 	return record_chunk(rc, map);
 }
@@ -638,9 +729,35 @@ static bool fits(const struct reloc_bg *bg, const struct reloc_range *r, u64 byt
 }
 
 /*
+ * The free extents of @len in the bytes index's order among equals, the
+ * order they were linked (entry_less(): an equal one goes after): the
+ * first that holds @bytes
+ */
+static bool equal_sized_fit(const struct reloc_bg *bg, u64 len, u64 bytes, u64 align,
+			    u64 *found)
+{
+	const struct range_list *l = &bg->free;
+	u64 after = 0;
+
+	for (;;) {
+		u32 next = l->nr, i;
+
+		for (i = 0; i < l->nr; i++)
+			if (l->r[i].len == len && l->r[i].seq > after &&
+			    (next == l->nr || l->r[i].seq < l->r[next].seq))
+				next = i;
+		if (next == l->nr)
+			return false;
+		if (fits(bg, &l->r[next], bytes, align, found))
+			return true;
+		after = l->r[next].seq;
+	}
+}
+
+/*
  * btrfs_find_space_for_alloc(): from the block group's start the free
- * extents largest first (the bytes index; the first of equal ones), from
- * @hint by offset from the hint's bitmap window on; the first that holds
+ * extents largest first (the bytes index; equal ones in the order they
+ * were linked), from @hint by offset from the hint's bitmap window on; the first that holds
  * @bytes at full_stripe_len alignment, the gap before it left free.
  */
 static bool space_for_alloc(const struct reloc *rc, const struct reloc_bg *bg,
@@ -661,10 +778,8 @@ static bool space_for_alloc(const struct reloc *rc, const struct reloc_bg *bg,
 					best = i;
 			if (best == l->nr || l->r[best].len < bytes)
 				return false;
-			/* equal ones by offset */
-			for (i = best; i < l->nr; i++)
-				if (l->r[i].len == l->r[best].len && fits(bg, &l->r[i], bytes, align, found))
-					return true;
+			if (equal_sized_fit(bg, l->r[best].len, bytes, align, found))
+				return true;
 			done = l->r[best].len;
 		}
 	}
@@ -953,6 +1068,13 @@ static bool can_set_ro(struct reloc *rc, const struct reloc_bg *bg)
 	u64 num_bytes = range_total(&bg->free);
 	struct btrfs_reserve_state st = rc->report->reserve.state;
 
+	/*
+	 * inc_block_group_ro(): a block group already read-only only counts
+	 * once more, no space test: the single and RAID0 groups the mount
+	 * set read-only beside mirrored ones (a cancelled conversion's)
+	 */
+	if (bg->ro)
+		return true;
 	type_totals(rc, type, &st);
 	if (type & BTRFS_BLOCK_GROUP_DATA)
 		return st.bytes_used + st.bytes_readonly + num_bytes <= st.total_bytes;
@@ -1039,6 +1161,7 @@ static void commit_removed(struct reloc *rc)
 	u32 i;
 	u16 s;
 
+	rc->chunks_at_commit = rc->res->nr_new_chunks;
 	for (i = 0; i < rc->nr_pending; i++) {
 		const struct btrfs_chunk_map *map = rc->pending[i];
 
@@ -1067,6 +1190,17 @@ static void undo_allocs(struct reloc *rc)
 }
 
 /*
+ * After btrfs_abort_transaction() the disk holds the last commit: the
+ * aborted transaction's chunks and removals are not modelled away
+ */
+static void aborted(struct reloc *rc)
+{
+	if (rc->nr_pending || rc->res->nr_new_chunks != rc->chunks_at_commit)
+		inexact(rc, "a transaction abort: what the aborted transaction changed is not on disk");
+	rc->nr_pending = 0;
+}
+
+/*
  * btrfs_relocate_chunk() of block group @b with the allocation flags
  * @flags: 0, or -ENOSPC with the block group kept, or -ENOMEM.
  */
@@ -1084,6 +1218,8 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 	if ((flags & ~BTRFS_BLOCK_GROUP_TYPE_MASK) !=
 	    (rc->bgs[b].flags & BTRFS_BLOCK_GROUP_PROFILE_MASK)) {
 		ret = force_chunk(rc, flags);
+		if (ret == -EROFS)
+			goto fail;
 		if (ret && ret != -ENOSPC)
 			return ret;
 	}
@@ -1119,12 +1255,14 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 	res->moved_bytes += used;
 	return 0;
 fail:
-	if (ret != -ENOSPC)
+	if (ret != -ENOSPC && ret != -EROFS)
 		return ret;
 	undo_allocs(rc);
 	rc->bgs[b].ro = was_ro;
 	res->failed[res->nr_failed++] = start;
-	return -ENOSPC;
+	if (ret == -EROFS)
+		aborted(rc);
+	return ret;
 }
 
 static void fill_after(struct reloc *rc)
@@ -1322,6 +1460,10 @@ int btrfs_reloc_balance(const struct space_report *report,
 	*refused = balance_refused(&rc, opts);
 	if (*refused)
 		goto done;
+	/* btrfs-progs copies -m to -s: get_restripe_target() for the chunk tree */
+	if (opts->bal_meta.set && (opts->bal_meta.flags & FORECAST_BAL_CONVERT))
+		rc.sys_alloc = BTRFS_BLOCK_GROUP_SYSTEM |
+			       (opts->bal_meta.target & BTRFS_BLOCK_GROUP_PROFILE_MASK);
 	/* __btrfs_balance(): the chunk tree from the highest logical start down */
 	for (i = rc.nr_orig; i-- > 0;) {
 		struct reloc_bg *bg = &rc.bgs[i];
@@ -1332,10 +1474,14 @@ int btrfs_reloc_balance(const struct space_report *report,
 		if (++rc.steps > RELOC_MAX_STEPS)
 			break;
 		ret = relocate_one(&rc, i, alloc_flags(&rc, bg->flags, a));
-		if (ret == -ENOSPC)
+		if (ret == -ENOSPC) {
 			res->ret = -ENOSPC;
-		else if (ret)
+		} else if (ret == -EROFS) {
+			res->ret = -EROFS;
+			break;
+		} else if (ret) {
 			goto out;
+		}
 	}
 done:
 	ret = 0;
@@ -1426,6 +1572,10 @@ again:
 			if (++rc->steps > RELOC_MAX_STEPS)
 				return 0;
 			ret = relocate_one(rc, b, alloc_flags(rc, rc->bgs[b].flags, NULL));
+			if (ret == -EROFS) {
+				rc->res->ret = -EROFS;
+				return 0;
+			}
 			if (ret == -ENOSPC)
 				failed++;
 			else if (ret)
@@ -1447,6 +1597,7 @@ int btrfs_reloc_shrink(const struct space_report *report, u32 kernel_version,
 {
 	struct btrfs_alloc_device *dev;
 	struct reloc rc;
+	u64 old_size;
 	int ret;
 
 	*refused = NULL;
@@ -1475,11 +1626,25 @@ int btrfs_reloc_shrink(const struct space_report *report, u32 kernel_version,
 		*refused = "refused: not a shrink (grow is another path)";
 		goto done;
 	}
-	rc.st.total_rw_bytes -= min_t(u64, rc.st.total_rw_bytes, dev->total_bytes - new_size);
+	old_size = dev->total_bytes;
+	rc.st.total_rw_bytes -= min_t(u64, rc.st.total_rw_bytes, old_size - new_size);
 	dev->total_bytes = new_size;
 	ret = shrink_walk(&rc, devid, new_size);
 	if (ret)
 		goto out;
+	if (res->ret) {
+		/*
+		 * btrfs_shrink_device() gives a failed shrink its old size back,
+		 * and btrfs_rm_device()'s error_undo puts the device back on the
+		 * alloc list: what moved stays moved, the device keeps its space
+		 */
+		dev->total_bytes = old_size;
+		rc.st.total_rw_bytes += old_size - new_size;
+		if (remove) {
+			dev->writeable = true;
+			rc.st.rw_devices++;
+		}
+	}
 done:
 	fill_after(&rc);
 	if (!res->bgs)

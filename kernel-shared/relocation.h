@@ -24,8 +24,12 @@ struct btrfs_reloc_bg_after {
 };
 
 /* What relocating some block groups did */
+/* res->ret -EROFS: do_chunk_alloc() aborted the transaction */
+#define RELOC_ABORT_REASON \
+	"EROFS: transaction aborted: a new chunk's item needs a system block group of the system profile, none is writable and none can be made (do_chunk_alloc()); the filesystem turns read-only"
+
 struct btrfs_reloc_result {
-	int ret;			/* 0, or -ENOSPC: the kernel's outcome */
+	int ret;			/* 0, -ENOSPC, or -EROFS (transaction aborted) */
 	u64 *selected;			/* logical starts, in the order tried */
 	u32 nr_selected;
 	u64 *started;			/* turned read-only: the kernel logs "relocating block group" */
