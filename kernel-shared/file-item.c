@@ -132,7 +132,8 @@ static int drop_tracker_merge(struct btrfs_drop_tracker *t, struct btrfs_file_dr
 	const struct btrfs_drop_entry *e = t->entries;
 	u64 i = 0, conflict = UINT64_MAX;
 
-	qsort(t->entries, t->nr, sizeof(*t->entries), drop_entry_cmp);
+	if (t->nr > 1)
+		qsort(t->entries, t->nr, sizeof(*t->entries), drop_entry_cmp);
 	while (i < t->nr) {
 		u64 n = 1, head_bytes, c, refs = 1, j;
 
