@@ -5,13 +5,15 @@
 # of a series (a size X and the devices that have it) the command is run
 # --repeat times with -v; the medians of its CPU time (user + system) and
 # the largest RSS are printed with the blocks it read (-v's count) and the
-# bytes it printed, and between points the growth exponent
+# bytes it printed, the 1-minute load average when the point ended (the
+# machine may be shared: CPU times hold under load better than wall
+# times), and between points the growth exponent
 # log(cost2 / cost1) / log(X2 / X1): 1 is linear, 2 quadratic.  The last
 # line of each series is the exponent from the first point to the last.
 #
 #   bench/scale.sh [--repeat N] [--tsv FILE] --series NAME --cmd 'ARGS' \
 #                  --point X=DEV[+DEV...] [--point ...] [--series ...]
-#   bench/scale.sh --build DIR [--max-extents N]
+#   bench/scale.sh --build DIR [--max-extents N] [--max-bgs N]
 #
 # ARGS is the command line after `btrfs-space -v` (devices excluded); {x}
 # in it is replaced by the point's X (csum-delete --file /f{x}).  Several
@@ -26,8 +28,12 @@
 #                    --max-extents 10000000: 40 GiB of extents, 200 GiB file)
 #   DIR/pool4-N.img  4 sparse 15 TiB devices, mkfs -d raid10 -m raid1c3
 #   DIR/pool16-N.img 16 sparse 15 TiB devices, mkfs -d raid1 -m raid1c3
-# The block-group series need bench/make-large-image.sh images (minutes to
-# an hour each; see Documentation/benchmark.md).
+#   DIR/bgs-N-{1,2}.img  one filesystem on 2 sparse 12 TiB devices with
+#                    256 MiB data chunks, at N = 1,000, 3,000, 10,000 and
+#                    30,000 block groups (--max-bgs; up to 100,000)
+#   DIR/empty-N-{1,2}.img  the same after deleting its files one by one
+#                    (N: the block groups emptied so far), each copied right
+#                    after the sync, before the cleaner deletes them
 set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +42,7 @@ REPEAT=3
 TSV=
 BUILD=
 MAX_EXTENTS=1000000
+BGS_MAX=30000
 declare -a NAMES=() CMDS=() POINTS=()
 
 die() { echo "scale: $*" >&2; exit 1; }
@@ -70,7 +77,56 @@ build() {
 			mkfs.btrfs -q -f -d raid1 -m raid1c3 "${devs[@]}" >/dev/null
 		fi
 	done
+	build_bgs "$dir"
 	ls -ls "$dir"
+}
+
+# copy_fs DIR NAME DEV...: the committed filesystem as it is now (sync just
+# ran; commit=600 keeps the next commit, and the cleaner's deletions with
+# it, away while cp copies), the devices sparse
+copy_fs() {
+	local dir=$1 name=$2 i=1 f
+	shift 2
+	for f in "$@"; do
+		cp --sparse=always "$f" "$dir/$name-$i.img"
+		i=$((i + 1))
+	done
+}
+
+# One filesystem over two sparse 12 TiB devices with 256 MiB data chunks
+# (sysfs allocation/data/chunk_size), grown one 256 MiB extent per block
+# group and copied at 1,000, 3,000, 10,000 and 30,000 block groups
+# (bgs-N-{1,2}.img); then its files deleted and copied again before the
+# cleaner deletes their block groups (empty-N-{1,2}.img).  find_free_extent()
+# walks the full block groups before making a chunk, so the build is
+# quadratic: 100,000 block groups would take hours here.
+build_bgs() {
+	local dir=$1 loop1 loop2 uuid n prev=0
+	[ -f "$dir/bgs-$BGS_MAX-1.img" ] && return 0
+	truncate -s 12T "$dir/grow-1.img" "$dir/grow-2.img"
+	mkfs.btrfs -q -f -d single -m raid1 "$dir/grow-1.img" "$dir/grow-2.img" >/dev/null
+	loop1=$(losetup -f --show "$dir/grow-1.img")
+	loop2=$(losetup -f --show "$dir/grow-2.img")
+	btrfs device scan "$loop1" "$loop2" >/dev/null 2>&1 || true
+	mount -o commit=600 "$loop1" "$dir/mnt"
+	uuid=$(findmnt -no UUID "$dir/mnt")
+	echo $((256 << 20)) > "/sys/fs/btrfs/$uuid/allocation/data/chunk_size"
+	for n in 1000 3000 10000 30000 100000; do
+		[ "$n" -le "$BGS_MAX" ] || break
+		"$dir/falloc-loop" "$dir/mnt/b$n" 256M 4K $(((n - prev) * 256))M >/dev/null
+		sync
+		copy_fs "$dir" "bgs-$n" "$dir/grow-1.img" "$dir/grow-2.img"
+		prev=$n
+	done
+	for n in 1000 3000 10000 30000 100000; do
+		[ -f "$dir/mnt/b$n" ] || continue
+		rm -f "$dir/mnt/b$n"
+		sync
+		copy_fs "$dir" "empty-$n" "$dir/grow-1.img" "$dir/grow-2.img"
+	done
+	umount "$dir/mnt"
+	losetup -d "$loop1" "$loop2"
+	rm -f "$dir/grow-1.img" "$dir/grow-2.img"
 }
 
 while [ $# -gt 0 ]; do
@@ -79,6 +135,7 @@ while [ $# -gt 0 ]; do
 	--tsv) TSV=$2; shift 2 ;;
 	--build) BUILD=$2; shift 2 ;;
 	--max-extents) MAX_EXTENTS=$2; shift 2 ;;
+	--max-bgs) BGS_MAX=$2; shift 2 ;;
 	--series) NAMES+=("$2"); CMDS+=(""); POINTS+=(""); shift 2 ;;
 	--cmd) [ ${#NAMES[@]} -gt 0 ] || die "--cmd before --series"
 		CMDS[${#NAMES[@]}-1]=$2; shift 2 ;;
@@ -138,13 +195,13 @@ exponent() {
 
 echo "# bench/scale.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs, $REPEAT runs a point"
 echo "# binary: $BTRFS_SPACE ($("$BTRFS_SPACE" --version 2>&1 | head -1))"
-[ -z "$TSV" ] || printf 'series\tx\tcpu_s\trss_kb\treads\tout_bytes\trc\n' > "$TSV"
+[ -z "$TSV" ] || printf 'series\tx\tcpu_s\trss_kb\treads\tout_bytes\trc\tload\n' > "$TSV"
 for s in "${!NAMES[@]}"; do
 	echo
 	echo "## ${NAMES[$s]}: btrfs-space ${CMDS[$s]}"
 	echo
-	echo "| X | CPU s | RSS MB | blocks read | output bytes | exit | exp. CPU | exp. reads | exp. RSS |"
-	echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	echo "| X | CPU s | RSS MB | blocks read | output bytes | exit | exp. CPU | exp. reads | exp. RSS | load |"
+	echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	first=
 	prev=
 	for p in ${POINTS[$s]}; do
@@ -160,11 +217,12 @@ for s in "${!NAMES[@]}"; do
 			e_reads=$(exponent "$px" "$x" "$preads" "${reads:-0}")
 			e_rss=$(exponent "$px" "$x" "$prss" "$rss")
 		fi
-		printf '| %s | %.4f | %.1f | %s | %s | %s | %s | %s | %s |\n' "$x" "$cpu" \
+		load=$(cut -d' ' -f1 /proc/loadavg)
+		printf '| %s | %.4f | %.1f | %s | %s | %s | %s | %s | %s | %s |\n' "$x" "$cpu" \
 			"$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "${reads:--}" "$out" "$rc" \
-			"$e_cpu" "$e_reads" "$e_rss"
-		[ -z "$TSV" ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${NAMES[$s]}" "$x" "$cpu" \
-			"$rss" "${reads:-}" "$out" "$rc" >> "$TSV"
+			"$e_cpu" "$e_reads" "$e_rss" "$load"
+		[ -z "$TSV" ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${NAMES[$s]}" "$x" \
+			"$cpu" "$rss" "${reads:-}" "$out" "$rc" "$load" >> "$TSV"
 		prev="$x $cpu_e ${reads:-0} $rss"
 		[ -n "$first" ] || first=$prev
 	done

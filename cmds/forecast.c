@@ -838,6 +838,8 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 		fmt_ratio(fctx, "metadata_ratio", "Metadata per data byte", fc->metadata_ratio);
 		fmt_size(fctx, "data_bytes", "Data", fc->mixed_data_bytes);
 		fmt_size(fctx, "metadata_bytes", "Metadata", fc->mixed_metadata_bytes);
+		if (fc->mixed_truncated)
+			fmt_bool(fctx, "truncated", "Stopped before ENOSPC (work bound)", true);
 		fmt_group_end(fctx);
 	}
 	print_balance(fctx, fc);

@@ -71,7 +71,7 @@ static int build_file(struct csum_delete_ctx *cd)
 		ret = check_regular_file(fs_info, r->path, &r->info, r->subvol);
 	if (!ret)
 		ret = btrfs_count_file_drop(fs_info, &cd->sv, ino, &cd->tracker, &r->drop);
-	/* its sets (two slots per extent) are not needed by the model */
+	/* its refs (32 bytes each) are not needed by the model */
 	btrfs_drop_tracker_release(&cd->tracker);
 	/*
 	 * The model reads the file's leaves twice (forward, then the

@@ -11,7 +11,7 @@
  * the same bytenr join that head, and a ref node equal in (root, owner,
  * offset) to one already queued merges into it (insert_delayed_ref())
  * instead of adding a delayed_ref_updates.  Both are counted per file
- * here, with the merging done by two sets.  Other references to the same
+ * here, merged once the file is read (sorted).  Other references to the same
  * extents (reflinks, snapshots) do not change the charge: it is made at
  * head creation whatever the extent's other refs.
  *
@@ -40,82 +40,6 @@
 #include "kernel-shared/kernel-version.h"
 #include "kernel-shared/space-info.h"
 
-static void drop_set_reset(struct btrfs_drop_set *s)
-{
-	s->used = 0;
-	if (++s->gen == 0) {
-		/* after 2^32 files: old slots could look current again */
-		if (s->slots)
-			memset(s->slots, 0, s->cap * sizeof(*s->slots));
-		s->gen = 1;
-	}
-}
-
-/* The slot holding (@a, @b) (@b ignored unless @match_b), or the free one */
-static struct btrfs_drop_slot *drop_set_slot(const struct btrfs_drop_set *s,
-					     u64 a, u64 b, bool match_b)
-{
-	u64 mask = s->cap - 1;
-	u64 i = hash_mix64(a ^ hash_mix64(match_b ? b : 0)) & mask;
-
-	while (s->slots[i].gen == s->gen) {
-		if (s->slots[i].a == a && (!match_b || s->slots[i].b == b))
-			break;
-		i = (i + 1) & mask;
-	}
-	return &s->slots[i];
-}
-
-static int drop_set_grow(struct btrfs_drop_set *s, bool match_b)
-{
-	struct btrfs_drop_set bigger = { .gen = s->gen };
-	u64 i;
-
-	bigger.cap = s->cap ? s->cap * 2 : 256;
-	if (bigger.cap > SIZE_MAX / sizeof(*bigger.slots))
-		return -ENOMEM;
-	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
-	if (!bigger.slots)
-		return -ENOMEM;
-	for (i = 0; i < s->cap; i++) {
-		const struct btrfs_drop_slot *old = &s->slots[i];
-
-		if (old->gen == s->gen)
-			*drop_set_slot(&bigger, old->a, old->b, match_b) = *old;
-	}
-	bigger.used = s->used;
-	free(s->slots);
-	*s = bigger;
-	return 0;
-}
-
-/*
- * Add (@a, @b) unless present.  Returns 1 if added, 0 if it was there
- * (*@old_b then holds the value stored with it), <0 on error.
- */
-static int drop_set_add(struct btrfs_drop_set *s, u64 a, u64 b, bool match_b,
-			u64 *old_b)
-{
-	struct btrfs_drop_slot *slot;
-	int ret;
-
-	if ((s->used + 1) * 2 > s->cap) {
-		ret = drop_set_grow(s, match_b);
-		if (ret)
-			return ret;
-	}
-	slot = drop_set_slot(s, a, b, match_b);
-	if (slot->gen == s->gen) {
-		*old_b = slot->b;
-		return 0;
-	}
-	slot->a = a;
-	slot->b = b;
-	slot->gen = s->gen;
-	s->used++;
-	return 1;
-}
-
 void btrfs_drop_tracker_init(struct btrfs_drop_tracker *t,
 			     const struct btrfs_csum_params *params,
 			     const struct btrfs_kernel_model *model)
@@ -123,25 +47,115 @@ void btrfs_drop_tracker_init(struct btrfs_drop_tracker *t,
 	memset(t, 0, sizeof(*t));
 	t->params = params;
 	t->model = model;
-	t->heads.gen = 1;
-	t->refs.gen = 1;
 }
 
 void btrfs_drop_tracker_release(struct btrfs_drop_tracker *t)
 {
-	free(t->heads.slots);
-	free(t->refs.slots);
-	t->heads.slots = t->refs.slots = NULL;
-	t->heads.cap = t->refs.cap = 0;
+	free(t->entries);
+	t->entries = NULL;
+	t->nr = t->cap = 0;
 }
 
 /* Forget the previous file: a new inode's deletion starts with no heads */
 static void drop_tracker_next_file(struct btrfs_drop_tracker *t,
 				   struct btrfs_file_drop *drop)
 {
-	drop_set_reset(&t->heads);
-	drop_set_reset(&t->refs);
+	t->nr = 0;
 	memset(drop, 0, sizeof(*drop));
+}
+
+/* Queue the ref of one extent; merged and counted once the file is read */
+static int drop_extent_ref(struct btrfs_drop_tracker *t, u64 bytenr,
+			   u64 disk_num_bytes, u64 ref_offset)
+{
+	struct btrfs_drop_entry *e;
+
+	if (t->nr == t->cap) {
+		u64 cap = t->cap ? t->cap * 2 : 256;
+
+		if (cap > SIZE_MAX / sizeof(*e))
+			return -ENOMEM;
+		e = realloc(t->entries, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		t->entries = e;
+		t->cap = cap;
+	}
+	e = &t->entries[t->nr];
+	e->bytenr = bytenr;
+	e->num_bytes = disk_num_bytes;
+	e->ref_offset = ref_offset;
+	e->seq = t->nr++;
+	return 0;
+}
+
+static int drop_entry_cmp(const void *pa, const void *pb)
+{
+	const struct btrfs_drop_entry *a = pa, *b = pb;
+
+	if (a->bytenr != b->bytenr)
+		return a->bytenr < b->bytenr ? -1 : 1;
+	if (a->ref_offset != b->ref_offset)
+		return a->ref_offset < b->ref_offset ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * The entries of one extent, @e[0..n): the first item's size makes the
+ * head; the first later item giving another size is a conflict (its seq,
+ * UINT64_MAX if none).
+ */
+static u64 drop_group_conflict(const struct btrfs_drop_entry *e, u64 n, u64 *head_bytes)
+{
+	u64 i, first = 0, conflict = UINT64_MAX;
+
+	for (i = 1; i < n; i++)
+		if (e[i].seq < e[first].seq)
+			first = i;
+	*head_bytes = e[first].num_bytes;
+	for (i = 0; i < n; i++)
+		if (e[i].num_bytes != *head_bytes && e[i].seq < conflict)
+			conflict = e[i].seq;
+	return conflict;
+}
+
+/*
+ * The refs of the file read so far merged as delayed-ref.c merges them:
+ * one head per disk_bytenr, charged the disk_num_bytes of its first item
+ * (add_delayed_ref_head()), one ref node per (disk_bytenr, ref offset)
+ * (insert_delayed_ref()).  Sorted rather than hashed: 32 bytes a ref, and
+ * the sums do not depend on the order.  Counted into @drop when @drop is
+ * not NULL.  Returns 0, or 1 when an item gives an extent another size
+ * than an earlier item: t->conflict names the first such in key order.
+ */
+static int drop_tracker_merge(struct btrfs_drop_tracker *t, struct btrfs_file_drop *drop)
+{
+	const struct btrfs_drop_entry *e = t->entries;
+	u64 i = 0, conflict = UINT64_MAX;
+
+	if (t->nr > 1)
+		qsort(t->entries, t->nr, sizeof(*t->entries), drop_entry_cmp);
+	while (i < t->nr) {
+		u64 n = 1, head_bytes, c, refs = 1, j;
+
+		while (i + n < t->nr && e[i + n].bytenr == e[i].bytenr)
+			n++;
+		c = drop_group_conflict(&e[i], n, &head_bytes);
+		if (c < conflict) {
+			conflict = c;
+			t->conflict_old = head_bytes;
+		}
+		for (j = i + 1; j < i + n; j++)
+			refs += e[j].ref_offset != e[j - 1].ref_offset;
+		if (drop && conflict == UINT64_MAX) {
+			btrfs_csum_delete_add_heads(t->params, t->model, &drop->calc,
+						    head_bytes, 1);
+			btrfs_csum_delete_add_refs(t->params, &drop->calc, refs);
+		}
+		i += n;
+	}
+	t->conflict = conflict;
+	return conflict != UINT64_MAX;
 }
 
 #define file_extent_error(fs_info, subvol, leaf, slot, key, fmt, ...)	\
@@ -152,47 +166,31 @@ static void drop_tracker_next_file(struct btrfs_drop_tracker *t,
 		(unsigned long long)(leaf)->start, (slot), ##__VA_ARGS__)
 
 /*
- * Queue the head and the ref of one extent, merging as delayed-ref.c does.
- * Returns 0, 1 when an earlier item gave the same extent another size
- * (*@old_num_bytes), <0 on error.
+ * An error at an item of the file: an earlier conflict found only now (the
+ * refs are merged once the file is read) comes first, as in key order.
  */
-static int drop_extent_ref(struct btrfs_drop_tracker *t, u64 bytenr,
-			   u64 disk_num_bytes, u64 ref_offset,
-			   struct btrfs_file_drop *drop, u64 *old_num_bytes)
-{
-	u64 unused;
-	int ret;
+#define drop_item_error(t, fs_info, subvol, leaf, slot, key, fmt, ...)		\
+	(drop_tracker_merge((t), NULL) ? 1 :					\
+	 file_extent_error(fs_info, subvol, leaf, slot, key, fmt, ##__VA_ARGS__))
 
-	ret = drop_set_add(&t->heads, bytenr, disk_num_bytes, false, old_num_bytes);
-	if (ret < 0)
-		return ret;
-	if (ret == 1)
-		btrfs_csum_delete_add_heads(t->params, t->model, &drop->calc,
-					    disk_num_bytes, 1);
-	else if (*old_num_bytes != disk_num_bytes)
-		return 1;
-	ret = drop_set_add(&t->refs, bytenr, ref_offset, true, &unused);
-	if (ret < 0)
-		return ret;
-	if (ret == 1)
-		btrfs_csum_delete_add_refs(t->params, &drop->calc, 1);
-	return 0;
-}
-
+/*
+ * One EXTENT_DATA item of the file: checked, and its extent's ref queued.
+ * 0, <0 on error, 1 when an earlier item's conflict is to be named
+ * (drop_conflict_error()).
+ */
 static int drop_file_extent(struct btrfs_fs_info *fs_info, u64 subvol_id,
 			    struct btrfs_drop_tracker *t,
 			    const struct btrfs_tree_block *leaf, int slot,
 			    const struct btrfs_key *key, struct btrfs_file_drop *drop)
 {
 	const struct btrfs_file_extent_item *fi;
-	u64 bytenr, num_bytes, old_num_bytes = 0;
+	u64 bytenr, num_bytes;
 	u32 size;
 	u8 type;
-	int ret;
 
 	fi = btrfs_item_ptr(leaf, slot, &size);
 	if (size < BTRFS_FILE_EXTENT_INLINE_DATA_START)
-		return file_extent_error(fs_info, subvol_id, leaf, slot, key,
+		return drop_item_error(t, fs_info, subvol_id, leaf, slot, key,
 			"item size %u is below the %zu bytes every file extent has",
 			size, BTRFS_FILE_EXTENT_INLINE_DATA_START);
 	drop->items++;
@@ -202,10 +200,10 @@ static int drop_file_extent(struct btrfs_fs_info *fs_info, u64 subvol_id,
 		return 0;
 	}
 	if (type != BTRFS_FILE_EXTENT_REG && type != BTRFS_FILE_EXTENT_PREALLOC)
-		return file_extent_error(fs_info, subvol_id, leaf, slot, key,
+		return drop_item_error(t, fs_info, subvol_id, leaf, slot, key,
 			"invalid type %u, expect 0 to 2", type);
 	if (size != sizeof(*fi))
-		return file_extent_error(fs_info, subvol_id, leaf, slot, key,
+		return drop_item_error(t, fs_info, subvol_id, leaf, slot, key,
 			"invalid item size for reg/prealloc file extent, have %u expect %zu",
 			size, sizeof(*fi));
 	bytenr = btrfs_stack_file_extent_disk_bytenr(fi);
@@ -215,19 +213,78 @@ static int drop_file_extent(struct btrfs_fs_info *fs_info, u64 subvol_id,
 		return 0;
 	}
 	if (!num_bytes || (bytenr | num_bytes) % fs_info->sectorsize)
-		return file_extent_error(fs_info, subvol_id, leaf, slot, key,
+		return drop_item_error(t, fs_info, subvol_id, leaf, slot, key,
 			"disk_bytenr %llu or disk_num_bytes %llu is zero or not aligned to sectorsize %u",
 			(unsigned long long)bytenr, (unsigned long long)num_bytes,
 			fs_info->sectorsize);
 	/* the ref's offset field, as truncation computes it (may wrap, as there) */
-	ret = drop_extent_ref(t, bytenr, num_bytes,
-			      key->offset - btrfs_stack_file_extent_offset(fi),
-			      drop, &old_num_bytes);
+	return drop_extent_ref(t, bytenr, num_bytes,
+			       key->offset - btrfs_stack_file_extent_offset(fi));
+}
+
+/*
+ * The error of the item t->conflict of inode @ino (counting the items
+ * that queued a ref, in key order), found again by a search: it gives
+ * its extent another disk_num_bytes than an earlier item.
+ */
+static int drop_conflict_error(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv,
+			       u64 ino, const struct btrfs_drop_tracker *t)
+{
+	struct btrfs_key key = { ino, BTRFS_EXTENT_DATA_KEY, 0 };
+	struct btrfs_path path = { 0 };
+	u64 seq = 0;
+	int ret;
+
+	ret = btrfs_search_slot(fs_info, &sv->root, &key, &path, BTRFS_IO_OTHER);
+	while (ret >= 0) {
+		const struct btrfs_tree_block *leaf = path.nodes[0];
+		const struct btrfs_file_extent_item *fi;
+		u32 size;
+
+		if (path.slots[0] >= (int)leaf->nritems) {
+			ret = btrfs_next_leaf(fs_info, &sv->root, &path, BTRFS_IO_OTHER);
+			if (ret)
+				break;
+			continue;
+		}
+		btrfs_item_key_to_cpu(leaf, path.slots[0], &key);
+		if (key.objectid != ino || key.type != BTRFS_EXTENT_DATA_KEY)
+			break;
+		fi = btrfs_item_ptr(leaf, path.slots[0], &size);
+		/* the items before it passed drop_file_extent()'s checks */
+		if (btrfs_stack_file_extent_type(fi) != BTRFS_FILE_EXTENT_INLINE &&
+		    btrfs_stack_file_extent_disk_bytenr(fi) && seq++ == t->conflict) {
+			ret = file_extent_error(fs_info, sv->root.objectid, leaf,
+				path.slots[0], &key,
+				"extent %llu has disk_num_bytes %llu, an earlier item of the inode says %llu",
+				(unsigned long long)btrfs_stack_file_extent_disk_bytenr(fi),
+				(unsigned long long)btrfs_stack_file_extent_disk_num_bytes(fi),
+				(unsigned long long)t->conflict_old);
+			break;
+		}
+		path.slots[0]++;
+	}
+	btrfs_release_path(&path);
+	if (ret >= 0)
+		ret = btrfs_fs_error(fs_info, -EUCLEAN,
+			"inode %llu of subvolume %llu changed while it was read",
+			(unsigned long long)ino, (unsigned long long)sv->root.objectid);
+	return ret;
+}
+
+/*
+ * The file's items are all read (@ret 0), or one of them ended the read
+ * (@ret 1: an earlier conflict to name; <0: the error): the refs merged
+ * into @drop, or the error.
+ */
+static int drop_finish_file(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv,
+			    u64 ino, struct btrfs_drop_tracker *t,
+			    struct btrfs_file_drop *drop, int ret)
+{
+	if (!ret)
+		ret = drop_tracker_merge(t, drop);
 	if (ret == 1)
-		return file_extent_error(fs_info, subvol_id, leaf, slot, key,
-			"extent %llu has disk_num_bytes %llu, an earlier item of the inode says %llu",
-			(unsigned long long)bytenr, (unsigned long long)num_bytes,
-			(unsigned long long)old_num_bytes);
+		ret = drop_conflict_error(fs_info, sv, ino, t);
 	return ret;
 }
 
@@ -242,7 +299,7 @@ int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
 	struct btrfs_key key = { ino, BTRFS_EXTENT_DATA_KEY, 0 };
 	struct btrfs_path path = { 0 };
 	u64 last_leaf = 0;
-	int ret;
+	int ret, item_ret = 0;
 
 	drop_tracker_next_file(t, drop);
 	ret = btrfs_search_slot(fs_info, &sv->root, &key, &path, BTRFS_IO_OTHER);
@@ -263,14 +320,18 @@ int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
 		if (leaf->start != last_leaf)
 			drop->leaves++;
 		last_leaf = leaf->start;
-		ret = drop_file_extent(fs_info, sv->root.objectid, t, leaf,
-				       path.slots[0], &key, drop);
-		if (ret)
+		item_ret = drop_file_extent(fs_info, sv->root.objectid, t, leaf,
+					    path.slots[0], &key, drop);
+		if (item_ret)
 			break;
 		path.slots[0]++;
 	}
 	btrfs_release_path(&path);
-	return ret < 0 ? ret : 0;
+	if (item_ret)
+		ret = item_ret;
+	if (ret < 0)
+		return ret;
+	return drop_finish_file(fs_info, sv, ino, t, drop, item_ret);
 }
 
 /* Where a subvolume scan is: the inode whose items are being read */
@@ -288,8 +349,13 @@ struct scan_state {
 /* The items of the current inode are all read: report it if it is a file */
 static int scan_finish_inode(struct scan_state *ss)
 {
+	int ret;
+
 	if (!ss->ino || !ss->is_file)
 		return 0;
+	ret = drop_tracker_merge(ss->t, &ss->drop);
+	if (ret)
+		return ret;	/* 1: named after the walk (drop_conflict_error()) */
 	ss->scan->files++;
 	return ss->scan->file_fn(&ss->info, &ss->drop, ss->scan->ctx);
 }
@@ -383,6 +449,9 @@ int btrfs_scan_subvol_drops(struct btrfs_fs_info *fs_info,
 	ret = btrfs_stream_tree(fs_info, &sv->root, BTRFS_IO_OTHER, scan_leaf, &ss);
 	if (!ret)
 		ret = scan_finish_inode(&ss);
+	/* the walk is over: the conflicting item can be searched for */
+	if (ret == 1)
+		ret = drop_conflict_error(fs_info, sv, ss.ino, t);
 	return ret;
 }
 

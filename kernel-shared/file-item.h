@@ -12,29 +12,26 @@
 #include "kernel-shared/inode.h"
 #include "kernel-shared/transaction.h"
 
+/* One extent ref a file's deletion drops: its item's place among them */
+struct btrfs_drop_entry {
+	u64 bytenr;			/* disk_bytenr */
+	u64 num_bytes;			/* disk_num_bytes */
+	u64 ref_offset;			/* file offset - extent offset */
+	u64 seq;			/* items with an extent before it, in key order */
+};
+
 /*
- * Keys seen so far for one file.  Each slot carries the generation it was
- * filled in, so moving on to the next file is one increment, not a clear.
+ * The refs one file's deletion drops, merged into heads and ref nodes
+ * once the file is read (sorted: 32 bytes a ref, no table)
  */
-struct btrfs_drop_slot {
-	u64 a;
-	u64 b;
-	u32 gen;
-};
-
-struct btrfs_drop_set {
-	struct btrfs_drop_slot *slots;
-	u64 cap;			/* a power of 2, or 0 */
-	u64 used;
-	u32 gen;
-};
-
-/* The delayed-ref heads and ref nodes one file's deletion has queued */
 struct btrfs_drop_tracker {
 	const struct btrfs_csum_params *params;
 	const struct btrfs_kernel_model *model;
-	struct btrfs_drop_set heads;	/* disk_bytenr -> disk_num_bytes */
-	struct btrfs_drop_set refs;	/* (disk_bytenr, file offset - extent offset) */
+	struct btrfs_drop_entry *entries;
+	u64 nr;
+	u64 cap;
+	u64 conflict;			/* seq of an item giving an extent another size */
+	u64 conflict_old;		/* the size the earlier item gave */
 };
 
 /* What dropping every data reference of one inode queues */

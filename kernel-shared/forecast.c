@@ -28,15 +28,6 @@
  */
 #define FORECAST_MAX_DEVICE_STEPS	(50ULL * 1000 * 1000)
 
-/* mixed_estimate() makes its chunks one at a time, interleaved: at most this many */
-#define FORECAST_MAX_CHUNKS	100000
-
-static u32 max_chunks(const struct btrfs_alloc_state *st)
-{
-	u64 by_work = FORECAST_MAX_DEVICE_STEPS / (st->nr_devs ? st->nr_devs : 1);
-
-	return by_work < FORECAST_MAX_CHUNKS ? (u32)by_work : FORECAST_MAX_CHUNKS;
-}
 #define FORECAST_MAX_LEVEL	8	/* BTRFS_MAX_LEVEL */
 
 void forecast_options_init(struct forecast_options *opts)
@@ -427,45 +418,6 @@ int check_system_chunk(struct btrfs_alloc_state *st, struct system_room *room,
 	return add_chunk(fill, map);
 }
 
-/*
- * Chunks of @type (type and profile) until -ENOSPC.  Returns the usable bytes they
- * add (length - bytes_super of each), or a negative errno in *err.  With
- * @fill NULL the chunks are made and dropped; at most @max chunks.
- */
-static u64 allocate_chunks(struct btrfs_alloc_state *st, struct system_room *room,
-			   u64 type, u64 chunk_size, struct forecast_fill *fill,
-			   u32 max, int *err)
-{
-	u64 bytes = 0;
-	u32 n;
-
-	*err = 0;
-	for (n = 0; n < max; n++) {
-		struct btrfs_chunk_map *map;
-		int ret;
-
-		*err = check_system_chunk(st, room, type, fill);
-		if (*err)
-			return bytes;
-		map = btrfs_alloc_create_chunk(st, type, chunk_size, &ret);
-		if (!map) {
-			if (ret == -ENOMEM)
-				*err = ret;
-			return bytes;
-		}
-		bytes += map->length - btrfs_chunk_map_bytes_super(map);
-		system_room_charge(room, map);
-		if (!fill) {
-			free(map);
-			continue;
-		}
-		*err = add_chunk(fill, map);
-		if (*err)
-			return bytes;
-	}
-	return bytes;
-}
-
 /* What a fill made */
 struct fill_total {
 	u64 chunks;		/* of the type filled, SYSTEM ones not counted */
@@ -827,6 +779,251 @@ static int forecast_fill(const struct space_report *report, struct btrfs_forecas
 }
 
 /*
+ * Data written with metadata growing at @w->ratio (metadata per data
+ * byte): each step writes until the data or the metadata free space is
+ * used up (section 21.4, "Data with metadata growing").
+ */
+static void mixed_write(struct btrfs_mixed_walk *w)
+{
+	double by_meta = (double)w->mfree / w->ratio;
+	u64 x = by_meta < (double)w->dfree ? (u64)by_meta : w->dfree;
+	u64 mx = (u64)((double)x * w->ratio);
+
+	w->data_bytes += x;
+	w->metadata_bytes += mx;
+	w->dfree -= x;
+	w->mfree -= min_t(u64, w->mfree, mx);
+}
+
+/* The metadata a step takes when it writes a whole data chunk of @g bytes */
+static u64 mixed_meta_of(const struct btrfs_mixed_walk *w, u64 g)
+{
+	return (u64)((double)g * w->ratio);
+}
+
+/* With @m metadata free, a data chunk of @g (or less) is written whole */
+static bool mixed_whole(const struct btrfs_mixed_walk *w, u64 m, u64 g)
+{
+	return !((double)m / w->ratio < (double)g) && m >= mixed_meta_of(w, g);
+}
+
+/*
+ * How many data chunks of at most @g bytes in a row are each written
+ * whole, so that the step after each asks for data again: chunk j finds
+ * at least mfree - j * mixed_meta_of(g), and mixed_whole() only grows
+ * with the metadata free (binary search).
+ */
+static u64 mixed_whole_chunks(const struct btrfs_mixed_walk *w, u64 g)
+{
+	u64 c = mixed_meta_of(w, g), lo = 0, hi;
+
+	if (!mixed_whole(w, w->mfree, g))
+		return 0;
+	if (!c)
+		return UINT64_MAX;
+	hi = w->mfree / c + 1;		/* j = hi has less than c left: not whole */
+	while (hi - lo > 1) {
+		u64 mid = lo + (hi - lo) / 2;
+
+		if (mixed_whole(w, w->mfree - mid * c, g))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo + 1;
+}
+
+/* The longest chunk among the last ones of @h: no run of it has longer ones */
+static u64 history_longest(const struct btrfs_alloc_history *h)
+{
+	u64 longest = 0, i, n = h->nr < h->max_period + 1 ? h->nr : h->max_period + 1;
+
+	for (i = h->nr - n; i < h->nr; i++) {
+		const struct btrfs_chunk_map *map = h->maps[i % (h->max_period + 1)];
+
+		if (map && map->length > longest)
+			longest = map->length;
+	}
+	return longest;
+}
+
+/*
+ * The steps of @run's data chunks, each written whole: the data and the
+ * metadata of chunk i are its usable bytes and mixed_meta_of() of them,
+ * summed per place in the pattern, the chunks on a superblock copy apart.
+ */
+static int mixed_run_steps(struct btrfs_mixed_walk *w, const struct btrfs_chunk_run *run)
+{
+	u32 max = 3 * 2 * (run->nr_steps ? run->nr_steps : 1), nr, i, j;
+	u64 count = btrfs_chunk_run_count(run), *idx;
+
+	for (j = 0; j < run->period && j < count; j++) {
+		u64 n = (count - j + run->period - 1) / run->period;
+		u64 g = run->pattern[j]->length, c = mixed_meta_of(w, g);
+
+		w->data_bytes += n * g;
+		w->metadata_bytes += n * c;
+		w->mfree -= n * c;
+	}
+	idx = calloc(max, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	nr = btrfs_chunk_run_super_chunks(run, idx, max);
+	for (i = 0; i < nr; i++) {
+		struct btrfs_chunk_map *map = btrfs_chunk_run_chunk(run, idx[i]);
+		u64 g, c;
+
+		if (!map) {
+			free(idx);
+			return -ENOMEM;
+		}
+		g = map->length - btrfs_chunk_map_bytes_super(map);
+		c = mixed_meta_of(w, map->length) - mixed_meta_of(w, g);
+		w->data_bytes -= map->length - g;
+		w->metadata_bytes -= c;
+		w->mfree += c;
+		free(map);
+	}
+	free(idx);
+	return 0;
+}
+
+/*
+ * Data chunks in a row that are each written whole, taken as one run when
+ * the allocator repeats itself (at most until check_system_chunk() makes
+ * a SYSTEM chunk, as fill_one_run()): 1 when some were taken, 0 when none.
+ */
+static int mixed_data_run(struct btrfs_alloc_state *st, struct btrfs_alloc_history *h,
+			  struct system_room *room, bool system_failed, u64 type,
+			  u64 chunk_size, struct btrfs_mixed_walk *w)
+{
+	u64 longest = history_longest(h), max;
+	struct btrfs_chunk_run run;
+	u16 num_stripes;
+	int ret;
+
+	if (!longest)
+		return 0;
+	max = mixed_whole_chunks(w, longest);
+	num_stripes = h->maps[(h->nr - 1) % (h->max_period + 1)]->num_stripes;
+	if (!system_failed)
+		max = min_t(u64, max, system_room_chunks(room, system_need(st, room, type),
+							 num_stripes));
+	if (!max)
+		return 0;
+	ret = btrfs_alloc_take_run(st, h, type, chunk_size, max, &run);
+	if (ret <= 0)
+		return ret;
+	w->chunks += btrfs_chunk_run_count(&run);
+	system_room_charge_items(room, btrfs_chunk_run_count(&run), num_stripes);
+	ret = mixed_run_steps(w, &run);
+	btrfs_chunk_run_free(&run);
+	return ret < 0 ? ret : 1;
+}
+
+/*
+ * One chunk of @type after check_system_chunk(), logged in @h when given;
+ * the chunks of @other are no longer the allocator's last ones.  Its
+ * usable bytes, 0 at -ENOSPC.
+ */
+static u64 mixed_one_chunk(struct btrfs_alloc_state *st, struct system_room *room,
+			   u64 type, u64 chunk_size, struct btrfs_alloc_history *h,
+			   struct btrfs_alloc_history *other, bool *system_failed, int *err)
+{
+	bool short_room = room->left < system_need(st, room, type);
+	u64 logical = st->next_logical, got;
+	struct btrfs_chunk_map *map;
+
+	*err = check_system_chunk(st, room, type, NULL);
+	if (*err)
+		return 0;
+	if (st->next_logical != logical) {
+		/* a SYSTEM chunk between: the repeats start again */
+		if (h)
+			btrfs_alloc_history_reset(h);
+	} else if (short_room) {
+		*system_failed = true;
+	}
+	if (other)
+		btrfs_alloc_history_reset(other);
+	if (h)
+		map = btrfs_alloc_create_chunk_logged(st, type, chunk_size, h, err);
+	else
+		map = btrfs_alloc_create_chunk(st, type, chunk_size, err);
+	if (!map) {
+		if (*err != -ENOMEM)
+			*err = 0;
+		return 0;
+	}
+	got = map->length - btrfs_chunk_map_bytes_super(map);
+	system_room_charge(room, map);
+	free(map);
+	return got;
+}
+
+/*
+ * Data and metadata written together at @w->ratio from @w's free space,
+ * each type taking a new chunk when its free space is used up, until one
+ * cannot.  One chunk at a time (@runs false), or with the data chunks
+ * that are each written whole taken as runs: the same chunks and bytes
+ * (tests/unit/test-forecast-runs.c), the metadata chunks one at a time.
+ */
+static int mixed_alloc(struct btrfs_alloc_state *st, struct system_room *room,
+		       u64 dtype, u64 dchunk, u64 mtype, u64 mchunk, bool runs,
+		       struct btrfs_mixed_walk *w)
+{
+	struct btrfs_alloc_history hd, hm;
+	bool system_failed = false, ran = false;
+	u64 work = 0;
+	int ret;
+
+	ret = btrfs_alloc_history_init(st, &hd);
+	if (ret)
+		return ret;
+	ret = btrfs_alloc_history_init(st, &hm);
+	if (ret) {
+		btrfs_alloc_history_free(&hd);
+		return ret;
+	}
+	mixed_write(w);
+	while (!ret) {
+		bool data = !w->dfree;
+		u64 got;
+
+		/* as fill_runs(): a chunk made alone between two runs */
+		if (runs && data && !ran && hd.nr) {
+			ret = mixed_data_run(st, &hd, room, system_failed, dtype, dchunk, w);
+			if (ret < 0)
+				break;
+			ran = ret == 1;
+			ret = 0;
+			if (ran)
+				continue;
+		}
+		ran = false;
+		if (runs && work >= FORECAST_MAX_DEVICE_STEPS) {
+			w->truncated = true;
+			break;
+		}
+		work += st->nr_devs ? st->nr_devs : 1;
+		got = mixed_one_chunk(st, room, data ? dtype : mtype, data ? dchunk : mchunk,
+				      runs ? (data ? &hd : &hm) : NULL,
+				      runs ? (data ? &hm : &hd) : NULL, &system_failed, &ret);
+		if (ret || !got)
+			break;
+		w->chunks++;
+		if (data)
+			w->dfree += got;
+		else
+			w->mfree += got;
+		mixed_write(w);
+	}
+	btrfs_alloc_history_free(&hd);
+	btrfs_alloc_history_free(&hm);
+	return ret;
+}
+
+/*
  * Data written with metadata growing at the current ratio (metadata used
  * over data used): the two fills interleaved, each type taking a new
  * chunk when its free space runs out, until one cannot (only when both are
@@ -838,10 +1035,10 @@ static int mixed_estimate(const struct space_report *report, struct btrfs_foreca
 {
 	const struct space_report_space_info *d = find_space(report, BTRFS_BLOCK_GROUP_DATA);
 	const struct space_report_space_info *m = find_space(report, BTRFS_BLOCK_GROUP_METADATA);
+	struct btrfs_mixed_walk w = { 0 };
 	struct btrfs_alloc_state st;
 	struct system_room room;
-	u64 dfree, mfree, rsv = report->global_rsv_size;
-	u32 n;
+	u64 rsv = report->global_rsv_size;
 	int ret;
 
 	if (!d || !m || !d->info.bytes_used || !m->info.bytes_used || !fc->metadata.present)
@@ -851,29 +1048,15 @@ static int mixed_estimate(const struct space_report *report, struct btrfs_foreca
 	if (ret)
 		return ret;
 	system_room_init(report, &room);
-	dfree = fc->data.free_existing;
-	mfree = fc->metadata.free_existing > rsv ? fc->metadata.free_existing - rsv : 0;
-	for (n = 0; n < 2 * max_chunks(&st); n++) {
-		double by_meta = (double)mfree / fc->metadata_ratio;
-		u64 x = by_meta < (double)dfree ? (u64)by_meta : dfree;
-		u64 mx = (u64)((double)x * fc->metadata_ratio);
-		const struct forecast_fill *need;
-		u64 got;
-
-		fc->mixed_data_bytes += x;
-		fc->mixed_metadata_bytes += mx;
-		dfree -= x;
-		mfree -= min_t(u64, mfree, mx);
-		need = dfree ? &fc->metadata : &fc->data;
-		got = allocate_chunks(&st, &room, need->type | need->profile,
-				      need->chunk_size, NULL, 1, &ret);
-		if (ret || !got)
-			break;
-		if (need == &fc->data)
-			dfree += got;
-		else
-			mfree += got;
-	}
+	w.ratio = fc->metadata_ratio;
+	w.dfree = fc->data.free_existing;
+	w.mfree = fc->metadata.free_existing > rsv ? fc->metadata.free_existing - rsv : 0;
+	ret = mixed_alloc(&st, &room, fc->data.type | fc->data.profile, fc->data.chunk_size,
+			  fc->metadata.type | fc->metadata.profile, fc->metadata.chunk_size,
+			  true, &w);
+	fc->mixed_data_bytes = w.data_bytes;
+	fc->mixed_metadata_bytes = w.metadata_bytes;
+	fc->mixed_truncated = w.truncated;
 	fc->mixed_estimate_present = !ret;
 	btrfs_alloc_state_free(&st);
 	return ret;
@@ -1350,6 +1533,25 @@ int btrfs_forecast_fill_alloc(struct btrfs_alloc_state *st, u32 nodesize, u64 sy
 	fill->new_chunk_bytes = tot.usable;
 	fill->truncated = tot.truncated;
 	return ret;
+}
+
+/*
+ * The data-with-metadata loop on @st alone, for tests: @w holds the ratio
+ * and the free space at the start, the SYSTEM room as for
+ * btrfs_forecast_fill_alloc(); as runs or (@runs false) one chunk at a time.
+ */
+int btrfs_forecast_mixed_alloc(struct btrfs_alloc_state *st, u32 nodesize, u64 system_left,
+			       u64 system_type, u64 system_chunk_size, u64 dtype,
+			       u64 dchunk, u64 mtype, u64 mchunk, bool runs,
+			       struct btrfs_mixed_walk *w)
+{
+	struct system_room room = {
+		.left = system_left, .nodesize = nodesize,
+		.profile = system_type & BTRFS_BLOCK_GROUP_PROFILE_MASK,
+		.chunk_size = system_chunk_size,
+	};
+
+	return mixed_alloc(st, &room, dtype, dchunk, mtype, mchunk, runs, w);
 }
 
 void btrfs_forecast_fill_free(struct forecast_fill *fill)

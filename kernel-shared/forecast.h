@@ -181,6 +181,7 @@ struct btrfs_forecast {
 	double metadata_ratio;		/* metadata used / data used */
 	u64 mixed_data_bytes;
 	u64 mixed_metadata_bytes;
+	bool mixed_truncated;		/* stopped at the bound on work, not at ENOSPC */
 	struct forecast_balance balance;
 	bool list_chunks;		/* printed chunk by chunk, not as runs */
 	struct forecast_shrink shrink;
@@ -227,5 +228,21 @@ int btrfs_forecast_fill_alloc(struct btrfs_alloc_state *st, u32 nodesize, u64 sy
 			      u64 system_type, u64 system_chunk_size, u64 type,
 			      u64 chunk_size, bool runs, struct forecast_fill *fill);
 void btrfs_forecast_fill_free(struct forecast_fill *fill);
+
+/* Data written with metadata growing at a ratio (section 21.4) */
+struct btrfs_mixed_walk {
+	double ratio;			/* metadata per data byte, above 0 */
+	u64 dfree;			/* data free (at the start: in the block groups) */
+	u64 mfree;			/* metadata free, after the global reserve */
+	u64 data_bytes;			/* written */
+	u64 metadata_bytes;
+	u64 chunks;			/* data and metadata chunks made */
+	bool truncated;			/* stopped at the bound on work */
+};
+
+int btrfs_forecast_mixed_alloc(struct btrfs_alloc_state *st, u32 nodesize, u64 system_left,
+			       u64 system_type, u64 system_chunk_size, u64 dtype,
+			       u64 dchunk, u64 mtype, u64 mchunk, bool runs,
+			       struct btrfs_mixed_walk *w);
 
 #endif

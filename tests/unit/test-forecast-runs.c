@@ -290,6 +290,86 @@ static void run_case(const struct runs_case *c, u64 profile)
 	btrfs_alloc_state_free(&runs);
 }
 
+/*
+ * Data written with metadata growing (section 21.4): the data chunks
+ * written whole taken as runs against the loop made one chunk at a time,
+ * over ratios from one metadata byte per 10^5 data bytes (long data runs)
+ * to 1 (a metadata chunk per data chunk or more), data and metadata
+ * profiles, and starts with free space in either type.
+ */
+struct mixed_case {
+	u32 devs_case;		/* index in cases[]: the devices and their layout */
+	u64 data_profile;
+	u64 meta_profile;
+	u64 meta_chunk;
+	double ratio;
+	u64 dfree;
+	u64 mfree;
+};
+
+static const struct mixed_case mixed_cases[] = {
+	{ 0, 0, BTRFS_BLOCK_GROUP_DUP, 256 * MiB, 0.01, 0, 0 },
+	{ 2, BTRFS_BLOCK_GROUP_RAID1, BTRFS_BLOCK_GROUP_RAID1, 256 * MiB, 0.02, 100 * MiB, 3 * MiB },
+	{ 4, BTRFS_BLOCK_GROUP_RAID0, BTRFS_BLOCK_GROUP_RAID1, 256 * MiB, 0.003, 0, 200 * MiB },
+	{ 5, 0, BTRFS_BLOCK_GROUP_RAID1, 1 * GiB, 0.001, 5 * GiB, 0 },
+	{ 6, BTRFS_BLOCK_GROUP_RAID5, BTRFS_BLOCK_GROUP_RAID1C3, 1 * GiB, 0.0125, 0, 0 },
+	{ 7, BTRFS_BLOCK_GROUP_RAID10, BTRFS_BLOCK_GROUP_RAID1, 1 * GiB, 0.5, 1 * GiB, 1 * GiB },
+	{ 7, BTRFS_BLOCK_GROUP_RAID6, BTRFS_BLOCK_GROUP_RAID1C4, 1 * GiB, 1.0, 0, 0 },
+	{ 8, 0, BTRFS_BLOCK_GROUP_RAID1, 1 * GiB, 0.00001, 0, 7 * MiB },
+	{ 9, BTRFS_BLOCK_GROUP_RAID1, BTRFS_BLOCK_GROUP_RAID1C3, 1 * GiB, 0.007, 0, 0 },
+	{ 10, BTRFS_BLOCK_GROUP_RAID1, BTRFS_BLOCK_GROUP_RAID1, 1 * GiB, 0.05, 0, 0 },
+	{ 11, BTRFS_BLOCK_GROUP_RAID10, BTRFS_BLOCK_GROUP_RAID1C3, 1 * GiB, 0.004, 0, 0 },
+	{ 12, BTRFS_BLOCK_GROUP_RAID1, BTRFS_BLOCK_GROUP_RAID1C3, 1 * GiB, 0.0021, 0, 0 },
+	{ 13, BTRFS_BLOCK_GROUP_RAID1, BTRFS_BLOCK_GROUP_RAID1C3, 1 * GiB, 0.01, 0, 0 },
+	{ 13, 0, BTRFS_BLOCK_GROUP_DUP, 1 * GiB, 0.2, 0, 0 },
+	{ 16, BTRFS_BLOCK_GROUP_RAID1, BTRFS_BLOCK_GROUP_RAID1, 1 * GiB, 0.01, 0, 0 },
+	{ 18, BTRFS_BLOCK_GROUP_RAID0, BTRFS_BLOCK_GROUP_RAID1, 256 * MiB, 0.004, 0, 0 },
+	{ 19, 0, BTRFS_BLOCK_GROUP_RAID1, 1 * GiB, 0.003, 0, 0 },
+};
+
+static void run_mixed_case(const struct mixed_case *m)
+{
+	const struct runs_case *c = &cases[m->devs_case];
+	struct btrfs_mixed_walk a = { .ratio = m->ratio, .dfree = m->dfree, .mfree = m->mfree };
+	struct btrfs_mixed_walk b = a;
+	struct btrfs_alloc_state one, runs;
+	u32 nodesize = c->nodesize ? c->nodesize : 16384;
+	u64 left = c->system_left ? c->system_left : 1 * GiB;
+	u64 sys_chunk = c->system_chunk_size ? c->system_chunk_size : 32 * MiB;
+	u64 sys = BTRFS_BLOCK_GROUP_SYSTEM | (c->system_profile ? c->system_profile :
+		  c->nr_devs > 1 ? BTRFS_BLOCK_GROUP_RAID1 : BTRFS_BLOCK_GROUP_DUP);
+	u64 dtype = BTRFS_BLOCK_GROUP_DATA | m->data_profile;
+	u64 mtype = BTRFS_BLOCK_GROUP_METADATA | m->meta_profile;
+	double t0, t1, t2;
+	bool same_devs = true;
+	u32 d;
+	int ra, rb;
+
+	if (make_state(c, &one) || make_state(c, &runs)) {
+		check(0, "mixed %s: allocator states", c->name);
+		return;
+	}
+	t0 = seconds();
+	ra = btrfs_forecast_mixed_alloc(&one, nodesize, left, sys, sys_chunk, dtype, 10 * GiB,
+					mtype, m->meta_chunk, false, &a);
+	t1 = seconds();
+	rb = btrfs_forecast_mixed_alloc(&runs, nodesize, left, sys, sys_chunk, dtype, 10 * GiB,
+					mtype, m->meta_chunk, true, &b);
+	t2 = seconds();
+	for (d = 0; d < c->nr_devs; d++)
+		same_devs &= one.devs[d].bytes_used == runs.devs[d].bytes_used;
+	check(!ra && !rb && !b.truncated && same_devs && a.data_bytes == b.data_bytes &&
+	      a.metadata_bytes == b.metadata_bytes && a.chunks == b.chunks &&
+	      a.dfree == b.dfree && a.mfree == b.mfree && one.next_logical == runs.next_logical,
+	      "mixed %s, data %s, metadata %s, ratio %g: %llu chunks, data %llu = %llu, metadata %llu = %llu, %.3f s against %.3f s",
+	      c->name, btrfs_bg_profile_name(dtype), btrfs_bg_profile_name(mtype), m->ratio,
+	      (unsigned long long)b.chunks, (unsigned long long)b.data_bytes,
+	      (unsigned long long)a.data_bytes, (unsigned long long)b.metadata_bytes,
+	      (unsigned long long)a.metadata_bytes, t2 - t1, t1 - t0);
+	btrfs_alloc_state_free(&one);
+	btrfs_alloc_state_free(&runs);
+}
+
 int main(void)
 {
 	u32 i, p;
@@ -297,5 +377,7 @@ int main(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		for (p = 0; p < sizeof(profiles) / sizeof(profiles[0]); p++)
 			run_case(&cases[i], profiles[p]);
+	for (i = 0; i < sizeof(mixed_cases) / sizeof(mixed_cases[0]); i++)
+		run_mixed_case(&mixed_cases[i]);
 	return unit_failures ? 1 : 0;
 }
