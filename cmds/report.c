@@ -664,7 +664,8 @@ static void finding_text(const struct fmt_ctx *fctx, const struct space_summary 
 		n += snprintf(out + n, len - n, ": %s fails with ENOSPC",
 			      s->flags_metadata ? "creating files" : "writing data");
 	else if (n < len)
-		n += snprintf(out + n, len - n, ": ENOSPC within 2 chunks");
+		n += snprintf(out + n, len - n, ": tight below %s",
+			      size_str(fctx, s->tight_bound, b, sizeof(b)));
 	o = other_space(sum, s);
 	if (o && n < len)
 		snprintf(out + n, len - n, " (%s still has %s)", o->name,
@@ -757,7 +758,7 @@ static int print_dead_text(struct fmt_ctx *fctx, const struct space_summary *sum
 			continue;
 		}
 		snprintf(line, sizeof(line),
-			 "Dead space, devid %llu: %s hard (no chunk of any profile fits: too few other devices with room)%s%s%s",
+			 "Dead space, devid %llu: %s hard (no chunk of the profiles in use fits: too few other devices with room)%s%s%s",
 			 (unsigned long long)d->devid, size_str(fctx, hard, a, sizeof(a)),
 			 d->soft_data ? ", " : "", d->soft_data ? size_str(fctx, d->soft_data, b, sizeof(b)) : "",
 			 d->soft_data ? " only metadata's profile can use" : "");

@@ -65,10 +65,15 @@ elif r["command"].startswith("btrfs balance"):
     if r["advised"] and rc != "ok":
         bad.append("the kernel's balance failed")
 elif "block_group" in e:
+    # the gain: the kernel's fill after the deletion less its fill before
+    # (the case's own metadata fill), against the predicted new chunk bytes
     filled = int(open(d + "/filled").read())
+    before = int(open(d + "/metadata.before").read())
     h = doc["space"][r["finding"]]["headroom"]["bytes"]
-    print("        delete %d in block group %d: predicted %d new chunk bytes (headroom %d), kernel filled %d" % (
-        e["delete_bytes"], e["block_group"], e["new_chunk_bytes"], h, filled))
+    print("        delete %d in block group %d: predicted %d new chunk bytes (headroom %d), kernel filled %d, %d before: gained %d" % (
+        e["delete_bytes"], e["block_group"], e["new_chunk_bytes"], h, filled, before, filled - before))
+    if abs(filled - before - e["new_chunk_bytes"]) > max(MiB, e["new_chunk_bytes"] // 10):
+        bad.append("the kernel gained %d, predicted %d" % (filled - before, e["new_chunk_bytes"]))
     if r["advised"] and filled < h + e["new_chunk_bytes"] * 9 // 10:
         bad.append("the kernel filled %d, under headroom + 90 %% of %d" % (filled, e["new_chunk_bytes"]))
     # shown as not enough: the kernel may not have done better than the rule needs

@@ -10,6 +10,11 @@ fills=$TOP/tests/kernel-tests/050-forecast-fill
 here=$TOP/tests/kernel-tests/070-summary-levels
 mnt=$(mktemp -d "$TEST_TMP/mnt.XXXXXX") || fail "cannot create a mount point"
 
+data_total()
+{
+	cat "/sys/fs/btrfs/$(findmnt -n -o UUID "$mnt")/allocation/data/total_bytes"
+}
+
 meta_used()
 {
 	cat "/sys/fs/btrfs/$(findmnt -n -o UUID "$mnt")/allocation/metadata/bytes_used"
@@ -21,6 +26,19 @@ mount_devs()
 	local opts
 	opts=$(printf 'device=%s,' "$@")
 	setup_mount "$1" "$mnt" -o "${opts%,}"
+}
+
+# copy_until PCT: /usr/share's directories copied into $mnt until df says
+# PCT % used (or a copy fails: ENOSPC)
+copy_until()
+{
+	local src n=0
+	for src in /usr/share/*/; do
+		n=$((n + 1))
+		cp -a "$src" "$mnt/c$n.$RANDOM" 2> /dev/null || return 0
+		[ "$(df --output=pcent "$mnt" | tail -n 1 | tr -dc 0-9)" -ge "$1" ] && return 0
+	done
+	return 0
 }
 
 # prepare KIND: bring the mounted filesystem to its fill level
@@ -45,6 +63,17 @@ prepare()
 			fallocate -l 1M "$mnt/d$i" 2>/dev/null || break
 		done
 		for i in $(seq 0 2 2000); do rm -f "$mnt/d$i"; done
+		;;
+	aged)
+		# real files: /usr/share trees copied in to 60 % of df's size, a
+		# half of the files deleted (a fixed random source), then copied
+		# in again to 92 % or ENOSPC
+		copy_until 60
+		find "$mnt" -type f | sort |
+			shuf -n "$(($(find "$mnt" -type f | wc -l) / 2))" --random-source=<(yes) |
+			xargs -r -d '\n' rm -f
+		sync
+		copy_until 92
 		;;
 	meta-full)
 		# as data-free, then small files (inline: metadata only) until
@@ -73,7 +102,7 @@ unallocated()
 # unallocated bytes after a data fill
 remedies()
 {
-	local dir=$1 n i kind cmd usage size f rdir rcopies rdevs dev start length off used opt
+	local dir=$1 n i kind cmd usage size f rdir rcopies rdevs dev start length off used opt total t
 	shift
 	n=$(jq '.summary.remedies | length' "$dir/inspect.json")
 	for ((i = 0; i < n; i++)); do
@@ -158,9 +187,21 @@ remedies()
 			for ((off = 0; off < length; off += 65536)); do
 				btrfs inspect-internal logical-resolve -o $((start + off)) "$mnt" 2>/dev/null
 			done | sort -u > "$rdir/files"
+			# the cleaner removes the emptied group, as the remedy
+			# says (btrfs_delete_unused_bgs(), woken by the
+			# transaction kthread: a 5 s commit interval); a balance
+			# -dusage=0 instead fails with ENOSPC on a full metadata
+			total=$(data_total)
+			mount -o remount,commit=5 "$mnt" || fail "remount"
 			xargs -r -d '\n' rm -f < "$rdir/files"
 			sync
-			btrfs balance start -dusage=0 "$mnt" > /dev/null 2>&1
+			for ((t = 0; t < 90; t += 5)); do
+				[ "$(data_total)" -le $((total - length)) ] && break
+				sleep 5
+				sync
+			done
+			echo "        the cleaner: data total_bytes $total before, $(data_total) after ${t} s"
+			cp "$dir/metadata.filled" "$rdir/metadata.before"
 			mkdir "$mnt/measure" || fail "mkdir"
 			used=$(meta_used)
 			python3 "$fills/xattr-fill.py" "$mnt/measure" > /dev/null || fail "xattr-fill.py"
