@@ -661,7 +661,8 @@ static void finding_text(const struct fmt_ctx *fctx, const struct space_summary 
 			      size_str(fctx, s->headroom_new, b, sizeof(b)),
 			      size_str(fctx, s->chunk_size, c, sizeof(c)));
 	if (f->level == SUMMARY_CRITICAL && n < len)
-		n += snprintf(out + n, len - n, ": %s fails with ENOSPC",
+		n += snprintf(out + n, len - n, ": %s%s fails with ENOSPC",
+			      s->headroom ? "then " : "",
 			      s->flags_metadata ? "creating files" : "writing data");
 	else if (n < len)
 		n += snprintf(out + n, len - n, ": tight below %s",
@@ -674,7 +675,7 @@ static void finding_text(const struct fmt_ctx *fctx, const struct space_summary 
 
 static int print_findings_text(struct fmt_ctx *fctx, const struct space_summary *sum)
 {
-	int used = 0;
+	int used = 0, shared;
 	char line[512], a[32];
 	size_t n;
 	int i;
@@ -695,7 +696,13 @@ static int print_findings_text(struct fmt_ctx *fctx, const struct space_summary 
 				      size_str(fctx, s->headroom, a, sizeof(a)));
 	}
 	if (n < sizeof(line))
-		snprintf(line + n, sizeof(line) - n, " before ENOSPC");
+		n += snprintf(line + n, sizeof(line) - n, " before ENOSPC");
+	/* each figure is the type alone: their new chunks take the same room */
+	for (i = 0, shared = 0; i < sum->nr_spaces; i++)
+		shared += sum->spaces[i].headroom_present && sum->spaces[i].headroom_new;
+	if (shared > 1 && n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n,
+			 " (each alone: their new chunks share the unallocated space)");
 	used += screen_put(fctx, line);
 	return used;
 }
