@@ -523,6 +523,7 @@ static void print_summary_space(struct fmt_ctx *fctx, const struct summary_space
 			fmt_u64(fctx, "reservation", NULL, s->reservation);
 		}
 		fmt_u64(fctx, "capacity", NULL, s->capacity);
+		fmt_u64(fctx, "size_share", NULL, s->size_share);
 		fmt_u64(fctx, "critical_below", NULL, s->critical_bound);
 		fmt_u64(fctx, "tight_below", NULL, s->tight_bound);
 		fmt_str(fctx, "level", NULL, btrfs_summary_level_name(s->headroom_level));

@@ -82,14 +82,24 @@ static u64 max_u64(u64 a, u64 b)
  * min(2 C, max(4 R, cap / 5)).  A type with more than two chunks, or more
  * than a fifth of its capacity, left is ok however its chunks lie.
  */
+/*
+ * The type's size the shares are taken of: its capacity, but at least a
+ * tenth of the filesystem in its copies, so that a type the other squeezed
+ * (metadata chunks holding nearly every device) is not ok with a MiB left
+ */
+static u64 weighed_capacity(const struct summary_space *s)
+{
+	return max_u64(s->capacity, s->size_share);
+}
+
 static u64 critical_bound(const struct summary_space *s)
 {
-	return min_u64(s->chunk_size, max_u64(2 * s->reservation, s->capacity / 10));
+	return min_u64(s->chunk_size, max_u64(2 * s->reservation, weighed_capacity(s) / 10));
 }
 
 static u64 tight_bound(const struct summary_space *s)
 {
-	return min_u64(2 * s->chunk_size, max_u64(4 * s->reservation, s->capacity / 5));
+	return min_u64(2 * s->chunk_size, max_u64(4 * s->reservation, weighed_capacity(s) / 5));
 }
 
 static void rate_headroom(struct summary_space *s)
@@ -156,6 +166,8 @@ static void rate_space(const struct space_report *report, struct summary_space *
 		s->headroom_new = min_u64(fill->new_chunk_bytes, s->headroom);
 		s->headroom_existing = s->headroom - s->headroom_new;
 		s->capacity = s->held + s->headroom;
+		s->size_share = report->fs_info->total_rw_bytes /
+				max_u64(btrfs_bg_type_to_factor(s->profile), 1) / 10;
 		if (s->flags_metadata)
 			s->reservation = transaction_reservation(report->fs_info);
 	}

@@ -40,6 +40,7 @@ struct summary_space {
 	u64 headroom_existing;		/* of it: in the existing block groups */
 	u64 headroom_new;		/* of it: in new chunks */
 	u64 capacity;			/* held + headroom: what the type holds when full */
+	u64 size_share;			/* a tenth of the devices' bytes in the type's copies (19.2) */
 	u64 reservation;		/* metadata: one transaction's reservation (19.2) */
 	u64 critical_bound;		/* headroom below it: critical (19.2) */
 	u64 tight_bound;		/* headroom below it: tight */

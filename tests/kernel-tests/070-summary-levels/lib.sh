@@ -75,6 +75,16 @@ prepare()
 		sync
 		copy_until 92
 		;;
+	meta-empty)
+		# metadata grown by small files, which are deleted (its chunks
+		# stay, nearly empty), then data filled until ENOSPC and 16 MiB
+		# of it deleted
+		python3 "$here/inline-fill.py" "$mnt" > /dev/null || fail "inline-fill.py"
+		rm -rf "$mnt/inline"
+		sync
+		python3 "$fills/fill.py" "$mnt" > /dev/null || fail "fill.py"
+		rm -f "$mnt/f0"
+		;;
 	meta-full)
 		# as data-free, then small files (inline: metadata only) until
 		# ENOSPC, and a few of them deleted again

@@ -3,7 +3,8 @@
 # on filesystems where one helps (RAID1 data on unequal devices, empty
 # and nearly full: dead space and a data finding; metadata DUP on two
 # devices; RAID1 aged with real files: /usr/share copied in, half of it
-# deleted, copied in again to 92 %) every remedy printed is run on a copy with the real kernel,
+# deleted, copied in again to 92 %; data full beside empty metadata
+# chunks: -musage=0) every remedy printed is run on a copy with the real kernel,
 # the conversions included, and the predicted unallocated bytes per
 # device, writable bytes and dead space after it compared with the
 # kernel's (070-summary-levels/check-remedy.py); the levels are held to
@@ -22,4 +23,5 @@ run_case raid1-unequal-full nearly-full "-d raid1 -m raid1" 1G 2G
 run_case raid1-three half "-d raid1 -m raid1" 512M 1G 2G
 run_case dup-two-devices quarter "-d single -m dup" 1G 1G
 run_case aged-raid1 aged "-d raid1 -m raid1" 768M 1536M
+run_case meta-empty meta-empty "-d single -m dup" 1G
 [ -z "$failed" ] || fail "remedies or levels disagree with the kernel in:$failed"
