@@ -523,6 +523,7 @@ static void print_summary_space(struct fmt_ctx *fctx, const struct summary_space
 			fmt_u64(fctx, "reservation", NULL, s->reservation);
 		}
 		fmt_u64(fctx, "capacity", NULL, s->capacity);
+		fmt_u64(fctx, "size_share", NULL, s->size_share);
 		fmt_u64(fctx, "critical_below", NULL, s->critical_bound);
 		fmt_u64(fctx, "tight_below", NULL, s->tight_bound);
 		fmt_str(fctx, "level", NULL, btrfs_summary_level_name(s->headroom_level));
@@ -654,16 +655,19 @@ static void finding_text(const struct fmt_ctx *fctx, const struct space_summary 
 		     size_str(fctx, s->headroom, a, sizeof(a)),
 		     s->flags_metadata ? "really free" : "left before ENOSPC");
 	if (!s->new_chunks)
-		n += snprintf(out + n, len - n, ", no unallocated space for a new chunk");
+		n += snprintf(out + n, len - n, ", no new %s %s chunk fits",
+			      btrfs_bg_profile_name(s->profile), s->name);
 	else
 		n += snprintf(out + n, len - n, ", %s of it in new chunks of up to %s",
 			      size_str(fctx, s->headroom_new, b, sizeof(b)),
 			      size_str(fctx, s->chunk_size, c, sizeof(c)));
 	if (f->level == SUMMARY_CRITICAL && n < len)
-		n += snprintf(out + n, len - n, ": %s fails with ENOSPC",
+		n += snprintf(out + n, len - n, ": %s%s fails with ENOSPC",
+			      s->headroom ? "then " : "",
 			      s->flags_metadata ? "creating files" : "writing data");
 	else if (n < len)
-		n += snprintf(out + n, len - n, ": ENOSPC within 2 chunks");
+		n += snprintf(out + n, len - n, ": tight below %s",
+			      size_str(fctx, s->tight_bound, b, sizeof(b)));
 	o = other_space(sum, s);
 	if (o && n < len)
 		snprintf(out + n, len - n, " (%s still has %s)", o->name,
@@ -672,7 +676,7 @@ static void finding_text(const struct fmt_ctx *fctx, const struct space_summary 
 
 static int print_findings_text(struct fmt_ctx *fctx, const struct space_summary *sum)
 {
-	int used = 0;
+	int used = 0, shared;
 	char line[512], a[32];
 	size_t n;
 	int i;
@@ -693,7 +697,13 @@ static int print_findings_text(struct fmt_ctx *fctx, const struct space_summary 
 				      size_str(fctx, s->headroom, a, sizeof(a)));
 	}
 	if (n < sizeof(line))
-		snprintf(line + n, sizeof(line) - n, " before ENOSPC");
+		n += snprintf(line + n, sizeof(line) - n, " before ENOSPC");
+	/* each figure is the type alone: their new chunks take the same room */
+	for (i = 0, shared = 0; i < sum->nr_spaces; i++)
+		shared += sum->spaces[i].headroom_present && sum->spaces[i].headroom_new;
+	if (shared > 1 && n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n,
+			 " (each alone: their new chunks share the unallocated space)");
 	used += screen_put(fctx, line);
 	return used;
 }
@@ -756,7 +766,7 @@ static int print_dead_text(struct fmt_ctx *fctx, const struct space_summary *sum
 			continue;
 		}
 		snprintf(line, sizeof(line),
-			 "Dead space, devid %llu: %s hard (no chunk of any profile fits: too few other devices with room)%s%s%s",
+			 "Dead space, devid %llu: %s hard (no chunk of the profiles in use fits: too few other devices with room)%s%s%s",
 			 (unsigned long long)d->devid, size_str(fctx, hard, a, sizeof(a)),
 			 d->soft_data ? ", " : "", d->soft_data ? size_str(fctx, d->soft_data, b, sizeof(b)) : "",
 			 d->soft_data ? " only metadata's profile can use" : "");
@@ -798,13 +808,18 @@ static int print_mount_text(struct fmt_ctx *fctx, const struct space_summary *su
 static void remedy_command(const struct summary_remedy *r, char *out, size_t len)
 {
 	if (r->kind == SUMMARY_REMEDY_BALANCE)
-		snprintf(out, len, "btrfs balance start -dusage=%llu MNT",
+		snprintf(out, len, "btrfs balance start -%cusage=%llu MNT",
+			 r->type == BTRFS_BLOCK_GROUP_METADATA ? 'm' : 'd',
 			 (unsigned long long)r->usage);
 	else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
 		snprintf(out, len, "btrfs device add DEV MNT");
 	else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
 		snprintf(out, len, "delete the data in block group %llu",
 			 (unsigned long long)r->bg_start);
+	else if (r->kind == SUMMARY_REMEDY_CONVERT)
+		snprintf(out, len, "btrfs balance start -%cconvert=%s MNT",
+			 r->type == BTRFS_BLOCK_GROUP_DATA ? 'd' : 'm',
+			 btrfs_bg_profile_name(r->to_profile));
 	else
 		snprintf(out, len, "btrfstune --convert-to-block-group-tree DEV");
 }
@@ -814,6 +829,8 @@ static const char *remedy_model(const struct summary_remedy *r)
 	switch (r->kind) {
 	case SUMMARY_REMEDY_BALANCE:
 		return "balance what-if (forecast.c, formulas.md 21.8)";
+	case SUMMARY_REMEDY_CONVERT:
+		return "balance what-if (relocation.c, formulas.md 21.8), then the allocator from the devices it leaves (volumes.c, formulas.md 19.6)";
 	case SUMMARY_REMEDY_DEVICE_ADD:
 		return "allocator with the device added (volumes.c, formulas.md 19.6)";
 	case SUMMARY_REMEDY_DELETE_DATA:
@@ -828,8 +845,10 @@ static const char *remedy_finding(const struct space_summary *sum,
 {
 	const struct summary_finding *f;
 
-	if (r->finding < 0)
+	if (r->finding == SUMMARY_FINDING_DEAD)
 		return "dead space";
+	if (r->finding < 0)
+		return "metadata profile";
 	f = &sum->findings[r->finding];
 	return f->kind == SUMMARY_FIND_MOUNT ? "mount" : sum->spaces[f->space].name;
 }
@@ -839,6 +858,7 @@ static const char *remedy_tag(const struct summary_remedy *r)
 {
 	switch (r->kind) {
 	case SUMMARY_REMEDY_BALANCE:
+	case SUMMARY_REMEDY_CONVERT:
 		return "balance what-if";
 	case SUMMARY_REMEDY_DEVICE_ADD:
 	case SUMMARY_REMEDY_DELETE_DATA:
@@ -850,7 +870,49 @@ static const char *remedy_tag(const struct summary_remedy *r)
 
 static bool remedy_advised(const struct summary_remedy *r)
 {
-	return r->kind == SUMMARY_REMEDY_BG_TREE || r->enough;
+	/* a conversion is kept only where it completes and helps */
+	return r->kind == SUMMARY_REMEDY_BG_TREE || r->kind == SUMMARY_REMEDY_CONVERT ||
+	       r->enough;
+}
+
+/* Dead bytes as the dead-space line shows them: without the first MiB */
+static u64 dead_shown(u64 dead)
+{
+	return dead > SUMMARY_DEVICE_RESERVED ? dead - SUMMARY_DEVICE_RESERVED : 0;
+}
+
+/* A profile conversion: what it does to the type, and to dead space */
+static void convert_text(const struct fmt_ctx *fctx, const struct space_summary *sum,
+			 const struct summary_remedy *r, const char *cmd, char *line, size_t len)
+{
+	const char *type = r->type == BTRFS_BLOCK_GROUP_DATA ? "data" : "metadata";
+	u32 from = btrfs_raid_array[btrfs_bg_flags_to_raid_index(r->from_profile)].ncopies;
+	u32 to = btrfs_raid_array[btrfs_bg_flags_to_raid_index(r->to_profile)].ncopies;
+	char a[32], b[32], c[32], d[32];
+	size_t n;
+
+	if (r->finding == SUMMARY_FINDING_DEAD)
+		n = snprintf(line, len, "Remedy for dead space on devid %llu: %s: it leaves %s of it (now %s), %s can write %s (now %s)",
+			     (unsigned long long)r->dead_devid, cmd,
+			     size_str(fctx, dead_shown(r->dead_after), a, sizeof(a)),
+			     size_str(fctx, dead_shown(r->dead_before), b, sizeof(b)), type,
+			     size_str(fctx, r->writable_after, c, sizeof(c)),
+			     size_str(fctx, r->writable_before, d, sizeof(d)));
+	else if (r->finding < 0)
+		n = snprintf(line, len, "Advice for metadata: DUP on %u devices keeps both copies on one; %s puts them on two, metadata can write %s (now %s)",
+			     sum->nr_devices, cmd,
+			     size_str(fctx, r->writable_after, a, sizeof(a)),
+			     size_str(fctx, r->writable_before, b, sizeof(b)));
+	else
+		n = snprintf(line, len, "Remedy for %s: %s: %s can write %s (now %s)",
+			     remedy_finding(sum, r), cmd, type,
+			     size_str(fctx, r->writable_after, a, sizeof(a)),
+			     size_str(fctx, r->writable_before, b, sizeof(b)));
+	if (n < len && to < from)
+		n += snprintf(line + n, len - n, ", %u cop%s of %s instead of %u", to,
+			      to == 1 ? "y" : "ies", type, from);
+	if (n < len)
+		snprintf(line + n, len - n, " (%s)", remedy_tag(r));
 }
 
 /* A device add, for a type's finding or for dead space */
@@ -864,17 +926,18 @@ static void device_add_text(const struct fmt_ctx *fctx, const struct space_summa
 		snprintf(line, len,
 			 "Remedy for dead space on devid %llu: btrfs device add DEV MNT, a device of %s: the data chunks then leave %s of it (now %s) (%s)",
 			 (unsigned long long)r->dead_devid, a,
-			 size_str(fctx, r->dead_after, b, sizeof(b)),
-			 size_str(fctx, r->dead_before, c, sizeof(c)), remedy_tag(r));
+			 size_str(fctx, dead_shown(r->dead_after), b, sizeof(b)),
+			 size_str(fctx, dead_shown(r->dead_before), c, sizeof(c)), remedy_tag(r));
 	else if (r->enough)
 		snprintf(line, len,
-			 "Remedy for %s: btrfs device add DEV MNT, a device of %s: %u new %s chunks, %s more (%s)",
+			 "Remedy for %s: btrfs device add DEV MNT, a device of %s: %u new %s chunk%s, %s more (%s)",
 			 remedy_finding(sum, r), a, r->new_chunks, remedy_finding(sum, r),
+			 r->new_chunks == 1 ? "" : "s",
 			 size_str(fctx, r->new_bytes, b, sizeof(b)), remedy_tag(r));
 	else
 		snprintf(line, len,
-			 "No device add helps %s: with a device of %s, %u new chunks, %s of the %s needed (%s)",
-			 remedy_finding(sum, r), a, r->new_chunks,
+			 "No device add helps %s: with a device of %s, %u new chunk%s, %s of the %s needed (%s)",
+			 remedy_finding(sum, r), a, r->new_chunks, r->new_chunks == 1 ? "" : "s",
 			 size_str(fctx, r->new_bytes, b, sizeof(b)),
 			 size_str(fctx, r->room_needed, c, sizeof(c)), remedy_tag(r));
 }
@@ -892,12 +955,15 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 		remedy_command(r, cmd, sizeof(cmd));
 		if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
 			device_add_text(fctx, sum, r, line, sizeof(line));
+		else if (r->kind == SUMMARY_REMEDY_CONVERT)
+			convert_text(fctx, sum, r, cmd, line, sizeof(line));
 		else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
 			snprintf(line, sizeof(line),
-				 "%s %s: delete %s of data in block group %llu (the least used): the cleaner removes it, %u new %s chunks fit, %s (%s)",
+				 "%s %s: delete %s of data in block group %llu (the least used): the cleaner removes it, %u new %s chunk%s fit, %s (%s)",
 				 r->enough ? "Remedy for" : "Not enough for", remedy_finding(sum, r),
 				 size_str(fctx, r->moved_bytes, a, sizeof(a)),
 				 (unsigned long long)r->bg_start, r->new_chunks, remedy_finding(sum, r),
+				 r->new_chunks == 1 ? "" : "s",
 				 size_str(fctx, r->new_bytes, b, sizeof(b)), remedy_tag(r));
 		else if (r->kind == SUMMARY_REMEDY_BG_TREE)
 			snprintf(line, sizeof(line),
@@ -912,6 +978,10 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 				 size_str(fctx, r->moved_bytes, a, sizeof(a)),
 				 size_str(fctx, r->room_gained, b, sizeof(b)), remedy_finding(sum, r),
 				 size_str(fctx, r->room_needed, c, sizeof(c)), remedy_tag(r));
+		else if (!r->nr_selected)
+			snprintf(line, sizeof(line),
+				 "No balance helps %s: every data block group is full (%s selects none) (%s)",
+				 remedy_finding(sum, r), cmd, remedy_tag(r));
 		else if (!r->can_start)
 			snprintf(line, sizeof(line),
 				 "No balance helps %s: %s cannot start, no chunk can be made for the data it moves (%s)",
@@ -931,7 +1001,8 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 		fmt_text_line(fctx, line);
 	}
 	if (left) {
-		snprintf(line, sizeof(line), "(%d more remedies: inspect --format json, summary.remedies)", left);
+		snprintf(line, sizeof(line), "(%d more %s: inspect --format json, summary.remedies)",
+			 left, left == 1 ? "remedy" : "remedies");
 		fmt_text_line(fctx, line);
 	}
 }
@@ -953,7 +1024,33 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 		fmt_bool(fctx, "advised", NULL, remedy_advised(r));
 		fmt_str(fctx, "model", NULL, remedy_model(r));
 		fmt_group_start(fctx, "effect", NULL);
-		if (r->kind == SUMMARY_REMEDY_BALANCE) {
+		if (r->kind == SUMMARY_REMEDY_CONVERT) {
+			fmt_str(fctx, "type", NULL, r->type == BTRFS_BLOCK_GROUP_DATA ?
+				"data" : "metadata");
+			fmt_str(fctx, "from_profile", NULL, btrfs_bg_profile_name(r->from_profile));
+			fmt_str(fctx, "to_profile", NULL, btrfs_bg_profile_name(r->to_profile));
+			fmt_u64(fctx, "block_groups", NULL, r->nr_selected);
+			fmt_u64(fctx, "moved_bytes", NULL, r->moved_bytes);
+			fmt_bool(fctx, "can_start", NULL, r->can_start);
+			fmt_bool(fctx, "completes", NULL, r->completes);
+			fmt_u64(fctx, "writable_before", NULL, r->writable_before);
+			fmt_u64(fctx, "writable_after", NULL, r->writable_after);
+			fmt_u64(fctx, "new_chunks", NULL, r->new_chunks);
+			fmt_u64(fctx, "new_chunk_bytes", NULL, r->new_bytes);
+			if (r->finding == SUMMARY_FINDING_DEAD) {
+				fmt_u64(fctx, "devid", NULL, r->dead_devid);
+				fmt_u64(fctx, "dead_before", NULL, r->dead_before);
+				fmt_u64(fctx, "dead_after", NULL, r->dead_after);
+			}
+			fmt_array_start(fctx, "unallocated_after", NULL);
+			for (d = 0; d < sum->nr_devices; d++) {
+				fmt_group_start(fctx, NULL, NULL);
+				fmt_u64(fctx, "devid", NULL, sum->devices[d].devid);
+				fmt_u64(fctx, "bytes", NULL, r->unallocated_after[d]);
+				fmt_group_end(fctx);
+			}
+			fmt_array_end(fctx);
+		} else if (r->kind == SUMMARY_REMEDY_BALANCE) {
 			fmt_u64(fctx, "usage", NULL, r->usage);
 			fmt_u64(fctx, "block_groups", NULL, r->nr_selected);
 			fmt_u64(fctx, "moved_bytes", NULL, r->moved_bytes);

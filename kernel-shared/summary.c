@@ -82,14 +82,24 @@ static u64 max_u64(u64 a, u64 b)
  * min(2 C, max(4 R, cap / 5)).  A type with more than two chunks, or more
  * than a fifth of its capacity, left is ok however its chunks lie.
  */
+/*
+ * The type's size the shares are taken of: its capacity, but at least a
+ * tenth of the filesystem in its copies, so that a type the other squeezed
+ * (metadata chunks holding nearly every device) is not ok with a MiB left
+ */
+static u64 weighed_capacity(const struct summary_space *s)
+{
+	return max_u64(s->capacity, s->size_share);
+}
+
 static u64 critical_bound(const struct summary_space *s)
 {
-	return min_u64(s->chunk_size, max_u64(2 * s->reservation, s->capacity / 10));
+	return min_u64(s->chunk_size, max_u64(2 * s->reservation, weighed_capacity(s) / 10));
 }
 
 static u64 tight_bound(const struct summary_space *s)
 {
-	return min_u64(2 * s->chunk_size, max_u64(4 * s->reservation, s->capacity / 5));
+	return min_u64(2 * s->chunk_size, max_u64(4 * s->reservation, weighed_capacity(s) / 5));
 }
 
 static void rate_headroom(struct summary_space *s)
@@ -156,6 +166,8 @@ static void rate_space(const struct space_report *report, struct summary_space *
 		s->headroom_new = min_u64(fill->new_chunk_bytes, s->headroom);
 		s->headroom_existing = s->headroom - s->headroom_new;
 		s->capacity = s->held + s->headroom;
+		s->size_share = report->fs_info->total_rw_bytes /
+				max_u64(btrfs_bg_type_to_factor(s->profile), 1) / 10;
 		if (s->flags_metadata)
 			s->reservation = transaction_reservation(report->fs_info);
 	}
@@ -286,11 +298,12 @@ static void rate_mount(const struct btrfs_mount_estimate *est, struct space_summ
 }
 
 /*
- * Section 19.6: the -dusage=N values that select one more data block
- * group each, ascending: N = used * 100 / length + 1 selects a group
- * (should_balance_chunk()'s usage filter: used < length * N / 100).
+ * Section 19.6: the -dusage=N (-musage=N for @type METADATA) values that
+ * select one more block group of @type each, ascending: N = used * 100 /
+ * length + 1 selects a group (should_balance_chunk()'s usage filter:
+ * used < length * N / 100).
  */
-static u32 usage_candidates(const struct btrfs_fs_info *fs_info, u64 *out)
+static u32 usage_candidates(const struct btrfs_fs_info *fs_info, u64 type, u64 *out)
 {
 	bool seen[102] = { false };
 	u32 i, n = 0;
@@ -299,7 +312,7 @@ static u32 usage_candidates(const struct btrfs_fs_info *fs_info, u64 *out)
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
 		u64 usage;
 
-		if (!(bg->flags & BTRFS_BLOCK_GROUP_DATA) || bg->ro || !bg->length)
+		if ((bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) != type || bg->ro || !bg->length)
 			continue;
 		usage = bg->used ? bg->used * 100 / bg->length + 1 : 0;
 		if (usage <= 100)
@@ -314,10 +327,11 @@ static u32 usage_candidates(const struct btrfs_fs_info *fs_info, u64 *out)
 /* At most this many what-ifs per finding: evenly spread, the largest last */
 #define SUMMARY_MAX_BALANCE_TRIES	12
 
-/* One -dusage=N what-if (forecast.c's balance) into @r */
+/* One -dusage=N (or -musage=N, r->type) what-if (forecast.c's balance) into @r */
 static int try_balance(const struct space_report *report, const struct space_summary *sum,
 		       u64 usage, struct summary_remedy *r)
 {
+	struct forecast_balance_args *args;
 	struct forecast_options opts;
 	struct btrfs_forecast fc;
 	u64 before = 0, after = 0;
@@ -326,9 +340,10 @@ static int try_balance(const struct space_report *report, const struct space_sum
 
 	forecast_options_init(&opts);
 	opts.kernel_version = report->reserve.kernel_version;
-	opts.bal_data.set = true;
-	opts.bal_data.flags = FORECAST_BAL_USAGE;
-	opts.bal_data.usage = usage;
+	args = r->type == BTRFS_BLOCK_GROUP_METADATA ? &opts.bal_meta : &opts.bal_data;
+	args->set = true;
+	args->flags = FORECAST_BAL_USAGE;
+	args->usage = usage;
 	ret = btrfs_build_forecast(report, &opts, &fc);
 	if (ret) {
 		btrfs_free_forecast(&fc);
@@ -368,7 +383,7 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	u32 n, k, tries;
 	int ret;
 
-	n = usage_candidates(report->fs_info, cand);
+	n = usage_candidates(report->fs_info, BTRFS_BLOCK_GROUP_DATA, cand);
 	if (!n) {
 		/* every data block group full: shown as not helping */
 		cand[0] = 100;
@@ -376,6 +391,7 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	}
 	memset(r, 0, sizeof(*r));
 	r->kind = SUMMARY_REMEDY_BALANCE;
+	r->type = BTRFS_BLOCK_GROUP_DATA;
 	r->finding = finding;
 	r->room_needed = s->chunk_size * btrfs_bg_type_to_factor(s->profile);
 	r->unallocated_after = calloc(sum->nr_devices ? sum->nr_devices : 1, sizeof(u64));
@@ -389,6 +405,48 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * Section 19.6, a data finding that no -dusage=N helps: room held in
+ * metadata block groups.  The smallest -musage=N whose what-if gives back
+ * one full data chunk's raw bytes, kept only when one does.
+ */
+static int remedy_meta_balance(const struct space_report *report, struct space_summary *sum,
+			       int finding)
+{
+	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
+	struct summary_remedy *r;
+	u64 cand[101];
+	u32 n, k, tries;
+	int ret = 0;
+
+	if (strcmp(s->name, "data") || !sum->nr_remedies ||
+	    sum->remedies[sum->nr_remedies - 1].enough ||
+	    sum->nr_remedies >= SUMMARY_MAX_REMEDIES)
+		return 0;
+	n = usage_candidates(report->fs_info, BTRFS_BLOCK_GROUP_METADATA, cand);
+	if (!n)
+		return 0;
+	r = &sum->remedies[sum->nr_remedies];
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_BALANCE;
+	r->type = BTRFS_BLOCK_GROUP_METADATA;
+	r->finding = finding;
+	r->room_needed = s->chunk_size * btrfs_bg_type_to_factor(s->profile);
+	r->unallocated_after = calloc(sum->nr_devices ? sum->nr_devices : 1, sizeof(u64));
+	if (!r->unallocated_after)
+		return -ENOMEM;
+	tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
+	for (k = 1; k <= tries && !ret && !r->enough; k++)
+		ret = try_balance(report, sum, cand[(u64)k * n / tries - 1], r);
+	if (!ret && r->enough) {
+		sum->nr_remedies++;
+		return 0;
+	}
+	free(r->unallocated_after);
+	r->unallocated_after = NULL;
+	return ret;
 }
 
 static const struct btrfs_space_info *space_info_of(const struct space_report *report,
@@ -583,6 +641,302 @@ static int remedy_device_add(const struct space_report *report, struct space_sum
 	return 0;
 }
 
+/* The device @devid of @st, or NULL */
+static struct btrfs_alloc_device *alloc_dev(struct btrfs_alloc_state *st, u64 devid)
+{
+	u32 i;
+
+	for (i = 0; i < st->nr_devs; i++)
+		if (st->devs[i].devid == devid)
+			return &st->devs[i];
+	return NULL;
+}
+
+/* A stripe of a chunk the relocation made, into @st's ranges (sorted) */
+static int alloc_add_stripe(struct btrfs_alloc_state *st, u64 devid, u64 start, u64 length)
+{
+	struct btrfs_alloc_device *dev = alloc_dev(st, devid);
+	struct btrfs_alloc_range *r;
+	u32 i;
+
+	if (!dev)
+		return 0;
+	if (dev->nr_ranges == dev->ranges_cap) {
+		u32 cap = dev->ranges_cap ? 2 * dev->ranges_cap : 16;
+
+		r = realloc(dev->ranges, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		dev->ranges = r;
+		dev->ranges_cap = cap;
+	}
+	for (i = 0; i < dev->nr_ranges && dev->ranges[i].start < start; i++)
+		;
+	memmove(&dev->ranges[i + 1], &dev->ranges[i],
+		(dev->nr_ranges - i) * sizeof(dev->ranges[0]));
+	dev->ranges[i] = (struct btrfs_alloc_range) { .start = start, .length = length };
+	dev->nr_ranges++;
+	/* find_free_dev_extent()'s kept walk starts over */
+	dev->scan.idx = 0;
+	dev->bytes_used += length;
+	return 0;
+}
+
+static bool forecast_unused(const struct space_summary *sum, u64 start)
+{
+	u32 k;
+
+	for (k = 0; k < sum->forecast.nr_unused_bgs; k++)
+		if (sum->forecast.unused_bgs[k] == start)
+			return true;
+	return false;
+}
+
+/* The relocation's block group after it that starts at @start, or NULL */
+static const struct btrfs_reloc_bg_after *bg_after(const struct btrfs_reloc_result *res,
+						   u64 start)
+{
+	u32 i;
+
+	for (i = 0; i < res->nr_bgs; i++)
+		if (res->bgs[i].start == start)
+			return &res->bgs[i];
+	return NULL;
+}
+
+/*
+ * Section 19.6: the allocator's devices after a balance: the chunks of
+ * the block groups it removed gone, the chunks it made (relocation.c's
+ * new_chunks) placed, and the empty groups the cleaner deletes gone.
+ */
+static int alloc_state_after(const struct space_report *report, const struct space_summary *sum,
+			     const struct btrfs_reloc_result *res, struct btrfs_alloc_state *st)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	const struct btrfs_reloc_bg_after *a;
+	u32 i;
+	u16 k;
+	int ret;
+
+	ret = btrfs_alloc_state_init(fs_info, report->reserve.kernel_version, st);
+	for (i = 0; !ret && i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		if (!bg->map)
+			continue;
+		a = bg_after(res, bg->start);
+		if (!a || (!a->used && forecast_unused(sum, bg->start)))
+			btrfs_alloc_remove_chunk(st, bg->map);
+	}
+	for (i = 0; !ret && i < res->nr_new_chunks; i++) {
+		const struct btrfs_chunk_map *map = res->new_chunks[i];
+
+		for (k = 0; !ret && k < map->num_stripes; k++)
+			ret = alloc_add_stripe(st, map->stripes[k].devid, map->stripes[k].physical,
+					       map->stripe_size);
+	}
+	if (ret)
+		btrfs_alloc_state_free(st);
+	return ret;
+}
+
+/* Free bytes of @type's writable block groups after the relocation */
+static u64 free_after(const struct btrfs_reloc_result *res, u64 type)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < res->nr_bgs; i++) {
+		const struct btrfs_reloc_bg_after *bg = &res->bgs[i];
+		u64 held = bg->used + bg->bytes_super;
+
+		if ((bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) == type && !bg->ro && held < bg->length)
+			sum += bg->length - held;
+	}
+	return sum;
+}
+
+/*
+ * Section 19.6: btrfs balance start -dconvert / -mconvert replayed
+ * (relocation.c through forecast.c: can_start with its -f rule, every
+ * block group of the type relocated), then the allocator from the
+ * devices it leaves: the type's free bytes in its block groups plus the
+ * chunks of the target it can still make (less the global reserve's part
+ * for metadata), and what device @watch has left unallocated after them.
+ */
+static int try_convert(const struct space_report *report, const struct space_summary *sum,
+		       const struct summary_space *s, u64 type, u64 target, u64 watch,
+		       struct summary_remedy *r)
+{
+	const struct btrfs_space_info *si = space_info_of(report, s->name);
+	struct forecast_balance_args *args;
+	struct forecast_options opts;
+	struct forecast_balance bal;
+	struct btrfs_alloc_state st;
+	u64 before = 0, after = 0, bytes;
+	u32 i, count;
+	int f, ret;
+
+	forecast_options_init(&opts);
+	opts.kernel_version = report->reserve.kernel_version;
+	args = type == BTRFS_BLOCK_GROUP_DATA ? &opts.bal_data : &opts.bal_meta;
+	args->set = true;
+	args->flags = FORECAST_BAL_CONVERT;
+	args->target = target;
+	ret = btrfs_forecast_balance(report, &opts, &bal);
+	if (ret)
+		goto out;
+	r->kind = SUMMARY_REMEDY_CONVERT;
+	r->type = type;
+	r->from_profile = s->profile;
+	r->to_profile = target;
+	r->writable_before = s->headroom;
+	r->can_start = bal.can_start;
+	r->completes = bal.completes && !bal.unplaced_bytes;
+	r->nr_selected = bal.nr_selected;
+	r->moved_bytes = bal.moved_bytes;
+	for (i = 0; i < sum->nr_devices; i++) {
+		for (f = 0; f < (int)bal.res.nr_devs; f++)
+			if (bal.res.devids[f] == sum->devices[i].devid)
+				break;
+		r->unallocated_after[i] = f < (int)bal.res.nr_devs ? bal.unallocated_after[f] :
+					  sum->devices[i].unallocated;
+		if (!sum->devices[i].counted)
+			continue;
+		before += sum->devices[i].unallocated;
+		after += r->unallocated_after[i];
+	}
+	r->room_gained = after > before ? after - before : 0;
+	if (!r->completes || !si)
+		goto out;
+	ret = alloc_state_after(report, sum, &bal.res, &st);
+	if (ret)
+		goto out;
+	ret = fill_chunks(&st, type | target, si->chunk_size, 0, &bytes, &count);
+	r->new_bytes = bytes;
+	r->new_chunks = count;
+	for (i = 0; watch && i < st.nr_devs; i++)
+		if (st.devs[i].devid == watch)
+			r->dead_after = st.devs[i].total_bytes - st.devs[i].bytes_used;
+	btrfs_alloc_state_free(&st);
+	bytes += free_after(&bal.res, type);
+	r->writable_after = bytes > s->headroom_rsv ? bytes - s->headroom_rsv : 0;
+out:
+	btrfs_free_forecast_balance(&bal);
+	return ret;
+}
+
+static u32 profile_copies(u64 profile)
+{
+	return btrfs_raid_array[btrfs_bg_flags_to_raid_index(profile)].ncopies;
+}
+
+static const struct summary_space *space_named(const struct space_summary *sum, const char *name)
+{
+	int k;
+
+	for (k = 0; k < sum->nr_spaces; k++)
+		if (!strcmp(sum->spaces[k].name, name) && sum->spaces[k].headroom_present)
+			return &sum->spaces[k];
+	return NULL;
+}
+
+/*
+ * One conversion what-if as a remedy of @finding; kept when the balance
+ * completes and the model says it helps (@helps: the rule of the caller)
+ */
+static int remedy_convert(const struct space_report *report, struct space_summary *sum,
+			  int finding, const struct summary_space *s, u64 type, u64 target,
+			  u64 watch, bool (*helps)(const struct summary_remedy *r,
+						   const struct summary_space *s))
+{
+	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
+	u32 i;
+	int ret;
+
+	if (sum->nr_remedies >= SUMMARY_MAX_REMEDIES)
+		return 0;
+	memset(r, 0, sizeof(*r));
+	r->finding = finding;
+	r->dead_devid = watch;
+	for (i = 0; watch && i < sum->nr_devices; i++)
+		if (sum->dead[i].devid == watch)
+			r->dead_before = sum->dead[i].hard;
+	r->room_needed = s->tight_bound > s->headroom ? s->tight_bound - s->headroom : 0;
+	r->unallocated_after = calloc(sum->nr_devices ? sum->nr_devices : 1, sizeof(u64));
+	if (!r->unallocated_after)
+		return -ENOMEM;
+	ret = try_convert(report, sum, s, type, target, watch, r);
+	if (!ret && r->completes && helps(r, s)) {
+		sum->nr_remedies++;
+		return 0;
+	}
+	free(r->unallocated_after);
+	r->unallocated_after = NULL;
+	return ret;
+}
+
+/* A finding's conversion: the type's headroom lifted to ok (19.2's tight bound) */
+static bool convert_lifts(const struct summary_remedy *r, const struct summary_space *s)
+{
+	return r->writable_after > s->headroom && r->writable_after >= s->tight_bound;
+}
+
+/*
+ * Section 19.6, a finding's conversion: data with more than one copy to
+ * single (every device's room usable, one copy); metadata DUP on several
+ * writeable devices to RAID1 (the same two copies, on two devices).
+ */
+static int remedy_convert_finding(const struct space_report *report, struct space_summary *sum,
+				  int finding)
+{
+	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
+
+	if (s->flags_metadata && !strcmp(s->name, "metadata")) {
+		if (!(s->profile & BTRFS_BLOCK_GROUP_DUP) || count_writeable(report) < 2)
+			return 0;
+		return remedy_convert(report, sum, finding, s, BTRFS_BLOCK_GROUP_METADATA,
+				      BTRFS_BLOCK_GROUP_RAID1, 0, convert_lifts);
+	}
+	if (strcmp(s->name, "data") || profile_copies(s->profile) < 2)
+		return 0;
+	return remedy_convert(report, sum, finding, s, BTRFS_BLOCK_GROUP_DATA, 0, 0,
+			      convert_lifts);
+}
+
+/* Dead space's conversion: the device's dead bytes at least halved */
+static bool convert_stops_waste(const struct summary_remedy *r, const struct summary_space *s)
+{
+	return r->writable_after > s->headroom && r->dead_after < r->dead_before / 2;
+}
+
+/* Metadata DUP to RAID1: the type stays ok (or no worse than now) */
+static bool convert_keeps_room(const struct summary_remedy *r, const struct summary_space *s)
+{
+	return r->writable_after >= min_u64(s->headroom, s->tight_bound);
+}
+
+/*
+ * Section 19.6, no finding: metadata DUP on several writeable devices
+ * keeps both copies on one device; -mconvert=raid1 when the model says
+ * it completes and leaves metadata its room.
+ */
+static int remedy_dup_metadata(const struct space_report *report, struct space_summary *sum)
+{
+	const struct summary_space *s = space_named(sum, "metadata");
+	int i;
+
+	if (!s || !(s->profile & BTRFS_BLOCK_GROUP_DUP) || count_writeable(report) < 2)
+		return 0;
+	for (i = 0; i < sum->nr_remedies; i++)
+		if (sum->remedies[i].kind == SUMMARY_REMEDY_CONVERT &&
+		    sum->remedies[i].type == BTRFS_BLOCK_GROUP_METADATA)
+			return 0;
+	return remedy_convert(report, sum, SUMMARY_FINDING_PROFILE, s,
+			      BTRFS_BLOCK_GROUP_METADATA, BTRFS_BLOCK_GROUP_RAID1, 0,
+			      convert_keeps_room);
+}
+
 /*
  * Section 19.6: a device with hard dead space of at least one data chunk
  * (an unequal pool): a device of that size added, and what the data
@@ -614,7 +968,7 @@ static int remedy_dead_space(const struct space_report *report, struct space_sum
 	r = &sum->remedies[sum->nr_remedies];
 	memset(r, 0, sizeof(*r));
 	r->kind = SUMMARY_REMEDY_DEVICE_ADD;
-	r->finding = -1;
+	r->finding = SUMMARY_FINDING_DEAD;
 	r->dead_devid = sum->devices[pick].devid;
 	r->dead_before = best;
 	/* the dead bytes, rounded up to 256 MiB */
@@ -626,7 +980,15 @@ static int remedy_dead_space(const struct space_report *report, struct space_sum
 		return ret;
 	r->enough = r->dead_after < r->dead_before / 2;
 	sum->nr_remedies++;
-	return 0;
+	/* or the data to one copy: the allocator then uses every device's room */
+	if (profile_copies(data->profile) < 2)
+		return 0;
+	for (k = 0; k < sum->nr_remedies; k++)
+		if (sum->remedies[k].kind == SUMMARY_REMEDY_CONVERT &&
+		    sum->remedies[k].type == BTRFS_BLOCK_GROUP_DATA)
+			return 0;	/* a data finding's conversion says it already */
+	return remedy_convert(report, sum, SUMMARY_FINDING_DEAD, data, BTRFS_BLOCK_GROUP_DATA, 0,
+			      r->dead_devid, convert_stops_waste);
 }
 
 /* Section 19.6: the block-group tree, for a slow mount (mount-cost.c) */
@@ -663,13 +1025,18 @@ int btrfs_summary_remedies(const struct space_report *report,
 			continue;
 		ret = remedy_balance(report, sum, i);
 		if (!ret)
+			ret = remedy_meta_balance(report, sum, i);
+		if (!ret)
 			ret = remedy_delete_data(report, sum, i);
 		if (!ret)
 			ret = remedy_device_add(report, sum, i);
+		if (!ret)
+			ret = remedy_convert_finding(report, sum, i);
 		if (ret)
 			return ret;
 	}
-	return remedy_dead_space(report, sum);
+	ret = remedy_dead_space(report, sum);
+	return ret ? ret : remedy_dup_metadata(report, sum);
 }
 
 /* Section 19.3: the tight and critical lines, worst first, stable */

@@ -40,6 +40,7 @@ struct summary_space {
 	u64 headroom_existing;		/* of it: in the existing block groups */
 	u64 headroom_new;		/* of it: in new chunks */
 	u64 capacity;			/* held + headroom: what the type holds when full */
+	u64 size_share;			/* a tenth of the devices' bytes in the type's copies (19.2) */
 	u64 reservation;		/* metadata: one transaction's reservation (19.2) */
 	u64 critical_bound;		/* headroom below it: critical (19.2) */
 	u64 tight_bound;		/* headroom below it: tight */
@@ -73,7 +74,12 @@ enum summary_remedy_kind {
 	SUMMARY_REMEDY_BG_TREE,		/* btrfstune --convert-to-block-group-tree */
 	SUMMARY_REMEDY_DEVICE_ADD,	/* btrfs device add, a device of add_size */
 	SUMMARY_REMEDY_DELETE_DATA,	/* delete the data of the least used data block group */
+	SUMMARY_REMEDY_CONVERT,		/* btrfs balance start -dconvert= / -mconvert= */
 };
+
+/* A remedy's finding when it answers no level: dead space, a profile */
+#define SUMMARY_FINDING_DEAD		(-1)
+#define SUMMARY_FINDING_PROFILE		(-2)
 
 struct summary_remedy {
 	enum summary_remedy_kind kind;
@@ -96,13 +102,19 @@ struct summary_remedy {
 	u64 reads_now;			/* bg tree: mount reads now and after */
 	u64 reads_after;
 	double hdd_seconds_after;
+	u64 type;			/* convert: the type converted (DATA or METADATA) */
+	u64 from_profile;		/* convert: its profile now and the target */
+	u64 to_profile;
+	bool completes;			/* convert: every block group relocated */
+	u64 writable_before;		/* convert: the type's headroom now */
+	u64 writable_after;		/* convert: and after, the allocator replayed */
 };
 
 /* The first MiB of a device, never allocated (BTRFS_DEVICE_RANGE_RESERVED) */
 #define SUMMARY_DEVICE_RESERVED	(1ULL << 20)
 
 #define SUMMARY_MAX_FINDINGS	(BTRFS_NR_SPACE_INFOS + 1)
-#define SUMMARY_MAX_REMEDIES	(3 * SUMMARY_MAX_FINDINGS + 1)
+#define SUMMARY_MAX_REMEDIES	(4 * SUMMARY_MAX_FINDINGS + 3)
 
 struct summary_device {
 	u64 devid;
@@ -117,7 +129,7 @@ struct space_summary {
 
 	struct summary_finding findings[SUMMARY_MAX_FINDINGS];
 	int nr_findings;
-	struct summary_remedy remedies[SUMMARY_MAX_REMEDIES];	/* finding -1: dead space */
+	struct summary_remedy remedies[SUMMARY_MAX_REMEDIES];	/* finding < 0: SUMMARY_FINDING_* */
 	int nr_remedies;
 
 	struct summary_device *devices;

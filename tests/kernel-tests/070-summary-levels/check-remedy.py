@@ -4,7 +4,8 @@
 # bytes" per device after it; DIR/filled, bytes of a fill after a device
 # add; DIR/kernel.rc of a balance).  An advised remedy must do what it
 # predicts: a balance, each device's unallocated bytes within 16 MiB of
-# unallocated_after; a device add for a type, the fill at least the
+# unallocated_after; a conversion, that and the fill of the converted
+# type after it against writable_after; a device add for a type, the fill at least the
 # headroom plus 90 % of the predicted new chunk bytes (so too deleting a
 # block group's data); a device add for dead space, the device's
 # unallocated bytes within 16 MiB of dead_after.
@@ -23,7 +24,36 @@ for line in open(d + "/unallocated"):
 e = r["effect"]
 bad = []
 print("    remedy %s: %s (advised %s)" % (r["finding"], r["command"], r["advised"]))
-if r["command"].startswith("btrfs balance"):
+if "convert=" in r["command"]:
+    # a conversion: unallocated per device after it within 16 MiB, the
+    # kernel's fill of the converted type after it within 5 % (at least
+    # 16 MiB) of writable_after, dead space after the fill within 16 MiB
+    rc = open(d + "/kernel.rc").read().strip()
+    now = {x["devid"]: x["unallocated"] for x in doc["unallocated"]["devices"]}
+    for u in e["unallocated_after"]:
+        k = after.get(u["devid"], -1)
+        print("        devid %d: unallocated %d now, predicted %d, kernel %d (balance %s)" % (
+            u["devid"], now[u["devid"]], u["bytes"], k, rc))
+        if abs(k - u["bytes"]) > 16 * MiB:
+            bad.append("devid %d: kernel %d, predicted %d" % (u["devid"], k, u["bytes"]))
+    if rc != "ok":
+        bad.append("the kernel's balance failed")
+    filled = int(open(d + "/filled").read())
+    print("        %s writable: %d now, predicted %d after, kernel filled %d after" % (
+        e["type"], e["writable_before"], e["writable_after"], filled))
+    if abs(filled - e["writable_after"]) > max(16 * MiB, e["writable_after"] // 20):
+        bad.append("the kernel filled %d, predicted %d" % (filled, e["writable_after"]))
+    if "dead_after" in e:
+        left = {}
+        for line in open(d + "/unallocated.filled"):
+            devid, b = line.split()
+            left[int(devid)] = int(b)
+        k = left.get(e["devid"], -1)
+        print("        dead devid %d: %d before, predicted %d after, kernel %d after the fill" % (
+            e["devid"], e["dead_before"], e["dead_after"], k))
+        if abs(k - e["dead_after"]) > 16 * MiB:
+            bad.append("dead space left %d, predicted %d" % (k, e["dead_after"]))
+elif r["command"].startswith("btrfs balance"):
     rc = open(d + "/kernel.rc").read().strip()
     now = {x["devid"]: x["unallocated"] for x in doc["unallocated"]["devices"]}
     for u in e["unallocated_after"]:
@@ -35,10 +65,15 @@ if r["command"].startswith("btrfs balance"):
     if r["advised"] and rc != "ok":
         bad.append("the kernel's balance failed")
 elif "block_group" in e:
+    # the gain: the kernel's fill after the deletion less its fill before
+    # (the case's own metadata fill), against the predicted new chunk bytes
     filled = int(open(d + "/filled").read())
+    before = int(open(d + "/metadata.before").read())
     h = doc["space"][r["finding"]]["headroom"]["bytes"]
-    print("        delete %d in block group %d: predicted %d new chunk bytes (headroom %d), kernel filled %d" % (
-        e["delete_bytes"], e["block_group"], e["new_chunk_bytes"], h, filled))
+    print("        delete %d in block group %d: predicted %d new chunk bytes (headroom %d), kernel filled %d, %d before: gained %d" % (
+        e["delete_bytes"], e["block_group"], e["new_chunk_bytes"], h, filled, before, filled - before))
+    if abs(filled - before - e["new_chunk_bytes"]) > max(MiB, e["new_chunk_bytes"] // 10):
+        bad.append("the kernel gained %d, predicted %d" % (filled - before, e["new_chunk_bytes"]))
     if r["advised"] and filled < h + e["new_chunk_bytes"] * 9 // 10:
         bad.append("the kernel filled %d, under headroom + 90 %% of %d" % (filled, e["new_chunk_bytes"]))
     # shown as not enough: the kernel may not have done better than the rule needs

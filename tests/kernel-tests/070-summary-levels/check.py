@@ -10,7 +10,9 @@ dk, mk = int(sys.argv[2]), int(sys.argv[3])
 bad = []
 data = s["space"].get("data") or s["space"].get("mixed")
 meta = s["space"].get("metadata") or s["space"].get("mixed")
-d_cap = data["held"] + dk
+# the type's size as the rule weighs it (formulas.md 19.2: at least a
+# tenth of the filesystem in the type's copies)
+d_cap = max(data["held"] + dk, data["headroom"]["size_share"])
 m_chunk = meta["chunk_size"]
 rsv = meta["headroom"]["reservation"]
 roomy = dk >= d_cap // 10 and mk >= m_chunk

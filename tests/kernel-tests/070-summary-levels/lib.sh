@@ -1,0 +1,304 @@
+# shellcheck shell=bash
+# The cases of kernel tests 070 and 071 (sourced): a filesystem made at a
+# fill level, inspect's levels held to the kernel's fills (check.py) and
+# every remedy it prints run on a copy (check-remedy.py).  Set
+# REMEDY_KINDS to a pattern of the remedy commands to run (default: all);
+# the others are listed as not run.
+
+shopt -s extglob
+fills=$TOP/tests/kernel-tests/050-forecast-fill
+here=$TOP/tests/kernel-tests/070-summary-levels
+mnt=$(mktemp -d "$TEST_TMP/mnt.XXXXXX") || fail "cannot create a mount point"
+
+data_total()
+{
+	cat "/sys/fs/btrfs/$(findmnt -n -o UUID "$mnt")/allocation/data/total_bytes"
+}
+
+meta_used()
+{
+	cat "/sys/fs/btrfs/$(findmnt -n -o UUID "$mnt")/allocation/metadata/bytes_used"
+}
+
+# mount_devs DEV...: mount the filesystem of DEV... on $mnt
+mount_devs()
+{
+	local opts
+	opts=$(printf 'device=%s,' "$@")
+	setup_mount "$1" "$mnt" -o "${opts%,}"
+}
+
+# copy_until PCT: /usr/share's directories copied into $mnt until df says
+# PCT % used (or a copy fails: ENOSPC)
+copy_until()
+{
+	local src n=0
+	for src in /usr/share/*/; do
+		n=$((n + 1))
+		cp -a "$src" "$mnt/c$n.$RANDOM" 2> /dev/null || return 0
+		[ "$(df --output=pcent "$mnt" | tail -n 1 | tr -dc 0-9)" -ge "$1" ] && return 0
+	done
+	return 0
+}
+
+# prepare KIND: bring the mounted filesystem to its fill level
+prepare()
+{
+	local total i
+	case $1 in
+	empty) ;;
+	quarter | half)
+		total=$(df -B1 --output=avail "$mnt" | tail -n 1)
+		[ "$1" = quarter ] && total=$((total / 4)) || total=$((total / 2))
+		fallocate -l "$total" "$mnt/fill" || fail "fallocate $total"
+		;;
+	nearly-full)
+		python3 "$fills/fill.py" "$mnt" > /dev/null || fail "fill.py"
+		rm -f "$mnt/f0"
+		;;
+	data-free)
+		# data chunks everywhere, each left partly used: deleting every
+		# other 1 MiB file keeps them allocated, their room data-only
+		for i in $(seq 0 2000); do
+			fallocate -l 1M "$mnt/d$i" 2>/dev/null || break
+		done
+		for i in $(seq 0 2 2000); do rm -f "$mnt/d$i"; done
+		;;
+	aged)
+		# real files: /usr/share trees copied in to 60 % of df's size, a
+		# half of the files deleted (a fixed random source), then copied
+		# in again to 92 % or ENOSPC
+		copy_until 60
+		find "$mnt" -type f | sort |
+			shuf -n "$(($(find "$mnt" -type f | wc -l) / 2))" --random-source=<(yes) |
+			xargs -r -d '\n' rm -f
+		sync
+		copy_until 92
+		;;
+	meta-empty)
+		# metadata grown by small files, which are deleted (its chunks
+		# stay, nearly empty), then data filled until ENOSPC and 16 MiB
+		# of it deleted
+		python3 "$here/inline-fill.py" "$mnt" > /dev/null || fail "inline-fill.py"
+		rm -rf "$mnt/inline"
+		sync
+		python3 "$fills/fill.py" "$mnt" > /dev/null || fail "fill.py"
+		rm -f "$mnt/f0"
+		;;
+	meta-full)
+		# as data-free, then small files (inline: metadata only) until
+		# ENOSPC, and a few of them deleted again
+		prepare data-free
+		python3 "$here/inline-fill.py" "$mnt" > /dev/null || fail "inline-fill.py"
+		;;
+	esac
+	sync
+}
+
+# unallocated DIR DEV...: per device "devid bytes", as the tool reads them
+unallocated()
+{
+	local dir=$1
+	shift
+	"$BTRFS_SPACE" --format json inspect "$@" > "$dir/after.json" || fail "inspect after a remedy"
+	jq -r '.devices[] | "\(.devid) \(.unallocated)"' \
+		"$dir/after.json"
+}
+
+# remedies DIR FILE...: run each remedy of DIR/inspect.json on a copy of
+# FILE... and compare the kernel's result with the predicted effect
+# (check-remedy.py): a balance's unallocated bytes per device after it; a
+# device add's data fill (the finding's type data) or the dead device's
+# unallocated bytes after a data fill
+remedies()
+{
+	local dir=$1 n i kind cmd usage size f rdir rcopies rdevs dev start length off used opt total t
+	shift
+	n=$(jq '.summary.remedies | length' "$dir/inspect.json")
+	for ((i = 0; i < n; i++)); do
+		cmd=$(jq -r ".summary.remedies[$i].command" "$dir/inspect.json")
+		kind=$(jq -r ".summary.remedies[$i].finding" "$dir/inspect.json")
+		rdir=$dir/remedy$i
+		if [[ ! "$cmd" == ${REMEDY_KINDS:-*} ]]; then
+			echo "    remedy $i: $cmd: not run by this test"
+			continue
+		fi
+		mkdir -p "$rdir"
+		rcopies=() rdevs=()
+		for f in "$@"; do
+			cp --sparse=always "$f" "$f.r$i" || fail "cp"
+			rcopies+=("$f.r$i")
+		done
+		for f in "${rcopies[@]}"; do rdevs+=("$(setup_loop "$f")") || exit; done
+		mount_devs "${rdevs[@]}"
+		case $cmd in
+		"btrfs balance start -"[dm]"usage="*)
+			usage=${cmd#btrfs balance start }
+			usage=${usage%% *}
+			if btrfs balance start "$usage" "$mnt" > "$rdir/kernel.out" 2>&1; then
+				echo ok > "$rdir/kernel.rc"
+			else
+				echo failed > "$rdir/kernel.rc"
+			fi
+			umount "$mnt" || fail "umount after balance"
+			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated"
+			;;
+		"btrfs balance start -"[dm]"convert="*)
+			# the conversion, its unallocated bytes per device, then
+			# the converted type filled until ENOSPC and the
+			# unallocated bytes the fill leaves (dead space)
+			opt=${cmd#btrfs balance start }
+			opt=${opt%% *}
+			if btrfs balance start "$opt" "$mnt" > "$rdir/kernel.out" 2>&1; then
+				echo ok > "$rdir/kernel.rc"
+			else
+				echo failed > "$rdir/kernel.rc"
+			fi
+			umount "$mnt" || fail "umount after balance"
+			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated"
+			mount_devs "${rdevs[@]}"
+			mkdir "$mnt/measure" || fail "mkdir"
+			if [ "${opt:1:1}" = m ]; then
+				used=$(meta_used)
+				python3 "$fills/xattr-fill.py" "$mnt/measure" > /dev/null || fail "xattr-fill.py"
+				sync
+				echo $(($(meta_used) - used)) > "$rdir/filled"
+			else
+				python3 "$fills/fill.py" "$mnt/measure" > "$rdir/filled" || fail "fill.py"
+			fi
+			umount "$mnt" || fail "umount after the fill"
+			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated.filled"
+			;;
+		"btrfs device add"*)
+			size=$(jq -r ".summary.remedies[$i].effect.device_size" "$dir/inspect.json")
+			truncate -s "$size" "$rdir/added.img" || fail "truncate"
+			dev=$(setup_loop "$rdir/added.img") || exit
+			btrfs device add -f "$dev" "$mnt" > /dev/null || fail "btrfs device add"
+			mkdir "$mnt/measure" || fail "mkdir"
+			if [ "$kind" = metadata ]; then
+				used=$(meta_used)
+				python3 "$fills/xattr-fill.py" "$mnt/measure" > /dev/null || fail "xattr-fill.py"
+				sync
+				echo $(($(meta_used) - used)) > "$rdir/filled"
+			else
+				python3 "$fills/fill.py" "$mnt/measure" > "$rdir/filled" || fail "fill.py"
+			fi
+			umount "$mnt" || fail "umount after device add"
+			unallocated "$rdir" "${rdevs[@]}" "$dev" > "$rdir/unallocated"
+			;;
+		"delete the data in block group "*)
+			# the files with an extent in the block group (logical-resolve
+			# every 64 KiB of it), deleted; a balance of empty data block
+			# groups removes it now (the cleaner would later); then the
+			# metadata fill
+			start=${cmd##* }
+			length=$("$BTRFS_SPACE" --format json block-groups "$@" |
+				jq ".block_groups[] | select(.start == $start) | .length")
+			for ((off = 0; off < length; off += 65536)); do
+				btrfs inspect-internal logical-resolve -o $((start + off)) "$mnt" 2>/dev/null
+			done | sort -u > "$rdir/files"
+			# the cleaner removes the emptied group, as the remedy
+			# says (btrfs_delete_unused_bgs(), woken by the
+			# transaction kthread: a 5 s commit interval); a balance
+			# -dusage=0 instead fails with ENOSPC on a full metadata
+			total=$(data_total)
+			mount -o remount,commit=5 "$mnt" || fail "remount"
+			xargs -r -d '\n' rm -f < "$rdir/files"
+			sync
+			for ((t = 0; t < 90; t += 5)); do
+				[ "$(data_total)" -le $((total - length)) ] && break
+				sleep 5
+				sync
+			done
+			echo "        the cleaner: data total_bytes $total before, $(data_total) after ${t} s"
+			cp "$dir/metadata.filled" "$rdir/metadata.before"
+			mkdir "$mnt/measure" || fail "mkdir"
+			used=$(meta_used)
+			python3 "$fills/xattr-fill.py" "$mnt/measure" > /dev/null || fail "xattr-fill.py"
+			sync
+			echo $(($(meta_used) - used)) > "$rdir/filled"
+			umount "$mnt" || fail "umount after deleting"
+			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated"
+			;;
+		*)
+			umount "$mnt"
+			echo "    remedy $i: $cmd: not run here"
+			release "${rdevs[@]}"
+			rm -f "${rcopies[@]}"
+			continue
+			;;
+		esac
+		python3 "$here/check-remedy.py" "$dir/inspect.json" "$i" "$rdir" ||
+			failed="$failed $name:remedy$i"
+		release "${rdevs[@]}" ${dev:+"$dev"}
+		dev=
+		rm -f "${rcopies[@]}" "$rdir/added.img"
+	done
+}
+
+# release DEV...: the kernel forgets these unmounted devices, then they
+# are detached (all of this test's loop devices: cleanup_all)
+release()
+{
+	local dev
+	for dev in "$@"; do
+		btrfs device scan --forget "$dev" > /dev/null 2>&1
+	done
+	cleanup_all
+}
+
+failed=
+# run_case NAME KIND "MKFS OPTIONS" SIZE...
+run_case()
+{
+	local name=$1 kind=$2 mkfs_opts=$3 dir files=() copies=() devs=() cdevs=() f used
+	shift 3
+	dir=$TEST_TMP/$name
+	mkdir -p "$dir"
+	for f in "$@"; do
+		truncate -s "$f" "$dir/dev${#files[@]}.img" || fail "$name: truncate"
+		files+=("$dir/dev${#files[@]}.img")
+	done
+	# shellcheck disable=SC2086
+	mkfs.btrfs -q -f $mkfs_opts "${files[@]}" > /dev/null 2>&1 || fail "$name: mkfs.btrfs $mkfs_opts"
+	for f in "${files[@]}"; do devs+=("$(setup_loop "$f")") || exit; done
+	mount_devs "${devs[@]}"
+	prepare "$kind"
+	umount "$mnt" || fail "$name: umount"
+	"$BTRFS_SPACE" --format json inspect "${devs[@]}" > "$dir/inspect.json" || fail "$name: inspect"
+	"$BTRFS_SPACE" inspect "${devs[@]}" | sed '/^$/q' > "$dir/screen.txt"
+	echo "$name ($kind, $mkfs_opts $*):"
+	sed 's/^/    | /' "$dir/screen.txt"
+	# metadata: a copy, filled with xattrs until ENOSPC.  The copy has the
+	# original's fsid: the original's loop devices are forgotten by the
+	# kernel and detached first, and set up again after
+	for f in "${files[@]}"; do
+		cp --sparse=always "$f" "$f.copy" || fail "$name: cp"
+		copies+=("$f.copy")
+	done
+	release "${devs[@]}"
+	for f in "${copies[@]}"; do cdevs+=("$(setup_loop "$f")") || exit; done
+	mount_devs "${cdevs[@]}"
+	used=$(meta_used)
+	mkdir "$mnt/measure" || fail "$name: mkdir"
+	python3 "$fills/xattr-fill.py" "$mnt/measure" > /dev/null || fail "$name: xattr-fill.py"
+	sync
+	echo $(($(meta_used) - used)) > "$dir/metadata.filled"
+	umount "$mnt" || fail "$name: umount copy"
+	release "${cdevs[@]}"
+	# each remedy advised for a type or dead space, on a copy of its own
+	remedies "$dir" "${files[@]}"
+	# data: the original, fallocate until ENOSPC (in a directory of its own:
+	# fill.py's file names may be taken by the preparation)
+	devs=()
+	for f in "${files[@]}"; do devs+=("$(setup_loop "$f")") || exit; done
+	mount_devs "${devs[@]}"
+	mkdir "$mnt/measure" || fail "$name: mkdir"
+	python3 "$fills/fill.py" "$mnt/measure" > "$dir/data.filled" || fail "$name: fill.py"
+	umount "$mnt" || fail "$name: umount"
+	python3 "$here/check.py" "$dir/inspect.json" "$(cat "$dir/data.filled")" \
+		"$(cat "$dir/metadata.filled")" || failed="$failed $name"
+	cleanup_all
+	rm -f "${copies[@]}" "${files[@]}"
+}
+

@@ -1,0 +1,27 @@
+#!/bin/bash
+# The profile conversions inspect advises, executed (formulas.md 19.6):
+# on filesystems where one helps (RAID1 data on unequal devices, empty
+# and nearly full: dead space and a data finding; metadata DUP on two
+# devices; RAID1 aged with real files: /usr/share copied in, half of it
+# deleted, copied in again to 92 %; data full beside empty metadata
+# chunks: -musage=0) every remedy printed is run on a copy with the real kernel,
+# the conversions included, and the predicted unallocated bytes per
+# device, writable bytes and dead space after it compared with the
+# kernel's (070-summary-levels/check-remedy.py); the levels are held to
+# the kernel's fills as in test 070 (check.py).
+
+source "$TEST_TOP/common" || exit
+
+need_root
+check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount findmnt python3 truncate fallocate jq
+need_btrfs_module
+losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
+
+source "$TOP/tests/kernel-tests/070-summary-levels/lib.sh" || exit
+
+run_case raid1-unequal-full nearly-full "-d raid1 -m raid1" 1G 2G
+run_case raid1-three half "-d raid1 -m raid1" 512M 1G 2G
+run_case dup-two-devices quarter "-d single -m dup" 1G 1G
+run_case aged-raid1 aged "-d raid1 -m raid1" 768M 1536M
+run_case meta-empty meta-empty "-d single -m dup" 1G
+[ -z "$failed" ] || fail "remedies or levels disagree with the kernel in:$failed"
