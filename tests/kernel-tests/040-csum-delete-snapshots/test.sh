@@ -49,6 +49,7 @@ EVENTS="add_delayed_ref_head add_delayed_data_ref add_delayed_tree_ref run_delay
 
 tracing="$TEST_TMP/tracefs"
 inst=
+binst=
 mnt="$TEST_TMP/mnt"
 dev=
 
@@ -60,6 +61,10 @@ on_exit()
 	if [ -n "$inst" ] && [ -d "$inst" ]; then
 		echo 0 > "$inst/tracing_on" 2>/dev/null
 		rmdir "$inst" 2>/dev/null || echo "cleanup: cannot remove tracefs instance $inst" >&2
+	fi
+	if [ -n "$binst" ] && [ -d "$binst" ]; then
+		echo 0 > "$binst/tracing_on" 2>/dev/null
+		rmdir "$binst" 2>/dev/null || echo "cleanup: cannot remove tracefs instance $binst" >&2
 	fi
 	cleanup_all
 	if mountpoint -q "$tracing" 2>/dev/null; then
@@ -83,6 +88,51 @@ echo 16384 > "$inst/buffer_size_kb" || fail "cannot size the buffer of $inst"
 for e in $EVENTS; do
 	echo 1 > "$inst/events/btrfs/$e/enable" || fail "cannot enable btrfs/$e"
 done
+
+# A second instance records the commits while the test builds its images.
+# The layout an image gets depends on where its commits fall; the test's
+# own commits (btrfs subvolume snapshot, btrfs filesystem sync, umount, a
+# dd fsync falling back to a commit, the space flush workers' commits its
+# writes cause, seen in every quiet run) fall at the same points in every
+# run, but a sync(2) of another task (another test's "sync") or the
+# transaction kthread commits at points a busy machine moves. An
+# image built under such commits has a layout no quiet run gives (seen:
+# the sparse node case on the level-1 node over inode 321 instead of 340,
+# one tree-block ref predicted more): its cases are compared and a
+# difference is reported with the commits that moved the layout, not
+# failed. An image built without them is compared exactly.
+binst="$tracing/instances/btrfs-space-csum-build.$$"
+mkdir "$binst" || fail "cannot create tracefs instance $binst"
+echo 0 > "$binst/tracing_on"
+echo 1 > "$binst/events/btrfs/btrfs_transaction_commit/enable" ||
+	fail "cannot enable btrfs/btrfs_transaction_commit in $binst"
+declare -A disturbed=()
+
+build_begin()
+{
+	echo > "$binst/trace"
+	echo 1 > "$binst/tracing_on"
+}
+
+# build_end IMG [FROM]: the commits of IMG's filesystem during the build
+# made by another task than the test's commands; IMG inherits FROM's
+build_end()
+{
+	local fsid_b foreign from=
+
+	[ -z "${2:-}" ] || from=${disturbed[$2]:-}
+	echo 0 > "$binst/tracing_on"
+	fsid_b=$(btrfs inspect-internal dump-super "$1" | awk '$1 == "fsid" { print $2 }')
+	foreign=$(awk -v FSID="$fsid_b" 'index($0, FSID ":") && / btrfs_transaction_commit: / {
+			c = $1; sub(/-[0-9]+$/, "", c)
+			if (c !~ /^(btrfs|umount|dd|head|rm|touch|cp|yes|kworker\/.*)$/) n[c]++ }
+		END { sep = ""; for (c in n) { printf "%s%d by %s", sep, n[c], c; sep = ", " } }' "$binst/trace")
+	disturbed[$1]=$from
+	if [ -n "$foreign" ]; then
+		disturbed[$1]="${disturbed[$1]:+${disturbed[$1]}; }$foreign"
+		echo "$(basename "$1"): built under foreign commits ($foreign): its cases report differences, not fail"
+	fi
+}
 
 mount_img()
 {
@@ -128,6 +178,7 @@ inline_files()
 
 # base image: sv with files, f in the middle, then the given snapshots
 img="$TEST_TMP/base.img"
+build_begin
 run_check truncate -s 1G "$img"
 run_check mkfs.btrfs -q -f -n 16384 --csum crc32c "$img"
 mount_img "$img"
@@ -140,8 +191,9 @@ run_check btrfs -q subvolume create "$mnt/plain"
 small_files "$mnt/plain" a 300
 extents_file "$mnt/plain/f" 4
 small_files "$mnt/plain" b 300
-run_check sync
+run_check btrfs filesystem sync "$mnt"
 umount_img
+build_end "$img"
 
 super=$(btrfs inspect-internal dump-super "$img") || fail "dump-super $img failed"
 fsid=$(awk '$1 == "fsid" { print $2 }' <<< "$super")
@@ -161,6 +213,18 @@ subvol_id()
 get()
 {
 	jq -r "$2" <<< "$1" || fail "jq '$2' failed"
+}
+
+# keep_case NAME IMG: with KEEP=DIR, keep the image the case started from,
+# the image after it and its trace in DIR/NAME.* to study a difference
+keep_case()
+{
+	[ -n "${KEEP:-}" ] || return 0
+	mkdir -p "$KEEP" || return 0
+	cp --sparse=always "$2.pre" "$KEEP/$1.pre.img"
+	cp --sparse=always "$2" "$KEEP/$1.post.img"
+	cp "$trace" "$KEEP/$1.trace"
+	echo "kept $1 in $KEEP"
 }
 
 failures=0
@@ -311,7 +375,13 @@ check_case()
 		rm -f "$case_img.pre"
 		return 0
 	fi
+	[ -z "$mismatch" ] || [ "$expect" = flush ] || keep_case "$name" "$case_img"
 	rm -f "$case_img.pre"
+	if [ -n "$mismatch" ] && [ -n "${disturbed[$case_img]:-}" ] && [ "$expect" != flush ]; then
+		echo "built under foreign commits: $name:$mismatch (${disturbed[$case_img]}): reported, not compared"
+		inexact="$inexact $name(disturbed build)"
+		return 0
+	fi
 	if [ -n "$mismatch" ]; then
 		if [ "$expect" = layout ] && [ "$tool_copies" != "$trace_copies" ]; then
 			echo "layout-dependent: $name:$mismatch (the kernel copied $trace_copies fs-tree blocks, the model $tool_copies: a node pointer move the model does not replay)"
@@ -328,24 +398,29 @@ check_case()
 
 # 1. no snapshot: nothing shared (subvolume "plain")
 cp --sparse=always "$img" "$TEST_TMP/c1.img"
+disturbed[$TEST_TMP/c1.img]=${disturbed[$img]}
 check_case unshared "$TEST_TMP/c1.img" plain f "$(subvol_id "$img" plain)"
 
 # snapshot of sv: every block below the roots is shared
+build_begin
 mount_img "$img"
 run_check btrfs -q subvolume snapshot "$mnt/sv" "$mnt/snap"
-run_check sync
+run_check btrfs filesystem sync "$mnt"
 umount_img
+build_end "$img" "$img"
 sv=$(subvol_id "$img" sv)
 snap=$(subvol_id "$img" snap)
 roots="$sv $snap"
 
 # 2./3. from the original, then the same file from the snapshot
 cp --sparse=always "$img" "$TEST_TMP/c2.img"
+disturbed[$TEST_TMP/c2.img]=${disturbed[$img]}
 check_case orig "$TEST_TMP/c2.img" sv f "$roots"
 check_case orig-then-snap "$TEST_TMP/c2.img" snap f "$roots"
 
 # 4./5. from the snapshot, then from the original
 cp --sparse=always "$img" "$TEST_TMP/c4.img"
+disturbed[$TEST_TMP/c4.img]=${disturbed[$img]}
 check_case snap "$TEST_TMP/c4.img" snap f "$roots"
 check_case snap-then-orig "$TEST_TMP/c4.img" sv f "$roots"
 
@@ -354,22 +429,26 @@ check_case snap-then-orig-g "$TEST_TMP/c4.img" sv g "$roots"
 
 # 7. a snapshot of the snapshot, the file deleted from it
 cp --sparse=always "$img" "$TEST_TMP/c7.img"
+build_begin
 mount_img "$TEST_TMP/c7.img"
 run_check btrfs -q subvolume snapshot "$mnt/snap" "$mnt/snap2"
-run_check sync
+run_check btrfs filesystem sync "$mnt"
 umount_img
+build_end "$TEST_TMP/c7.img" "$img"
 snap2=$(subvol_id "$TEST_TMP/c7.img" snap2)
 check_case snap-of-snap "$TEST_TMP/c7.img" snap2 f "$sv $snap $snap2"
 check_case snap-of-snap-then-snap "$TEST_TMP/c7.img" snap f "$sv $snap $snap2"
 
 # 8. the original partly copied already: writes after the snapshot
 cp --sparse=always "$img" "$TEST_TMP/c8.img"
+build_begin
 mount_img "$TEST_TMP/c8.img"
 small_files "$mnt/sv" c 20
 run_check touch "$mnt/sv/a300" "$mnt/sv/b1"
 extents_file "$mnt/sv/g" 5
-run_check sync
+run_check btrfs filesystem sync "$mnt"
 umount_img
+build_end "$TEST_TMP/c8.img" "$img"
 check_case partly-copied "$TEST_TMP/c8.img" sv f "$roots"
 check_case partly-copied-snap "$TEST_TMP/c8.img" snap f "$roots"
 
@@ -377,6 +456,7 @@ check_case partly-copied-snap "$TEST_TMP/c8.img" snap f "$roots"
 # shared and copied too), a file of 120 extents over several leaves (refills
 # on every extent, leaves emptied and deleted)
 img4="$TEST_TMP/base4k.img"
+build_begin
 run_check truncate -s 1G "$img4"
 run_check mkfs.btrfs -q -f -n 4096 --csum crc32c "$img4"
 mount_img "$img4"
@@ -386,8 +466,9 @@ inline_files "$mnt/sv" i 300
 extents_file "$mnt/sv/f" 120 4K 2
 small_files "$mnt/sv" b 100
 run_check btrfs -q subvolume snapshot "$mnt/sv" "$mnt/snap"
-run_check sync
+run_check btrfs filesystem sync "$mnt"
 umount_img
+build_end "$img4"
 fsid4=$(btrfs inspect-internal dump-super "$img4" | awk '$1 == "fsid" { print $2 }')
 [ "$(btrfs inspect-internal dump-tree -t "$(subvol_id "$img4" sv)" "$img4" |
 	awk '/^node/ { print $4; exit }')" -ge 2 ] || fail "4K image: the subvolume tree is not three levels high"
@@ -395,9 +476,11 @@ roots4="$(subvol_id "$img4" sv) $(subvol_id "$img4" snap)"
 nodesize_16k=$nodesize fsid_16k=$fsid
 nodesize=4096 fsid=$fsid4
 cp --sparse=always "$img4" "$TEST_TMP/c9.img"
+disturbed[$TEST_TMP/c9.img]=${disturbed[$img4]}
 check_case 4k-orig "$TEST_TMP/c9.img" sv f "$roots4" layout
 check_case 4k-orig-then-snap "$TEST_TMP/c9.img" snap f "$roots4" layout
 cp --sparse=always "$img4" "$TEST_TMP/c10.img"
+disturbed[$TEST_TMP/c10.img]=${disturbed[$img4]}
 check_case 4k-snap "$TEST_TMP/c10.img" snap f "$roots4" layout
 check_case 4k-snap-then-orig "$TEST_TMP/c10.img" sv f "$roots4" layout
 nodesize=$nodesize_16k fsid=$fsid_16k
@@ -406,6 +489,7 @@ nodesize=$nodesize_16k fsid=$fsid_16k
 # the compressed file) in shared leaves: the original from sv, then the copy
 # and the original from the snapshot
 imgc="$TEST_TMP/basec.img"
+build_begin
 run_check truncate -s 1G "$imgc"
 run_check mkfs.btrfs -q -f -n 16384 --csum crc32c "$imgc"
 dev=$(setup_loop "$imgc") || exit
@@ -414,15 +498,16 @@ run_check btrfs -q subvolume create "$mnt/sv"
 small_files "$mnt/sv" a 200
 yes "btrfs-space csum-delete: a compressible line" | head -c 2M > "$mnt/sv/c" ||
 	fail "cannot write $mnt/sv/c"
-run_check sync
+run_check btrfs filesystem sync "$mnt"
 run_check cp --reflink=always "$mnt/sv/c" "$mnt/sv/c2"
 extents_file "$mnt/sv/c" 1 4K 1
 dd if=/dev/urandom of="$mnt/sv/c" bs=4K count=1 seek=100 conv=notrunc,fsync status=none ||
 	fail "cannot write into $mnt/sv/c"
 small_files "$mnt/sv" b 200
 run_check btrfs -q subvolume snapshot "$mnt/sv" "$mnt/snap"
-run_check sync
+run_check btrfs filesystem sync "$mnt"
 umount_img
+build_end "$imgc"
 rootsc="$(subvol_id "$imgc" sv) $(subvol_id "$imgc" snap)"
 fsid_16k=$fsid
 fsid=$(btrfs inspect-internal dump-super "$imgc" | awk '$1 == "fsid" { print $2 }')
@@ -480,6 +565,7 @@ sparse_layout()
 }
 imgs0="$TEST_TMP/sparse0.img"
 imgs="$TEST_TMP/sparse.img"
+build_begin
 run_check truncate -s 1G "$imgs0"
 run_check mkfs.btrfs -q -f -n 4096 --csum crc32c "$imgs0"
 mount_img "$imgs0"
@@ -497,8 +583,9 @@ if [ -n "$layout" ]; then
 	echo "sparse node: the level-1 node over inode $target has $ptrs pointers"
 	mount_img "$imgs"
 	run_check btrfs -q subvolume snapshot "$mnt/sv" "$mnt/snap"
-	run_check sync
+	run_check btrfs filesystem sync "$mnt"
 	umount_img
+	build_end "$imgs"
 	rootss="$(subvol_id "$imgs" sv) $(subvol_id "$imgs" snap)"
 	fsid_16k=$fsid nodesize_16k=$nodesize
 	fsid=$(btrfs inspect-internal dump-super "$imgs" | awk '$1 == "fsid" { print $2 }') nodesize=4096
@@ -513,11 +600,13 @@ fi
 # 12. 400 extents on 1 GiB with 16 KiB nodes: 200 MiB of refills start the
 # preemptive flusher; the tool must say so, the differences are reported
 cp --sparse=always "$img" "$TEST_TMP/c11.img"
+build_begin
 mount_img "$TEST_TMP/c11.img"
 extents_file "$mnt/sv/big" 400 4K 2
 run_check btrfs -q subvolume snapshot "$mnt/sv" "$mnt/snap-big"
-run_check sync
+run_check btrfs filesystem sync "$mnt"
 umount_img
+build_end "$TEST_TMP/c11.img" "$img"
 check_case flush-400-extents "$TEST_TMP/c11.img" sv big \
 	"$sv $snap $(subvol_id "$TEST_TMP/c11.img" snap-big)" flush
 
