@@ -660,6 +660,15 @@ static int force_chunk(struct reloc *rc, u64 flags)
 	u32 i;
 	int ret;
 
+	/*
+	 * btrfs_chunk_alloc() refuses SYSTEM chunks (-ENOSPC, since 5.16: a
+	 * deadlock with chunk tree changes); they come from
+	 * check_system_chunk() only.  btrfs_inc_block_group_ro() takes that
+	 * -ENOSPC as "the new profile may have room already" (kernel test 071:
+	 * -mconvert=raid1 makes one RAID1 system chunk, not two).
+	 */
+	if (flags & BTRFS_BLOCK_GROUP_SYSTEM)
+		return -ENOSPC;
 	next_chunk_start(rc);
 	ret = check_system_chunk(&rc->st, &rc->room, flags, &sys);
 	/* check_system_chunk() adds at most one SYSTEM chunk, a run of one */
