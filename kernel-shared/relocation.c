@@ -660,15 +660,6 @@ static int force_chunk(struct reloc *rc, u64 flags)
 	u32 i;
 	int ret;
 
-	/*
-	 * btrfs_chunk_alloc() refuses SYSTEM chunks (-ENOSPC, since 5.16: a
-	 * deadlock with chunk tree changes); they come from
-	 * check_system_chunk() only.  btrfs_inc_block_group_ro() takes that
-	 * -ENOSPC as "the new profile may have room already" (kernel test 071:
-	 * -mconvert=raid1 makes one RAID1 system chunk, not two).
-	 */
-	if (flags & BTRFS_BLOCK_GROUP_SYSTEM)
-		return -ENOSPC;
 	next_chunk_start(rc);
 	ret = check_system_chunk(&rc->st, &rc->room, flags, &sys);
 	/* check_system_chunk() adds at most one SYSTEM chunk, a run of one */
@@ -1223,9 +1214,18 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 	/* force_chunk() grows rc->bgs: the block group is rc->bgs[b], read anew */
 	rc->nr_allocs = 0;
 	res->selected[res->nr_selected++] = start;
-	/* btrfs_inc_block_group_ro(do_chunk_alloc): a chunk of the new profile first */
+	/*
+	 * btrfs_inc_block_group_ro(do_chunk_alloc): a chunk of the new profile
+	 * first.  Not for a system group: btrfs_chunk_alloc() refuses SYSTEM
+	 * flags (-ENOSPC, since 5.16: a deadlock with chunk tree changes), and
+	 * btrfs_inc_block_group_ro() takes that -ENOSPC as "the new profile may
+	 * have room already" (kernel test 071: -mconvert=raid1 makes one RAID1
+	 * system chunk, not two).  A system group short of room still gets
+	 * check_system_chunk()'s chunk, modelled where its blocks move.
+	 */
 	if ((flags & ~BTRFS_BLOCK_GROUP_TYPE_MASK) !=
-	    (rc->bgs[b].flags & BTRFS_BLOCK_GROUP_PROFILE_MASK)) {
+	    (rc->bgs[b].flags & BTRFS_BLOCK_GROUP_PROFILE_MASK) &&
+	    !(flags & BTRFS_BLOCK_GROUP_SYSTEM)) {
 		ret = force_chunk(rc, flags);
 		if (ret == -EROFS)
 			goto fail;
