@@ -211,9 +211,23 @@ static bool is_data_ref(u8 type)
 int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
 			   const struct btrfs_delayed_refs_sim *refs)
 {
-	u64 i;
+	u64 i, nr = 0;
 	int ret;
 
+	/* room for exactly these: a note a data extent, no doubling slack */
+	for (i = 0; i < refs->refs_cap; i++)
+		nr += refs->refs[i].used && refs->refs[i].ref_mod;
+	if (nr && c->nr_notes + nr > c->cap_notes) {
+		struct btrfs_commit_node *n;
+
+		if (c->nr_notes + nr > SIZE_MAX / sizeof(*n))
+			return -ENOMEM;
+		n = realloc(c->notes, (c->nr_notes + nr) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->notes = n;
+		c->cap_notes = c->nr_notes + nr;
+	}
 	for (i = 0; i < refs->refs_cap; i++) {
 		const struct btrfs_sim_ref *r = &refs->refs[i];
 		const struct btrfs_sim_head *h;

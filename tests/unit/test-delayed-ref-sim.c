@@ -117,6 +117,15 @@ static void test_run(void)
 	h = btrfs_sim_find_head(&sim, 40 << 20);
 	check(h && h->ran_mod == 1 && h->ref_mod == -1 && h->flags_to_set == 1ULL << 8,
 	      "run: head keeps ran_mod 1, queued -1, FULL_BACKREF");
+	/* a data head leaves with its run: its extent's next ref is a new head */
+	btrfs_sim_add_ref(&sim, true, BTRFS_DELAYED_REF_DROP, 64 << 20, 4096, 0, 5, 257, 0);
+	btrfs_sim_run_all(&sim);
+	check(!btrfs_sim_find_head(&sim, 64 << 20), "run: data head gone after its run");
+	h = btrfs_sim_find_head(&sim, 40 << 20);
+	check(h && h->ran_mod == 0 && !h->queued, "run: tree head kept, DROP ran");
+	btrfs_sim_add_ref(&sim, true, BTRFS_DELAYED_REF_DROP, 64 << 20, 4096, 0, 5, 257, 0);
+	btrfs_delayed_refs_sim_totals(&sim, &t);
+	check_u64("run: data refs, the ran one and the new one", t.data.refs, 2);
 	btrfs_delayed_refs_sim_release(&sim);
 }
 
