@@ -95,19 +95,28 @@ struct btrfs_fs_info;
 struct btrfs_root_ref;
 struct btrfs_tree_block;
 
-/* A search's blocks and slots from the root (nodes[level]) to the leaf */
+struct btrfs_error;
+
+/*
+ * A search's blocks and slots from the root (nodes[level]) to the leaf,
+ * and the record its read errors go to: NULL for the filesystem's
+ * (fs_info->err), or the caller's own where it weighs the error first.
+ */
 struct btrfs_path {
 	struct btrfs_tree_block *nodes[BTRFS_MAX_LEVEL];
 	int slots[BTRFS_MAX_LEVEL];
+	struct btrfs_error *err;
 };
 
 /* 0 and the slot of @key, or 1 and the slot of the first key above it */
 int bin_search_block(const struct btrfs_tree_block *eb, const struct btrfs_key *key,
 		     int *slot);
 void btrfs_release_path(struct btrfs_path *path);
-int btrfs_read_root_node(struct btrfs_fs_info *fs_info,
+/* A tree's root block; its read error recorded in @err */
+int btrfs_read_root_node(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			 const struct btrfs_root_ref *root, unsigned int purpose,
 			 struct btrfs_tree_block **eb);
+/* A node's child, its read error recorded in fs_info->err */
 int btrfs_read_node_slot(struct btrfs_fs_info *fs_info, u64 root_id,
 			 const struct btrfs_tree_block *parent, int slot,
 			 unsigned int purpose, struct btrfs_tree_block **child);

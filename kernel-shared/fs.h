@@ -209,7 +209,6 @@ struct btrfs_fs_info {
 
 	struct io_stats io_stats;
 	struct btrfs_error err;
-	struct btrfs_error *err_sink;	/* NULL: errors go to err (messages.c) */
 	/* bad copies replaced, kernel warnings: printed by cmds/open.c */
 	struct btrfs_notes notes;
 

@@ -93,7 +93,7 @@ static void expect(struct btrfs_fs_info *fs_info, struct leaf *l,
 
 	fs_info->err.err = 0;
 	fs_info->err.msg[0] = 0;
-	ret = btrfs_check_tree_block(fs_info, l->eb);
+	ret = btrfs_check_tree_block(fs_info, &fs_info->err, l->eb);
 	if (!want)
 		check(ret == 0, "%s: accepted%s%s", what, ret ? ", got: " : "",
 		      ret ? fs_info->err.msg : "");
@@ -1087,7 +1087,7 @@ static void test_chunk_stripes(struct btrfs_fs_info *fs_info)
 		buf.chunk.sub_stripes = htole16(c->sub_stripes);
 		fs_info->err.err = 0;
 		fs_info->err.msg[0] = 0;
-		ret = btrfs_check_chunk_valid(fs_info, &buf.chunk,
+		ret = btrfs_check_chunk_valid(fs_info, &fs_info->err, &buf.chunk,
 					      btrfs_chunk_item_size(c->num_stripes), 1 << 20, &loc);
 		if (c->valid)
 			check(ret == 0, "chunk stripes, %s: accepted%s%s", c->name,
@@ -1165,7 +1165,7 @@ static void expect_owner(struct btrfs_fs_info *fs_info, u64 block_owner,
 	l.eb->owner = block_owner;
 	fs_info->err.err = 0;
 	fs_info->err.msg[0] = 0;
-	ret = btrfs_check_eb_owner(fs_info, l.eb, root);
+	ret = btrfs_check_eb_owner(&fs_info->err, l.eb, root);
 	if (!want)
 		check(ret == 0, "%s: accepted%s%s", what, ret ? ", got: " : "",
 		      ret ? fs_info->err.msg : "");
