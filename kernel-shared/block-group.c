@@ -19,6 +19,7 @@
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/block-rsv.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/tree-block.h"

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/csum-delete.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/extent_io.h"
 #include "kernel-shared/messages.h"
 

@@ -20,6 +20,7 @@
 #include "common/checksum.h"
 #include "common/io-batch.h"
 #include "kernel-shared/accessors.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/image-restore.h"
 #include "kernel-shared/tree-block.h"

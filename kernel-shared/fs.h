@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include "common/io.h"
 #include "common/types.h"
-#include "kernel-shared/ctree.h"
+#include "kernel-shared/uapi/btrfs_tree.h"
 #include "kernel-shared/messages.h"
 
 /* What each read was for; the I/O layer counts reads per purpose */

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include "common/types.h"
-#include "kernel-shared/ctree.h"
+#include "kernel-shared/uapi/btrfs_tree.h"
 
 struct btrfs_fs_info;
 

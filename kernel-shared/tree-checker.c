@@ -21,6 +21,7 @@
 #include <string.h>
 #include "common/checksum.h"
 #include "kernel-shared/accessors.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
