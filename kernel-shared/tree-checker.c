@@ -1516,7 +1516,8 @@ static int check_simple_keyed_refs(struct btrfs_fs_info *fs_info, struct btrfs_e
 /*
  * One keyed data ref.  Its hash (the key offset) is not checked: hash
  * collisions move refs to other keys.  6.18 prints the root in the
- * objectid message (fixed after 6.18); reproduced.
+ * objectid message (fixed after 6.18); the line reproduces it, the error
+ * record has the objectid the check read.
  */
 static int check_keyed_data_ref(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				const struct btrfs_tree_block *eb, int slot,
@@ -1534,7 +1535,7 @@ static int check_keyed_data_ref(struct btrfs_fs_info *fs_info, struct btrfs_erro
 			(unsigned long long)root);
 	if (objectid < BTRFS_FIRST_FREE_OBJECTID || objectid > BTRFS_LAST_FREE_OBJECTID)
 		return extent_found_error(err, eb, slot, key,
-			"objectid", root,
+			"objectid", objectid,
 			"invalid extent data backref objectid value %llu",
 			(unsigned long long)root);
 	if (!sector_aligned(fs_info, offset))

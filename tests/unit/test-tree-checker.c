@@ -1014,6 +1014,8 @@ static void test_keyed_refs(struct btrfs_fs_info *fs_info)
 	keyed_leaf(&l, 1 << 20, BTRFS_EXTENT_DATA_REF_KEY, 0x1234, buf, p - buf);
 	expect(fs_info, &l, "data ref of inode 7",
 	       EXT_PREFIX(4660) "invalid extent data backref objectid value 256");
+	/* the record has the value the check read, not the kernel's slip */
+	expect_field(fs_info, "data ref of inode 7", "objectid", 7, false, 0);
 
 	p = keyed_data_ref(buf, 5, 257, 1, 1);
 	keyed_leaf(&l, 1 << 20, BTRFS_EXTENT_DATA_REF_KEY, 0x1234, buf, p - buf);
