@@ -392,7 +392,7 @@ static int resolve_file(struct btrfs_fs_info *fs_info, struct csum_delete_ctx *c
 		      (unsigned long long)subvol, (unsigned long long)args->subvol);
 		return EXIT_USAGE;
 	}
-	ret = btrfs_read_subvol(fs_info, subvol, &sv);
+	ret = btrfs_read_subvol(fs_info, &fs_info->err, subvol, &sv);
 	if (!ret)
 		ret = btrfs_inode_path(fs_info, &sv, ino, c->resolved, sizeof(c->resolved));
 	if (ret) {

@@ -3,6 +3,11 @@
  * Typed getters for on-disk fields.  Every multi-byte field is stored
  * little-endian and may be unaligned inside a block, so each getter goes
  * through the packed struct and converts; nothing reads a field raw.
+ * Beside them, what follows from the format alone: where the superblock
+ * copies are, and the sizes that follow from the node size.  This header
+ * and uapi/btrfs_tree.h are all the format a file needs, and include no
+ * code of kernel-shared/ (btrfs-image restore's layout and the error
+ * record use them without the reader).
  *
  * The structs passed in must lie fully inside memory that was checked
  * against the block size first: tree-checker.c checks item bounds and the
@@ -12,7 +17,8 @@
 #define BTRFS_SPACE_ACCESSORS_H
 
 #include <endian.h>
-#include "kernel-shared/ctree.h"
+#include <stddef.h>
+#include "kernel-shared/uapi/btrfs_tree.h"
 
 #define le8toh(x) (x)
 
@@ -167,6 +173,36 @@ static inline void btrfs_disk_key_to_cpu(struct btrfs_key *cpu,
 	cpu->objectid = btrfs_disk_key_objectid(disk);
 	cpu->type = btrfs_disk_key_type(disk);
 	cpu->offset = btrfs_disk_key_offset(disk);
+}
+
+static inline u64 btrfs_sb_offset(int mirror)
+{
+	u64 start = 16 * 1024;
+
+	if (mirror)
+		return start << (BTRFS_SUPER_MIRROR_SHIFT * mirror);
+	return BTRFS_SUPER_INFO_OFFSET;
+}
+
+static inline u32 btrfs_leaf_data_size(u32 nodesize)
+{
+	return nodesize - sizeof(struct btrfs_header);
+}
+
+static inline u32 btrfs_max_item_size(u32 nodesize)
+{
+	return btrfs_leaf_data_size(nodesize) - sizeof(struct btrfs_item);
+}
+
+static inline u32 btrfs_node_max_ptrs(u32 nodesize)
+{
+	return btrfs_leaf_data_size(nodesize) / sizeof(struct btrfs_key_ptr);
+}
+
+static inline u32 btrfs_chunk_item_size(u16 num_stripes)
+{
+	return offsetof(struct btrfs_chunk, stripe) +
+	       (u32)num_stripes * sizeof(struct btrfs_stripe);
 }
 
 #endif

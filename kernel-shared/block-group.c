@@ -19,6 +19,7 @@
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/block-rsv.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/tree-block.h"
@@ -47,19 +48,19 @@ const struct btrfs_root_ref *btrfs_block_group_root(const struct btrfs_fs_info *
  * at the chunk's key.  The pinpoint key already matches start and length,
  * so what is left is the type and the mixed-groups rule.
  */
-static int check_bg_against_chunk(struct btrfs_fs_info *fs_info,
+static int check_bg_against_chunk(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				  const struct btrfs_chunk_map *map, u64 flags)
 {
 	if ((flags & BTRFS_BLOCK_GROUP_TYPE_MASK) !=
 	    (map->type & BTRFS_BLOCK_GROUP_TYPE_MASK))
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"block group %llu len %llu type flags 0x%llx mismatch with chunk type flags 0x%llx",
 			(unsigned long long)map->start, (unsigned long long)map->length,
 			(unsigned long long)(flags & BTRFS_BLOCK_GROUP_TYPE_MASK),
 			(unsigned long long)(map->type & BTRFS_BLOCK_GROUP_TYPE_MASK));
 	if ((flags & BTRFS_BLOCK_GROUP_METADATA) && (flags & BTRFS_BLOCK_GROUP_DATA) &&
 	    !btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS))
-		return btrfs_fs_error(fs_info, -EINVAL,
+		return btrfs_record_error(err, -EINVAL,
 			"block group %llu len %llu: mixed block group (flags 0x%llx) without the MIXED_GROUPS feature",
 			(unsigned long long)map->start, (unsigned long long)map->length,
 			(unsigned long long)flags);
@@ -83,7 +84,7 @@ int btrfs_set_block_group_item(struct btrfs_fs_info *fs_info,
 	bg->flags = btrfs_stack_block_group_flags(item);
 	bg->leaf = leaf;
 	bg->map = map;
-	return check_bg_against_chunk(fs_info, map, bg->flags);
+	return check_bg_against_chunk(fs_info, &fs_info->err, map, bg->flags);
 }
 
 /* The item at the path, checked, into @bg */
@@ -95,18 +96,19 @@ static int fill_block_group(struct btrfs_fs_info *fs_info,
 	u32 size;
 	int ret;
 
-	ret = btrfs_check_block_group_item(fs_info, path->nodes[0], path->slots[0]);
+	ret = btrfs_check_block_group_item(fs_info, &fs_info->err, path->nodes[0],
+					   path->slots[0]);
 	if (ret)
 		return ret;
 	item = btrfs_item_ptr(path->nodes[0], path->slots[0], &size);
 	return btrfs_set_block_group_item(fs_info, map, item, path->nodes[0]->start, bg);
 }
 
-static int no_block_group_error(struct btrfs_fs_info *fs_info,
+static int no_block_group_error(struct btrfs_error *err,
 				const struct btrfs_root_ref *root,
 				const struct btrfs_chunk_map *map)
 {
-	return btrfs_fs_error(fs_info, -EUCLEAN,
+	return btrfs_record_error(err, -EUCLEAN,
 		"chunk start=%llu len=%llu doesn't have corresponding block group (searched %s)",
 		(unsigned long long)map->start, (unsigned long long)map->length,
 		btrfs_root_name(root->objectid));
@@ -123,7 +125,7 @@ static int find_block_group(struct btrfs_fs_info *fs_info,
 
 	ret = btrfs_search_slot(fs_info, root, &key, &path, BTRFS_IO_BG_SEARCH);
 	if (ret > 0)
-		ret = no_block_group_error(fs_info, root, map);
+		ret = no_block_group_error(&fs_info->err, root, map);
 	if (!ret)
 		ret = fill_block_group(fs_info, &path, map, bg);
 	btrfs_release_path(&path);
@@ -363,7 +365,7 @@ static void mark_unredundant_ro(struct btrfs_fs_info *fs_info)
  * next leaves as needed) to the first BLOCK_GROUP_ITEM at or after it.
  * Returns 0 with the path at it, 1 when there is none.
  */
-static int match_scanned_item(struct btrfs_fs_info *fs_info,
+static int match_scanned_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			      const struct btrfs_key *found, u32 *index);
 
 static int find_first_block_group(struct btrfs_fs_info *fs_info,
@@ -397,25 +399,27 @@ static int find_first_block_group(struct btrfs_fs_info *fs_info,
  * without loading it: its chunk (read_bg_from_eb()), the tree checker's
  * item check, its type against the chunk's, and no chunk twice.
  */
-static int check_found_item(struct btrfs_fs_info *fs_info, const struct btrfs_path *path,
-			    const struct btrfs_key *found, bool *seen)
+static int check_found_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			    const struct btrfs_path *path, const struct btrfs_key *found,
+			    bool *seen)
 {
 	const struct btrfs_block_group_item *item;
 	u32 index = 0, size;
-	int ret = match_scanned_item(fs_info, found, &index);
+	int ret = match_scanned_item(fs_info, err, found, &index);
 
 	if (!ret && seen[index])
-		ret = btrfs_fs_error(fs_info, -EEXIST,
+		ret = btrfs_record_error(err, -EEXIST,
 			"duplicate block group item for %llu len %llu",
 			(unsigned long long)found->objectid,
 			(unsigned long long)found->offset);
 	if (!ret)
-		ret = btrfs_check_block_group_item(fs_info, path->nodes[0], path->slots[0]);
+		ret = btrfs_check_block_group_item(fs_info, err, path->nodes[0],
+						   path->slots[0]);
 	if (ret)
 		return ret;
 	seen[index] = true;
 	item = btrfs_item_ptr(path->nodes[0], path->slots[0], &size);
-	return check_bg_against_chunk(fs_info, fs_info->chunks[index],
+	return check_bg_against_chunk(fs_info, err, fs_info->chunks[index],
 				      btrfs_stack_block_group_flags(item));
 }
 
@@ -423,13 +427,14 @@ static int check_found_item(struct btrfs_fs_info *fs_info, const struct btrfs_pa
  * The searches btrfs_read_block_groups() makes, without loading anything:
  * what the mount model counts, with the verdicts the mount gives on the
  * way (every command makes them, block groups loaded or not), then
- * check_chunk_block_group_mappings(): every chunk has its item.
+ * check_chunk_block_group_mappings(): every chunk has its item.  The
+ * verdict is recorded in @err.
  */
-int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info)
+int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info, struct btrfs_error *err)
 {
 	const struct btrfs_root_ref *root = btrfs_block_group_root(fs_info);
 	struct btrfs_key key = { 0, BTRFS_BLOCK_GROUP_ITEM_KEY, 0 };
-	struct btrfs_path path = { 0 };
+	struct btrfs_path path = { .err = err };
 	bool *seen;
 	u32 i;
 	int ret;
@@ -444,7 +449,7 @@ int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info)
 		struct btrfs_key found;
 
 		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &found);
-		ret = check_found_item(fs_info, &path, &found, seen);
+		ret = check_found_item(fs_info, err, &path, &found, seen);
 		if (ret)
 			break;
 		key.objectid = found.objectid + found.offset;
@@ -453,7 +458,7 @@ int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info)
 	btrfs_release_path(&path);
 	for (i = 0; ret >= 0 && i < fs_info->nr_chunks; i++)
 		if (!seen[i])
-			ret = no_block_group_error(fs_info, root, fs_info->chunks[i]);
+			ret = no_block_group_error(err, root, fs_info->chunks[i]);
 	free(seen);
 	return ret < 0 ? ret : 0;
 }
@@ -486,7 +491,7 @@ u32 btrfs_block_group_search_keys(const struct btrfs_fs_info *fs_info,
 }
 
 /* read_bg_from_eb(): the item found must match a chunk exactly */
-static int match_scanned_item(struct btrfs_fs_info *fs_info,
+static int match_scanned_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			      const struct btrfs_key *found, u32 *index)
 {
 	struct btrfs_chunk_map *map = btrfs_find_chunk_map(fs_info, found->objectid,
@@ -494,12 +499,12 @@ static int match_scanned_item(struct btrfs_fs_info *fs_info,
 	u32 low = 0, high = fs_info->nr_chunks;
 
 	if (!map)
-		return btrfs_fs_error(fs_info, -ENOENT,
+		return btrfs_record_error(err, -ENOENT,
 			"logical %llu len %llu found bg but no related chunk",
 			(unsigned long long)found->objectid,
 			(unsigned long long)found->offset);
 	if (map->start != found->objectid || map->length != found->offset)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"block group %llu len %llu mismatch with chunk %llu len %llu",
 			(unsigned long long)found->objectid,
 			(unsigned long long)found->offset,
@@ -537,7 +542,7 @@ static int scan_block_groups(struct btrfs_fs_info *fs_info,
 		u32 index = 0;
 
 		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &found);
-		ret = match_scanned_item(fs_info, &found, &index);
+		ret = match_scanned_item(fs_info, &fs_info->err, &found, &index);
 		if (!ret && fs_info->block_groups[index].map)
 			ret = btrfs_fs_error(fs_info, -EEXIST,
 				"duplicate block group item for %llu len %llu",
@@ -559,7 +564,7 @@ static int scan_block_groups(struct btrfs_fs_info *fs_info,
 	/* check_chunk_block_group_mappings() */
 	for (i = 0; i < fs_info->nr_chunks; i++)
 		if (!fs_info->block_groups[i].map)
-			return no_block_group_error(fs_info, root, fs_info->chunks[i]);
+			return no_block_group_error(&fs_info->err, root, fs_info->chunks[i]);
 	fs_info->nr_block_groups = fs_info->nr_chunks;
 	return 0;
 }
@@ -600,7 +605,7 @@ static int finish_in_leaf(struct btrfs_fs_info *fs_info, const struct btrfs_root
 	struct btrfs_path path = { 0 };
 
 	if (bin_search_block(leaf, &key, &path.slots[0]))
-		return no_block_group_error(fs_info, root, map);
+		return no_block_group_error(&fs_info->err, root, map);
 	path.nodes[0] = leaf;
 	return fill_block_group(fs_info, &path, map, &fs_info->block_groups[index]);
 }
@@ -630,8 +635,8 @@ static int descend_window(struct btrfs_fs_info *fs_info, const struct btrfs_root
 		nr++;
 	}
 	*end = i;
-	ret = btrfs_read_tree_blocks(fs_info, d->bytenr, d->check, nr, BTRFS_IO_BG_SEARCH,
-				     fs_info->read.io_threads, d->child);
+	ret = btrfs_read_tree_blocks(fs_info, &fs_info->err, d->bytenr, d->check, nr,
+				     BTRFS_IO_BG_SEARCH, fs_info->read.io_threads, d->child);
 	for (c = 0; c < nr; c++) {
 		u32 last = c + 1 < nr ? d->first_key[c + 1] : *end;
 
@@ -655,7 +660,7 @@ static int load_block_groups_batched(struct btrfs_fs_info *fs_info,
 	u32 n = fs_info->nr_chunks, i, end;
 	int level, ret;
 
-	ret = btrfs_read_root_node(fs_info, root, BTRFS_IO_BG_SEARCH, &eb);
+	ret = btrfs_read_root_node(fs_info, &fs_info->err, root, BTRFS_IO_BG_SEARCH, &eb);
 	if (ret)
 		return ret;
 	d.node = calloc(n, sizeof(*d.node));
@@ -742,14 +747,12 @@ struct btrfs_block_group *btrfs_lookup_block_group(const struct btrfs_fs_info *f
  */
 static int kernel_verdict(struct btrfs_fs_info *fs_info, int ret)
 {
-	struct btrfs_error walk = { 0 }, *prev;
+	struct btrfs_error walk = { 0 };
 	int walk_ret;
 
 	if (fs_info->read.bg_search_scan)
 		return ret;
-	prev = btrfs_error_redirect(fs_info, &walk);
-	walk_ret = btrfs_replay_block_group_search(fs_info);
-	btrfs_error_redirect(fs_info, prev);
+	walk_ret = btrfs_replay_block_group_search(fs_info, &walk);
 	if (!walk_ret || !walk.err)
 		return ret;
 	fs_info->err = walk;

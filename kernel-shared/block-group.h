@@ -21,7 +21,7 @@ struct btrfs_block_group *btrfs_lookup_block_group(const struct btrfs_fs_info *f
 						    u64 bytenr);
 bool btrfs_block_group_super_overlap(const struct btrfs_block_group *bg, u64 start, u64 len);
 u64 btrfs_get_alloc_profile(const struct btrfs_fs_info *fs_info, u64 orig_flags);
-int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info);
+int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info, struct btrfs_error *err);
 /* The keys that search makes, in order, when items match chunks: 2n + 1 */
 u32 btrfs_block_group_search_keys(const struct btrfs_fs_info *fs_info,
 				  struct btrfs_key *keys);

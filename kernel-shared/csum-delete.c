@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/csum-delete.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/extent_io.h"
 #include "kernel-shared/messages.h"
 
@@ -197,7 +198,7 @@ static int build_top(struct csum_delete_ctx *cd)
 
 	if (!cd->req->top || cd->req->top > BTRFS_CSUM_DELETE_MAX_TOP)
 		return -EINVAL;
-	ret = btrfs_read_subvol(cd->fs_info, cd->req->subvol, &cd->sv);
+	ret = btrfs_read_subvol(cd->fs_info, &cd->fs_info->err, cd->req->subvol, &cd->sv);
 	if (ret)
 		return ret;
 	r->subvol = cd->sv.root.objectid;

@@ -65,13 +65,21 @@ void btrfs_release_path(struct btrfs_path *path)
 	}
 }
 
+/* Where a search's read errors go: the caller's record, or the filesystem's */
+static struct btrfs_error *path_err(struct btrfs_fs_info *fs_info,
+				    const struct btrfs_path *path)
+{
+	return path->err ? path->err : &fs_info->err;
+}
+
 /*
  * The child at @slot of @parent, checked against what the parent says of
- * it (level, generation, first key) as btrfs_read_node_slot() does
+ * it (level, generation, first key) as btrfs_read_node_slot() does; its
+ * read error recorded in @err
  */
-int btrfs_read_node_slot(struct btrfs_fs_info *fs_info, u64 root_id,
-			 const struct btrfs_tree_block *parent, int slot,
-			 unsigned int purpose, struct btrfs_tree_block **child)
+static int read_node_slot(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			  u64 root_id, const struct btrfs_tree_block *parent, int slot,
+			  unsigned int purpose, struct btrfs_tree_block **child)
 {
 	struct btrfs_tree_check check = {
 		.root = root_id,
@@ -81,12 +89,20 @@ int btrfs_read_node_slot(struct btrfs_fs_info *fs_info, u64 root_id,
 	};
 
 	btrfs_node_key_to_cpu(parent, slot, &check.first_key);
-	return btrfs_read_tree_block(fs_info, btrfs_node_blockptr(parent, slot),
+	return btrfs_read_tree_block(fs_info, err, btrfs_node_blockptr(parent, slot),
 				     &check, purpose, child);
 }
 
+int btrfs_read_node_slot(struct btrfs_fs_info *fs_info, u64 root_id,
+			 const struct btrfs_tree_block *parent, int slot,
+			 unsigned int purpose, struct btrfs_tree_block **child)
+{
+	return read_node_slot(fs_info, &fs_info->err, root_id, parent, slot,
+			      purpose, child);
+}
+
 /* A tree's root block, as its root item or the superblock describes it */
-int btrfs_read_root_node(struct btrfs_fs_info *fs_info,
+int btrfs_read_root_node(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			 const struct btrfs_root_ref *root, unsigned int purpose,
 			 struct btrfs_tree_block **eb)
 {
@@ -96,7 +112,7 @@ int btrfs_read_root_node(struct btrfs_fs_info *fs_info,
 		.transid = root->generation,
 	};
 
-	return btrfs_read_tree_block(fs_info, root->bytenr, &check, purpose, eb);
+	return btrfs_read_tree_block(fs_info, err, root->bytenr, &check, purpose, eb);
 }
 
 int btrfs_search_slot(struct btrfs_fs_info *fs_info,
@@ -108,7 +124,7 @@ int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 	int ret, slot;
 
 	btrfs_release_path(path);
-	ret = btrfs_read_root_node(fs_info, root, purpose, &eb);
+	ret = btrfs_read_root_node(fs_info, path_err(fs_info, path), root, purpose, &eb);
 	if (ret < 0)
 		return ret;
 	while (1) {
@@ -124,7 +140,8 @@ int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 		if (ret && slot > 0)
 			slot--;
 		path->slots[level] = slot;
-		ret = btrfs_read_node_slot(fs_info, root->objectid, eb, slot, purpose, &eb);
+		ret = read_node_slot(fs_info, path_err(fs_info, path), root->objectid,
+				     eb, slot, purpose, &eb);
 		if (ret < 0) {
 			btrfs_release_path(path);
 			return ret;
@@ -154,8 +171,8 @@ int btrfs_next_leaf(struct btrfs_fs_info *fs_info,
 	while (level > 0) {
 		struct btrfs_tree_block *child;
 
-		ret = btrfs_read_node_slot(fs_info, root->objectid, eb, path->slots[level],
-				 purpose, &child);
+		ret = read_node_slot(fs_info, path_err(fs_info, path), root->objectid,
+				     eb, path->slots[level], purpose, &child);
 		if (ret < 0)
 			return ret;
 		level--;
@@ -260,7 +277,7 @@ static int walk_tree(struct btrfs_fs_info *fs_info,
 	struct btrfs_tree_block *eb;
 	int ret;
 
-	ret = btrfs_read_root_node(fs_info, root, purpose, &eb);
+	ret = btrfs_read_root_node(fs_info, &fs_info->err, root, purpose, &eb);
 	if (ret < 0)
 		return ret;
 	ret = walk_block(fs_info, &ws, eb);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What fs/btrfs/ctree.h gives every file beside the on-disk format
- * (uapi/btrfs_tree.h, included here): the in-memory key and its order,
- * where the superblock copies are, and the sizes that follow from the
- * node size; and the functions of ctree.c, the tree search and walk.
- * The item and pointer access of a block is in tree-block.h, the reads
- * in disk-io.h; the rest of the kernel's ctree.c is modelled in
+ * (uapi/btrfs_tree.h with the in-memory key, and its getters and sizes in
+ * accessors.h, both included here): the order of keys, the on-disk inode
+ * modes and name hash; and the functions of ctree.c, the tree search and
+ * walk.  The item and pointer access of a block is in tree-block.h, the
+ * reads in disk-io.h; the rest of the kernel's ctree.c is modelled in
  * ctree-cow.h and ctree-leaf.h, its read-ahead in reada.h.
  */
 #ifndef BTRFS_SPACE_CTREE_H
@@ -15,44 +15,7 @@
 #include <stddef.h>
 #include "common/checksum.h"
 #include "common/kerncompat.h"
-#include "kernel-shared/uapi/btrfs_tree.h"
-
-/* An in-memory key, compared in (objectid, type, offset) order */
-struct btrfs_key {
-	u64 objectid;
-	u8 type;
-	u64 offset;
-};
-
-static inline u64 btrfs_sb_offset(int mirror)
-{
-	u64 start = 16 * 1024;
-
-	if (mirror)
-		return start << (BTRFS_SUPER_MIRROR_SHIFT * mirror);
-	return BTRFS_SUPER_INFO_OFFSET;
-}
-
-static inline u32 btrfs_leaf_data_size(u32 nodesize)
-{
-	return nodesize - sizeof(struct btrfs_header);
-}
-
-static inline u32 btrfs_max_item_size(u32 nodesize)
-{
-	return btrfs_leaf_data_size(nodesize) - sizeof(struct btrfs_item);
-}
-
-static inline u32 btrfs_node_max_ptrs(u32 nodesize)
-{
-	return btrfs_leaf_data_size(nodesize) / sizeof(struct btrfs_key_ptr);
-}
-
-static inline u32 btrfs_chunk_item_size(u16 num_stripes)
-{
-	return offsetof(struct btrfs_chunk, stripe) +
-	       (u32)num_stripes * sizeof(struct btrfs_stripe);
-}
+#include "kernel-shared/accessors.h"
 
 /* btrfs_comp_cpu_keys(): objectid, then type, then offset */
 static inline int btrfs_comp_keys(const struct btrfs_key *a, const struct btrfs_key *b)
@@ -95,19 +58,28 @@ struct btrfs_fs_info;
 struct btrfs_root_ref;
 struct btrfs_tree_block;
 
-/* A search's blocks and slots from the root (nodes[level]) to the leaf */
+struct btrfs_error;
+
+/*
+ * A search's blocks and slots from the root (nodes[level]) to the leaf,
+ * and the record its read errors go to: NULL for the filesystem's
+ * (fs_info->err), or the caller's own where it weighs the error first.
+ */
 struct btrfs_path {
 	struct btrfs_tree_block *nodes[BTRFS_MAX_LEVEL];
 	int slots[BTRFS_MAX_LEVEL];
+	struct btrfs_error *err;
 };
 
 /* 0 and the slot of @key, or 1 and the slot of the first key above it */
 int bin_search_block(const struct btrfs_tree_block *eb, const struct btrfs_key *key,
 		     int *slot);
 void btrfs_release_path(struct btrfs_path *path);
-int btrfs_read_root_node(struct btrfs_fs_info *fs_info,
+/* A tree's root block; its read error recorded in @err */
+int btrfs_read_root_node(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			 const struct btrfs_root_ref *root, unsigned int purpose,
 			 struct btrfs_tree_block **eb);
+/* A node's child, its read error recorded in fs_info->err */
 int btrfs_read_node_slot(struct btrfs_fs_info *fs_info, u64 root_id,
 			 const struct btrfs_tree_block *parent, int slot,
 			 unsigned int purpose, struct btrfs_tree_block **child);

@@ -20,6 +20,7 @@
 #include "common/checksum.h"
 #include "common/io-batch.h"
 #include "kernel-shared/accessors.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/image-restore.h"
 #include "kernel-shared/tree-block.h"
@@ -659,8 +660,8 @@ static int open_devices(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
-static int read_block_copy(struct btrfs_fs_info *fs_info, u64 bytenr, u8 *buf,
-			   int mirror, unsigned int purpose)
+static int read_block_copy(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			   u64 bytenr, u8 *buf, int mirror, unsigned int purpose)
 {
 	u64 done = 0;
 
@@ -671,7 +672,7 @@ static int read_block_copy(struct btrfs_fs_info *fs_info, u64 bytenr, u8 *buf,
 		char what[400];
 		int ret;
 
-		ret = btrfs_map_block(fs_info, bytenr + done,
+		ret = btrfs_map_block(fs_info, err, bytenr + done,
 				      fs_info->nodesize - done, mirror, &piece);
 		if (ret)
 			return ret;
@@ -683,7 +684,7 @@ static int read_block_copy(struct btrfs_fs_info *fs_info, u64 bytenr, u8 *buf,
 		loc.logical = bytenr + done;
 		loc.physical = piece.physical;
 		if (ret == -ERANGE)
-			return btrfs_fs_error_at(fs_info, ret, &loc,
+			return btrfs_record_error_at(err, ret, &loc,
 				"tree block %llu: cannot read %llu bytes at physical %llu of %s: beyond the end of the device",
 				(unsigned long long)bytenr,
 				(unsigned long long)piece.length,
@@ -692,8 +693,8 @@ static int read_block_copy(struct btrfs_fs_info *fs_info, u64 bytenr, u8 *buf,
 		if (ret) {
 			io_fault_describe(piece.dev->io.path, &fault, what,
 					  sizeof(what));
-			return btrfs_fs_error_at(fs_info, ret, &loc, "tree block %llu: %s",
-						 (unsigned long long)bytenr, what);
+			return btrfs_record_error_at(err, ret, &loc, "tree block %llu: %s",
+						     (unsigned long long)bytenr, what);
 		}
 		done += piece.length;
 	}
@@ -711,7 +712,7 @@ static void fill_block_header(struct btrfs_tree_block *eb)
 }
 
 /* btrfs_validate_extent_buffer() + verify_parent_transid() + first key */
-static int verify_header(struct btrfs_fs_info *fs_info,
+static int verify_header(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			 const struct btrfs_tree_block *eb, int mirror)
 {
 	const struct btrfs_header *h = (const struct btrfs_header *)eb->data;
@@ -721,28 +722,27 @@ static int verify_header(struct btrfs_fs_info *fs_info,
 	loc.logical = eb->start;
 	loc.mirror = mirror;
 	if (btrfs_header_bytenr(h) != eb->start)
-		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+		return btrfs_record_error_at(err, -EUCLEAN,
 			btrfs_loc_value(&loc, "bytenr", btrfs_header_bytenr(h), eb->start),
 			"bad tree block start, mirror %d want %llu have %llu",
 			mirror + 1, (unsigned long long)eb->start,
 			(unsigned long long)btrfs_header_bytenr(h));
 	if (memcmp(h->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE))
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"bad fsid on logical %llu mirror %d", (unsigned long long)eb->start,
 			mirror + 1);
 	if (eb->level >= BTRFS_MAX_LEVEL)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"bad tree block level, mirror %d level %d on logical %llu",
 			mirror + 1, eb->level, (unsigned long long)eb->start);
 	if (!csum_matches(fs_info->csum_type, eb->data, eb->len, wanted, found))
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"checksum verify failed on logical %llu mirror %d wanted 0x%s found 0x%s level %d",
 			(unsigned long long)eb->start, mirror + 1, wanted, found, eb->level);
 	return 0;
 }
 
-static int verify_expected(struct btrfs_fs_info *fs_info,
-			   const struct btrfs_tree_block *eb,
+static int verify_expected(struct btrfs_error *err, const struct btrfs_tree_block *eb,
 			   const struct btrfs_tree_check *check, int mirror)
 {
 	struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
@@ -752,12 +752,12 @@ static int verify_expected(struct btrfs_fs_info *fs_info,
 	loc.tree = check->root;
 	loc.mirror = mirror;
 	if (eb->level != check->level)
-		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+		return btrfs_record_error_at(err, -EUCLEAN,
 			btrfs_loc_value(&loc, "level", eb->level, check->level),
 			"level verify failed on logical %llu mirror %d wanted %d found %d",
 			(unsigned long long)eb->start, mirror + 1, check->level, eb->level);
 	if (check->transid && eb->generation != check->transid)
-		return btrfs_fs_error_at(fs_info, -EUCLEAN,
+		return btrfs_record_error_at(err, -EUCLEAN,
 			btrfs_loc_value(&loc, "generation", eb->generation, check->transid),
 			"parent transid verify failed on logical %llu mirror %d wanted %llu found %llu",
 			(unsigned long long)eb->start, mirror + 1,
@@ -766,7 +766,7 @@ static int verify_expected(struct btrfs_fs_info *fs_info,
 	if (!check->has_first_key)
 		return 0;
 	if (!eb->nritems)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"invalid tree nritems, bytenr=%llu nritems=0 expect >0",
 			(unsigned long long)eb->start);
 	if (eb->level)
@@ -777,7 +777,7 @@ static int verify_expected(struct btrfs_fs_info *fs_info,
 	loc.has_key = true;
 	loc.key = first;		/* the key found; the message has the one expected */
 	if (btrfs_comp_keys(&first, &check->first_key))
-		return btrfs_fs_error_at(fs_info, -EUCLEAN, &loc,
+		return btrfs_record_error_at(err, -EUCLEAN, &loc,
 			"tree first key mismatch detected, bytenr=%llu parent_transid %llu key expected=(%llu,%u,%llu) has=(%llu,%u,%llu)",
 			(unsigned long long)eb->start,
 			(unsigned long long)check->transid,
@@ -789,33 +789,32 @@ static int verify_expected(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
-static int read_and_verify(struct btrfs_fs_info *fs_info,
+static int read_and_verify(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			   struct btrfs_tree_block *eb,
 			   const struct btrfs_tree_check *check, int mirror,
 			   unsigned int purpose)
 {
 	int ret;
 
-	ret = read_block_copy(fs_info, eb->start, eb->data, mirror, purpose);
+	ret = read_block_copy(fs_info, err, eb->start, eb->data, mirror, purpose);
 	if (ret)
 		return ret;
 	fill_block_header(eb);
-	ret = verify_header(fs_info, eb, mirror);
+	ret = verify_header(fs_info, err, eb, mirror);
 	if (!ret)
-		ret = btrfs_check_tree_block(fs_info, eb);
+		ret = btrfs_check_tree_block(fs_info, err, eb);
 	if (!ret)
-		ret = verify_expected(fs_info, eb, check, mirror);
+		ret = verify_expected(err, eb, check, mirror);
 	return ret;
 }
 
-static int check_cached(struct btrfs_fs_info *fs_info,
-			struct btrfs_tree_block *eb,
+static int check_cached(struct btrfs_error *err, struct btrfs_tree_block *eb,
 			const struct btrfs_tree_check *check)
 {
-	int ret = verify_expected(fs_info, eb, check, eb->mirror);
+	int ret = verify_expected(err, eb, check, eb->mirror);
 
 	if (!ret)
-		ret = btrfs_check_eb_owner(fs_info, eb, check->root);
+		ret = btrfs_check_eb_owner(err, eb, check->root);
 	if (!ret)
 		eb->refs++;
 	return ret;
@@ -846,11 +845,11 @@ struct bad_copies {
  * a checksum on the other are different stories), or that all are on
  * missing devices.
  */
-static void record_read_failure(struct btrfs_fs_info *fs_info, u64 bytenr,
+static void record_read_failure(struct btrfs_error *err, u64 bytenr,
 				const struct btrfs_tree_check *check,
 				const struct bad_copies *bad, int copies)
 {
-	char msg[sizeof(fs_info->err.msg)];
+	char msg[sizeof(err->msg)];
 	struct btrfs_error_loc first;
 	int i, n, kept = bad->nr < BAD_COPIES_KEPT ? bad->nr : BAD_COPIES_KEPT;
 	int share;
@@ -860,7 +859,7 @@ static void record_read_failure(struct btrfs_fs_info *fs_info, u64 bytenr,
 
 		loc.logical = bytenr;
 		loc.tree = check->root;
-		btrfs_fs_error_at(fs_info, -ENODEV, &loc,
+		btrfs_record_error_at(err, -ENODEV, &loc,
 			"%s: tree block %llu: every copy is on a missing device",
 			btrfs_root_name(check->root), (unsigned long long)bytenr);
 		return;
@@ -870,7 +869,7 @@ static void record_read_failure(struct btrfs_fs_info *fs_info, u64 bytenr,
 	if (bad->err[0].device[0])
 		first.device = bad->err[0].device;
 	if (copies == 1) {
-		btrfs_fs_error_at(fs_info, bad->err[0].err, &first, "%s",
+		btrfs_record_error_at(err, bad->err[0].err, &first, "%s",
 				  bad->err[0].msg);
 		return;
 	}
@@ -880,22 +879,20 @@ static void record_read_failure(struct btrfs_fs_info *fs_info, u64 bytenr,
 	for (i = 0; i < kept && n < (int)sizeof(msg); i++)
 		n += snprintf(msg + n, sizeof(msg) - n, "; copy %d: %.*s",
 			      bad->mirror[i] + 1, share, bad->err[i].msg);
-	btrfs_fs_error_at(fs_info, bad->err[0].err, &first, "%s", msg);
+	btrfs_record_error_at(err, bad->err[0].err, &first, "%s", msg);
 }
 
 /*
- * One copy read and verified, its error (if any) in @rec and not in
- * fs_info->err: a copy another one replaces is no error of the read.
+ * One copy read and verified, its error (if any) in @rec and not in the
+ * read's record: a copy another one replaces is no error of the read.
  */
 static int read_one_copy(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb,
 			 const struct btrfs_tree_check *check, int mirror,
 			 unsigned int purpose, struct btrfs_error *rec)
 {
-	struct btrfs_error *prev = btrfs_error_redirect(fs_info, rec);
 	int ret;
 
-	ret = read_and_verify(fs_info, eb, check, mirror, purpose);
-	btrfs_error_redirect(fs_info, prev);
+	ret = read_and_verify(fs_info, rec, eb, check, mirror, purpose);
 	if (ret && !rec->loc.logical) {
 		rec->loc.logical = eb->start;
 		rec->loc.tree = check->root;
@@ -924,10 +921,11 @@ static int observe_read(struct btrfs_fs_info *fs_info, u64 bytenr)
  * Read and verify a tree block, trying every copy the profile keeps until
  * one passes; a block already read is served from the cache.  A copy on a
  * missing device is skipped quietly; a bad copy that another one replaced
- * is kept as a note for the user, not an error.
+ * is kept as a note for the user, not an error; the error of a read that
+ * fails is recorded in @err.
  */
-int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
-			  const struct btrfs_tree_check *check,
+int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			  u64 bytenr, const struct btrfs_tree_check *check,
 			  unsigned int purpose, struct btrfs_tree_block **ret_eb)
 {
 	struct btrfs_tree_block *eb = btrfs_cache_lookup(fs_info, bytenr);
@@ -940,18 +938,18 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 	if (ret)
 		return ret;
 	if (eb) {
-		ret = check_cached(fs_info, eb, check);
+		ret = check_cached(err, eb, check);
 		*ret_eb = ret ? NULL : eb;
 		return ret;
 	}
 	if (!bytenr || bytenr % fs_info->sectorsize)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"%s: tree block bytenr %llu is not aligned to sectorsize %u",
 			btrfs_root_name(check->root), (unsigned long long)bytenr,
 			fs_info->sectorsize);
 	map = btrfs_find_chunk_map(fs_info, bytenr, fs_info->nodesize);
 	if (!map || map->start > bytenr)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"%s: tree block %llu is not covered by any chunk",
 			btrfs_root_name(check->root), (unsigned long long)bytenr);
 	eb = btrfs_alloc_tree_block(fs_info, bytenr);
@@ -973,12 +971,12 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 		bad.nr++;
 	}
 	if (ret) {
-		record_read_failure(fs_info, bytenr, check, &bad, copies);
+		record_read_failure(err, bytenr, check, &bad, copies);
 		btrfs_free_tree_block(fs_info, eb);
 		return ret;
 	}
 	/* read_tree_block(): the owner is checked on the copy that passed */
-	ret = btrfs_check_eb_owner(fs_info, eb, check->root);
+	ret = btrfs_check_eb_owner(err, eb, check->root);
 	if (ret) {
 		btrfs_free_tree_block(fs_info, eb);
 		return ret;
@@ -1061,11 +1059,11 @@ static int find_newest_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
 	return 0;
 }
 
-static int read_root_item(struct btrfs_fs_info *fs_info, u64 objectid, bool newest,
-			  struct btrfs_root_ref *root)
+static int read_root_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			  u64 objectid, bool newest, struct btrfs_root_ref *root)
 {
 	const struct btrfs_root_item_head *ri;
-	struct btrfs_path path = { 0 };
+	struct btrfs_path path = { .err = err };
 	u32 size;
 	int ret;
 
@@ -1089,7 +1087,7 @@ static int read_root_item(struct btrfs_fs_info *fs_info, u64 objectid, bool newe
 		loc.slot = path.slots[0];
 		loc.has_key = true;
 		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &loc.key);
-		ret = btrfs_fs_error_at(fs_info, -EUCLEAN, &loc,
+		ret = btrfs_record_error_at(err, -EUCLEAN, &loc,
 			"corrupt leaf: root=1 block=%llu slot=%d, invalid root item size for %s, have %u expect at least %zu",
 			(unsigned long long)path.nodes[0]->start, path.slots[0],
 			btrfs_root_name(objectid), size, sizeof(*ri));
@@ -1103,24 +1101,24 @@ static int read_root_item(struct btrfs_fs_info *fs_info, u64 objectid, bool newe
 	root->found = true;
 	btrfs_release_path(&path);
 	if (root->level >= BTRFS_MAX_LEVEL)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"root item of %s: invalid level %u", btrfs_root_name(objectid),
 			root->level);
 	return 0;
 }
 
 /* load_global_roots_objectid()/btrfs_read_tree_root() for one tree */
-int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
-			  struct btrfs_root_ref *root)
+int btrfs_read_root_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			 u64 objectid, struct btrfs_root_ref *root)
 {
-	return read_root_item(fs_info, objectid, false, root);
+	return read_root_item(fs_info, err, objectid, false, root);
 }
 
 /* btrfs_get_fs_root(): a subvolume's or the data relocation tree's root */
-int btrfs_read_fs_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
-			    struct btrfs_root_ref *root)
+int btrfs_read_fs_root_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			    u64 objectid, struct btrfs_root_ref *root)
 {
-	return read_root_item(fs_info, objectid, true, root);
+	return read_root_item(fs_info, err, objectid, true, root);
 }
 
 static u64 balance_target(const struct btrfs_disk_balance_args *args)
@@ -1269,7 +1267,9 @@ int btrfs_load_roots(struct btrfs_fs_info *fs_info, btrfs_root_item_fn read_item
 
 static int image_root_item(void *ctx, u64 objectid, struct btrfs_root_ref *root)
 {
-	return btrfs_read_root_item(ctx, objectid, root);
+	struct btrfs_fs_info *fs_info = ctx;
+
+	return btrfs_read_root_item(fs_info, &fs_info->err, objectid, root);
 }
 
 static int read_roots(struct btrfs_fs_info *fs_info)
@@ -1569,16 +1569,14 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 static bool first_copy_request(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb,
 			       unsigned int purpose, struct io_request *req)
 {
-	struct btrfs_error unused = { 0 }, *prev;
+	struct btrfs_error unused = { 0 };
 	struct btrfs_io_piece piece;
 	int ret;
 
 	if (!fs_info->nr_chunks || eb->start % fs_info->sectorsize)
 		return false;
 	/* a block this cannot map goes the serial way, which says why */
-	prev = btrfs_error_redirect(fs_info, &unused);
-	ret = btrfs_map_block(fs_info, eb->start, fs_info->nodesize, 0, &piece);
-	btrfs_error_redirect(fs_info, prev);
+	ret = btrfs_map_block(fs_info, &unused, eb->start, fs_info->nodesize, 0, &piece);
 	if (ret || !piece.dev || piece.length != fs_info->nodesize)
 		return false;
 	*req = (struct io_request) {
@@ -1588,15 +1586,23 @@ static bool first_copy_request(struct btrfs_fs_info *fs_info, struct btrfs_tree_
 	return true;
 }
 
-static bool verify_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_block **ebp,
+/*
+ * Verify a block the batch read, and cache it (*@ebp may become its
+ * key-only copy, extent_io.c); false sends it the serial way, which reads
+ * every copy and records the error if none serves: this copy's error is
+ * kept apart, in a record of its own.
+ */
+static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_block **ebp,
 			   const struct btrfs_tree_check *check, unsigned int purpose)
 {
 	struct btrfs_tree_block *eb = *ebp;
+	struct btrfs_error unused = { 0 };
 
 	fill_block_header(eb);
-	if (verify_header(fs_info, eb, 0) || btrfs_check_tree_block(fs_info, eb) ||
-	    verify_expected(fs_info, eb, check, 0) ||
-	    btrfs_check_eb_owner(fs_info, eb, check->root))
+	if (verify_header(fs_info, &unused, eb, 0) ||
+	    btrfs_check_tree_block(fs_info, &unused, eb) ||
+	    verify_expected(&unused, eb, check, 0) ||
+	    btrfs_check_eb_owner(&unused, eb, check->root))
 		return false;
 	/*
 	 * Referenced before it is cached, as in btrfs_read_tree_block():
@@ -1613,23 +1619,6 @@ static bool verify_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
 	return true;
 }
 
-/*
- * Verify a block the batch read, and cache it (*@eb may become its
- * key-only copy, extent_io.c); false sends it the serial way, which reads
- * every copy and records the error if none serves.
- */
-static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_block **eb,
-			   const struct btrfs_tree_check *check, unsigned int purpose)
-{
-	struct btrfs_error unused = { 0 }, *prev;
-	bool ok;
-
-	prev = btrfs_error_redirect(fs_info, &unused);
-	ok = verify_batched(fs_info, eb, check, purpose);
-	btrfs_error_redirect(fs_info, prev);
-	return ok;
-}
-
 
 /*
  * Read @nr distinct tree blocks together: the first copy of every block
@@ -1637,9 +1626,11 @@ static bool accept_batched(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
  * then verified as btrfs_read_tree_block() does.  A block that fails, or
  * that spans stripes, is read again the serial way, which tries its other
  * copies and reports the error.  On error, blocks already returned in
- * @out are the caller's to put.  Block i is read for @purposes[i].
+ * @out are the caller's to put.  Block i is read for @purposes[i].  The
+ * error of a block no copy serves is recorded in @err.
  */
-int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
+int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+				  const u64 *bytenrs,
 				  const struct btrfs_tree_check *checks,
 				  const unsigned int *purposes, u32 nr, u32 max_threads,
 				  struct btrfs_tree_block **out)
@@ -1683,7 +1674,7 @@ int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, const u64 *byte
 		btrfs_free_tree_block(fs_info, out[i]);
 		out[i] = NULL;
 		if (!ret)
-			ret = btrfs_read_tree_block(fs_info, bytenrs[i], &checks[i],
+			ret = btrfs_read_tree_block(fs_info, err, bytenrs[i], &checks[i],
 						    purposes[i], &out[i]);
 	}
 	free(reqs);
@@ -1728,10 +1719,12 @@ int btrfs_block_read_finish(struct btrfs_fs_info *fs_info, struct btrfs_block_re
 		return 0;
 	btrfs_free_tree_block(fs_info, br->eb);
 	br->eb = NULL;
-	return btrfs_read_tree_block(fs_info, br->bytenr, &br->check, br->purpose, &br->eb);
+	return btrfs_read_tree_block(fs_info, br->err, br->bytenr, &br->check,
+				     br->purpose, &br->eb);
 }
 
-int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
+int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			   const u64 *bytenrs,
 			   const struct btrfs_tree_check *checks, u32 nr,
 			   unsigned int purpose, u32 max_threads,
 			   struct btrfs_tree_block **out)
@@ -1744,7 +1737,7 @@ int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
 		return -ENOMEM;
 	for (i = 0; i < nr; i++)
 		purposes[i] = purpose;
-	ret = btrfs_read_tree_blocks_tagged(fs_info, bytenrs, checks, purposes, nr,
+	ret = btrfs_read_tree_blocks_tagged(fs_info, err, bytenrs, checks, purposes, nr,
 					    max_threads, out);
 	free(purposes);
 	return ret;

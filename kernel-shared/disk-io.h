@@ -56,12 +56,15 @@ int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *a
  */
 void btrfs_fs_info_init(struct btrfs_fs_info *fs_info);
 struct btrfs_root_ref btrfs_tree_root_ref(const struct btrfs_fs_info *fs_info);
-/* The ROOT_ITEM (objectid, ROOT_ITEM, 0) of the tree root; found=false if absent */
-int btrfs_read_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
-			 struct btrfs_root_ref *root);
+/*
+ * The ROOT_ITEM (objectid, ROOT_ITEM, 0) of the tree root; found=false if
+ * absent.  A read error or a bad item is recorded in @err.
+ */
+int btrfs_read_root_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			 u64 objectid, struct btrfs_root_ref *root);
 /* the newest ROOT_ITEM of a subvolume (btrfs_find_root() with offset -1) */
-int btrfs_read_fs_root_item(struct btrfs_fs_info *fs_info, u64 objectid,
-			    struct btrfs_root_ref *root);
+int btrfs_read_fs_root_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			    u64 objectid, struct btrfs_root_ref *root);
 typedef int (*btrfs_root_item_fn)(void *ctx, u64 objectid, struct btrfs_root_ref *root);
 int btrfs_load_roots(struct btrfs_fs_info *fs_info, btrfs_root_item_fn read_item,
 		     void *ctx);
@@ -83,15 +86,22 @@ struct btrfs_tree_check {
 	struct btrfs_key first_key;
 };
 
-int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr,
-			  const struct btrfs_tree_check *check,
+/*
+ * read_tree_block(): @check is what the parent says, @err the record the
+ * read's error goes to (fs_info->err, or the caller's own when it weighs
+ * the error first), as the kernel passes its btrfs_tree_parent_check.
+ */
+int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			  u64 bytenr, const struct btrfs_tree_check *check,
 			  unsigned int purpose, struct btrfs_tree_block **ret);
-int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
+int btrfs_read_tree_blocks(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			   const u64 *bytenrs,
 			   const struct btrfs_tree_check *checks, u32 nr,
 			   unsigned int purpose, u32 max_threads,
 			   struct btrfs_tree_block **out);
 /* The same, each block with its own purpose */
-int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, const u64 *bytenrs,
+int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+				  const u64 *bytenrs,
 				  const struct btrfs_tree_check *checks,
 				  const unsigned int *purposes, u32 nr, u32 max_threads,
 				  struct btrfs_tree_block **out);
@@ -99,10 +109,11 @@ int btrfs_read_tree_blocks_tagged(struct btrfs_fs_info *fs_info, const u64 *byte
 /*
  * One tree block read through the run's queue (btrfs_io_queue()), for a
  * caller that keeps reads in flight while it uses the ones that finish.
- * Fill bytenr, check and purpose; btrfs_block_read_start() returns 0 when
- * the first copy went to @q (finish it when io_queue_reap() hands back
- * &br->req: req.priv is @br), 1 when nothing went (cached, or not one
- * piece on a present device: finish it now), or -errno.  The purpose may
+ * Fill bytenr, check, purpose and err (the record of the read's error);
+ * btrfs_block_read_start() returns 0 when the first copy went to @q
+ * (finish it when io_queue_reap() hands back &br->req: req.priv is @br),
+ * 1 when nothing went (cached, or not one piece on a present device:
+ * finish it now), or -errno.  The purpose may
  * be raised while the read is in flight (set br->req.purpose too).
  * btrfs_block_read_finish() verifies and caches the copy read, or reads
  * the block the serial way (every copy, the error recorded), as
@@ -114,6 +125,7 @@ struct btrfs_block_read {
 	u64 bytenr;
 	struct btrfs_tree_check check;
 	unsigned int purpose;
+	struct btrfs_error *err;
 	bool queued;
 };
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/extent-tree.h"
 #include "kernel-shared/file-item.h"
 

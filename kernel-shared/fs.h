@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include "common/io.h"
 #include "common/types.h"
-#include "kernel-shared/ctree.h"
+#include "kernel-shared/uapi/btrfs_tree.h"
 #include "kernel-shared/messages.h"
 
 /* What each read was for; the I/O layer counts reads per purpose */
@@ -209,7 +209,6 @@ struct btrfs_fs_info {
 
 	struct io_stats io_stats;
 	struct btrfs_error err;
-	struct btrfs_error *err_sink;	/* NULL: errors go to err (messages.c) */
 	/* bad copies replaced, kernel warnings: printed by cmds/open.c */
 	struct btrfs_notes notes;
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/tree-block.h"
@@ -62,7 +63,7 @@ static int search_first(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
-static int check_subvol_root(struct btrfs_fs_info *fs_info,
+static int check_subvol_root(struct btrfs_error *err,
 			     const struct btrfs_tree_block *leaf, int slot,
 			     u64 subvol_id, struct btrfs_subvol *sv)
 {
@@ -71,12 +72,12 @@ static int check_subvol_root(struct btrfs_fs_info *fs_info,
 
 	ri = btrfs_item_ptr(leaf, slot, &size);
 	if (size < sizeof(*ri))
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"corrupt leaf: root=1 block=%llu slot=%d, root item of subvolume %llu has size %u, expect at least %zu",
 			(unsigned long long)leaf->start, slot,
 			(unsigned long long)subvol_id, size, sizeof(*ri));
 	if (!btrfs_stack_root_refs(ri))
-		return btrfs_fs_error(fs_info, -ENOENT,
+		return btrfs_record_error(err, -ENOENT,
 			"subvolume %llu is deleted: its root item has no references left",
 			(unsigned long long)subvol_id);
 	sv->root.objectid = subvol_id;
@@ -88,7 +89,7 @@ static int check_subvol_root(struct btrfs_fs_info *fs_info,
 	sv->dirid = btrfs_stack_root_dirid(ri);
 	sv->last_snapshot = btrfs_root_last_snapshot(ri);
 	if (sv->root.level >= BTRFS_MAX_LEVEL || sv->dirid < BTRFS_FIRST_FREE_OBJECTID)
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"root item of subvolume %llu: invalid level %u or root directory %llu",
 			(unsigned long long)subvol_id, sv->root.level,
 			(unsigned long long)sv->dirid);
@@ -98,30 +99,30 @@ static int check_subvol_root(struct btrfs_fs_info *fs_info,
 /*
  * The root item of subvolume @subvol_id.  A snapshot's ROOT_ITEM key has
  * the creation transid as offset, so take the first item of that objectid
- * and type whatever its offset.
+ * and type whatever its offset.  Errors are recorded in @err.
  */
-int btrfs_read_subvol(struct btrfs_fs_info *fs_info, u64 subvol_id,
-		      struct btrfs_subvol *sv)
+int btrfs_read_subvol(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+		      u64 subvol_id, struct btrfs_subvol *sv)
 {
 	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info);
-	struct btrfs_path path = { 0 };
+	struct btrfs_path path = { .err = err };
 	struct btrfs_key found;
 	int ret;
 
 	memset(sv, 0, sizeof(*sv));
 	if (!btrfs_is_subvol_id(subvol_id))
-		return btrfs_fs_error(fs_info, -EINVAL,
+		return btrfs_record_error(err, -EINVAL,
 			"%llu is not a subvolume id: subvolumes are 5 and 256 to %llu",
 			(unsigned long long)subvol_id,
 			(unsigned long long)BTRFS_LAST_FREE_OBJECTID);
 	ret = search_first(fs_info, &tree_root, subvol_id, BTRFS_ROOT_ITEM_KEY, 0,
 			   &path, &found);
 	if (ret == 1)
-		ret = btrfs_fs_error(fs_info, -ENOENT,
+		ret = btrfs_record_error(err, -ENOENT,
 			"subvolume %llu not found: the root tree has no ROOT_ITEM for it",
 			(unsigned long long)subvol_id);
 	if (!ret)
-		ret = check_subvol_root(fs_info, path.nodes[0], path.slots[0],
+		ret = check_subvol_root(err, path.nodes[0], path.slots[0],
 					subvol_id, sv);
 	btrfs_release_path(&path);
 	return ret;
@@ -256,7 +257,8 @@ static int enter_entry(struct btrfs_fs_info *fs_info, const struct walk_pos *cur
 			name, (unsigned long long)cur->ino,
 			(unsigned long long)cur->sv.root.objectid,
 			entry->location.type);
-	ret = btrfs_read_subvol(fs_info, entry->location.objectid, &next->sv);
+	ret = btrfs_read_subvol(fs_info, &fs_info->err, entry->location.objectid,
+				&next->sv);
 	if (ret)
 		return ret;
 	next->ino = next->sv.dirid;
@@ -330,7 +332,7 @@ int btrfs_lookup_path(struct btrfs_fs_info *fs_info, u64 subvol_id,
 	stack = calloc(BTRFS_MAX_PATH_COMPONENTS + 1, sizeof(*stack));
 	if (!stack)
 		return -ENOMEM;
-	ret = btrfs_read_subvol(fs_info, subvol_id, &stack[0].sv);
+	ret = btrfs_read_subvol(fs_info, &fs_info->err, subvol_id, &stack[0].sv);
 	stack[0].ino = stack[0].sv.dirid;
 	stack[0].type = BTRFS_FT_DIR;
 	while (!ret) {

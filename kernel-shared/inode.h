@@ -37,8 +37,9 @@ static inline bool btrfs_is_subvol_id(u64 id)
 	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
 }
 
-int btrfs_read_subvol(struct btrfs_fs_info *fs_info, u64 subvol_id,
-		      struct btrfs_subvol *sv);
+/* The root item of subvolume @subvol_id; errors are recorded in @err */
+int btrfs_read_subvol(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+		      u64 subvol_id, struct btrfs_subvol *sv);
 int btrfs_read_inode_info(struct btrfs_fs_info *fs_info,
 			  const struct btrfs_subvol *sv, u64 ino,
 			  struct btrfs_inode_info *info);

@@ -19,11 +19,9 @@ static void one_line(char *msg)
 			*msg = '?';
 }
 
-static int record_error(struct btrfs_fs_info *fs_info, int err,
+static int record_error(struct btrfs_error *rec, int err,
 			const struct btrfs_error_loc *loc, const char *fmt, va_list ap)
 {
-	struct btrfs_error *rec = fs_info->err_sink ? fs_info->err_sink : &fs_info->err;
-
 	/* the first error is the cause; what follows is its consequence */
 	if (rec->err)
 		return err;
@@ -63,12 +61,33 @@ const struct btrfs_error_loc *btrfs_loc_value(struct btrfs_error_loc *loc,
 	return loc;
 }
 
+int btrfs_record_error(struct btrfs_error *rec, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	record_error(rec, err, NULL, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int btrfs_record_error_at(struct btrfs_error *rec, int err,
+			  const struct btrfs_error_loc *loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	record_error(rec, err, loc, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
 int btrfs_fs_error(struct btrfs_fs_info *fs_info, int err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	record_error(fs_info, err, NULL, fmt, ap);
+	record_error(&fs_info->err, err, NULL, fmt, ap);
 	va_end(ap);
 	return err;
 }
@@ -79,18 +98,9 @@ int btrfs_fs_error_at(struct btrfs_fs_info *fs_info, int err,
 	va_list ap;
 
 	va_start(ap, fmt);
-	record_error(fs_info, err, loc, fmt, ap);
+	record_error(&fs_info->err, err, loc, fmt, ap);
 	va_end(ap);
 	return err;
-}
-
-struct btrfs_error *btrfs_error_redirect(struct btrfs_fs_info *fs_info,
-					 struct btrfs_error *sink)
-{
-	struct btrfs_error *prev = fs_info->err_sink;
-
-	fs_info->err_sink = sink;
-	return prev;
 }
 
 static void set_note(struct btrfs_note *note, enum btrfs_note_kind kind,

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include "common/types.h"
-#include "kernel-shared/ctree.h"
+#include "kernel-shared/uapi/btrfs_tree.h"
 
 struct btrfs_fs_info;
 
@@ -65,7 +65,24 @@ const struct btrfs_error_loc *btrfs_loc_value(struct btrfs_error_loc *loc,
 					      const char *field, u64 found,
 					      u64 expected);
 
-/* Records @err with its message unless an error is already recorded; returns @err */
+/*
+ * Records @err with its message in @rec, unless @rec already holds an
+ * error (the first is the cause, what follows its consequence); returns
+ * @err.  The read path takes its record as an argument (a search in its
+ * struct btrfs_path), as the kernel's reads take their
+ * btrfs_tree_parent_check: the filesystem's (fs_info->err) for the cause
+ * of a failure, or the caller's own for a copy that another copy may
+ * replace, a walk whose verdict is weighed before it is kept, a read that
+ * will be made again the way that reports (a read-ahead, a batch's first
+ * copy).
+ */
+__attribute__ ((cold, format (printf, 3, 4)))
+int btrfs_record_error(struct btrfs_error *rec, int err, const char *fmt, ...);
+/* The same, with where it was found */
+__attribute__ ((cold, format (printf, 4, 5)))
+int btrfs_record_error_at(struct btrfs_error *rec, int err,
+			  const struct btrfs_error_loc *loc, const char *fmt, ...);
+/* btrfs_record_error() into the filesystem's record, fs_info->err */
 __attribute__ ((cold, format (printf, 3, 4)))
 int btrfs_fs_error(struct btrfs_fs_info *fs_info, int err, const char *fmt, ...);
 /* The same, with where it was found */
@@ -111,14 +128,6 @@ void btrfs_fs_note_bad_copy(struct btrfs_fs_info *fs_info, const char *fmt, ...)
 const struct btrfs_note *btrfs_find_note(const struct btrfs_notes *notes,
 					 enum btrfs_note_kind kind);
 void btrfs_clear_notes(struct btrfs_notes *notes);
-
-/*
- * Send the errors that follow to @sink (NULL: back to fs_info->err);
- * returns the previous sink.  A read that tries several copies keeps
- * each copy's error apart from what was recorded before it.
- */
-struct btrfs_error *btrfs_error_redirect(struct btrfs_fs_info *fs_info,
-					 struct btrfs_error *sink);
 
 /* "extent tree", "chunk tree", ...: how messages name a tree */
 const char *btrfs_root_name(u64 objectid);

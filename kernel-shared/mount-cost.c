@@ -162,7 +162,7 @@ static int read_root_node(struct btrfs_fs_info *fs_info, const struct btrfs_root
 
 	if (!root->found)
 		return 0;
-	ret = btrfs_read_root_node(fs_info, root, BTRFS_IO_OTHER, &eb);
+	ret = btrfs_read_root_node(fs_info, &fs_info->err, root, BTRFS_IO_OTHER, &eb);
 	if (!ret)
 		btrfs_tree_block_put(eb);
 	return ret;
@@ -273,8 +273,13 @@ static void add_block_group_searches(struct btrfs_fs_info *fs_info, struct read_
 	}
 }
 
-static void add_mount_roots(struct btrfs_fs_info *fs_info, struct read_ahead *ra,
-			    struct mount_roots *r, const struct btrfs_root_ref *skip)
+/*
+ * A root item that cannot be read is the replay's error, not this one's:
+ * @err keeps it from fs_info->err.
+ */
+static void add_mount_roots(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+			    struct read_ahead *ra, struct mount_roots *r,
+			    const struct btrfs_root_ref *skip)
 {
 	const struct btrfs_root_ref *loaded[MOUNT_ROOTS] = {
 		&fs_info->extent_root, &fs_info->csum_root, &fs_info->free_space_root,
@@ -286,10 +291,11 @@ static void add_mount_roots(struct btrfs_fs_info *fs_info, struct read_ahead *ra
 	const struct btrfs_key last = { BTRFS_LAST_FREE_OBJECTID, 255, (u64)-1 };
 	u32 i;
 
-	btrfs_read_root_item(fs_info, BTRFS_QUOTA_TREE_OBJECTID, &r->quota);
-	btrfs_read_root_item(fs_info, BTRFS_UUID_TREE_OBJECTID, &r->uuid);
-	btrfs_read_fs_root_item(fs_info, BTRFS_DATA_RELOC_TREE_OBJECTID, &r->data_reloc);
-	btrfs_read_fs_root_item(fs_info, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
+	btrfs_read_root_item(fs_info, err, BTRFS_QUOTA_TREE_OBJECTID, &r->quota);
+	btrfs_read_root_item(fs_info, err, BTRFS_UUID_TREE_OBJECTID, &r->uuid);
+	btrfs_read_fs_root_item(fs_info, err, BTRFS_DATA_RELOC_TREE_OBJECTID,
+				&r->data_reloc);
+	btrfs_read_fs_root_item(fs_info, err, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
 	for (i = 0; i < MOUNT_ROOTS; i++)
 		if (loaded[i] != skip)
 			add_search(ra, loaded[i], NULL, BTRFS_IO_OTHER, false);
@@ -321,7 +327,7 @@ void btrfs_mount_read_ahead(struct btrfs_fs_info *fs_info, void *ctx)
 	bool scan = fs_info->read.bg_search_scan && *load_block_groups;
 	const struct btrfs_key dev_key = { 1, BTRFS_DEV_EXTENT_KEY, 0 };
 	u32 nr_bg = 2 * fs_info->nr_chunks + 1;
-	struct btrfs_error scratch = { 0 }, *prev;
+	struct btrfs_error scratch = { 0 };
 	struct read_ahead ra = { 0 };
 	struct mount_roots r;
 	struct btrfs_key *keys;
@@ -332,8 +338,6 @@ void btrfs_mount_read_ahead(struct btrfs_fs_info *fs_info, void *ctx)
 	ra.srch = calloc(MOUNT_ROOTS + FS_ROOT_SEARCHES + OTHER_SEARCHES + nr_bg,
 			 sizeof(*ra.srch));
 	keys = calloc(nr_bg, sizeof(*keys));
-	/* a root item that cannot be read is the replay's error, not this one's */
-	prev = btrfs_error_redirect(fs_info, &scratch);
 	if (ra.srch && keys) {
 		add_search(&ra, &fs_info->dev_root, &dev_key, BTRFS_IO_DEV_TREE, true);
 		/*
@@ -341,15 +345,15 @@ void btrfs_mount_read_ahead(struct btrfs_fs_info *fs_info, void *ctx)
 		 * its root node included: all left to it
 		 */
 		if (scan) {
-			add_mount_roots(fs_info, &ra, &r, btrfs_block_group_root(fs_info));
+			add_mount_roots(fs_info, &scratch, &ra, &r,
+					btrfs_block_group_root(fs_info));
 		} else {
 			nr_bg = btrfs_block_group_search_keys(fs_info, keys);
 			add_block_group_searches(fs_info, &ra, keys, nr_bg, *load_block_groups);
-			add_mount_roots(fs_info, &ra, &r, NULL);
+			add_mount_roots(fs_info, &scratch, &ra, &r, NULL);
 		}
 		btrfs_prefetch_searches(fs_info, ra.srch, ra.nr);
 	}
-	btrfs_error_redirect(fs_info, prev);
 	free(ra.srch);
 	free(keys);
 }
@@ -361,16 +365,18 @@ static int read_mount_roots(struct btrfs_fs_info *fs_info, struct mount_roots *r
 		&fs_info->block_group_root, &fs_info->stripe_root, &fs_info->dev_root,
 		&r->data_reloc, &r->quota, &r->uuid,
 	};
+	struct btrfs_error *err = &fs_info->err;
 	unsigned int i;
 	int ret;
 
-	ret = btrfs_read_root_item(fs_info, BTRFS_QUOTA_TREE_OBJECTID, &r->quota);
+	ret = btrfs_read_root_item(fs_info, err, BTRFS_QUOTA_TREE_OBJECTID, &r->quota);
 	if (!ret)
-		ret = btrfs_read_root_item(fs_info, BTRFS_UUID_TREE_OBJECTID, &r->uuid);
+		ret = btrfs_read_root_item(fs_info, err, BTRFS_UUID_TREE_OBJECTID, &r->uuid);
 	if (!ret)
-		ret = btrfs_read_fs_root_item(fs_info, BTRFS_DATA_RELOC_TREE_OBJECTID, &r->data_reloc);
+		ret = btrfs_read_fs_root_item(fs_info, err, BTRFS_DATA_RELOC_TREE_OBJECTID,
+					      &r->data_reloc);
 	if (!ret)
-		ret = btrfs_read_fs_root_item(fs_info, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
+		ret = btrfs_read_fs_root_item(fs_info, err, BTRFS_FS_TREE_OBJECTID, &r->fs_tree);
 	for (i = 0; i < sizeof(loaded) / sizeof(loaded[0]) && !ret; i++)
 		ret = read_root_node(fs_info, loaded[i]);
 	return ret;
@@ -536,7 +542,7 @@ static int subvolume_path(struct btrfs_fs_info *fs_info, u64 subvol,
 		subvol = key.offset;
 		if (dir == BTRFS_FIRST_FREE_OBJECTID)
 			continue;
-		ret = btrfs_read_fs_root_item(fs_info, subvol, &parent_root);
+		ret = btrfs_read_fs_root_item(fs_info, &fs_info->err, subvol, &parent_root);
 		if (!ret)
 			ret = replay_fs_root(fs_info, &parent_root);
 		if (ret)
@@ -573,7 +579,7 @@ static int walk_subvolume_path(struct btrfs_fs_info *fs_info,
 	for (i = nr - 1; i >= 0 && !ret; i--) {
 		const struct path_step *st = &steps[i];
 
-		ret = btrfs_read_fs_root_item(fs_info, st->tree, &dir_root);
+		ret = btrfs_read_fs_root_item(fs_info, &fs_info->err, st->tree, &dir_root);
 		if (ret || !dir_root.found)
 			return ret;
 		ret = search_path(fs_info, &dir_root, st->dir, BTRFS_DIR_ITEM_KEY,
@@ -586,7 +592,7 @@ static int walk_subvolume_path(struct btrfs_fs_info *fs_info,
 		}
 		ret = search_path(fs_info, &tree_root, st->tree, BTRFS_ROOT_REF_KEY, st->child);
 		if (!ret)
-			ret = btrfs_read_fs_root_item(fs_info, st->child, &child);
+			ret = btrfs_read_fs_root_item(fs_info, &fs_info->err, st->child, &child);
 		if (!ret)
 			ret = replay_fs_root(fs_info, &child);
 	}
@@ -833,7 +839,7 @@ static int replay_phases(struct btrfs_fs_info *fs_info, struct read_trace *trace
 				walk_all(fs_info, &fs_info->dev_root));
 	if (!ret)
 		ret = run_phase(trace, est, MOUNT_PHASE_BLOCK_GROUPS,
-				btrfs_replay_block_group_search(fs_info));
+				btrfs_replay_block_group_search(fs_info, &fs_info->err));
 	if (!ret)
 		ret = run_phase(trace, est, MOUNT_PHASE_QUOTA, walk_all(fs_info, &roots.quota));
 	if (!ret)

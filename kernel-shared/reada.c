@@ -97,6 +97,11 @@ struct prefetch_state {
 	struct pf_waiting waiting;	/* leaves past max_leaves_out */
 	bool draining;
 	int err;			/* -ENOMEM: nothing more is started */
+	/*
+	 * The reads' errors, kept from fs_info->err: a block that fails here
+	 * is read again by the search that needs it, which records why
+	 */
+	struct btrfs_error read_err;
 };
 
 static int finish_block(struct prefetch_state *ps, struct pf_block *blk);
@@ -353,6 +358,7 @@ static int take_steps(struct prefetch_state *ps, struct pf_steps *s)
 				blk->br.bytenr = st->bytenr;
 				blk->br.check = st->check;
 				blk->br.purpose = purpose;
+				blk->br.err = &ps->read_err;
 				blk->refs = PF_NONE;
 				blk->round = round;
 			}
@@ -372,8 +378,8 @@ static int take_steps(struct prefetch_state *ps, struct pf_steps *s)
 			struct btrfs_tree_block *eb;
 			struct pf_steps again = { 0 };
 
-			if (btrfs_read_tree_block(ps->fs_info, blk->br.bytenr, &st->check,
-						  blk->br.purpose, &eb))
+			if (btrfs_read_tree_block(ps->fs_info, &ps->read_err, blk->br.bytenr,
+						  &st->check, blk->br.purpose, &eb))
 				continue;
 			ret = ref_steps(ps, eb, &ps->refs[blk->refs], &again);
 			btrfs_tree_block_put(eb);
@@ -476,7 +482,6 @@ static void prefetch_run(struct prefetch_state *ps, u32 nr)
 void btrfs_prefetch_searches(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_prefetch_search *srch, u32 nr)
 {
-	struct btrfs_error scratch = { 0 }, *prev;
 	struct btrfs_read_observer quiet = { 0 }, observer;
 	struct prefetch_state ps = {
 		.fs_info = fs_info, .srch = srch, .leaf_bytes = fs_info->cache.bytes,
@@ -489,7 +494,6 @@ void btrfs_prefetch_searches(struct btrfs_fs_info *fs_info,
 	ps.q = btrfs_io_queue(fs_info);
 	if (!ps.q)
 		return;
-	prev = btrfs_error_redirect(fs_info, &scratch);
 	observer = btrfs_set_read_observer(fs_info, quiet);
 	prefetch_run(&ps, nr);
 	for (i = 0; i < ps.map_cap; i++)
@@ -498,7 +502,6 @@ void btrfs_prefetch_searches(struct btrfs_fs_info *fs_info,
 	free(ps.refs);
 	free(ps.waiting.v);
 	btrfs_set_read_observer(fs_info, observer);
-	btrfs_error_redirect(fs_info, prev);
 }
 
 void btrfs_prefetch_tree(struct btrfs_fs_info *fs_info,

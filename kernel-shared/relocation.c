@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/block-group.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/forecast.h"
 #include "kernel-shared/relocation.h"
 #include "kernel-shared/space-info.h"

@@ -21,6 +21,7 @@
 #include <string.h>
 #include "common/checksum.h"
 #include "kernel-shared/accessors.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
@@ -91,29 +92,29 @@ static const struct btrfs_error_loc *fill_field_loc(struct btrfs_error_loc *loc,
  * comes in three forms: X_error() with where, X_found_error() with the
  * field and the value found, X_value_error() with the value expected too.
  */
-#define leaf_error_at(fs_info, loc, eb, slot, fmt, ...)			\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
+#define leaf_error_at(err, loc, eb, slot, fmt, ...)			\
+	btrfs_record_error_at(err, -EUCLEAN, (loc),			\
 		"corrupt leaf: root=%llu block=%llu slot=%d, " fmt,	\
 		(unsigned long long)(eb)->owner,			\
 		(unsigned long long)(eb)->start, (slot), ##__VA_ARGS__)
-#define leaf_error(fs_info, eb, slot, fmt, ...)				\
-	leaf_error_at(fs_info, block_loc(eb, slot), eb, slot, fmt, ##__VA_ARGS__)
-#define leaf_found_error(fs_info, eb, slot, field, found, fmt, ...)	\
-	leaf_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
+#define leaf_error(err, eb, slot, fmt, ...)				\
+	leaf_error_at(err, block_loc(eb, slot), eb, slot, fmt, ##__VA_ARGS__)
+#define leaf_found_error(err, eb, slot, field, found, fmt, ...)		\
+	leaf_error_at(err, found_loc(eb, slot, field, found), eb, slot,	\
 		      fmt, ##__VA_ARGS__)
-#define leaf_value_error(fs_info, eb, slot, field, found, expected, fmt, ...)	\
-	leaf_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
+#define leaf_value_error(err, eb, slot, field, found, expected, fmt, ...) \
+	leaf_error_at(err, value_loc(eb, slot, field, found, expected),	\
 		      eb, slot, fmt, ##__VA_ARGS__)
 
-#define node_error_at(fs_info, loc, eb, slot, fmt, ...)			\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
+#define node_error_at(err, loc, eb, slot, fmt, ...)			\
+	btrfs_record_error_at(err, -EUCLEAN, (loc),			\
 		"corrupt node: root=%llu block=%llu slot=%d, " fmt,	\
 		(unsigned long long)(eb)->owner,			\
 		(unsigned long long)(eb)->start, (slot), ##__VA_ARGS__)
-#define node_error(fs_info, eb, slot, fmt, ...)				\
-	node_error_at(fs_info, block_loc(eb, slot), eb, slot, fmt, ##__VA_ARGS__)
-#define node_found_error(fs_info, eb, slot, field, found, fmt, ...)	\
-	node_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
+#define node_error(err, eb, slot, fmt, ...)				\
+	node_error_at(err, block_loc(eb, slot), eb, slot, fmt, ##__VA_ARGS__)
+#define node_found_error(err, eb, slot, field, found, fmt, ...)		\
+	node_error_at(err, found_loc(eb, slot, field, found), eb, slot,	\
 		      fmt, ##__VA_ARGS__)
 
 /*
@@ -121,31 +122,31 @@ static const struct btrfs_error_loc *fill_field_loc(struct btrfs_error_loc *loc,
  * X_error_at() prints the prefix): where only, the field and the value
  * found, and the value expected too.
  */
-#define keyed_error(family, fs_info, eb, slot, key, fmt, ...)			\
-	family##_error_at(fs_info, block_loc(eb, slot), eb, slot, key, fmt,	\
+#define keyed_error(family, err, eb, slot, key, fmt, ...)		\
+	family##_error_at(err, block_loc(eb, slot), eb, slot, key, fmt,	\
 			  ##__VA_ARGS__)
-#define keyed_found_error(family, fs_info, eb, slot, key, field, found, fmt, ...) \
-	family##_error_at(fs_info, found_loc(eb, slot, field, found), eb, slot,	\
+#define keyed_found_error(family, err, eb, slot, key, field, found, fmt, ...) \
+	family##_error_at(err, found_loc(eb, slot, field, found), eb, slot, \
 			  key, fmt, ##__VA_ARGS__)
-#define keyed_value_error(family, fs_info, eb, slot, key, field, found,	\
+#define keyed_value_error(family, err, eb, slot, key, field, found,	\
 			  expected, fmt, ...)					\
-	family##_error_at(fs_info, value_loc(eb, slot, field, found, expected),	\
+	family##_error_at(err, value_loc(eb, slot, field, found, expected), \
 			  eb, slot, key, fmt, ##__VA_ARGS__)
 
 /* Out of line: only a corrupted block gets here */
 __attribute__((noinline, cold))
-static int key_order_error(struct btrfs_fs_info *fs_info,
+static int key_order_error(struct btrfs_error *err,
 			   const struct btrfs_tree_block *eb, int slot,
 			   const struct btrfs_key *prev, const struct btrfs_key *key)
 {
 	if (eb->level)
-		return node_error(fs_info, eb, slot,
+		return node_error(err, eb, slot,
 			"bad key order, prev (%llu %u %llu) current (%llu %u %llu)",
 			(unsigned long long)prev->objectid, prev->type,
 			(unsigned long long)prev->offset,
 			(unsigned long long)key->objectid, key->type,
 			(unsigned long long)key->offset);
-	return leaf_error(fs_info, eb, slot,
+	return leaf_error(err, eb, slot,
 		"bad key order, prev (%llu %u %llu) current (%llu %u %llu)",
 		(unsigned long long)prev->objectid, prev->type,
 		(unsigned long long)prev->offset,
@@ -161,7 +162,7 @@ static int key_order_error(struct btrfs_fs_info *fs_info,
  * stall was the hottest spot of the leaf checks.  Inline: it runs for
  * every item and key pointer of every block read.
  */
-static inline int check_key_order(struct btrfs_fs_info *fs_info,
+static inline int check_key_order(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				  const struct btrfs_tree_block *eb, int slot,
 				  const struct btrfs_key *prev, struct btrfs_key *key)
 {
@@ -170,7 +171,7 @@ static inline int check_key_order(struct btrfs_fs_info *fs_info,
 	else
 		btrfs_item_key_to_cpu(eb, slot, key);
 	if (slot > 0 && btrfs_comp_keys(prev, key) >= 0)
-		return key_order_error(fs_info, eb, slot, prev, key);
+		return key_order_error(err, eb, slot, prev, key);
 	return 0;
 }
 
@@ -187,7 +188,7 @@ static bool is_fstree(u64 rootid)
 	return (rootid >> BTRFS_QGROUP_LEVEL_SHIFT) == 0;
 }
 
-static int check_leaf_chunk(struct btrfs_fs_info *fs_info,
+static int check_leaf_chunk(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			    const struct btrfs_tree_block *eb, int slot,
 			    const struct btrfs_key *key)
 {
@@ -196,12 +197,12 @@ static int check_leaf_chunk(struct btrfs_fs_info *fs_info,
 	u32 size;
 
 	chunk = btrfs_item_ptr(eb, slot, &size);
-	return btrfs_check_chunk_valid(fs_info, chunk, size, key->offset, &loc);
+	return btrfs_check_chunk_valid(fs_info, err, chunk, size, key->offset, &loc);
 }
 
 /* dev_item_err(): names the key objectid as "devid", and has no comma */
-#define dev_item_error_at(fs_info, loc, eb, slot, key, fmt, ...)	\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
+#define dev_item_error_at(err, loc, eb, slot, key, fmt, ...)		\
+	btrfs_record_error_at(err, -EUCLEAN, (loc),			\
 		"corrupt leaf: root=%llu block=%llu slot=%d devid=%llu " fmt,	\
 		(unsigned long long)(eb)->owner,			\
 		(unsigned long long)(eb)->start, (slot),		\
@@ -211,7 +212,7 @@ static int check_leaf_chunk(struct btrfs_fs_info *fs_info,
 #define dev_item_found_error(...)	keyed_found_error(dev_item, __VA_ARGS__)
 #define dev_item_value_error(...)	keyed_value_error(dev_item, __VA_ARGS__)
 
-static int check_dev_item(struct btrfs_fs_info *fs_info,
+static int check_dev_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			  const struct btrfs_tree_block *eb, int slot,
 			  const struct btrfs_key *key)
 {
@@ -219,25 +220,25 @@ static int check_dev_item(struct btrfs_fs_info *fs_info,
 	u32 size;
 
 	if (key->objectid != BTRFS_DEV_ITEMS_OBJECTID)
-		return dev_item_value_error(fs_info, eb, slot, key,
+		return dev_item_value_error(err, eb, slot, key,
 			"key.objectid", key->objectid, BTRFS_DEV_ITEMS_OBJECTID,
 			"invalid objectid: has=%llu expect=%llu",
 			(unsigned long long)key->objectid,
 			(unsigned long long)BTRFS_DEV_ITEMS_OBJECTID);
 	item = btrfs_item_ptr(eb, slot, &size);
 	if (size != sizeof(*item))
-		return dev_item_value_error(fs_info, eb, slot, key,
+		return dev_item_value_error(err, eb, slot, key,
 			"item size", size, sizeof(*item),
 			"invalid item size: has %u expect %zu", size, sizeof(*item));
 	if (btrfs_stack_device_id(item) != key->offset)
-		return dev_item_value_error(fs_info, eb, slot, key,
+		return dev_item_value_error(err, eb, slot, key,
 			"devid", btrfs_stack_device_id(item), key->offset,
 			"devid mismatch: key has=%llu item has=%llu",
 			(unsigned long long)key->offset,
 			(unsigned long long)btrfs_stack_device_id(item));
 	/* total_bytes itself is 0 while a device is being removed */
 	if (btrfs_stack_device_bytes_used(item) > btrfs_stack_device_total_bytes(item))
-		return dev_item_found_error(fs_info, eb, slot, key,
+		return dev_item_found_error(err, eb, slot, key,
 			"bytes_used", btrfs_stack_device_bytes_used(item),
 			"invalid bytes used: have %llu expect [0, %llu]",
 			(unsigned long long)btrfs_stack_device_bytes_used(item),
@@ -245,7 +246,7 @@ static int check_dev_item(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
-static int check_dev_extent_fields(struct btrfs_fs_info *fs_info,
+static int check_dev_extent_fields(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				   const struct btrfs_tree_block *eb, int slot,
 				   const struct btrfs_key *key,
 				   const struct btrfs_dev_extent *de)
@@ -253,31 +254,31 @@ static int check_dev_extent_fields(struct btrfs_fs_info *fs_info,
 	const u32 sectorsize = fs_info->sectorsize;
 
 	if (btrfs_stack_dev_extent_chunk_tree(de) != BTRFS_CHUNK_TREE_OBJECTID)
-		return leaf_value_error(fs_info, eb, slot, "chunk_tree",
+		return leaf_value_error(err, eb, slot, "chunk_tree",
 			btrfs_stack_dev_extent_chunk_tree(de), BTRFS_CHUNK_TREE_OBJECTID,
 			"invalid dev extent chunk tree id, has %llu expect %llu",
 			(unsigned long long)btrfs_stack_dev_extent_chunk_tree(de),
 			(unsigned long long)BTRFS_CHUNK_TREE_OBJECTID);
 	if (btrfs_stack_dev_extent_chunk_objectid(de) != BTRFS_FIRST_CHUNK_TREE_OBJECTID)
-		return leaf_value_error(fs_info, eb, slot, "chunk_objectid",
+		return leaf_value_error(err, eb, slot, "chunk_objectid",
 			btrfs_stack_dev_extent_chunk_objectid(de),
 			BTRFS_FIRST_CHUNK_TREE_OBJECTID,
 			"invalid dev extent chunk objectid, has %llu expect %llu",
 			(unsigned long long)btrfs_stack_dev_extent_chunk_objectid(de),
 			(unsigned long long)BTRFS_FIRST_CHUNK_TREE_OBJECTID);
 	if (key->offset % sectorsize)
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"key.offset", key->offset,
 			"invalid dev extent key.offset, has %llu not aligned to %u",
 			(unsigned long long)key->offset, sectorsize);
 	if (btrfs_stack_dev_extent_chunk_offset(de) % sectorsize)
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"chunk_offset", btrfs_stack_dev_extent_chunk_offset(de),
 			"invalid dev extent chunk offset, has %llu not aligned to %u",
 			(unsigned long long)btrfs_stack_dev_extent_chunk_offset(de),
 			sectorsize);
 	if (btrfs_stack_dev_extent_length(de) % sectorsize)
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"length", btrfs_stack_dev_extent_length(de),
 			"invalid dev extent length, has %llu not aligned to %u",
 			(unsigned long long)btrfs_stack_dev_extent_length(de),
@@ -291,7 +292,7 @@ static int check_dev_extent_fields(struct btrfs_fs_info *fs_info,
  * the size is checked first.  Dev extents of one device are keyed by
  * their physical start, so key order alone does not rule out overlap.
  */
-static int check_dev_extent(struct btrfs_fs_info *fs_info,
+static int check_dev_extent(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			    const struct btrfs_tree_block *eb, int slot,
 			    const struct btrfs_key *key,
 			    const struct btrfs_key *prev)
@@ -303,10 +304,10 @@ static int check_dev_extent(struct btrfs_fs_info *fs_info,
 
 	de = btrfs_item_ptr(eb, slot, &size);
 	if (size != sizeof(*de))
-		return leaf_value_error(fs_info, eb, slot, "item size", size, sizeof(*de),
+		return leaf_value_error(err, eb, slot, "item size", size, sizeof(*de),
 			"invalid dev extent item size, has %u expect %zu",
 			size, sizeof(*de));
-	ret = check_dev_extent_fields(fs_info, eb, slot, key, de);
+	ret = check_dev_extent_fields(fs_info, err, eb, slot, key, de);
 	if (ret || !slot || prev->objectid != key->objectid ||
 	    prev->type != key->type)
 		return ret;
@@ -314,7 +315,7 @@ static int check_dev_extent(struct btrfs_fs_info *fs_info,
 	prev_de = btrfs_item_ptr(eb, slot - 1, &size);
 	prev_len = btrfs_stack_dev_extent_length(prev_de);
 	if (prev->offset + prev_len > key->offset)
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"key.offset", key->offset,
 			"dev extent overlap, prev offset %llu len %llu current offset %llu",
 			(unsigned long long)prev->offset,
@@ -330,20 +331,20 @@ static int check_dev_extent(struct btrfs_fs_info *fs_info,
  * although btrfs check accepts it (progs test fsck 020
  * tree_reloc_for_data_reloc): the kernel decides whether it mounts.
  */
-static int check_root_key(struct btrfs_fs_info *fs_info,
+static int check_root_key(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			  const struct btrfs_tree_block *eb, int slot,
 			  const struct btrfs_key *key)
 {
 	if (key->objectid == BTRFS_TREE_RELOC_OBJECTID && !is_fstree(key->offset))
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"key.offset", key->offset,
 			"invalid reloc tree for root %lld, root id is not a subvolume tree",
 			(long long)key->offset);
 	if (key->objectid == 0)
-		return leaf_found_error(fs_info, eb, slot, "key.objectid", 0,
+		return leaf_found_error(err, eb, slot, "key.objectid", 0,
 					"invalid root id 0");
 	if (key->objectid == BTRFS_TREE_RELOC_OBJECTID && key->offset == 0)
-		return leaf_found_error(fs_info, eb, slot, "key.offset", 0,
+		return leaf_found_error(err, eb, slot, "key.offset", 0,
 					"invalid root id 0 for reloc tree");
 	return 0;
 }
@@ -352,25 +353,25 @@ static int check_root_key(struct btrfs_fs_info *fs_info,
  * Super generation + 1: a log tree written after the last commit may
  * carry the next transaction's generation.
  */
-static int check_root_generations(struct btrfs_fs_info *fs_info,
+static int check_root_generations(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				  const struct btrfs_tree_block *eb, int slot,
 				  const struct btrfs_root_item_head *ri, u64 gen_v2)
 {
 	const u64 max_gen = fs_info->generation + 1;
 
 	if (btrfs_root_generation(ri) > max_gen)
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"generation", btrfs_root_generation(ri),
 			"invalid root generation, have %llu expect (0, %llu]",
 			(unsigned long long)btrfs_root_generation(ri),
 			(unsigned long long)max_gen);
 	if (gen_v2 > max_gen)
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"generation_v2", gen_v2,
 			"invalid root v2 generation, have %llu expect (0, %llu]",
 			(unsigned long long)gen_v2, (unsigned long long)max_gen);
 	if (btrfs_root_last_snapshot(ri) > max_gen)
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"last_snapshot", btrfs_root_last_snapshot(ri),
 			"invalid root last_snapshot, have %llu expect (0, %llu]",
 			(unsigned long long)btrfs_root_last_snapshot(ri),
@@ -384,7 +385,7 @@ static int check_root_generations(struct btrfs_fs_info *fs_info,
  * A bad drop_level is reported as "root level", as 6.18 does (later
  * kernels say "root drop_level").
  */
-static int check_root_item(struct btrfs_fs_info *fs_info,
+static int check_root_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			   const struct btrfs_tree_block *eb, int slot,
 			   const struct btrfs_key *key)
 {
@@ -393,37 +394,37 @@ static int check_root_item(struct btrfs_fs_info *fs_info,
 	u32 size;
 	int ret;
 
-	ret = check_root_key(fs_info, eb, slot, key);
+	ret = check_root_key(fs_info, err, eb, slot, key);
 	if (ret)
 		return ret;
 	ri = btrfs_item_ptr(eb, slot, &size);
 	if (size != sizeof(*ri) && size != sizeof(ri->head))
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"item size", size,
 			"invalid root item size, have %u expect %zu or %zu",
 			size, sizeof(*ri), sizeof(ri->head));
-	ret = check_root_generations(fs_info, eb, slot, &ri->head,
+	ret = check_root_generations(fs_info, err, eb, slot, &ri->head,
 			size == sizeof(*ri) ? btrfs_root_generation_v2(ri) : 0);
 	if (ret)
 		return ret;
 	if (!sector_aligned(fs_info, btrfs_root_bytenr(&ri->head)))
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"bytenr", btrfs_root_bytenr(&ri->head),
 			"invalid root bytenr, have %llu expect to be aligned to %u",
 			(unsigned long long)btrfs_root_bytenr(&ri->head),
 			fs_info->sectorsize);
 	if (btrfs_root_level(&ri->head) >= BTRFS_MAX_LEVEL)
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"level", btrfs_root_level(&ri->head),
 			"invalid root level, have %u expect [0, %u]",
 			btrfs_root_level(&ri->head), BTRFS_MAX_LEVEL - 1);
 	if (btrfs_root_drop_level(&ri->head) >= BTRFS_MAX_LEVEL)
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"drop_level", btrfs_root_drop_level(&ri->head),
 			"invalid root level, have %u expect [0, %u]",
 			btrfs_root_drop_level(&ri->head), BTRFS_MAX_LEVEL - 1);
 	if (btrfs_root_flags(&ri->head) & ~valid_flags)
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"flags", btrfs_root_flags(&ri->head),
 			"invalid root flags, have 0x%llx expect mask 0x%llx",
 			(unsigned long long)btrfs_root_flags(&ri->head),
@@ -433,47 +434,48 @@ static int check_root_item(struct btrfs_fs_info *fs_info,
 
 /*
  * extent_err(): no root, the extent's range instead, and no comma.  The
- * length of a tree block's item or keyed ref is the node size; a data
- * ref's key offset (a hash or parent) is printed as the length.
+ * length of a tree block's item or keyed ref is the node size (the length
+ * of @eb, the leaf that holds it); a data ref's key offset (a hash or
+ * parent) is printed as the length.
  */
-static inline u64 extent_error_len(const struct btrfs_fs_info *fs_info,
+static inline u64 extent_error_len(const struct btrfs_tree_block *eb,
 				   const struct btrfs_key *key)
 {
 	if (key->type == BTRFS_METADATA_ITEM_KEY ||
 	    key->type == BTRFS_TREE_BLOCK_REF_KEY ||
 	    key->type == BTRFS_SHARED_BLOCK_REF_KEY)
-		return fs_info->nodesize;
+		return eb->len;
 	return key->offset;
 }
 
-#define extent_error_at(fs_info, loc, eb, slot, key, fmt, ...)		\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
+#define extent_error_at(err, loc, eb, slot, key, fmt, ...)		\
+	btrfs_record_error_at(err, -EUCLEAN, (loc),			\
 		"corrupt leaf: block=%llu slot=%d extent bytenr=%llu len=%llu " fmt,	\
 		(unsigned long long)(eb)->start, (slot),		\
 		(unsigned long long)(key)->objectid,			\
-		(unsigned long long)extent_error_len(fs_info, key),	\
+		(unsigned long long)extent_error_len(eb, key),		\
 		##__VA_ARGS__)
 #define extent_error(...)		keyed_error(extent, __VA_ARGS__)
 #define extent_found_error(...)	keyed_found_error(extent, __VA_ARGS__)
 #define extent_value_error(...)	keyed_value_error(extent, __VA_ARGS__)
 
 /* What the key alone says: alignment, level, the skinny feature */
-static int check_extent_key(struct btrfs_fs_info *fs_info,
+static int check_extent_key(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			    const struct btrfs_tree_block *eb, int slot,
 			    const struct btrfs_key *key)
 {
 	if (key->type == BTRFS_METADATA_ITEM_KEY &&
 	    !btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA))
-		return leaf_found_error(fs_info, eb, slot, "key.type", key->type,
+		return leaf_found_error(err, eb, slot, "key.type", key->type,
 			"invalid key type, METADATA_ITEM type invalid when SKINNY_METADATA feature disabled");
 	if (!sector_aligned(fs_info, key->objectid))
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"key.objectid", key->objectid,
 			"invalid key objectid, have %llu expect to be aligned to %u",
 			(unsigned long long)key->objectid, fs_info->sectorsize);
 	/* key.offset is the tree level for a METADATA_ITEM */
 	if (key->type == BTRFS_METADATA_ITEM_KEY && key->offset >= BTRFS_MAX_LEVEL)
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"key.offset", key->offset,
 			"invalid tree level, have %llu expect [0, %u]",
 			(unsigned long long)key->offset, BTRFS_MAX_LEVEL - 1);
@@ -484,7 +486,7 @@ static int check_extent_key(struct btrfs_fs_info *fs_info,
  * Generation and flags of the btrfs_extent_item, and the length the
  * flags imply.  Unknown flag bits are not rejected (nor by the kernel).
  */
-static int check_extent_head(struct btrfs_fs_info *fs_info,
+static int check_extent_head(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			     const struct btrfs_tree_block *eb, int slot,
 			     const struct btrfs_key *key,
 			     const struct btrfs_extent_item *ei)
@@ -493,37 +495,37 @@ static int check_extent_head(struct btrfs_fs_info *fs_info,
 	u64 flags = btrfs_stack_extent_flags(ei);
 
 	if (btrfs_stack_extent_generation(ei) > fs_info->generation + 1)
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"generation", btrfs_stack_extent_generation(ei),
 			"invalid generation, have %llu expect (0, %llu]",
 			(unsigned long long)btrfs_stack_extent_generation(ei),
 			(unsigned long long)fs_info->generation + 1);
 	if ((flags & kinds) != BTRFS_EXTENT_FLAG_DATA &&
 	    (flags & kinds) != BTRFS_EXTENT_FLAG_TREE_BLOCK)
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"flags", flags,
 			"invalid extent flag, have 0x%llx expect 1 bit set in 0x%llx",
 			(unsigned long long)flags, (unsigned long long)kinds);
 	if (flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) {
 		if (key->type == BTRFS_EXTENT_ITEM_KEY && key->offset != fs_info->nodesize)
-			return extent_value_error(fs_info, eb, slot, key,
+			return extent_value_error(err, eb, slot, key,
 				"key.offset", key->offset, fs_info->nodesize,
 			"invalid extent length, have %llu expect %u",
 				(unsigned long long)key->offset, fs_info->nodesize);
 		return 0;
 	}
 	if (key->type != BTRFS_EXTENT_ITEM_KEY)
-		return extent_value_error(fs_info, eb, slot, key,
+		return extent_value_error(err, eb, slot, key,
 			"key.type", key->type, BTRFS_EXTENT_ITEM_KEY,
 			"invalid key type, have %u expect %u for data backref",
 			key->type, BTRFS_EXTENT_ITEM_KEY);
 	if (!sector_aligned(fs_info, key->offset))
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"key.offset", key->offset,
 			"invalid extent length, have %llu expect aligned to %u",
 			(unsigned long long)key->offset, fs_info->sectorsize);
 	if (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"flags", flags,
 			"invalid extent flag, data has full backref set");
 	return 0;
@@ -584,7 +586,7 @@ static bool is_valid_dref_root(u64 rootid)
 }
 
 /* An inline EXTENT_DATA_REF: owner root, inode, file offset, count */
-static int check_inline_data_ref(struct btrfs_fs_info *fs_info,
+static int check_inline_data_ref(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				 const struct btrfs_tree_block *eb, int slot,
 				 const struct btrfs_key *key,
 				 const struct btrfs_extent_data_ref *dref,
@@ -595,21 +597,21 @@ static int check_inline_data_ref(struct btrfs_fs_info *fs_info,
 	u64 offset = btrfs_stack_extent_data_ref_offset(dref);
 
 	if (!is_valid_dref_root(root))
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"root", root,
 			"invalid data ref root value %llu", (unsigned long long)root);
 	if (objectid < BTRFS_FIRST_FREE_OBJECTID || objectid > BTRFS_LAST_FREE_OBJECTID)
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"objectid", objectid,
 			"invalid data ref objectid value %llu",
 			(unsigned long long)objectid);
 	if (!sector_aligned(fs_info, offset))
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"offset", offset,
 			"invalid data ref offset, have %llu expect aligned to %u",
 			(unsigned long long)offset, fs_info->sectorsize);
 	if (!btrfs_stack_extent_data_ref_count(dref))
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"count", 0,
 			"invalid data ref count, should have non-zero value");
 	*refs += btrfs_stack_extent_data_ref_count(dref);
@@ -622,7 +624,7 @@ static int check_inline_data_ref(struct btrfs_fs_info *fs_info,
  * (added to @refs).  An owner ref without SIMPLE_QUOTA only warns in the
  * kernel, so it passes here.
  */
-static int check_inline_ref(struct btrfs_fs_info *fs_info,
+static int check_inline_ref(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			    const struct btrfs_tree_block *eb, int slot,
 			    const struct btrfs_key *key,
 			    const struct btrfs_extent_inline_ref *iref, u64 *refs)
@@ -637,22 +639,22 @@ static int check_inline_ref(struct btrfs_fs_info *fs_info,
 		return 0;
 	case BTRFS_SHARED_BLOCK_REF_KEY:
 		if (!sector_aligned(fs_info, offset))
-			return extent_found_error(fs_info, eb, slot, key, "offset", offset,
+			return extent_found_error(err, eb, slot, key, "offset", offset,
 				"invalid tree parent bytenr, have %llu expect aligned to %u",
 				(unsigned long long)offset, fs_info->sectorsize);
 		*refs += 1;
 		return 0;
 	case BTRFS_EXTENT_DATA_REF_KEY:
-		return check_inline_data_ref(fs_info, eb, slot, key,
+		return check_inline_data_ref(fs_info, err, eb, slot, key,
 				(const void *)((const u8 *)iref + 1), refs);
 	case BTRFS_SHARED_DATA_REF_KEY:
 		if (!sector_aligned(fs_info, offset))
-			return extent_found_error(fs_info, eb, slot, key,
+			return extent_found_error(err, eb, slot, key,
 				"offset", offset,
 			"invalid data parent bytenr, have %llu expect aligned to %u",
 				(unsigned long long)offset, fs_info->sectorsize);
 		if (!btrfs_stack_shared_data_ref_count(sref))
-			return extent_found_error(fs_info, eb, slot, key,
+			return extent_found_error(err, eb, slot, key,
 				"count", 0,
 			"invalid shared data ref count, should have non-zero value");
 		*refs += btrfs_stack_shared_data_ref_count(sref);
@@ -660,7 +662,7 @@ static int check_inline_ref(struct btrfs_fs_info *fs_info,
 	case BTRFS_EXTENT_OWNER_REF_KEY:
 		return 0;
 	default:
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"type", type,
 			"unknown inline ref type: %u", type);
 	}
@@ -686,7 +688,7 @@ static u64 inline_ref_seq(const struct btrfs_extent_inline_ref *iref)
 				    btrfs_stack_extent_data_ref_offset(dref));
 }
 
-static int check_inline_refs(struct btrfs_fs_info *fs_info,
+static int check_inline_refs(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			     const struct btrfs_tree_block *eb, int slot,
 			     const struct btrfs_key *key,
 			     const u8 *p, const u8 *end, u64 *refs)
@@ -704,22 +706,22 @@ static int check_inline_refs(struct btrfs_fs_info *fs_info,
 		int ret;
 
 		if ((size_t)(end - p) < sizeof(*iref))
-			return extent_error(fs_info, eb, slot, key,
+			return extent_error(err, eb, slot, key,
 				"inline ref item overflows extent item, ptr %lu iref size %zu end %lu",
 				(unsigned long)(p - eb->data), sizeof(*iref),
 				(unsigned long)(end - eb->data));
 		type = btrfs_stack_extent_inline_ref_type(iref);
 		size = inline_ref_size(type);
 		if ((size_t)(end - p) < size)
-			return extent_error(fs_info, eb, slot, key,
+			return extent_error(err, eb, slot, key,
 				"inline ref item overflows extent item, ptr %lu iref size %u end %lu",
 				(unsigned long)(p - eb->data), size,
 				(unsigned long)(end - eb->data));
-		ret = check_inline_ref(fs_info, eb, slot, key, iref, refs);
+		ret = check_inline_ref(fs_info, err, eb, slot, key, iref, refs);
 		if (ret)
 			return ret;
 		if (type < last_type)
-			return extent_found_error(fs_info, eb, slot, key,
+			return extent_found_error(err, eb, slot, key,
 				"type", type,
 			"inline ref out-of-order: has type %u, prev type %u",
 				type, last_type);
@@ -734,7 +736,7 @@ static int check_inline_refs(struct btrfs_fs_info *fs_info,
 		if (!have_last_seq)
 			last_seq = inline_ref_seq(last);
 		if (seq > last_seq)
-			return extent_found_error(fs_info, eb, slot, key,
+			return extent_found_error(err, eb, slot, key,
 				"offset", btrfs_stack_extent_inline_ref_offset(iref),
 			"inline ref out-of-order: has type %u offset %llu seq 0x%llx, prev type %u seq 0x%llx",
 				type, (unsigned long long)btrfs_stack_extent_inline_ref_offset(iref),
@@ -752,7 +754,7 @@ static int check_inline_refs(struct btrfs_fs_info *fs_info,
  * Extent items of one leaf are sorted by bytenr; an item must start at or
  * after the end of the previous one (a METADATA_ITEM covers nodesize).
  */
-static int check_extent_overlap(struct btrfs_fs_info *fs_info,
+static int check_extent_overlap(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				const struct btrfs_tree_block *eb, int slot,
 				const struct btrfs_key *key,
 				const struct btrfs_key *prev)
@@ -766,7 +768,7 @@ static int check_extent_overlap(struct btrfs_fs_info *fs_info,
 	else
 		return 0;
 	if (prev_end > key->objectid)
-		return extent_error(fs_info, eb, slot, key,
+		return extent_error(err, eb, slot, key,
 			"previous extent [%llu %u %llu] overlaps current extent [%llu %u %llu]",
 			(unsigned long long)prev->objectid, prev->type,
 			(unsigned long long)prev->offset,
@@ -782,7 +784,7 @@ static int check_extent_overlap(struct btrfs_fs_info *fs_info,
  * Keyed refs may hold further references, so the inline ones can only be
  * checked not to exceed the item's count.
  */
-static int check_extent_item(struct btrfs_fs_info *fs_info,
+static int check_extent_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			     const struct btrfs_tree_block *eb, int slot,
 			     const struct btrfs_key *key,
 			     const struct btrfs_key *prev)
@@ -793,15 +795,15 @@ static int check_extent_item(struct btrfs_fs_info *fs_info,
 	u32 size;
 	int ret;
 
-	ret = check_extent_key(fs_info, eb, slot, key);
+	ret = check_extent_key(fs_info, err, eb, slot, key);
 	if (ret)
 		return ret;
 	ei = btrfs_item_ptr(eb, slot, &size);
 	if (size < sizeof(*ei))
-		return extent_found_error(fs_info, eb, slot, key, "item size", size,
+		return extent_found_error(err, eb, slot, key, "item size", size,
 			"invalid item size, have %u expect [%zu, %u)",
 			size, sizeof(*ei), btrfs_leaf_data_size(fs_info->nodesize));
-	ret = check_extent_head(fs_info, eb, slot, key, ei);
+	ret = check_extent_head(fs_info, err, eb, slot, key, ei);
 	if (ret)
 		return ret;
 	p = (const u8 *)(ei + 1);
@@ -815,26 +817,26 @@ static int check_extent_item(struct btrfs_fs_info *fs_info,
 		 * and then finds the refs start past the item's end.
 		 */
 		if ((size_t)(end - p) < sizeof(*info))
-			return extent_found_error(fs_info, eb, slot, key,
+			return extent_found_error(err, eb, slot, key,
 				"item size", size,
 				"invalid extent item size, padding bytes found");
 		if (btrfs_stack_tree_block_level(info) >= BTRFS_MAX_LEVEL)
-			return extent_found_error(fs_info, eb, slot, key,
+			return extent_found_error(err, eb, slot, key,
 				"level", btrfs_stack_tree_block_level(info),
 			"invalid tree block info level, have %u expect [0, %u]",
 				btrfs_stack_tree_block_level(info), BTRFS_MAX_LEVEL - 1);
 		p += sizeof(*info);
 	}
-	ret = check_inline_refs(fs_info, eb, slot, key, p, end, &refs);
+	ret = check_inline_refs(fs_info, err, eb, slot, key, p, end, &refs);
 	if (ret)
 		return ret;
 	if (refs > btrfs_stack_extent_refs(ei))
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"refs", btrfs_stack_extent_refs(ei),
 			"invalid extent refs, have %llu expect >= inline %llu",
 			(unsigned long long)btrfs_stack_extent_refs(ei),
 			(unsigned long long)refs);
-	return check_extent_overlap(fs_info, eb, slot, key, prev);
+	return check_extent_overlap(fs_info, err, eb, slot, key, prev);
 }
 
 /*
@@ -843,8 +845,8 @@ static int check_extent_item(struct btrfs_fs_info *fs_info,
  * file_extent_err()) between the slot and the comma; @key is the key of
  * the slot reported.
  */
-#define dir_item_error_at(fs_info, loc, eb, slot, key, fmt, ...)	\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
+#define dir_item_error_at(err, loc, eb, slot, key, fmt, ...)		\
+	btrfs_record_error_at(err, -EUCLEAN, (loc),			\
 		"corrupt leaf: root=%llu block=%llu slot=%d ino=%llu, " fmt,	\
 		(unsigned long long)(eb)->owner,			\
 		(unsigned long long)(eb)->start, (slot),		\
@@ -854,8 +856,8 @@ static int check_extent_item(struct btrfs_fs_info *fs_info,
 #define dir_item_found_error(...)	keyed_found_error(dir_item, __VA_ARGS__)
 #define dir_item_value_error(...)	keyed_value_error(dir_item, __VA_ARGS__)
 
-#define file_extent_error_at(fs_info, loc, eb, slot, key, fmt, ...)	\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
+#define file_extent_error_at(err, loc, eb, slot, key, fmt, ...)		\
+	btrfs_record_error_at(err, -EUCLEAN, (loc),			\
 		"corrupt leaf: root=%llu block=%llu slot=%d ino=%llu file_offset=%llu, " fmt,	\
 		(unsigned long long)(eb)->owner,			\
 		(unsigned long long)(eb)->start, (slot),		\
@@ -892,13 +894,13 @@ static u16 block_le16(const struct btrfs_tree_block *eb, unsigned long off)
  * another item of the same inode (at least its INODE_ITEM).  Log and
  * reloc trees do not keep that order, nor do the other trees.
  */
-static int check_prev_ino(struct btrfs_fs_info *fs_info,
+static int check_prev_ino(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			  const struct btrfs_tree_block *eb, int slot,
 			  const struct btrfs_key *key, const struct btrfs_key *prev)
 {
 	if (slot == 0 || !is_fstree(eb->owner) || key->objectid == prev->objectid)
 		return 0;
-	return dir_item_value_error(fs_info, eb, slot, key,
+	return dir_item_value_error(err, eb, slot, key,
 		"key.objectid", prev->objectid, key->objectid,
 			"invalid previous key objectid, have %llu expect %llu",
 		(unsigned long long)prev->objectid,
@@ -912,7 +914,7 @@ static int check_prev_ino(struct btrfs_fs_info *fs_info,
  * tree-checker line (only "read time tree block corruption detected"), so
  * that message is this tool's own.
  */
-static int check_inode_key(struct btrfs_fs_info *fs_info,
+static int check_inode_key(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			   const struct btrfs_tree_block *eb, int slot,
 			   const struct btrfs_key *item_key,
 			   const struct btrfs_key *key)
@@ -921,7 +923,7 @@ static int check_inode_key(struct btrfs_fs_info *fs_info,
 
 	if (item_key->type == BTRFS_XATTR_ITEM_KEY) {
 		if (key->objectid || key->type || key->offset)
-			return dir_item_found_error(fs_info, eb, slot, item_key,
+			return dir_item_found_error(err, eb, slot, item_key,
 				"location.objectid", key->objectid,
 			"invalid location key for xattr, have (%llu %u %llu) expect (0 0 0)",
 				(unsigned long long)key->objectid, key->type,
@@ -933,7 +935,7 @@ static int check_inode_key(struct btrfs_fs_info *fs_info,
 	    key->objectid != BTRFS_ROOT_TREE_DIR_OBJECTID &&
 	    key->objectid != BTRFS_FREE_INO_OBJECTID) {
 		if (is_inode_item)
-			return leaf_found_error(fs_info, eb, slot,
+			return leaf_found_error(err, eb, slot,
 				"key.objectid", key->objectid,
 			"invalid key objectid: has %llu expect %llu or [%llu, %llu] or %llu",
 				(unsigned long long)key->objectid,
@@ -941,7 +943,7 @@ static int check_inode_key(struct btrfs_fs_info *fs_info,
 				(unsigned long long)BTRFS_FIRST_FREE_OBJECTID,
 				(unsigned long long)BTRFS_LAST_FREE_OBJECTID,
 				(unsigned long long)BTRFS_FREE_INO_OBJECTID);
-		return dir_item_found_error(fs_info, eb, slot, item_key,
+		return dir_item_found_error(err, eb, slot, item_key,
 			"location.objectid", key->objectid,
 			"invalid location key objectid: has %llu expect %llu or [%llu, %llu] or %llu",
 			(unsigned long long)key->objectid,
@@ -952,11 +954,11 @@ static int check_inode_key(struct btrfs_fs_info *fs_info,
 	}
 	if (key->offset) {
 		if (is_inode_item)
-			return dir_item_value_error(fs_info, eb, slot, item_key,
+			return dir_item_value_error(err, eb, slot, item_key,
 				"key.offset", key->offset, 0,
 			"invalid key offset: has %llu expect 0",
 				(unsigned long long)key->offset);
-		return dir_item_value_error(fs_info, eb, slot, item_key,
+		return dir_item_value_error(err, eb, slot, item_key,
 			"location.offset", key->offset, 0,
 			"invalid location key offset:has %llu expect 0",
 			(unsigned long long)key->offset);
@@ -968,17 +970,17 @@ static int check_inode_key(struct btrfs_fs_info *fs_info,
  * The location-key half of the kernel's check_root_key(): a directory
  * entry may point to a subvolume (ROOT_ITEM) but to no other tree.
  */
-static int check_location_root_key(struct btrfs_fs_info *fs_info,
+static int check_location_root_key(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				   const struct btrfs_tree_block *eb, int slot,
 				   const struct btrfs_key *item_key,
 				   const struct btrfs_key *key)
 {
 	if (key->objectid == 0)
-		return dir_item_found_error(fs_info, eb, slot, item_key,
+		return dir_item_found_error(err, eb, slot, item_key,
 			"location.objectid", 0,
 			"invalid location key root id 0");
 	if (!is_fstree(key->objectid))
-		return dir_item_found_error(fs_info, eb, slot, item_key,
+		return dir_item_found_error(err, eb, slot, item_key,
 			"location.objectid", key->objectid,
 			"invalid location key objectid, have %llu expect [%llu, %llu]",
 			(unsigned long long)key->objectid,
@@ -987,7 +989,7 @@ static int check_location_root_key(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
-static int check_dir_location(struct btrfs_fs_info *fs_info,
+static int check_dir_location(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			      const struct btrfs_tree_block *eb, int slot,
 			      const struct btrfs_key *key,
 			      const struct btrfs_dir_item *di)
@@ -996,32 +998,32 @@ static int check_dir_location(struct btrfs_fs_info *fs_info,
 
 	btrfs_disk_key_to_cpu(&loc, &di->location);
 	if (loc.type == BTRFS_ROOT_ITEM_KEY)
-		return check_location_root_key(fs_info, eb, slot, key, &loc);
+		return check_location_root_key(fs_info, err, eb, slot, key, &loc);
 	if (loc.type == BTRFS_INODE_ITEM_KEY || loc.type == 0)
-		return check_inode_key(fs_info, eb, slot, key, &loc);
-	return dir_item_found_error(fs_info, eb, slot, key,
+		return check_inode_key(fs_info, err, eb, slot, key, &loc);
+	return dir_item_found_error(err, eb, slot, key,
 		"location.type", loc.type,
 			"invalid location key type, have %u, expect %u or %u",
 		loc.type, BTRFS_ROOT_ITEM_KEY, BTRFS_INODE_ITEM_KEY);
 }
 
 /* The type of one entry against the key type; 0 (UNKNOWN) is refused since 6.11 */
-static int check_dir_type(struct btrfs_fs_info *fs_info,
+static int check_dir_type(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			  const struct btrfs_tree_block *eb, int slot,
 			  const struct btrfs_key *key, u8 dir_type)
 {
 	if (dir_type <= BTRFS_FT_UNKNOWN || dir_type >= BTRFS_FT_MAX)
-		return dir_item_found_error(fs_info, eb, slot, key,
+		return dir_item_found_error(err, eb, slot, key,
 			"type", dir_type,
 			"invalid dir item type, have %u expect (0, %u)",
 			dir_type, BTRFS_FT_MAX);
 	if (key->type == BTRFS_XATTR_ITEM_KEY && dir_type != BTRFS_FT_XATTR)
-		return dir_item_value_error(fs_info, eb, slot, key,
+		return dir_item_value_error(err, eb, slot, key,
 			"type", dir_type, BTRFS_FT_XATTR,
 			"invalid dir item type for XATTR key, have %u expect %u",
 			dir_type, BTRFS_FT_XATTR);
 	if (dir_type == BTRFS_FT_XATTR && key->type != BTRFS_XATTR_ITEM_KEY)
-		return dir_item_found_error(fs_info, eb, slot, key,
+		return dir_item_found_error(err, eb, slot, key,
 			"type", dir_type,
 			"xattr dir type found for non-XATTR key");
 	return 0;
@@ -1032,7 +1034,7 @@ static int check_dir_type(struct btrfs_fs_info *fs_info,
  * to @total.  Name and data lengths are checked before the entry's end,
  * so the name read for the hash lies inside the item.
  */
-static int check_dir_entry(struct btrfs_fs_info *fs_info,
+static int check_dir_entry(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			   const struct btrfs_tree_block *eb, int slot,
 			   const struct btrfs_key *key, const u8 *item,
 			   u32 cur, u32 item_size, u32 *total)
@@ -1044,37 +1046,37 @@ static int check_dir_entry(struct btrfs_fs_info *fs_info,
 	int ret;
 
 	if ((u64)cur + sizeof(*di) > item_size)
-		return dir_item_found_error(fs_info, eb, slot, key,
+		return dir_item_found_error(err, eb, slot, key,
 			"item size", item_size,
 			"dir item header crosses item boundary, have %zu boundary %u",
 			cur + sizeof(*di), item_size);
-	ret = check_dir_location(fs_info, eb, slot, key, di);
+	ret = check_dir_location(fs_info, err, eb, slot, key, di);
 	if (ret)
 		return ret;
 	dir_type = btrfs_stack_dir_ftype(di);
-	ret = check_dir_type(fs_info, eb, slot, key, dir_type);
+	ret = check_dir_type(fs_info, err, eb, slot, key, dir_type);
 	if (ret)
 		return ret;
 	max_name_len = dir_type == BTRFS_FT_XATTR ? BTRFS_XATTR_NAME_MAX : BTRFS_NAME_LEN;
 	name_len = btrfs_stack_dir_name_len(di);
 	data_len = btrfs_stack_dir_data_len(di);
 	if (name_len > max_name_len)
-		return dir_item_found_error(fs_info, eb, slot, key,
+		return dir_item_found_error(err, eb, slot, key,
 			"name_len", name_len,
 			"dir item name len too long, have %u max %u",
 			name_len, max_name_len);
 	if (name_len + data_len > max_size)
-		return dir_item_found_error(fs_info, eb, slot, key,
+		return dir_item_found_error(err, eb, slot, key,
 			"name_len", name_len + data_len,
 			"dir item name and data len too long, have %u max %u",
 			name_len + data_len, max_size);
 	if (data_len && dir_type != BTRFS_FT_XATTR)
-		return dir_item_value_error(fs_info, eb, slot, key,
+		return dir_item_value_error(err, eb, slot, key,
 			"data_len", data_len, 0,
 			"dir item with invalid data len, have %u expect 0", data_len);
 	*total = sizeof(*di) + name_len + data_len;
 	if (cur + *total > item_size)
-		return dir_item_found_error(fs_info, eb, slot, key,
+		return dir_item_found_error(err, eb, slot, key,
 			"item size", item_size,
 			"dir item data crosses item boundary, have %u boundary %u",
 			cur + *total, item_size);
@@ -1083,7 +1085,7 @@ static int check_dir_entry(struct btrfs_fs_info *fs_info,
 		u32 hash = btrfs_name_hash((const char *)(di + 1), name_len);
 
 		if (key->offset != hash)
-			return dir_item_value_error(fs_info, eb, slot, key,
+			return dir_item_value_error(err, eb, slot, key,
 				"key.offset", key->offset, hash,
 			"name hash mismatch with key, have 0x%016x expect 0x%016llx",
 				hash, (unsigned long long)key->offset);
@@ -1092,7 +1094,7 @@ static int check_dir_entry(struct btrfs_fs_info *fs_info,
 }
 
 /* check_dir_item(): DIR_ITEM, DIR_INDEX and XATTR_ITEM, entry by entry */
-static int check_dir_item(struct btrfs_fs_info *fs_info,
+static int check_dir_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			  const struct btrfs_tree_block *eb, int slot,
 			  const struct btrfs_key *key, const struct btrfs_key *prev)
 {
@@ -1100,14 +1102,14 @@ static int check_dir_item(struct btrfs_fs_info *fs_info,
 	u32 item_size, cur = 0;
 	int ret;
 
-	ret = check_prev_ino(fs_info, eb, slot, key, prev);
+	ret = check_prev_ino(fs_info, err, eb, slot, key, prev);
 	if (ret)
 		return ret;
 	item = btrfs_item_ptr(eb, slot, &item_size);
 	while (cur < item_size) {
 		u32 total = 0;
 
-		ret = check_dir_entry(fs_info, eb, slot, key, item, cur,
+		ret = check_dir_entry(fs_info, err, eb, slot, key, item, cur,
 				      item_size, &total);
 		if (ret)
 			return ret;
@@ -1134,7 +1136,7 @@ static bool inode_mode_type_valid(u32 mode)
  * kernel).  Unknown read-only-compat flags are refused only on a
  * writeable mount, so not here: this tool reads as a read-only mount does.
  */
-static int check_inode_item(struct btrfs_fs_info *fs_info,
+static int check_inode_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			    const struct btrfs_tree_block *eb, int slot,
 			    const struct btrfs_key *key)
 {
@@ -1144,45 +1146,45 @@ static int check_inode_item(struct btrfs_fs_info *fs_info,
 	u32 size, mode, flags;
 	int ret;
 
-	ret = check_inode_key(fs_info, eb, slot, key, key);
+	ret = check_inode_key(fs_info, err, eb, slot, key, key);
 	if (ret)
 		return ret;
 	ii = btrfs_item_ptr(eb, slot, &size);
 	if (size != sizeof(*ii))
-		return leaf_value_error(fs_info, eb, slot,
+		return leaf_value_error(err, eb, slot,
 			"item size", size, sizeof(*ii),
 			"invalid item size: has %u expect %zu", size, sizeof(*ii));
 	if (btrfs_stack_inode_generation(ii) > max_gen)
-		return dir_item_found_error(fs_info, eb, slot, key,
+		return dir_item_found_error(err, eb, slot, key,
 			"generation", btrfs_stack_inode_generation(ii),
 			"invalid inode generation: has %llu expect (0, %llu]",
 			(unsigned long long)btrfs_stack_inode_generation(ii),
 			(unsigned long long)max_gen);
 	/* mkfs may leave the root tree dir's transid 0 */
 	if (btrfs_stack_inode_transid(ii) > max_gen)
-		return dir_item_found_error(fs_info, eb, slot, key,
+		return dir_item_found_error(err, eb, slot, key,
 			"transid", btrfs_stack_inode_transid(ii),
 			"invalid inode transid: has %llu expect [0, %llu]",
 			(unsigned long long)btrfs_stack_inode_transid(ii),
 			(unsigned long long)max_gen);
 	mode = btrfs_stack_inode_mode(ii);
 	if (mode & ~valid_mask)
-		return dir_item_found_error(fs_info, eb, slot, key,
+		return dir_item_found_error(err, eb, slot, key,
 			"mode", mode,
 			"unknown mode bit detected: 0x%x", mode & ~valid_mask);
 	if (!inode_mode_type_valid(mode))
-		return dir_item_found_error(fs_info, eb, slot, key,
+		return dir_item_found_error(err, eb, slot, key,
 			"mode", mode,
 			"invalid mode: has 0%o expect valid S_IF* bit(s)",
 			mode & BTRFS_S_IFMT);
 	if (btrfs_mode_is(mode, BTRFS_S_IFDIR) && btrfs_stack_inode_nlink(ii) > 1)
-		return dir_item_found_error(fs_info, eb, slot, key,
+		return dir_item_found_error(err, eb, slot, key,
 			"nlink", btrfs_stack_inode_nlink(ii),
 			"invalid nlink: has %u expect no more than 1 for dir",
 			btrfs_stack_inode_nlink(ii));
 	flags = (u32)btrfs_stack_inode_flags(ii);
 	if (flags & ~BTRFS_INODE_FLAG_MASK)
-		return dir_item_found_error(fs_info, eb, slot, key,
+		return dir_item_found_error(err, eb, slot, key,
 			"flags", flags,
 			"unknown incompat flags detected: 0x%x", flags);
 	return 0;
@@ -1193,7 +1195,7 @@ static int check_inode_item(struct btrfs_fs_info *fs_info,
  * name.  The kernel's first bound is sizeof() of a pointer (8 bytes), not
  * of the entry (10), and its message prints that 8; reproduced.
  */
-static int check_inode_ref(struct btrfs_fs_info *fs_info,
+static int check_inode_ref(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			   const struct btrfs_tree_block *eb, int slot,
 			   const struct btrfs_key *key, const struct btrfs_key *prev)
 {
@@ -1202,13 +1204,13 @@ static int check_inode_ref(struct btrfs_fs_info *fs_info,
 	u32 size;
 	int ret;
 
-	ret = check_prev_ino(fs_info, eb, slot, key, prev);
+	ret = check_prev_ino(fs_info, err, eb, slot, key, prev);
 	if (ret)
 		return ret;
 	btrfs_item_ptr(eb, slot, &size);
 	/* A name is never empty, so a bare header is too small */
 	if (size <= sizeof(struct btrfs_inode_ref))
-		return dir_item_found_error(fs_info, eb, slot, key, "item size", size,
+		return dir_item_found_error(err, eb, slot, key, "item size", size,
 			"invalid item size, have %u expect (%zu, %u)",
 			size, sizeof(struct btrfs_inode_ref),
 			btrfs_leaf_data_size(fs_info->nodesize));
@@ -1218,12 +1220,12 @@ static int check_inode_ref(struct btrfs_fs_info *fs_info,
 		u16 namelen;
 
 		if (ptr + ptr_size > end)
-			return dir_item_error(fs_info, eb, slot, key,
+			return dir_item_error(err, eb, slot, key,
 				"inode ref overflow, ptr %lu end %lu inode_ref_size %zu",
 				ptr, end, ptr_size);
 		namelen = block_le16(eb, ptr + offsetof(struct btrfs_inode_ref, name_len));
 		if (ptr + sizeof(struct btrfs_inode_ref) + namelen > end)
-			return dir_item_error(fs_info, eb, slot, key,
+			return dir_item_error(err, eb, slot, key,
 				"inode ref overflow, ptr %lu end %lu namelen %u",
 				ptr, end, namelen);
 		ptr += sizeof(struct btrfs_inode_ref) + namelen;
@@ -1232,7 +1234,7 @@ static int check_inode_ref(struct btrfs_fs_info *fs_info,
 }
 
 /* check_inode_extref(), new in 6.18: the same walk over extended refs */
-static int check_inode_extref(struct btrfs_fs_info *fs_info,
+static int check_inode_extref(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			      const struct btrfs_tree_block *eb, int slot,
 			      const struct btrfs_key *key, const struct btrfs_key *prev)
 {
@@ -1241,7 +1243,7 @@ static int check_inode_extref(struct btrfs_fs_info *fs_info,
 	u32 size;
 	int ret;
 
-	ret = check_prev_ino(fs_info, eb, slot, key, prev);
+	ret = check_prev_ino(fs_info, err, eb, slot, key, prev);
 	if (ret)
 		return ret;
 	btrfs_item_ptr(eb, slot, &size);
@@ -1251,12 +1253,12 @@ static int check_inode_extref(struct btrfs_fs_info *fs_info,
 		u16 namelen;
 
 		if (ptr + head > end)
-			return dir_item_error(fs_info, eb, slot, key,
+			return dir_item_error(err, eb, slot, key,
 				"inode extref overflow, ptr %lu end %lu inode_extref size %zu",
 				ptr, end, head);
 		namelen = block_le16(eb, ptr + offsetof(struct btrfs_inode_extref, name_len));
 		if (ptr + head + namelen > end)
-			return dir_item_error(fs_info, eb, slot, key,
+			return dir_item_error(err, eb, slot, key,
 				"inode extref overflow, ptr %lu end %lu namelen %u",
 				ptr, end, namelen);
 		ptr += head + namelen;
@@ -1280,40 +1282,40 @@ static u64 file_extent_end(const struct btrfs_fs_info *fs_info,
 }
 
 /* CHECK_FE_ALIGNED() */
-static int check_fe_aligned(struct btrfs_fs_info *fs_info,
+static int check_fe_aligned(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			    const struct btrfs_tree_block *eb, int slot,
 			    const struct btrfs_key *key, const char *name, u64 value)
 {
 	if (sector_aligned(fs_info, value))
 		return 0;
-	return file_extent_found_error(fs_info, eb, slot, key,
+	return file_extent_found_error(err, eb, slot, key,
 		name, value,
 			"invalid %s for file extent, have %llu, should be aligned to %u",
 		name, (unsigned long long)value, fs_info->sectorsize);
 }
 
 /* A regular or preallocated extent: every byte count on sector boundaries */
-static int check_reg_file_extent(struct btrfs_fs_info *fs_info,
+static int check_reg_file_extent(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				 const struct btrfs_tree_block *eb, int slot,
 				 const struct btrfs_key *key,
 				 const struct btrfs_file_extent_item *fi)
 {
 	u64 end;
 
-	if (check_fe_aligned(fs_info, eb, slot, key, "ram_bytes",
+	if (check_fe_aligned(fs_info, err, eb, slot, key, "ram_bytes",
 			     btrfs_stack_file_extent_ram_bytes(fi)) ||
-	    check_fe_aligned(fs_info, eb, slot, key, "disk_bytenr",
+	    check_fe_aligned(fs_info, err, eb, slot, key, "disk_bytenr",
 			     btrfs_stack_file_extent_disk_bytenr(fi)) ||
-	    check_fe_aligned(fs_info, eb, slot, key, "disk_num_bytes",
+	    check_fe_aligned(fs_info, err, eb, slot, key, "disk_num_bytes",
 			     btrfs_stack_file_extent_disk_num_bytes(fi)) ||
-	    check_fe_aligned(fs_info, eb, slot, key, "offset",
+	    check_fe_aligned(fs_info, err, eb, slot, key, "offset",
 			     btrfs_stack_file_extent_offset(fi)) ||
-	    check_fe_aligned(fs_info, eb, slot, key, "num_bytes",
+	    check_fe_aligned(fs_info, err, eb, slot, key, "num_bytes",
 			     btrfs_stack_file_extent_num_bytes(fi)))
 		return -EUCLEAN;
 	if (__builtin_add_overflow(btrfs_stack_file_extent_num_bytes(fi),
 				   key->offset, &end))
-		return file_extent_found_error(fs_info, eb, slot, key,
+		return file_extent_found_error(err, eb, slot, key,
 			"num_bytes", btrfs_stack_file_extent_num_bytes(fi),
 			"extent end overflow, have file offset %llu extent num bytes %llu",
 			(unsigned long long)key->offset,
@@ -1326,6 +1328,7 @@ static int check_reg_file_extent(struct btrfs_fs_info *fs_info,
  * reports it at the previous slot, which passed this same check.
  */
 static int check_file_extent_overlap(struct btrfs_fs_info *fs_info,
+				     struct btrfs_error *err,
 				     const struct btrfs_tree_block *eb, int slot,
 				     const struct btrfs_key *key,
 				     const struct btrfs_key *prev)
@@ -1340,7 +1343,7 @@ static int check_file_extent_overlap(struct btrfs_fs_info *fs_info,
 	prev_fi = btrfs_item_ptr(eb, slot - 1, &size);
 	prev_end = file_extent_end(fs_info, prev, prev_fi);
 	if (prev_end > key->offset)
-		return file_extent_found_error(fs_info, eb, slot - 1, prev,
+		return file_extent_found_error(err, eb, slot - 1, prev,
 			"extent end", prev_end,
 			"file extent end range (%llu) goes beyond start offset (%llu) of the next file extent",
 			(unsigned long long)prev_end, (unsigned long long)key->offset);
@@ -1349,6 +1352,7 @@ static int check_file_extent_overlap(struct btrfs_fs_info *fs_info,
 
 /* An inline extent starts the file; uncompressed, its data fills the item */
 static int check_inline_file_extent(struct btrfs_fs_info *fs_info,
+				    struct btrfs_error *err,
 				    const struct btrfs_tree_block *eb, int slot,
 				    const struct btrfs_key *key,
 				    const struct btrfs_file_extent_item *fi, u32 size)
@@ -1357,14 +1361,14 @@ static int check_inline_file_extent(struct btrfs_fs_info *fs_info,
 			   btrfs_stack_file_extent_ram_bytes(fi);
 
 	if (key->offset)
-		return file_extent_value_error(fs_info, eb, slot, key,
+		return file_extent_value_error(err, eb, slot, key,
 			"key.offset", key->offset, 0,
 			"invalid file_offset for inline file extent, have %llu expect 0",
 			(unsigned long long)key->offset);
 	if (btrfs_stack_file_extent_compression(fi) != BTRFS_COMPRESS_NONE)
 		return 0;
 	if (size != expect)
-		return file_extent_value_error(fs_info, eb, slot, key,
+		return file_extent_value_error(err, eb, slot, key,
 			"item size", size, expect,
 			"invalid ram_bytes for uncompressed inline extent, have %u expect %llu",
 			size, (unsigned long long)expect);
@@ -1372,7 +1376,7 @@ static int check_inline_file_extent(struct btrfs_fs_info *fs_info,
 }
 
 /* check_extent_data_item(): EXTENT_DATA */
-static int check_extent_data_item(struct btrfs_fs_info *fs_info,
+static int check_extent_data_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				  const struct btrfs_tree_block *eb, int slot,
 				  const struct btrfs_key *key,
 				  const struct btrfs_key *prev)
@@ -1382,52 +1386,52 @@ static int check_extent_data_item(struct btrfs_fs_info *fs_info,
 	int ret;
 
 	if (!sector_aligned(fs_info, key->offset))
-		return file_extent_found_error(fs_info, eb, slot, key,
+		return file_extent_found_error(err, eb, slot, key,
 			"key.offset", key->offset,
 			"unaligned file_offset for file extent, have %llu should be aligned to %u",
 			(unsigned long long)key->offset, fs_info->sectorsize);
-	ret = check_prev_ino(fs_info, eb, slot, key, prev);
+	ret = check_prev_ino(fs_info, err, eb, slot, key, prev);
 	if (ret)
 		return ret;
 	fi = btrfs_item_ptr(eb, slot, &size);
 	/* The kernel's upper bound in this message is a fixed 4 KiB */
 	if (size < BTRFS_FILE_EXTENT_INLINE_DATA_START)
-		return file_extent_found_error(fs_info, eb, slot, key, "item size", size,
+		return file_extent_found_error(err, eb, slot, key, "item size", size,
 			"invalid item size, have %u expect [%zu, %u)",
 			size, BTRFS_FILE_EXTENT_INLINE_DATA_START, 4096U);
 	if (btrfs_stack_file_extent_type(fi) >= BTRFS_NR_FILE_EXTENT_TYPES)
-		return file_extent_found_error(fs_info, eb, slot, key,
+		return file_extent_found_error(err, eb, slot, key,
 			"type", btrfs_stack_file_extent_type(fi),
 			"invalid type for file extent, have %u expect range [0, %u]",
 			btrfs_stack_file_extent_type(fi), BTRFS_NR_FILE_EXTENT_TYPES - 1);
 	if (btrfs_stack_file_extent_compression(fi) >= BTRFS_NR_COMPRESS_TYPES)
-		return file_extent_found_error(fs_info, eb, slot, key,
+		return file_extent_found_error(err, eb, slot, key,
 			"compression", btrfs_stack_file_extent_compression(fi),
 			"invalid compression for file extent, have %u expect range [0, %u]",
 			btrfs_stack_file_extent_compression(fi), BTRFS_NR_COMPRESS_TYPES - 1);
 	if (btrfs_stack_file_extent_encryption(fi))
-		return file_extent_value_error(fs_info, eb, slot, key,
+		return file_extent_value_error(err, eb, slot, key,
 			"encryption", btrfs_stack_file_extent_encryption(fi), 0,
 			"invalid encryption for file extent, have %u expect 0",
 			btrfs_stack_file_extent_encryption(fi));
 	if (btrfs_stack_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE)
-		return check_inline_file_extent(fs_info, eb, slot, key, fi, size);
+		return check_inline_file_extent(fs_info, err, eb, slot, key, fi, size);
 	if (size != sizeof(*fi))
-		return file_extent_value_error(fs_info, eb, slot, key,
+		return file_extent_value_error(err, eb, slot, key,
 			"item size", size, sizeof(*fi),
 			"invalid item size for reg/prealloc file extent, have %u expect %zu",
 			size, sizeof(*fi));
-	ret = check_reg_file_extent(fs_info, eb, slot, key, fi);
+	ret = check_reg_file_extent(fs_info, err, eb, slot, key, fi);
 	if (ret)
 		return ret;
-	return check_file_extent_overlap(fs_info, eb, slot, key, prev);
+	return check_file_extent_overlap(fs_info, err, eb, slot, key, prev);
 }
 
 /*
  * check_csum_item(): one checksum per sector from key.offset; the ranges
  * of two items in a leaf must not overlap (reported at the previous one).
  */
-static int check_csum_item(struct btrfs_fs_info *fs_info,
+static int check_csum_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			   const struct btrfs_tree_block *eb, int slot,
 			   const struct btrfs_key *key, const struct btrfs_key *prev)
 {
@@ -1436,13 +1440,13 @@ static int check_csum_item(struct btrfs_fs_info *fs_info,
 	u64 prev_end;
 
 	if (key->objectid != BTRFS_EXTENT_CSUM_OBJECTID)
-		return leaf_value_error(fs_info, eb, slot,
+		return leaf_value_error(err, eb, slot,
 			"key.objectid", key->objectid, BTRFS_EXTENT_CSUM_OBJECTID,
 			"invalid key objectid for csum item, have %llu expect %llu",
 			(unsigned long long)key->objectid,
 			(unsigned long long)BTRFS_EXTENT_CSUM_OBJECTID);
 	if (!sector_aligned(fs_info, key->offset))
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"key.offset", key->offset,
 			"unaligned key offset for csum item, have %llu should be aligned to %u",
 			(unsigned long long)key->offset, fs_info->sectorsize);
@@ -1451,7 +1455,7 @@ static int check_csum_item(struct btrfs_fs_info *fs_info,
 	if (!csum_size)
 		return 0;
 	if (size % csum_size)
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"item size", size,
 			"unaligned item size for csum item, have %u should be aligned to %u",
 			size, csum_size);
@@ -1460,7 +1464,7 @@ static int check_csum_item(struct btrfs_fs_info *fs_info,
 	btrfs_item_ptr(eb, slot - 1, &prev_size);
 	prev_end = prev->offset + (u64)(prev_size / csum_size) * fs_info->sectorsize;
 	if (prev_end > key->offset)
-		return leaf_found_error(fs_info, eb, slot - 1,
+		return leaf_found_error(err, eb, slot - 1,
 			"csum end", prev_end,
 			"csum end range (%llu) goes beyond the start range (%llu) of the next csum item",
 			(unsigned long long)prev_end, (unsigned long long)key->offset);
@@ -1473,7 +1477,7 @@ static int check_csum_item(struct btrfs_fs_info *fs_info,
  * size check (inside its buffer); here a count past the block reads as 0,
  * as the kernel's bounded accessor returns.
  */
-static int check_simple_keyed_refs(struct btrfs_fs_info *fs_info,
+static int check_simple_keyed_refs(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				   const struct btrfs_tree_block *eb, int slot,
 				   const struct btrfs_key *key)
 {
@@ -1487,23 +1491,23 @@ static int check_simple_keyed_refs(struct btrfs_fs_info *fs_info,
 		if (off + sizeof(count) <= eb->len)
 			memcpy(&count, eb->data + off, sizeof(count));
 		if (!count)
-			return extent_found_error(fs_info, eb, slot, key,
+			return extent_found_error(err, eb, slot, key,
 				"count", 0,
 			"invalid shared data backref count, should have non-zero value");
 		expect = sizeof(struct btrfs_shared_data_ref);
 	}
 	if (size != expect)
-		return leaf_value_error(fs_info, eb, slot,
+		return leaf_value_error(err, eb, slot,
 			"item size", size, expect,
 			"invalid item size, have %u expect %u for key type %u",
 			size, expect, key->type);
 	if (!sector_aligned(fs_info, key->objectid))
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"key.objectid", key->objectid,
 			"invalid key objectid for shared block ref, have %llu expect aligned to %u",
 			(unsigned long long)key->objectid, fs_info->sectorsize);
 	if (key->type != BTRFS_TREE_BLOCK_REF_KEY && !sector_aligned(fs_info, key->offset))
-		return extent_found_error(fs_info, eb, slot, key, "key.offset", key->offset,
+		return extent_found_error(err, eb, slot, key, "key.offset", key->offset,
 			"invalid tree parent bytenr, have %llu expect aligned to %u",
 			(unsigned long long)key->offset, fs_info->sectorsize);
 	return 0;
@@ -1512,9 +1516,10 @@ static int check_simple_keyed_refs(struct btrfs_fs_info *fs_info,
 /*
  * One keyed data ref.  Its hash (the key offset) is not checked: hash
  * collisions move refs to other keys.  6.18 prints the root in the
- * objectid message (fixed after 6.18); reproduced.
+ * objectid message (fixed after 6.18); the line reproduces it, the error
+ * record has the objectid the check read.
  */
-static int check_keyed_data_ref(struct btrfs_fs_info *fs_info,
+static int check_keyed_data_ref(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				const struct btrfs_tree_block *eb, int slot,
 				const struct btrfs_key *key,
 				const struct btrfs_extent_data_ref *dref)
@@ -1524,29 +1529,29 @@ static int check_keyed_data_ref(struct btrfs_fs_info *fs_info,
 	u64 offset = btrfs_stack_extent_data_ref_offset(dref);
 
 	if (!is_valid_dref_root(root))
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"root", root,
 			"invalid extent data backref root value %llu",
 			(unsigned long long)root);
 	if (objectid < BTRFS_FIRST_FREE_OBJECTID || objectid > BTRFS_LAST_FREE_OBJECTID)
-		return extent_found_error(fs_info, eb, slot, key,
-			"objectid", root,
+		return extent_found_error(err, eb, slot, key,
+			"objectid", objectid,
 			"invalid extent data backref objectid value %llu",
 			(unsigned long long)root);
 	if (!sector_aligned(fs_info, offset))
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"offset", offset,
 			"invalid extent data backref offset, have %llu expect aligned to %u",
 			(unsigned long long)offset, fs_info->sectorsize);
 	if (!btrfs_stack_extent_data_ref_count(dref))
-		return extent_found_error(fs_info, eb, slot, key,
+		return extent_found_error(err, eb, slot, key,
 			"count", 0,
 			"invalid extent data backref count, should have non-zero value");
 	return 0;
 }
 
 /* check_extent_data_ref(): EXTENT_DATA_REF, an array of data refs */
-static int check_extent_data_ref(struct btrfs_fs_info *fs_info,
+static int check_extent_data_ref(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				 const struct btrfs_tree_block *eb, int slot,
 				 const struct btrfs_key *key)
 {
@@ -1555,17 +1560,17 @@ static int check_extent_data_ref(struct btrfs_fs_info *fs_info,
 
 	dref = btrfs_item_ptr(eb, slot, &size);
 	if (size % sizeof(*dref))
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"item size", size,
 			"invalid item size, have %u expect aligned to %zu for key type %u",
 			size, sizeof(*dref), key->type);
 	if (!sector_aligned(fs_info, key->objectid))
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"key.objectid", key->objectid,
 			"invalid key objectid for shared block ref, have %llu expect aligned to %u",
 			(unsigned long long)key->objectid, fs_info->sectorsize);
 	for (i = 0; i < size / sizeof(*dref); i++) {
-		int ret = check_keyed_data_ref(fs_info, eb, slot, key, dref + i);
+		int ret = check_keyed_data_ref(fs_info, err, eb, slot, key, dref + i);
 
 		if (ret)
 			return ret;
@@ -1575,62 +1580,63 @@ static int check_extent_data_ref(struct btrfs_fs_info *fs_info,
 
 /* check_raid_stripe_extent(): since 6.12 the item has no encoding to check */
 static int check_raid_stripe_extent(struct btrfs_fs_info *fs_info,
+				    struct btrfs_error *err,
 				    const struct btrfs_tree_block *eb, int slot,
 				    const struct btrfs_key *key)
 {
 	if (!sector_aligned(fs_info, key->objectid))
-		return leaf_found_error(fs_info, eb, slot,
+		return leaf_found_error(err, eb, slot,
 			"key.objectid", key->objectid,
 			"invalid key objectid for raid stripe extent, have %llu expect aligned to %u",
 			(unsigned long long)key->objectid, fs_info->sectorsize);
 	if (!btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE))
-		return leaf_error(fs_info, eb, slot,
+		return leaf_error(err, eb, slot,
 			"RAID_STRIPE_EXTENT present but RAID_STRIPE_TREE incompat bit unset");
 	return 0;
 }
 
 /* check_leaf_item(): the items whose contents are checked at read time */
-static int check_leaf_item(struct btrfs_fs_info *fs_info,
+static int check_leaf_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			   const struct btrfs_tree_block *eb, int slot,
 			   const struct btrfs_key *key,
 			   const struct btrfs_key *prev)
 {
 	switch (key->type) {
 	case BTRFS_EXTENT_DATA_KEY:
-		return check_extent_data_item(fs_info, eb, slot, key, prev);
+		return check_extent_data_item(fs_info, err, eb, slot, key, prev);
 	case BTRFS_EXTENT_CSUM_KEY:
-		return check_csum_item(fs_info, eb, slot, key, prev);
+		return check_csum_item(fs_info, err, eb, slot, key, prev);
 	case BTRFS_DIR_ITEM_KEY:
 	case BTRFS_DIR_INDEX_KEY:
 	case BTRFS_XATTR_ITEM_KEY:
-		return check_dir_item(fs_info, eb, slot, key, prev);
+		return check_dir_item(fs_info, err, eb, slot, key, prev);
 	case BTRFS_INODE_REF_KEY:
-		return check_inode_ref(fs_info, eb, slot, key, prev);
+		return check_inode_ref(fs_info, err, eb, slot, key, prev);
 	case BTRFS_INODE_EXTREF_KEY:
-		return check_inode_extref(fs_info, eb, slot, key, prev);
+		return check_inode_extref(fs_info, err, eb, slot, key, prev);
 	case BTRFS_INODE_ITEM_KEY:
-		return check_inode_item(fs_info, eb, slot, key);
+		return check_inode_item(fs_info, err, eb, slot, key);
 	case BTRFS_TREE_BLOCK_REF_KEY:
 	case BTRFS_SHARED_DATA_REF_KEY:
 	case BTRFS_SHARED_BLOCK_REF_KEY:
-		return check_simple_keyed_refs(fs_info, eb, slot, key);
+		return check_simple_keyed_refs(fs_info, err, eb, slot, key);
 	case BTRFS_EXTENT_DATA_REF_KEY:
-		return check_extent_data_ref(fs_info, eb, slot, key);
+		return check_extent_data_ref(fs_info, err, eb, slot, key);
 	case BTRFS_RAID_STRIPE_KEY:
-		return check_raid_stripe_extent(fs_info, eb, slot, key);
+		return check_raid_stripe_extent(fs_info, err, eb, slot, key);
 	case BTRFS_CHUNK_ITEM_KEY:
-		return check_leaf_chunk(fs_info, eb, slot, key);
+		return check_leaf_chunk(fs_info, err, eb, slot, key);
 	case BTRFS_DEV_ITEM_KEY:
-		return check_dev_item(fs_info, eb, slot, key);
+		return check_dev_item(fs_info, err, eb, slot, key);
 	case BTRFS_DEV_EXTENT_KEY:
-		return check_dev_extent(fs_info, eb, slot, key, prev);
+		return check_dev_extent(fs_info, err, eb, slot, key, prev);
 	case BTRFS_BLOCK_GROUP_ITEM_KEY:
-		return btrfs_check_block_group_item(fs_info, eb, slot);
+		return btrfs_check_block_group_item(fs_info, err, eb, slot);
 	case BTRFS_ROOT_ITEM_KEY:
-		return check_root_item(fs_info, eb, slot, key);
+		return check_root_item(fs_info, err, eb, slot, key);
 	case BTRFS_EXTENT_ITEM_KEY:
 	case BTRFS_METADATA_ITEM_KEY:
-		return check_extent_item(fs_info, eb, slot, key, prev);
+		return check_extent_item(fs_info, err, eb, slot, key, prev);
 	default:
 		return 0;
 	}
@@ -1642,7 +1648,7 @@ static int check_leaf_item(struct btrfs_fs_info *fs_info,
  * leaves carry the owner of the subvolume they copy, so they are exempt;
  * with extent-tree-v2 the extent trees may be empty.
  */
-static int check_empty_leaf(struct btrfs_fs_info *fs_info,
+static int check_empty_leaf(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			    const struct btrfs_tree_block *eb, u64 flags)
 {
 	const u64 owner = eb->owner;
@@ -1652,15 +1658,15 @@ static int check_empty_leaf(struct btrfs_fs_info *fs_info,
 	if (owner == BTRFS_ROOT_TREE_OBJECTID || owner == BTRFS_CHUNK_TREE_OBJECTID ||
 	    owner == BTRFS_DEV_TREE_OBJECTID || owner == BTRFS_FS_TREE_OBJECTID ||
 	    owner == BTRFS_DATA_RELOC_TREE_OBJECTID)
-		return leaf_error(fs_info, eb, 0,
+		return leaf_error(err, eb, 0,
 			"invalid root, root %llu must never be empty",
 			(unsigned long long)owner);
 	if (owner == 0)
-		return leaf_error(fs_info, eb, 0, "invalid owner, root 0 is not defined");
+		return leaf_error(err, eb, 0, "invalid owner, root 0 is not defined");
 	if (btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2))
 		return 0;
 	if (owner == BTRFS_EXTENT_TREE_OBJECTID)
-		return leaf_error(fs_info, eb, 0,
+		return leaf_error(err, eb, 0,
 			"invalid root, root %llu must never be empty",
 			(unsigned long long)owner);
 	return 0;
@@ -1675,7 +1681,7 @@ static int check_empty_leaf(struct btrfs_fs_info *fs_info,
  * only in a block whose header says it was written (a block caught half
  * way through a transaction need not be consistent yet).
  */
-static int check_leaf(struct btrfs_fs_info *fs_info,
+static int check_leaf(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 		      const struct btrfs_tree_block *eb)
 {
 	const u32 data_size = btrfs_leaf_data_size(eb->len);
@@ -1687,9 +1693,9 @@ static int check_leaf(struct btrfs_fs_info *fs_info,
 	u32 slot;
 
 	if (eb->nritems == 0)
-		return check_empty_leaf(fs_info, eb, flags);
+		return check_empty_leaf(fs_info, err, eb, flags);
 	if ((u64)eb->nritems * sizeof(struct btrfs_item) > data_size)
-		return leaf_found_error(fs_info, eb, 0,
+		return leaf_found_error(err, eb, 0,
 			"nritems", eb->nritems,
 			"invalid nritems %u, the item headers alone need more than %u bytes",
 			eb->nritems, data_size);
@@ -1702,36 +1708,36 @@ static int check_leaf(struct btrfs_fs_info *fs_info,
 		const struct btrfs_key *prev = &keys[!(slot & 1)];
 		int ret;
 
-		ret = check_key_order(fs_info, eb, slot, prev, key);
+		ret = check_key_order(fs_info, err, eb, slot, prev, key);
 		if (ret)
 			return ret;
 		if ((u64)offset + size != expected_end)
-			return leaf_value_error(fs_info, eb, slot,
+			return leaf_value_error(err, eb, slot,
 				"item end", (u64)offset + size, expected_end,
 			"unexpected item end, have %llu expect %u",
 				(unsigned long long)offset + size, expected_end);
 		if ((u64)(slot + 1) * sizeof(struct btrfs_item) > offset)
-			return leaf_found_error(fs_info, eb, slot,
+			return leaf_found_error(err, eb, slot,
 				"offset", offset,
 			"slot overlaps with its data, item data starts at %u, header ends at %zu",
 				offset, (size_t)(slot + 1) * sizeof(struct btrfs_item));
 		if (!check_items)
 			continue;
-		ret = check_leaf_item(fs_info, eb, slot, key, prev);
+		ret = check_leaf_item(fs_info, err, eb, slot, key, prev);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-static int check_node(struct btrfs_fs_info *fs_info,
+static int check_node(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 		      const struct btrfs_tree_block *eb)
 {
 	struct btrfs_key keys[2] = { 0 };	/* as in check_leaf() */
 	u32 slot;
 
 	if (eb->nritems == 0 || eb->nritems > btrfs_node_max_ptrs(eb->len))
-		return node_found_error(fs_info, eb, 0,
+		return node_found_error(err, eb, 0,
 			"nritems", eb->nritems,
 			"invalid number of items, have %u expect [1, %u]",
 			eb->nritems, btrfs_node_max_ptrs(eb->len));
@@ -1740,15 +1746,15 @@ static int check_node(struct btrfs_fs_info *fs_info,
 		int ret;
 
 		if (!bytenr)
-			return node_found_error(fs_info, eb, slot,
+			return node_found_error(err, eb, slot,
 				"blockptr", 0,
 			"invalid NULL node pointer");
 		if (!sector_aligned(fs_info, bytenr))
-			return node_found_error(fs_info, eb, slot,
+			return node_found_error(err, eb, slot,
 				"blockptr", bytenr,
 			"unaligned pointer, have %llu should be aligned to %u",
 				(unsigned long long)bytenr, fs_info->sectorsize);
-		ret = check_key_order(fs_info, eb, slot, &keys[!(slot & 1)],
+		ret = check_key_order(fs_info, err, eb, slot, &keys[!(slot & 1)],
 				      &keys[slot & 1]);
 		if (ret)
 			return ret;
@@ -1763,8 +1769,8 @@ static int check_node(struct btrfs_fs_info *fs_info,
  * name their owner in a key offset the caller does not have, and root 0
  * means the caller does not know the tree: those are not checked.
  */
-int btrfs_check_eb_owner(struct btrfs_fs_info *fs_info,
-			 const struct btrfs_tree_block *eb, u64 root_owner)
+int btrfs_check_eb_owner(struct btrfs_error *err, const struct btrfs_tree_block *eb,
+			 u64 root_owner)
 {
 	const char *what = eb->level ? "node" : "leaf";
 
@@ -1773,7 +1779,7 @@ int btrfs_check_eb_owner(struct btrfs_fs_info *fs_info,
 		return 0;
 	if (!is_fstree(root_owner)) {
 		if (eb->owner != root_owner)
-			return btrfs_fs_error(fs_info, -EUCLEAN,
+			return btrfs_record_error(err, -EUCLEAN,
 				"corrupted %s, root=%llu block=%llu owner mismatch, have %llu expect %llu",
 				what, (unsigned long long)root_owner,
 				(unsigned long long)eb->start,
@@ -1782,7 +1788,7 @@ int btrfs_check_eb_owner(struct btrfs_fs_info *fs_info,
 		return 0;
 	}
 	if (!is_fstree(eb->owner))
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"corrupted %s, root=%llu block=%llu owner mismatch, have %llu expect [%llu, %llu]",
 			what, (unsigned long long)root_owner,
 			(unsigned long long)eb->start, (unsigned long long)eb->owner,
@@ -1791,12 +1797,12 @@ int btrfs_check_eb_owner(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
-int btrfs_check_tree_block(struct btrfs_fs_info *fs_info,
+int btrfs_check_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			   const struct btrfs_tree_block *eb)
 {
 	if (eb->level == 0)
-		return check_leaf(fs_info, eb);
-	return check_node(fs_info, eb);
+		return check_leaf(fs_info, err, eb);
+	return check_node(fs_info, err, eb);
 }
 
 /*
@@ -1805,23 +1811,23 @@ int btrfs_check_tree_block(struct btrfs_fs_info *fs_info,
  * leaf belongs to.
  */
 __attribute__ ((format (printf, 4, 5)))
-static int chunk_error(struct btrfs_fs_info *fs_info,
+static int chunk_error(struct btrfs_error *err,
 		       const struct btrfs_item_location *loc, u64 logical,
 		       const char *fmt, ...)
 {
-	char msg[sizeof(fs_info->err.msg)];
+	char msg[sizeof(err->msg)];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (!strcmp(loc->where, "leaf"))
-		return btrfs_fs_error(fs_info, -EUCLEAN,
+		return btrfs_record_error(err, -EUCLEAN,
 			"corrupt leaf: root=%llu block=%llu slot=%d chunk_start=%llu, %s",
 			(unsigned long long)BTRFS_CHUNK_TREE_OBJECTID,
 			(unsigned long long)loc->block, loc->slot,
 			(unsigned long long)logical, msg);
-	return btrfs_fs_error(fs_info, -EUCLEAN,
+	return btrfs_record_error(err, -EUCLEAN,
 		"corrupt chunk item in %s: block=%llu slot=%d chunk_start=%llu, %s",
 		loc->where, (unsigned long long)loc->block, loc->slot,
 		(unsigned long long)logical, msg);
@@ -1848,38 +1854,39 @@ static bool chunk_stripes_valid(u64 type, u16 num_stripes, u16 sub_stripes)
 	       num_stripes % attr->devs_increment == 0;
 }
 
-static int check_chunk_type(struct btrfs_fs_info *fs_info, u64 type, u64 logical,
+static int check_chunk_type(struct btrfs_fs_info *fs_info,
+			    struct btrfs_error *err, u64 type, u64 logical,
 			    const struct btrfs_item_location *loc)
 {
 	u64 profile = type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
 
 	if (type & ~(BTRFS_BLOCK_GROUP_TYPE_MASK | BTRFS_BLOCK_GROUP_PROFILE_MASK))
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"unrecognized chunk type: 0x%llx",
 			(unsigned long long)type);
 	if (profile & (profile - 1))
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"invalid chunk profile flag: 0x%llx, expect 0 or 1 bit set",
 			(unsigned long long)profile);
 	if (!(type & BTRFS_BLOCK_GROUP_TYPE_MASK))
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"missing chunk type flag, have 0x%llx one bit must be set in mask 0x%llx",
 			(unsigned long long)type,
 			(unsigned long long)BTRFS_BLOCK_GROUP_TYPE_MASK);
 	if ((type & BTRFS_BLOCK_GROUP_SYSTEM) &&
 	    (type & (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DATA)))
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"system chunk with data or metadata type: 0x%llx",
 			(unsigned long long)type);
 	if ((type & BTRFS_BLOCK_GROUP_METADATA) && (type & BTRFS_BLOCK_GROUP_DATA) &&
 	    !btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS))
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"mixed chunk type in non-mixed mode: 0x%llx",
 			(unsigned long long)type);
 	return 0;
 }
 
-int btrfs_check_chunk_valid(struct btrfs_fs_info *fs_info,
+int btrfs_check_chunk_valid(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			    const struct btrfs_chunk *chunk, u32 item_size,
 			    u64 logical, const struct btrfs_item_location *loc)
 {
@@ -1887,15 +1894,15 @@ int btrfs_check_chunk_valid(struct btrfs_fs_info *fs_info,
 	u16 num_stripes, sub_stripes;
 
 	if (item_size < offsetof(struct btrfs_chunk, stripe))
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"invalid chunk item size, have %u expect at least %zu",
 			item_size, offsetof(struct btrfs_chunk, stripe));
 	num_stripes = btrfs_stack_chunk_num_stripes(chunk);
 	if (!num_stripes)
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"invalid chunk num_stripes, have %u", num_stripes);
 	if (item_size != btrfs_chunk_item_size(num_stripes))
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"invalid chunk item size, have %u expect %u for %u stripes",
 			item_size, btrfs_chunk_item_size(num_stripes), num_stripes);
 	length = btrfs_stack_chunk_length(chunk);
@@ -1903,40 +1910,40 @@ int btrfs_check_chunk_valid(struct btrfs_fs_info *fs_info,
 	type = btrfs_stack_chunk_type(chunk);
 	sub_stripes = btrfs_stack_chunk_sub_stripes(chunk);
 	if (!sector_aligned(fs_info, logical))
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"invalid chunk logical, have %llu should be aligned to %u",
 			(unsigned long long)logical, fs_info->sectorsize);
 	if (btrfs_stack_chunk_sector_size(chunk) != fs_info->sectorsize)
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"invalid chunk sectorsize, have %u expect %u",
 			btrfs_stack_chunk_sector_size(chunk), fs_info->sectorsize);
 	if (!length || !sector_aligned(fs_info, length))
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"invalid chunk length, have %llu", (unsigned long long)length);
 	if (logical + length < logical)
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"invalid chunk logical start and length, have start=%llu length=%llu",
 			(unsigned long long)logical, (unsigned long long)length);
 	if (stripe_len != BTRFS_STRIPE_LEN)
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"invalid chunk stripe length: %llu",
 			(unsigned long long)stripe_len);
-	if (check_chunk_type(fs_info, type, logical, loc))
+	if (check_chunk_type(fs_info, err, type, logical, loc))
 		return -EUCLEAN;
 	if (!chunk_stripes_valid(type, num_stripes, sub_stripes))
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"invalid num_stripes:sub_stripes %u:%u for profile %s",
 			num_stripes, sub_stripes, btrfs_bg_profile_name(type));
 	if (length % btrfs_chunk_data_stripes(type, num_stripes))
-		return chunk_error(fs_info, loc, logical,
+		return chunk_error(err, loc, logical,
 			"chunk length %llu is not a multiple of its %llu data stripes",
 			(unsigned long long)length,
 			(unsigned long long)btrfs_chunk_data_stripes(type, num_stripes));
 	return 0;
 }
 
-#define bg_error_at(fs_info, loc, eb, slot, key, fmt, ...)		\
-	btrfs_fs_error_at(fs_info, -EUCLEAN, (loc),			\
+#define bg_error_at(err, loc, eb, slot, key, fmt, ...)			\
+	btrfs_record_error_at(err, -EUCLEAN, (loc),			\
 		"corrupt leaf: root=%llu block=%llu slot=%d bg_start=%llu bg_len=%llu, " fmt,	\
 		(unsigned long long)(eb)->owner,			\
 		(unsigned long long)(eb)->start, (slot),		\
@@ -1947,7 +1954,7 @@ int btrfs_check_chunk_valid(struct btrfs_fs_info *fs_info,
 #define bg_found_error(...)	keyed_found_error(bg, __VA_ARGS__)
 #define bg_value_error(...)	keyed_value_error(bg, __VA_ARGS__)
 
-int btrfs_check_block_group_item(struct btrfs_fs_info *fs_info,
+int btrfs_check_block_group_item(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 				 const struct btrfs_tree_block *leaf, int slot)
 {
 	const struct btrfs_block_group_item *bgi;
@@ -1958,21 +1965,21 @@ int btrfs_check_block_group_item(struct btrfs_fs_info *fs_info,
 	btrfs_item_key_to_cpu(leaf, slot, &key);
 	bgi = btrfs_item_ptr(leaf, slot, &size);
 	if (key.offset == 0)
-		return bg_found_error(fs_info, leaf, slot, &key,
+		return bg_found_error(err, leaf, slot, &key,
 			"key.offset", 0,
 			"invalid block group size 0");
 	if (size != sizeof(*bgi))
-		return bg_value_error(fs_info, leaf, slot, &key,
+		return bg_value_error(err, leaf, slot, &key,
 			"item size", size, sizeof(*bgi),
 			"invalid item size, have %u expect %zu", size, sizeof(*bgi));
 	if (btrfs_stack_block_group_chunk_objectid(bgi) != BTRFS_FIRST_CHUNK_TREE_OBJECTID)
-		return bg_value_error(fs_info, leaf, slot, &key,
+		return bg_value_error(err, leaf, slot, &key,
 			"chunk_objectid", btrfs_stack_block_group_chunk_objectid(bgi), BTRFS_FIRST_CHUNK_TREE_OBJECTID,
 			"invalid block group chunk objectid, have %llu expect %llu",
 			(unsigned long long)btrfs_stack_block_group_chunk_objectid(bgi),
 			(unsigned long long)BTRFS_FIRST_CHUNK_TREE_OBJECTID);
 	if (btrfs_stack_block_group_used(bgi) > key.offset)
-		return bg_found_error(fs_info, leaf, slot, &key,
+		return bg_found_error(err, leaf, slot, &key,
 			"used", btrfs_stack_block_group_used(bgi),
 			"invalid block group used, have %llu expect [0, %llu)",
 			(unsigned long long)btrfs_stack_block_group_used(bgi),
@@ -1980,7 +1987,7 @@ int btrfs_check_block_group_item(struct btrfs_fs_info *fs_info,
 	flags = btrfs_stack_block_group_flags(bgi);
 	profile = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
 	if (profile & (profile - 1))
-		return bg_found_error(fs_info, leaf, slot, &key,
+		return bg_found_error(err, leaf, slot, &key,
 			"flags", profile,
 			"invalid profile flags, have 0x%llx (%d bits set) expect no more than 1 bit set",
 			(unsigned long long)profile, __builtin_popcountll(profile));
@@ -1988,7 +1995,7 @@ int btrfs_check_block_group_item(struct btrfs_fs_info *fs_info,
 	if (type != BTRFS_BLOCK_GROUP_DATA && type != BTRFS_BLOCK_GROUP_METADATA &&
 	    type != BTRFS_BLOCK_GROUP_SYSTEM &&
 	    type != (BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DATA))
-		return bg_found_error(fs_info, leaf, slot, &key,
+		return bg_found_error(err, leaf, slot, &key,
 			"flags", type,
 			"invalid type, have 0x%llx (%d bits set) expect either 0x%llx, 0x%llx, 0x%llx or 0x%llx",
 			(unsigned long long)type, __builtin_popcountll(type),

@@ -1968,15 +1968,13 @@ static int replay_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
 			   const struct btrfs_root_ref *log, void *ctx)
 {
 	struct replay_ctx *rc = ctx;
-	struct btrfs_error rec = { 0 }, *prev;
+	struct btrfs_error rec = { 0 };
 	int ret;
 
 	if (rc->stage == LOG_WALK_REPLAY_INODES)
 		rc->out->log_trees++;
 	/* the subvolume's error is the replay's only if it is not skipped */
-	prev = btrfs_error_redirect(fs_info, &rec);
-	ret = btrfs_read_subvol(fs_info, subvol, &rc->sv);
-	btrfs_error_redirect(fs_info, prev);
+	ret = btrfs_read_subvol(fs_info, &rec, subvol, &rc->sv);
 	if (ret == -ENOENT) {
 		/* btrfs_get_fs_root() -ENOENT: the subvolume is gone, skip its log */
 		if (rc->stage == LOG_WALK_REPLAY_INODES)

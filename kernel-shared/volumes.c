@@ -381,7 +381,8 @@ static int read_one_chunk(struct btrfs_fs_info *fs_info,
 	int ret;
 	u16 i;
 
-	ret = btrfs_check_chunk_valid(fs_info, chunk, item_size, logical, loc);
+	ret = btrfs_check_chunk_valid(fs_info, &fs_info->err, chunk, item_size,
+				      logical, loc);
 	if (ret)
 		return ret;
 	existing = btrfs_find_chunk_map(fs_info, logical,
@@ -720,17 +721,18 @@ static struct btrfs_device *present_device(struct btrfs_fs_info *fs_info, u64 de
 /*
  * btrfs_map_block() for one mirror: where the bytes at @logical live, and
  * how many of the @length bytes are contiguous there (up to the end of
- * the stripe).  RAID5/6 map to the data stripe; parity is not used.
+ * the stripe).  RAID5/6 map to the data stripe; parity is not used.  A
+ * @logical no chunk covers is recorded in @err.
  */
-int btrfs_map_block(struct btrfs_fs_info *fs_info, u64 logical, u64 length,
-		    int mirror, struct btrfs_io_piece *piece)
+int btrfs_map_block(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+		    u64 logical, u64 length, int mirror, struct btrfs_io_piece *piece)
 {
 	struct btrfs_chunk_map *map = btrfs_find_chunk_map(fs_info, logical, 1);
 	u64 offset, stripe_nr, stripe_offset, row;
 	u32 index;
 
 	if (!map || map->start > logical)
-		return btrfs_fs_error(fs_info, -ENOENT,
+		return btrfs_record_error(err, -ENOENT,
 			"logical %llu is not covered by any chunk",
 			(unsigned long long)logical);
 	offset = logical - map->start;

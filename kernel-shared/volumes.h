@@ -76,8 +76,9 @@ struct btrfs_io_piece {
 	u64 length;
 };
 
-int btrfs_map_block(struct btrfs_fs_info *fs_info, u64 logical, u64 length,
-		    int mirror, struct btrfs_io_piece *piece);
+/* Where @logical lives on @mirror; a @logical no chunk covers is recorded in @err */
+int btrfs_map_block(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+		    u64 logical, u64 length, int mirror, struct btrfs_io_piece *piece);
 
 int btrfs_verify_dev_extents(struct btrfs_fs_info *fs_info);
 void btrfs_free_chunk_maps(struct btrfs_fs_info *fs_info);

@@ -212,6 +212,17 @@ struct btrfs_disk_key {
 	__le64 offset;
 } __attribute__ ((__packed__));
 
+/*
+ * The same key in memory, in CPU order, beside its on-disk twin as in the
+ * kernel's uapi header; never on disk, so not packed.  Compared in
+ * (objectid, type, offset) order by btrfs_comp_keys() (ctree.h).
+ */
+struct btrfs_key {
+	u64 objectid;
+	u8 type;
+	u64 offset;
+};
+
 struct btrfs_header {
 	u8 csum[BTRFS_CSUM_SIZE];
 	u8 fsid[BTRFS_FSID_SIZE];

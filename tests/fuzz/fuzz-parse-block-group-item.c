@@ -57,7 +57,7 @@ static int load(struct btrfs_fs_info *fs_info, const struct btrfs_tree_block *eb
 
 		if (bin_search_block(eb, &key, &slot))
 			continue;
-		ret = btrfs_check_block_group_item(fs_info, eb, slot);
+		ret = btrfs_check_block_group_item(fs_info, &fs_info->err, eb, slot);
 		if (ret)
 			break;
 		item = btrfs_item_ptr(eb, slot, &size);
@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!bgs)
 		abort();
 	work.block_groups = bgs;
-	pz_check(&work, btrfs_check_tree_block(&work, eb));
+	pz_check(&work, btrfs_check_tree_block(&work, &work.err, eb));
 	ret = load(&work, eb, bgs);
 	pz_check(&work, ret);
 	if (!ret) {

@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	eb = pz_items_block(fs, BTRFS_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY, data, size);
 	pz_work_init(&work, fs, true);
-	pz_check(&work, btrfs_check_tree_block(&work, eb));
+	pz_check(&work, btrfs_check_tree_block(&work, &work.err, eb));
 	ret = 0;
 	for (slot = 0; slot < eb->nritems && !ret; slot++) {
 		struct btrfs_item_location loc = { "chunk tree", eb->start, slot };

@@ -36,7 +36,8 @@ static struct pz_root_leaf *cache;
 
 static int fs_tree(struct pz_fs *fs, struct btrfs_root_ref *root)
 {
-	int ret = btrfs_read_root_item(&fs->fs_info, BTRFS_FS_TREE_OBJECTID, root);
+	int ret = btrfs_read_root_item(&fs->fs_info, &fs->fs_info.err,
+				       BTRFS_FS_TREE_OBJECTID, root);
 
 	fs->fs_info.err.err = 0;
 	return ret || !root->found ? -1 : 0;
@@ -236,7 +237,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!fs)
 		return 0;
 	fs_info = &fs->fs_info;
-	ret = btrfs_read_subvol(fs_info, BTRFS_FS_TREE_OBJECTID, &sv);
+	ret = btrfs_read_subvol(fs_info, &fs_info->err, BTRFS_FS_TREE_OBJECTID, &sv);
 	pz_check(fs_info, ret);
 	if (!ret) {
 		/* as csum-delete sets them up (cmds/csum-delete.c) */

@@ -53,7 +53,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static int image_root_item(void *ctx, u64 objectid, struct btrfs_root_ref *root)
 {
-	return btrfs_read_root_item(ctx, objectid, root);
+	struct btrfs_fs_info *fs_info = ctx;
+
+	return btrfs_read_root_item(fs_info, &fs_info->err, objectid, root);
 }
 
 /* read_balance_item(): the item is optional, a short one is refused */
@@ -79,7 +81,7 @@ static void subvols(struct btrfs_fs_info *fs_info, const struct btrfs_tree_block
 	struct btrfs_subvol sv;
 	u32 slot, n = 0;
 
-	pz_check(fs_info, btrfs_read_subvol(fs_info, BTRFS_FS_TREE_OBJECTID, &sv));
+	pz_check(fs_info, btrfs_read_subvol(fs_info, &fs_info->err, BTRFS_FS_TREE_OBJECTID, &sv));
 	for (slot = 0; slot < eb->nritems && n < MAX_SUBVOLS; slot++) {
 		struct btrfs_key key;
 
@@ -87,7 +89,7 @@ static void subvols(struct btrfs_fs_info *fs_info, const struct btrfs_tree_block
 		if (key.type != BTRFS_ROOT_ITEM_KEY || !btrfs_is_subvol_id(key.objectid) ||
 		    key.objectid == BTRFS_FS_TREE_OBJECTID)
 			continue;
-		pz_check(fs_info, btrfs_read_subvol(fs_info, key.objectid, &sv));
+		pz_check(fs_info, btrfs_read_subvol(fs_info, &fs_info->err, key.objectid, &sv));
 		n++;
 	}
 }

@@ -185,7 +185,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pz_restore(fs);
 		return 0;
 	}
-	ret = btrfs_read_tree_block(fs_info, logical, &check, BTRFS_IO_OTHER, &eb);
+	ret = btrfs_read_tree_block(fs_info, &fs_info->err, logical, &check, BTRFS_IO_OTHER,
+				    &eb);
 	pz_check(fs_info, ret);
 	if (!ret) {
 		use_block(eb, &check.first_key);

@@ -159,7 +159,8 @@ void pz_map_chunks(struct btrfs_fs_info *fs_info)
 			for (m = 0; m <= copies; m++) {
 				struct btrfs_io_piece piece;
 
-				btrfs_map_block(fs_info, at[a], fs_info->nodesize, m, &piece);
+				btrfs_map_block(fs_info, &fs_info->err, at[a], fs_info->nodesize, m,
+						&piece);
 				fs_info->err.err = 0;
 			}
 	}
@@ -199,7 +200,8 @@ int pz_place(struct pz_fs *fs, u64 logical, const u8 *block)
 		struct btrfs_io_piece piece;
 		int fd;
 
-		if (btrfs_map_block(fs_info, logical, fs_info->nodesize, m, &piece) ||
+		if (btrfs_map_block(fs_info, &fs_info->err, logical, fs_info->nodesize, m,
+				    &piece) ||
 		    !piece.dev || piece.length != fs_info->nodesize)
 			break;
 		fd = device_fd(fs, piece.dev);
@@ -239,7 +241,8 @@ int pz_read_block(struct pz_fs *fs, const struct btrfs_root_ref *root, u8 *out)
 	struct btrfs_tree_block *eb;
 	int ret;
 
-	ret = btrfs_read_root_node(&fs->fs_info, root, BTRFS_IO_OTHER, &eb);
+	ret = btrfs_read_root_node(&fs->fs_info, &fs->fs_info.err, root, BTRFS_IO_OTHER,
+				   &eb);
 	fs->fs_info.err.err = 0;
 	if (ret)
 		return -1;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/unit-test.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/tree-block.h"
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "tests/unit/unit-test.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/transaction.h"
 

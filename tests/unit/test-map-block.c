@@ -103,7 +103,8 @@ static void run_case(struct btrfs_fs_info *fs_info, struct btrfs_chunk_map *map,
 	int ret;
 
 	setup_chunk(fs_info, map, c);
-	ret = btrfs_map_block(fs_info, CHUNK_START + c->offset, c->length, c->mirror, &piece);
+	ret = btrfs_map_block(fs_info, &fs_info->err, CHUNK_START + c->offset, c->length,
+			      c->mirror, &piece);
 	check(ret == c->ret, "%s: returns %d (want %d)", c->name, ret, c->ret);
 	if (ret || c->ret)
 		return;
@@ -133,12 +134,12 @@ int main(void)
 		run_case(&fs_info, map, &map_cases[i]);
 
 	/* an address before the chunk is covered by none */
-	check(btrfs_map_block(&fs_info, CHUNK_START - 1, 1, 0, &piece) == -ENOENT,
+	check(btrfs_map_block(&fs_info, &fs_info.err, CHUNK_START - 1, 1, 0, &piece) == -ENOENT,
 	      "uncovered logical: -ENOENT");
 	/* a missing device maps to no device, not to an error */
 	btrfs_find_device(&fs_info, 2)->present = false;
 	setup_chunk(&fs_info, map, &map_cases[4]);
-	check(!btrfs_map_block(&fs_info, CHUNK_START, 4096, 1, &piece) && !piece.dev,
+	check(!btrfs_map_block(&fs_info, &fs_info.err, CHUNK_START, 4096, 1, &piece) && !piece.dev,
 	      "mirror on a missing device: no device");
 
 	fs_info.chunks = NULL;
