@@ -161,51 +161,85 @@ int btrfs_cow_block(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 	return ret;
 }
 
-/* Pointers the transaction removed from node @bytenr (deleted leaves) */
-static u32 node_shrunk_by(const struct btrfs_cow_sim *cs, u64 bytenr)
+/*
+ * The entry of node @eb in the table of nodes whose pointers the
+ * transaction changed, made with the image's count on first use.
+ */
+static int node_entry(struct btrfs_cow_sim *cs, const struct btrfs_tree_block *eb,
+		      u64 *idx)
 {
-	u64 i;
-
-	return u64_index_get(&cs->shrunk_index, bytenr, &i) ? cs->shrunk_by[i] : 0;
-}
-
-static int node_shrink(struct btrfs_cow_sim *cs, u64 bytenr)
-{
-	u64 i;
-
-	if (u64_index_get(&cs->shrunk_index, bytenr, &i)) {
-		cs->shrunk_by[i]++;
+	if (u64_index_get(&cs->node_index, eb->start, idx))
 		return 0;
-	}
-	if (cs->nr_shrunk == cs->cap_shrunk) {
-		u64 cap = cs->cap_shrunk ? cs->cap_shrunk * 2 : 16;
-		u64 *b;
+	if (cs->nr_nodes == cs->cap_nodes) {
+		u64 cap = cs->cap_nodes ? cs->cap_nodes * 2 : 16;
+		u64 *b, *e;
 		u32 *n;
 
-		b = realloc(cs->shrunk, cap * sizeof(*b));
+		b = realloc(cs->nodes, cap * sizeof(*b));
 		if (!b)
 			return -ENOMEM;
-		cs->shrunk = b;
-		n = realloc(cs->shrunk_by, cap * sizeof(*n));
+		cs->nodes = b;
+		n = realloc(cs->node_nr, cap * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
-		cs->shrunk_by = n;
-		cs->cap_shrunk = cap;
+		cs->node_nr = n;
+		e = realloc(cs->emptied_into, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		cs->emptied_into = e;
+		cs->cap_nodes = cap;
 	}
-	if (u64_index_put(&cs->shrunk_index, bytenr, cs->nr_shrunk))
+	if (u64_index_put(&cs->node_index, eb->start, cs->nr_nodes))
 		return -ENOMEM;
-	cs->shrunk[cs->nr_shrunk] = bytenr;
-	cs->shrunk_by[cs->nr_shrunk++] = 1;
+	*idx = cs->nr_nodes++;
+	cs->nodes[*idx] = eb->start;
+	cs->node_nr[*idx] = eb->nritems;
+	cs->emptied_into[*idx] = 0;
+	return 0;
+}
+
+/* The pointers node @eb holds as the transaction left it */
+static u32 node_nritems(const struct btrfs_cow_sim *cs, const struct btrfs_tree_block *eb)
+{
+	u64 i;
+
+	return u64_index_get(&cs->node_index, eb->start, &i) ? cs->node_nr[i] : eb->nritems;
+}
+
+/* Node @bytenr was emptied by balance_level() and freed */
+static bool node_emptied(const struct btrfs_cow_sim *cs, u64 bytenr)
+{
+	u64 i;
+
+	return u64_index_get(&cs->node_index, bytenr, &i) && cs->emptied_into[i];
+}
+
+/*
+ * A pointer of node @eb deleted (a leaf or node freed below it).  The
+ * replay follows the image's pointers: one in a node balance_level()
+ * emptied is in the node it was pushed into.
+ */
+static int node_shrink(struct btrfs_cow_sim *cs, const struct btrfs_tree_block *eb)
+{
+	u64 i, hops = 0;
+	int ret = node_entry(cs, eb, &i);
+
+	if (ret)
+		return ret;
+	while (cs->emptied_into[i] && hops++ < cs->nr_nodes &&
+	       u64_index_get(&cs->node_index, cs->emptied_into[i], &i))
+		;
+	if (cs->node_nr[i])
+		cs->node_nr[i]--;
 	return 0;
 }
 
 /*
  * Copy the child of @parent at @slot, a sibling that balancing touches;
- * *@nr: its pointers as the transaction left them.
+ * *@idx: its entry in the node table.
  */
 static int cow_sibling(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
-		       const struct btrfs_tree_block *parent, int slot, u64 *start,
-		       u32 *nr)
+		       const struct btrfs_tree_block *parent, int slot, u64 *idx)
 {
 	struct btrfs_tree_block *sib;
 	int ret;
@@ -216,59 +250,97 @@ static int cow_sibling(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 		return ret;
 	cs->neighbour_cows += cow_sim_find(cs, sib->start) < 0;
 	ret = btrfs_cow_block(cs, sv, sib, false);
-	*start = sib->start;
-	*nr = sib->nritems - min_t(u32, sib->nritems, node_shrunk_by(cs, sib->start));
+	if (!ret)
+		ret = node_entry(cs, sib, idx);
 	btrfs_tree_block_put(sib);
 	return ret;
 }
 
 /*
- * A node merged once is not merged again: the replay keeps the image's
- * pointers, so it would see the same sparse node on every search.
+ * The slot next to @slot of @parent in direction @dir whose node is still
+ * there (a node emptied by balancing lost its pointer), or -1
  */
-static bool node_balanced(const struct btrfs_cow_sim *cs, u64 bytenr)
+static int node_sibling_slot(const struct btrfs_cow_sim *cs,
+			     const struct btrfs_tree_block *parent, int slot, int dir)
 {
-	u64 i;
-
-	return u64_index_get(&cs->balanced_index, bytenr, &i);
-}
-
-static int node_remember_balanced(struct btrfs_cow_sim *cs, u64 bytenr)
-{
-	if (cs->nr_balanced == cs->cap_balanced) {
-		u64 cap = cs->cap_balanced ? cs->cap_balanced * 2 : 8;
-		u64 *n = realloc(cs->balanced, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		cs->balanced = n;
-		cs->cap_balanced = cap;
-	}
-	if (u64_index_put(&cs->balanced_index, bytenr, cs->nr_balanced))
-		return -ENOMEM;
-	cs->balanced[cs->nr_balanced++] = bytenr;
-	return 0;
-}
-
-/* btrfs_free_tree_block() of the copy of @start: its ADD and this DROP cancel */
-static int free_copy(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
-		     u64 start, u8 level)
-{
-	int64_t i = cow_sim_find(cs, start);
-
-	if (i < 0)
-		return 0;
-	return btrfs_sim_add_ref(cs->refs, false, BTRFS_DELAYED_REF_DROP,
-				 cs->copy_of[i], cs->fs_info->nodesize, 0,
-				 sv->root.objectid, level, 0);
+	for (slot += dir; slot >= 0 && slot < (int)parent->nritems; slot += dir)
+		if (!node_emptied(cs, btrfs_node_blockptr(parent, slot)))
+			return slot;
+	return -1;
 }
 
 /*
- * setup_nodes_for_search() of a deletion (ins_len < 0): a node, not the
- * root, with fewer than half its pointers goes to balance_level(), which
- * returns at once above a quarter and otherwise copies its left and right
- * siblings before pushing pointers between them.  The copies are replayed,
- * the pushes are not (the descent follows the image).
+ * push_node_left(dst, src, empty = 1): pointers moved from @src into
+ * @dst, all if they fit, else as many as fit but leaving @src 8 (none
+ * when that would move 8 or fewer)
+ */
+static u32 push_node_left_count(u32 dst_nr, u32 src_nr, u32 max)
+{
+	u32 push;
+
+	if (dst_nr >= max)
+		return 0;
+	push = min_t(u32, src_nr, max - dst_nr);
+	if (push < src_nr && src_nr - push < 8) {
+		if (push <= 8)
+			return 0;
+		push -= 8;
+	}
+	return push;
+}
+
+/*
+ * balance_node_right(dst, src): up to half of @src plus one into @dst,
+ * never emptying @src, nothing from fewer than 4
+ */
+static u32 balance_node_right_count(u32 dst_nr, u32 src_nr, u32 max)
+{
+	u32 push;
+
+	if (dst_nr >= max || src_nr < 4 || src_nr / 2 + 1 >= src_nr)
+		return 0;
+	push = max - dst_nr;
+	return min_t(u32, push, src_nr / 2 + 1);
+}
+
+static void move_ptrs(struct btrfs_cow_sim *cs, u64 from, u64 to, u32 n)
+{
+	cs->node_nr[from] -= n;
+	cs->node_nr[to] += n;
+}
+
+/*
+ * An emptied node's pointer leaves its parent and its copy is freed
+ * (btrfs_del_ptr(), btrfs_free_tree_block(): the copy's ADD and this
+ * DROP cancel)
+ */
+static int node_emptied_free(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			     const struct btrfs_tree_block *parent, u64 node,
+			     u64 into, u8 level)
+{
+	int64_t i = cow_sim_find(cs, cs->nodes[node]);
+
+	cs->emptied_into[node] = cs->nodes[into];
+	if (i >= 0) {
+		int ret = btrfs_sim_add_ref(cs->refs, false, BTRFS_DELAYED_REF_DROP,
+					    cs->copy_of[i], cs->fs_info->nodesize, 0,
+					    sv->root.objectid, level, 0);
+		if (ret)
+			return ret;
+	}
+	return node_shrink(cs, parent);
+}
+
+/*
+ * balance_level() of a deletion's search (ins_len < 0): a node, not the
+ * root, with fewer than half its pointers is balanced, which returns at
+ * once above a quarter and otherwise copies its left and right siblings,
+ * pushes its pointers into the left one (push_node_left(left, mid)),
+ * then the right one's into it (push_node_left(mid, right)), frees the
+ * right one if that emptied it, leaves it no single pointer
+ * (balance_node_right(mid, left)) and frees it if emptied.  The counts
+ * are followed; the descent follows the image's pointers (a node emptied
+ * is not balanced again: its pointers are in a neighbour).
  */
 static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 			     const struct btrfs_path *path, int level)
@@ -276,39 +348,48 @@ static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol
 	const struct btrfs_tree_block *mid = path->nodes[level];
 	const struct btrfs_tree_block *parent;
 	u32 max = btrfs_node_max_ptrs(cs->fs_info->nodesize);
-	u32 nr = mid->nritems - min_t(u32, mid->nritems, node_shrunk_by(cs, mid->start));
-	u32 left_nr = 0, right_nr = 0;
-	u64 left = 0, right = 0;
-	int pslot, ret = 0;
+	int pslot, lslot, rslot, ret = 0;
+	u64 m, left = 0, right = 0;
+	bool has_left, has_right;
+	u32 n;
 
 	if (level >= BTRFS_MAX_LEVEL - 1 || !path->nodes[level + 1])
 		return 0;
 	/* below half goes to balance_level(), which stops above a quarter */
-	if (nr > max / 4)
+	if (node_emptied(cs, mid->start) || node_nritems(cs, mid) > max / 4)
 		return 0;
 	parent = path->nodes[level + 1];
 	pslot = path->slots[level + 1];
-	if (pslot > 0)
-		ret = cow_sibling(cs, sv, parent, pslot - 1, &left, &left_nr);
-	if (!ret && pslot + 1 < (int)parent->nritems)
-		ret = cow_sibling(cs, sv, parent, pslot + 1, &right, &right_nr);
-	if (ret || !left || left_nr + nr > max || node_balanced(cs, mid->start))
-		return ret;
-	ret = node_remember_balanced(cs, mid->start);
+	lslot = node_sibling_slot(cs, parent, pslot, -1);
+	rslot = node_sibling_slot(cs, parent, pslot, 1);
+	has_left = lslot >= 0;
+	has_right = rslot >= 0;
+	if (has_left)
+		ret = cow_sibling(cs, sv, parent, lslot, &left);
+	if (!ret && has_right)
+		ret = cow_sibling(cs, sv, parent, rslot, &right);
+	if (!ret)
+		ret = node_entry(cs, mid, &m);
 	if (ret)
 		return ret;
-	/*
-	 * push_node_left(left, mid) empties mid into left; then the right
-	 * sibling's pointers fill the empty mid (push_node_left(mid, right))
-	 * and the right node is freed, or, with no right sibling, mid is.
-	 * Either way one copy is freed and the parent loses a pointer.
-	 */
-	if (right && right_nr <= max)
-		ret = free_copy(cs, sv, right, mid->level);
-	else
-		ret = free_copy(cs, sv, mid->start, mid->level);
-	if (!ret)
-		ret = node_shrink(cs, parent->start);
+	if (has_left)
+		move_ptrs(cs, m, left, push_node_left_count(cs->node_nr[left],
+							    cs->node_nr[m], max));
+	if (has_right) {
+		move_ptrs(cs, right, m, push_node_left_count(cs->node_nr[m],
+							     cs->node_nr[right], max));
+		if (!cs->node_nr[right])
+			ret = node_emptied_free(cs, sv, parent, right, m, mid->level);
+	}
+	if (!ret && cs->node_nr[m] == 1 && has_left) {
+		n = balance_node_right_count(1, cs->node_nr[left], max);
+		if (n)
+			move_ptrs(cs, left, m, n);
+		else
+			move_ptrs(cs, m, left, 1);
+	}
+	if (!ret && !cs->node_nr[m] && has_left)
+		ret = node_emptied_free(cs, sv, parent, m, left, mid->level);
 	return ret;
 }
 
@@ -434,7 +515,7 @@ static int sim_del_leaf(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 
 	l->deleted = true;
 	cs->leaves_deleted++;
-	ret = node_shrink(cs, path->nodes[1]->start);
+	ret = node_shrink(cs, path->nodes[1]);
 	if (ret || i < 0)
 		return ret;
 	return btrfs_sim_add_ref(cs->refs, false, BTRFS_DELAYED_REF_DROP,

@@ -836,17 +836,19 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	if (!g->has_parent || (l->nr && sim_space(l, 0, l->nr) >= sim_lds(ts) / 3))
 		return 0;
 	if (l->nr) {
+		/* the path stays at the deleted slot */
 		at = leaf;
-		slot = 0;
 		ret = sim_push_left_items(ts, g, &at, &slot, 0,
 					  l->items[0].size + sizeof(struct btrfs_item), true,
 					  (u32)-1);
 		if (ret < 0)
 			return ret;
-		/* the leaf is at @leaf still when not all of it went left */
-		if (l->nr) {
-			at = leaf;
-			slot = 0;
+		/*
+		 * push_leaf_left() moves the path to the left leaf when the
+		 * items it took reach the deleted slot; btrfs_del_items()
+		 * pushes the rest right only while the path is at the leaf
+		 */
+		if (l->nr && at == leaf) {
 			ret = sim_push_right_items(ts, g, &at, &slot, 0,
 						   sim_space(l, 0, l->nr), true, 0);
 			if (ret < 0)

@@ -44,16 +44,17 @@ struct btrfs_cow_sim {
 	u64 nr_leaves;
 	u64 cap_leaves;
 	struct u64_index leaf_index;	/* leaf start -> its index in leaves[] */
-	/* nodes that lost pointers to deleted leaves, and how many */
-	u64 *shrunk;
-	u32 *shrunk_by;
-	u64 nr_shrunk;
-	u64 cap_shrunk;
-	struct u64_index shrunk_index;	/* node -> its index in shrunk[] */
-	u64 *balanced;			/* nodes balance_level() merged */
-	u64 nr_balanced;
-	u64 cap_balanced;
-	struct u64_index balanced_index; /* node -> its index in balanced[] */
+	/*
+	 * nodes whose pointers the transaction changed (deleted leaves,
+	 * balance_level()'s pushes): their count now, and the node an
+	 * emptied one's pointers went to (0: not emptied)
+	 */
+	u64 *nodes;
+	u32 *node_nr;
+	u64 *emptied_into;
+	u64 nr_nodes;
+	u64 cap_nodes;
+	struct u64_index node_index;	/* node -> its index in nodes[] */
 	/* what the copies were */
 	u64 cows;
 	u64 shared_cows;		/* refs > 1: items' refs added */

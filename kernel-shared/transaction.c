@@ -925,7 +925,7 @@ struct btrfs_commit {
 	struct block_copy *copies;
 	u32 nr_copies;
 	u32 cap_copies;
-	u32 *fresh;			/* copies[] of the blocks with no original */
+	u32 *fresh;			/* copies[] of the new leaves splits made */
 	u32 nr_fresh;
 	u32 cap_fresh;
 	u64 *places;			/* the lowest free places, handed out in order */
@@ -939,6 +939,8 @@ struct btrfs_commit {
 	u32 nr_marks;
 	u32 budget;			/* copies before the model gives up */
 	bool stopped;			/* out of places or budget: inexact */
+	u32 copies_freed;		/* copies and new leaves freed again */
+	u32 copies_cancelled;		/* of which before their ADD head ran */
 };
 
 /* The cow-only tree a root is (enum btrfs_commit_tree), or NR for a subvolume */
@@ -1045,8 +1047,10 @@ static int copy_block(struct btrfs_commit *cm, u8 tree, u64 orig, u8 level)
  */
 static int free_copy(struct btrfs_commit *cm, struct block_copy *c)
 {
+	cm->copies_freed++;
 	if (!c->ran) {
 		c->cancelled = true;
+		cm->copies_cancelled++;
 		return 0;
 	}
 	return btrfs_head_queue_push(&cm->heads, c->place, HEAD_BLOCK_DROP, 0, 0);
@@ -1109,8 +1113,8 @@ static int copy_path(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
 	return ret;
 }
 
-/* What one tree simulation changed since the last look: copies, new and freed blocks */
-static int note_sim(struct btrfs_commit *cm, struct sim_mark *m)
+/* The leaves a tree simulation touched since the last look: copied */
+static int note_touched(struct btrfs_commit *cm, struct sim_mark *m)
 {
 	const struct btrfs_key first = { 0 };
 	struct btrfs_tree_sim *ts = m->ts;
@@ -1118,15 +1122,9 @@ static int note_sim(struct btrfs_commit *cm, struct sim_mark *m)
 	u32 g, l;
 	int ret = 0;
 
-	for (; m->freed < ts->nr_freed_starts && !ret; m->freed++)
-		ret = free_leaf(cm, tree, ts->freed_starts[m->freed]);
-	for (; m->new_blocks < ts->splits + ts->new_roots && !ret; m->new_blocks++)
-		ret = commit_new_block(cm, 0, NULL);
-	for (; m->freed_new < ts->leaves_freed - ts->nr_freed_starts && !ret; m->freed_new++)
-		ret = free_new_leaf(cm);
 	/* no change since the last look: no leaf newly touched */
-	if (ret || m->changes == ts->changes + 1)
-		return ret;
+	if (m->changes == ts->changes + 1)
+		return 0;
 	m->changes = ts->changes + 1;
 	for (g = 0; g < ts->nr_groups && !ret; g++) {
 		const struct btrfs_sim_group *grp = &ts->groups[g];
@@ -1143,6 +1141,27 @@ static int note_sim(struct btrfs_commit *cm, struct sim_mark *m)
 		if (!ret && fresh && grp->has_parent)
 			ret = copy_path(cm, &ts->root, grp->has_lo ? &grp->lo : &first, 1);
 	}
+	return ret;
+}
+
+/*
+ * What one tree simulation changed since the last look: the leaves it
+ * touched are copied first (btrfs_search_slot() COWs its path before
+ * split_leaf() allocates the new leaf), then the leaves it freed go and
+ * the splits' new blocks take their places.
+ */
+static int note_sim(struct btrfs_commit *cm, struct sim_mark *m)
+{
+	struct btrfs_tree_sim *ts = m->ts;
+	const u8 tree = commit_tree_of(ts->root.objectid);
+	int ret = note_touched(cm, m);
+
+	for (; m->freed < ts->nr_freed_starts && !ret; m->freed++)
+		ret = free_leaf(cm, tree, ts->freed_starts[m->freed]);
+	for (; m->new_blocks < ts->splits + ts->new_roots && !ret; m->new_blocks++)
+		ret = commit_new_block(cm, 0, NULL);
+	for (; m->freed_new < ts->leaves_freed - ts->nr_freed_starts && !ret; m->freed_new++)
+		ret = free_new_leaf(cm);
 	return ret;
 }
 
@@ -1343,10 +1362,27 @@ int btrfs_commit_queue_head(struct btrfs_commit *cm, u64 bytenr, u32 arg)
 	return btrfs_head_queue_push(&cm->heads, bytenr, HEAD_CALLER, 0, arg);
 }
 
+/* A place a block took and gave back before the commit: no head */
+static int skip_place(struct btrfs_commit *cm)
+{
+	u64 place;
+	int ret;
+
+	if (cm->stopped)
+		return 0;
+	ret = take_place(cm, &place);
+	if (ret == 1)
+		cm->stopped = true;
+	return ret < 0 ? ret : 0;
+}
+
 int btrfs_commit_new_block(struct btrfs_commit *cm)
 {
+	/* not one free_new_leaf() may take: not a leaf of a tree simulation */
+	u32 index;
+
 	commit_budget_grow(cm);
-	return commit_new_block(cm, 0, NULL);
+	return commit_new_block(cm, 0, &index);
 }
 
 #define MAX_COWONLY_STAGES	8
@@ -1371,6 +1407,8 @@ int btrfs_commit_run(struct btrfs_commit *cm, struct btrfs_commit_result *res)
 	*res = (struct btrfs_commit_result){
 		.blocks = cm->nr_copies,
 		.extent_gained = ts->splits + ts->new_roots,
+		.freed = cm->copies_freed,
+		.cancelled = cm->copies_cancelled,
 		.extent_freed = ts->leaves_freed,
 		.inexact = stage == MAX_COWONLY_STAGES || cm->stopped,
 		.no_free_space_tree = cm->no_fst,
@@ -1395,16 +1433,45 @@ void btrfs_commit_end(struct btrfs_commit *cm)
 
 /* ---- csum-delete's commit: the deletion's heads fed to the commit model -- */
 
-/* The deletion's new subvolume blocks, in allocation order: the first places */
-static int new_subvol_blocks(struct commit_state *st)
+/* The run whose refs queued head @h first: the run that made the block */
+static u32 head_first_run(const struct btrfs_commit_refs *c, const struct commit_head *h)
 {
+	u32 run = UINT32_MAX;
 	u64 i;
+
+	for (i = h->first; i < h->first + h->nr; i++)
+		run = min_t(u32, run, c->notes[i].run);
+	return run;
+}
+
+/*
+ * The subvolume blocks run @run of the deletion copied take the next
+ * places in copy order (their stand-in addresses), an ADD head each: the
+ * unlink's and evict's copies first, those of the delayed items the
+ * commit runs after its first run of the refs then.  A copy freed in the
+ * transaction (a deleted leaf, a node balancing emptied) has no head
+ * (check_ref_cleanup()) but its place stays taken, the cluster has moved
+ * past it: it goes with the run of the copy before it.
+ */
+static int new_subvol_blocks(struct commit_state *st, u32 run)
+{
+	const u64 ns = st->fs_info->nodesize;
+	u64 i, k, gap, prev = STAND_IN_START - ns;
+	u32 prev_run = 0, r;
 	int ret = 0;
 
 	for (i = 0; i < st->nr_heads && !ret; i++) {
 		const struct commit_head *h = &st->heads[i];
 
 		if (h->bytenr < STAND_IN_START || head_net(st->refs, h->bytenr) <= 0)
+			continue;
+		r = head_first_run(st->c, h);
+		gap = (h->bytenr - prev) / ns - 1;
+		for (k = 0; prev_run == run && k < gap && !ret; k++)
+			ret = skip_place(st->cm);
+		prev = h->bytenr;
+		prev_run = r;
+		if (ret || r != run)
 			continue;
 		st->c->new_blocks++;
 		ret = btrfs_commit_new_block(st->cm);
@@ -1443,7 +1510,6 @@ static void commit_refs_result(struct commit_state *st, const struct btrfs_commi
 {
 	struct btrfs_commit_refs *c = st->c;
 	const struct btrfs_csum_params *p = st->refs->params;
-	u64 freed_leaves = st->ext.nr_freed_starts;
 	int t;
 
 	c->copies_total = 0;
@@ -1452,8 +1518,14 @@ static void commit_refs_result(struct commit_state *st, const struct btrfs_commi
 		c->copies_total += res->copies[t];
 	}
 	c->splits = st->ext.splits + st->ext.new_roots;
-	/* a leaf copied and then freed: its copy's ADD and DROP cancel */
-	c->nodes = 2 * c->copies_total - min_t(u64, c->copies_total, freed_leaves) + c->splits;
+	/*
+	 * a copy is an ADD and the original's DROP, a split's new leaf an
+	 * ADD; one freed in the transaction (btrfs_del_leaf()) has its ADD
+	 * cancelled by its DROP before its head ran, or after it a DROP of
+	 * its own (a new head)
+	 */
+	c->nodes = 2 * c->copies_total + c->splits + res->freed -
+		   2 * min_t(u64, res->freed, res->cancelled);
 	c->bytes = c->nodes * btrfs_calc_delayed_ref_bytes(p->nodesize,
 							    p->free_space_tree_opt, 1);
 	if (st->ext.inexact)
@@ -1490,10 +1562,11 @@ int btrfs_model_commit_refs(struct btrfs_fs_info *fs_info, u64 subvol,
 		ret = check_quota(st);
 	if (!ret)
 		ret = btrfs_commit_start(fs_info, &feed, &st->cm);
-	if (!ret)
-		ret = new_subvol_blocks(st);
-	for (run = 0; run < c->runs && !ret; run++)
-		ret = deletion_run(st, run);
+	for (run = 0; run < c->runs && !ret; run++) {
+		ret = new_subvol_blocks(st, run);
+		if (!ret)
+			ret = deletion_run(st, run);
+	}
 	if (!ret)
 		ret = btrfs_commit_run(st->cm, &res);
 	if (!ret)

@@ -174,6 +174,8 @@ struct btrfs_commit_result {
 	u64 blocks;			/* copies and new blocks, each one place */
 	u64 extent_gained;		/* extent-tree leaves and roots splits made */
 	u64 extent_freed;		/* extent-tree leaves freed */
+	u64 freed;			/* copies and new leaves freed again */
+	u64 cancelled;			/* of which before their ADD head ran */
 	bool inexact;			/* did not settle, or ran out of places */
 	bool no_free_space_tree;	/* free space changed under free space cache v1 */
 };

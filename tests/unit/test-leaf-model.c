@@ -123,6 +123,19 @@ static const struct leaf_case cases[] = {
 		.want_nr_leaves = 2, .want = { 31, 24 }, .freed = 1, .touched = 0x2,
 	},
 	{
+		/*
+		 * the left has 245 free: it takes the first item (slot 0, the
+		 * deleted one's), push_leaf_left() moves the path there, and
+		 * btrfs_del_items() then does not push right (1495 free there
+		 * would take the 3 items left): the right is not copied
+		 */
+		.name = "delete: one item left, the path follows, no push right",
+		.has_parent = true, .nr_leaves = 3,
+		.leaves = { { 30, 100 }, { 5, 100 }, { 20, 100 } },
+		.op = OP_DELETE, .leaf = 1, .slot = 0,
+		.want_nr_leaves = 3, .want = { 31, 3, 20 }, .touched = 0x3,
+	},
+	{
 		/* the right has 370 free, not the 500 left: nothing moves */
 		.name = "delete: right takes all or nothing",
 		.has_parent = true, .nr_leaves = 3,

@@ -27,11 +27,13 @@
 # during the rm: differences are printed, not failed); and an extent item
 # corrupted to refs 0 (one error line, exit 1).  A case that differs in a
 # trace where another task copied blocks or queued refs in the rm's
-# transaction before it, ran the filesystem's heads, or a commit came
+# transaction before it, ran the filesystem's heads, a commit came
 # between the rm and its sync (a busy machine delays the transaction
-# kthread's or another commit into the test's) is run once more from the
-# same image, and if it races again it is reported, not compared; a clean
-# trace is compared exactly.  Needs root, btrfs and
+# kthread's or another commit into the test's), or wrote the btree back
+# in between (another task's sync(2): the blocks the rm copied are copied
+# again) is run once more from the same image, and if it races again it
+# is reported, not compared; a clean trace is compared exactly, whatever
+# commits laid out the image it started from.  Needs root, btrfs and
 # tracefs with the btrfs tracepoints; mounts its own tracefs so that other
 # tests unmounting /sys/kernel/tracing cannot take it away.
 
@@ -98,9 +100,13 @@ done
 # transaction kthread commits at points a busy machine moves. An
 # image built under such commits has a layout no quiet run gives (seen:
 # the sparse node case on the level-1 node over inode 321 instead of 340,
-# one tree-block ref predicted more): its cases are compared and a
-# difference is reported with the commits that moved the layout, not
-# failed. An image built without them is compared exactly.
+# where balance_level() empties the right sibling into the node; extent
+# leaves a deletion empties into their left neighbour; a split leaf freed
+# again in the commit): its cases are compared exactly as well, and a
+# difference is printed with the commits that moved the layout; only a
+# difference in commit_tree_refs alone is reported, not failed, there
+# (one run of seven under load: snap-then-orig-g one extent-tree copy
+# more traced, not kept).
 binst="$tracing/instances/btrfs-space-csum-build.$$"
 mkdir "$binst" || fail "cannot create tracefs instance $binst"
 echo 0 > "$binst/tracing_on"
@@ -130,7 +136,7 @@ build_end()
 	disturbed[$1]=$from
 	if [ -n "$foreign" ]; then
 		disturbed[$1]="${disturbed[$1]:+${disturbed[$1]}; }$foreign"
-		echo "$(basename "$1"): built under foreign commits ($foreign): its cases report differences, not fail"
+		echo "$(basename "$1"): built under foreign commits ($foreign): a layout quiet runs do not give, compared exactly too"
 	fi
 }
 
@@ -258,13 +264,25 @@ rm_and_trace()
 # test's: blocks copied or refs queued in the transaction the rm joins before
 # the rm (after the sync's commit), commits of the filesystem between MARK_RM
 # and MARK_SYNC, heads of the filesystem run by more than one task after
-# MARK_RM ("" when none)
+# MARK_RM, a block the transaction made copied again ("" when none). The
+# last is another task's sync(2) writing the btree's dirty pages back
+# before the commit (its own commit then finds nothing to do):
+# should_cow_block() copies a block once per transaction unless it was
+# written (BTRFS_HEADER_FLAG_WRITTEN), so the commit's delayed items copy
+# the rm's copies again, two refs each
 race_signature()
 {
 	awk -v FSID="$fsid" '/tracing_mark_write: MARK_PRE/ { pre = 1; next }
 		/tracing_mark_write: MARK_RM/ { pre = 0; on = 1; rm = 1; next }
 		/tracing_mark_write: MARK_SYNC/ { rm = 0; next }
 		!index($0, FSID ":") { next }
+		/ btrfs_transaction_commit: / { delete made }
+		/ btrfs_cow_block: / {
+			o = $0; sub(/.* orig_buf=/, "", o); sub(/ .*/, "", o)
+			c = $0; sub(/.* cow_buf=/, "", c); sub(/ .*/, "", c)
+			if (on && (o in made)) recow++
+			made[c] = 1
+		}
 		pre && / btrfs_transaction_commit: / { early = 0; next }
 		pre && / (btrfs_cow_block|add_delayed_ref_head): / { early++; next }
 		!on { next }
@@ -274,7 +292,8 @@ race_signature()
 			sep = ""
 			if (early) { printf "%d block copies or refs before the rm in its transaction", early; sep = ", " }
 			if (commits) { printf "%s%d commit(s) between the rm and its sync", sep, commits; sep = ", " }
-			if (tasks > 1) printf "%sheads run by %d tasks", sep, tasks
+			if (tasks > 1) { printf "%sheads run by %d tasks", sep, tasks; sep = ", " }
+			if (recow) printf "%s%d block(s) the transaction made copied again (written back by another task)", sep, recow
 			print ""
 		}' "$1"
 }
@@ -377,9 +396,14 @@ check_case()
 	fi
 	[ -z "$mismatch" ] || [ "$expect" = flush ] || keep_case "$name" "$case_img"
 	rm -f "$case_img.pre"
-	if [ -n "$mismatch" ] && [ -n "${disturbed[$case_img]:-}" ] && [ "$expect" != flush ]; then
-		echo "built under foreign commits: $name:$mismatch (${disturbed[$case_img]}): reported, not compared"
-		inexact="$inexact $name(disturbed build)"
+	[ -z "$mismatch" ] || [ -z "${disturbed[$case_img]:-}" ] ||
+		echo "$name: its image was built under foreign commits (${disturbed[$case_img]})"
+	# the commit's copies on such a layout: one run of seven under load
+	# still differed (snap-then-orig-g, one extent-tree copy more traced,
+	# image not kept): reported until a kept image explains it
+	if [ "$mismatch" = " commit_tree_refs" ] && [ -n "${disturbed[$case_img]:-}" ]; then
+		echo "reported, not failed: $name: commit_tree_refs on a layout foreign commits made (KEEP=DIR keeps it)"
+		inexact="$inexact $name(commit, foreign layout)"
 		return 0
 	fi
 	if [ -n "$mismatch" ]; then

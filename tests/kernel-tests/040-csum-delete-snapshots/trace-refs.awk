@@ -28,7 +28,8 @@
 #   reserved      METADATA bytes_may_use added between MARK_RM and MARK_SYNC
 #   fs_cows       btrfs_cow_block events of the counted roots (whole trace)
 #   other_refs    ref events of other roots of this filesystem
-#   other_tree_refs  their tree-block refs' rise (runs not undone): the
+#   other_tree_refs  their tree-block refs' rise (runs not undone; a ref
+#                 after its head ran is a new node, not a merge): the
 #                 extent, csum, free space and root trees' copies that the
 #                 commit makes; not part of the tool's figures
 #   midway_runs   counted heads run before the end (state dropped)
@@ -92,6 +93,8 @@ index($0, FSID ":") == 0 { next }
 		if (!isd) {
 			ko = b SUBSEP (ty ~ /^SHARED/ ? par : root) SUBSEP fld("seq")
 			if (!(ko in omod) || omod[ko] == 0) {
+				if (!(ko in omod))
+					okeys[b] = okeys[b] " " ko
 				omod[ko] = (a == "DROP_DELAYED_REF") ? -1 : 1
 				other_tree += REF
 			} else {
@@ -141,6 +144,12 @@ index($0, FSID ":") == 0 { next }
 
 / run_delayed_ref_head: / {
 	b = fld("bytenr")
+	# other roots' nodes of the head ran: a later ref of the block is
+	# a new node of a new head (it does not cancel the ran one)
+	m = split(okeys[b], ks, " ")
+	for (j = 1; j <= m; j++)
+		delete omod[ks[j]]
+	delete okeys[b]
 	if (!(b in hmod))
 		next
 	# freeze what this head contributes: the rise counts queued refs
