@@ -747,6 +747,7 @@ static int drop_error(struct replay_ctx *rc, const struct replay_inode *ri, u64 
  */
 static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 start, u64 end)
 {
+	bool walk_ended = false;	/* an item ending at @end: the kernel's loop breaks */
 	u32 i = 0;
 	int ret = note_subvol(rc, ri->ino, BTRFS_EXTENT_DATA_KEY, start);
 
@@ -799,15 +800,21 @@ static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 star
 			return sim_result(rc, ret);
 		}
 		if (start > fe->start) {
-			/* the back goes */
+			/* the back goes; the walk ends where the range does */
+			bool last = fe->end == end;
+
 			if (fe->is_inline)
 				return drop_error(rc, ri, start, end);
 			fe->fi.num_bytes = htole64(start - fe->start);
 			fe->end = start;
+			if (last)
+				return 0;
 			i++;
 			continue;
 		}
 		/* wholly inside: the item and its reference go */
+		if (fe->end == end)
+			walk_ended = true;
 		if (has_extent(fe)) {
 			ret = change_ref(rc, ri, fe, false);
 			if (ret)
@@ -819,6 +826,8 @@ static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 star
 			return ret;
 		memmove(fe, fe + 1, (ri->nr - i - 1) * sizeof(*fe));
 		ri->nr--;
+		if (walk_ended)
+			return 0;
 	}
 	/* no item at or past @end stopped the walk: the next inode's does */
 	return ret ? ret : note_drop_walk_end(rc, ri->ino);
