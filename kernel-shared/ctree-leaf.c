@@ -969,6 +969,45 @@ int btrfs_tree_sim_neighbours(struct btrfs_tree_sim *ts, const struct btrfs_key 
 }
 
 /*
+ * A walk slot by slot (btrfs_drop_extents()' next_slot) that passes the
+ * item before the absent @key and looks at the one after it: when @key's
+ * slot is past the last item of its leaf, btrfs_next_leaf() moves the path
+ * to the next leaf, and reads it unless the transaction made or copied it
+ * (a split's new leaf, a touched one: in memory).  0 with *@first a key
+ * whose search in the image reads that leaf (its first key; past the
+ * group, the next level-1 node's, which is read too), 1 when nothing is
+ * read: the item after @key is in the same leaf, or no item follows.
+ */
+int btrfs_tree_sim_next_leaf(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			     struct btrfs_key *first)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot, i;
+	bool found;
+	int ret;
+
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	if (found || slot < g->leaves[leaf]->nr)
+		return 1;
+	for (i = leaf + 1; i < g->nr; i++) {
+		const struct btrfs_sim_items_leaf *l = g->leaves[i];
+
+		if (!l->nr)
+			continue;
+		if (!l->start || l->touched)
+			return 1;
+		*first = l->items[0].key;
+		return 0;
+	}
+	if (!g->has_hi)
+		return 1;
+	*first = g->hi;
+	return 0;
+}
+
+/*
  * btrfs_search_slot() for an absent @key with @ins_len > 0 (no item
  * header with path->search_for_extension): split_leaf() when the leaf
  * lacks the room; 1 if @key exists

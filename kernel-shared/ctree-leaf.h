@@ -116,6 +116,9 @@ struct btrfs_sim_neighbours {
 
 int btrfs_tree_sim_neighbours(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 			      struct btrfs_sim_neighbours *nb);
+/* The leaf btrfs_next_leaf() reads after the last item of a leaf: a key to search */
+int btrfs_tree_sim_next_leaf(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			     struct btrfs_key *first);
 int btrfs_tree_sim_reserve(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 			   u32 ins_len);
 int btrfs_tree_sim_split_item(struct btrfs_tree_sim *ts, const struct btrfs_key *key,

@@ -677,6 +677,18 @@ static int count_log_search(void *ctx, const struct btrfs_root_ref *root,
 	return ret < 0 ? ret : 0;
 }
 
+/* A search of the replay that changes nothing: read, not copied */
+static int count_log_read(void *ctx, const struct btrfs_root_ref *root,
+			  const struct btrfs_key *key)
+{
+	struct log_searches *ls = ctx;
+	struct btrfs_read_observer prev = btrfs_set_read_observer(ls->fs_info, ls->counter);
+	int ret = search_path(ls->fs_info, root, key->objectid, key->type, key->offset);
+
+	btrfs_set_read_observer(ls->fs_info, prev);
+	return ret;
+}
+
 /* A leaf the replay changed: read, and copied */
 static int count_log_leaf(void *ctx, u64 bytenr)
 {
@@ -729,8 +741,9 @@ static int search_copied_items(struct log_searches *ls)
  * every log tree, then the replay searches the subvolume, extent and csum
  * trees (tree-log.c, whose own reads of whole leaf groups are not the
  * kernel's and are not counted: only the searches it names are, and the
- * leaves its pushes moved items into), and the commit the extent items of
- * the blocks they copied.  Still not counted (a lower bound): a sibling a
+ * leaves its pushes moved items into, and the next leaves its walks step
+ * into without copying them), and the commit the extent items of the
+ * blocks they copied.  Still not counted (a lower bound): a sibling a
  * push reads and finds too full, and the extent-tree leaves that get the
  * items of the commit's new blocks.
  */
@@ -738,7 +751,9 @@ static int replay_log(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate
 {
 	struct btrfs_root_ref log_root = btrfs_log_root_tree_ref(fs_info);
 	struct log_searches ls = { .fs_info = fs_info, .counter = fs_info->read_observer };
-	const struct btrfs_log_search_hook hook = { count_log_search, count_log_leaf, &ls };
+	const struct btrfs_log_search_hook hook = {
+		count_log_search, count_log_leaf, count_log_read, &ls
+	};
 	struct btrfs_read_observer prev;
 	int ret;
 

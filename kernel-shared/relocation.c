@@ -49,6 +49,7 @@
 #include <string.h>
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/ctree.h"
+#include "kernel-shared/disk-io.h"
 #include "kernel-shared/forecast.h"
 #include "kernel-shared/relocation.h"
 #include "kernel-shared/space-info.h"
@@ -1454,6 +1455,86 @@ static u64 alloc_flags(const struct reloc *rc, u64 bg_flags, const struct foreca
 	return type | (rc->target[type_index(bg_flags)] & BTRFS_BLOCK_GROUP_PROFILE_MASK);
 }
 
+/* Copy (COW) the blocks of @root's path to @key not yet in @blocks */
+static int cow_path(struct reloc *rc, const struct btrfs_root_ref *root, u64 objectid,
+		    u8 type, u64 offset, struct range_list *blocks)
+{
+	struct btrfs_key key = { objectid, type, offset };
+	struct btrfs_path path = { 0 };
+	int level, ret;
+
+	if (!root->found || !root->bytenr)
+		return 0;
+	ret = btrfs_search_slot(rc->fs_info, root, &key, &path, BTRFS_IO_OTHER);
+	for (level = 0; ret >= 0 && level < BTRFS_MAX_LEVEL && path.nodes[level]; level++) {
+		u64 start = path.nodes[level]->start;
+		u32 i;
+
+		for (i = 0; i < blocks->nr && blocks->r[i].start != start; i++)
+			;
+		ret = i < blocks->nr ? 0 : range_append(blocks, start, rc->fs_info->nodesize);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * btrfs_balance() -> insert_balance_item(), committed before any chunk is
+ * walked: the balance item goes into the root tree; the commit writes the
+ * root items of the trees it changed and, being the first commit since the
+ * mount, each device's dev stats item (btrfs_device_init_dev_stats() set
+ * them all at mount, marking them dirty: btrfs_run_dev_stats());
+ * the extent tree gets the items of the new blocks, the free-space tree
+ * their ranges (their root nodes at least).  Each of those paths is copied
+ * and the old blocks are freed by that commit, so a metadata group that
+ * held only such blocks (a one-leaf dev tree, say) is empty when the walk
+ * reaches it: kernel test 071 meta-empty, -musage=0.  The copies go where
+ * find_free_extent() puts tree blocks, every group being cached.
+ */
+static int balance_item_commit(struct reloc *rc)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info);
+	static const u64 changed[] = {
+		BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID,
+		BTRFS_FREE_SPACE_TREE_OBJECTID, BTRFS_BLOCK_GROUP_TREE_OBJECTID,
+	};
+	struct range_list blocks = { 0 };
+	u32 i;
+	int ret;
+
+	ret = cow_path(rc, &tree_root, BTRFS_BALANCE_OBJECTID, BTRFS_TEMPORARY_ITEM_KEY, 0,
+		       &blocks);
+	for (i = 0; i < sizeof(changed) / sizeof(changed[0]) && !ret; i++)
+		ret = cow_path(rc, &tree_root, changed[i], BTRFS_ROOT_ITEM_KEY, 0, &blocks);
+	for (i = 0; i < rc->st.nr_devs && !ret; i++)
+		ret = cow_path(rc, &fs_info->dev_root, BTRFS_DEV_STATS_OBJECTID,
+			       BTRFS_PERSISTENT_ITEM_KEY, rc->st.devs[i].devid, &blocks);
+	if (!ret)
+		ret = cow_path(rc, &fs_info->extent_root, 0, 0, 0, &blocks);
+	if (!ret)
+		ret = cow_path(rc, &fs_info->free_space_root, 0, 0, 0, &blocks);
+	for (i = 0; i < blocks.nr && !ret; i++) {
+		u64 found;
+
+		ret = find_free_extent(rc, metadata_type(rc) | rc->target[1],
+				       fs_info->nodesize, 0, &found);
+		ret = ret < 0 ? ret : 0;
+	}
+	for (i = 0; i < blocks.nr && !ret; i++) {
+		struct reloc_bg *bg = find_orig_bg(rc, blocks.r[i].start);
+
+		if (!bg || bg->used < blocks.r[i].len)
+			continue;
+		ret = range_add(&bg->free, blocks.r[i].start, blocks.r[i].len);
+		extent_delete(&bg->extents, blocks.r[i].start);
+		bg->used -= blocks.r[i].len;
+	}
+	rc->nr_allocs = 0;
+	free(blocks.r);
+	return ret;
+}
+
 int btrfs_reloc_balance(const struct space_report *report,
 			const struct forecast_options *opts,
 			struct btrfs_reloc_result *res, const char **refused)
@@ -1474,6 +1555,9 @@ int btrfs_reloc_balance(const struct space_report *report,
 	if (opts->bal_meta.set && (opts->bal_meta.flags & FORECAST_BAL_CONVERT))
 		rc.sys_alloc = BTRFS_BLOCK_GROUP_SYSTEM |
 			       (opts->bal_meta.target & BTRFS_BLOCK_GROUP_PROFILE_MASK);
+	ret = balance_item_commit(&rc);
+	if (ret)
+		goto out;
 	/* __btrfs_balance(): the chunk tree from the highest logical start down */
 	for (i = rc.nr_orig; i-- > 0;) {
 		struct reloc_bg *bg = &rc.bgs[i];

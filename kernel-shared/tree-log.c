@@ -282,6 +282,26 @@ static int note_subvol(struct replay_ctx *rc, u64 objectid, u8 type, u64 offset)
 	return note_search(rc, &rc->sv.root, &(struct btrfs_key){ objectid, type, offset });
 }
 
+/*
+ * btrfs_drop_extents() walks slot by slot past the inode's last file
+ * extent item (or from where its search lands) to the item that ends the
+ * loop, the next inode's: when the inode's items end its leaf,
+ * btrfs_next_leaf() reads the next leaf (a search without COW: it changes
+ * nothing there).  On the tree as the replay has changed it so far.
+ */
+static int note_drop_walk_end(struct replay_ctx *rc, u64 ino)
+{
+	struct btrfs_key last = { ino, BTRFS_EXTENT_DATA_KEY, (u64)-1 }, next;
+	int ret;
+
+	if (!rc->hook.read)
+		return 0;
+	ret = btrfs_tree_sim_next_leaf(&rc->cur->ts, &last, &next);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	return rc->hook.read(rc->hook.ctx, &rc->sv.root, &next);
+}
+
 static int note_csum(struct replay_ctx *rc, u64 offset)
 {
 	return note_search(rc, &rc->fs_info->csum_root, &(struct btrfs_key){
@@ -727,6 +747,7 @@ static int drop_error(struct replay_ctx *rc, const struct replay_inode *ri, u64 
  */
 static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 start, u64 end)
 {
+	bool walk_ended = false;	/* an item ending at @end: the kernel's loop breaks */
 	u32 i = 0;
 	int ret = note_subvol(rc, ri->ino, BTRFS_EXTENT_DATA_KEY, start);
 
@@ -779,15 +800,21 @@ static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 star
 			return sim_result(rc, ret);
 		}
 		if (start > fe->start) {
-			/* the back goes */
+			/* the back goes; the walk ends where the range does */
+			bool last = fe->end == end;
+
 			if (fe->is_inline)
 				return drop_error(rc, ri, start, end);
 			fe->fi.num_bytes = htole64(start - fe->start);
 			fe->end = start;
+			if (last)
+				return 0;
 			i++;
 			continue;
 		}
 		/* wholly inside: the item and its reference go */
+		if (fe->end == end)
+			walk_ended = true;
 		if (has_extent(fe)) {
 			ret = change_ref(rc, ri, fe, false);
 			if (ret)
@@ -799,8 +826,11 @@ static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 star
 			return ret;
 		memmove(fe, fe + 1, (ri->nr - i - 1) * sizeof(*fe));
 		ri->nr--;
+		if (walk_ended)
+			return 0;
 	}
-	return ret;
+	/* no item at or past @end stopped the walk: the next inode's does */
+	return ret ? ret : note_drop_walk_end(rc, ri->ino);
 }
 
 /* Where an item starting at @start goes; *@exact when one starts there */

@@ -20,6 +20,8 @@ struct btrfs_log_search_hook {
 	int (*fn)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
 	/* a leaf of the image the replay changed or pushed items into */
 	int (*leaf)(void *ctx, u64 bytenr);
+	/* a search that reads and copies nothing (btrfs_next_leaf() of a walk) */
+	int (*read)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
 	void *ctx;
 };
 
