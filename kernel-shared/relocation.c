@@ -123,6 +123,7 @@ struct reloc {
 	u32 cap_bgs;
 	u32 nr_orig;			/* the first nr_orig are the mounted ones, by start */
 	bool size_classes;
+	bool size_class_reset;		/* an emptied block group loses its size class */
 	u64 target[3];			/* alloc flags for data, metadata, system */
 	u64 sys_alloc;			/* the chunk tree's blocks: system alloc flags */
 	u32 chunks_at_commit;		/* new chunks when the transaction last committed */
@@ -490,6 +491,7 @@ static int reloc_init(struct reloc *rc, const struct space_report *report, u32 k
 	if (ret)
 		return ret;
 	rc->size_classes = rc->st.model.size_classes;
+	rc->size_class_reset = rc->st.model.size_class_reset;
 	system_room_init(report, &rc->room);
 	for (i = 0; i < fs_info->nr_block_groups; i++) {
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
@@ -1177,6 +1179,16 @@ static void commit_removed(struct reloc *rc)
 	rc->nr_pending = 0;
 }
 
+/*
+ * A failed relocation's preallocated extents are freed with the relocation
+ * inode.  A block group they leave empty has no size class any more
+ * (btrfs_maybe_reset_size_class(), 5870ec7c8fe5, in 6.18.y): the next
+ * relocation takes it at LOOP_UNSET_SIZE_CLASS for any class, before a
+ * group of another class at LOOP_WRONG_SIZE_CLASS.  Without it kernel test
+ * 057's RAID6 remove put 31 MiB into the failed group (318.6 MiB used,
+ * the kernel's 289.1 MiB): the new chunk the failure emptied kept the
+ * class of its 24 MiB extents.
+ */
 static void undo_allocs(struct reloc *rc)
 {
 	while (rc->nr_allocs) {
@@ -1186,6 +1198,8 @@ static void undo_allocs(struct reloc *rc)
 		range_add(&bg->free, a->start, a->len);
 		extent_delete(&bg->extents, a->start);
 		bg->used -= a->len;
+		if (rc->size_class_reset && !bg->used && uses_size_class(rc, bg))
+			bg->size_class = BG_SZ_NONE;
 	}
 }
 
