@@ -18,7 +18,10 @@
  *   profile changes; a group read-only already (the mount's single groups
  *   beside mirrored ones) passes; data turns read-only when the space info
  *   still holds what is used and reserved, metadata when it can
- *   over-commit, else a forced chunk), then each data extent preallocated whole in clusters of
+ *   over-commit, else a forced chunk), create_reloc_inode()'s
+ *   transaction (6 items of metadata, FLUSH_ALL) before the group is
+ *   logged, prepare_to_relocate()'s reserve, then each data extent
+ *   preallocated whole in clusters of
  *   up to 128 contiguous extents (prealloc_file_extent_cluster(), the
  *   cluster's bytes reserved first, btrfs_alloc_data_chunk_ondemand(): a
  *   data chunk forced while the space info cannot hold them), each tree
@@ -31,7 +34,8 @@
  *   in list order (mount order, new chunks appended), loops
  *   LOOP_CACHING_NOWAIT, LOOP_UNSET_SIZE_CLASS, LOOP_ALLOC_CHUNK,
  *   LOOP_WRONG_SIZE_CLASS; block_group_bits(); the size class check and
- *   btrfs_use_block_group_size_class() (6.3); in a block group,
+ *   btrfs_use_block_group_size_class() (6.3), a group a failed
+ *   relocation leaves empty without a class (6.18.y); in a block group,
  *   btrfs_find_space_for_alloc(): from the block group's start the
  *   largest free extent (the bytes index, equal ones in the order they
  *   were linked: entry_less()), from a hint the first free
@@ -48,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/block-group.h"
+#include "kernel-shared/block-rsv.h"
 #include "kernel-shared/forecast.h"
 #include "kernel-shared/relocation.h"
 #include "kernel-shared/space-info.h"
@@ -61,6 +66,7 @@
 /* a bound on the work: relocations of one what-if */
 #define RELOC_MAX_STEPS		100000
 #define RELOCATION_RESERVED_NODES	256		/* relocation.h */
+#define RELOC_INODE_ITEMS	6		/* create_reloc_inode()'s transaction */
 
 enum reloc_size_class {
 	BG_SZ_NONE,
@@ -1102,17 +1108,23 @@ static u64 metadata_type(const struct reloc *rc)
 }
 
 /*
- * prepare_to_relocate(): before anything moves, the relocation's temporary
- * block reserve is refilled to nodesize * RELOCATION_RESERVED_NODES of
- * metadata with BTRFS_RESERVE_FLUSH_ALL: granted from free metadata or the
- * over-commit room, else by the flusher's chunk allocation, else -ENOSPC.
- * So a data balance on a filesystem whose metadata is full fails here,
- * after the block group was turned read-only and logged.  The reserve is
- * released when the block group is done: nothing of it stays.
+ * A FLUSH_ALL metadata reservation of @num_bytes: granted from free
+ * metadata or the over-commit room, else by the flusher's chunk
+ * allocation (ALLOC_CHUNK_FORCE), else -ENOSPC.  Two gates of a
+ * relocation, each released before the next step:
+ * - create_reloc_inode(): btrfs_start_transaction(data_reloc_root, 6)
+ *   (btrfs_calc_start_trans_size(), 4.5 MiB at 16 KiB nodes), after the
+ *   block group turned read-only and before describe_relocation() logs
+ *   it: a group whose free space was the metadata's last room fails
+ *   there, unlogged (kernel test 055's -musage=50 on a nearly full DUP
+ *   filesystem: traced, a FLUSH_ALL ticket of 4718592 bytes failed
+ *   with -28 after the forced 6 MiB chunk, nothing logged);
+ * - prepare_to_relocate(): the relocation's block reserve refilled to
+ *   nodesize * RELOCATION_RESERVED_NODES: a data balance on a filesystem
+ *   whose metadata is full fails here if not before.
  */
-static int reserve_relocation_rsv(struct reloc *rc)
+static int reserve_metadata(struct reloc *rc, u64 num_bytes)
 {
-	u64 num_bytes = (u64)rc->report->fs_info->nodesize * RELOCATION_RESERVED_NODES;
 	struct btrfs_reserve_state st = rc->report->reserve.state;
 	u64 type = metadata_type(rc);
 
@@ -1127,7 +1139,7 @@ static int reserve_relocation_rsv(struct reloc *rc)
 				 &rc->report->reserve.model))
 		return 0;
 	/* flush_space(ALLOC_CHUNK_FORCE): a metadata chunk, if one can be made */
-	inexact(rc, "metadata: the relocation reserve granted by the flusher's chunk");
+	inexact(rc, "metadata: a relocation reservation granted by the flusher's chunk");
 	return force_chunk(rc, type | rc->target[1]);
 }
 
@@ -1256,11 +1268,16 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 		}
 	}
 	rc->bgs[b].ro = true;
-	/* describe_relocation(): "relocating block group" once read-only */
+	/* create_reloc_inode()'s transaction, then describe_relocation()'s log line */
+	ret = reserve_metadata(rc, btrfs_calc_start_trans_size(rc->fs_info,
+							       &rc->report->reserve.model,
+							       RELOC_INODE_ITEMS));
+	if (ret)
+		goto fail;
 	res->started[res->nr_started++] = start;
 	/* prepare_to_relocate() commits: the chunks removed before are free now */
 	commit_removed(rc);
-	ret = reserve_relocation_rsv(rc);
+	ret = reserve_metadata(rc, (u64)rc->fs_info->nodesize * RELOCATION_RESERVED_NODES);
 	if (ret)
 		goto fail;
 	if (rc->bgs[b].flags & BTRFS_BLOCK_GROUP_DATA)
