@@ -137,6 +137,24 @@ bool btrfs_free_space_tree_accounted(const struct btrfs_fs_info *fs_info,
 }
 
 /*
+ * btrfs_start_transaction(root, n)'s metadata reservation, FLUSH_ALL:
+ * btrfs_calc_insert_metadata_size(n) plus (6.7+, btrfs_reserve_trans_metadata())
+ * btrfs_calc_delayed_ref_bytes(n), doubled with the free space tree;
+ * before 6.7 insert(n) doubled (the delayed refs reserve not full).
+ * 4.5 MiB for 6 items at 16 KiB nodes on 6.18.
+ */
+u64 btrfs_calc_start_trans_size(const struct btrfs_fs_info *fs_info,
+				const struct btrfs_kernel_model *model, u32 num_items)
+{
+	bool fst = btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
+	u64 insert = btrfs_calc_insert_metadata_size(fs_info->nodesize, num_items);
+
+	if (model->trans_delayed_ref_bytes)
+		return insert + btrfs_calc_delayed_ref_bytes(fs_info->nodesize, fst, num_items);
+	return 2 * insert;
+}
+
+/*
  * btrfs_update_global_block_rsv() of @model's kernel on @fs_info's roots:
  * its inputs (@in, pre-5.17 without the free space tree) and its floor.
  */

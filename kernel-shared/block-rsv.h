@@ -64,6 +64,8 @@ struct btrfs_kernel_model;
 
 bool btrfs_free_space_tree_accounted(const struct btrfs_fs_info *fs_info,
 				     const struct btrfs_kernel_model *model);
+u64 btrfs_calc_start_trans_size(const struct btrfs_fs_info *fs_info,
+				const struct btrfs_kernel_model *model, u32 num_items);
 void btrfs_calc_global_rsv_for_kernel(const struct btrfs_fs_info *fs_info,
 				      const struct btrfs_kernel_model *model,
 				      struct btrfs_global_rsv_inputs *in,

@@ -719,9 +719,7 @@ const char *forecast_workload_name(enum forecast_workload w)
 
 /*
  * start_transaction(root, n) of the workload's largest transaction,
- * FLUSH_ALL: btrfs_calc_insert_metadata_size(n) plus (6.7+)
- * btrfs_calc_delayed_ref_bytes(n), doubled with the free space tree;
- * before 6.7 insert(n) doubled (the delayed refs reserve not full).
+ * FLUSH_ALL (btrfs_calc_start_trans_size()).
  * With no unallocated space left there is no over-commit: it fits while
  * used + may_use (the global reserve held in full) + it <= total, so the
  * fill ends less than one reservation short of writable_bytes.
@@ -729,20 +727,13 @@ const char *forecast_workload_name(enum forecast_workload w)
 static void workload_stop(const struct space_report *report, const struct forecast_options *opts,
 			  struct forecast_fill *fill)
 {
-	const struct btrfs_fs_info *fs_info = report->fs_info;
 	struct btrfs_kernel_model model;
-	bool fst = btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
 	u32 n = workloads[opts->workload].items;
-	u64 insert = btrfs_calc_insert_metadata_size(fs_info->nodesize, n);
 
 	btrfs_kernel_model(opts->kernel_version, &model);
 	fill->workload = workloads[opts->workload].name;
 	fill->workload_items = n;
-	if (model.trans_delayed_ref_bytes)
-		fill->last_reservation = insert +
-			btrfs_calc_delayed_ref_bytes(fs_info->nodesize, fst, n);
-	else
-		fill->last_reservation = 2 * insert;
+	fill->last_reservation = btrfs_calc_start_trans_size(report->fs_info, &model, n);
 	fill->workload_writable_bytes = fill->writable_bytes > fill->last_reservation ?
 		fill->writable_bytes - fill->last_reservation : 0;
 }

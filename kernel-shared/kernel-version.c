@@ -187,6 +187,15 @@ void btrfs_alloc_model(u32 version, struct btrfs_alloc_model *m)
 	 * groups of that class until LOOP_WRONG_SIZE_CLASS.
 	 */
 	m->size_classes = at_least(version, 6, 3, 0);
+	/*
+	 * 5870ec7c8fe5 "btrfs: reset block group size class when it becomes
+	 * empty" (v7.0, in 6.18.y stable from the 2026-02 review): a block
+	 * group whose used and reserved bytes reach 0 (an extent freed, a
+	 * reservation given back) has no size class again.  Taken for 6.18,
+	 * the referee (6.18.44, traced); the first 6.18.y with it and the
+	 * older stable lines that took it are UNCONFIRMED.
+	 */
+	m->size_class_reset = at_least(version, 6, 18, 0);
 }
 
 /*

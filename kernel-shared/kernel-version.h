@@ -134,6 +134,7 @@ struct btrfs_alloc_model {
 	u64 system_max_stripe_size;	/* before v6.0 */
 	u64 system_max_chunk_size;	/* 32 MiB since v6.0, 2 * 32 MiB before */
 	bool size_classes;		/* v6.3: data block groups by extent size class */
+	bool size_class_reset;		/* 5870ec7c8fe5: an emptied group loses its class */
 };
 
 void btrfs_alloc_model(u32 version, struct btrfs_alloc_model *m);

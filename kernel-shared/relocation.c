@@ -18,7 +18,10 @@
  *   profile changes; a group read-only already (the mount's single groups
  *   beside mirrored ones) passes; data turns read-only when the space info
  *   still holds what is used and reserved, metadata when it can
- *   over-commit, else a forced chunk), then each data extent preallocated whole in clusters of
+ *   over-commit, else a forced chunk), create_reloc_inode()'s
+ *   transaction (6 items of metadata, FLUSH_ALL) before the group is
+ *   logged, prepare_to_relocate()'s reserve, then each data extent
+ *   preallocated whole in clusters of
  *   up to 128 contiguous extents (prealloc_file_extent_cluster(), the
  *   cluster's bytes reserved first, btrfs_alloc_data_chunk_ondemand(): a
  *   data chunk forced while the space info cannot hold them), each tree
@@ -31,7 +34,8 @@
  *   in list order (mount order, new chunks appended), loops
  *   LOOP_CACHING_NOWAIT, LOOP_UNSET_SIZE_CLASS, LOOP_ALLOC_CHUNK,
  *   LOOP_WRONG_SIZE_CLASS; block_group_bits(); the size class check and
- *   btrfs_use_block_group_size_class() (6.3); in a block group,
+ *   btrfs_use_block_group_size_class() (6.3), a group a failed
+ *   relocation leaves empty without a class (6.18.y); in a block group,
  *   btrfs_find_space_for_alloc(): from the block group's start the
  *   largest free extent (the bytes index, equal ones in the order they
  *   were linked: entry_less()), from a hint the first free
@@ -48,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/block-group.h"
+#include "kernel-shared/block-rsv.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/forecast.h"
@@ -63,6 +68,7 @@
 /* a bound on the work: relocations of one what-if */
 #define RELOC_MAX_STEPS		100000
 #define RELOCATION_RESERVED_NODES	256		/* relocation.h */
+#define RELOC_INODE_ITEMS	6		/* create_reloc_inode()'s transaction */
 
 enum reloc_size_class {
 	BG_SZ_NONE,
@@ -125,6 +131,7 @@ struct reloc {
 	u32 cap_bgs;
 	u32 nr_orig;			/* the first nr_orig are the mounted ones, by start */
 	bool size_classes;
+	bool size_class_reset;		/* an emptied block group loses its size class */
 	u64 target[3];			/* alloc flags for data, metadata, system */
 	u64 sys_alloc;			/* the chunk tree's blocks: system alloc flags */
 	u32 chunks_at_commit;		/* new chunks when the transaction last committed */
@@ -492,6 +499,7 @@ static int reloc_init(struct reloc *rc, const struct space_report *report, u32 k
 	if (ret)
 		return ret;
 	rc->size_classes = rc->st.model.size_classes;
+	rc->size_class_reset = rc->st.model.size_class_reset;
 	system_room_init(report, &rc->room);
 	for (i = 0; i < fs_info->nr_block_groups; i++) {
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
@@ -1102,17 +1110,23 @@ static u64 metadata_type(const struct reloc *rc)
 }
 
 /*
- * prepare_to_relocate(): before anything moves, the relocation's temporary
- * block reserve is refilled to nodesize * RELOCATION_RESERVED_NODES of
- * metadata with BTRFS_RESERVE_FLUSH_ALL: granted from free metadata or the
- * over-commit room, else by the flusher's chunk allocation, else -ENOSPC.
- * So a data balance on a filesystem whose metadata is full fails here,
- * after the block group was turned read-only and logged.  The reserve is
- * released when the block group is done: nothing of it stays.
+ * A FLUSH_ALL metadata reservation of @num_bytes: granted from free
+ * metadata or the over-commit room, else by the flusher's chunk
+ * allocation (ALLOC_CHUNK_FORCE), else -ENOSPC.  Two gates of a
+ * relocation, each released before the next step:
+ * - create_reloc_inode(): btrfs_start_transaction(data_reloc_root, 6)
+ *   (btrfs_calc_start_trans_size(), 4.5 MiB at 16 KiB nodes), after the
+ *   block group turned read-only and before describe_relocation() logs
+ *   it: a group whose free space was the metadata's last room fails
+ *   there, unlogged (kernel test 055's -musage=50 on a nearly full DUP
+ *   filesystem: traced, a FLUSH_ALL ticket of 4718592 bytes failed
+ *   with -28 after the forced 6 MiB chunk, nothing logged);
+ * - prepare_to_relocate(): the relocation's block reserve refilled to
+ *   nodesize * RELOCATION_RESERVED_NODES: a data balance on a filesystem
+ *   whose metadata is full fails here if not before.
  */
-static int reserve_relocation_rsv(struct reloc *rc)
+static int reserve_metadata(struct reloc *rc, u64 num_bytes)
 {
-	u64 num_bytes = (u64)rc->report->fs_info->nodesize * RELOCATION_RESERVED_NODES;
 	struct btrfs_reserve_state st = rc->report->reserve.state;
 	u64 type = metadata_type(rc);
 
@@ -1127,7 +1141,7 @@ static int reserve_relocation_rsv(struct reloc *rc)
 				 &rc->report->reserve.model))
 		return 0;
 	/* flush_space(ALLOC_CHUNK_FORCE): a metadata chunk, if one can be made */
-	inexact(rc, "metadata: the relocation reserve granted by the flusher's chunk");
+	inexact(rc, "metadata: a relocation reservation granted by the flusher's chunk");
 	return force_chunk(rc, type | rc->target[1]);
 }
 
@@ -1179,6 +1193,16 @@ static void commit_removed(struct reloc *rc)
 	rc->nr_pending = 0;
 }
 
+/*
+ * A failed relocation's preallocated extents are freed with the relocation
+ * inode.  A block group they leave empty has no size class any more
+ * (btrfs_maybe_reset_size_class(), 5870ec7c8fe5, in 6.18.y): the next
+ * relocation takes it at LOOP_UNSET_SIZE_CLASS for any class, before a
+ * group of another class at LOOP_WRONG_SIZE_CLASS.  Without it kernel test
+ * 057's RAID6 remove put 31 MiB into the failed group (318.6 MiB used,
+ * the kernel's 289.1 MiB): the new chunk the failure emptied kept the
+ * class of its 24 MiB extents.
+ */
 static void undo_allocs(struct reloc *rc)
 {
 	while (rc->nr_allocs) {
@@ -1188,6 +1212,8 @@ static void undo_allocs(struct reloc *rc)
 		range_add(&bg->free, a->start, a->len);
 		extent_delete(&bg->extents, a->start);
 		bg->used -= a->len;
+		if (rc->size_class_reset && !bg->used && uses_size_class(rc, bg))
+			bg->size_class = BG_SZ_NONE;
 	}
 }
 
@@ -1244,11 +1270,16 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 		}
 	}
 	rc->bgs[b].ro = true;
-	/* describe_relocation(): "relocating block group" once read-only */
+	/* create_reloc_inode()'s transaction, then describe_relocation()'s log line */
+	ret = reserve_metadata(rc, btrfs_calc_start_trans_size(rc->fs_info,
+							       &rc->report->reserve.model,
+							       RELOC_INODE_ITEMS));
+	if (ret)
+		goto fail;
 	res->started[res->nr_started++] = start;
 	/* prepare_to_relocate() commits: the chunks removed before are free now */
 	commit_removed(rc);
-	ret = reserve_relocation_rsv(rc);
+	ret = reserve_metadata(rc, (u64)rc->fs_info->nodesize * RELOCATION_RESERVED_NODES);
 	if (ret)
 		goto fail;
 	if (rc->bgs[b].flags & BTRFS_BLOCK_GROUP_DATA)
