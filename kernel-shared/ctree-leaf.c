@@ -273,15 +273,8 @@ static int sim_find_group(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 			*out = &ts->groups[i];
 			return 0;
 		}
-	if (ts->nr_groups == ts->cap_groups) {
-		u32 cap = ts->cap_groups ? ts->cap_groups * 2 : 4;
-		struct btrfs_sim_group *n = realloc(ts->groups, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		ts->groups = n;
-		ts->cap_groups = cap;
-	}
+	if (array_grow((void **)&ts->groups, ts->nr_groups, &ts->cap_groups, sizeof(*ts->groups)))
+		return -ENOMEM;
 	g = &ts->groups[ts->nr_groups];
 	memset(g, 0, sizeof(*g));
 	if (ts->source) {
@@ -804,15 +797,9 @@ static int sim_free_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u
 	struct btrfs_sim_items_leaf *l = g->leaves[leaf];
 
 	if (l->start) {
-		if (ts->nr_freed_starts == ts->cap_freed_starts) {
-			u32 cap = ts->cap_freed_starts ? ts->cap_freed_starts * 2 : 8;
-			u64 *n = realloc(ts->freed_starts, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			ts->freed_starts = n;
-			ts->cap_freed_starts = cap;
-		}
+		if (array_grow((void **)&ts->freed_starts, ts->nr_freed_starts,
+			       &ts->cap_freed_starts, sizeof(*ts->freed_starts)))
+			return -ENOMEM;
 		ts->freed_starts[ts->nr_freed_starts++] = l->start;
 	}
 	memmove(&g->leaves[leaf], &g->leaves[leaf + 1], (g->nr - leaf - 1) * sizeof(*g->leaves));

@@ -42,7 +42,7 @@ struct btrfs_cow_sim {
 	struct u64_index cowed_index;	/* original block -> its index in cowed[] */
 	struct btrfs_sim_leaf **leaves;
 	u64 nr_leaves;
-	u64 cap_leaves;
+	u32 cap_leaves;
 	struct u64_index leaf_index;	/* leaf start -> its index in leaves[] */
 	/* nodes that lost pointers to deleted leaves, and how many */
 	u64 *shrunk;
@@ -52,7 +52,7 @@ struct btrfs_cow_sim {
 	struct u64_index shrunk_index;	/* node -> its index in shrunk[] */
 	u64 *balanced;			/* nodes balance_level() merged */
 	u64 nr_balanced;
-	u64 cap_balanced;
+	u32 cap_balanced;
 	struct u64_index balanced_index; /* node -> its index in balanced[] */
 	/* what the copies were */
 	u64 cows;

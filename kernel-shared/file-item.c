@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/hash.h"
+#include "common/array.h"
 #include "kernel-shared/ctree-cow.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/tree-block.h"
@@ -70,17 +71,8 @@ static int drop_extent_ref(struct btrfs_drop_tracker *t, u64 bytenr,
 {
 	struct btrfs_drop_entry *e;
 
-	if (t->nr == t->cap) {
-		u64 cap = t->cap ? t->cap * 2 : 256;
-
-		if (cap > SIZE_MAX / sizeof(*e))
-			return -ENOMEM;
-		e = realloc(t->entries, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		t->entries = e;
-		t->cap = cap;
-	}
+	if (array_grow((void **)&t->entries, t->nr, &t->cap, sizeof(*t->entries)))
+		return -ENOMEM;
 	e = &t->entries[t->nr];
 	e->bytenr = bytenr;
 	e->num_bytes = disk_num_bytes;

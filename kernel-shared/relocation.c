@@ -53,6 +53,7 @@
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/volumes.h"
+#include "common/array.h"
 
 #define RELOC_MAX_EXTENTS	128		/* relocation.c MAX_EXTENTS */
 #define RELOC_BITMAP_WINDOW	(128ULL << 20)	/* BITS_PER_BITMAP sectors of 4 KiB */
@@ -146,15 +147,8 @@ static void inexact(struct reloc *rc, const char *why)
 
 static int range_insert(struct range_list *l, u32 at, u64 start, u64 len)
 {
-	if (l->nr == l->cap) {
-		u32 cap = l->cap ? l->cap * 2 : 16;
-		struct reloc_range *r = realloc(l->r, cap * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		l->r = r;
-		l->cap = cap;
-	}
+	if (array_grow((void **)&l->r, l->nr, &l->cap, sizeof(*l->r)))
+		return -ENOMEM;
 	memmove(&l->r[at + 1], &l->r[at], (l->nr - at) * sizeof(*l->r));
 	l->r[at].start = start;
 	l->r[at].len = len;
@@ -285,15 +279,8 @@ static int add_bg(struct reloc *rc, const struct btrfs_chunk_map *map, u64 flags
 {
 	struct reloc_bg *bg;
 
-	if (rc->nr_bgs == rc->cap_bgs) {
-		u32 cap = rc->cap_bgs ? rc->cap_bgs * 2 : 64;
-		struct reloc_bg *n = realloc(rc->bgs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		rc->bgs = n;
-		rc->cap_bgs = cap;
-	}
+	if (array_grow((void **)&rc->bgs, rc->nr_bgs, &rc->cap_bgs, sizeof(*rc->bgs)))
+		return -ENOMEM;
 	bg = &rc->bgs[rc->nr_bgs++];
 	memset(bg, 0, sizeof(*bg));
 	bg->start = start;
@@ -831,15 +818,8 @@ static int take(struct reloc *rc, u32 b, u64 start, u64 len, int loop, u8 size_c
 	if (uses_size_class(rc, bg) && bg->size_class == BG_SZ_NONE &&
 	    loop < LOOP_WRONG_SIZE_CLASS)
 		bg->size_class = size_class;
-	if (rc->nr_allocs == rc->cap_allocs) {
-		u32 cap = rc->cap_allocs ? rc->cap_allocs * 2 : 64;
-
-		a = realloc(rc->allocs, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		rc->allocs = a;
-		rc->cap_allocs = cap;
-	}
+	if (array_grow((void **)&rc->allocs, rc->nr_allocs, &rc->cap_allocs, sizeof(*rc->allocs)))
+		return -ENOMEM;
 	a = &rc->allocs[rc->nr_allocs++];
 	a->bg = b;
 	a->start = start;
