@@ -14,6 +14,7 @@
  * Behaviour reproduced: 6.1-6.18, non-zoned.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/accessors.h"
@@ -24,6 +25,7 @@
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
+#include "common/array.h"
 
 static void report_progress(const struct btrfs_fs_info *fs_info,
 			    const struct btrfs_progress *progress, u64 done)
@@ -718,20 +720,12 @@ static int load_block_groups(struct btrfs_fs_info *fs_info,
 struct btrfs_block_group *btrfs_lookup_block_group(const struct btrfs_fs_info *fs_info,
 						    u64 bytenr)
 {
-	u32 lo = 0, hi = fs_info->nr_block_groups;
+	u32 nr = fs_info->nr_block_groups;
+	u32 i = array_find_range(fs_info->block_groups, nr, sizeof(*fs_info->block_groups),
+				 offsetof(struct btrfs_block_group, start),
+				 offsetof(struct btrfs_block_group, length), bytenr);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		struct btrfs_block_group *bg = &fs_info->block_groups[mid];
-
-		if (bytenr < bg->start)
-			hi = mid;
-		else if (bytenr >= bg->start + bg->length)
-			lo = mid + 1;
-		else
-			return bg;
-	}
-	return NULL;
+	return i < nr ? &fs_info->block_groups[i] : NULL;
 }
 
 /*

@@ -498,12 +498,11 @@ static int sort_chunks(struct restore_layout *l)
 
 static const struct dump_chunk *find_chunk(const struct restore_layout *l, u64 logical)
 {
-	u32 lo = array_upper_bound(l->chunks, l->nr_chunks, sizeof(*l->chunks),
-				   offsetof(struct dump_chunk, logical), logical);
+	u32 i = array_find_range(l->chunks, l->nr_chunks, sizeof(*l->chunks),
+				 offsetof(struct dump_chunk, logical),
+				 offsetof(struct dump_chunk, bytes), logical);
 
-	if (lo && logical - l->chunks[lo - 1].logical < l->chunks[lo - 1].bytes)
-		return &l->chunks[lo - 1];
-	return NULL;
+	return i < l->nr_chunks ? &l->chunks[i] : NULL;
 }
 
 /* ------------------------------------------------------------------------

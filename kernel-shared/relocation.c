@@ -45,6 +45,7 @@
  * free-space tree or the v1 cache hold on a committed filesystem.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/block-group.h"
@@ -312,20 +313,11 @@ static int exclude_super(struct reloc_bg *bg)
 /* The mounted block group holding @bytenr, by start */
 static struct reloc_bg *find_orig_bg(struct reloc *rc, u64 bytenr)
 {
-	u32 lo = 0, hi = rc->nr_orig;
+	u32 i = array_find_range(rc->bgs, rc->nr_orig, sizeof(*rc->bgs),
+				 offsetof(struct reloc_bg, start),
+				 offsetof(struct reloc_bg, length), bytenr);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		struct reloc_bg *bg = &rc->bgs[mid];
-
-		if (bytenr < bg->start)
-			hi = mid;
-		else if (bytenr >= bg->start + bg->length)
-			lo = mid + 1;
-		else
-			return bg;
-	}
-	return NULL;
+	return i < rc->nr_orig ? &rc->bgs[i] : NULL;
 }
 
 static int extent_leaf(struct btrfs_fs_info *fs_info, const struct btrfs_tree_block *leaf,
