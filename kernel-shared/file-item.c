@@ -45,9 +45,7 @@ void btrfs_drop_tracker_init(struct btrfs_drop_tracker *t,
 			     const struct btrfs_csum_params *params,
 			     const struct btrfs_kernel_model *model)
 {
-	memset(t, 0, sizeof(*t));
-	t->params = params;
-	t->model = model;
+	*t = (struct btrfs_drop_tracker){ .params = params, .model = model };
 }
 
 void btrfs_drop_tracker_release(struct btrfs_drop_tracker *t)
