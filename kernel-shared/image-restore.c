@@ -702,23 +702,25 @@ static const char *restore_note(const struct restore_layout *l)
 	return "btrfs-image -r checksums the superblock it writes with crc32c whatever the filesystem's checksum type, so the restored superblock does not verify, and neither does this one";
 }
 
+/* The steps of the layout, in order; the first that fails ends it */
+static int (*const restore_steps[])(struct restore_layout *l) = {
+	read_first_super,
+	search_chunk_items,
+	remap_overlapping,
+	sort_chunks,
+	map_items,
+	finish_layout,
+};
+
 int btrfs_image_restore_layout(struct image_dump *dump)
 {
 	struct restore_layout l = { .dump = dump };
-	int ret;
+	size_t i;
+	int ret = 0;
 
 	l.items = image_dump_items(dump, &l.nr_items);
-	ret = read_first_super(&l);
-	if (!ret)
-		ret = search_chunk_items(&l);
-	if (!ret)
-		ret = remap_overlapping(&l);
-	if (!ret)
-		ret = sort_chunks(&l);
-	if (!ret)
-		ret = map_items(&l);
-	if (!ret)
-		ret = finish_layout(&l);
+	for (i = 0; !ret && i < sizeof(restore_steps) / sizeof(restore_steps[0]); i++)
+		ret = restore_steps[i](&l);
 	if (!ret)
 		image_dump_set_layout(dump, l.dev_size, l.nr_chunks, restore_note(&l));
 	free(l.chunks);
