@@ -457,9 +457,7 @@ static int run_csum_delete(struct btrfs_fs_info *fs_info, const struct cmd_optio
 }
 
 static const struct cmd_spec csum_delete_spec = {
-	.longopts = csum_delete_longopts,
-	.expect = csum_delete_option_expect,
-	.handle = csum_delete_ctx_option,
+	CMD_OWN_OPTIONS(csum_delete),
 	.check = csum_delete_check,
 	.reads = csum_delete_reads,
 	.report = run_csum_delete,

@@ -62,6 +62,15 @@ struct cmd_spec {
 	void (*close)(struct btrfs_fs_info *fs_info);
 };
 
+/*
+ * A command's own options in its cmd_spec, by the names each command gives
+ * them: NAME_longopts, NAME_option_expect and NAME_ctx_option()
+ */
+#define CMD_OWN_OPTIONS(name)			\
+	.longopts = name##_longopts,		\
+	.expect = name##_option_expect,		\
+	.handle = name##_ctx_option
+
 /* For cmd_spec.block_groups: the command always needs them */
 bool cmd_want_block_groups(const void *ctx);
 

@@ -1070,9 +1070,7 @@ static void forecast_release(void *ctx)
 }
 
 static const struct cmd_spec forecast_spec = {
-	.longopts = forecast_longopts,
-	.expect = forecast_option_expect,
-	.handle = forecast_ctx_option,
+	CMD_OWN_OPTIONS(forecast),
 	.planned = forecast_planned,
 	.plan = forecast_plan,
 	.block_groups = cmd_want_block_groups,

@@ -189,9 +189,7 @@ static void inspect_release(void *ctx)
 }
 
 static const struct cmd_spec inspect_spec = {
-	.longopts = inspect_longopts,
-	.expect = inspect_option_expect,
-	.handle = inspect_ctx_option,
+	CMD_OWN_OPTIONS(inspect),
 	.block_groups = cmd_want_block_groups,
 	.report = inspect_report,
 	.print = inspect_print,

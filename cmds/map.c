@@ -1137,9 +1137,7 @@ static void map_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
 }
 
 static const struct cmd_spec map_spec = {
-	.longopts = map_longopts,
-	.expect = map_option_expect,
-	.handle = map_ctx_option,
+	CMD_OWN_OPTIONS(map),
 	.check = map_check,
 	.block_groups = cmd_want_block_groups,
 	.report = run_map,

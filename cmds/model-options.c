@@ -185,7 +185,7 @@ static enum cmd_reads model_reads(const void *ctx)
 	return m->reads;
 }
 
-static int model_option(int opt, const char *arg, void *ctx)
+static int model_ctx_option(int opt, const char *arg, void *ctx)
 {
 	struct model_ctx *m = ctx;
 
@@ -220,9 +220,7 @@ static void model_release(void *ctx)
 }
 
 static const struct cmd_spec model_spec = {
-	.longopts = model_longopts,
-	.expect = model_option_expect,
-	.handle = model_option,
+	CMD_OWN_OPTIONS(model),
 	.reads = model_reads,
 	.report = model_report,
 	.print = model_print,

@@ -161,9 +161,7 @@ static void mount_estimate_print(struct fmt_ctx *fctx, const struct btrfs_fs_inf
 }
 
 static const struct cmd_spec mount_estimate_spec = {
-	.longopts = mount_estimate_longopts,
-	.expect = mount_estimate_option_expect,
-	.handle = mount_estimate_ctx_option,
+	CMD_OWN_OPTIONS(mount_estimate),
 	.report = mount_estimate_report,
 	.print = mount_estimate_print,
 };

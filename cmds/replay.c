@@ -85,7 +85,7 @@ static const struct option replay_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static const struct cmd_option_expect replay_expect[] = {
+static const struct cmd_option_expect replay_option_expect[] = {
 	{ OPT_PART, "1, 2, 3 or 4" },
 	{ OPT_KERNEL, BTRFS_KERNEL_RANGE_STR ", at most 8 of them" },
 	{ OPT_RECORDED, "a version such as 6.18" },
@@ -126,7 +126,7 @@ static int parse_block_size(const char *arg, u32 *out)
 	return 0;
 }
 
-static int replay_option(int opt, const char *arg, void *ctx)
+static int replay_ctx_option(int opt, const char *arg, void *ctx)
 {
 	struct replay_args *a = ctx;
 	uuid_t uu;
@@ -1309,9 +1309,7 @@ static void replay_print(struct fmt_ctx *f, const struct btrfs_fs_info *fs_info,
 
 static const struct cmd_spec replay_spec = {
 	.lead_arg = "trace",
-	.longopts = replay_longopts,
-	.expect = replay_expect,
-	.handle = replay_option,
+	CMD_OWN_OPTIONS(replay),
 	.check = replay_check,
 	.block_groups = cmd_want_block_groups,
 	.report = replay_report,

@@ -4,6 +4,7 @@
  * sysfs file names where the kernel has one (Documentation/dev/json-format.md).
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1007,15 +1008,132 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 	}
 }
 
+/*
+ * JSON: a remedy's effect, one row a key, in the order printed; a row
+ * names the remedy kinds it prints for, and DEAD rows print only for a
+ * dead-space remedy, LIVE rows only for the others.
+ */
+enum effect_value {
+	EFFECT_U64,
+	EFFECT_U32,
+	EFFECT_BOOL,
+	EFFECT_SECONDS,
+	EFFECT_TYPE,		/* a u64 block group type: "data" or "metadata" */
+	EFFECT_PROFILE,		/* a u64 profile flag: its name */
+	EFFECT_UNALLOCATED,	/* the per-device array */
+};
+
+enum effect_when { EFFECT_ALWAYS, EFFECT_DEAD, EFFECT_LIVE };
+
+struct effect_field {
+	const char *key;
+	enum effect_value value;
+	size_t offset;
+	unsigned int kinds;	/* 1 << enum summary_remedy_kind */
+	enum effect_when when;
+};
+
+#define BALANCE		(1U << SUMMARY_REMEDY_BALANCE)
+#define BG_TREE		(1U << SUMMARY_REMEDY_BG_TREE)
+#define DEVICE_ADD	(1U << SUMMARY_REMEDY_DEVICE_ADD)
+#define DELETE_DATA	(1U << SUMMARY_REMEDY_DELETE_DATA)
+#define CONVERT		(1U << SUMMARY_REMEDY_CONVERT)
+#define EFFECT(key, value, member, kinds, when) \
+	{ key, EFFECT_##value, offsetof(struct summary_remedy, member), kinds, EFFECT_##when }
+
+static const struct effect_field remedy_effects[] = {
+	EFFECT("type", TYPE, type, CONVERT, ALWAYS),
+	EFFECT("from_profile", PROFILE, from_profile, CONVERT, ALWAYS),
+	EFFECT("to_profile", PROFILE, to_profile, CONVERT, ALWAYS),
+	EFFECT("usage", U64, usage, BALANCE, ALWAYS),
+	EFFECT("block_group", U64, bg_start, DELETE_DATA, ALWAYS),
+	EFFECT("delete_bytes", U64, moved_bytes, DELETE_DATA, ALWAYS),
+	EFFECT("device_size", U64, add_size, DEVICE_ADD, ALWAYS),
+	EFFECT("block_groups", U32, nr_selected, BALANCE | CONVERT, ALWAYS),
+	EFFECT("moved_bytes", U64, moved_bytes, BALANCE | CONVERT, ALWAYS),
+	EFFECT("can_start", BOOL, can_start, BALANCE | CONVERT, ALWAYS),
+	EFFECT("completes", BOOL, completes, CONVERT, ALWAYS),
+	EFFECT("writable_before", U64, writable_before, CONVERT, ALWAYS),
+	EFFECT("writable_after", U64, writable_after, CONVERT, ALWAYS),
+	EFFECT("new_chunks", U32, new_chunks, CONVERT | DELETE_DATA | DEVICE_ADD, ALWAYS),
+	EFFECT("new_chunk_bytes", U64, new_bytes, CONVERT | DELETE_DATA | DEVICE_ADD, ALWAYS),
+	EFFECT("devid", U64, dead_devid, CONVERT | DEVICE_ADD, DEAD),
+	EFFECT("dead_before", U64, dead_before, CONVERT | DEVICE_ADD, DEAD),
+	EFFECT("dead_after", U64, dead_after, CONVERT | DEVICE_ADD, DEAD),
+	EFFECT("room_needed", U64, room_needed, BALANCE | DELETE_DATA, ALWAYS),
+	EFFECT("room_needed", U64, room_needed, DEVICE_ADD, LIVE),
+	EFFECT("room_gained", U64, room_gained, BALANCE, ALWAYS),
+	EFFECT("unallocated_after", UNALLOCATED, unallocated_after, BALANCE | CONVERT, ALWAYS),
+	EFFECT("reads_now", U64, reads_now, BG_TREE, ALWAYS),
+	EFFECT("reads_after", U64, reads_after, BG_TREE, ALWAYS),
+	EFFECT("hdd_seconds_after", SECONDS, hdd_seconds_after, BG_TREE, ALWAYS),
+};
+
+#undef BALANCE
+#undef BG_TREE
+#undef DEVICE_ADD
+#undef DELETE_DATA
+#undef CONVERT
+#undef EFFECT
+
+static void unallocated_after_json(struct fmt_ctx *fctx, const struct space_summary *sum,
+				   const char *key, const u64 *after)
+{
+	u32 d;
+
+	fmt_array_start(fctx, key, NULL);
+	for (d = 0; d < sum->nr_devices; d++) {
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "devid", NULL, sum->devices[d].devid);
+		fmt_u64(fctx, "bytes", NULL, after[d]);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+}
+
+static void effect_field_json(struct fmt_ctx *fctx, const struct space_summary *sum,
+			      const struct summary_remedy *r, const struct effect_field *f)
+{
+	const void *v = (const char *)r + f->offset;
+
+	switch (f->value) {
+	case EFFECT_U64:
+		fmt_u64(fctx, f->key, NULL, *(const u64 *)v);
+		break;
+	case EFFECT_U32:
+		fmt_u64(fctx, f->key, NULL, *(const u32 *)v);
+		break;
+	case EFFECT_BOOL:
+		fmt_bool(fctx, f->key, NULL, *(const bool *)v);
+		break;
+	case EFFECT_SECONDS:
+		fmt_seconds(fctx, f->key, NULL, *(const double *)v);
+		break;
+	case EFFECT_TYPE:
+		fmt_str(fctx, f->key, NULL, *(const u64 *)v == BTRFS_BLOCK_GROUP_DATA ?
+			"data" : "metadata");
+		break;
+	case EFFECT_PROFILE:
+		fmt_str(fctx, f->key, NULL, btrfs_bg_profile_name(*(const u64 *)v));
+		break;
+	case EFFECT_UNALLOCATED:
+		unallocated_after_json(fctx, sum, f->key, *(u64 *const *)v);
+		break;
+	}
+}
+
 static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary *sum)
 {
+	const struct effect_field *effects_end = remedy_effects +
+		sizeof(remedy_effects) / sizeof(remedy_effects[0]);
+	const struct effect_field *f;
 	char cmd[96];
 	int i;
-	u32 d;
 
 	fmt_array_start(fctx, "remedies", NULL);
 	for (i = 0; i < sum->nr_remedies; i++) {
 		const struct summary_remedy *r = &sum->remedies[i];
+		bool dead = r->finding == SUMMARY_FINDING_DEAD;
 
 		remedy_command(r, cmd, sizeof(cmd));
 		fmt_group_start(fctx, NULL, NULL);
@@ -1024,69 +1142,10 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 		fmt_bool(fctx, "advised", NULL, remedy_advised(r));
 		fmt_str(fctx, "model", NULL, remedy_model(r));
 		fmt_group_start(fctx, "effect", NULL);
-		if (r->kind == SUMMARY_REMEDY_CONVERT) {
-			fmt_str(fctx, "type", NULL, r->type == BTRFS_BLOCK_GROUP_DATA ?
-				"data" : "metadata");
-			fmt_str(fctx, "from_profile", NULL, btrfs_bg_profile_name(r->from_profile));
-			fmt_str(fctx, "to_profile", NULL, btrfs_bg_profile_name(r->to_profile));
-			fmt_u64(fctx, "block_groups", NULL, r->nr_selected);
-			fmt_u64(fctx, "moved_bytes", NULL, r->moved_bytes);
-			fmt_bool(fctx, "can_start", NULL, r->can_start);
-			fmt_bool(fctx, "completes", NULL, r->completes);
-			fmt_u64(fctx, "writable_before", NULL, r->writable_before);
-			fmt_u64(fctx, "writable_after", NULL, r->writable_after);
-			fmt_u64(fctx, "new_chunks", NULL, r->new_chunks);
-			fmt_u64(fctx, "new_chunk_bytes", NULL, r->new_bytes);
-			if (r->finding == SUMMARY_FINDING_DEAD) {
-				fmt_u64(fctx, "devid", NULL, r->dead_devid);
-				fmt_u64(fctx, "dead_before", NULL, r->dead_before);
-				fmt_u64(fctx, "dead_after", NULL, r->dead_after);
-			}
-			fmt_array_start(fctx, "unallocated_after", NULL);
-			for (d = 0; d < sum->nr_devices; d++) {
-				fmt_group_start(fctx, NULL, NULL);
-				fmt_u64(fctx, "devid", NULL, sum->devices[d].devid);
-				fmt_u64(fctx, "bytes", NULL, r->unallocated_after[d]);
-				fmt_group_end(fctx);
-			}
-			fmt_array_end(fctx);
-		} else if (r->kind == SUMMARY_REMEDY_BALANCE) {
-			fmt_u64(fctx, "usage", NULL, r->usage);
-			fmt_u64(fctx, "block_groups", NULL, r->nr_selected);
-			fmt_u64(fctx, "moved_bytes", NULL, r->moved_bytes);
-			fmt_bool(fctx, "can_start", NULL, r->can_start);
-			fmt_u64(fctx, "room_needed", NULL, r->room_needed);
-			fmt_u64(fctx, "room_gained", NULL, r->room_gained);
-			fmt_array_start(fctx, "unallocated_after", NULL);
-			for (d = 0; d < sum->nr_devices; d++) {
-				fmt_group_start(fctx, NULL, NULL);
-				fmt_u64(fctx, "devid", NULL, sum->devices[d].devid);
-				fmt_u64(fctx, "bytes", NULL, r->unallocated_after[d]);
-				fmt_group_end(fctx);
-			}
-			fmt_array_end(fctx);
-		} else if (r->kind == SUMMARY_REMEDY_DELETE_DATA) {
-			fmt_u64(fctx, "block_group", NULL, r->bg_start);
-			fmt_u64(fctx, "delete_bytes", NULL, r->moved_bytes);
-			fmt_u64(fctx, "new_chunks", NULL, r->new_chunks);
-			fmt_u64(fctx, "new_chunk_bytes", NULL, r->new_bytes);
-			fmt_u64(fctx, "room_needed", NULL, r->room_needed);
-		} else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD) {
-			fmt_u64(fctx, "device_size", NULL, r->add_size);
-			fmt_u64(fctx, "new_chunks", NULL, r->new_chunks);
-			fmt_u64(fctx, "new_chunk_bytes", NULL, r->new_bytes);
-			if (r->finding < 0) {
-				fmt_u64(fctx, "devid", NULL, r->dead_devid);
-				fmt_u64(fctx, "dead_before", NULL, r->dead_before);
-				fmt_u64(fctx, "dead_after", NULL, r->dead_after);
-			} else {
-				fmt_u64(fctx, "room_needed", NULL, r->room_needed);
-			}
-		} else {
-			fmt_u64(fctx, "reads_now", NULL, r->reads_now);
-			fmt_u64(fctx, "reads_after", NULL, r->reads_after);
-			fmt_seconds(fctx, "hdd_seconds_after", NULL, r->hdd_seconds_after);
-		}
+		for (f = remedy_effects; f < effects_end; f++)
+			if ((f->kinds & (1U << r->kind)) &&
+			    (f->when == EFFECT_ALWAYS || (f->when == EFFECT_DEAD) == dead))
+				effect_field_json(fctx, sum, r, f);
 		fmt_group_end(fctx);
 		fmt_group_end(fctx);
 	}

@@ -49,4 +49,21 @@ static inline u32 array_upper_bound(const void *base, u32 nr, size_t size, size_
 	return array_bound(base, nr, size, offset, key, true);
 }
 
+/*
+ * Of @nr elements of @size bytes at @base, sorted by a u64 start at byte
+ * @start_off and not overlapping, each @key - start < the u64 length at
+ * @len_off: the index of the one holding @key, @nr when none does.
+ */
+static inline u32 array_find_range(const void *base, u32 nr, size_t size, size_t start_off,
+				   size_t len_off, u64 key)
+{
+	u32 i = array_upper_bound(base, nr, size, start_off, key);
+	const char *e;
+
+	if (!i)
+		return nr;
+	e = (const char *)base + (size_t)(i - 1) * size;
+	return key - *(const u64 *)(e + start_off) < *(const u64 *)(e + len_off) ? i - 1 : nr;
+}
+
 #endif

@@ -14,6 +14,7 @@
  * Behaviour reproduced: 6.1-6.18, non-zoned.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/accessors.h"
@@ -25,6 +26,7 @@
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
+#include "common/array.h"
 
 static void report_progress(const struct btrfs_fs_info *fs_info,
 			    const struct btrfs_progress *progress, u64 done)
@@ -723,20 +725,12 @@ static int load_block_groups(struct btrfs_fs_info *fs_info,
 struct btrfs_block_group *btrfs_lookup_block_group(const struct btrfs_fs_info *fs_info,
 						    u64 bytenr)
 {
-	u32 lo = 0, hi = fs_info->nr_block_groups;
+	u32 nr = fs_info->nr_block_groups;
+	u32 i = array_find_range(fs_info->block_groups, nr, sizeof(*fs_info->block_groups),
+				 offsetof(struct btrfs_block_group, start),
+				 offsetof(struct btrfs_block_group, length), bytenr);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		struct btrfs_block_group *bg = &fs_info->block_groups[mid];
-
-		if (bytenr < bg->start)
-			hi = mid;
-		else if (bytenr >= bg->start + bg->length)
-			lo = mid + 1;
-		else
-			return bg;
-	}
-	return NULL;
+	return i < nr ? &fs_info->block_groups[i] : NULL;
 }
 
 /*
@@ -759,22 +753,67 @@ static int kernel_verdict(struct btrfs_fs_info *fs_info, int ret)
 	return walk_ret;
 }
 
+/*
+ * The tree btrfs_read_block_groups() reads, @root (the extent tree or the
+ * block group tree), noted in fs_info; -ENOENT without its root item
+ */
+int btrfs_block_group_root_check(struct btrfs_fs_info *fs_info,
+				 const struct btrfs_root_ref *root)
+{
+	if (!root->found)
+		return btrfs_fs_error(fs_info, -ENOENT,
+			"no root item for the %s in the root tree",
+			btrfs_root_name(root->objectid));
+	fs_info->bg_from_bg_tree = root->objectid == BTRFS_BLOCK_GROUP_TREE_OBJECTID;
+	return 0;
+}
+
 int btrfs_read_block_groups(struct btrfs_fs_info *fs_info,
 			    const struct btrfs_progress *progress)
 {
 	const struct btrfs_root_ref *root = btrfs_block_group_root(fs_info);
 	int ret;
 
-	if (!root->found)
-		return btrfs_fs_error(fs_info, -ENOENT,
-			"no root item for the %s in the root tree",
-			btrfs_root_name(root->objectid));
-	fs_info->bg_from_bg_tree = root->objectid == BTRFS_BLOCK_GROUP_TREE_OBJECTID;
+	ret = btrfs_block_group_root_check(fs_info, root);
+	if (ret)
+		return ret;
 	ret = load_block_groups(fs_info, root, progress);
 	if (ret == -EUCLEAN)
 		ret = kernel_verdict(fs_info, ret);
 	if (ret)
 		return ret;
+	btrfs_account_block_groups(fs_info);
+	return 0;
+}
+
+/*
+ * The block groups of items not read by a tree search of ours (live mode's
+ * kernel searches, a planned mkfs): @item_of gives each chunk's item, in
+ * chunk order; then the accounting, as btrfs_read_block_groups()
+ */
+int btrfs_build_block_groups(struct btrfs_fs_info *fs_info, void *ctx,
+			     int (*item_of)(void *ctx, const struct btrfs_chunk_map *map,
+					    struct btrfs_block_group_item *item))
+{
+	u32 i;
+	int ret;
+
+	fs_info->block_groups = calloc(fs_info->nr_chunks ? fs_info->nr_chunks : 1,
+				       sizeof(*fs_info->block_groups));
+	if (!fs_info->block_groups)
+		return -ENOMEM;
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		struct btrfs_chunk_map *map = fs_info->chunks[i];
+		struct btrfs_block_group_item item = { 0 };
+
+		ret = item_of(ctx, map, &item);
+		if (!ret)
+			ret = btrfs_set_block_group_item(fs_info, map, &item, 0,
+							 &fs_info->block_groups[i]);
+		if (ret)
+			return ret;
+		fs_info->nr_block_groups++;
+	}
 	btrfs_account_block_groups(fs_info);
 	return 0;
 }

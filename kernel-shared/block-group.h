@@ -13,6 +13,12 @@ int btrfs_set_block_group_item(struct btrfs_fs_info *fs_info,
 			       const struct btrfs_block_group_item *item, u64 leaf,
 			       struct btrfs_block_group *bg);
 void btrfs_account_block_groups(struct btrfs_fs_info *fs_info);
+int btrfs_block_group_root_check(struct btrfs_fs_info *fs_info,
+				 const struct btrfs_root_ref *root);
+/* Block groups from items that @item_of gives, chunk by chunk, then accounted */
+int btrfs_build_block_groups(struct btrfs_fs_info *fs_info, void *ctx,
+			     int (*item_of)(void *ctx, const struct btrfs_chunk_map *map,
+					    struct btrfs_block_group_item *item));
 u64 btrfs_chunk_map_bytes_super(const struct btrfs_chunk_map *map);
 u32 btrfs_super_exclude_ranges(const struct btrfs_chunk_map *map, u64 *start, u64 *len,
 			       u32 max);

@@ -57,28 +57,25 @@ static const struct {
 	},
 };
 
+/* A root the filesystem may have: its bytes and one item more, when it has it */
+static void add_rsv_root(struct btrfs_global_rsv_calc *out, bool present, u64 bytes_used)
+{
+	if (!present)
+		return;
+	out->num += bytes_used;
+	out->min_items++;
+}
+
 void btrfs_calc_global_rsv(const struct btrfs_global_rsv_inputs *in,
 			   enum btrfs_global_rsv_floor floor,
 			   struct btrfs_global_rsv_calc *out)
 {
 	out->num = in->tree_root_bytes_used + in->extent_bytes_used;
 	out->min_items = BTRFS_GLOBAL_RSV_BASE_ITEMS;
-	if (in->has_csum_root) {
-		out->num += in->csum_bytes_used;
-		out->min_items++;
-	}
-	if (in->has_free_space_root) {
-		out->num += in->free_space_bytes_used;
-		out->min_items++;
-	}
-	if (in->has_block_group_root) {
-		out->num += in->block_group_bytes_used;
-		out->min_items++;
-	}
-	if (in->has_stripe_root) {
-		out->num += in->stripe_bytes_used;
-		out->min_items++;
-	}
+	add_rsv_root(out, in->has_csum_root, in->csum_bytes_used);
+	add_rsv_root(out, in->has_free_space_root, in->free_space_bytes_used);
+	add_rsv_root(out, in->has_block_group_root, in->block_group_bytes_used);
+	add_rsv_root(out, in->has_stripe_root, in->stripe_bytes_used);
 	out->floor_kind = floor;
 	out->floor_formula = floor_formulas[floor].text;
 	out->floor_formula_short = floor_formulas[floor].short_text;

@@ -25,6 +25,7 @@
 #include "kernel-shared/ctree-cow.h"
 #include "kernel-shared/ctree-leaf.h"
 #include "kernel-shared/tree-block.h"
+#include "common/array.h"
 
 /* ---- copy-on-write of a search path, as one transaction does it ----- */
 
@@ -445,16 +446,8 @@ static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block 
 		*ret = cs->leaves[i];
 		return 0;
 	}
-	if (cs->nr_leaves == cs->cap_leaves) {
-		u64 cap = cs->cap_leaves ? cs->cap_leaves * 2 : 16;
-		struct btrfs_sim_leaf **n;
-
-		n = realloc(cs->leaves, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		cs->leaves = n;
-		cs->cap_leaves = cap;
-	}
+	if (array_grow((void **)&cs->leaves, cs->nr_leaves, &cs->cap_leaves, sizeof(*cs->leaves)))
+		return -ENOMEM;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;

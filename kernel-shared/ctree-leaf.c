@@ -273,15 +273,8 @@ static int sim_find_group(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 			*out = &ts->groups[i];
 			return 0;
 		}
-	if (ts->nr_groups == ts->cap_groups) {
-		u32 cap = ts->cap_groups ? ts->cap_groups * 2 : 4;
-		struct btrfs_sim_group *n = realloc(ts->groups, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		ts->groups = n;
-		ts->cap_groups = cap;
-	}
+	if (array_grow((void **)&ts->groups, ts->nr_groups, &ts->cap_groups, sizeof(*ts->groups)))
+		return -ENOMEM;
 	g = &ts->groups[ts->nr_groups];
 	memset(g, 0, sizeof(*g));
 	if (ts->source) {
@@ -735,28 +728,6 @@ int btrfs_tree_sim_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 }
 
 /*
- * btrfs_set_item_key_safe(): the item keeps its place, only its key
- * changes (the new key sorts between the same neighbours); 1 if absent
- */
-int btrfs_tree_sim_set_key(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
-			   const struct btrfs_key *new_key)
-{
-	struct btrfs_sim_group *g;
-	u32 leaf, slot;
-	bool found;
-	int ret;
-
-	ts->changes++;
-	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
-	if (ret)
-		return ret;
-	if (!found)
-		return 1;
-	g->leaves[leaf]->items[slot].key = *new_key;
-	return 0;
-}
-
-/*
  * sim_lookup() as a COW search: the leaf it lands in is copied, the key
  * found or not.
  */
@@ -769,6 +740,45 @@ static int sim_cow_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	if (!ret)
 		(*g)->leaves[*leaf]->touched = true;
 	return ret;
+}
+
+/*
+ * The start of an edit of the item at @key: one change more, the item
+ * located (with @cow, its leaf copied); 1 when it is absent, and the edit
+ * is not made
+ */
+static int sim_edit_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key, bool cow,
+			   struct btrfs_sim_group **g, u32 *leaf, u32 *slot)
+{
+	bool found;
+	int ret;
+
+	ts->changes++;
+	if (cow)
+		ret = sim_cow_lookup(ts, key, g, leaf, slot, &found);
+	else
+		ret = sim_lookup(ts, key, g, leaf, slot, &found);
+	if (ret)
+		return ret;
+	return found ? 0 : 1;
+}
+
+/*
+ * btrfs_set_item_key_safe(): the item keeps its place, only its key
+ * changes (the new key sorts between the same neighbours); 1 if absent
+ */
+int btrfs_tree_sim_set_key(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			   const struct btrfs_key *new_key)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	int ret;
+
+	ret = sim_edit_lookup(ts, key, false, &g, &leaf, &slot);
+	if (ret)
+		return ret;
+	g->leaves[leaf]->items[slot].key = *new_key;
+	return 0;
 }
 
 /* The leaf a COW search of @key lands in is copied; nothing moves */
@@ -787,15 +797,9 @@ static int sim_free_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u
 	struct btrfs_sim_items_leaf *l = g->leaves[leaf];
 
 	if (l->start) {
-		if (ts->nr_freed_starts == ts->cap_freed_starts) {
-			u32 cap = ts->cap_freed_starts ? ts->cap_freed_starts * 2 : 8;
-			u64 *n = realloc(ts->freed_starts, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			ts->freed_starts = n;
-			ts->cap_freed_starts = cap;
-		}
+		if (array_grow((void **)&ts->freed_starts, ts->nr_freed_starts,
+			       &ts->cap_freed_starts, sizeof(*ts->freed_starts)))
+			return -ENOMEM;
 		ts->freed_starts[ts->nr_freed_starts++] = l->start;
 	}
 	memmove(&g->leaves[leaf], &g->leaves[leaf + 1], (g->nr - leaf - 1) * sizeof(*g->leaves));
@@ -817,15 +821,11 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	struct btrfs_sim_group *g;
 	struct btrfs_sim_items_leaf *l;
 	u32 leaf, slot, at;
-	bool found;
 	int ret;
 
-	ts->changes++;
-	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	ret = sim_edit_lookup(ts, key, false, &g, &leaf, &slot);
 	if (ret)
 		return ret;
-	if (!found)
-		return 1;
 	l = g->leaves[leaf];
 	l->touched = true;
 	memmove(&l->items[slot], &l->items[slot + 1], (l->nr - slot - 1) * sizeof(*l->items));
@@ -876,12 +876,9 @@ int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	bool found;
 	int ret;
 
-	ts->changes++;
-	ret = sim_cow_lookup(ts, key, &g, &leaf, &slot, &found);
+	ret = sim_edit_lookup(ts, key, true, &g, &leaf, &slot);
 	if (ret)
 		return ret;
-	if (!found)
-		return 1;
 	if (ins_len && sim_free(ts, g->leaves[leaf]) < ins_len) {
 		/* split_leaf() with extend: the item stays whole on one side */
 		ret = sim_split_leaf(ts, g, &leaf, &slot, ins_len, true);
@@ -906,15 +903,11 @@ int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *k
 {
 	struct btrfs_sim_group *g;
 	u32 leaf, slot;
-	bool found;
 	int ret;
 
-	ts->changes++;
-	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	ret = sim_edit_lookup(ts, key, false, &g, &leaf, &slot);
 	if (ret)
 		return ret;
-	if (!found)
-		return 1;
 	if (new_size < g->leaves[leaf]->items[slot].size)
 		g->leaves[leaf]->items[slot].size = new_size;
 	g->leaves[leaf]->touched = true;
@@ -1043,18 +1036,14 @@ int btrfs_tree_sim_split_item(struct btrfs_tree_sim *ts, const struct btrfs_key 
 	struct btrfs_sim_group *g;
 	struct btrfs_sim_items_leaf *l;
 	u32 leaf, slot, size;
-	bool found;
 	int ret;
 
-	ts->changes++;
 	ret = btrfs_tree_sim_extend(ts, key, sizeof(struct btrfs_item), 0);
 	if (ret)
 		return ret;
-	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	ret = sim_edit_lookup(ts, key, false, &g, &leaf, &slot);
 	if (ret)
 		return ret;
-	if (!found)
-		return 1;
 	l = g->leaves[leaf];
 	size = l->items[slot].size;
 	if (split_offset > size || sim_free(ts, l) < sizeof(struct btrfs_item)) {

@@ -135,9 +135,7 @@ void btrfs_delayed_refs_sim_init(struct btrfs_delayed_refs_sim *sim,
 				 const struct btrfs_csum_params *params,
 				 const struct btrfs_kernel_model *model)
 {
-	memset(sim, 0, sizeof(*sim));
-	sim->params = params;
-	sim->model = model;
+	*sim = (struct btrfs_delayed_refs_sim){ .params = params, .model = model };
 }
 
 void btrfs_delayed_refs_sim_release(struct btrfs_delayed_refs_sim *sim)

@@ -103,15 +103,8 @@ static int insert_state(struct extent_io_tree *tree, u32 idx,
 {
 	if (tree->live && *tree->live >= EXTENT_STATES_MAX)
 		return -E2BIG;
-	if (tree->nr == tree->alloc) {
-		u32 alloc = tree->alloc ? tree->alloc * 2 : 8;
-		struct extent_state *s = realloc(tree->states, alloc * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		tree->states = s;
-		tree->alloc = alloc;
-	}
+	if (array_grow((void **)&tree->states, tree->nr, &tree->alloc, sizeof(*tree->states)))
+		return -ENOMEM;
 	memmove(&tree->states[idx + 1], &tree->states[idx],
 		(tree->nr - idx) * sizeof(*st));
 	tree->states[idx] = *st;

@@ -42,7 +42,7 @@ struct btrfs_cow_sim {
 	struct u64_index cowed_index;	/* original block -> its index in cowed[] */
 	struct btrfs_sim_leaf **leaves;
 	u64 nr_leaves;
-	u64 cap_leaves;
+	u32 cap_leaves;
 	struct u64_index leaf_index;	/* leaf start -> its index in leaves[] */
 	/*
 	 * nodes whose pointers the transaction changed (deleted leaves,

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/hash.h"
+#include "common/array.h"
 #include "kernel-shared/ctree-cow.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/tree-block.h"
@@ -44,9 +45,7 @@ void btrfs_drop_tracker_init(struct btrfs_drop_tracker *t,
 			     const struct btrfs_csum_params *params,
 			     const struct btrfs_kernel_model *model)
 {
-	memset(t, 0, sizeof(*t));
-	t->params = params;
-	t->model = model;
+	*t = (struct btrfs_drop_tracker){ .params = params, .model = model };
 }
 
 void btrfs_drop_tracker_release(struct btrfs_drop_tracker *t)
@@ -70,17 +69,8 @@ static int drop_extent_ref(struct btrfs_drop_tracker *t, u64 bytenr,
 {
 	struct btrfs_drop_entry *e;
 
-	if (t->nr == t->cap) {
-		u64 cap = t->cap ? t->cap * 2 : 256;
-
-		if (cap > SIZE_MAX / sizeof(*e))
-			return -ENOMEM;
-		e = realloc(t->entries, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		t->entries = e;
-		t->cap = cap;
-	}
+	if (array_grow((void **)&t->entries, t->nr, &t->cap, sizeof(*t->entries)))
+		return -ENOMEM;
 	e = &t->entries[t->nr];
 	e->bytenr = bytenr;
 	e->num_bytes = disk_num_bytes;
@@ -223,6 +213,26 @@ static int drop_file_extent(struct btrfs_fs_info *fs_info, u64 subvol_id,
 }
 
 /*
+ * A step of the walk of inode @ino's EXTENT_DATA items from @path (where
+ * btrfs_search_slot() or the last step left it): on to the next leaf when
+ * the slot is past this one's items; 0 with the item's key in @key, 1
+ * past the inode's last, <0 on a read error.
+ */
+static int file_extent_next(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv,
+			    struct btrfs_path *path, u64 ino, struct btrfs_key *key)
+{
+	int ret;
+
+	while (path->slots[0] >= (int)path->nodes[0]->nritems) {
+		ret = btrfs_next_leaf(fs_info, &sv->root, path, BTRFS_IO_OTHER);
+		if (ret)
+			return ret;
+	}
+	btrfs_item_key_to_cpu(path->nodes[0], path->slots[0], key);
+	return key->objectid != ino || key->type != BTRFS_EXTENT_DATA_KEY;
+}
+
+/*
  * The error of the item t->conflict of inode @ino (counting the items
  * that queued a ref, in key order), found again by a search: it gives
  * its extent another disk_num_bytes than an earlier item.
@@ -235,21 +245,16 @@ static int drop_conflict_error(struct btrfs_fs_info *fs_info, const struct btrfs
 	u64 seq = 0;
 	int ret;
 
-	ret = btrfs_search_slot(fs_info, &sv->root, &key, &path, BTRFS_IO_OTHER);
-	while (ret >= 0) {
-		const struct btrfs_tree_block *leaf = path.nodes[0];
+	for (ret = btrfs_search_slot(fs_info, &sv->root, &key, &path, BTRFS_IO_OTHER);
+	     ret >= 0; path.slots[0]++) {
+		const struct btrfs_tree_block *leaf;
 		const struct btrfs_file_extent_item *fi;
 		u32 size;
 
-		if (path.slots[0] >= (int)leaf->nritems) {
-			ret = btrfs_next_leaf(fs_info, &sv->root, &path, BTRFS_IO_OTHER);
-			if (ret)
-				break;
-			continue;
-		}
-		btrfs_item_key_to_cpu(leaf, path.slots[0], &key);
-		if (key.objectid != ino || key.type != BTRFS_EXTENT_DATA_KEY)
+		ret = file_extent_next(fs_info, sv, &path, ino, &key);
+		if (ret)
 			break;
+		leaf = path.nodes[0];
 		fi = btrfs_item_ptr(leaf, path.slots[0], &size);
 		/* the items before it passed drop_file_extent()'s checks */
 		if (btrfs_stack_file_extent_type(fi) != BTRFS_FILE_EXTENT_INLINE &&
@@ -262,7 +267,6 @@ static int drop_conflict_error(struct btrfs_fs_info *fs_info, const struct btrfs
 				(unsigned long long)t->conflict_old);
 			break;
 		}
-		path.slots[0]++;
 	}
 	btrfs_release_path(&path);
 	if (ret >= 0)
@@ -302,21 +306,14 @@ int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
 	int ret, item_ret = 0;
 
 	drop_tracker_next_file(t, drop);
-	ret = btrfs_search_slot(fs_info, &sv->root, &key, &path, BTRFS_IO_OTHER);
-	while (ret >= 0) {
-		const struct btrfs_tree_block *leaf = path.nodes[0];
+	for (ret = btrfs_search_slot(fs_info, &sv->root, &key, &path, BTRFS_IO_OTHER);
+	     ret >= 0; path.slots[0]++) {
+		const struct btrfs_tree_block *leaf;
 
-		if (path.slots[0] >= (int)leaf->nritems) {
-			ret = btrfs_next_leaf(fs_info, &sv->root, &path, BTRFS_IO_OTHER);
-			if (ret)
-				break;
-			continue;
-		}
-		btrfs_item_key_to_cpu(leaf, path.slots[0], &key);
-		if (key.objectid != ino || key.type != BTRFS_EXTENT_DATA_KEY) {
-			ret = 0;
+		ret = file_extent_next(fs_info, sv, &path, ino, &key);
+		if (ret)
 			break;
-		}
+		leaf = path.nodes[0];
 		if (leaf->start != last_leaf)
 			drop->leaves++;
 		last_leaf = leaf->start;
@@ -324,7 +321,6 @@ int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
 					    path.slots[0], &key, drop);
 		if (item_ret)
 			break;
-		path.slots[0]++;
 	}
 	btrfs_release_path(&path);
 	if (item_ret)

@@ -29,7 +29,7 @@ struct btrfs_drop_tracker {
 	const struct btrfs_kernel_model *model;
 	struct btrfs_drop_entry *entries;
 	u64 nr;
-	u64 cap;
+	u32 cap;
 	u64 conflict;			/* seq of an item giving an extent another size */
 	u64 conflict_old;		/* the size the earlier item gave */
 };

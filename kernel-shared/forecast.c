@@ -19,6 +19,7 @@
 #include "kernel-shared/kernel-version.h"
 #include "kernel-shared/live.h"
 #include "kernel-shared/volumes.h"
+#include "common/array.h"
 
 /*
  * A bound on the work of one fill, for crafted chunk trees only: each
@@ -281,15 +282,8 @@ static u64 system_room_chunks(const struct system_room *room, u64 need, u16 num_
 
 static int add_run(struct forecast_fill *fill, const struct btrfs_chunk_run *run)
 {
-	if (fill->nr_runs == fill->runs_cap) {
-		u32 cap = fill->runs_cap ? fill->runs_cap * 2 : 16;
-		struct btrfs_chunk_run *runs = realloc(fill->runs, cap * sizeof(*runs));
-
-		if (!runs)
-			return -ENOMEM;
-		fill->runs = runs;
-		fill->runs_cap = cap;
-	}
+	if (array_grow((void **)&fill->runs, fill->nr_runs, &fill->runs_cap, sizeof(*fill->runs)))
+		return -ENOMEM;
 	fill->runs[fill->nr_runs++] = *run;
 	fill->nr_chunks += btrfs_chunk_run_count(run);
 	return 0;

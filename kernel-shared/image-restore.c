@@ -498,12 +498,11 @@ static int sort_chunks(struct restore_layout *l)
 
 static const struct dump_chunk *find_chunk(const struct restore_layout *l, u64 logical)
 {
-	u32 lo = array_upper_bound(l->chunks, l->nr_chunks, sizeof(*l->chunks),
-				   offsetof(struct dump_chunk, logical), logical);
+	u32 i = array_find_range(l->chunks, l->nr_chunks, sizeof(*l->chunks),
+				 offsetof(struct dump_chunk, logical),
+				 offsetof(struct dump_chunk, bytes), logical);
 
-	if (lo && logical - l->chunks[lo - 1].logical < l->chunks[lo - 1].bytes)
-		return &l->chunks[lo - 1];
-	return NULL;
+	return i < l->nr_chunks ? &l->chunks[i] : NULL;
 }
 
 /* ------------------------------------------------------------------------
@@ -703,23 +702,25 @@ static const char *restore_note(const struct restore_layout *l)
 	return "btrfs-image -r checksums the superblock it writes with crc32c whatever the filesystem's checksum type, so the restored superblock does not verify, and neither does this one";
 }
 
+/* The steps of the layout, in order; the first that fails ends it */
+static int (*const restore_steps[])(struct restore_layout *l) = {
+	read_first_super,
+	search_chunk_items,
+	remap_overlapping,
+	sort_chunks,
+	map_items,
+	finish_layout,
+};
+
 int btrfs_image_restore_layout(struct image_dump *dump)
 {
 	struct restore_layout l = { .dump = dump };
-	int ret;
+	size_t i;
+	int ret = 0;
 
 	l.items = image_dump_items(dump, &l.nr_items);
-	ret = read_first_super(&l);
-	if (!ret)
-		ret = search_chunk_items(&l);
-	if (!ret)
-		ret = remap_overlapping(&l);
-	if (!ret)
-		ret = sort_chunks(&l);
-	if (!ret)
-		ret = map_items(&l);
-	if (!ret)
-		ret = finish_layout(&l);
+	for (i = 0; !ret && i < sizeof(restore_steps) / sizeof(restore_steps[0]); i++)
+		ret = restore_steps[i](&l);
 	if (!ret)
 		image_dump_set_layout(dump, l.dev_size, l.nr_chunks, restore_note(&l));
 	free(l.chunks);

@@ -499,6 +499,39 @@ static int live_roots(struct live_ctx *ctx)
 	return 0;
 }
 
+/* A chunk's block group item, found by its exact key in the kernel's tree */
+static int live_block_group_item(void *arg, const struct btrfs_chunk_map *map,
+				 struct btrfs_block_group_item *item)
+{
+	struct live_ctx *ctx = arg;
+	struct btrfs_fs_info *fs_info = ctx->fs_info;
+	const struct btrfs_root_ref *root = btrfs_block_group_root(fs_info);
+	struct btrfs_key key = { map->start, BTRFS_BLOCK_GROUP_ITEM_KEY, map->length };
+	u32 len;
+	int ret;
+
+	ret = search_exact(ctx, root->objectid, &key, item, sizeof(*item), &len);
+	if (ret < 0)
+		return ret;
+	/*
+	 * The chunk item goes into the chunk tree when the chunk is
+	 * allocated, its block group item at the end of that
+	 * transaction handle (btrfs_create_pending_block_groups()):
+	 * in between, a live search finds the one without the other.
+	 */
+	if (ret)
+		return btrfs_fs_error(fs_info, -EAGAIN,
+			"chunk start=%llu len=%llu doesn't have corresponding block group (searched %s)",
+			(unsigned long long)map->start, (unsigned long long)map->length,
+			btrfs_root_name(root->objectid));
+	if (len != sizeof(*item))
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"block group %llu len %llu: invalid item size, have %u expect %zu",
+			(unsigned long long)map->start,
+			(unsigned long long)map->length, len, sizeof(*item));
+	return 0;
+}
+
 /*
  * btrfs_read_block_groups(): each chunk's block group item by its exact
  * key, then the same accounting as offline.
@@ -506,52 +539,12 @@ static int live_roots(struct live_ctx *ctx)
 static int live_block_groups(struct live_ctx *ctx)
 {
 	struct btrfs_fs_info *fs_info = ctx->fs_info;
-	const struct btrfs_root_ref *root = btrfs_block_group_root(fs_info);
-	u32 i;
+	int ret;
 
-	if (!root->found)
-		return btrfs_fs_error(fs_info, -ENOENT,
-			"no root item for the %s in the root tree",
-			btrfs_root_name(root->objectid));
-	fs_info->bg_from_bg_tree = root->objectid == BTRFS_BLOCK_GROUP_TREE_OBJECTID;
-	fs_info->block_groups = calloc(fs_info->nr_chunks ? fs_info->nr_chunks : 1,
-				       sizeof(*fs_info->block_groups));
-	if (!fs_info->block_groups)
-		return -ENOMEM;
-	for (i = 0; i < fs_info->nr_chunks; i++) {
-		struct btrfs_chunk_map *map = fs_info->chunks[i];
-		struct btrfs_key key = { map->start, BTRFS_BLOCK_GROUP_ITEM_KEY, map->length };
-		struct btrfs_block_group_item item;
-		u32 len;
-		int ret;
-
-		ret = search_exact(ctx, root->objectid, &key, &item, sizeof(item), &len);
-		if (ret < 0)
-			return ret;
-		/*
-		 * The chunk item goes into the chunk tree when the chunk is
-		 * allocated, its block group item at the end of that
-		 * transaction handle (btrfs_create_pending_block_groups()):
-		 * in between, a live search finds the one without the other.
-		 */
-		if (ret)
-			return btrfs_fs_error(fs_info, -EAGAIN,
-				"chunk start=%llu len=%llu doesn't have corresponding block group (searched %s)",
-				(unsigned long long)map->start, (unsigned long long)map->length,
-				btrfs_root_name(root->objectid));
-		if (len != sizeof(item))
-			return btrfs_fs_error(fs_info, -EUCLEAN,
-				"block group %llu len %llu: invalid item size, have %u expect %zu",
-				(unsigned long long)map->start,
-				(unsigned long long)map->length, len, sizeof(item));
-		ret = btrfs_set_block_group_item(fs_info, map, &item, 0,
-						 &fs_info->block_groups[i]);
-		if (ret)
-			return ret;
-		fs_info->nr_block_groups++;
-	}
-	btrfs_account_block_groups(fs_info);
-	return 0;
+	ret = btrfs_block_group_root_check(fs_info, btrfs_block_group_root(fs_info));
+	if (ret)
+		return ret;
+	return btrfs_build_block_groups(fs_info, ctx, live_block_group_item);
 }
 
 /*

@@ -170,15 +170,21 @@ void map_free_cells(struct map_cells *mc)
 	mc->nr = 0;
 }
 
-enum map_type map_cell_type(const struct map_cell *cell)
+/* The type of the most bytes: MAP_OTHER unless one has more, else the first of equals */
+static enum map_type largest_type(const u64 type_length[MAP_NR_TYPES])
 {
 	enum map_type best = MAP_OTHER;
 	int t;
 
 	for (t = 0; t < MAP_NR_TYPES; t++)
-		if (cell->type_length[t] > cell->type_length[best])
+		if (type_length[t] > type_length[best])
 			best = t;
 	return best;
+}
+
+enum map_type map_cell_type(const struct map_cell *cell)
+{
+	return largest_type(cell->type_length);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -464,13 +470,7 @@ void map_free_devices(struct map_devices *md)
 
 enum map_type map_segment_type(const struct map_dev_segment *seg)
 {
-	enum map_type best = MAP_OTHER;
-	int t;
-
-	for (t = 0; t < MAP_NR_TYPES; t++)
-		if (seg->type_length[t] > seg->type_length[best])
-			best = t;
-	return best;
+	return largest_type(seg->type_length);
 }
 
 #define MAP_RESERVED_END	(1ULL << 20)	/* BTRFS_DEVICE_RANGE_RESERVED */

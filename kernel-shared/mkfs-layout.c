@@ -594,32 +594,18 @@ static int add_devices(struct btrfs_fs_info *fs_info, const struct mkfs_state *s
 	return 0;
 }
 
-static int add_block_groups(struct btrfs_fs_info *fs_info, const struct mkfs_state *st)
+/* The block group item mkfs writes for a chunk of the plan */
+static int mkfs_block_group_item(void *arg, const struct btrfs_chunk_map *map,
+				 struct btrfs_block_group_item *item)
 {
-	u32 i;
-	int ret;
+	const struct mkfs_state *st = arg;
+	u32 c;
 
-	fs_info->block_groups = calloc(fs_info->nr_chunks ? fs_info->nr_chunks : 1,
-				       sizeof(*fs_info->block_groups));
-	if (!fs_info->block_groups)
-		return -ENOMEM;
-	for (i = 0; i < fs_info->nr_chunks; i++) {
-		struct btrfs_chunk_map *map = fs_info->chunks[i];
-		struct btrfs_block_group_item item = { 0 };
-		u32 c;
-
-		for (c = 0; c < st->nr_chunks; c++)
-			if (!st->chunks[c].removed && st->chunks[c].start == map->start)
-				item.used = htole64(st->chunks[c].used);
-		item.chunk_objectid = htole64(BTRFS_FIRST_CHUNK_TREE_OBJECTID);
-		item.flags = htole64(map->type);
-		ret = btrfs_set_block_group_item(fs_info, map, &item, 0,
-						 &fs_info->block_groups[i]);
-		if (ret)
-			return ret;
-		fs_info->nr_block_groups++;
-	}
-	btrfs_account_block_groups(fs_info);
+	for (c = 0; c < st->nr_chunks; c++)
+		if (!st->chunks[c].removed && st->chunks[c].start == map->start)
+			item->used = htole64(st->chunks[c].used);
+	item->chunk_objectid = htole64(BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+	item->flags = htole64(map->type);
 	return 0;
 }
 
@@ -765,7 +751,7 @@ int btrfs_plan_mkfs(const struct btrfs_mkfs_args *args, struct btrfs_fs_info *fs
 	if (!ret)
 		set_roots(fs_info);
 	if (!ret)
-		ret = add_block_groups(fs_info, &st);
+		ret = btrfs_build_block_groups(fs_info, &st, mkfs_block_group_item);
 	free_state(&st);
 	return ret;
 }

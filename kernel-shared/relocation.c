@@ -49,6 +49,7 @@
  * free-space tree or the v1 cache hold on a committed filesystem.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/block-group.h"
@@ -60,6 +61,7 @@
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/volumes.h"
+#include "common/array.h"
 
 #define RELOC_MAX_EXTENTS	128		/* relocation.c MAX_EXTENTS */
 #define RELOC_BITMAP_WINDOW	(128ULL << 20)	/* BITS_PER_BITMAP sectors of 4 KiB */
@@ -155,15 +157,8 @@ static void inexact(struct reloc *rc, const char *why)
 
 static int range_insert(struct range_list *l, u32 at, u64 start, u64 len)
 {
-	if (l->nr == l->cap) {
-		u32 cap = l->cap ? l->cap * 2 : 16;
-		struct reloc_range *r = realloc(l->r, cap * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		l->r = r;
-		l->cap = cap;
-	}
+	if (array_grow((void **)&l->r, l->nr, &l->cap, sizeof(*l->r)))
+		return -ENOMEM;
 	memmove(&l->r[at + 1], &l->r[at], (l->nr - at) * sizeof(*l->r));
 	l->r[at].start = start;
 	l->r[at].len = len;
@@ -294,15 +289,8 @@ static int add_bg(struct reloc *rc, const struct btrfs_chunk_map *map, u64 flags
 {
 	struct reloc_bg *bg;
 
-	if (rc->nr_bgs == rc->cap_bgs) {
-		u32 cap = rc->cap_bgs ? rc->cap_bgs * 2 : 64;
-		struct reloc_bg *n = realloc(rc->bgs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		rc->bgs = n;
-		rc->cap_bgs = cap;
-	}
+	if (array_grow((void **)&rc->bgs, rc->nr_bgs, &rc->cap_bgs, sizeof(*rc->bgs)))
+		return -ENOMEM;
 	bg = &rc->bgs[rc->nr_bgs++];
 	memset(bg, 0, sizeof(*bg));
 	bg->start = start;
@@ -334,20 +322,11 @@ static int exclude_super(struct reloc_bg *bg)
 /* The mounted block group holding @bytenr, by start */
 static struct reloc_bg *find_orig_bg(struct reloc *rc, u64 bytenr)
 {
-	u32 lo = 0, hi = rc->nr_orig;
+	u32 i = array_find_range(rc->bgs, rc->nr_orig, sizeof(*rc->bgs),
+				 offsetof(struct reloc_bg, start),
+				 offsetof(struct reloc_bg, length), bytenr);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		struct reloc_bg *bg = &rc->bgs[mid];
-
-		if (bytenr < bg->start)
-			hi = mid;
-		else if (bytenr >= bg->start + bg->length)
-			lo = mid + 1;
-		else
-			return bg;
-	}
-	return NULL;
+	return i < rc->nr_orig ? &rc->bgs[i] : NULL;
 }
 
 static int extent_leaf(struct btrfs_fs_info *fs_info, const struct btrfs_tree_block *leaf,
@@ -841,15 +820,8 @@ static int take(struct reloc *rc, u32 b, u64 start, u64 len, int loop, u8 size_c
 	if (uses_size_class(rc, bg) && bg->size_class == BG_SZ_NONE &&
 	    loop < LOOP_WRONG_SIZE_CLASS)
 		bg->size_class = size_class;
-	if (rc->nr_allocs == rc->cap_allocs) {
-		u32 cap = rc->cap_allocs ? rc->cap_allocs * 2 : 64;
-
-		a = realloc(rc->allocs, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		rc->allocs = a;
-		rc->cap_allocs = cap;
-	}
+	if (array_grow((void **)&rc->allocs, rc->nr_allocs, &rc->cap_allocs, sizeof(*rc->allocs)))
+		return -ENOMEM;
 	a = &rc->allocs[rc->nr_allocs++];
 	a->bg = b;
 	a->start = start;

@@ -177,18 +177,8 @@ void btrfs_commit_refs_release(struct btrfs_commit_refs *c)
 static int note_node(struct btrfs_commit_refs *c, const struct btrfs_sim_ref *r,
 		     u64 num_bytes)
 {
-	if (c->nr_notes == c->cap_notes) {
-		u64 cap = c->cap_notes ? c->cap_notes * 2 : 128;
-		struct btrfs_commit_node *n;
-
-		if (cap > SIZE_MAX / sizeof(*n))
-			return -ENOMEM;
-		n = realloc(c->notes, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		c->notes = n;
-		c->cap_notes = cap;
-	}
+	if (array_grow((void **)&c->notes, c->nr_notes, &c->cap_notes, sizeof(*c->notes)))
+		return -ENOMEM;
 	c->notes[c->nr_notes] = (struct btrfs_commit_node){
 		.bytenr = r->bytenr, .num_bytes = num_bytes,
 		.root_or_parent = r->root_or_parent, .owner = r->owner,

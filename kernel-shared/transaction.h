@@ -51,7 +51,7 @@ struct btrfs_commit_refs {
 	/* filled while the deletion runs: btrfs_commit_note_refs() */
 	struct btrfs_commit_node *notes;
 	u64 nr_notes;
-	u64 cap_notes;
+	u32 cap_notes;
 	u32 runs;
 	/* the result: btrfs_model_commit_refs() */
 	u64 copies[BTRFS_COMMIT_NR_TREES];

@@ -329,16 +329,9 @@ static int insert_chunk_map(struct btrfs_fs_info *fs_info,
 {
 	u32 pos = fs_info->nr_chunks;
 
-	if (fs_info->nr_chunks == fs_info->chunks_cap) {
-		u32 cap = fs_info->chunks_cap ? fs_info->chunks_cap * 2 : 64;
-		struct btrfs_chunk_map **maps;
-
-		maps = realloc(fs_info->chunks, cap * sizeof(*maps));
-		if (!maps)
-			return -ENOMEM;
-		fs_info->chunks = maps;
-		fs_info->chunks_cap = cap;
-	}
+	if (array_grow((void **)&fs_info->chunks, fs_info->nr_chunks,
+		       &fs_info->chunks_cap, sizeof(*fs_info->chunks)))
+		return -ENOMEM;
 	while (pos > 0 && fs_info->chunks[pos - 1]->start > map->start)
 		pos--;
 	memmove(&fs_info->chunks[pos + 1], &fs_info->chunks[pos],
@@ -951,15 +944,9 @@ static int alloc_add_range(struct btrfs_alloc_device *dev, u64 start, u64 length
 {
 	u32 i;
 
-	if (dev->nr_ranges == dev->ranges_cap) {
-		u32 cap = dev->ranges_cap ? dev->ranges_cap * 2 : 16;
-		struct btrfs_alloc_range *r = realloc(dev->ranges, cap * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		dev->ranges = r;
-		dev->ranges_cap = cap;
-	}
+	if (array_grow((void **)&dev->ranges, dev->nr_ranges,
+		       &dev->ranges_cap, sizeof(*dev->ranges)))
+		return -ENOMEM;
 	/* kept sorted by start: the order the dev tree search walks them */
 	for (i = dev->nr_ranges; i > 0 && dev->ranges[i - 1].start > start; i--)
 		dev->ranges[i] = dev->ranges[i - 1];

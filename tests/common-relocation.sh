@@ -2,13 +2,29 @@
 # Shared by the relocation kernel tests (055-relocation-replay,
 # 057-relocation-raid6-conversion): filesystems aged as users age them,
 # each case forecast twice on a copy, run by the kernel on two fresh
-# copies, and compared (formulas.md 21.9).  The sourcing test sets
-# $base (the aged images' folder) after sourcing tests/common.
+# copies, and compared (formulas.md 21.9).  The sourcing test sources
+# tests/common, then this file, and calls reloc_setup: the prerequisites,
+# the cleanup trap and $base (the aged images' folder).
 #
 # make_base NAME SEED PERCENT MKFS_OPTS SIZE...: the aged images; when a
 # function age_more_NAME exists it runs on the mount after the aging (a
 # cancelled conversion, say).  run_case BASE 'FORECAST|ARGS' COMMAND...
 # runs one case (RELOC_CASES="1 5" runs only those); reloc_done ends.
+
+# reloc_setup: skip unless root, the tools, btrfs, a free loop device and
+# the kernel log are there; the cleanup trap; $base made
+reloc_setup()
+{
+	need_root
+	check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount python3 truncate dmesg
+	need_btrfs_module
+	losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
+	dmesg > /dev/null 2>&1 || skip "cannot read the kernel log (dmesg)"
+	setup_cleanup_trap
+
+	base=$TEST_TMP/base
+	mkdir -p "$base" || fail "mkdir"
+}
 
 # age DIR SEED PERCENT: files of mixed sizes to PERCENT of the space, then
 # a random half of them deleted

@@ -23,23 +23,7 @@ need_btrfs_module
 need_tracefs
 setup_cleanup_trap
 
-tracing=$TEST_TMP/tracefs
-mkdir -p "$tracing"
-mount -t tracefs nodev "$tracing" 2> /dev/null ||
-	skip "cannot mount tracefs at $tracing"
-register_mount "$tracing"
-[ -d "$tracing/instances" ] || skip "no tracefs instances"
-inst=$tracing/instances/btrfs-space-035-$$
-mkdir "$inst" || fail "cannot create the tracefs instance $inst"
-# the test's exit status, not the instance removal's, for _bs_on_exit
-remove_instance()
-{
-	local rc=$?
-	[ -d "$inst" ] && { echo 0 > "$inst/tracing_on"; rmdir "$inst"; }
-	(exit "$rc")
-	_bs_on_exit
-}
-trap remove_instance EXIT
+setup_trace_instance 035
 
 mnt=$TEST_TMP/mnt
 mkdir -p "$mnt"

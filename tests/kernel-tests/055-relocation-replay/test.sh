@@ -20,18 +20,8 @@
 # RELOC_CASES="1 5" runs only those cases.
 
 source "$TEST_TOP/common" || exit
-
-need_root
-check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount python3 truncate dmesg
-need_btrfs_module
-losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
-dmesg > /dev/null 2>&1 || skip "cannot read the kernel log (dmesg)"
-setup_cleanup_trap
-
-base=$TEST_TMP/base
-mkdir -p "$base" || fail "mkdir"
-
 source "$TEST_TOP/common-relocation.sh" || exit
+reloc_setup
 
 make_base one 23 65 "-d single -m dup" 1536M
 make_base two 52 65 "-d single -m raid1" 1G 1536M

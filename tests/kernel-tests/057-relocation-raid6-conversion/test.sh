@@ -11,18 +11,8 @@
 # copy, the kernel on two fresh copies.  RELOC_CASES="1 5" runs only those.
 
 source "$TEST_TOP/common" || exit
-
-need_root
-check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount python3 truncate dmesg
-need_btrfs_module
-losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
-dmesg > /dev/null 2>&1 || skip "cannot read the kernel log (dmesg)"
-setup_cleanup_trap
-
-base=$TEST_TMP/base
-mkdir -p "$base" || fail "mkdir"
-
 source "$TEST_TOP/common-relocation.sh" || exit
+reloc_setup
 
 # age_more_conv MNT: a conversion of the data to RAID1 cancelled once
 # about half of its chunks are done (`btrfs balance cancel` waits for the

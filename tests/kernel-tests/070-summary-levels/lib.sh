@@ -106,6 +106,38 @@ unallocated()
 		"$dir/after.json"
 }
 
+# balance DIR CMD DEV...: the balance of the remedy command CMD (its first
+# option) on $mnt, "ok" or "failed" in DIR/kernel.rc; then unmounted, the
+# unallocated bytes per device of DEV... in DIR/unallocated
+balance()
+{
+	local dir=$1 opt=${2#btrfs balance start }
+	shift 2
+	if btrfs balance start "${opt%% *}" "$mnt" > "$dir/kernel.out" 2>&1; then
+		echo ok > "$dir/kernel.rc"
+	else
+		echo failed > "$dir/kernel.rc"
+	fi
+	umount "$mnt" || fail "umount after balance"
+	unallocated "$dir" "$@" > "$dir/unallocated"
+}
+
+# fill DIR TYPE: metadata, or else data, filled until ENOSPC in $mnt/measure
+# (metadata: xattrs), the bytes it took in DIR/filled
+fill()
+{
+	local used
+	mkdir "$mnt/measure" || fail "mkdir"
+	if [ "$2" = metadata ]; then
+		used=$(meta_used)
+		python3 "$fills/xattr-fill.py" "$mnt/measure" > /dev/null || fail "xattr-fill.py"
+		sync
+		echo $(($(meta_used) - used)) > "$1/filled"
+	else
+		python3 "$fills/fill.py" "$mnt/measure" > "$1/filled" || fail "fill.py"
+	fi
+}
+
 # remedies DIR FILE...: run each remedy of DIR/inspect.json on a copy of
 # FILE... and compare the kernel's result with the predicted effect
 # (check-remedy.py): a balance's unallocated bytes per device after it; a
@@ -113,7 +145,7 @@ unallocated()
 # unallocated bytes after a data fill
 remedies()
 {
-	local dir=$1 n i kind cmd usage size f rdir rcopies rdevs dev start length off used opt total t
+	local dir=$1 n i kind cmd size f rdir rcopies rdevs dev start length off opt total t
 	shift
 	n=$(jq '.summary.remedies | length' "$dir/inspect.json")
 	for ((i = 0; i < n; i++)); do
@@ -134,8 +166,6 @@ remedies()
 		mount_devs "${rdevs[@]}"
 		case $cmd in
 		"btrfs balance start -"[dm]"usage="*)
-			usage=${cmd#btrfs balance start }
-			usage=${usage%% *}
 			# the model takes every block group as cached, as on a
 			# filesystem mounted a while (formulas.md 21.8).  Right
 			# after a mount only the empty groups are (read_one_block_group());
@@ -153,37 +183,16 @@ remedies()
 				rm -f "${rcopies[@]}"
 				continue
 			fi
-			if btrfs balance start "$usage" "$mnt" > "$rdir/kernel.out" 2>&1; then
-				echo ok > "$rdir/kernel.rc"
-			else
-				echo failed > "$rdir/kernel.rc"
-			fi
-			umount "$mnt" || fail "umount after balance"
-			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated"
+			balance "$rdir" "$cmd" "${rdevs[@]}"
 			;;
 		"btrfs balance start -"[dm]"convert="*)
 			# the conversion, its unallocated bytes per device, then
 			# the converted type filled until ENOSPC and the
 			# unallocated bytes the fill leaves (dead space)
 			opt=${cmd#btrfs balance start }
-			opt=${opt%% *}
-			if btrfs balance start "$opt" "$mnt" > "$rdir/kernel.out" 2>&1; then
-				echo ok > "$rdir/kernel.rc"
-			else
-				echo failed > "$rdir/kernel.rc"
-			fi
-			umount "$mnt" || fail "umount after balance"
-			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated"
+			balance "$rdir" "$cmd" "${rdevs[@]}"
 			mount_devs "${rdevs[@]}"
-			mkdir "$mnt/measure" || fail "mkdir"
-			if [ "${opt:1:1}" = m ]; then
-				used=$(meta_used)
-				python3 "$fills/xattr-fill.py" "$mnt/measure" > /dev/null || fail "xattr-fill.py"
-				sync
-				echo $(($(meta_used) - used)) > "$rdir/filled"
-			else
-				python3 "$fills/fill.py" "$mnt/measure" > "$rdir/filled" || fail "fill.py"
-			fi
+			if [ "${opt:1:1}" = m ]; then fill "$rdir" metadata; else fill "$rdir" data; fi
 			umount "$mnt" || fail "umount after the fill"
 			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated.filled"
 			;;
@@ -192,15 +201,7 @@ remedies()
 			truncate -s "$size" "$rdir/added.img" || fail "truncate"
 			dev=$(setup_loop "$rdir/added.img") || exit
 			btrfs device add -f "$dev" "$mnt" > /dev/null || fail "btrfs device add"
-			mkdir "$mnt/measure" || fail "mkdir"
-			if [ "$kind" = metadata ]; then
-				used=$(meta_used)
-				python3 "$fills/xattr-fill.py" "$mnt/measure" > /dev/null || fail "xattr-fill.py"
-				sync
-				echo $(($(meta_used) - used)) > "$rdir/filled"
-			else
-				python3 "$fills/fill.py" "$mnt/measure" > "$rdir/filled" || fail "fill.py"
-			fi
+			fill "$rdir" "$kind"
 			umount "$mnt" || fail "umount after device add"
 			unallocated "$rdir" "${rdevs[@]}" "$dev" > "$rdir/unallocated"
 			;;
@@ -230,11 +231,7 @@ remedies()
 			done
 			echo "        the cleaner: data total_bytes $total before, $(data_total) after ${t} s"
 			cp "$dir/metadata.filled" "$rdir/metadata.before"
-			mkdir "$mnt/measure" || fail "mkdir"
-			used=$(meta_used)
-			python3 "$fills/xattr-fill.py" "$mnt/measure" > /dev/null || fail "xattr-fill.py"
-			sync
-			echo $(($(meta_used) - used)) > "$rdir/filled"
+			fill "$rdir" metadata
 			umount "$mnt" || fail "umount after deleting"
 			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated"
 			;;
