@@ -817,9 +817,15 @@ static void remedy_command(const struct summary_remedy *r, char *out, size_t len
 		snprintf(out, len, "delete the data in block group %llu",
 			 (unsigned long long)r->bg_start);
 	else if (r->kind == SUMMARY_REMEDY_CONVERT)
-		snprintf(out, len, "btrfs balance start -%cconvert=%s MNT",
+		snprintf(out, len, "btrfs balance start %s-%cconvert=%s MNT", r->force ? "-f " : "",
 			 r->type == BTRFS_BLOCK_GROUP_DATA ? 'd' : 'm',
 			 btrfs_bg_profile_name(r->to_profile));
+	else if (r->kind == SUMMARY_REMEDY_RESIZE)
+		snprintf(out, len, "btrfs filesystem resize %llu:max MNT",
+			 (unsigned long long)r->devid);
+	else if (r->kind == SUMMARY_REMEDY_REPLACE)
+		snprintf(out, len, "btrfs replace start %llu DEV MNT; btrfs filesystem resize %llu:max MNT",
+			 (unsigned long long)r->devid, (unsigned long long)r->devid);
 	else
 		snprintf(out, len, "btrfstune --convert-to-block-group-tree DEV");
 }
@@ -835,6 +841,10 @@ static const char *remedy_model(const struct summary_remedy *r)
 		return "allocator with the device added (volumes.c, formulas.md 19.6)";
 	case SUMMARY_REMEDY_DELETE_DATA:
 		return "allocator without the block group (volumes.c, btrfs_delete_unused_bgs(), formulas.md 19.6)";
+	case SUMMARY_REMEDY_RESIZE:
+		return "allocator with the device grown (volumes.c, btrfs_grow_device(), formulas.md 19.6)";
+	case SUMMARY_REMEDY_REPLACE:
+		return "allocator with the device replaced and grown (volumes.c, btrfs_dev_replace_start(), btrfs_grow_device(), formulas.md 19.6)";
 	default:
 		return "block-group-tree what-if (mount-cost.c, formulas.md 11)";
 	}
@@ -847,6 +857,8 @@ static const char *remedy_finding(const struct space_summary *sum,
 
 	if (r->finding == SUMMARY_FINDING_DEAD)
 		return "dead space";
+	if (r->finding == SUMMARY_FINDING_SLACK)
+		return "unused device space";
 	if (r->finding < 0)
 		return "metadata profile";
 	f = &sum->findings[r->finding];
@@ -862,6 +874,8 @@ static const char *remedy_tag(const struct summary_remedy *r)
 		return "balance what-if";
 	case SUMMARY_REMEDY_DEVICE_ADD:
 	case SUMMARY_REMEDY_DELETE_DATA:
+	case SUMMARY_REMEDY_RESIZE:
+	case SUMMARY_REMEDY_REPLACE:
 		return "allocator what-if";
 	default:
 		return "mount what-if";
@@ -911,6 +925,13 @@ static void convert_text(const struct fmt_ctx *fctx, const struct space_summary 
 	if (n < len && to < from)
 		n += snprintf(line + n, len - n, ", %u cop%s of %s instead of %u", to,
 			      to == 1 ? "y" : "ies", type, from);
+	if (n < len && r->force)
+		n += snprintf(line + n, len - n, " (-f: the kernel refuses less redundancy without it)");
+	else if (n < len && (r->to_profile & BTRFS_BLOCK_GROUP_DUP) && sum->nr_devices > 1)
+		n += snprintf(line + n, len - n, ", both copies on one device");
+	else if (n < len && (r->to_profile & BTRFS_BLOCK_GROUP_RAID56_MASK))
+		n += snprintf(line + n, len - n, ", %s: as many devices may fail (btrfs warns of RAID5/6's known problems)",
+			      btrfs_bg_profile_name(r->to_profile));
 	if (n < len)
 		snprintf(line + n, len - n, " (%s)", remedy_tag(r));
 }
@@ -919,15 +940,16 @@ static void convert_text(const struct fmt_ctx *fctx, const struct space_summary 
 static void device_add_text(const struct fmt_ctx *fctx, const struct space_summary *sum,
 			    const struct summary_remedy *r, char *line, size_t len)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32], e[32];
 
 	size_str(fctx, r->add_size, a, sizeof(a));
 	if (r->finding < 0)
 		snprintf(line, len,
-			 "Remedy for dead space on devid %llu: btrfs device add DEV MNT, a device of %s: the data chunks then leave %s of it (now %s) (%s)",
+			 "Remedy for dead space on devid %llu: btrfs device add DEV MNT, DEV of %s: data can write %s (now %s), %s left dead (%s)",
 			 (unsigned long long)r->dead_devid, a,
-			 size_str(fctx, dead_shown(r->dead_after), b, sizeof(b)),
-			 size_str(fctx, dead_shown(r->dead_before), c, sizeof(c)), remedy_tag(r));
+			 size_str(fctx, r->writable_after, d, sizeof(d)),
+			 size_str(fctx, r->writable_before, e, sizeof(e)),
+			 size_str(fctx, dead_shown(r->dead_after), b, sizeof(b)), remedy_tag(r));
 	else if (r->enough)
 		snprintf(line, len,
 			 "Remedy for %s: btrfs device add DEV MNT, a device of %s: %u new %s chunk%s, %s more (%s)",
@@ -940,6 +962,32 @@ static void device_add_text(const struct fmt_ctx *fctx, const struct space_summa
 			 remedy_finding(sum, r), a, r->new_chunks, r->new_chunks == 1 ? "" : "s",
 			 size_str(fctx, r->new_bytes, b, sizeof(b)),
 			 size_str(fctx, r->room_needed, c, sizeof(c)), remedy_tag(r));
+}
+
+/* A device grown to its size (resize), or replaced by a larger one and grown */
+static void device_size_text(const struct fmt_ctx *fctx, const struct space_summary *sum,
+			     const struct summary_remedy *r, const char *cmd, char *line, size_t len)
+{
+	const char *type = r->type == BTRFS_BLOCK_GROUP_METADATA ? "metadata" : "data";
+	char a[32], b[32], c[32], e[32];
+
+	size_str(fctx, r->writable_after, a, sizeof(a));
+	size_str(fctx, r->writable_before, b, sizeof(b));
+	if (r->kind == SUMMARY_REMEDY_REPLACE)
+		snprintf(line, len,
+			 "Remedy for dead space on devid %llu: %s, DEV of %s: data can write %s (now %s), %s left dead (%s)",
+			 (unsigned long long)r->dead_devid, cmd, size_str(fctx, r->new_size, c, sizeof(c)),
+			 a, b, size_str(fctx, dead_shown(r->dead_after), e, sizeof(e)), remedy_tag(r));
+	else if (r->finding == SUMMARY_FINDING_DEAD)
+		snprintf(line, len, "Remedy for dead space on devid %llu: %s: devid %llu grows by %s to its device's size, data can write %s (now %s), %s left dead (%s)",
+			 (unsigned long long)r->dead_devid, cmd, (unsigned long long)r->devid,
+			 size_str(fctx, r->new_size - r->old_size, c, sizeof(c)), a, b,
+			 size_str(fctx, dead_shown(r->dead_after), e, sizeof(e)), remedy_tag(r));
+	else
+		snprintf(line, len, "Remedy for %s: %s: devid %llu grows by %s to its device's size, %s can write %s (now %s) (%s)",
+			 remedy_finding(sum, r), cmd, (unsigned long long)r->devid,
+			 size_str(fctx, r->new_size - r->old_size, c, sizeof(c)), type, a, b,
+			 remedy_tag(r));
 }
 
 /* Text: the remedies that fit in @budget lines, then how many did not */
@@ -955,6 +1003,8 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 		remedy_command(r, cmd, sizeof(cmd));
 		if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
 			device_add_text(fctx, sum, r, line, sizeof(line));
+		else if (r->kind == SUMMARY_REMEDY_RESIZE || r->kind == SUMMARY_REMEDY_REPLACE)
+			device_size_text(fctx, sum, r, cmd, line, sizeof(line));
 		else if (r->kind == SUMMARY_REMEDY_CONVERT)
 			convert_text(fctx, sum, r, cmd, line, sizeof(line));
 		else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
@@ -1029,6 +1079,7 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 				"data" : "metadata");
 			fmt_str(fctx, "from_profile", NULL, btrfs_bg_profile_name(r->from_profile));
 			fmt_str(fctx, "to_profile", NULL, btrfs_bg_profile_name(r->to_profile));
+			fmt_bool(fctx, "force", NULL, r->force);
 			fmt_u64(fctx, "block_groups", NULL, r->nr_selected);
 			fmt_u64(fctx, "moved_bytes", NULL, r->moved_bytes);
 			fmt_bool(fctx, "can_start", NULL, r->can_start);
@@ -1042,11 +1093,13 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 				fmt_u64(fctx, "dead_before", NULL, r->dead_before);
 				fmt_u64(fctx, "dead_after", NULL, r->dead_after);
 			}
+			fmt_bool(fctx, "exact", NULL, r->exact);
 			fmt_array_start(fctx, "unallocated_after", NULL);
 			for (d = 0; d < sum->nr_devices; d++) {
 				fmt_group_start(fctx, NULL, NULL);
 				fmt_u64(fctx, "devid", NULL, sum->devices[d].devid);
 				fmt_u64(fctx, "bytes", NULL, r->unallocated_after[d]);
+				fmt_u64(fctx, "may_differ", NULL, r->may_differ[d]);
 				fmt_group_end(fctx);
 			}
 			fmt_array_end(fctx);
@@ -1071,6 +1124,21 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 			fmt_u64(fctx, "new_chunks", NULL, r->new_chunks);
 			fmt_u64(fctx, "new_chunk_bytes", NULL, r->new_bytes);
 			fmt_u64(fctx, "room_needed", NULL, r->room_needed);
+		} else if (r->kind == SUMMARY_REMEDY_RESIZE || r->kind == SUMMARY_REMEDY_REPLACE) {
+			fmt_str(fctx, "type", NULL, r->type == BTRFS_BLOCK_GROUP_METADATA ?
+				"metadata" : "data");
+			fmt_u64(fctx, "device", NULL, r->devid);
+			fmt_u64(fctx, "size_before", NULL, r->old_size);
+			fmt_u64(fctx, "size_after", NULL, r->new_size);
+			fmt_u64(fctx, "new_chunks", NULL, r->new_chunks);
+			fmt_u64(fctx, "new_chunk_bytes", NULL, r->new_bytes);
+			fmt_u64(fctx, "writable_before", NULL, r->writable_before);
+			fmt_u64(fctx, "writable_after", NULL, r->writable_after);
+			if (r->finding == SUMMARY_FINDING_DEAD) {
+				fmt_u64(fctx, "devid", NULL, r->dead_devid);
+				fmt_u64(fctx, "dead_before", NULL, r->dead_before);
+				fmt_u64(fctx, "dead_after", NULL, r->dead_after);
+			}
 		} else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD) {
 			fmt_u64(fctx, "device_size", NULL, r->add_size);
 			fmt_u64(fctx, "new_chunks", NULL, r->new_chunks);
@@ -1079,6 +1147,8 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 				fmt_u64(fctx, "devid", NULL, r->dead_devid);
 				fmt_u64(fctx, "dead_before", NULL, r->dead_before);
 				fmt_u64(fctx, "dead_after", NULL, r->dead_after);
+				fmt_u64(fctx, "writable_before", NULL, r->writable_before);
+				fmt_u64(fctx, "writable_after", NULL, r->writable_after);
 			} else {
 				fmt_u64(fctx, "room_needed", NULL, r->room_needed);
 			}

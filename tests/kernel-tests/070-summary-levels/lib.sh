@@ -75,6 +75,21 @@ prepare()
 		sync
 		copy_until 92
 		;;
+	tight)
+		# data until 192 MiB are left of btrfs filesystem usage's
+		# estimate (df's is lower on RAID1): a tight data finding with
+		# room for new chunks
+		total=$(btrfs filesystem usage -b "$mnt" | awk '/Free \(estimated\)/ { print $3 }')
+		fallocate -l $(((total - (192 << 20)) / 4096 * 4096)) "$mnt/fill" || fail "fallocate"
+		;;
+	tight-grown)
+		# as tight, then the first device's file grown by 512 MiB and its
+		# loop device told (a partition grown, the filesystem not resized:
+		# slack); run_case's files and devs
+		prepare tight
+		truncate -s +512M "${files[0]}" || fail "truncate"
+		losetup -c "${devs[0]}" || fail "losetup -c"
+		;;
 	meta-empty)
 		# metadata grown by small files, which are deleted (its chunks
 		# stay, nearly empty), then data filled until ENOSPC and 16 MiB
@@ -113,6 +128,7 @@ unallocated()
 remedies()
 {
 	local dir=$1 n i kind cmd usage size f rdir rcopies rdevs dev start length off used opt total t
+	local id ndevs
 	shift
 	n=$(jq '.summary.remedies | length' "$dir/inspect.json")
 	for ((i = 0; i < n; i++)); do
@@ -143,13 +159,15 @@ remedies()
 			umount "$mnt" || fail "umount after balance"
 			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated"
 			;;
-		"btrfs balance start -"[dm]"convert="*)
-			# the conversion, its unallocated bytes per device, then
-			# the converted type filled until ENOSPC and the
-			# unallocated bytes the fill leaves (dead space)
+		"btrfs balance start "?(-f )"-"[dm]"convert="*)
+			# the conversion (-f where it drops metadata redundancy),
+			# its unallocated bytes per device, then the converted
+			# type filled until ENOSPC and the unallocated bytes the
+			# fill leaves (dead space)
 			opt=${cmd#btrfs balance start }
-			opt=${opt%% *}
-			if btrfs balance start "$opt" "$mnt" > "$rdir/kernel.out" 2>&1; then
+			opt=${opt% MNT}
+			# shellcheck disable=SC2086
+			if btrfs balance start $opt "$mnt" > "$rdir/kernel.out" 2>&1; then
 				echo ok > "$rdir/kernel.rc"
 			else
 				echo failed > "$rdir/kernel.rc"
@@ -158,7 +176,7 @@ remedies()
 			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated"
 			mount_devs "${rdevs[@]}"
 			mkdir "$mnt/measure" || fail "mkdir"
-			if [ "${opt:1:1}" = m ]; then
+			if [[ "$opt" == *-mconvert* ]]; then
 				used=$(meta_used)
 				python3 "$fills/xattr-fill.py" "$mnt/measure" > /dev/null || fail "xattr-fill.py"
 				sync
@@ -168,6 +186,36 @@ remedies()
 			fi
 			umount "$mnt" || fail "umount after the fill"
 			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated.filled"
+			;;
+		"btrfs filesystem resize "*|"btrfs replace start "*)
+			# the device grown to its loop device's size (the file
+			# grown: slack), or replaced by a new device of
+			# size_after and grown; then the type filled until ENOSPC
+			# and the unallocated bytes per device after the fill
+			id=$(jq -r ".summary.remedies[$i].effect.device" "$dir/inspect.json")
+			ndevs=("${rdevs[@]}")
+			echo ok > "$rdir/kernel.rc"
+			if [[ "$cmd" == "btrfs replace"* ]]; then
+				size=$(jq -r ".summary.remedies[$i].effect.size_after" "$dir/inspect.json")
+				truncate -s "$size" "$rdir/added.img" || fail "truncate"
+				dev=$(setup_loop "$rdir/added.img") || exit
+				ndevs[id - 1]=$dev
+				btrfs replace start -B -f "$id" "$dev" "$mnt" > "$rdir/kernel.out" 2>&1 ||
+					echo failed > "$rdir/kernel.rc"
+			fi
+			btrfs filesystem resize "$id:max" "$mnt" >> "$rdir/kernel.out" 2>&1 ||
+				echo failed > "$rdir/kernel.rc"
+			mkdir "$mnt/measure" || fail "mkdir"
+			if [ "$(jq -r ".summary.remedies[$i].effect.type" "$dir/inspect.json")" = metadata ]; then
+				used=$(meta_used)
+				python3 "$fills/xattr-fill.py" "$mnt/measure" > /dev/null || fail "xattr-fill.py"
+				sync
+				echo $(($(meta_used) - used)) > "$rdir/filled"
+			else
+				python3 "$fills/fill.py" "$mnt/measure" > "$rdir/filled" || fail "fill.py"
+			fi
+			umount "$mnt" || fail "umount after the resize"
+			unallocated "$rdir" "${ndevs[@]}" > "$rdir/unallocated"
 			;;
 		"btrfs device add"*)
 			size=$(jq -r ".summary.remedies[$i].effect.device_size" "$dir/inspect.json")
