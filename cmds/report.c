@@ -906,12 +906,11 @@ static void convert_text(const struct fmt_ctx *fctx, const struct space_summary 
 	size_t n;
 
 	if (r->finding == SUMMARY_FINDING_DEAD)
-		n = snprintf(line, len, "Remedy for dead space on devid %llu: %s: it leaves %s of it (now %s), %s can write %s (now %s)",
-			     (unsigned long long)r->dead_devid, cmd,
-			     size_str(fctx, dead_shown(r->dead_after), a, sizeof(a)),
-			     size_str(fctx, dead_shown(r->dead_before), b, sizeof(b)), type,
+		n = snprintf(line, len, "Remedy for dead space on devid %llu: %s: %s can write %s (now %s), %s left dead",
+			     (unsigned long long)r->dead_devid, cmd, type,
 			     size_str(fctx, r->writable_after, c, sizeof(c)),
-			     size_str(fctx, r->writable_before, d, sizeof(d)));
+			     size_str(fctx, r->writable_before, d, sizeof(d)),
+			     size_str(fctx, dead_shown(r->dead_after), a, sizeof(a)));
 	else if (r->finding < 0)
 		n = snprintf(line, len, "Advice for metadata: DUP on %u devices keeps both copies on one; %s puts them on two, metadata can write %s (now %s)",
 			     sum->nr_devices, cmd,

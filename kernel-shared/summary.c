@@ -511,7 +511,58 @@ struct dev_change {
 	u64 add_size;
 	u64 devid;
 	u64 new_size;
+	bool replace;		/* devid replaced first (btrfs replace start) */
 };
+
+static bool chunk_on_device(const struct btrfs_chunk_map *map, u64 devid)
+{
+	u16 k;
+
+	for (k = 0; map && k < map->num_stripes; k++)
+		if (map->stripes[k].devid == devid)
+			return true;
+	return false;
+}
+
+/*
+ * Section 19.6: btrfs replace start scrubs every chunk with a stripe on the
+ * source device, its block group read-only meanwhile
+ * (scrub_enumerate_chunks(): btrfs_inc_block_group_ro() with chunk
+ * allocation); for a SYSTEM group that ends in check_system_chunk(), which
+ * makes a SYSTEM chunk when the system room besides the read-only group
+ * is short of a chunk item's reservation.  The chunk is made on the
+ * devices as they are before the new device is grown, and its stripe on
+ * the source moves to the new device at the same offset.
+ */
+static int replace_system_chunk(const struct space_report *report, struct btrfs_alloc_state *st,
+				u64 devid)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	struct system_room room, ro;
+	u64 free;
+	u32 i;
+	int ret;
+
+	system_room_init(report, &room);
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		if (!(bg->flags & BTRFS_BLOCK_GROUP_SYSTEM) || bg->ro ||
+		    !chunk_on_device(bg->map, devid))
+			continue;
+		free = bg->length - min_u64(bg->used + bg->bytes_super, bg->length);
+		free = min_u64(free, room.left);
+		ro = room;
+		ro.left = room.left - free;
+		ret = check_system_chunk(st, &ro, BTRFS_BLOCK_GROUP_SYSTEM | room.profile, NULL);
+		if (ret)
+			return ret;
+		/* the group writable again, with the room of a chunk made */
+		room = ro;
+		room.left += free;
+	}
+	return 0;
+}
 
 /* @chg applied to @st; -ENOMEM */
 static int apply_change(struct btrfs_alloc_state *st, const struct dev_change *chg)
@@ -565,9 +616,10 @@ static int whatif_devices(const struct space_report *report, const struct space_
 	int ret;
 
 	ret = summary_alloc_state(report, sum, &st);
-	if (ret)
-		return ret;
-	ret = apply_change(&st, chg);
+	if (!ret && chg->replace)
+		ret = replace_system_chunk(report, &st, chg->devid);
+	if (!ret)
+		ret = apply_change(&st, chg);
 	if (!ret)
 		ret = fill_chunks(&st, type, chunk_size, stop_at, bytes, count);
 	for (i = 0; watch_left && i < st.nr_devs; i++)
@@ -1156,6 +1208,7 @@ static int remedy_replace(const struct space_report *report, struct space_summar
 	r->devid = sum->devices[pick].devid;
 	r->old_size = report->devices[pick].size;
 	chg.devid = r->devid;
+	chg.replace = true;
 	/* btrfs_dev_replace_start(): the new device at least the old one's size */
 	from = round_up_step(r->old_size + 1);
 	ret = search_dead_size(report, sum, data, BTRFS_BLOCK_GROUP_DATA, chunk_size, &chg, from,

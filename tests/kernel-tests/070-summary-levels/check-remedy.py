@@ -2,13 +2,16 @@
 # check-remedy.py INSPECT.json INDEX DIR: remedy INDEX of the summary
 # against what the kernel did on a copy (test.sh: DIR/unallocated, "devid
 # bytes" per device after it; DIR/filled, bytes of a fill after a device
-# add, a resize or a replace; DIR/kernel.rc of a balance, resize or replace).  An advised remedy must do what it
-# predicts: a balance, each device's unallocated bytes within 16 MiB of
-# unallocated_after; a conversion, that and the fill of the converted
-# type after it against writable_after; a device add for a type, the fill at least the
-# headroom plus 90 % of the predicted new chunk bytes (so too deleting a
-# block group's data); a device add for dead space, the device's
-# unallocated bytes within 16 MiB of dead_after.
+# add, a resize or a replace; DIR/kernel.rc of a balance, resize or
+# replace).  An advised remedy must do what it predicts: a balance, each
+# device's unallocated bytes within 16 MiB of unallocated_after; a
+# conversion, that (and may_differ when not exact) and the fill of the
+# converted type after it against writable_after; a device add for a
+# type, the fill at least the headroom plus 90 % of the predicted new
+# chunk bytes (so too deleting a block group's data); a device add for
+# dead space, the device's unallocated bytes within 16 MiB of dead_after
+# and the data fill within 5 % of writable_after; a resize or replace, the
+# same.
 # A remedy shown as not helping is reported with the kernel's outcome.
 import json
 import sys

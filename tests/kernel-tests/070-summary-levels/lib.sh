@@ -3,7 +3,7 @@
 # fill level, inspect's levels held to the kernel's fills (check.py) and
 # every remedy it prints run on a copy (check-remedy.py).  Set
 # REMEDY_KINDS to a pattern of the remedy commands to run (default: all);
-# the others are listed as not run.
+# the others are listed as not run; LEVELS=no runs the remedies only.
 
 shopt -s extglob
 fills=$TOP/tests/kernel-tests/050-forecast-fill
@@ -75,18 +75,11 @@ prepare()
 		sync
 		copy_until 92
 		;;
-	tight)
-		# data until 192 MiB are left of btrfs filesystem usage's
-		# estimate (df's is lower on RAID1): a tight data finding with
-		# room for new chunks
-		total=$(btrfs filesystem usage -b "$mnt" | awk '/Free \(estimated\)/ { print $3 }')
-		fallocate -l $(((total - (192 << 20)) / 4096 * 4096)) "$mnt/fill" || fail "fallocate"
-		;;
-	tight-grown)
-		# as tight, then the first device's file grown by 512 MiB and its
-		# loop device told (a partition grown, the filesystem not resized:
-		# slack); run_case's files and devs
-		prepare tight
+	nearly-full-grown)
+		# as nearly-full, then the first device's file grown by 512 MiB
+		# and its loop device told (a partition grown, the filesystem
+		# not resized: slack); run_case's files and devs
+		prepare nearly-full
 		truncate -s +512M "${files[0]}" || fail "truncate"
 		losetup -c "${devs[0]}" || fail "losetup -c"
 		;;
@@ -317,6 +310,14 @@ run_case()
 	"$BTRFS_SPACE" inspect "${devs[@]}" | sed '/^$/q' > "$dir/screen.txt"
 	echo "$name ($kind, $mkfs_opts $*):"
 	sed 's/^/    | /' "$dir/screen.txt"
+	# LEVELS=no: only the remedies (a case whose levels others hold)
+	if [ "${LEVELS:-yes}" = no ]; then
+		release "${devs[@]}"
+		remedies "$dir" "${files[@]}"
+		cleanup_all
+		rm -f "${files[@]}"
+		return
+	fi
 	# metadata: a copy, filled with xattrs until ENOSPC.  The copy has the
 	# original's fsid: the original's loop devices are forgotten by the
 	# kernel and detached first, and set up again after
