@@ -818,9 +818,15 @@ static void remedy_command(const struct summary_remedy *r, char *out, size_t len
 		snprintf(out, len, "delete the data in block group %llu",
 			 (unsigned long long)r->bg_start);
 	else if (r->kind == SUMMARY_REMEDY_CONVERT)
-		snprintf(out, len, "btrfs balance start -%cconvert=%s MNT",
+		snprintf(out, len, "btrfs balance start %s-%cconvert=%s MNT", r->force ? "-f " : "",
 			 r->type == BTRFS_BLOCK_GROUP_DATA ? 'd' : 'm',
 			 btrfs_bg_profile_name(r->to_profile));
+	else if (r->kind == SUMMARY_REMEDY_RESIZE)
+		snprintf(out, len, "btrfs filesystem resize %llu:max MNT",
+			 (unsigned long long)r->devid);
+	else if (r->kind == SUMMARY_REMEDY_REPLACE)
+		snprintf(out, len, "btrfs replace start %llu DEV MNT; btrfs filesystem resize %llu:max MNT",
+			 (unsigned long long)r->devid, (unsigned long long)r->devid);
 	else
 		snprintf(out, len, "btrfstune --convert-to-block-group-tree DEV");
 }
@@ -836,6 +842,10 @@ static const char *remedy_model(const struct summary_remedy *r)
 		return "allocator with the device added (volumes.c, formulas.md 19.6)";
 	case SUMMARY_REMEDY_DELETE_DATA:
 		return "allocator without the block group (volumes.c, btrfs_delete_unused_bgs(), formulas.md 19.6)";
+	case SUMMARY_REMEDY_RESIZE:
+		return "allocator with the device grown (volumes.c, btrfs_grow_device(), formulas.md 19.6)";
+	case SUMMARY_REMEDY_REPLACE:
+		return "allocator with the device replaced and grown (volumes.c, btrfs_dev_replace_start(), btrfs_grow_device(), formulas.md 19.6)";
 	default:
 		return "block-group-tree what-if (mount-cost.c, formulas.md 11)";
 	}
@@ -848,6 +858,8 @@ static const char *remedy_finding(const struct space_summary *sum,
 
 	if (r->finding == SUMMARY_FINDING_DEAD)
 		return "dead space";
+	if (r->finding == SUMMARY_FINDING_SLACK)
+		return "unused device space";
 	if (r->finding < 0)
 		return "metadata profile";
 	f = &sum->findings[r->finding];
@@ -863,6 +875,8 @@ static const char *remedy_tag(const struct summary_remedy *r)
 		return "balance what-if";
 	case SUMMARY_REMEDY_DEVICE_ADD:
 	case SUMMARY_REMEDY_DELETE_DATA:
+	case SUMMARY_REMEDY_RESIZE:
+	case SUMMARY_REMEDY_REPLACE:
 		return "allocator what-if";
 	default:
 		return "mount what-if";
@@ -893,12 +907,11 @@ static void convert_text(const struct fmt_ctx *fctx, const struct space_summary 
 	size_t n;
 
 	if (r->finding == SUMMARY_FINDING_DEAD)
-		n = snprintf(line, len, "Remedy for dead space on devid %llu: %s: it leaves %s of it (now %s), %s can write %s (now %s)",
-			     (unsigned long long)r->dead_devid, cmd,
-			     size_str(fctx, dead_shown(r->dead_after), a, sizeof(a)),
-			     size_str(fctx, dead_shown(r->dead_before), b, sizeof(b)), type,
+		n = snprintf(line, len, "Remedy for dead space on devid %llu: %s: %s can write %s (now %s), %s left dead",
+			     (unsigned long long)r->dead_devid, cmd, type,
 			     size_str(fctx, r->writable_after, c, sizeof(c)),
-			     size_str(fctx, r->writable_before, d, sizeof(d)));
+			     size_str(fctx, r->writable_before, d, sizeof(d)),
+			     size_str(fctx, dead_shown(r->dead_after), a, sizeof(a)));
 	else if (r->finding < 0)
 		n = snprintf(line, len, "Advice for metadata: DUP on %u devices keeps both copies on one; %s puts them on two, metadata can write %s (now %s)",
 			     sum->nr_devices, cmd,
@@ -912,6 +925,13 @@ static void convert_text(const struct fmt_ctx *fctx, const struct space_summary 
 	if (n < len && to < from)
 		n += snprintf(line + n, len - n, ", %u cop%s of %s instead of %u", to,
 			      to == 1 ? "y" : "ies", type, from);
+	if (n < len && r->force)
+		n += snprintf(line + n, len - n, " (-f: the kernel refuses less redundancy without it)");
+	else if (n < len && (r->to_profile & BTRFS_BLOCK_GROUP_DUP) && sum->nr_devices > 1)
+		n += snprintf(line + n, len - n, ", both copies on one device");
+	else if (n < len && (r->to_profile & BTRFS_BLOCK_GROUP_RAID56_MASK))
+		n += snprintf(line + n, len - n, ", %s: as many devices may fail (btrfs warns of RAID5/6's known problems)",
+			      btrfs_bg_profile_name(r->to_profile));
 	if (n < len)
 		snprintf(line + n, len - n, " (%s)", remedy_tag(r));
 }
@@ -920,15 +940,16 @@ static void convert_text(const struct fmt_ctx *fctx, const struct space_summary 
 static void device_add_text(const struct fmt_ctx *fctx, const struct space_summary *sum,
 			    const struct summary_remedy *r, char *line, size_t len)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32], e[32];
 
 	size_str(fctx, r->add_size, a, sizeof(a));
 	if (r->finding < 0)
 		snprintf(line, len,
-			 "Remedy for dead space on devid %llu: btrfs device add DEV MNT, a device of %s: the data chunks then leave %s of it (now %s) (%s)",
+			 "Remedy for dead space on devid %llu: btrfs device add DEV MNT, DEV of %s: data can write %s (now %s), %s left dead (%s)",
 			 (unsigned long long)r->dead_devid, a,
-			 size_str(fctx, dead_shown(r->dead_after), b, sizeof(b)),
-			 size_str(fctx, dead_shown(r->dead_before), c, sizeof(c)), remedy_tag(r));
+			 size_str(fctx, r->writable_after, d, sizeof(d)),
+			 size_str(fctx, r->writable_before, e, sizeof(e)),
+			 size_str(fctx, dead_shown(r->dead_after), b, sizeof(b)), remedy_tag(r));
 	else if (r->enough)
 		snprintf(line, len,
 			 "Remedy for %s: btrfs device add DEV MNT, a device of %s: %u new %s chunk%s, %s more (%s)",
@@ -941,6 +962,32 @@ static void device_add_text(const struct fmt_ctx *fctx, const struct space_summa
 			 remedy_finding(sum, r), a, r->new_chunks, r->new_chunks == 1 ? "" : "s",
 			 size_str(fctx, r->new_bytes, b, sizeof(b)),
 			 size_str(fctx, r->room_needed, c, sizeof(c)), remedy_tag(r));
+}
+
+/* A device grown to its size (resize), or replaced by a larger one and grown */
+static void device_size_text(const struct fmt_ctx *fctx, const struct space_summary *sum,
+			     const struct summary_remedy *r, const char *cmd, char *line, size_t len)
+{
+	const char *type = r->type == BTRFS_BLOCK_GROUP_METADATA ? "metadata" : "data";
+	char a[32], b[32], c[32], e[32];
+
+	size_str(fctx, r->writable_after, a, sizeof(a));
+	size_str(fctx, r->writable_before, b, sizeof(b));
+	if (r->kind == SUMMARY_REMEDY_REPLACE)
+		snprintf(line, len,
+			 "Remedy for dead space on devid %llu: %s, DEV of %s: data can write %s (now %s), %s left dead (%s)",
+			 (unsigned long long)r->dead_devid, cmd, size_str(fctx, r->new_size, c, sizeof(c)),
+			 a, b, size_str(fctx, dead_shown(r->dead_after), e, sizeof(e)), remedy_tag(r));
+	else if (r->finding == SUMMARY_FINDING_DEAD)
+		snprintf(line, len, "Remedy for dead space on devid %llu: %s: devid %llu grows by %s to its device's size, data can write %s (now %s), %s left dead (%s)",
+			 (unsigned long long)r->dead_devid, cmd, (unsigned long long)r->devid,
+			 size_str(fctx, r->new_size - r->old_size, c, sizeof(c)), a, b,
+			 size_str(fctx, dead_shown(r->dead_after), e, sizeof(e)), remedy_tag(r));
+	else
+		snprintf(line, len, "Remedy for %s: %s: devid %llu grows by %s to its device's size, %s can write %s (now %s) (%s)",
+			 remedy_finding(sum, r), cmd, (unsigned long long)r->devid,
+			 size_str(fctx, r->new_size - r->old_size, c, sizeof(c)), type, a, b,
+			 remedy_tag(r));
 }
 
 /* Text: the remedies that fit in @budget lines, then how many did not */
@@ -956,6 +1003,8 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 		remedy_command(r, cmd, sizeof(cmd));
 		if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
 			device_add_text(fctx, sum, r, line, sizeof(line));
+		else if (r->kind == SUMMARY_REMEDY_RESIZE || r->kind == SUMMARY_REMEDY_REPLACE)
+			device_size_text(fctx, sum, r, cmd, line, sizeof(line));
 		else if (r->kind == SUMMARY_REMEDY_CONVERT)
 			convert_text(fctx, sum, r, cmd, line, sizeof(line));
 		else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
@@ -1021,6 +1070,7 @@ enum effect_value {
 	EFFECT_TYPE,		/* a u64 block group type: "data" or "metadata" */
 	EFFECT_PROFILE,		/* a u64 profile flag: its name */
 	EFFECT_UNALLOCATED,	/* the per-device array */
+	EFFECT_UNALLOCATED_BOUND, /* the same with may_differ per device */
 };
 
 enum effect_when { EFFECT_ALWAYS, EFFECT_DEAD, EFFECT_LIVE };
@@ -1038,32 +1088,44 @@ struct effect_field {
 #define DEVICE_ADD	(1U << SUMMARY_REMEDY_DEVICE_ADD)
 #define DELETE_DATA	(1U << SUMMARY_REMEDY_DELETE_DATA)
 #define CONVERT		(1U << SUMMARY_REMEDY_CONVERT)
+/* a resize or a replace: one device's size changes */
+#define DEVICE		(1U << SUMMARY_REMEDY_RESIZE | 1U << SUMMARY_REMEDY_REPLACE)
 #define EFFECT(key, value, member, kinds, when) \
 	{ key, EFFECT_##value, offsetof(struct summary_remedy, member), kinds, EFFECT_##when }
 
 static const struct effect_field remedy_effects[] = {
-	EFFECT("type", TYPE, type, CONVERT, ALWAYS),
+	EFFECT("type", TYPE, type, CONVERT | DEVICE, ALWAYS),
 	EFFECT("from_profile", PROFILE, from_profile, CONVERT, ALWAYS),
 	EFFECT("to_profile", PROFILE, to_profile, CONVERT, ALWAYS),
+	EFFECT("force", BOOL, force, CONVERT, ALWAYS),
 	EFFECT("usage", U64, usage, BALANCE, ALWAYS),
 	EFFECT("block_group", U64, bg_start, DELETE_DATA, ALWAYS),
 	EFFECT("delete_bytes", U64, moved_bytes, DELETE_DATA, ALWAYS),
 	EFFECT("device_size", U64, add_size, DEVICE_ADD, ALWAYS),
+	EFFECT("device", U64, devid, DEVICE, ALWAYS),
+	EFFECT("size_before", U64, old_size, DEVICE, ALWAYS),
+	EFFECT("size_after", U64, new_size, DEVICE, ALWAYS),
 	EFFECT("block_groups", U32, nr_selected, BALANCE | CONVERT, ALWAYS),
 	EFFECT("moved_bytes", U64, moved_bytes, BALANCE | CONVERT, ALWAYS),
 	EFFECT("can_start", BOOL, can_start, BALANCE | CONVERT, ALWAYS),
 	EFFECT("completes", BOOL, completes, CONVERT, ALWAYS),
 	EFFECT("writable_before", U64, writable_before, CONVERT, ALWAYS),
 	EFFECT("writable_after", U64, writable_after, CONVERT, ALWAYS),
-	EFFECT("new_chunks", U32, new_chunks, CONVERT | DELETE_DATA | DEVICE_ADD, ALWAYS),
-	EFFECT("new_chunk_bytes", U64, new_bytes, CONVERT | DELETE_DATA | DEVICE_ADD, ALWAYS),
-	EFFECT("devid", U64, dead_devid, CONVERT | DEVICE_ADD, DEAD),
-	EFFECT("dead_before", U64, dead_before, CONVERT | DEVICE_ADD, DEAD),
-	EFFECT("dead_after", U64, dead_after, CONVERT | DEVICE_ADD, DEAD),
+	EFFECT("new_chunks", U32, new_chunks, CONVERT | DELETE_DATA | DEVICE_ADD | DEVICE, ALWAYS),
+	EFFECT("new_chunk_bytes", U64, new_bytes, CONVERT | DELETE_DATA | DEVICE_ADD | DEVICE, ALWAYS),
+	EFFECT("writable_before", U64, writable_before, DEVICE, ALWAYS),
+	EFFECT("writable_after", U64, writable_after, DEVICE, ALWAYS),
+	EFFECT("devid", U64, dead_devid, CONVERT | DEVICE_ADD | DEVICE, DEAD),
+	EFFECT("dead_before", U64, dead_before, CONVERT | DEVICE_ADD | DEVICE, DEAD),
+	EFFECT("dead_after", U64, dead_after, CONVERT | DEVICE_ADD | DEVICE, DEAD),
+	EFFECT("writable_before", U64, writable_before, DEVICE_ADD, DEAD),
+	EFFECT("writable_after", U64, writable_after, DEVICE_ADD, DEAD),
+	EFFECT("exact", BOOL, exact, CONVERT, ALWAYS),
 	EFFECT("room_needed", U64, room_needed, BALANCE | DELETE_DATA, ALWAYS),
 	EFFECT("room_needed", U64, room_needed, DEVICE_ADD, LIVE),
 	EFFECT("room_gained", U64, room_gained, BALANCE, ALWAYS),
-	EFFECT("unallocated_after", UNALLOCATED, unallocated_after, BALANCE | CONVERT, ALWAYS),
+	EFFECT("unallocated_after", UNALLOCATED, unallocated_after, BALANCE, ALWAYS),
+	EFFECT("unallocated_after", UNALLOCATED_BOUND, unallocated_after, CONVERT, ALWAYS),
 	EFFECT("reads_now", U64, reads_now, BG_TREE, ALWAYS),
 	EFFECT("reads_after", U64, reads_after, BG_TREE, ALWAYS),
 	EFFECT("hdd_seconds_after", SECONDS, hdd_seconds_after, BG_TREE, ALWAYS),
@@ -1074,10 +1136,12 @@ static const struct effect_field remedy_effects[] = {
 #undef DEVICE_ADD
 #undef DELETE_DATA
 #undef CONVERT
+#undef DEVICE
 #undef EFFECT
 
+/* @may_differ: NULL, or per device how far the bytes may be off */
 static void unallocated_after_json(struct fmt_ctx *fctx, const struct space_summary *sum,
-				   const char *key, const u64 *after)
+				   const char *key, const u64 *after, const u64 *may_differ)
 {
 	u32 d;
 
@@ -1086,6 +1150,8 @@ static void unallocated_after_json(struct fmt_ctx *fctx, const struct space_summ
 		fmt_group_start(fctx, NULL, NULL);
 		fmt_u64(fctx, "devid", NULL, sum->devices[d].devid);
 		fmt_u64(fctx, "bytes", NULL, after[d]);
+		if (may_differ)
+			fmt_u64(fctx, "may_differ", NULL, may_differ[d]);
 		fmt_group_end(fctx);
 	}
 	fmt_array_end(fctx);
@@ -1117,7 +1183,10 @@ static void effect_field_json(struct fmt_ctx *fctx, const struct space_summary *
 		fmt_str(fctx, f->key, NULL, btrfs_bg_profile_name(*(const u64 *)v));
 		break;
 	case EFFECT_UNALLOCATED:
-		unallocated_after_json(fctx, sum, f->key, *(u64 *const *)v);
+		unallocated_after_json(fctx, sum, f->key, *(u64 *const *)v, NULL);
+		break;
+	case EFFECT_UNALLOCATED_BOUND:
+		unallocated_after_json(fctx, sum, f->key, *(u64 *const *)v, r->may_differ);
 		break;
 	}
 }

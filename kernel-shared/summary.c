@@ -502,47 +502,142 @@ static int fill_chunks(struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
 }
 
 /*
- * Section 19.6: the allocator (volumes.c) with one more empty, writeable
- * device of @size: chunks of @type alone until ENOSPC.  Their logical
- * bytes, their count, and what device @watch (a devid, 0: none) has left
- * unallocated after.
+ * A change of the devices the allocator is run with (section 19.6): one
+ * more empty device of @add_size (btrfs device add), or device @devid's
+ * size set to @new_size (btrfs filesystem resize DEVID:max, or a replace
+ * by a larger device and that resize)
  */
-static int whatif_add_device(const struct space_report *report,
-			     const struct space_summary *sum, u64 type, u64 chunk_size,
-			     u64 size, u64 stop_at, u64 watch, u64 *bytes, u32 *count,
-			     u64 *watch_left)
+struct dev_change {
+	u64 add_size;
+	u64 devid;
+	u64 new_size;
+	bool replace;		/* devid replaced first (btrfs replace start) */
+};
+
+static bool chunk_on_device(const struct btrfs_chunk_map *map, u64 devid)
 {
-	struct btrfs_alloc_state st;
+	u16 k;
+
+	for (k = 0; map && k < map->num_stripes; k++)
+		if (map->stripes[k].devid == devid)
+			return true;
+	return false;
+}
+
+/*
+ * Section 19.6: btrfs replace start scrubs every chunk with a stripe on the
+ * source device, its block group read-only meanwhile
+ * (scrub_enumerate_chunks(): btrfs_inc_block_group_ro() with chunk
+ * allocation); for a SYSTEM group that ends in check_system_chunk(), which
+ * makes a SYSTEM chunk when the system room besides the read-only group
+ * is short of a chunk item's reservation.  The chunk is made on the
+ * devices as they are before the new device is grown, and its stripe on
+ * the source moves to the new device at the same offset.
+ */
+static int replace_system_chunk(const struct space_report *report, struct btrfs_alloc_state *st,
+				u64 devid)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	struct system_room room, ro;
+	u64 free;
+	u32 i;
+	int ret;
+
+	system_room_init(report, &room);
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		if (!(bg->flags & BTRFS_BLOCK_GROUP_SYSTEM) || bg->ro ||
+		    !chunk_on_device(bg->map, devid))
+			continue;
+		free = bg->length - min_u64(bg->used + bg->bytes_super, bg->length);
+		free = min_u64(free, room.left);
+		ro = room;
+		ro.left = room.left - free;
+		ret = check_system_chunk(st, &ro, BTRFS_BLOCK_GROUP_SYSTEM | room.profile, NULL);
+		if (ret)
+			return ret;
+		/* the group writable again, with the room of a chunk made */
+		room = ro;
+		room.left += free;
+	}
+	return 0;
+}
+
+/* @chg applied to @st; -ENOMEM */
+static int apply_change(struct btrfs_alloc_state *st, const struct dev_change *chg)
+{
 	struct btrfs_alloc_device *devs;
 	u64 devid = 0;
+	u32 i;
+
+	if (chg->devid) {
+		for (i = 0; i < st->nr_devs; i++) {
+			struct btrfs_alloc_device *d = &st->devs[i];
+
+			if (d->devid != chg->devid)
+				continue;
+			/* btrfs_grow_device(): total_rw_bytes grows by the difference */
+			if (d->writeable && chg->new_size > d->total_bytes)
+				st->total_rw_bytes += chg->new_size - d->total_bytes;
+			d->total_bytes = max_u64(d->total_bytes, chg->new_size);
+		}
+		return 0;
+	}
+	devs = realloc(st->devs, (st->nr_devs + 1) * sizeof(*devs));
+	if (!devs)
+		return -ENOMEM;
+	st->devs = devs;
+	for (i = 0; i < st->nr_devs; i++)
+		devid = max_u64(devid, st->devs[i].devid);
+	/* btrfs_init_new_device(): the next devid, at the end of alloc_list */
+	memset(&st->devs[st->nr_devs], 0, sizeof(st->devs[0]));
+	st->devs[st->nr_devs].devid = devid + 1;
+	st->devs[st->nr_devs].total_bytes = chg->add_size;
+	st->devs[st->nr_devs].writeable = true;
+	st->nr_devs++;
+	st->rw_devices++;
+	st->total_rw_bytes += chg->add_size;
+	return 0;
+}
+
+/*
+ * Section 19.6: the allocator (volumes.c) with the devices changed by
+ * @chg: chunks of @type alone until ENOSPC (or @stop_at bytes).  Their
+ * logical bytes, their count, and what device @watch (a devid, 0: none)
+ * has left unallocated after.
+ */
+static int whatif_devices(const struct space_report *report, const struct space_summary *sum,
+			  u64 type, u64 chunk_size, const struct dev_change *chg, u64 stop_at,
+			  u64 watch, u64 *bytes, u32 *count, u64 *watch_left)
+{
+	struct btrfs_alloc_state st;
 	u32 i;
 	int ret;
 
 	ret = summary_alloc_state(report, sum, &st);
-	if (ret)
-		return ret;
-	devs = realloc(st.devs, (st.nr_devs + 1) * sizeof(*devs));
-	if (!devs) {
-		btrfs_alloc_state_free(&st);
-		return -ENOMEM;
-	}
-	st.devs = devs;
-	for (i = 0; i < st.nr_devs; i++)
-		devid = max_u64(devid, st.devs[i].devid);
-	/* btrfs_init_new_device(): the next devid, at the end of alloc_list */
-	memset(&st.devs[st.nr_devs], 0, sizeof(st.devs[0]));
-	st.devs[st.nr_devs].devid = devid + 1;
-	st.devs[st.nr_devs].total_bytes = size;
-	st.devs[st.nr_devs].writeable = true;
-	st.nr_devs++;
-	st.rw_devices++;
-	st.total_rw_bytes += size;
-	ret = fill_chunks(&st, type, chunk_size, stop_at, bytes, count);
+	if (!ret && chg->replace)
+		ret = replace_system_chunk(report, &st, chg->devid);
+	if (!ret)
+		ret = apply_change(&st, chg);
+	if (!ret)
+		ret = fill_chunks(&st, type, chunk_size, stop_at, bytes, count);
 	for (i = 0; watch_left && i < st.nr_devs; i++)
 		if (st.devs[i].devid == watch)
 			*watch_left = st.devs[i].total_bytes - st.devs[i].bytes_used;
 	btrfs_alloc_state_free(&st);
 	return ret;
+}
+
+static int whatif_add_device(const struct space_report *report,
+			     const struct space_summary *sum, u64 type, u64 chunk_size,
+			     u64 size, u64 stop_at, u64 watch, u64 *bytes, u32 *count,
+			     u64 *watch_left)
+{
+	struct dev_change chg = { .add_size = size };
+
+	return whatif_devices(report, sum, type, chunk_size, &chg, stop_at, watch, bytes,
+			      count, watch_left);
 }
 
 /*
@@ -783,6 +878,7 @@ static int try_convert(const struct space_report *report, const struct space_sum
 	args->set = true;
 	args->flags = FORECAST_BAL_CONVERT;
 	args->target = target;
+	opts.bal_force = r->force;
 	ret = btrfs_forecast_balance(report, &opts, &bal);
 	if (ret)
 		goto out;
@@ -793,6 +889,7 @@ static int try_convert(const struct space_report *report, const struct space_sum
 	r->writable_before = s->headroom;
 	r->can_start = bal.can_start;
 	r->completes = bal.completes && !bal.unplaced_bytes;
+	r->exact = bal.exact;
 	r->nr_selected = bal.nr_selected;
 	r->moved_bytes = bal.moved_bytes;
 	for (i = 0; i < sum->nr_devices; i++) {
@@ -801,6 +898,7 @@ static int try_convert(const struct space_report *report, const struct space_sum
 				break;
 		r->unallocated_after[i] = f < (int)bal.res.nr_devs ? bal.unallocated_after[f] :
 					  sum->devices[i].unallocated;
+		r->may_differ[i] = f < (int)bal.res.nr_devs && !bal.exact ? bal.may_differ[f] : 0;
 		if (!sum->devices[i].counted)
 			continue;
 		before += sum->devices[i].unallocated;
@@ -847,8 +945,8 @@ static const struct summary_space *space_named(const struct space_summary *sum, 
  */
 static int remedy_convert(const struct space_report *report, struct space_summary *sum,
 			  int finding, const struct summary_space *s, u64 type, u64 target,
-			  u64 watch, bool (*helps)(const struct summary_remedy *r,
-						   const struct summary_space *s))
+			  u64 watch, bool force, bool (*helps)(const struct summary_remedy *r,
+							       const struct summary_space *s))
 {
 	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
 	u32 i;
@@ -858,21 +956,26 @@ static int remedy_convert(const struct space_report *report, struct space_summar
 		return 0;
 	memset(r, 0, sizeof(*r));
 	r->finding = finding;
+	r->force = force;
 	r->dead_devid = watch;
 	for (i = 0; watch && i < sum->nr_devices; i++)
 		if (sum->dead[i].devid == watch)
 			r->dead_before = sum->dead[i].hard;
 	r->room_needed = s->tight_bound > s->headroom ? s->tight_bound - s->headroom : 0;
 	r->unallocated_after = calloc(sum->nr_devices ? sum->nr_devices : 1, sizeof(u64));
-	if (!r->unallocated_after)
-		return -ENOMEM;
-	ret = try_convert(report, sum, s, type, target, watch, r);
+	r->may_differ = calloc(sum->nr_devices ? sum->nr_devices : 1, sizeof(u64));
+	if (!r->unallocated_after || !r->may_differ)
+		ret = -ENOMEM;
+	else
+		ret = try_convert(report, sum, s, type, target, watch, r);
 	if (!ret && r->completes && helps(r, s)) {
 		sum->nr_remedies++;
 		return 0;
 	}
 	free(r->unallocated_after);
 	r->unallocated_after = NULL;
+	free(r->may_differ);
+	r->may_differ = NULL;
 	return ret;
 }
 
@@ -882,26 +985,66 @@ static bool convert_lifts(const struct summary_remedy *r, const struct summary_s
 	return r->writable_after > s->headroom && r->writable_after >= s->tight_bound;
 }
 
+/* The kernel's has_redundancy() rule: two copies, or a device may fail */
+static bool keeps_redundancy(u64 profile)
+{
+	const struct btrfs_raid_attr *a = &btrfs_raid_array[btrfs_bg_flags_to_raid_index(profile)];
+
+	return a->ncopies >= 2 || a->tolerated_failures >= 1;
+}
+
+/* The single profile's bits: none */
+#define SUMMARY_PROFILE_SINGLE	0ULL
+
 /*
- * Section 19.6, a finding's conversion: data with more than one copy to
- * single (every device's room usable, one copy); metadata DUP on several
- * writeable devices to RAID1 (the same two copies, on two devices).
+ * Section 19.6, a finding's conversions, the one that loses least first;
+ * the first whose balance completes and lifts the type is kept.
+ * Metadata: from RAID1C3/C4 or RAID5/6 to RAID1, from more than one
+ * device's copies to DUP (both copies on one device), DUP on several
+ * devices to RAID1, and last to single with -f (one copy: btrfs_balance()
+ * refuses a metadata redundancy drop without it).  Data: RAID1 or RAID10
+ * on three or more devices to RAID5, RAID1C3/C4 on four or more to RAID6
+ * (a device, two, may still fail, in fewer bytes), then single.
  */
 static int remedy_convert_finding(const struct space_report *report, struct space_summary *sum,
 				  int finding)
 {
 	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
+	u64 p = s->profile, type, cand[3];
+	u32 devs = count_writeable(report);
+	int n = 0, i, ret, before;
 
 	if (s->flags_metadata && !strcmp(s->name, "metadata")) {
-		if (!(s->profile & BTRFS_BLOCK_GROUP_DUP) || count_writeable(report) < 2)
+		type = BTRFS_BLOCK_GROUP_METADATA;
+		if (!keeps_redundancy(p))
 			return 0;
-		return remedy_convert(report, sum, finding, s, BTRFS_BLOCK_GROUP_METADATA,
-				      BTRFS_BLOCK_GROUP_RAID1, 0, convert_lifts);
-	}
-	if (strcmp(s->name, "data") || profile_copies(s->profile) < 2)
+		if ((p & (BTRFS_BLOCK_GROUP_RAID1C3 | BTRFS_BLOCK_GROUP_RAID1C4 |
+			  BTRFS_BLOCK_GROUP_RAID56_MASK)) && devs >= 2)
+			cand[n++] = BTRFS_BLOCK_GROUP_RAID1;
+		else if ((p & BTRFS_BLOCK_GROUP_DUP) && devs >= 2)
+			cand[n++] = BTRFS_BLOCK_GROUP_RAID1;
+		if (!(p & BTRFS_BLOCK_GROUP_DUP))
+			cand[n++] = BTRFS_BLOCK_GROUP_DUP;
+		cand[n++] = SUMMARY_PROFILE_SINGLE;
+	} else if (!strcmp(s->name, "data") && profile_copies(p) >= 2) {
+		type = BTRFS_BLOCK_GROUP_DATA;
+		if ((p & (BTRFS_BLOCK_GROUP_RAID1 | BTRFS_BLOCK_GROUP_RAID10)) && devs >= 3)
+			cand[n++] = BTRFS_BLOCK_GROUP_RAID5;
+		else if ((p & (BTRFS_BLOCK_GROUP_RAID1C3 | BTRFS_BLOCK_GROUP_RAID1C4)) && devs >= 4)
+			cand[n++] = BTRFS_BLOCK_GROUP_RAID6;
+		cand[n++] = SUMMARY_PROFILE_SINGLE;
+	} else {
 		return 0;
-	return remedy_convert(report, sum, finding, s, BTRFS_BLOCK_GROUP_DATA, 0, 0,
-			      convert_lifts);
+	}
+	for (i = 0; i < n; i++) {
+		before = sum->nr_remedies;
+		ret = remedy_convert(report, sum, finding, s, type, cand[i], 0,
+				     type == BTRFS_BLOCK_GROUP_METADATA && !keeps_redundancy(cand[i]),
+				     convert_lifts);
+		if (ret || sum->nr_remedies > before)
+			return ret;
+	}
+	return 0;
 }
 
 /* Dead space's conversion: the device's dead bytes at least halved */
@@ -933,53 +1076,217 @@ static int remedy_dup_metadata(const struct space_report *report, struct space_s
 		    sum->remedies[i].type == BTRFS_BLOCK_GROUP_METADATA)
 			return 0;
 	return remedy_convert(report, sum, SUMMARY_FINDING_PROFILE, s,
-			      BTRFS_BLOCK_GROUP_METADATA, BTRFS_BLOCK_GROUP_RAID1, 0,
+			      BTRFS_BLOCK_GROUP_METADATA, BTRFS_BLOCK_GROUP_RAID1, 0, false,
 			      convert_keeps_room);
+}
+
+/* Dead bytes as the summary shows them: without the first MiB */
+static u64 dead_shown(u64 dead)
+{
+	return dead > SUMMARY_DEVICE_RESERVED ? dead - SUMMARY_DEVICE_RESERVED : 0;
+}
+
+/*
+ * Section 19.6: a device change stops the waste when the data fill after
+ * it leaves under 256 MiB (the steps sizes are tried in) and under half
+ * of the dead bytes unused on the device
+ */
+static bool waste_stopped(u64 before, u64 after)
+{
+	return dead_shown(after) < min_u64(SUMMARY_ADD_MIN, dead_shown(before) / 2 + 1);
+}
+
+/* The type's headroom with @new_bytes in new chunks: the fill's free bytes in block groups besides */
+static u64 writable_with(const struct space_summary *sum, const struct summary_space *s,
+			 u64 new_bytes)
+{
+	const struct forecast_fill *fill = fill_of(&sum->forecast, s->name);
+	u64 all = (fill ? fill->free_existing : 0) + new_bytes;
+
+	return all > s->headroom_rsv ? all - s->headroom_rsv : 0;
+}
+
+/* One device change of @size (@chg: added, or @chg->devid's new size), run into @r */
+static int try_change(const struct space_report *report, const struct space_summary *sum,
+		      const struct summary_space *s, u64 type, u64 chunk_size,
+		      struct dev_change *chg, u64 size, struct summary_remedy *r)
+{
+	int ret;
+
+	if (chg->devid)
+		chg->new_size = size;
+	else
+		chg->add_size = size;
+	ret = whatif_devices(report, sum, type | s->profile, chunk_size, chg, 0, r->dead_devid,
+			     &r->new_bytes, &r->new_chunks, &r->dead_after);
+	r->writable_before = s->headroom;
+	r->writable_after = writable_with(sum, s, r->new_bytes);
+	return ret;
+}
+
+/* Sizes are tried in 256 MiB steps */
+#define SUMMARY_SIZE_STEP	SUMMARY_ADD_MIN
+
+static u64 round_up_step(u64 bytes)
+{
+	return (bytes + SUMMARY_SIZE_STEP - 1) / SUMMARY_SIZE_STEP * SUMMARY_SIZE_STEP;
+}
+
+/*
+ * Section 19.6: the smallest size from @from in 256 MiB steps, at most
+ * @limit, whose change stops the waste of the dead device r->dead_devid
+ * (the data fill's leftover on it falls as the size grows: bisection),
+ * run into @r; false when even @limit does not (then @r is @limit's).
+ */
+static int search_dead_size(const struct space_report *report, const struct space_summary *sum,
+			    const struct summary_space *s, u64 type, u64 chunk_size,
+			    struct dev_change *chg, u64 from, u64 limit,
+			    struct summary_remedy *r, bool *found)
+{
+	u64 lo = 0, hi = (limit - from) / SUMMARY_SIZE_STEP, mid;
+	int ret;
+
+	*found = false;
+	ret = try_change(report, sum, s, type, chunk_size, chg, from + hi * SUMMARY_SIZE_STEP, r);
+	if (ret || !waste_stopped(r->dead_before, r->dead_after))
+		return ret;
+	ret = try_change(report, sum, s, type, chunk_size, chg, from, r);
+	if (ret)
+		return ret;
+	if (!waste_stopped(r->dead_before, r->dead_after)) {
+		/* from fails, from + hi * step stops it */
+		while (hi - lo > 1) {
+			mid = (lo + hi) / 2;
+			ret = try_change(report, sum, s, type, chunk_size, chg,
+					 from + mid * SUMMARY_SIZE_STEP, r);
+			if (ret)
+				return ret;
+			if (waste_stopped(r->dead_before, r->dead_after))
+				hi = mid;
+			else
+				lo = mid;
+		}
+		ret = try_change(report, sum, s, type, chunk_size, chg,
+				 from + hi * SUMMARY_SIZE_STEP, r);
+	}
+	*found = true;
+	return ret;
+}
+
+/*
+ * Section 19.6: the smallest writeable device other than the dead one
+ * replaced by a larger device (btrfs replace start keeps the dev extents
+ * where they are and the old size, btrfs filesystem resize DEVID:max then
+ * gives the rest): the smallest size that stops the waste
+ */
+static int remedy_replace(const struct space_report *report, struct space_summary *sum,
+			  const struct summary_space *data, u64 chunk_size, u64 watch, u64 dead)
+{
+	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
+	struct dev_change chg = { 0 };
+	u64 from;
+	bool found;
+	u32 i, pick = sum->nr_devices;
+	int ret;
+
+	if (sum->nr_remedies >= SUMMARY_MAX_REMEDIES)
+		return 0;
+	for (i = 0; i < sum->nr_devices; i++) {
+		if (!sum->devices[i].counted || sum->devices[i].devid == watch)
+			continue;
+		if (pick == sum->nr_devices || report->devices[i].size < report->devices[pick].size)
+			pick = i;
+	}
+	if (pick == sum->nr_devices)
+		return 0;
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_REPLACE;
+	r->finding = SUMMARY_FINDING_DEAD;
+	r->type = BTRFS_BLOCK_GROUP_DATA;
+	r->dead_devid = watch;
+	r->dead_before = dead;
+	r->devid = sum->devices[pick].devid;
+	r->old_size = report->devices[pick].size;
+	chg.devid = r->devid;
+	chg.replace = true;
+	/* btrfs_dev_replace_start(): the new device at least the old one's size */
+	from = round_up_step(r->old_size + 1);
+	ret = search_dead_size(report, sum, data, BTRFS_BLOCK_GROUP_DATA, chunk_size, &chg, from,
+			       from + round_up_step(2 * dead_shown(dead)), r, &found);
+	r->new_size = chg.new_size;
+	r->enough = found;
+	if (!ret && found && r->writable_after > r->writable_before)
+		sum->nr_remedies++;
+	return ret;
+}
+
+/* The writeable device with the most hard dead space, if at least the first MiB and one data chunk */
+static bool dead_device(const struct space_summary *sum, const struct summary_space *data,
+			u32 *pick, u64 *best)
+{
+	u32 i;
+
+	*best = 0;
+	*pick = 0;
+	for (i = 0; i < sum->nr_devices; i++) {
+		if (sum->devices[i].counted && sum->dead[i].hard > *best) {
+			*best = sum->dead[i].hard;
+			*pick = i;
+		}
+	}
+	return *best >= SUMMARY_DEVICE_RESERVED + data->chunk_size;
 }
 
 /*
  * Section 19.6: a device with hard dead space of at least one data chunk
- * (an unequal pool): a device of that size added, and what the data
- * chunks the allocator then makes leave of it.
+ * (an unequal pool): the smallest device (256 MiB steps) whose addition
+ * stops the waste, the smallest device replaced by a larger one, or the
+ * data in one copy.
  */
 static int remedy_dead_space(const struct space_report *report, struct space_summary *sum)
 {
 	const struct summary_space *data = NULL;
 	const struct btrfs_space_info *si = space_info_of(report, "data");
 	struct summary_remedy *r;
-	u64 hard, best = 0, size;
-	u32 i, pick = 0;
+	struct dev_change chg = { 0 };
+	u64 best = 0, limit;
+	bool found;
+	u32 pick = 0;
 	int k, ret;
 
 	for (k = 0; k < sum->nr_spaces; k++)
-		if (!strcmp(sum->spaces[k].name, "data"))
+		if (!strcmp(sum->spaces[k].name, "data") && sum->spaces[k].headroom_present)
 			data = &sum->spaces[k];
 	if (!data || !si || sum->nr_remedies >= SUMMARY_MAX_REMEDIES)
 		return 0;
-	for (i = 0; i < sum->nr_devices; i++) {
-		hard = sum->dead[i].hard;
-		if (sum->devices[i].counted && hard > best) {
-			best = hard;
-			pick = i;
-		}
-	}
-	if (best < SUMMARY_DEVICE_RESERVED + data->chunk_size)
+	if (!dead_device(sum, data, &pick, &best))
 		return 0;
 	r = &sum->remedies[sum->nr_remedies];
 	memset(r, 0, sizeof(*r));
 	r->kind = SUMMARY_REMEDY_DEVICE_ADD;
 	r->finding = SUMMARY_FINDING_DEAD;
+	r->type = BTRFS_BLOCK_GROUP_DATA;
 	r->dead_devid = sum->devices[pick].devid;
 	r->dead_before = best;
-	/* the dead bytes, rounded up to 256 MiB */
-	size = (best - SUMMARY_DEVICE_RESERVED + SUMMARY_ADD_MIN - 1) / SUMMARY_ADD_MIN * SUMMARY_ADD_MIN;
-	r->add_size = size;
-	ret = whatif_add_device(report, sum, BTRFS_BLOCK_GROUP_DATA | data->profile, si->chunk_size,
-				size, 0, r->dead_devid, &r->new_bytes, &r->new_chunks, &r->dead_after);
+	limit = round_up_step(2 * dead_shown(best));
+	ret = search_dead_size(report, sum, data, BTRFS_BLOCK_GROUP_DATA, si->chunk_size, &chg,
+			       SUMMARY_SIZE_STEP, limit, r, &found);
 	if (ret)
 		return ret;
-	r->enough = r->dead_after < r->dead_before / 2;
+	r->add_size = chg.add_size;
+	/* no size up to twice the dead bytes stops it: shown with the dead bytes' size */
+	if (!found) {
+		ret = try_change(report, sum, data, BTRFS_BLOCK_GROUP_DATA, si->chunk_size, &chg,
+				 round_up_step(dead_shown(best)), r);
+		if (ret)
+			return ret;
+		r->add_size = chg.add_size;
+	}
+	r->enough = found || r->dead_after < r->dead_before / 2;
 	sum->nr_remedies++;
+	ret = remedy_replace(report, sum, data, si->chunk_size, r->dead_devid, best);
+	if (ret)
+		return ret;
 	/* or the data to one copy: the allocator then uses every device's room */
 	if (profile_copies(data->profile) < 2)
 		return 0;
@@ -988,7 +1295,67 @@ static int remedy_dead_space(const struct space_report *report, struct space_sum
 		    sum->remedies[k].type == BTRFS_BLOCK_GROUP_DATA)
 			return 0;	/* a data finding's conversion says it already */
 	return remedy_convert(report, sum, SUMMARY_FINDING_DEAD, data, BTRFS_BLOCK_GROUP_DATA, 0,
-			      r->dead_devid, convert_stops_waste);
+			      r->dead_devid, false, convert_stops_waste);
+}
+
+/*
+ * Section 19.6: a device larger than its DEV_ITEM (a partition or file
+ * grown, the filesystem not resized; report.c's slack):
+ * btrfs filesystem resize DEVID:max gives it the device's size, rounded
+ * down to the sector size (btrfs_ioctl_resize(), btrfs_grow_device()).
+ * For the first type finding, else data; kept when the type gains.
+ */
+static int remedy_slack(const struct space_report *report, struct space_summary *sum)
+{
+	const struct summary_space *s = NULL;
+	const struct btrfs_space_info *si;
+	struct summary_remedy *r;
+	struct dev_change chg = { 0 };
+	int finding = SUMMARY_FINDING_SLACK, k;
+	u32 i, sectorsize = report->fs_info->sectorsize ? report->fs_info->sectorsize : 4096;
+	int ret;
+
+	u64 watch = 0, dead = 0;
+
+	for (k = 0; k < sum->nr_findings && !s; k++)
+		if (sum->findings[k].kind == SUMMARY_FIND_SPACE &&
+		    sum->spaces[sum->findings[k].space].headroom_present) {
+			s = &sum->spaces[sum->findings[k].space];
+			finding = k;
+		}
+	/* no finding: for dead space, if there is some; the data fill watches it */
+	if (!s && (s = space_named(sum, "data")) && dead_device(sum, s, &i, &dead)) {
+		finding = SUMMARY_FINDING_DEAD;
+		watch = sum->devices[i].devid;
+	}
+	si = s ? space_info_of(report, s->name) : NULL;
+	if (!si)
+		return 0;
+	for (i = 0; i < sum->nr_devices && sum->nr_remedies < SUMMARY_MAX_REMEDIES; i++) {
+		const struct space_report_device *dev = &report->devices[i];
+
+		if (!sum->devices[i].counted || dev->slack < SUMMARY_DEVICE_RESERVED)
+			continue;
+		r = &sum->remedies[sum->nr_remedies];
+		memset(r, 0, sizeof(*r));
+		r->kind = SUMMARY_REMEDY_RESIZE;
+		r->finding = finding;
+		r->type = si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK;
+		r->devid = dev->devid;
+		r->old_size = dev->size;
+		r->dead_devid = watch;
+		r->dead_before = dead;
+		chg.devid = dev->devid;
+		ret = try_change(report, sum, s, r->type, si->chunk_size, &chg,
+				 (dev->size + dev->slack) / sectorsize * sectorsize, r);
+		if (ret)
+			return ret;
+		r->new_size = chg.new_size;
+		r->enough = r->writable_after > r->writable_before;
+		if (r->enough)
+			sum->nr_remedies++;
+	}
+	return 0;
 }
 
 /* Section 19.6: the block-group tree, for a slow mount (mount-cost.c) */
@@ -1035,7 +1402,10 @@ int btrfs_summary_remedies(const struct space_report *report,
 		if (ret)
 			return ret;
 	}
-	ret = remedy_dead_space(report, sum);
+	/* a device's own unused size first: no hardware to buy */
+	ret = remedy_slack(report, sum);
+	if (!ret)
+		ret = remedy_dead_space(report, sum);
 	return ret ? ret : remedy_dup_metadata(report, sum);
 }
 
@@ -1096,8 +1466,10 @@ void btrfs_free_summary(struct space_summary *sum)
 {
 	int i;
 
-	for (i = 0; i < sum->nr_remedies; i++)
+	for (i = 0; i < sum->nr_remedies; i++) {
 		free(sum->remedies[i].unallocated_after);
+		free(sum->remedies[i].may_differ);
+	}
 	sum->nr_remedies = 0;
 	free(sum->devices);
 	sum->devices = NULL;

@@ -75,11 +75,14 @@ enum summary_remedy_kind {
 	SUMMARY_REMEDY_DEVICE_ADD,	/* btrfs device add, a device of add_size */
 	SUMMARY_REMEDY_DELETE_DATA,	/* delete the data of the least used data block group */
 	SUMMARY_REMEDY_CONVERT,		/* btrfs balance start -dconvert= / -mconvert= */
+	SUMMARY_REMEDY_RESIZE,		/* btrfs filesystem resize DEVID:max */
+	SUMMARY_REMEDY_REPLACE,		/* btrfs replace start DEVID, then resize DEVID:max */
 };
 
 /* A remedy's finding when it answers no level: dead space, a profile */
 #define SUMMARY_FINDING_DEAD		(-1)
 #define SUMMARY_FINDING_PROFILE		(-2)
+#define SUMMARY_FINDING_SLACK		(-3)	/* a device larger than the filesystem uses */
 
 struct summary_remedy {
 	enum summary_remedy_kind kind;
@@ -102,19 +105,28 @@ struct summary_remedy {
 	u64 reads_now;			/* bg tree: mount reads now and after */
 	u64 reads_after;
 	double hdd_seconds_after;
-	u64 type;			/* convert: the type converted (DATA or METADATA) */
+	u64 type;			/* convert: the type converted (DATA or METADATA);
+					   resize, replace, dead space: the type filled */
 	u64 from_profile;		/* convert: its profile now and the target */
 	u64 to_profile;
 	bool completes;			/* convert: every block group relocated */
-	u64 writable_before;		/* convert: the type's headroom now */
-	u64 writable_after;		/* convert: and after, the allocator replayed */
+	bool exact;			/* convert: every input of the kernel's choices known */
+	u64 *may_differ;		/* convert, not exact: per device, how far
+					   unallocated_after may be off (21.8) */
+	u64 writable_before;		/* convert, resize, replace, dead space add:
+					   the type's headroom now */
+	u64 writable_after;		/* and after, the allocator replayed */
+	bool force;			/* convert: -f (metadata redundancy reduced) */
+	u64 devid;			/* resize, replace: the device changed */
+	u64 old_size;			/* its size now (DEV_ITEM total_bytes) */
+	u64 new_size;			/* its size after (resize max, the new device's) */
 };
 
 /* The first MiB of a device, never allocated (BTRFS_DEVICE_RANGE_RESERVED) */
 #define SUMMARY_DEVICE_RESERVED	(1ULL << 20)
 
 #define SUMMARY_MAX_FINDINGS	(BTRFS_NR_SPACE_INFOS + 1)
-#define SUMMARY_MAX_REMEDIES	(4 * SUMMARY_MAX_FINDINGS + 3)
+#define SUMMARY_MAX_REMEDIES	(6 * SUMMARY_MAX_FINDINGS + 12)
 
 struct summary_device {
 	u64 devid;

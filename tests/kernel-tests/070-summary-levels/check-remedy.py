@@ -2,13 +2,16 @@
 # check-remedy.py INSPECT.json INDEX DIR: remedy INDEX of the summary
 # against what the kernel did on a copy (test.sh: DIR/unallocated, "devid
 # bytes" per device after it; DIR/filled, bytes of a fill after a device
-# add; DIR/kernel.rc of a balance).  An advised remedy must do what it
-# predicts: a balance, each device's unallocated bytes within 16 MiB of
-# unallocated_after; a conversion, that and the fill of the converted
-# type after it against writable_after; a device add for a type, the fill at least the
-# headroom plus 90 % of the predicted new chunk bytes (so too deleting a
-# block group's data); a device add for dead space, the device's
-# unallocated bytes within 16 MiB of dead_after.
+# add, a resize or a replace; DIR/kernel.rc of a balance, resize or
+# replace).  An advised remedy must do what it predicts: a balance, each
+# device's unallocated bytes within 16 MiB of unallocated_after; a
+# conversion, that (and may_differ when not exact) and the fill of the
+# converted type after it against writable_after; a device add for a
+# type, the fill at least the headroom plus 90 % of the predicted new
+# chunk bytes (so too deleting a block group's data); a device add for
+# dead space, the device's unallocated bytes within 16 MiB of dead_after
+# and the data fill within 5 % of writable_after; a resize or replace, the
+# same.
 # A remedy shown as not helping is reported with the kernel's outcome.
 import json
 import sys
@@ -29,11 +32,14 @@ def balance_result(held):
     unallocated_after, and its exit; @held: the differences fail"""
     rc = open(d + "/kernel.rc").read().strip()
     now = {x["devid"]: x["unallocated"] for x in doc["unallocated"]["devices"]}
+    # not exact (the metadata the kernel holds while it relocates is not on
+    # disk): the bytes the new chunks may be placed otherwise are allowed
     for u in e["unallocated_after"]:
         k = after.get(u["devid"], -1)
-        print("        devid %d: unallocated %d now, predicted %d, kernel %d (balance %s)" % (
-            u["devid"], now[u["devid"]], u["bytes"], k, rc))
-        if held and abs(k - u["bytes"]) > 16 * MiB:
+        md = u.get("may_differ", 0)
+        print("        devid %d: unallocated %d now, predicted %d (may differ by %d), kernel %d (balance %s)" % (
+            u["devid"], now[u["devid"]], u["bytes"], md, k, rc))
+        if held and abs(k - u["bytes"]) > 16 * MiB + md:
             bad.append("devid %d: kernel %d, predicted %d" % (u["devid"], k, u["bytes"]))
     if held and rc != "ok":
         bad.append("the kernel's balance failed")
@@ -61,6 +67,26 @@ if "convert=" in r["command"]:
             e["devid"], e["dead_before"], e["dead_after"], k))
         if abs(k - e["dead_after"]) > 16 * MiB:
             bad.append("dead space left %d, predicted %d" % (k, e["dead_after"]))
+elif "size_after" in e:
+    # a resize to the device's size, or a replace and that resize: both
+    # done, the kernel's fill of the type after it against writable_after
+    # (5 %, at least 16 MiB), the dead device's unallocated bytes after
+    # the fill within 16 MiB of dead_after
+    rc = open(d + "/kernel.rc").read().strip()
+    filled = int(open(d + "/filled").read())
+    print("        devid %d: %d -> %d bytes (%s); %s writable: %d now, predicted %d after, kernel filled %d" % (
+        e["device"], e["size_before"], e["size_after"], rc, e["type"], e["writable_before"],
+        e["writable_after"], filled))
+    if rc != "ok":
+        bad.append("the kernel's resize or replace failed")
+    if abs(filled - e["writable_after"]) > max(16 * MiB, e["writable_after"] // 20):
+        bad.append("the kernel filled %d, predicted %d" % (filled, e["writable_after"]))
+    if "dead_after" in e:
+        k = after.get(e["devid"], -1)
+        print("        dead devid %d: %d before, predicted %d after, kernel %d after the fill" % (
+            e["devid"], e["dead_before"], e["dead_after"], k))
+        if abs(k - e["dead_after"]) > 16 * MiB:
+            bad.append("dead space left %d, predicted %d" % (k, e["dead_after"]))
 elif r["command"].startswith("btrfs balance"):
     balance_result(r["advised"])
 elif "block_group" in e:
@@ -84,6 +110,12 @@ elif "devid" in e:
         e["devid"], e["dead_before"], e["dead_after"], k))
     if r["advised"] and abs(k - e["dead_after"]) > 16 * MiB:
         bad.append("dead space left %d, predicted %d" % (k, e["dead_after"]))
+    if "writable_after" in e:
+        filled = int(open(d + "/filled").read())
+        print("        data writable: %d now, predicted %d after, kernel filled %d" % (
+            e["writable_before"], e["writable_after"], filled))
+        if r["advised"] and abs(filled - e["writable_after"]) > max(16 * MiB, e["writable_after"] // 20):
+            bad.append("the kernel filled %d, predicted %d" % (filled, e["writable_after"]))
 else:
     filled = int(open(d + "/filled").read())
     h = doc["space"][r["finding"]]["headroom"]["bytes"]

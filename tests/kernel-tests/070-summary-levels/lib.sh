@@ -3,8 +3,8 @@
 # fill level, inspect's levels held to the kernel's fills (check.py) and
 # every remedy it prints run on a copy (check-remedy.py).  Set
 # REMEDY_KINDS to a pattern of the remedy commands to run (default: all);
-# the others are listed as not run.  CASES="glob ..." runs only the cases
-# named.
+# the others are listed as not run; LEVELS=no runs the remedies only.
+# CASES="glob ..." runs only the cases named.
 
 shopt -s extglob
 fills=$TOP/tests/kernel-tests/050-forecast-fill
@@ -76,6 +76,14 @@ prepare()
 		sync
 		copy_until 92
 		;;
+	nearly-full-grown)
+		# as nearly-full, then the first device's file grown by 512 MiB
+		# and its loop device told (a partition grown, the filesystem
+		# not resized: slack); run_case's files and devs
+		prepare nearly-full
+		truncate -s +512M "${files[0]}" || fail "truncate"
+		losetup -c "${devs[0]}" || fail "losetup -c"
+		;;
 	meta-empty)
 		# metadata grown by small files, which are deleted (its chunks
 		# stay, nearly empty), then data filled until ENOSPC and 16 MiB
@@ -113,7 +121,9 @@ balance()
 {
 	local dir=$1 opt=${2#btrfs balance start }
 	shift 2
-	if btrfs balance start "${opt%% *}" "$mnt" > "$dir/kernel.out" 2>&1; then
+	opt=${opt% MNT}
+	# shellcheck disable=SC2086 # "-f -mconvert=single": two words
+	if btrfs balance start $opt "$mnt" > "$dir/kernel.out" 2>&1; then
 		echo ok > "$dir/kernel.rc"
 	else
 		echo failed > "$dir/kernel.rc"
@@ -146,6 +156,7 @@ fill()
 remedies()
 {
 	local dir=$1 n i kind cmd size f rdir rcopies rdevs dev start length off opt total t
+	local id ndevs
 	shift
 	n=$(jq '.summary.remedies | length' "$dir/inspect.json")
 	for ((i = 0; i < n; i++)); do
@@ -185,16 +196,39 @@ remedies()
 			fi
 			balance "$rdir" "$cmd" "${rdevs[@]}"
 			;;
-		"btrfs balance start -"[dm]"convert="*)
-			# the conversion, its unallocated bytes per device, then
-			# the converted type filled until ENOSPC and the
-			# unallocated bytes the fill leaves (dead space)
+		"btrfs balance start "?(-f )"-"[dm]"convert="*)
+			# the conversion (-f where it drops metadata redundancy),
+			# its unallocated bytes per device, then the converted
+			# type filled until ENOSPC and the unallocated bytes the
+			# fill leaves (dead space)
 			opt=${cmd#btrfs balance start }
 			balance "$rdir" "$cmd" "${rdevs[@]}"
 			mount_devs "${rdevs[@]}"
-			if [ "${opt:1:1}" = m ]; then fill "$rdir" metadata; else fill "$rdir" data; fi
+			if [[ "$opt" == *-mconvert* ]]; then fill "$rdir" metadata; else fill "$rdir" data; fi
 			umount "$mnt" || fail "umount after the fill"
 			unallocated "$rdir" "${rdevs[@]}" > "$rdir/unallocated.filled"
+			;;
+		"btrfs filesystem resize "*|"btrfs replace start "*)
+			# the device grown to its loop device's size (the file
+			# grown: slack), or replaced by a new device of
+			# size_after and grown; then the type filled until ENOSPC
+			# and the unallocated bytes per device after the fill
+			id=$(jq -r ".summary.remedies[$i].effect.device" "$dir/inspect.json")
+			ndevs=("${rdevs[@]}")
+			echo ok > "$rdir/kernel.rc"
+			if [[ "$cmd" == "btrfs replace"* ]]; then
+				size=$(jq -r ".summary.remedies[$i].effect.size_after" "$dir/inspect.json")
+				truncate -s "$size" "$rdir/added.img" || fail "truncate"
+				dev=$(setup_loop "$rdir/added.img") || exit
+				ndevs[id - 1]=$dev
+				btrfs replace start -B -f "$id" "$dev" "$mnt" > "$rdir/kernel.out" 2>&1 ||
+					echo failed > "$rdir/kernel.rc"
+			fi
+			btrfs filesystem resize "$id:max" "$mnt" >> "$rdir/kernel.out" 2>&1 ||
+				echo failed > "$rdir/kernel.rc"
+			fill "$rdir" "$(jq -r ".summary.remedies[$i].effect.type" "$dir/inspect.json")"
+			umount "$mnt" || fail "umount after the resize"
+			unallocated "$rdir" "${ndevs[@]}" > "$rdir/unallocated"
 			;;
 		"btrfs device add"*)
 			size=$(jq -r ".summary.remedies[$i].effect.device_size" "$dir/inspect.json")
@@ -293,6 +327,14 @@ run_case()
 	"$BTRFS_SPACE" inspect "${devs[@]}" | sed '/^$/q' > "$dir/screen.txt"
 	echo "$name ($kind, $mkfs_opts $*):"
 	sed 's/^/    | /' "$dir/screen.txt"
+	# LEVELS=no: only the remedies (a case whose levels others hold)
+	if [ "${LEVELS:-yes}" = no ]; then
+		release "${devs[@]}"
+		remedies "$dir" "${files[@]}"
+		cleanup_all
+		rm -f "${files[@]}"
+		return
+	fi
 	if [ -n "${KEEP:-}" ]; then
 		for f in "${files[@]}"; do
 			cp --sparse=always "$f" "$f.inspected" || fail "$name: cp"
