@@ -94,6 +94,39 @@ static bool crc32c_use_sse42;
 static int crc32c_ready;		/* the two above are set */
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/*
+ * Whether the CPU has SSE4.2, asked once.  Not __builtin_cpu_supports():
+ * it links libgcc's constructor, which runs a dozen CPUID instructions at
+ * every start, each a trap to the hypervisor in a virtual machine (7 % of
+ * a `--version` here in perf).  glibc has asked the CPU already and keeps
+ * the answer (<sys/platform/x86.h>, glibc 2.33); else one CPUID leaf 1.
+ */
+int crc32c_insn_state;
+
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+static bool cpu_has_sse42(void)
+{
+	return CPU_FEATURE_ACTIVE(SSE4_2);
+}
+#else
+#include <cpuid.h>
+static bool cpu_has_sse42(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSE4_2);
+}
+#endif
+
+bool crc32c_probe_insn(void)
+{
+	bool has = cpu_has_sse42();
+
+	__atomic_store_n(&crc32c_insn_state, has ? 2 : 1, __ATOMIC_RELAXED);
+	return has;
+}
+
 /* The SSE4.2 crc32 instruction computes exactly this CRC, 8 bytes a step */
 __attribute__((target("sse4.2")))
 static u32 crc32c_sse42(u32 crc, const unsigned char *p, size_t len)
@@ -119,8 +152,7 @@ static void crc32c_table_init(void)
 	u32 i, k;
 
 #ifdef HAVE_CRC32C_SSE42
-	__builtin_cpu_init();
-	crc32c_use_sse42 = __builtin_cpu_supports("sse4.2");
+	crc32c_use_sse42 = crc32c_have_insn();
 #endif
 
 	for (i = 0; i < 256; i++) {

@@ -71,9 +71,15 @@ u32 crc32c_raw_table(u32 seed, const void *buf, size_t len);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <nmmintrin.h>
 #define CRC32C_HAVE_INSN 1
+/* 0: not asked yet, else 1 + whether the CPU has SSE4.2 (checksum.c) */
+extern int crc32c_insn_state;
+bool crc32c_probe_insn(void);
+
 static inline bool crc32c_have_insn(void)
 {
-	return __builtin_cpu_supports("sse4.2");
+	int state = __atomic_load_n(&crc32c_insn_state, __ATOMIC_RELAXED);
+
+	return state ? state == 2 : crc32c_probe_insn();
 }
 
 __attribute__((target("sse4.2")))

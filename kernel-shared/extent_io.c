@@ -34,6 +34,13 @@
 #ifndef BTRFS_CACHE_BUCKETS
 #define BTRFS_CACHE_BUCKETS	65536
 #endif
+
+/*
+ * The hash table starts at this many buckets (or the most allowed) and
+ * doubles as blocks come, up to BTRFS_CACHE_BUCKETS: a run that reads a
+ * few hundred blocks no longer faults in and zeroes 512 KiB of buckets.
+ */
+#define BTRFS_CACHE_MIN_BUCKETS	1024
 #ifndef BTRFS_LEAF_CACHE_BYTES
 #define BTRFS_LEAF_CACHE_BYTES	(64ULL << 20)
 #endif
@@ -44,13 +51,15 @@
  * one, every 4 KiB page of them costs a page fault when the read fills
  * it: for the 3,000 leaves of a 3 TiB filesystem 13,000 faults, half the
  * time of a warm `inspect`.  They are carved from 2 MiB regions instead,
- * which the kernel backs with transparent huge pages where it can (one
- * fault per region), and a freed block's slot is reused, so memory stays
- * what the cache holds at its fullest.
- *
- * Under AddressSanitizer the regions are poisoned except the blocks in
- * use, and each block is followed by a poisoned red zone, so a read past a
- * block's end or of a freed block is still caught (fuzzing, CI).
+ * and a freed block's slot is reused, so memory stays what the cache holds
+ * at its fullest.  The first region is not madvise()d for huge pages:
+ * where THP defrag is "madvise" (most distributions' default), such a
+ * fault compacts memory in place when the page cache has filled it, which
+ * was 41 % of a warm `inspect` here (perf), while a run that loads the
+ * block groups keeps a few dozen blocks (its leaves become key-only
+ * copies) and touches a few hundred KiB.  The regions after it are: a run
+ * that keeps thousands of leaves (the leaf cache's 64 MiB) took 35 % more
+ * CPU in 4 KiB faults (Documentation/benchmark.md).
  */
 #define BTRFS_BLOCK_REGION	(2U << 20)
 
@@ -81,7 +90,7 @@ static u32 block_slot_size(const struct btrfs_fs_info *fs_info)
 }
 
 /* One 2 MiB region, 2 MiB aligned so that a huge page can back it */
-static u8 *map_block_region(void)
+static u8 *map_block_region(bool huge)
 {
 	size_t len = 2 * (size_t)BTRFS_BLOCK_REGION;
 	u8 *map = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -98,7 +107,8 @@ static u8 *map_block_region(void)
 		munmap((void *)end, (uintptr_t)map + len - end);
 #ifdef MADV_HUGEPAGE
 	/* only a hint: without huge pages it is ordinary memory */
-	madvise((void *)start, BTRFS_BLOCK_REGION, MADV_HUGEPAGE);
+	if (huge)
+		madvise((void *)start, BTRFS_BLOCK_REGION, MADV_HUGEPAGE);
 #endif
 	ASAN_POISON_MEMORY_REGION((void *)start, BTRFS_BLOCK_REGION);
 	return (u8 *)start;
@@ -119,7 +129,7 @@ static int next_region(struct btrfs_block_cache *cache)
 	if (!regions)
 		return -ENOMEM;
 	cache->regions = regions;
-	region = map_block_region();
+	region = map_block_region(cache->nr_regions > 0);
 	if (!region)
 		return -ENOMEM;
 	cache->regions[cache->nr_regions] = region;
@@ -219,8 +229,59 @@ static void cache_unhash(struct btrfs_block_cache *cache,
 
 	while (*p && *p != eb)
 		p = &(*p)->hash_next;
-	if (*p)
+	if (*p) {
 		*p = eb->hash_next;
+		cache->nr_hashed--;
+	}
+}
+
+static void hash_link(struct btrfs_tree_block **buckets, u32 bucket,
+		      struct btrfs_tree_block *eb)
+{
+	eb->hash_next = buckets[bucket];
+	buckets[bucket] = eb;
+}
+
+/* Twice the buckets, every chain moved over; on no memory the old ones serve */
+static void cache_grow_buckets(struct btrfs_block_cache *cache)
+{
+	u32 nr = cache->nr_buckets * 2, i;
+	struct btrfs_tree_block **old = cache->buckets;
+
+	cache->buckets = calloc(nr, sizeof(*cache->buckets));
+	if (!cache->buckets) {
+		cache->buckets = old;
+		return;
+	}
+	for (i = 0; i < cache->nr_buckets; i++) {
+		struct btrfs_tree_block *eb = old[i], *next;
+
+		for (; eb; eb = next) {
+			next = eb->hash_next;
+			hash_link(cache->buckets, hash_mix64(eb->start) % nr, eb);
+		}
+	}
+	cache->nr_buckets = nr;
+	free(old);
+}
+
+static int cache_hash(struct btrfs_block_cache *cache, struct btrfs_tree_block *eb)
+{
+	if (!cache->buckets) {
+		u32 nr = BTRFS_CACHE_MIN_BUCKETS < BTRFS_CACHE_BUCKETS ?
+			 BTRFS_CACHE_MIN_BUCKETS : BTRFS_CACHE_BUCKETS;
+
+		cache->buckets = calloc(nr, sizeof(*cache->buckets));
+		if (!cache->buckets)
+			return -ENOMEM;
+		cache->nr_buckets = nr;
+	}
+	if (cache->nr_hashed >= cache->nr_buckets &&
+	    cache->nr_buckets * 2 <= BTRFS_CACHE_BUCKETS)
+		cache_grow_buckets(cache);
+	hash_link(cache->buckets, cache_bucket(cache, eb->start), eb);
+	cache->nr_hashed++;
+	return 0;
 }
 
 /* Drop the oldest unreferenced leaves until the leaf budget holds again */
@@ -363,7 +424,6 @@ int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block **
 {
 	struct btrfs_block_cache *cache = &fs_info->cache;
 	struct btrfs_tree_block *eb = *ebp;
-	u32 bucket;
 
 	if (wants_keys_only(cache, eb)) {
 		struct btrfs_tree_block *copy = keys_only_copy(cache, eb);
@@ -374,15 +434,8 @@ int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block **
 		}
 	}
 
-	if (!cache->buckets) {
-		cache->buckets = calloc(BTRFS_CACHE_BUCKETS, sizeof(*cache->buckets));
-		if (!cache->buckets)
-			return -ENOMEM;
-		cache->nr_buckets = BTRFS_CACHE_BUCKETS;
-	}
-	bucket = cache_bucket(cache, eb->start);
-	eb->hash_next = cache->buckets[bucket];
-	cache->buckets[bucket] = eb;
+	if (cache_hash(cache, eb))
+		return -ENOMEM;
 	if (eb->level == 0) {
 		eb->lru_prev = cache->lru_tail;
 		if (cache->lru_tail)
@@ -445,6 +498,7 @@ void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info)
 	free_keys_only(cache);
 	if (cache->buckets)
 		memset(cache->buckets, 0, cache->nr_buckets * sizeof(*cache->buckets));
+	cache->nr_hashed = 0;
 	for (i = 0; i < cache->nr_regions; i++)
 		ASAN_POISON_MEMORY_REGION(cache->regions[i], BTRFS_BLOCK_REGION);
 	cache->lru_head = NULL;

@@ -141,6 +141,7 @@ struct btrfs_live;
 struct btrfs_block_cache {
 	struct btrfs_tree_block **buckets;
 	u32 nr_buckets;
+	u64 nr_hashed;			/* blocks in the buckets */
 	struct btrfs_tree_block *lru_head;	/* leaves, oldest first */
 	struct btrfs_tree_block *lru_tail;
 	u64 nr_leaves;
