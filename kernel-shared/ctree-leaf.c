@@ -431,6 +431,8 @@ static int sim_push_right_items(struct btrfs_tree_sim *ts, struct btrfs_sim_grou
 		return 1;
 	left = g->leaves[*leaf];
 	right = g->leaves[*leaf + 1];
+	/* push_leaf_right() reads the sibling before it looks at its free space */
+	right->sibling_read = true;
 	p = (struct btrfs_leaf_push){
 		.item_space = sim_item_space, .leaf = left, .nr = left->nr, .slot = *slot,
 		.min_data = min_data, .free_space = sim_free(ts, right), .empty = empty,
@@ -478,6 +480,8 @@ static int sim_push_left_items(struct btrfs_tree_sim *ts, struct btrfs_sim_group
 	left = g->leaves[*leaf - 1];
 	if (!right->nr)
 		return 1;
+	/* push_leaf_left() reads the sibling after the check of the leaf's items */
+	left->sibling_read = true;
 	p = (struct btrfs_leaf_push){
 		.item_space = sim_item_space, .leaf = right, .nr = right->nr, .slot = *slot,
 		.min_data = min_data, .free_space = sim_free(ts, left), .empty = empty,

@@ -48,6 +48,7 @@ struct btrfs_sim_items_leaf {
 	u32 nr;
 	u32 cap;
 	bool touched;			/* changed, or COWed by a push that was tried */
+	bool sibling_read;		/* read by a push as the path's sibling */
 };
 
 struct btrfs_sim_group {

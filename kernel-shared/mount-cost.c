@@ -741,11 +741,11 @@ static int search_copied_items(struct log_searches *ls)
  * every log tree, then the replay searches the subvolume, extent and csum
  * trees (tree-log.c, whose own reads of whole leaf groups are not the
  * kernel's and are not counted: only the searches it names are, and the
- * leaves its pushes moved items into, and the next leaves its walks step
- * into without copying them), and the commit the extent items of the
- * blocks they copied.  Still not counted (a lower bound): a sibling a
- * push reads and finds too full, and the extent-tree leaves that get the
- * items of the commit's new blocks.
+ * leaves its pushes moved items into or only read as siblings, and the
+ * next leaves its walks step into without copying them), and the commit
+ * the extent items of the blocks they copied.  Still not counted (a lower
+ * bound): the extent-tree leaves that get the items of the commit's new
+ * blocks.
  */
 static int replay_log(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est)
 {

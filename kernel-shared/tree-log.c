@@ -2307,12 +2307,12 @@ static void free_ctx(struct replay_ctx *rc)
 }
 
 /*
- * The image's leaves @ts changed, the neighbours its pushes moved items
- * into among them, and the neighbours of a leaf that split: split_leaf()
- * splits only after push_leaf_right() and push_leaf_left() read the
- * siblings under the same parent and found them too full.  A split's new
- * leaves follow the leaf they came from; a sibling that is itself new is
- * in memory.  The kernel read each of these once.
+ * The image's leaves @ts changed and the siblings its pushes read:
+ * push_leaf_right() and push_leaf_left() read the sibling under the same
+ * parent before they look at its free space, and split_leaf() tries the
+ * left one only when nothing went right, so a split leaf's left
+ * neighbour is read only then.  A split's new leaves are in memory.  The
+ * kernel read each of these once.
  */
 static int note_touched_leaves(struct replay_ctx *rc, const struct btrfs_tree_sim *ts)
 {
@@ -2324,19 +2324,9 @@ static int note_touched_leaves(struct replay_ctx *rc, const struct btrfs_tree_si
 
 		for (i = 0; i < grp->nr && !ret; i++) {
 			const struct btrfs_sim_items_leaf *l = grp->leaves[i];
-			bool split_from_left = i > 0 && !l->start && grp->leaves[i - 1]->start;
-			u32 next = i;
 
-			if (l->touched && l->start)
+			if ((l->touched || l->sibling_read) && l->start)
 				ret = rc->hook.leaf(rc->hook.ctx, l->start);
-			if (ret || !split_from_left)
-				continue;
-			if (i > 1 && grp->leaves[i - 2]->start)
-				ret = rc->hook.leaf(rc->hook.ctx, grp->leaves[i - 2]->start);
-			while (next < grp->nr && !grp->leaves[next]->start)
-				next++;
-			if (!ret && next < grp->nr)
-				ret = rc->hook.leaf(rc->hook.ctx, grp->leaves[next]->start);
 		}
 	}
 	return ret;

@@ -28,9 +28,9 @@
 # than the kernel.  Counting less fails the 16K-node cases (exact); the
 # 4K-node ones (bound: leaves full of small inline files, whose layout
 # and log differ from run to run) measured 0 to 4 reads more in the
-# kernel, of the two kinds the model does not count (a neighbour a push
-# reads and finds too full, the extent-tree leaf that gets the items of
-# the commit's new blocks: mount-estimate.md): the difference is printed.
+# kernel, of the kind the model does not count (the extent-tree leaf that
+# gets the items of the commit's new blocks: mount-estimate.md): the
+# difference is printed.
 # The layouts differ from run to run, more so under load: the first
 # step's files get their inline extents at writeback, their inode items
 # at the commit, and where writeback falls decides which items end a
