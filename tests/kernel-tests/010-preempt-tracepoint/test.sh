@@ -56,7 +56,10 @@ event=btrfs/btrfs_done_preemptive_reclaim
 
 # --- tracefs ----------------------------------------------------------------
 
-tracing=/sys/kernel/tracing
+# a private mount of tracefs: another test (or a second run beside this
+# one) that mounted /sys/kernel/tracing and unmounts it at its end cannot
+# take the instance away (a .ci/run beside another lost it mid-capture)
+tracing=$TEST_TMP/tracefs
 tracefs_mounted_here=false
 inst=
 writer_pids=()
@@ -78,21 +81,20 @@ on_exit()
 		echo 0 > "$inst/events/$event/enable" 2>/dev/null
 		rmdir "$inst" 2>/dev/null || echo "cleanup: cannot remove tracefs instance $inst" >&2
 	fi
-	cleanup_all
 	if $tracefs_mounted_here; then
 		umount "$tracing" 2>/dev/null || echo "cleanup: cannot unmount $tracing" >&2
 	fi
+	cleanup_all
 	exit "$rc"
 }
 trap on_exit EXIT
 
-if ! mountpoint -q "$tracing"; then
-	grep -qw tracefs /proc/filesystems ||
-		skip "no tracefs in this kernel (/proc/filesystems): needs CONFIG_TRACING"
-	mount -t tracefs nodev "$tracing" 2> /dev/null ||
-		skip "tracefs is not mounted at $tracing and mounting it failed (run as root: mount -t tracefs nodev $tracing)"
-	tracefs_mounted_here=true
-fi
+grep -qw tracefs /proc/filesystems ||
+	skip "no tracefs in this kernel (/proc/filesystems): needs CONFIG_TRACING"
+mkdir -p "$tracing"
+mount -t tracefs nodev "$tracing" 2> /dev/null ||
+	skip "cannot mount tracefs at $tracing (run as root: mount -t tracefs nodev $tracing)"
+tracefs_mounted_here=true
 [ -d "$tracing/instances" ] || skip "no $tracing/instances (tracefs instances unsupported)"
 # the event exists once the btrfs module is loaded
 [ -f "$tracing/events/$event/format" ] ||
