@@ -415,14 +415,39 @@ static void load_size_class(struct reloc *rc, struct reloc_bg *bg)
 		bg->size_class = calc_size_class(min_size);
 }
 
-/* A block group whose extents cannot be read: its free space in one piece, at its end */
-static int free_unknown(struct reloc_bg *bg)
-{
-	u64 held = bg->used + bg->bytes_super;
+/*
+ * The largest data extent the kernel writes (BTRFS_MAX_EXTENT_SIZE): what a
+ * block group's used bytes are split into when its extents are unknown
+ */
+#define RELOC_UNKNOWN_DATA_EXTENT	SZ_128M
 
-	if (held >= bg->length)
-		return 0;
-	return range_append(&bg->free, bg->start + held, bg->length - held);
+/*
+ * A block group whose extents cannot be read (the extent tree unreadable,
+ * or live mode): its used bytes as extents at its start, of 128 MiB for
+ * data (no data extent is larger: each needs that much contiguous room when
+ * moved, the hardest case) and of the node size for tree blocks (their true
+ * size); its free space in one piece after them.  Without them a relocation
+ * would move nothing and always complete.
+ */
+static int extents_unknown(struct reloc *rc, struct reloc_bg *bg)
+{
+	u64 piece = bg->flags & BTRFS_BLOCK_GROUP_DATA ? RELOC_UNKNOWN_DATA_EXTENT :
+		    rc->fs_info->nodesize;
+	u64 pos = bg->start, left = bg->used;
+	int ret;
+
+	bg->extents.nr = 0;
+	bg->free.nr = 0;
+	while (left) {
+		u64 len = left < piece ? left : piece;
+
+		ret = range_append(&bg->extents, pos, len);
+		if (ret)
+			return ret;
+		pos += len;
+		left -= len;
+	}
+	return derive_free(bg);
 }
 
 static int read_extents(struct reloc *rc)
@@ -440,7 +465,7 @@ static int read_extents(struct reloc *rc)
 	if (!ret)
 		rc->res->extents_read = true;
 	else
-		inexact(rc, "the extent tree could not be read: free space taken in one piece per block group");
+		inexact(rc, "the extent tree was not read: each block group's used bytes moved as 128 MiB data extents (node-size tree blocks), its free space taken in one piece");
 	for (i = 0; i < rc->nr_orig; i++) {
 		struct reloc_bg *bg = &rc->bgs[i];
 
@@ -451,8 +476,7 @@ static int read_extents(struct reloc *rc)
 			load_size_class(rc, bg);
 			continue;
 		}
-		bg->extents.nr = 0;
-		ret = free_unknown(bg);
+		ret = extents_unknown(rc, bg);
 		if (ret)
 			return ret;
 		ret = -ENOENT;
