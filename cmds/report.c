@@ -805,6 +805,15 @@ static int print_mount_text(struct fmt_ctx *fctx, const struct space_summary *su
 	return used;
 }
 
+/* "DEV1 DEV2 ...": the devices of a device add (a profile's devs_min: at most 4) */
+static const char *device_list(u32 count)
+{
+	static const char *const lists[] = { "DEV", "DEV", "DEV1 DEV2", "DEV1 DEV2 DEV3",
+					     "DEV1 DEV2 DEV3 DEV4" };
+
+	return count < ARRAY_SIZE(lists) ? lists[count] : "DEV1 ... DEVN";
+}
+
 /* The command of a remedy, as an administrator types it */
 static void remedy_command(const struct summary_remedy *r, char *out, size_t len)
 {
@@ -812,6 +821,8 @@ static void remedy_command(const struct summary_remedy *r, char *out, size_t len
 		snprintf(out, len, "btrfs balance start -%cusage=%llu MNT",
 			 r->type == BTRFS_BLOCK_GROUP_METADATA ? 'm' : 'd',
 			 (unsigned long long)r->usage);
+	else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD && r->add_count > 1)
+		snprintf(out, len, "btrfs device add %s MNT", device_list(r->add_count));
 	else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
 		snprintf(out, len, "btrfs device add DEV MNT");
 	else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
@@ -936,6 +947,13 @@ static void convert_text(const struct fmt_ctx *fctx, const struct space_summary 
 		snprintf(line + n, len - n, " (%s)", remedy_tag(r));
 }
 
+/* The profile of the type a remedy's finding is about */
+static const char *remedy_profile(const struct space_summary *sum,
+				  const struct summary_remedy *r)
+{
+	return btrfs_bg_profile_name(sum->spaces[sum->findings[r->finding].space].profile);
+}
+
 /* A device add, for a type's finding or for dead space */
 static void device_add_text(const struct fmt_ctx *fctx, const struct space_summary *sum,
 			    const struct summary_remedy *r, char *line, size_t len)
@@ -950,6 +968,13 @@ static void device_add_text(const struct fmt_ctx *fctx, const struct space_summa
 			 size_str(fctx, r->writable_after, d, sizeof(d)),
 			 size_str(fctx, r->writable_before, e, sizeof(e)),
 			 size_str(fctx, dead_shown(r->dead_after), b, sizeof(b)), remedy_tag(r));
+	else if (r->enough && r->add_count > 1)
+		snprintf(line, len,
+			 "Remedy for %s: btrfs device add %s MNT, %u devices of %s: %u new %s chunk%s, %s more; one device of any size falls short (%s: room on %u devices) (%s)",
+			 remedy_finding(sum, r), device_list(r->add_count), r->add_count, a, r->new_chunks,
+			 remedy_finding(sum, r), r->new_chunks == 1 ? "" : "s",
+			 size_str(fctx, r->new_bytes, b, sizeof(b)), remedy_profile(sum, r),
+			 r->add_count, remedy_tag(r));
 	else if (r->enough)
 		snprintf(line, len,
 			 "Remedy for %s: btrfs device add DEV MNT, a device of %s: %u new %s chunk%s, %s more (%s)",
@@ -958,8 +983,9 @@ static void device_add_text(const struct fmt_ctx *fctx, const struct space_summa
 			 size_str(fctx, r->new_bytes, b, sizeof(b)), remedy_tag(r));
 	else
 		snprintf(line, len,
-			 "No device add helps %s: with a device of %s, %u new chunk%s, %s of the %s needed (%s)",
-			 remedy_finding(sum, r), a, r->new_chunks, r->new_chunks == 1 ? "" : "s",
+			 "No device add helps %s: with %u device%s of %s, %u new chunk%s, %s of the %s needed (%s)",
+			 remedy_finding(sum, r), r->add_count, r->add_count == 1 ? "" : "s", a,
+			 r->new_chunks, r->new_chunks == 1 ? "" : "s",
 			 size_str(fctx, r->new_bytes, b, sizeof(b)),
 			 size_str(fctx, r->room_needed, c, sizeof(c)), remedy_tag(r));
 }
@@ -1102,6 +1128,7 @@ static const struct effect_field remedy_effects[] = {
 	EFFECT("block_group", U64, bg_start, DELETE_DATA, ALWAYS),
 	EFFECT("delete_bytes", U64, moved_bytes, DELETE_DATA, ALWAYS),
 	EFFECT("device_size", U64, add_size, DEVICE_ADD, ALWAYS),
+	EFFECT("device_count", U32, add_count, DEVICE_ADD, ALWAYS),
 	EFFECT("device", U64, devid, DEVICE, ALWAYS),
 	EFFECT("size_before", U64, old_size, DEVICE, ALWAYS),
 	EFFECT("size_after", U64, new_size, DEVICE, ALWAYS),

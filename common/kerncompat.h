@@ -16,6 +16,8 @@
 #define SZ_1M	(1ULL << 20)
 #define SZ_32M	(32ULL << 20)
 #define SZ_128M	(128ULL << 20)
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define SZ_256M	(256ULL << 20)
 #define SZ_512M	(512ULL << 20)
 #define SZ_1G	(1ULL << 30)

@@ -509,6 +509,7 @@ static int fill_chunks(struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
  */
 struct dev_change {
 	u64 add_size;
+	u32 add_count;		/* devices of add_size added (0 counts as 1) */
 	u64 devid;
 	u64 new_size;
 	bool replace;		/* devid replaced first (btrfs replace start) */
@@ -569,7 +570,7 @@ static int apply_change(struct btrfs_alloc_state *st, const struct dev_change *c
 {
 	struct btrfs_alloc_device *devs;
 	u64 devid = 0;
-	u32 i;
+	u32 i, count;
 
 	if (chg->devid) {
 		for (i = 0; i < st->nr_devs; i++) {
@@ -584,20 +585,23 @@ static int apply_change(struct btrfs_alloc_state *st, const struct dev_change *c
 		}
 		return 0;
 	}
-	devs = realloc(st->devs, (st->nr_devs + 1) * sizeof(*devs));
+	count = chg->add_count ? chg->add_count : 1;
+	devs = realloc(st->devs, (st->nr_devs + count) * sizeof(*devs));
 	if (!devs)
 		return -ENOMEM;
 	st->devs = devs;
 	for (i = 0; i < st->nr_devs; i++)
 		devid = max_u64(devid, st->devs[i].devid);
 	/* btrfs_init_new_device(): the next devid, at the end of alloc_list */
-	memset(&st->devs[st->nr_devs], 0, sizeof(st->devs[0]));
-	st->devs[st->nr_devs].devid = devid + 1;
-	st->devs[st->nr_devs].total_bytes = chg->add_size;
-	st->devs[st->nr_devs].writeable = true;
-	st->nr_devs++;
-	st->rw_devices++;
-	st->total_rw_bytes += chg->add_size;
+	for (i = 0; i < count; i++) {
+		memset(&st->devs[st->nr_devs], 0, sizeof(st->devs[0]));
+		st->devs[st->nr_devs].devid = ++devid;
+		st->devs[st->nr_devs].total_bytes = chg->add_size;
+		st->devs[st->nr_devs].writeable = true;
+		st->nr_devs++;
+		st->rw_devices++;
+		st->total_rw_bytes += chg->add_size;
+	}
 	return 0;
 }
 
@@ -631,10 +635,10 @@ static int whatif_devices(const struct space_report *report, const struct space_
 
 static int whatif_add_device(const struct space_report *report,
 			     const struct space_summary *sum, u64 type, u64 chunk_size,
-			     u64 size, u64 stop_at, u64 watch, u64 *bytes, u32 *count,
-			     u64 *watch_left)
+			     u64 size, u32 nr_added, u64 stop_at, u64 watch, u64 *bytes,
+			     u32 *count, u64 *watch_left)
 {
-	struct dev_change chg = { .add_size = size };
+	struct dev_change chg = { .add_size = size, .add_count = nr_added };
 
 	return whatif_devices(report, sum, type, chunk_size, &chg, stop_at, watch, bytes,
 			      count, watch_left);
@@ -695,30 +699,20 @@ static int remedy_delete_data(const struct space_report *report, struct space_su
 #define SUMMARY_ADD_MIN		(256ULL << 20)
 
 /*
- * Section 19.6: the smallest device (256 MiB doubling) whose addition
- * lifts the finding's type to ok: headroom plus the new chunks of its
- * type reach the tight bound of 19.2.
+ * The smallest size (256 MiB doubling) at which @nr_added devices lift
+ * @r's type: new chunks reach r->room_needed.  r->add_size is left at the
+ * size found, or at the largest tried.
  */
-static int remedy_device_add(const struct space_report *report, struct space_summary *sum,
-			     int finding)
+static int device_add_size(const struct space_report *report, const struct space_summary *sum,
+			   u64 type, u64 chunk_size, u32 nr_added, struct summary_remedy *r)
 {
-	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
-	const struct btrfs_space_info *si = space_info_of(report, s->name);
-	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
-	u64 bound = s->tight_bound;
 	u64 limit = 16 * max_u64(report->fs_info->total_rw_bytes, SUMMARY_ADD_MIN), size;
-	u64 type = (si ? si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK : 0) | s->profile;
 	int ret;
 
-	if (!si)
-		return 0;
-	memset(r, 0, sizeof(*r));
-	r->kind = SUMMARY_REMEDY_DEVICE_ADD;
-	r->finding = finding;
-	r->room_needed = bound > s->headroom ? bound - s->headroom : 0;
+	r->add_count = nr_added;
 	/* the search stops each fill at the room needed; the size found is filled whole */
 	for (size = SUMMARY_ADD_MIN; size <= limit; size *= 2) {
-		ret = whatif_add_device(report, sum, type, si->chunk_size, size,
+		ret = whatif_add_device(report, sum, type, chunk_size, size, nr_added,
 					max_u64(r->room_needed, 1), 0,
 					&r->new_bytes, &r->new_chunks, NULL);
 		if (ret)
@@ -728,8 +722,46 @@ static int remedy_device_add(const struct space_report *report, struct space_sum
 		if (r->enough)
 			break;
 	}
-	ret = whatif_add_device(report, sum, type, si->chunk_size, r->add_size, 0, 0,
-				&r->new_bytes, &r->new_chunks, NULL);
+	return 0;
+}
+
+/*
+ * Section 19.6: the fewest devices, then the smallest size (256 MiB
+ * doubling), whose addition lifts the finding's type to ok: headroom plus
+ * the new chunks of its type reach the tight bound of 19.2.  One device
+ * first; more only when one of any size tried does not help (a profile
+ * that needs room on several devices when the others are full: RAID1 needs
+ * two), up to the profile's devs_min, with which a chunk always fits.
+ */
+static int remedy_device_add(const struct space_report *report, struct space_summary *sum,
+			     int finding)
+{
+	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
+	const struct btrfs_space_info *si = space_info_of(report, s->name);
+	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
+	u64 bound = s->tight_bound;
+	u64 type = (si ? si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK : 0) | s->profile;
+	u32 nr_added, most;
+	int ret;
+
+	if (!si)
+		return 0;
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_DEVICE_ADD;
+	r->finding = finding;
+	r->room_needed = bound > s->headroom ? bound - s->headroom : 0;
+	most = btrfs_raid_array[btrfs_bg_flags_to_raid_index(s->profile)].devs_min;
+	if (!most)
+		most = 1;
+	for (nr_added = 1; nr_added <= most; nr_added++) {
+		ret = device_add_size(report, sum, type, si->chunk_size, nr_added, r);
+		if (ret)
+			return ret;
+		if (r->enough)
+			break;
+	}
+	ret = whatif_add_device(report, sum, type, si->chunk_size, r->add_size, r->add_count,
+				0, 0, &r->new_bytes, &r->new_chunks, NULL);
 	if (ret)
 		return ret;
 	sum->nr_remedies++;

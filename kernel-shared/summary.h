@@ -97,6 +97,7 @@ struct summary_remedy {
 	u64 *unallocated_after;		/* balance: per device, report->devices order */
 	u64 bg_start;			/* delete data: the block group emptied */
 	u64 add_size;			/* device add: the new device's size */
+	u32 add_count;			/* device add: how many such devices */
 	u64 new_bytes;			/* device add, delete: the type's bytes in new chunks */
 	u32 new_chunks;			/* device add, delete: how many */
 	u64 dead_devid;			/* device add for dead space: the device */

@@ -156,7 +156,7 @@ fill()
 remedies()
 {
 	local dir=$1 n i kind cmd size f rdir rcopies rdevs dev start length off opt total t
-	local id ndevs
+	local id ndevs count k added
 	shift
 	n=$(jq '.summary.remedies | length' "$dir/inspect.json")
 	for ((i = 0; i < n; i++)); do
@@ -231,13 +231,21 @@ remedies()
 			unallocated "$rdir" "${ndevs[@]}" > "$rdir/unallocated"
 			;;
 		"btrfs device add"*)
+			# device_count devices of device_size (a RAID1 pool
+			# whose devices are all full needs two)
 			size=$(jq -r ".summary.remedies[$i].effect.device_size" "$dir/inspect.json")
-			truncate -s "$size" "$rdir/added.img" || fail "truncate"
-			dev=$(setup_loop "$rdir/added.img") || exit
-			btrfs device add -f "$dev" "$mnt" > /dev/null || fail "btrfs device add"
+			count=$(jq -r ".summary.remedies[$i].effect.device_count // 1" "$dir/inspect.json")
+			added=()
+			for ((k = 0; k < count; k++)); do
+				truncate -s "$size" "$rdir/added$k.img" || fail "truncate"
+				added+=("$(setup_loop "$rdir/added$k.img")") || exit
+			done
+			btrfs device add -f "${added[@]}" "$mnt" > /dev/null || fail "btrfs device add"
+			echo "        added $count device(s) of $size: ${added[*]}"
 			fill "$rdir" "$kind"
 			umount "$mnt" || fail "umount after device add"
-			unallocated "$rdir" "${rdevs[@]}" "$dev" > "$rdir/unallocated"
+			unallocated "$rdir" "${rdevs[@]}" "${added[@]}" > "$rdir/unallocated"
+			dev="${added[*]}"
 			;;
 		"delete the data in block group "*)
 			# the files with an extent in the block group (logical-resolve
@@ -279,9 +287,9 @@ remedies()
 		esac
 		python3 "$here/check-remedy.py" "$dir/inspect.json" "$i" "$rdir" ||
 			failed="$failed $name:remedy$i"
-		release "${rdevs[@]}" ${dev:+"$dev"}
+		release "${rdevs[@]}" $dev
 		dev=
-		rm -f "${rcopies[@]}" "$rdir/added.img"
+		rm -f "${rcopies[@]}" "$rdir"/added*.img
 	done
 }
 
@@ -322,8 +330,20 @@ run_case()
 	for f in "${files[@]}"; do devs+=("$(setup_loop "$f")") || exit; done
 	mount_devs "${devs[@]}"
 	prepare "$kind"
+	# LIVE_SAME=yes: live mode (the mount point) advises what the
+	# offline replay advises (its relocation cannot read the extent
+	# tree: formulas.md 21.8)
+	[ "${LIVE_SAME:-no}" = yes ] &&
+		{ "$BTRFS_SPACE" --format json inspect "$mnt" > "$dir/live.json" || fail "$name: live inspect"; }
 	umount "$mnt" || fail "$name: umount"
 	"$BTRFS_SPACE" --format json inspect "${devs[@]}" > "$dir/inspect.json" || fail "$name: inspect"
+	if [ "${LIVE_SAME:-no}" = yes ]; then
+		local advice='[.summary.remedies[] | [.command, .advised]]'
+		echo "    live remedies:    $(jq -c "$advice" "$dir/live.json")"
+		echo "    offline remedies: $(jq -c "$advice" "$dir/inspect.json")"
+		[ "$(jq -c "$advice" "$dir/live.json")" = "$(jq -c "$advice" "$dir/inspect.json")" ] ||
+			failed="$failed $name:live-remedies"
+	fi
 	"$BTRFS_SPACE" inspect "${devs[@]}" | sed '/^$/q' > "$dir/screen.txt"
 	echo "$name ($kind, $mkfs_opts $*):"
 	sed 's/^/    | /' "$dir/screen.txt"
