@@ -809,26 +809,7 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 	fmt_group_start(fctx, "forecast", "Forecast (formulas.md section 21)");
 	fmt_str(fctx, "kernel", "Kernel",
 		btrfs_kernel_version_str(fc->kernel_version, version, sizeof(version)));
-	fmt_group_start(fctx, "mount", "After a mount (formulas.md section 21.4)");
-	fmt_str(fctx, "discard", "Discard", btrfs_discard_mode_name(fc->discard));
-	fmt_str(fctx, "discard_source", "Discard from", fc->discard_why);
-	fmt_u64(fctx, "empty_block_groups", "Empty block groups", fc->nr_empty_bgs);
-	fmt_str(fctx, "empty_block_groups_fate", "They are", fc->cleaner_deletes ?
-		"marked unused: the cleaner deletes each it may (the rest of a profile's list, "
-		"space reserved) within commit seconds" :
-		"queued for discard before discard runs: on no list, kept until used");
-	fmt_u64(fctx, "commit_interval", "Cleaner woken every (s, commit=)", fc->commit_interval);
-	fmt_bool(fctx, "cleaner_committed", "Fills start after the deletions commit",
-		 !fc->cleaner_uncommitted);
-	fmt_group_end(fctx);
-	print_reclaim(fctx, fc);
-	fmt_array_start(fctx, "unused_block_groups", "Deleted by the cleaner after mount");
-	for (i = 0; i < fc->nr_unused_bgs; i++) {
-		fmt_group_start(fctx, NULL, NULL);
-		fmt_u64(fctx, "start", "start", fc->unused_bgs[i]);
-		fmt_group_end(fctx);
-	}
-	fmt_array_end(fctx);
+	/* the answer first: what can be written, then what a balance or a shrink does */
 	print_fill(fctx, "data_fill", "Data fill (nothing else growing)", fc, &fc->data);
 	print_fill(fctx, "metadata_fill", "Metadata fill (nothing else growing)", fc,
 		   &fc->metadata);
@@ -844,6 +825,26 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 	}
 	print_balance(fctx, fc);
 	print_shrink(fctx, fc);
+	fmt_group_start(fctx, "mount", "After a mount (formulas.md section 21.4)");
+	fmt_str(fctx, "discard", "Discard", btrfs_discard_mode_name(fc->discard));
+	fmt_str(fctx, "discard_source", "Discard from", fc->discard_why);
+	fmt_u64(fctx, "empty_block_groups", "Empty block groups", fc->nr_empty_bgs);
+	fmt_str(fctx, "empty_block_groups_fate", "They are", fc->cleaner_deletes ?
+		"marked unused: the cleaner deletes each it may (the rest of a profile's list, "
+		"space reserved) within commit seconds" :
+		"queued for discard before discard runs: on no list, kept until used");
+	fmt_u64(fctx, "commit_interval", "Cleaner woken every (s, commit=)", fc->commit_interval);
+	fmt_bool(fctx, "cleaner_committed", "Fills start after the deletions commit",
+		 !fc->cleaner_uncommitted);
+	fmt_group_end(fctx);
+	fmt_array_start(fctx, "unused_block_groups", "Deleted by the cleaner after mount");
+	for (i = 0; i < fc->nr_unused_bgs; i++) {
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "start", "start", fc->unused_bgs[i]);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+	print_reclaim(fctx, fc);
 	fmt_group_end(fctx);
 }
 
