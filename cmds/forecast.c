@@ -809,7 +809,9 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 	fmt_group_start(fctx, "forecast", "Forecast (formulas.md section 21)");
 	fmt_str(fctx, "kernel", "Kernel",
 		btrfs_kernel_version_str(fc->kernel_version, version, sizeof(version)));
-	/* the answer first: what can be written, then what a balance or a shrink does */
+	/* the answer first: the what-if asked for, then what can be written */
+	print_balance(fctx, fc);
+	print_shrink(fctx, fc);
 	print_fill(fctx, "data_fill", "Data fill (nothing else growing)", fc, &fc->data);
 	print_fill(fctx, "metadata_fill", "Metadata fill (nothing else growing)", fc,
 		   &fc->metadata);
@@ -823,8 +825,6 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 			fmt_bool(fctx, "truncated", "Stopped before ENOSPC (work bound)", true);
 		fmt_group_end(fctx);
 	}
-	print_balance(fctx, fc);
-	print_shrink(fctx, fc);
 	fmt_group_start(fctx, "mount", "After a mount (formulas.md section 21.4)");
 	fmt_str(fctx, "discard", "Discard", btrfs_discard_mode_name(fc->discard));
 	fmt_str(fctx, "discard_source", "Discard from", fc->discard_why);
