@@ -23,11 +23,19 @@
 # - empty: the same with every file of the first deleted: the free that
 #   takes it to 0 moves it to the unused list, the cleaner deletes it and
 #   nothing is relocated;
-# - sweep: periodic_reclaim, the first and the second sweep (below).
+# - sweep: periodic_reclaim, the first and the second sweep (below);
+# - control uncached / cached: the control's file deleted with the
+#   target's, before the relocation; its block group full at the mount (no
+#   size class: its hole is passed over) or partly used then (classed when
+#   the free caches it: its holes are filled); see control_round.
 # In each, after the frees and a sync, the offline forecast of the image
-# (--reclaim-marked for the free-marked one) gives the block groups
+# (--reclaim-marked for the free-marked one, --full-at-mount for the data
+# block groups full at the mount that remain) gives the block groups
 # relocated and the state after; then the cleaner is woken and the kernel's
-# log, block groups and `btrfs device usage -b` must equal it.
+# log, block groups and `btrfs device usage -b` must equal it.  A private
+# tracefs instance records each round's marks, relocations and data
+# reservations (trace-report.py): the free's mark and the relocation of the
+# target must be there in every free and control round.
 
 source "$TEST_TOP/common" || exit
 
@@ -241,10 +249,9 @@ free_round()
 	done_with
 }
 
-# control WHAT: the control's file deleted after the relocation (its block
-# group is not cached at the free: the kernel's free space then lacks the
-# freed range for a while, which relocation.c does not model), the cleaner
-# woken: nothing may be relocated
+# control WHAT: the control's file deleted after the relocation (a free of
+# less than free_to_mark marks nothing), the cleaner woken: nothing may be
+# relocated.  control_round deletes it before the relocation instead.
 control()
 {
 	local since got i
