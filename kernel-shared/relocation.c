@@ -42,11 +42,18 @@
  *   extent that fits, by offset, from the hint's 128 MiB bitmap window;
  *   the start aligned to full_stripe_len (btrfs_full_stripe_len()).
  * - load_block_group_size_class() (block-group.c): five samples of the
- *   extent tree, the smallest extent's class.
+ *   extent tree, the smallest extent's class, for the block groups that
+ *   caching_thread() caches: those the mount found partly used
+ *   (read_one_block_group() caches full and empty ones without it; the
+ *   image is taken as the mount's state, --full-at-mount names block
+ *   groups full at the mount and freed since).
  *
  * Free space comes from the extent tree (the gaps between EXTENT_ITEMs
  * and METADATA_ITEMs, less exclude_super_stripes()'s ranges): what the
- * free-space tree or the v1 cache hold on a committed filesystem.
+ * free-space tree or the v1 cache hold on a committed filesystem.  In
+ * live mode the extent tree is the kernel's in memory, through its tree
+ * search (btrfs_live_extent_items()), checked against the block groups'
+ * used and sysfs size_classes (formulas.md 21.14).
  */
 #include <errno.h>
 #include <stdarg.h>
