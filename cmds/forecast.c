@@ -59,6 +59,10 @@ static const char * const cmd_forecast_usage[] = {
 	"--reclaim-marked START[,START...]  what-if: these block groups are on the kernel's",
 	"                   reclaim list (marked by frees made since): where their relocation",
 	"                   puts the bytes, the block groups and unallocated space after",
+	"--full-at-mount START[,START...]  what-if: these block groups were full when the",
+	"                   filesystem was mounted and freed since: cached without their",
+	"                   extents read, no size class until an allocation in them (the",
+	"                   relocation replays skip them in find_free_extent()'s first loops)",
 	"--fail-below data=SIZE,metadata=SIZE",
 	"                   exit 3 when a type's writable bytes are below its limit",
 	HELPINFO_UNITS_SHORT_LONG,
@@ -82,6 +86,7 @@ enum {
 	OPT_DYNAMIC_RECLAIM,
 	OPT_PERIODIC_RECLAIM,
 	OPT_RECLAIM_MARKED,
+	OPT_FULL_AT_MOUNT,
 };
 
 static const struct option forecast_longopts[] = {
@@ -101,6 +106,7 @@ static const struct option forecast_longopts[] = {
 	{ "dynamic-reclaim", required_argument, NULL, OPT_DYNAMIC_RECLAIM },
 	{ "periodic-reclaim", required_argument, NULL, OPT_PERIODIC_RECLAIM },
 	{ "reclaim-marked", required_argument, NULL, OPT_RECLAIM_MARKED },
+	{ "full-at-mount", required_argument, NULL, OPT_FULL_AT_MOUNT },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -363,23 +369,22 @@ static int parse_reclaim(int opt, const char *arg, struct forecast_options *fc)
 	return 0;
 }
 
-/* --reclaim-marked START[,START...]: logical starts, once */
-static int parse_reclaim_marked(const char *arg, struct forecast_options *fc)
+/* --reclaim-marked, --full-at-mount START[,START...]: logical starts, once */
+static int parse_starts(const char *arg, u64 *starts, u32 *nr)
 {
 	const char *p = arg;
 
-	if (fc->nr_reclaim_marked)
+	if (*nr)
 		return -EINVAL;
 	for (;;) {
 		char buf[32];
 		size_t len = strcspn(p, ",");
 
-		if (!len || len >= sizeof(buf) ||
-		    fc->nr_reclaim_marked == FORECAST_MAX_RECLAIM_MARKED)
+		if (!len || len >= sizeof(buf) || *nr == FORECAST_MAX_RECLAIM_MARKED)
 			return -EINVAL;
 		memcpy(buf, p, len);
 		buf[len] = 0;
-		if (parse_u64(buf, &fc->reclaim_marked[fc->nr_reclaim_marked++]))
+		if (parse_u64(buf, &starts[(*nr)++]))
 			return -EINVAL;
 		if (!p[len])
 			return 0;
@@ -427,7 +432,9 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 	case OPT_PERIODIC_RECLAIM:
 		return parse_reclaim(opt, arg, &a->fc);
 	case OPT_RECLAIM_MARKED:
-		return parse_reclaim_marked(arg, &a->fc);
+		return parse_starts(arg, a->fc.reclaim_marked, &a->fc.nr_reclaim_marked);
+	case OPT_FULL_AT_MOUNT:
+		return parse_starts(arg, a->fc.full_at_mount, &a->fc.nr_full_at_mount);
 	case OPT_WORKLOAD:
 		for (w = 0; w < FORECAST_NR_WORKLOADS; w++) {
 			if (strcmp(arg, forecast_workload_name(w)))
@@ -970,22 +977,33 @@ static int check_reclaim_kernel(const struct forecast_options *fc)
 	return 0;
 }
 
-/* --reclaim-marked names block groups by their logical start */
-static int check_reclaim_marked(const struct btrfs_fs_info *fs_info,
-				const struct forecast_options *fc)
+/* --reclaim-marked and --full-at-mount name block groups by their logical start */
+static int check_starts(const struct btrfs_fs_info *fs_info, const char *opt,
+			const u64 *starts, u32 nr)
 {
 	const struct btrfs_block_group *bg;
 	u32 i;
 
-	for (i = 0; i < fc->nr_reclaim_marked; i++) {
-		bg = btrfs_lookup_block_group(fs_info, fc->reclaim_marked[i]);
-		if (!bg || bg->start != fc->reclaim_marked[i]) {
-			error("--reclaim-marked: no block group starts at %llu",
-			      (unsigned long long)fc->reclaim_marked[i]);
+	for (i = 0; i < nr; i++) {
+		bg = btrfs_lookup_block_group(fs_info, starts[i]);
+		if (!bg || bg->start != starts[i]) {
+			error("--%s: no block group starts at %llu", opt,
+			      (unsigned long long)starts[i]);
 			return -EINVAL;
 		}
 	}
 	return 0;
+}
+
+static int check_reclaim_marked(const struct btrfs_fs_info *fs_info,
+				const struct forecast_options *fc)
+{
+	int ret = check_starts(fs_info, "reclaim-marked", fc->reclaim_marked,
+			       fc->nr_reclaim_marked);
+
+	if (ret)
+		return ret;
+	return check_starts(fs_info, "full-at-mount", fc->full_at_mount, fc->nr_full_at_mount);
 }
 
 static int forecast_report(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,

@@ -1156,7 +1156,7 @@ int btrfs_forecast_shrink(const struct space_report *report,
 	sh->remove = opts->shrink_remove;
 	sh->devid = opts->shrink_devid;
 	sh->new_size = opts->shrink_remove ? 0 : opts->shrink_size;
-	ret = btrfs_reloc_shrink(report, opts->kernel_version, sh->devid, sh->new_size,
+	ret = btrfs_reloc_shrink(report, opts, sh->devid, sh->new_size,
 				 sh->remove, &sh->res, &refused);
 	if (ret)
 		return ret;
@@ -1356,7 +1356,7 @@ static int forecast_reclaim_after(const struct space_report *report,
 		return ret;
 	ra->present = true;
 	/* the cleaner deletes the unused block groups before it queues the work */
-	ret = btrfs_reloc_reclaim(report, opts->kernel_version, fc->unused_bgs,
+	ret = btrfs_reloc_reclaim(report, opts, fc->unused_bgs,
 				  fc->nr_unused_bgs, ra->list, ra->thresh, ra->nr_list, &ra->res);
 	if (ret)
 		return ret;

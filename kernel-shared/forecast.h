@@ -158,6 +158,9 @@ struct forecast_options {
 	struct btrfs_reclaim_knobs reclaim[BTRFS_NR_SPACE_INFOS];
 	u64 reclaim_marked[FORECAST_MAX_RECLAIM_MARKED];	/* --reclaim-marked */
 	u32 nr_reclaim_marked;
+	/* --full-at-mount: block groups full at the mount, freed since */
+	u64 full_at_mount[FORECAST_MAX_RECLAIM_MARKED];
+	u32 nr_full_at_mount;
 };
 
 struct btrfs_forecast {

@@ -19,6 +19,11 @@
  *                           extent or block-group tree: one exact search
  *                             per chunk for (start, BLOCK_GROUP_ITEM,
  *                             length), like the pinpoint search offline
+ *                           extent tree (forecast's relocation replays,
+ *                             btrfs_live_extent_items()): the EXTENT_ITEMs
+ *                             and METADATA_ITEMs of a range of logical
+ *                             addresses, as the kernel's tree holds them
+ *                             now (not the commit root)
  *   /sys/fs/btrfs/<fsid>/   devinfo/<devid>/{missing,writeable}, label,
  *                           allocation/ (the runtime inputs of the model)
  *
@@ -929,6 +934,43 @@ int btrfs_live_open(struct btrfs_fs_info *fs_info, const char *path,
 	return btrfs_fs_error(fs_info, -EAGAIN,
 			      "the filesystem changed during %d attempts: %s",
 			      BTRFS_LIVE_ATTEMPTS, last.msg);
+}
+
+struct live_extents {
+	btrfs_live_extent_fn fn;
+	void *arg;
+};
+
+static int live_extent_item(struct live_ctx *ctx, const struct btrfs_key *key,
+			    const void *item, u32 len, void *data)
+{
+	struct live_extents *le = data;
+
+	if (key->type != BTRFS_EXTENT_ITEM_KEY && key->type != BTRFS_METADATA_ITEM_KEY)
+		return 0;
+	return le->fn(le->arg, key);
+}
+
+int btrfs_live_extent_items(struct btrfs_fs_info *fs_info, u64 start, u64 end,
+			    btrfs_live_extent_fn fn, void *arg)
+{
+	struct live_ctx ctx = { .fs_info = fs_info, .live = fs_info->live, .fd = -1 };
+	struct live_extents le = { .fn = fn, .arg = arg };
+	struct btrfs_key min = { .objectid = start };
+	struct btrfs_key max = { .objectid = end - 1, .type = 0xff, .offset = (u64)-1 };
+	int ret;
+
+	if (!ctx.live || end <= start)
+		return -EINVAL;
+	ctx.fd = open(ctx.live->mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ctx.fd < 0)
+		return live_error(&ctx, -errno, "cannot open");
+	ctx.args = calloc(1, sizeof(*ctx.args) + LIVE_SEARCH_BUF);
+	ret = ctx.args ? tree_search(&ctx, BTRFS_EXTENT_TREE_OBJECTID, &min, &max,
+				     live_extent_item, &le) : -ENOMEM;
+	free(ctx.args);
+	close(ctx.fd);
+	return ret;
 }
 
 bool btrfs_live_on_disk_readable(const struct btrfs_fs_info *fs_info)

@@ -88,6 +88,18 @@ bool btrfs_live_path(const char *path);
 int btrfs_live_open(struct btrfs_fs_info *fs_info, const char *path,
 		    bool load_block_groups);
 
+/* One EXTENT_ITEM or METADATA_ITEM key: <0 stops with that error, >0 stops */
+typedef int (*btrfs_live_extent_fn)(void *arg, const struct btrfs_key *key);
+
+/*
+ * The extent tree's EXTENT_ITEM and METADATA_ITEM keys with an objectid
+ * in [@start, @end), in key order, through the kernel's tree search
+ * (CAP_SYS_ADMIN) of the mount fs_info was opened on: the tree in memory
+ * now, which the filesystem may change between two searches.
+ */
+int btrfs_live_extent_items(struct btrfs_fs_info *fs_info, u64 start, u64 end,
+			    btrfs_live_extent_fn fn, void *arg);
+
 /* The devices' on-disk trees can be read (for the mount estimate) */
 bool btrfs_live_on_disk_readable(const struct btrfs_fs_info *fs_info);
 

@@ -42,13 +42,22 @@
  *   extent that fits, by offset, from the hint's 128 MiB bitmap window;
  *   the start aligned to full_stripe_len (btrfs_full_stripe_len()).
  * - load_block_group_size_class() (block-group.c): five samples of the
- *   extent tree, the smallest extent's class.
+ *   extent tree, the smallest extent's class, for the block groups that
+ *   caching_thread() caches: those the mount found partly used
+ *   (read_one_block_group() caches full and empty ones without it; the
+ *   image is taken as the mount's state, --full-at-mount names block
+ *   groups full at the mount and freed since).
  *
  * Free space comes from the extent tree (the gaps between EXTENT_ITEMs
  * and METADATA_ITEMs, less exclude_super_stripes()'s ranges): what the
- * free-space tree or the v1 cache hold on a committed filesystem.
+ * free-space tree or the v1 cache hold on a committed filesystem.  In
+ * live mode the extent tree is the kernel's in memory, through its tree
+ * search (btrfs_live_extent_items()), checked against the block groups'
+ * used and sysfs size_classes (formulas.md 21.14).
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +66,7 @@
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/forecast.h"
+#include "kernel-shared/live.h"
 #include "kernel-shared/relocation.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/tree-block.h"
@@ -142,6 +152,8 @@ struct reloc {
 	u32 nr_allocs;
 	u32 cap_allocs;
 	struct btrfs_reloc_result *res;
+	const struct forecast_options *opts;
+	u32 overlaps;			/* live: extents read that overlapped the one before */
 	u32 steps;
 	const struct btrfs_chunk_map **pending;	/* removed, dev extents not yet committed */
 	u32 nr_pending;
@@ -329,34 +341,55 @@ static struct reloc_bg *find_orig_bg(struct reloc *rc, u64 bytenr)
 	return i < rc->nr_orig ? &rc->bgs[i] : NULL;
 }
 
+/*
+ * One EXTENT_ITEM or METADATA_ITEM into its mounted block group's list.
+ * Keys come in order; one that overlaps the extent before it (a live
+ * tree changed between two searches) is counted, not listed.
+ */
+static int add_extent_key(struct reloc *rc, const struct btrfs_key *key)
+{
+	struct reloc_bg *bg;
+	const struct reloc_range *last;
+	u64 len;
+
+	if (key->type == BTRFS_EXTENT_ITEM_KEY)
+		len = key->offset;
+	else if (key->type == BTRFS_METADATA_ITEM_KEY)
+		len = rc->fs_info->nodesize;
+	else
+		return 0;
+	bg = find_orig_bg(rc, key->objectid);
+	if (!bg || !len)
+		return 0;
+	last = bg->extents.nr ? &bg->extents.r[bg->extents.nr - 1] : NULL;
+	if (last && last->start + last->len > key->objectid) {
+		rc->overlaps++;
+		return 0;
+	}
+	return range_append(&bg->extents, key->objectid, len);
+}
+
 static int extent_leaf(struct btrfs_fs_info *fs_info, const struct btrfs_tree_block *leaf,
 		       void *ctx)
 {
-	struct reloc *rc = ctx;
 	u32 nr = btrfs_header_nritems((const struct btrfs_header *)leaf->data);
 	u32 slot;
 	int ret;
 
 	for (slot = 0; slot < nr; slot++) {
 		struct btrfs_key key;
-		struct reloc_bg *bg;
-		u64 len;
 
 		btrfs_item_key_to_cpu(leaf, slot, &key);
-		if (key.type == BTRFS_EXTENT_ITEM_KEY)
-			len = key.offset;
-		else if (key.type == BTRFS_METADATA_ITEM_KEY)
-			len = fs_info->nodesize;
-		else
-			continue;
-		bg = find_orig_bg(rc, key.objectid);
-		if (!bg || !len)
-			continue;
-		ret = range_append(&bg->extents, key.objectid, len);
+		ret = add_extent_key(ctx, &key);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+static int live_extent_key(void *arg, const struct btrfs_key *key)
+{
+	return add_extent_key(arg, key);
 }
 
 /* The free ranges: the gaps between the extents, less the superblock copies */
@@ -450,6 +483,127 @@ static int extents_unknown(struct reloc *rc, struct reloc_bg *bg)
 	return derive_free(bg);
 }
 
+/* --full-at-mount names @bg */
+static bool full_at_mount(const struct reloc *rc, const struct reloc_bg *bg)
+{
+	u32 i;
+
+	for (i = 0; i < rc->opts->nr_full_at_mount; i++)
+		if (rc->opts->full_at_mount[i] == bg->start)
+			return true;
+	return false;
+}
+
+/*
+ * Each mounted block group's size class as the kernel will see it
+ * (formulas.md 21.14, "cached since the mount"): read_one_block_group()
+ * caches a block group full or empty at the mount without
+ * caching_thread(), so load_block_group_size_class() never runs for it:
+ * none until an allocation in it.  Any other one is cached by its first
+ * free (btrfs_update_block_group()) or the first find_free_extent() walk
+ * that reaches it, which samples its extents then.  Offline the image is
+ * taken as the mount's state; --full-at-mount names block groups that
+ * were full at the mount and freed since.
+ */
+static void load_size_classes(struct reloc *rc)
+{
+	u32 i;
+
+	for (i = 0; i < rc->nr_orig; i++) {
+		struct reloc_bg *bg = &rc->bgs[i];
+
+		if (bg->used < bg->length && !full_at_mount(rc, bg))
+			load_size_class(rc, bg);
+	}
+}
+
+static void inexact_fmt(struct reloc *rc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void inexact_fmt(struct reloc *rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!rc->res->exact)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(rc->res->reason_buf, sizeof(rc->res->reason_buf), fmt, ap);
+	va_end(ap);
+	inexact(rc, rc->res->reason_buf);
+}
+
+/*
+ * Live: the extent tree in memory now against the block group items of
+ * the last commit; a difference is what changed since (or while read)
+ */
+static void live_check_extents(struct reloc *rc)
+{
+	u64 diff = 0;
+	u32 i, j, groups = 0;
+
+	for (i = 0; i < rc->nr_orig; i++) {
+		const struct reloc_bg *bg = &rc->bgs[i];
+		u64 sum = 0;
+
+		for (j = 0; j < bg->extents.nr; j++)
+			sum += bg->extents.r[j].len;
+		if (sum == bg->used)
+			continue;
+		groups++;
+		diff += sum > bg->used ? sum - bg->used : bg->used - sum;
+	}
+	if (groups || rc->overlaps)
+		inexact_fmt(rc, "live: the extent tree read now and the block group items of the last commit differ by %llu bytes in %u block groups (%u extents overlapped: changed while read); the replay places the extents read",
+			    (unsigned long long)diff, groups, rc->overlaps);
+}
+
+/*
+ * Live: sysfs size_classes counts the block groups of each class now;
+ * "none" holds the empty and uncached ones and those full at the mount
+ * (including the full ones now).  A partly used one without a class is
+ * either not cached yet (sampled when the walk reaches it, as modelled)
+ * or was full at the mount (none: --full-at-mount), which the tool
+ * cannot tell apart.
+ */
+static void live_check_size_classes(struct reloc *rc)
+{
+	const struct btrfs_live *live = rc->fs_info->live;
+	const struct btrfs_live_space_info *s;
+	u64 none, empty = 0, full = 0, named = 0, partly = 0, low, high;
+	u32 i;
+
+	if (!live || !rc->size_classes)
+		return;
+	s = &live->sysfs[BTRFS_SPACE_DATA];
+	if (!s->present || !s->has_size_classes)
+		return;
+	none = s->size_classes[0];
+	for (i = 0; i < rc->nr_orig; i++) {
+		const struct reloc_bg *bg = &rc->bgs[i];
+
+		if (!uses_size_class(rc, bg))
+			continue;
+		if (!bg->used)
+			empty++;
+		else if (bg->used >= bg->length)
+			full++;
+		else if (full_at_mount(rc, bg))
+			named++;
+		else
+			partly++;
+	}
+	/* the full ones may or may not have a class: a range */
+	high = none > empty + named ? min_t(u64, partly, none - empty - named) : 0;
+	low = none > empty + named + full ? min_t(u64, high, none - empty - named - full) : 0;
+	if (!high)
+		return;
+	inexact_fmt(rc, "live: sysfs size_classes counts %llu data block groups without a size class (%llu empty, %llu full, %llu named by --full-at-mount): %llu to %llu of the %llu other partly used ones have none, each either not cached since the mount (its class read when first reached, as modelled) or full at the mount (none until an allocation: --full-at-mount), which the kernel does not show",
+		    (unsigned long long)none, (unsigned long long)empty,
+		    (unsigned long long)full, (unsigned long long)named,
+		    (unsigned long long)low, (unsigned long long)high,
+		    (unsigned long long)partly);
+}
+
 static int read_extents(struct reloc *rc)
 {
 	struct btrfs_fs_info *fs_info = rc->fs_info;
@@ -457,9 +611,15 @@ static int read_extents(struct reloc *rc)
 	int ret = -ENOENT;
 
 	rc->res->extents_read = false;
-	if (!rc->report->live && fs_info->extent_root.found)
+	if (rc->report->live && rc->nr_orig) {
+		const struct reloc_bg *last = &rc->bgs[rc->nr_orig - 1];
+
+		ret = btrfs_live_extent_items(fs_info, rc->bgs[0].start,
+					      last->start + last->length, live_extent_key, rc);
+	} else if (fs_info->extent_root.found) {
 		ret = btrfs_walk_tree(fs_info, &fs_info->extent_root, BTRFS_IO_OTHER,
 				      extent_leaf, rc);
+	}
 	if (ret == -ENOMEM)
 		return ret;
 	if (!ret)
@@ -473,7 +633,6 @@ static int read_extents(struct reloc *rc)
 			ret = derive_free(bg);
 			if (ret)
 				return ret;
-			load_size_class(rc, bg);
 			continue;
 		}
 		ret = extents_unknown(rc, bg);
@@ -481,11 +640,18 @@ static int read_extents(struct reloc *rc)
 			return ret;
 		ret = -ENOENT;
 	}
+	if (!rc->res->extents_read)
+		return 0;
+	load_size_classes(rc);
+	if (rc->report->live) {
+		live_check_extents(rc);
+		live_check_size_classes(rc);
+	}
 	return 0;
 }
 
-static int reloc_init(struct reloc *rc, const struct space_report *report, u32 kernel_version,
-		      struct btrfs_reloc_result *res)
+static int reloc_init(struct reloc *rc, const struct space_report *report,
+		      const struct forecast_options *opts, struct btrfs_reloc_result *res)
 {
 	/* the tree reads fill the block cache; nothing of the filesystem changes */
 	struct btrfs_fs_info *fs_info = (struct btrfs_fs_info *)report->fs_info;
@@ -498,7 +664,8 @@ static int reloc_init(struct reloc *rc, const struct space_report *report, u32 k
 	rc->report = report;
 	rc->fs_info = fs_info;
 	rc->res = res;
-	ret = btrfs_alloc_state_init(fs_info, kernel_version, &rc->st);
+	ret = btrfs_alloc_state_init(fs_info, opts->kernel_version, &rc->st);
+	rc->opts = opts;
 	if (ret)
 		return ret;
 	rc->size_classes = rc->st.model.size_classes;
@@ -1572,7 +1739,7 @@ int btrfs_reloc_balance(const struct space_report *report,
 	int ret;
 
 	*refused = NULL;
-	ret = reloc_init(&rc, report, opts->kernel_version, res);
+	ret = reloc_init(&rc, report, opts, res);
 	if (ret)
 		goto out;
 	*refused = balance_refused(&rc, opts);
@@ -1712,7 +1879,7 @@ again:
 	return 0;
 }
 
-int btrfs_reloc_shrink(const struct space_report *report, u32 kernel_version,
+int btrfs_reloc_shrink(const struct space_report *report, const struct forecast_options *opts,
 		       u64 devid, u64 new_size, bool remove,
 		       struct btrfs_reloc_result *res, const char **refused)
 {
@@ -1722,7 +1889,7 @@ int btrfs_reloc_shrink(const struct space_report *report, u32 kernel_version,
 	int ret;
 
 	*refused = NULL;
-	ret = reloc_init(&rc, report, kernel_version, res);
+	ret = reloc_init(&rc, report, opts, res);
 	if (ret)
 		goto out;
 	dev = alloc_dev(&rc, devid);
@@ -1788,7 +1955,7 @@ out:
  * empty block groups btrfs_delete_unused_bgs() removes first, in the same
  * cleaner run; their dev extents free at the first relocation's commit.
  */
-int btrfs_reloc_reclaim(const struct space_report *report, u32 kernel_version,
+int btrfs_reloc_reclaim(const struct space_report *report, const struct forecast_options *opts,
 			const u64 *gone, u32 nr_gone, const u64 *starts, const u64 *thresh,
 			u32 nr, struct btrfs_reloc_result *res)
 {
@@ -1796,7 +1963,7 @@ int btrfs_reloc_reclaim(const struct space_report *report, u32 kernel_version,
 	u32 i, b;
 	int ret;
 
-	ret = reloc_init(&rc, report, kernel_version, res);
+	ret = reloc_init(&rc, report, opts, res);
 	if (ret)
 		goto out;
 	for (i = 0; i < nr_gone; i++) {

@@ -49,6 +49,7 @@ struct btrfs_reloc_result {
 	bool extents_read;		/* the extent tree gave every extent */
 	bool exact;			/* every input of the kernel's choices known */
 	const char *inexact_reason;	/* the first input that is not */
+	char reason_buf[400];		/* inexact_reason when it has figures */
 };
 
 void btrfs_free_reloc_result(struct btrfs_reloc_result *res);
@@ -66,7 +67,7 @@ int btrfs_reloc_balance(const struct space_report *report,
  * the device taken off the allocation list and shrunk to 0); *refused set
  * when the kernel refuses before relocating anything.
  */
-int btrfs_reloc_shrink(const struct space_report *report, u32 kernel_version,
+int btrfs_reloc_shrink(const struct space_report *report, const struct forecast_options *opts,
 		       u64 devid, u64 new_size, bool remove,
 		       struct btrfs_reloc_result *res, const char **refused);
 
@@ -76,7 +77,7 @@ int btrfs_reloc_shrink(const struct space_report *report, u32 kernel_version,
  * order; @thresh: each one's threshold in bytes), each checked again when
  * reached, then relocated within its profile or skipped
  */
-int btrfs_reloc_reclaim(const struct space_report *report, u32 kernel_version,
+int btrfs_reloc_reclaim(const struct space_report *report, const struct forecast_options *opts,
 			const u64 *gone, u32 nr_gone, const u64 *starts, const u64 *thresh,
 			u32 nr, struct btrfs_reloc_result *res);
 

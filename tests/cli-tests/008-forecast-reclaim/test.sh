@@ -73,6 +73,22 @@ reclaim --reclaim-threshold data=90 --reclaim-marked 788725760,318963712 "$@"
 expect "marked" '.forecast.reclaim.after | [.list, .skipped, .relocated]' \
 	'[[318963712,788725760],[788725760],[318963712]]'
 
+# --full-at-mount: the named block group has no size class (full at the
+# mount, freed since).  Without it 788725760 is classed by its samples
+# (large extents) and the relocated small extents go, at
+# LOOP_UNSET_SIZE_CLASS, into the empty 1124270080; named, 788725760 has no
+# class either and comes first in the list: they go there.
+cp "$TEST_TMP/fc.json" "$TEST_TMP/fc-marked.json"
+reclaim --reclaim-threshold data=90 --reclaim-marked 788725760,318963712 \
+	--full-at-mount 788725760 "$@"
+expect "full at mount" '.forecast.reclaim.after | [.list, .skipped, .relocated]' \
+	'[[318963712,788725760],[788725760],[318963712]]'
+expect "full at mount" '[.forecast.reclaim.after.block_groups_after[] | select(.type == "DATA") | [.start, .used]]' \
+	"$(jq -c '[.forecast.reclaim.after.block_groups_after[] | select(.type == "DATA") | .used] as $u
+		| [[788725760, $u[0] + $u[1]], [1124270080, 0]]' "$TEST_TMP/fc-marked.json")"
+expect "full at mount, moved" '.forecast.reclaim.after.moved_bytes' \
+	"$(jq -c '.forecast.reclaim.after.moved_bytes' "$TEST_TMP/fc-marked.json")"
+
 # kernel defaults: off everywhere
 reclaim "$@"
 expect "defaults" '[.forecast.reclaim[] | .threshold_pct] | add' 0
@@ -151,7 +167,8 @@ for bad in "--kernel 6.6 --dynamic-reclaim data" "--kernel 5.15 --reclaim-thresh
 	   "--reclaim-threshold data=101" "--reclaim-threshold foo=5" \
 	   "--reclaim-threshold data" "--periodic-reclaim bogus" \
 	   "--reclaim-marked 12345" "--reclaim-marked 318963712," \
-	   "--kernel 5.15 --reclaim-marked 318963712"; do
+	   "--kernel 5.15 --reclaim-marked 318963712" \
+	   "--full-at-mount 12345" "--full-at-mount 318963712," "--full-at-mount ,"; do
 	# shellcheck disable=SC2086
 	run_mustfail_code 2 "bad reclaim option '$bad'" "$BTRFS_SPACE" forecast $bad "$@"
 done

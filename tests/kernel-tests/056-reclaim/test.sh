@@ -23,11 +23,19 @@
 # - empty: the same with every file of the first deleted: the free that
 #   takes it to 0 moves it to the unused list, the cleaner deletes it and
 #   nothing is relocated;
-# - sweep: periodic_reclaim, the first and the second sweep (below).
+# - sweep: periodic_reclaim, the first and the second sweep (below);
+# - control uncached / cached: the control's file deleted with the
+#   target's, before the relocation; its block group full at the mount (no
+#   size class: its hole is passed over) or partly used then (classed when
+#   the free caches it: its holes are filled); see control_round.
 # In each, after the frees and a sync, the offline forecast of the image
-# (--reclaim-marked for the free-marked one) gives the block groups
+# (--reclaim-marked for the free-marked one, --full-at-mount for the data
+# block groups full at the mount that remain) gives the block groups
 # relocated and the state after; then the cleaner is woken and the kernel's
-# log, block groups and `btrfs device usage -b` must equal it.
+# log, block groups and `btrfs device usage -b` must equal it.  A private
+# tracefs instance records each round's marks, relocations and data
+# reservations (trace-report.py): the free's mark and the relocation of the
+# target must be there in every free and control round.
 
 source "$TEST_TOP/common" || exit
 
@@ -36,9 +44,38 @@ check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount fallocate filefra
 need_btrfs_module
 losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
 dmesg > /dev/null 2>&1 || skip "dmesg is not readable here"
+need_tracefs
 setup_cleanup_trap
+setup_trace_instance 056
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# The kernel's own account of each round, in the private tracefs instance:
+# the marks (a free's or a sweep's), the unused list, the relocations, and
+# each data extent reserved (block group, its size class, the loop of
+# find_free_extent()) and each data block group find_free_extent() reached
+events="btrfs_add_reclaim_block_group btrfs_reclaim_block_group btrfs_add_unused_block_group
+	btrfs_skip_unused_block_group btrfs_reserve_extent btrfs_find_free_extent_have_block_group"
+echo 8192 > "$inst/buffer_size_kb" || fail "cannot size the trace buffer"
+for e in $events; do
+	[ -d "$inst/events/btrfs/$e" ] || skip "no tracepoint btrfs:$e"
+	case $e in
+	btrfs_reserve_extent|btrfs_find_free_extent_have_block_group)
+		echo 'flags & 1' > "$inst/events/btrfs/$e/filter" || fail "filter of $e";;
+	esac
+	echo 1 > "$inst/events/btrfs/$e/enable" || fail "cannot enable btrfs:$e"
+done
+
+# trace_report WHAT [MARKED]: the round's events of this filesystem (since
+# the frees); MARKED: the block group the free must have marked
+trace_report()
+{
+	grep -F " $uuid: " "$inst/trace" > "$TEST_TMP/events.txt"
+	python3 "$here/trace-report.py" "$1" "$TEST_TMP/events.txt" "$2" ||
+		fail "$1: the trace differs from the round's expectation"
+	grep -q "LOST EVENTS" "$inst/trace" && echo "$1: trace events were lost (a busy machine): shown as read"
+	return 0
+}
 
 # relocated SINCE LOOP: the data block groups the kernel logged relocating
 # on LOOP after kernel time SINCE (seconds; the ring buffer may have
@@ -53,17 +90,44 @@ relocated()
 		}' | sort -n | tr '\n' ' '
 }
 
-# fresh_filled NAME: the filled filesystem, mounted again (see the top);
-# waits until the mount's cleaner run deleted the empty block groups
+# fresh_filled NAME [--partial]: the filled filesystem, mounted again (see
+# the top); waits until the mount's cleaner run deleted the empty block
+# groups.  --partial: before the umount, one file lying wholly in the
+# second full data block group is deleted, so that the mount finds that
+# block group partly used (not cached: its size class is read when it is
+# cached).  Sets full_at_mount: the data block groups full at the mount
+# (read_one_block_group() caches them without reading their extents: no
+# size class until an allocation in them).
 fresh_filled()
 {
-	local i
+	local i pre
 
 	new_btrfs_mount 3G "$1" rw,nodiscard,commit=5
 	for i in $(seq 1 32); do
 		fallocate -l 64M "$mnt/f$i" || fail "fallocate f$i"
 	done
 	sync
+	if [ "$2" = --partial ]; then
+		run_check_stdout "$BTRFS_SPACE" --format json block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
+		extents 1
+		pre=$(python3 - "$TEST_TMP/bg.json" "$TEST_TMP/extents.txt" <<'PY'
+import json, sys
+bgs = sorted((b for b in json.load(open(sys.argv[1]))["block_groups"]
+              if b["type_name"] == "DATA" and b["used"] == b["length"]), key=lambda b: b["start"])
+b = bgs[1]
+for line in open(sys.argv[2]):
+    p = line.split()
+    ext = [(int(p[i]), int(p[i + 1])) for i in range(1, len(p), 2)]
+    if ext and all(b["start"] <= s and s + n <= b["start"] + b["length"] for s, n in ext):
+        print(p[0], b["start"])
+        break
+PY
+)
+		[ -n "$pre" ] || fail "no file lies wholly in the second full data block group"
+		echo "before the mount: deleted ${pre% *} from block group ${pre#* }"
+		rm -f "$mnt/${pre% *}" || fail "rm ${pre% *}"
+		sync
+	fi
 	umount "$mnt" || fail "umount $mnt"
 	setup_mount "$dev" "$mnt" -t btrfs -o rw,nodiscard,commit=300
 	uuid=$(findmnt -n -o UUID "$mnt") || fail "no uuid for $mnt"
@@ -71,10 +135,25 @@ fresh_filled()
 	for i in $(seq 1 60); do
 		btrfs filesystem sync "$mnt" || fail "btrfs filesystem sync"
 		run_check_stdout "$BTRFS_SPACE" --format json block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
-		jq -e '[.block_groups[] | select(.used == 0)] | length == 0' "$TEST_TMP/bg.json" > /dev/null && return 0
+		if jq -e '[.block_groups[] | select(.used == 0)] | length == 0' "$TEST_TMP/bg.json" > /dev/null; then
+			full_at_mount=$(jq -r '[.block_groups[] | select(.type_name == "DATA" and .used == .length)
+				| .start] | map(tostring) | join(",")' "$TEST_TMP/bg.json")
+			echo "data block groups full at the mount: [$full_at_mount]"
+			return 0
+		fi
 		sleep 1
 	done
 	fail "the mount's cleaner did not delete the empty block groups in 60 s"
+}
+
+# full_now: the block groups of full_at_mount that still exist (deleted
+# ones cannot be named)
+full_now()
+{
+	run_check_stdout "$BTRFS_SPACE" --format json block-groups "$mnt" > "$TEST_TMP/bgnow.json" || exit
+	jq -r --arg f "$full_at_mount" '($f | split(",") | map(tonumber)) as $m
+		| [.block_groups[] | select(.start as $s | $m | index($s)) | .start]
+		| map(tostring) | join(",")' "$TEST_TMP/bgnow.json"
 }
 
 # extents FIRST: each file's extents (FIEMAP via filefrag: btrfs reports
@@ -91,25 +170,29 @@ extents()
 
 # delete_predict PLAN [forecast options]: the planned deletes, a sync (the
 # frees commit; nothing may be relocated: no cleaner run yet), the offline
-# forecast of the image after them
+# forecast of the image after them, told which block groups were full at
+# the mount
 delete_predict()
 {
-	local i since
+	local i since full
 
 	since=$(awk '{ print $1 }' /proc/uptime)
+	echo > "$inst/trace"
 	for i in $(sed -n 's/^delete //p' "$1"); do
 		rm -f "$mnt/$i" || fail "rm $i"
 	done
 	sync
 	shift
+	full=$(full_now)
 	run_check_stdout "$BTRFS_SPACE" --format json forecast "$img" --mount-options nodiscard,commit=300 \
-		--reclaim-threshold data=60 "$@" > "$TEST_TMP/after.json" || exit
+		--reclaim-threshold data=60 ${full:+--full-at-mount "$full"} "$@" > "$TEST_TMP/after.json" || exit
 	got=$(relocated "$since" "$loop")
 	[ -z "$got" ] || fail "relocated before the cleaner was woken: [$got]"
 }
 
-# wake_compare WHAT GONE: wake the cleaner; wait until block group GONE is
-# no more (relocated or deleted), then compare with the prediction
+# wake_compare WHAT GONE [MORE.json]: wake the cleaner; wait until block
+# group GONE is no more (relocated or deleted), then compare with the
+# prediction (and with MORE.json, another forecast that must equal it)
 wake_compare()
 {
 	local since i got
@@ -132,6 +215,8 @@ wake_compare()
 	echo "$1: kernel relocated [${got% }]"
 	python3 "$here/compare-after.py" "$TEST_TMP/after.json" "$TEST_TMP/bg.json" \
 		"$TEST_TMP/usage.txt" "$got" || fail "$1: the kernel differs from the prediction"
+	[ -z "$3" ] || python3 "$here/compare-after.py" "$3" "$TEST_TMP/bg.json" \
+		"$TEST_TMP/usage.txt" "$got" || fail "$1: the kernel differs from the prediction $3"
 }
 
 # done_with: unmount the round's filesystem, free its loop device and file
@@ -158,14 +243,15 @@ free_round()
 	target=$(sed -n 's/^target //p' "$TEST_TMP/plan.txt")
 	delete_predict "$TEST_TMP/plan.txt" --reclaim-marked "$target"
 	wake_compare "round $1${2:+ $2}" "$target"
+	# with --empty the free takes it to 0 after marking it: not relocated
+	trace_report "round $1${2:+ $2}" "$([ -z "$2" ] && echo "$target")"
 	control "round $1${2:+ $2}"
 	done_with
 }
 
-# control WHAT: the control's file deleted after the relocation (its block
-# group is not cached at the free: the kernel's free space then lacks the
-# freed range for a while, which relocation.c does not model), the cleaner
-# woken: nothing may be relocated
+# control WHAT: the control's file deleted after the relocation (a free of
+# less than free_to_mark marks nothing), the cleaner woken: nothing may be
+# relocated.  control_round deletes it before the relocation instead.
 control()
 {
 	local since got i
@@ -234,6 +320,61 @@ sweep_round()
 	sed -n 's/^delete_b /delete /p' "$TEST_TMP/sweep.txt" > "$TEST_TMP/plan.txt"
 	delete_predict "$TEST_TMP/plan.txt" --periodic-reclaim data
 	wake_compare "sweep $1" "$first"
+	trace_report "sweep $1"
+	done_with
+}
+
+# control_round N uncached|cached: the control's file deleted with the
+# target's, before the relocation (formulas.md 21.14, "cached since the
+# mount").  uncached: the control's block group was full at the mount, so
+# the mount cached it without its extents read: no size class, skipped by
+# find_free_extent()'s loops 0 and 1; the target's bytes go elsewhere.
+# cached: a file of it was deleted before the mount (fresh_filled
+# --partial), so the free after the mount caches it (btrfs_update_block_group()
+# waits for caching_thread(), which reads its size class): the target's
+# bytes fill its holes.  The offline forecast with --full-at-mount and the
+# live forecast (the extent tree through the kernel's tree search) must
+# both equal the kernel; the offline forecast without --full-at-mount (the
+# image taken as just mounted) is printed beside it: in the uncached case
+# it must differ (it fills the control's hole).
+control_round()
+{
+	local target control cused kused naive
+
+	if [ "$2" = cached ]; then
+		fresh_filled "ctl$1$2" --partial
+	else
+		fresh_filled "ctl$1$2"
+	fi
+	echo 60 > "/sys/fs/btrfs/$uuid/allocation/data/bg_reclaim_threshold" ||
+		skip "cannot set bg_reclaim_threshold (kernel before 5.19?)"
+	run_check_stdout "$BTRFS_SPACE" --format json forecast "$mnt" > "$TEST_TMP/live.json" || exit
+	extents 1
+	python3 "$here/plan-frees.py" "$TEST_TMP/live.json" "$TEST_TMP/bg.json" \
+		"$TEST_TMP/extents.txt" > "$TEST_TMP/plan.txt" || { cat "$TEST_TMP/plan.txt"; fail "control $1 $2: prediction checks"; }
+	cat "$TEST_TMP/plan.txt"
+	target=$(sed -n 's/^target //p' "$TEST_TMP/plan.txt")
+	control=$(sed -n 's/^control: block group \([0-9]*\) .*/\1/p' "$TEST_TMP/plan.txt")
+	sed -i 's/^control_delete /delete /' "$TEST_TMP/plan.txt"
+	delete_predict "$TEST_TMP/plan.txt" --reclaim-marked "$target"
+	run_check_stdout "$BTRFS_SPACE" --format json forecast "$img" --mount-options nodiscard,commit=300 \
+		--reclaim-threshold data=60 --reclaim-marked "$target" > "$TEST_TMP/naive.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json forecast "$mnt" --reclaim-marked "$target" \
+		$(f=$(full_now); [ -n "$f" ] && echo --full-at-mount "$f") > "$TEST_TMP/live-after.json" || exit
+	echo "control $1 $2: live forecast: extents read $(jq -c '.forecast.reclaim.after.extents_read' "$TEST_TMP/live-after.json"), inexact reason $(jq -c '.forecast.reclaim.after.inexact_reason' "$TEST_TMP/live-after.json")"
+	cused=$(jq --argjson g "$control" '.forecast.reclaim.after.block_groups_after[] | select(.start == $g) | .used' "$TEST_TMP/after.json")
+	naive=$(jq --argjson g "$control" '.forecast.reclaim.after.block_groups_after[] | select(.start == $g) | .used' "$TEST_TMP/naive.json")
+	echo "control $1 $2: control block group $control used after: predicted $cused" \
+		"(without --full-at-mount $naive)"
+	wake_compare "control $1 $2" "$target" "$TEST_TMP/live-after.json"
+	trace_report "control $1 $2" "$target"
+	kused=$(jq --argjson g "$control" '.block_groups[] | select(.start == $g) | .used' "$TEST_TMP/bg.json")
+	echo "control $1 $2: control block group $control used after: kernel $kused"
+	if [ "$2" = uncached ]; then
+		[ "$naive" != "$kused" ] || fail "control $1 $2: the image taken as just mounted gave the kernel's $kused too: no difference shown"
+	else
+		[ "$naive" = "$kused" ] || fail "control $1 $2: without --full-at-mount $naive, kernel $kused"
+	fi
 	done_with
 }
 
@@ -241,5 +382,7 @@ for round in 1 2; do
 	free_round "$round"
 	free_round "$round" --empty
 	sweep_round "$round"
+	control_round "$round" uncached
+	control_round "$round" cached
 done
 echo "every round as predicted, twice"
