@@ -11,11 +11,10 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include <gcrypt.h>
 #include <isa-l/crc.h>
-#include <xxhash.h>
 
 #include "common/checksum.h"
+#include "common/dynlib.h"
 #include "common/types.h"
 
 struct csum_desc {
@@ -234,7 +233,7 @@ static void csum_crc32c(const unsigned char *buf, size_t len,
 
 static void csum_xxhash64(const void *buf, size_t len, unsigned char *out)
 {
-	put_le64(out, XXH64(buf, len, 0));
+	put_le64(out, xxhash_api.XXH64(buf, len, 0));
 }
 
 /*
@@ -247,14 +246,14 @@ static pthread_once_t gcrypt_once = PTHREAD_ONCE_INIT;
 
 static void gcrypt_init(void)
 {
-	if (gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P)) {
+	if (gcrypt_api.gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P)) {
 		gcrypt_ready = 1;
 		return;
 	}
-	if (!gcry_check_version(GCRYPT_VERSION))
+	if (!gcrypt_api.gcry_check_version(GCRYPT_VERSION))
 		return;
-	gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
-	gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+	gcrypt_api.gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
+	gcrypt_api.gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
 	gcrypt_ready = 1;
 }
 
@@ -264,20 +263,33 @@ static int csum_gcrypt(int md_algo, const void *buf, size_t len,
 	static const unsigned char empty;
 	gcry_buffer_t iov = { 0 };
 
+	if (dynlib_load(&dynlib_gcrypt, NULL))
+		return -ENOSYS;
 	pthread_once(&gcrypt_once, gcrypt_init);
 	if (!gcrypt_ready)
 		return -EIO;
 	/* Never let the library write past our fixed-size output. */
-	if (gcry_md_get_algo_dlen(md_algo) > CSUM_MAX_SIZE)
+	if (gcrypt_api.gcry_md_get_algo_dlen(md_algo) > CSUM_MAX_SIZE)
 		return -EIO;
 
 	iov.data = (void *)(buf ? buf : &empty);
 	iov.len = len;
 	iov.size = len;
 	/* Unlike gcry_md_hash_buffer(), this reports errors (e.g. FIPS). */
-	if (gcry_md_hash_buffers(md_algo, 0, out, &iov, 1))
+	if (gcrypt_api.gcry_md_hash_buffers(md_algo, 0, out, &iov, 1))
 		return -EIO;
 	return 0;
+}
+
+const char *csum_algo_unavailable(enum csum_algo algo)
+{
+	const char *why = NULL;
+
+	if (algo == CSUM_ALGO_XXHASH64)
+		dynlib_load(&dynlib_xxhash, &why);
+	else if (algo == CSUM_ALGO_SHA256 || algo == CSUM_ALGO_BLAKE2B_256)
+		dynlib_load(&dynlib_gcrypt, &why);
+	return why;
 }
 
 int csum_compute(enum csum_algo algo, const void *buf, size_t len,
@@ -294,7 +306,9 @@ int csum_compute(enum csum_algo algo, const void *buf, size_t len,
 		csum_crc32c(buf, len, out);
 		break;
 	case CSUM_ALGO_XXHASH64:
-		csum_xxhash64(buf, len, out);
+		ret = dynlib_load(&dynlib_xxhash, NULL);
+		if (!ret)
+			csum_xxhash64(buf, len, out);
 		break;
 	case CSUM_ALGO_SHA256:
 		ret = csum_gcrypt(GCRY_MD_SHA256, buf, len, out);

@@ -38,6 +38,13 @@ size_t csum_algo_size(enum csum_algo algo);
 const char *csum_algo_name(enum csum_algo algo);
 
 /*
+ * NULL when csum_compute() can compute @algo, else why not: its library
+ * (libxxhash, libgcrypt: loaded at the first use, common/dynlib.h) cannot
+ * be loaded.  crc32c is always there.
+ */
+const char *csum_algo_unavailable(enum csum_algo algo);
+
+/*
  * Checksum @len bytes at @buf into @out in on-disk byte order:
  *  crc32c:   little-endian u32 of the standard (inverted) CRC-32C
  *  xxhash64: little-endian u64 of XXH64 with seed 0
@@ -46,7 +53,9 @@ const char *csum_algo_name(enum csum_algo algo);
  * Bytes of @out past the digest size are set to zero.
  *
  * Return 0 on success, -EINVAL for an unknown algorithm or a NULL buffer
- * with non-zero length, -EIO if the crypto library cannot be used.
+ * with non-zero length, -ENOSYS if the algorithm's library cannot be
+ * loaded (csum_algo_unavailable() says why), -EIO if the crypto library
+ * cannot be used.
  */
 int csum_compute(enum csum_algo algo, const void *buf, size_t len,
 		 unsigned char out[CSUM_MAX_SIZE]);

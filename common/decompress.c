@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
-#include <lzma.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,9 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
-#include <zstd.h>
 #include "common/decompress.h"
+#include "common/dynlib.h"
 #include "common/image-dump.h"
 #include "common/io-format.h"
 #include "common/messages.h"
@@ -530,9 +528,12 @@ static int run_xz(struct job *job)
 {
 	lzma_stream strm = LZMA_STREAM_INIT;
 	lzma_ret lret = LZMA_OK;
+	const char *why;
 	int ret = 0;
 
-	if (lzma_stream_decoder(&strm, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+	if (dynlib_load(&dynlib_lzma, &why))
+		return job_error(job, -ENOSYS, "%s", why);
+	if (lzma_api.lzma_stream_decoder(&strm, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
 		return -ENOMEM;
 	while (!ret && lret != LZMA_STREAM_END) {
 		lzma_action action = LZMA_RUN;
@@ -548,7 +549,7 @@ static int run_xz(struct job *job)
 		}
 		strm.next_out = job->obuf;
 		strm.avail_out = BUF_SIZE;
-		lret = lzma_code(&strm, action);
+		lret = lzma_api.lzma_code(&strm, action);
 		if (lret == LZMA_BUF_ERROR)
 			ret = job_error(job, -EUCLEAN, "xz data is cut short");
 		else if (lret != LZMA_OK && lret != LZMA_STREAM_END)
@@ -556,18 +557,22 @@ static int run_xz(struct job *job)
 		else
 			ret = sink_write(job, job->obuf, BUF_SIZE - strm.avail_out);
 	}
-	lzma_end(&strm);
+	lzma_api.lzma_end(&strm);
 	return ret < 0 ? ret : 0;
 }
 
 static int run_zstd(struct job *job)
 {
-	ZSTD_DStream *strm = ZSTD_createDStream();
+	ZSTD_DStream *strm;
 	ZSTD_inBuffer zin = { NULL, 0, 0 };
 	bool full = false;
 	size_t zret = 1;
+	const char *why;
 	int ret = 0;
 
+	if (dynlib_load(&dynlib_zstd, &why))
+		return job_error(job, -ENOSYS, "%s", why);
+	strm = zstd_api.ZSTD_createDStream();
 	if (!strm)
 		return -ENOMEM;
 	while (!ret) {
@@ -579,16 +584,16 @@ static int run_zstd(struct job *job)
 				break;
 			zin = (ZSTD_inBuffer) { job->in.buf, job->in.len, 0 };
 		}
-		zret = ZSTD_decompressStream(strm, &zout, &zin);
-		if (ZSTD_isError(zret))
+		zret = zstd_api.ZSTD_decompressStream(strm, &zout, &zin);
+		if (zstd_api.ZSTD_isError(zret))
 			ret = job_error(job, -EUCLEAN, "zstd data error: %s",
-					ZSTD_getErrorName(zret));
+					zstd_api.ZSTD_getErrorName(zret));
 		else
 			ret = sink_write(job, job->obuf, zout.pos);
 		/* 0: a frame ended, flushed whole */
 		full = zret && zout.pos == zout.size;
 	}
-	ZSTD_freeDStream(strm);
+	zstd_api.ZSTD_freeDStream(strm);
 	if (!ret && zret)
 		ret = job_error(job, -EUCLEAN, "zstd data is cut short");
 	return ret < 0 ? ret : 0;
@@ -601,7 +606,7 @@ static int gzip_step(struct job *job, z_stream *strm)
 
 	strm->next_out = job->obuf;
 	strm->avail_out = BUF_SIZE;
-	zret = inflate(strm, Z_NO_FLUSH);
+	zret = zlib_api.inflate(strm, Z_NO_FLUSH);
 	if (zret != Z_OK && zret != Z_STREAM_END && zret != Z_BUF_ERROR)
 		return job_error(job, -EUCLEAN, "gzip data error (code %d)", zret);
 	ret = sink_write(job, job->obuf, BUF_SIZE - strm->avail_out);
@@ -609,7 +614,7 @@ static int gzip_step(struct job *job, z_stream *strm)
 		return ret < 0 ? ret : 2;
 	/* another member may follow */
 	if (zret == Z_STREAM_END)
-		return inflateReset(strm) == Z_OK ? 1 : -ENOMEM;
+		return zlib_api.inflateReset(strm) == Z_OK ? 1 : -ENOMEM;
 	return 0;
 }
 
@@ -617,9 +622,13 @@ static int run_gzip(struct job *job)
 {
 	z_stream strm = { 0 };
 	bool ended = false, pending = false;
+	const char *why;
 	int ret = 0;
 
-	if (inflateInit2(&strm, 15 + 16) != Z_OK)
+	if (dynlib_load(&dynlib_zlib, &why))
+		return job_error(job, -ENOSYS, "%s", why);
+	/* inflateInit2() (15 + 16: gzip's header, not zlib's) */
+	if (zlib_api.inflateInit2_(&strm, 15 + 16, ZLIB_VERSION, (int)sizeof(strm)) != Z_OK)
 		return -ENOMEM;
 	while (ret >= 0) {
 		/* input used up and the last output not full: nothing pending */
@@ -642,7 +651,7 @@ static int run_gzip(struct job *job)
 		else if (!ret && strm.total_in)
 			ended = false;
 	}
-	inflateEnd(&strm);
+	zlib_api.inflateEnd(&strm);
 	if (!ret && !ended)
 		ret = job_error(job, -EUCLEAN, "gzip data is cut short");
 	return ret < 0 ? ret : 0;

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <blkid/blkid.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 #include "common/device-scan.h"
+#include "common/dynlib.h"
 #include "common/io.h"
 #include "common/messages.h"
 
@@ -53,7 +53,7 @@ static const char *probe_value(blkid_probe pr, const char *name)
 {
 	const char *val = NULL;
 
-	if (blkid_probe_lookup_value(pr, name, &val, NULL))
+	if (blkid_api.blkid_probe_lookup_value(pr, name, &val, NULL))
 		return NULL;
 	return val;
 }
@@ -84,27 +84,35 @@ static void describe_probe(const struct io_format *fmt, blkid_probe pr,
 static bool probe_fd(const struct io_format *fmt, int fd, const char *path,
 		     char *msg, size_t len)
 {
-	blkid_probe pr = blkid_new_probe();
-	const char *type;
+	const struct blkid_api *b = &blkid_api;
+	const char *type, *why;
+	blkid_probe pr;
 	int rc;
 
+	if (dynlib_load(&dynlib_blkid, &why)) {
+		snprintf(msg, len,
+			 "%s: no btrfs superblock at offset %llu (what it holds is not named: %s)",
+			 path, (unsigned long long)fmt->super_offset[0], why);
+		return true;
+	}
+	pr = b->blkid_new_probe();
 	if (!pr)
 		return false;
-	if (blkid_probe_set_device(pr, fd, 0, 0)) {
-		blkid_free_probe(pr);
+	if (b->blkid_probe_set_device(pr, fd, 0, 0)) {
+		b->blkid_free_probe(pr);
 		return false;
 	}
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
-	blkid_probe_enable_partitions(pr, 1);
-	rc = blkid_do_safeprobe(pr);
+	b->blkid_probe_enable_superblocks(pr, 1);
+	b->blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+	b->blkid_probe_enable_partitions(pr, 1);
+	rc = b->blkid_do_safeprobe(pr);
 	type = rc ? NULL : probe_value(pr, "TYPE");
 	if (rc == -1 || (type && !strcmp(type, "btrfs"))) {
-		blkid_free_probe(pr);
+		b->blkid_free_probe(pr);
 		return false;
 	}
 	describe_probe(fmt, pr, rc, path, msg, len);
-	blkid_free_probe(pr);
+	b->blkid_free_probe(pr);
 	return true;
 }
 
@@ -221,20 +229,21 @@ static int consider(struct members *m, const char *path, bool given)
 /* TYPE=btrfs with our fsid as UUID, by libblkid's probe of @path */
 static bool blkid_says_member(const char *path, const char *uuid)
 {
-	blkid_probe pr = blkid_new_probe_from_filename(path);
+	const struct blkid_api *b = &blkid_api;
+	blkid_probe pr = b->blkid_new_probe_from_filename(path);
 	const char *type, *val;
 	bool ret = false;
 
 	if (!pr)
 		return false;
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID);
-	if (!blkid_do_safeprobe(pr)) {
+	b->blkid_probe_enable_superblocks(pr, 1);
+	b->blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID);
+	if (!b->blkid_do_safeprobe(pr)) {
 		type = probe_value(pr, "TYPE");
 		val = probe_value(pr, "UUID");
 		ret = type && val && !strcmp(type, "btrfs") && !strcmp(val, uuid);
 	}
-	blkid_free_probe(pr);
+	b->blkid_free_probe(pr);
 	return ret;
 }
 
@@ -244,10 +253,16 @@ static int scan_block_devices(struct members *m)
 	FILE *f = fopen("/proc/partitions", "r");
 	char line[512], name[256], path[300], uuid[37];
 	unsigned long long blocks;
+	const char *why;
 	int ret = 0;
 
 	if (!f)
 		return 0;
+	if (dynlib_load(&dynlib_blkid, &why)) {
+		warning("--scan: the block devices are not probed: %s", why);
+		fclose(f);
+		return 0;
+	}
 	uuid_unparse(m->fs.fsid, uuid);
 	while (!ret && (u64)m->nr < m->fs.num_devices && fgets(line, sizeof(line), f)) {
 		unsigned int major, minor;

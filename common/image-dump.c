@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 #include "common/array.h"
+#include "common/dynlib.h"
 #include "common/image-dump.h"
 
 #define CLUSTER_SIZE		((u64)IMAGE_DUMP_CLUSTER_SIZE)
@@ -165,8 +165,12 @@ static int inflate_item(struct image_dump *d, const struct image_dump_item *it,
 	z_stream strm = { 0 };
 	u64 pos = 0;
 	int zret = Z_OK, ret = 0;
+	const char *why;
 
-	if (inflateInit(&strm) != Z_OK)
+	/* image_dump_open() said so already if it is missing */
+	if (dynlib_load(&dynlib_zlib, &why))
+		return d->err ? image_dump_error(d, -ENOSYS, "%s", why) : -ENOSYS;
+	if (zlib_api.inflateInit_(&strm, ZLIB_VERSION, (int)sizeof(strm)) != Z_OK)
 		return -ENOMEM;
 	while (!ret && zret != Z_STREAM_END) {
 		if (!strm.avail_in)
@@ -182,14 +186,14 @@ static int inflate_item(struct image_dump *d, const struct image_dump_item *it,
 			strm.next_out = scratch;
 			strm.avail_out = sizeof(scratch);
 		}
-		zret = inflate(&strm, Z_NO_FLUSH);
+		zret = zlib_api.inflate(&strm, Z_NO_FLUSH);
 		if (zret != Z_OK && zret != Z_STREAM_END && zret != Z_BUF_ERROR)
 			ret = -EUCLEAN;
 		else if (strm.total_out > cap)
 			ret = -EFBIG;
 	}
 	*outlen = strm.total_out;
-	inflateEnd(&strm);
+	zlib_api.inflateEnd(&strm);
 	return ret;
 }
 
@@ -450,6 +454,7 @@ int image_dump_open(int fd, u64 file_size, image_dump_layout_fn layout,
 		    size_t errlen)
 {
 	struct image_dump *d = calloc(1, sizeof(*d));
+	const char *why;
 	int rc;
 
 	if (!d)
@@ -461,6 +466,8 @@ int image_dump_open(int fd, u64 file_size, image_dump_layout_fn layout,
 	err[0] = 0;
 	pthread_mutex_init(&d->lock, NULL);
 	rc = build_index(d, layout);
+	if (!rc && d->nr_zlib && dynlib_load(&dynlib_zlib, &why))
+		rc = image_dump_error(d, -ENOSYS, "%s", why);
 	d->err = NULL;
 	if (rc) {
 		if (!err[0])

@@ -50,6 +50,12 @@ void io_queue_submit(struct io_queue *q, struct io_request *req);
  * finished ones in @done and return how many.  0: nothing in flight.
  */
 u32 io_queue_reap(struct io_queue *q, struct io_request **done, u32 max);
+/*
+ * Reads finished and not reaped yet.  A warm page cache finishes every
+ * read in io_queue_submit(): a caller that goes on submitting then copies
+ * blocks far ahead of the ones it works on, out of the CPU's caches.
+ */
+u32 io_queue_ready(const struct io_queue *q);
 
 /* Submit @nr reads and reap them all; check each ->result */
 void io_queue_read_all(struct io_queue *q, struct io_request *reqs, u32 nr);

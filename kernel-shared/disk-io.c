@@ -302,6 +302,10 @@ int btrfs_validate_super(struct btrfs_fs_info *fs_info,
 		return super_found_error(fs_info, path, mirror,
 			"csum_type", csum_type,
 			"unsupported checksum type %u", csum_type);
+	if (csum_algo_unavailable(csum_type))
+		return super_found_error(fs_info, path, mirror,
+			"csum_type", csum_type, "%s checksums: %s",
+			csum_algo_name(csum_type), csum_algo_unavailable(csum_type));
 	if (!csum_matches(csum_type, (const u8 *)sb, BTRFS_SUPER_INFO_SIZE,
 			  wanted, found))
 		return super_field_error(fs_info, path, mirror, "csum",

@@ -11,8 +11,10 @@
  * find them in the cache of extent_io.c.  What each search reads is
  * btrfs_search_slot()'s rule (ctree.c), unchanged since 5.x.
  *
- * It keeps at most twice the queue's depth of leaves out at a time, so
- * that their blocks are reused.
+ * It keeps at most twice the queue's depth of leaves out at a time, and
+ * stops starting leaves while a reap's worth of reads wait finished (a
+ * warm page cache finishes each as it is submitted), so that their blocks
+ * are reused while the CPU's caches still hold them.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -281,7 +283,20 @@ static int submit_block(struct prefetch_state *ps, struct pf_block *blk)
 	return ret ? finish_block(ps, blk) : 0;
 }
 
-/* Start waiting leaves while fewer than max_leaves_out are out */
+/*
+ * Room for another leaf: fewer than max_leaves_out are out, and fewer
+ * than a reap's worth of reads have finished unseen.  From a warm page
+ * cache every read finishes as it is submitted, and going on would copy
+ * up to twice the depth of leaves ahead of their checks and searches, each
+ * into a block of its own (fresh memory, and out of the CPU's cache by
+ * the time it is checked); a slow device keeps the depth full as before.
+ */
+static bool leaf_room(const struct prefetch_state *ps)
+{
+	return ps->leaves_out < ps->max_leaves_out && io_queue_ready(ps->q) < PF_REAP;
+}
+
+/* Start waiting leaves while there is room */
 static int drain_waiting(struct prefetch_state *ps)
 {
 	struct pf_waiting *w = &ps->waiting;
@@ -290,7 +305,7 @@ static int drain_waiting(struct prefetch_state *ps)
 	if (ps->draining)
 		return 0;		/* the loop further up goes on */
 	ps->draining = true;
-	while (!ret && !ps->err && w->head < w->nr && ps->leaves_out < ps->max_leaves_out)
+	while (!ret && !ps->err && w->head < w->nr && leaf_room(ps))
 		ret = submit_block(ps, w->v[w->head++]);
 	ps->draining = false;
 	return ret;
@@ -305,7 +320,7 @@ static int drain_waiting(struct prefetch_state *ps)
  * the cache holds, 4,096 of 16 KiB, those read ahead may be evicted by
  * the ones the searches read later before they are used.  The rule per
  * level before read none of such a level.  No image tested comes near.)
- * A leaf past max_leaves_out waits its turn (struct pf_waiting): the
+ * A leaf without room (leaf_room()) waits its turn (struct pf_waiting): the
  * budget is taken when it is made, so the leaves read are the same.
  */
 static int start_block(struct prefetch_state *ps, struct pf_block *blk)
@@ -320,7 +335,7 @@ static int start_block(struct prefetch_state *ps, struct pf_block *blk)
 		}
 		ps->leaf_bytes += fs_info->nodesize;
 	}
-	if (blk->br.check.level || (ps->leaves_out < ps->max_leaves_out && w->head == w->nr))
+	if (blk->br.check.level || (w->head == w->nr && leaf_room(ps)))
 		return submit_block(ps, blk);
 	if (array_grow((void **)&w->v, w->nr, &w->cap, sizeof(*w->v))) {
 		blk->done = true;
