@@ -570,6 +570,7 @@ static void live_check_size_classes(struct reloc *rc)
 	const struct btrfs_live *live = rc->fs_info->live;
 	const struct btrfs_live_space_info *s;
 	u64 none, empty = 0, full = 0, named = 0, partly = 0, low, high;
+	char count[48];
 	u32 i;
 
 	if (!live || !rc->size_classes)
@@ -597,10 +598,14 @@ static void live_check_size_classes(struct reloc *rc)
 	low = none > empty + named + full ? min_t(u64, high, none - empty - named - full) : 0;
 	if (!high)
 		return;
-	inexact_fmt(rc, "live: sysfs size_classes counts %llu data block groups without a size class (%llu empty, %llu full, %llu named by --full-at-mount): %llu to %llu of the %llu other partly used ones have none, each either not cached since the mount (its class read when first reached, as modelled) or full at the mount (none until an allocation: --full-at-mount), which the kernel does not show",
+	if (low == high)
+		snprintf(count, sizeof(count), "%llu", (unsigned long long)high);
+	else
+		snprintf(count, sizeof(count), "%llu to %llu", (unsigned long long)low,
+			 (unsigned long long)high);
+	inexact_fmt(rc, "live: sysfs size_classes counts %llu data block groups without a size class (%llu empty, %llu full, %llu named by --full-at-mount): %s of the %llu other partly used ones have none, each either not cached since the mount (its class read when first reached, as modelled) or full at the mount (none until an allocation: --full-at-mount), which the kernel does not show",
 		    (unsigned long long)none, (unsigned long long)empty,
-		    (unsigned long long)full, (unsigned long long)named,
-		    (unsigned long long)low, (unsigned long long)high,
+		    (unsigned long long)full, (unsigned long long)named, count,
 		    (unsigned long long)partly);
 }
 
