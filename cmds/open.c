@@ -218,6 +218,14 @@ int cmd_open_fs(struct btrfs_fs_info *fs_info, const struct cmd_options *opts,
 		return ret;
 	warn_if_mounted(&args);
 	ret = btrfs_open_fs(fs_info, &args);
+	/*
+	 * A log tree: the mount's replay commits, and the commit's new blocks
+	 * take free places of the metadata block groups (the mount read the
+	 * block groups before btrfs_replay_log()), so the mount's reads need
+	 * them too
+	 */
+	if (!ret && reads >= CMD_READS_MOUNT && btrfs_log_root_tree_ref(fs_info).found)
+		load_block_groups = true;
 	stage = "loading the block groups";
 	if (!ret && load_block_groups) {
 		struct progress progress;

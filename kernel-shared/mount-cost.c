@@ -743,9 +743,9 @@ static int search_copied_items(struct log_searches *ls)
  * kernel's and are not counted: only the searches it names are, and the
  * leaves its pushes moved items into or only read as siblings, and the
  * next leaves its walks step into without copying them), and the commit
- * the extent items of the blocks they copied.  Still not counted (a lower
- * bound): the extent-tree leaves that get the items of the commit's new
- * blocks.
+ * the extent items of the blocks they copied and the extent-tree leaves
+ * its runs change (the items of its new blocks, at the places the
+ * allocator gives them: the block groups are loaded for this, cmds/open.c).
  */
 static int replay_log(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est)
 {

@@ -2399,15 +2399,25 @@ int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info)
 	return ret;
 }
 
+/*
+ * The replay's searches, then its commit: btrfs_run_delayed_refs() puts
+ * the METADATA_ITEM of every block the transaction allocated
+ * (alloc_reserved_tree_block()) at the place find_free_extent() gave it,
+ * the lowest free ones of the metadata block groups, into extent-tree
+ * leaves no search of the replay read; the commit model's extent tree
+ * marks them touched with the rest of what the runs change.
+ */
 int btrfs_replay_log_searches(struct btrfs_fs_info *fs_info, struct btrfs_log_search_hook hook)
 {
 	struct btrfs_log_replay scratch = { 0 };
 	struct replay_ctx rc = { .fs_info = fs_info, .out = &scratch, .hook = hook };
+	struct btrfs_commit_result res;
 	int ret = replay_stages(fs_info, &rc);
 
+	if (!ret && scratch.present)
+		ret = commit_replay(&rc, &res);
 	if (!ret)
 		ret = note_touched(&rc);
-
 	free_ctx(&rc);
 	return ret;
 }

@@ -18,7 +18,7 @@ int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info);
  */
 struct btrfs_log_search_hook {
 	int (*fn)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
-	/* a leaf of the image the replay changed or pushed items into */
+	/* a leaf of the image the replay or its commit changed or pushed items into */
 	int (*leaf)(void *ctx, u64 bytenr);
 	/* a search that reads and copies nothing (btrfs_next_leaf() of a walk) */
 	int (*read)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
@@ -26,9 +26,12 @@ struct btrfs_log_search_hook {
 };
 
 /*
- * The replay of btrfs_replay_log_accounting() up to the commit, changing
- * nothing: @hook is told of its searches (the mount estimate counts the
- * blocks they read).  0, or -errno with btrfs_fs_error()'s message.
+ * The replay of btrfs_replay_log_accounting() and its commit, changing
+ * nothing: @hook is told of its searches and of the image leaves the
+ * replay and the commit change (the mount estimate counts the blocks they
+ * read).  The commit's new blocks take free places of the metadata block
+ * groups: without the block groups loaded, their items are not placed.
+ * 0, or -errno with btrfs_fs_error()'s message.
  */
 int btrfs_replay_log_searches(struct btrfs_fs_info *fs_info, struct btrfs_log_search_hook hook);
 
