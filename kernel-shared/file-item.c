@@ -843,7 +843,8 @@ static int iref_is_delayed(struct deletion_state *ds, u64 ino, bool *delayed)
  * the delayed dir index deletion and parent inode update.
  */
 int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv,
-			 u64 ino, const struct btrfs_csum_params *params,
+			 u64 ino, struct btrfs_drop_tracker *t,
+			 const struct btrfs_csum_params *params,
 			 const struct btrfs_kernel_model *model,
 			 struct btrfs_deletion_model *out)
 {
@@ -867,6 +868,9 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	btrfs_calc_global_rsv_for_kernel(fs_info, model, &rsv_in, &rsv);
 	ds.global_reserved = rsv.size;
 	btrfs_delayed_refs_sim_init(&ds.refs, params, model);
+	/* the truncation's refs alone on their extent are counted, not kept */
+	if (t && t->nr)
+		btrfs_sim_set_lone_refs(&ds.refs, t->entries, t->nr, sv->root.objectid, ino);
 	btrfs_cow_sim_init(&ds.cow, fs_info, &ds.refs);
 	ret = btrfs_inode_first_name(fs_info, sv, ino, &name);
 	if (ret == 1)
