@@ -1027,6 +1027,7 @@ struct sim_mark {
 	u32 freed;			/* freed_starts */
 	u64 freed_new;			/* leaves freed that splits had made */
 	u64 changes;			/* ts->changes when its leaves were last looked at, + 1 */
+	u64 touch_marks;		/* ts->touch_marks then, + 1 */
 };
 
 struct btrfs_commit {
@@ -1234,10 +1235,15 @@ static int note_touched(struct btrfs_commit *cm, struct sim_mark *m)
 	u32 g, l;
 	int ret = 0;
 
-	/* no change since the last look: no leaf newly touched */
-	if (m->changes == ts->changes + 1)
+	/*
+	 * no change since the last look, or no leaf marked touched since:
+	 * every touched leaf was copied then (a leaf is marked once, and
+	 * nothing unmarks it)
+	 */
+	if (m->changes == ts->changes + 1 || m->touch_marks == ts->touch_marks + 1)
 		return 0;
 	m->changes = ts->changes + 1;
+	m->touch_marks = ts->touch_marks + 1;
 	for (g = 0; g < ts->nr_groups && !ret; g++) {
 		const struct btrfs_sim_group *grp = &ts->groups[g];
 		bool fresh = false;
