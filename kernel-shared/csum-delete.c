@@ -72,8 +72,6 @@ static int build_file(struct csum_delete_ctx *cd)
 		ret = check_regular_file(fs_info, r->path, &r->info, r->subvol);
 	if (!ret)
 		ret = btrfs_count_file_drop(fs_info, &cd->sv, ino, &cd->tracker, &r->drop);
-	/* its refs (32 bytes each) are not needed by the model */
-	btrfs_drop_tracker_release(&cd->tracker);
 	/*
 	 * The model reads the file's leaves twice (forward, then the
 	 * truncation backward) and the extent tree's leaves holding its
@@ -81,7 +79,7 @@ static int build_file(struct csum_delete_ctx *cd)
 	 */
 	btrfs_cache_grow_leaf_limit(fs_info, 2 * r->drop.leaves * (u64)fs_info->nodesize);
 	if (!ret)
-		ret = btrfs_model_deletion(fs_info, &cd->sv, ino, &r->params,
+		ret = btrfs_model_deletion(fs_info, &cd->sv, ino, &cd->tracker, &r->params,
 					   &r->model, &r->del);
 	return ret;
 }

@@ -114,15 +114,24 @@ static int sim_leaf_reserve(struct btrfs_sim_items_leaf *l, u32 nr)
 	return 0;
 }
 
+/* A leaf changed or COWed: counted the first time, for the commit's looks */
+static void sim_mark_touched(struct btrfs_tree_sim *ts, struct btrfs_sim_items_leaf *l)
+{
+	if (!l->touched)
+		ts->touch_marks++;
+	l->touched = true;
+}
+
 /* Move items [from, from + nr) of @src to position @at of @dst */
-static int sim_move(struct btrfs_sim_items_leaf *dst, u32 at,
+static int sim_move(struct btrfs_tree_sim *ts, struct btrfs_sim_items_leaf *dst, u32 at,
 		    struct btrfs_sim_items_leaf *src, u32 from, u32 nr)
 {
 	int ret = sim_leaf_reserve(dst, dst->nr + nr);
 
 	if (ret)
 		return ret;
-	dst->touched = src->touched = true;
+	sim_mark_touched(ts, dst);
+	sim_mark_touched(ts, src);
 	memmove(&dst->items[at + nr], &dst->items[at], (dst->nr - at) * sizeof(*dst->items));
 	memcpy(&dst->items[at], &src->items[from], nr * sizeof(*src->items));
 	dst->nr += nr;
@@ -441,7 +450,7 @@ static int sim_push_right_items(struct btrfs_tree_sim *ts, struct btrfs_sim_grou
 	if (p.free_space < data_size)
 		return 1;
 	/* push_leaf_right() COWs the sibling before it counts what fits */
-	right->touched = true;
+	sim_mark_touched(ts, right);
 	if (!left->nr)
 		return 1;
 	if (*slot == left->nr && !empty) {
@@ -454,7 +463,7 @@ static int sim_push_right_items(struct btrfs_tree_sim *ts, struct btrfs_sim_grou
 	push_items = btrfs_leaf_push_right_nr(&p);
 	if (!push_items)
 		return 1;
-	ret = sim_move(right, 0, left, left->nr - push_items, push_items);
+	ret = sim_move(ts, right, 0, left, left->nr - push_items, push_items);
 	if (ret)
 		return ret;
 	if (*slot >= left->nr) {
@@ -490,13 +499,13 @@ static int sim_push_left_items(struct btrfs_tree_sim *ts, struct btrfs_sim_group
 	if (p.free_space < data_size)
 		return 1;
 	/* push_leaf_left() COWs the sibling before it counts what fits */
-	left->touched = true;
+	sim_mark_touched(ts, left);
 	p.leaf_free = sim_free(ts, right);
 	push_items = btrfs_leaf_push_left_nr(&p);
 	if (!push_items)
 		return 1;
 	old_left = left->nr;
-	ret = sim_move(left, left->nr, right, 0, push_items);
+	ret = sim_move(ts, left, left->nr, right, 0, push_items);
 	if (ret)
 		return ret;
 	if (*slot < push_items) {
@@ -641,7 +650,7 @@ static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 		}
 		ret = sim_new_leaf(ts, g, *leaf + 1, &right);
 		if (!ret)
-			ret = sim_move(right, 0, l, mid, nritems - mid);
+			ret = sim_move(ts, right, 0, l, mid, nritems - mid);
 		if (ret)
 			return ret;
 		if (mid <= *slot) {
@@ -681,7 +690,7 @@ int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_ke
 	ret = sim_lookup(ts, &keys[0], &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
-	g->leaves[leaf]->touched = true;
+	sim_mark_touched(ts, g->leaves[leaf]);
 	if (found && need + g->leaves[leaf]->items[slot].size > sim_lds(ts))
 		return 1;
 	/*
@@ -698,7 +707,7 @@ int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_ke
 	if (found)
 		return 1;
 	l = g->leaves[leaf];
-	l->touched = true;
+	sim_mark_touched(ts, l);
 	ret = sim_leaf_reserve(l, l->nr + nr);
 	if (ret)
 		return ret;
@@ -742,7 +751,7 @@ static int sim_cow_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	int ret = sim_lookup(ts, key, g, leaf, slot, found);
 
 	if (!ret)
-		(*g)->leaves[*leaf]->touched = true;
+		sim_mark_touched(ts, (*g)->leaves[*leaf]);
 	return ret;
 }
 
@@ -831,7 +840,7 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	if (ret)
 		return ret;
 	l = g->leaves[leaf];
-	l->touched = true;
+	sim_mark_touched(ts, l);
 	memmove(&l->items[slot], &l->items[slot + 1], (l->nr - slot - 1) * sizeof(*l->items));
 	l->nr--;
 	if (!balance && l->nr)
@@ -914,7 +923,7 @@ int btrfs_tree_sim_truncate(struct btrfs_tree_sim *ts, const struct btrfs_key *k
 		return ret;
 	if (new_size < g->leaves[leaf]->items[slot].size)
 		g->leaves[leaf]->items[slot].size = new_size;
-	g->leaves[leaf]->touched = true;
+	sim_mark_touched(ts, g->leaves[leaf]);
 	return 0;
 }
 

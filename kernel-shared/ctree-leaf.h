@@ -75,6 +75,7 @@ struct btrfs_tree_sim {
 	u32 cap_freed_starts;
 	bool inexact;			/* a node would split or a key was missing */
 	u64 changes;			/* calls that may have changed a leaf */
+	u64 touch_marks;		/* leaves marked touched (each once) */
 	u32 last_group;			/* where the last key was found */
 	/*
 	 * When set, groups are copied from this simulation (which must keep

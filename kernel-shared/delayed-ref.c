@@ -289,6 +289,107 @@ static u64 sim_csum_charge(const struct btrfs_delayed_refs_sim *sim, u64 num_byt
 						     p->free_space_tree_opt, 1);
 }
 
+void btrfs_sim_set_lone_refs(struct btrfs_delayed_refs_sim *sim,
+			     struct btrfs_drop_entry *refs, u64 nr, u64 root, u64 owner)
+{
+	u64 i = 0, n;
+
+	if (nr > BTRFS_SIM_MAX_LONE)
+		return;
+	while (i < nr) {
+		for (n = 1; i + n < nr && refs[i + n].bytenr == refs[i].bytenr; n++)
+			;
+		for (; n; n--, i++)
+			refs[i].seq = n == 1 && refs[i].bytenr ? BTRFS_LONE_WAITING :
+				      BTRFS_LONE_NONE;
+	}
+	sim->lone = refs;
+	sim->nr_lone = nr;
+	sim->lone_root = root;
+	sim->lone_owner = owner;
+	sim->lone_open = true;
+}
+
+struct btrfs_drop_entry *btrfs_sim_find_lone(const struct btrfs_delayed_refs_sim *sim,
+					     u64 bytenr)
+{
+	u64 lo = 0, hi = sim->nr_lone;
+
+	while (lo < hi) {
+		u64 mid = lo + (hi - lo) / 2;
+
+		if (sim->lone[mid].bytenr < bytenr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == sim->nr_lone || sim->lone[lo].bytenr != bytenr ||
+	    sim->lone[lo].seq == BTRFS_LONE_NONE)
+		return NULL;
+	return &sim->lone[lo];
+}
+
+/*
+ * Another ref of a dropped lone ref's extent: its head and node go into
+ * the tables as its drop left them (already charged), the ref then joins
+ * them as it would have
+ */
+static int lone_to_tables(struct btrfs_delayed_refs_sim *sim, struct btrfs_drop_entry *e)
+{
+	struct btrfs_sim_ref key = {
+		.bytenr = e->bytenr, .root_or_parent = sim->lone_root,
+		.owner = sim->lone_owner, .offset = e->ref_offset,
+		.ref_mod = BTRFS_DELAYED_REF_DROP, .type = BTRFS_EXTENT_DATA_REF_KEY,
+		.used = true,
+	};
+	struct btrfs_sim_head *h;
+	bool created;
+	int err;
+
+	err = sim_get_head(sim, e->bytenr, e->num_bytes, true, &h, &created);
+	if (err)
+		return err;
+	h->ref_mod = BTRFS_DELAYED_REF_DROP;
+	if (sim_table_full(sim->refs_used, sim->refs_cap)) {
+		err = grow_refs(sim);
+		if (err)
+			return err;
+	}
+	*ref_slot(sim->refs, sim->refs_cap, &key) = key;
+	sim->refs_used++;
+	e->seq = BTRFS_LONE_QUEUED;
+	return 0;
+}
+
+/*
+ * A data ref while lone refs are open: 1 when it was a lone ref dropped
+ * first of its extent's refs (counted here), 0 to go on with the tables
+ */
+static int lone_ref(struct btrfs_delayed_refs_sim *sim, int action, u64 bytenr,
+		    u64 num_bytes, u64 parent, u64 root, u64 owner, u64 offset,
+		    u64 ref_bytes)
+{
+	struct btrfs_drop_entry *e = btrfs_sim_find_lone(sim, bytenr);
+	const struct btrfs_sim_head *h;
+
+	if (!e)
+		return 0;
+	if (e->seq == BTRFS_LONE_DROPPED)
+		return lone_to_tables(sim, e);
+	h = btrfs_sim_find_head(sim, bytenr);
+	if (e->seq != BTRFS_LONE_WAITING || (h && h->queued) ||
+	    action != BTRFS_DELAYED_REF_DROP || parent || root != sim->lone_root ||
+	    owner != sim->lone_owner || offset != e->ref_offset ||
+	    num_bytes != e->num_bytes)
+		return 0;
+	/* a new head, charged, and a new node: as add_delayed_ref() sizes them */
+	sim_resize(sim, sim_csum_charge(sim, num_bytes));
+	sim->ref_inserts++;
+	sim_resize(sim, ref_bytes);
+	e->seq = BTRFS_LONE_DROPPED;
+	return 1;
+}
+
 /*
  * add_delayed_ref(): the head first (add_delayed_ref_head() or
  * update_existing_head_ref()), then the node (insert_delayed_ref()), then
@@ -314,6 +415,12 @@ int btrfs_sim_add_ref(struct btrfs_delayed_refs_sim *sim, bool is_data,
 	bool created;
 	int err;
 
+	if (is_data && sim->lone_open) {
+		err = lone_ref(sim, action, bytenr, num_bytes, parent, root, owner,
+			       offset, ref_bytes);
+		if (err)
+			return err < 0 ? err : 0;
+	}
 	if (is_data)
 		key.type = parent ? BTRFS_SHARED_DATA_REF_KEY : BTRFS_EXTENT_DATA_REF_KEY;
 	else
@@ -395,6 +502,13 @@ static void sim_add_queued(const struct btrfs_delayed_refs_sim *sim,
 		else
 			t->data_heads_uncharged++;
 	}
+	/* lone refs dropped: a head charged (total_ref_mod -1) and a node each */
+	for (i = 0; sim->lone_open && i < sim->nr_lone; i++) {
+		if (sim->lone[i].seq != BTRFS_LONE_DROPPED)
+			continue;
+		btrfs_csum_delete_add_heads(p, sim->model, &t->data, sim->lone[i].num_bytes, 1);
+		btrfs_csum_delete_add_refs(p, &t->data, 1);
+	}
 	for (i = 0; i < sim->refs_cap; i++) {
 		const struct btrfs_sim_ref *r = &sim->refs[i];
 
@@ -436,6 +550,8 @@ int btrfs_sim_run_all(struct btrfs_delayed_refs_sim *sim)
 	u64 old_cap = sim->heads_cap;
 
 	sim_add_queued(sim, &sim->ran);
+	/* the lone refs dropped ran with the rest: a later ref makes a new head */
+	sim->lone_open = false;
 	/*
 	 * Only tree blocks' heads are looked up once run (their refs in the
 	 * extent tree, extent-tree.c): a data head leaves with its run, and a

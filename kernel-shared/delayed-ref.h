@@ -73,6 +73,30 @@ struct btrfs_sim_head {
 	bool queued;			/* false once run: the next ref makes a new head */
 };
 
+/*
+ * One data ref a file's deletion drops (file-item.c collects them in key
+ * order, then sorts them by bytenr and ref offset).  Given to
+ * btrfs_sim_set_lone_refs(), seq becomes the ref's state there.
+ */
+struct btrfs_drop_entry {
+	u64 bytenr;			/* disk_bytenr */
+	u64 num_bytes;			/* disk_num_bytes */
+	u64 ref_offset;			/* file offset - extent offset */
+	u64 seq;			/* items with an extent before it, in key order */
+};
+
+/*
+ * A lone ref: the file's only ref to its extent.  When the deletion drops
+ * it first of all refs to that extent, its head and node are new and
+ * (unless another ref comes) alone: counted, not kept in the tables.
+ */
+enum btrfs_lone_state {
+	BTRFS_LONE_NONE,		/* the file refers to its extent more than once */
+	BTRFS_LONE_WAITING,		/* not dropped (yet) */
+	BTRFS_LONE_DROPPED,		/* dropped: a head and a node, counted only */
+	BTRFS_LONE_QUEUED,		/* another ref joined: in the tables, or noted */
+};
+
 struct btrfs_sim_ref {
 	u64 bytenr;			/* 0: free slot */
 	u64 root_or_parent;
@@ -107,6 +131,12 @@ struct btrfs_delayed_refs_sim {
 	u64 ref_inserts;		/* nodes inserted (delayed_ref_updates) */
 	u64 ref_zero_merges;		/* nodes merged down to 0 and released */
 	struct btrfs_delayed_refs_totals ran;	/* what the heads run so far held */
+	/* the lone refs of the file deleted (btrfs_sim_set_lone_refs()) */
+	struct btrfs_drop_entry *lone;	/* by bytenr; seq: enum btrfs_lone_state */
+	u64 nr_lone;
+	u64 lone_root;			/* the file's subvolume and inode */
+	u64 lone_owner;
+	bool lone_open;			/* until the first run of the heads */
 };
 
 
@@ -117,6 +147,19 @@ void btrfs_delayed_refs_sim_release(struct btrfs_delayed_refs_sim *sim);
 int btrfs_sim_add_ref(struct btrfs_delayed_refs_sim *sim, bool is_data,
 		      int action, u64 bytenr, u64 num_bytes, u64 parent,
 		      u64 root, u64 owner, u64 offset);
+/*
+ * The refs the deletion of inode @owner of subvolume @root will drop,
+ * @nr of them sorted by bytenr (the caller keeps them): those alone on
+ * their extent are counted as they drop instead of kept in the tables,
+ * until btrfs_sim_run_all().  Their states are written into @refs.  More
+ * than BTRFS_SIM_MAX_LONE refs: none is lone, all go to the tables.
+ */
+#define BTRFS_SIM_MAX_LONE	((1ULL << 31) - 1)	/* longer lists stay in the tables */
+void btrfs_sim_set_lone_refs(struct btrfs_delayed_refs_sim *sim,
+			     struct btrfs_drop_entry *refs, u64 nr, u64 root, u64 owner);
+/* The lone ref of extent @bytenr, or NULL */
+struct btrfs_drop_entry *btrfs_sim_find_lone(const struct btrfs_delayed_refs_sim *sim,
+					     u64 bytenr);
 int btrfs_sim_set_extent_flags(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
 			       u64 num_bytes, u64 flags);
 const struct btrfs_sim_head *btrfs_sim_find_head(const struct btrfs_delayed_refs_sim *sim,

@@ -37,6 +37,7 @@
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/extent-tree.h"
+#include "kernel-shared/extent_io.h"
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/kernel-version.h"
 #include "kernel-shared/space-info.h"
@@ -90,6 +91,111 @@ static int drop_entry_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+static void drop_entry_swap(struct btrfs_drop_entry *a, struct btrfs_drop_entry *b)
+{
+	struct btrfs_drop_entry tmp = *a;
+
+	*a = *b;
+	*b = tmp;
+}
+
+static void drop_entry_sift(struct btrfs_drop_entry *e, u64 i, u64 n)
+{
+	struct btrfs_drop_entry v = e[i];
+	u64 c;
+
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && drop_entry_cmp(&e[c], &e[c + 1]) < 0)
+			c++;
+		if (drop_entry_cmp(&v, &e[c]) >= 0)
+			break;
+		e[i] = e[c];
+		i = c;
+	}
+	e[i] = v;
+}
+
+static void drop_entries_heapsort(struct btrfs_drop_entry *e, u64 n)
+{
+	u64 i;
+
+	for (i = n / 2; i-- > 0;)
+		drop_entry_sift(e, i, n);
+	for (i = n; i-- > 1;) {
+		drop_entry_swap(&e[0], &e[i]);
+		drop_entry_sift(e, 0, i);
+	}
+}
+
+static void drop_entries_insertion_sort(struct btrfs_drop_entry *e, u64 n)
+{
+	u64 i, j;
+
+	for (i = 1; i < n; i++) {
+		struct btrfs_drop_entry v = e[i];
+
+		for (j = i; j > 0 && drop_entry_cmp(&e[j - 1], &v) > 0; j--)
+			e[j] = e[j - 1];
+		e[j] = v;
+	}
+}
+
+/* Hoare's partition around the median of the first, middle and last: its place */
+static u64 drop_entries_partition(struct btrfs_drop_entry *e, u64 n)
+{
+	u64 m = n / 2, i = 0, j = n;
+
+	if (drop_entry_cmp(&e[m], &e[0]) < 0)
+		drop_entry_swap(&e[m], &e[0]);
+	if (drop_entry_cmp(&e[n - 1], &e[m]) < 0) {
+		drop_entry_swap(&e[n - 1], &e[m]);
+		if (drop_entry_cmp(&e[m], &e[0]) < 0)
+			drop_entry_swap(&e[m], &e[0]);
+	}
+	drop_entry_swap(&e[0], &e[m]);
+	while (1) {
+		do
+			i++;
+		while (i < n && drop_entry_cmp(&e[i], &e[0]) < 0);
+		do
+			j--;
+		while (drop_entry_cmp(&e[j], &e[0]) > 0);
+		if (i >= j)
+			break;
+		drop_entry_swap(&e[i], &e[j]);
+	}
+	drop_entry_swap(&e[0], &e[j]);
+	return j;
+}
+
+/*
+ * The refs by (bytenr, ref offset, key order), in place (qsort() would
+ * take a copy as large as the file's refs: glibc's merge sort): a
+ * quicksort that recurses into the smaller side and turns to a heapsort
+ * when it goes too deep, so O(n log n) at worst.
+ */
+static void drop_entries_sort(struct btrfs_drop_entry *e, u64 n, u32 depth)
+{
+	while (n > 16) {
+		u64 p;
+
+		if (!depth--) {
+			drop_entries_heapsort(e, n);
+			return;
+		}
+		p = drop_entries_partition(e, n);
+		if (p < n - p - 1) {
+			drop_entries_sort(e, p, depth);
+			e += p + 1;
+			n -= p + 1;
+		} else {
+			drop_entries_sort(e + p + 1, n - p - 1, depth);
+			n = p;
+		}
+	}
+	drop_entries_insertion_sort(e, n);
+}
+
 /*
  * The entries of one extent, @e[0..n): the first item's size makes the
  * head; the first later item giving another size is a conflict (its seq,
@@ -123,8 +229,7 @@ static int drop_tracker_merge(struct btrfs_drop_tracker *t, struct btrfs_file_dr
 	const struct btrfs_drop_entry *e = t->entries;
 	u64 i = 0, conflict = UINT64_MAX;
 
-	if (t->nr > 1)
-		qsort(t->entries, t->nr, sizeof(*t->entries), drop_entry_cmp);
+	drop_entries_sort(t->entries, t->nr, 128);
 	while (i < t->nr) {
 		u64 n = 1, head_bytes, c, refs = 1, j;
 
@@ -314,8 +419,17 @@ int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
 		if (ret)
 			break;
 		leaf = path.nodes[0];
-		if (leaf->start != last_leaf)
+		if (leaf->start != last_leaf) {
 			drop->leaves++;
+			/*
+			 * kept as read: the deletion model reads them again
+			 * (forward, then back), csum-delete.c sizes the cache
+			 * for it at twice them, and an eviction now costs a
+			 * second read of the file's first leaves
+			 */
+			btrfs_cache_grow_leaf_limit(fs_info, 2 * drop->leaves *
+						    (u64)fs_info->nodesize);
+		}
 		last_leaf = leaf->start;
 		item_ret = drop_file_extent(fs_info, sv->root.objectid, t, leaf,
 					    path.slots[0], &key, drop);
@@ -843,7 +957,8 @@ static int iref_is_delayed(struct deletion_state *ds, u64 ino, bool *delayed)
  * the delayed dir index deletion and parent inode update.
  */
 int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv,
-			 u64 ino, const struct btrfs_csum_params *params,
+			 u64 ino, struct btrfs_drop_tracker *t,
+			 const struct btrfs_csum_params *params,
 			 const struct btrfs_kernel_model *model,
 			 struct btrfs_deletion_model *out)
 {
@@ -867,6 +982,9 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	btrfs_calc_global_rsv_for_kernel(fs_info, model, &rsv_in, &rsv);
 	ds.global_reserved = rsv.size;
 	btrfs_delayed_refs_sim_init(&ds.refs, params, model);
+	/* the truncation's refs alone on their extent are counted, not kept */
+	if (t && t->nr)
+		btrfs_sim_set_lone_refs(&ds.refs, t->entries, t->nr, sv->root.objectid, ino);
 	btrfs_cow_sim_init(&ds.cow, fs_info, &ds.refs);
 	ret = btrfs_inode_first_name(fs_info, sv, ino, &name);
 	if (ret == 1)

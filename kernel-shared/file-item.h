@@ -12,14 +12,6 @@
 #include "kernel-shared/inode.h"
 #include "kernel-shared/transaction.h"
 
-/* One extent ref a file's deletion drops: its item's place among them */
-struct btrfs_drop_entry {
-	u64 bytenr;			/* disk_bytenr */
-	u64 num_bytes;			/* disk_num_bytes */
-	u64 ref_offset;			/* file offset - extent offset */
-	u64 seq;			/* items with an extent before it, in key order */
-};
-
 /*
  * The refs one file's deletion drops, merged into heads and ref nodes
  * once the file is read (sorted: 32 bytes a ref, no table)
@@ -97,8 +89,14 @@ struct btrfs_deletion_model {
 	bool preempt_flush;		/* need_preemptive_reclaim() with it all held */
 };
 
+/*
+ * @t: the file's refs as btrfs_count_file_drop() left them (sorted), or
+ * NULL; the model then marks in them the refs it only counts (delayed-ref.c
+ * lone refs), so the tracker lives until the model is done.
+ */
 int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvol *sv,
-			 u64 ino, const struct btrfs_csum_params *params,
+			 u64 ino, struct btrfs_drop_tracker *t,
+			 const struct btrfs_csum_params *params,
 			 const struct btrfs_kernel_model *model,
 			 struct btrfs_deletion_model *out);
 

@@ -45,7 +45,8 @@
  * extents the replay changed, the subvolume, csum and extent trees) and
  * csum-delete's (last section here: the deletion's heads, run by run, an
  * extent item's inline refs changed on the extent tree's leaf model, a
- * freed data extent's csums searched with COW).  Behaviour reproduced:
+ * freed data extent's csums searched with COW; the file's lone refs of
+ * delayed-ref.c taken from its sorted refs as the first run reaches them).  Behaviour reproduced:
  * 6.7-6.18, measured on 6.18.44 (kernel tests 032 and 040).
  */
 #include <errno.h>
@@ -136,6 +137,7 @@ struct commit_state {
 	u64 nr_heads;
 	u32 run;					/* the run the heads are in */
 	bool emit;					/* false: an earlier run, replayed */
+	u64 lone_pos;					/* the next lone ref to run */
 };
 
 static int set_push(struct u64_set *s, u64 v)
@@ -198,6 +200,41 @@ static bool is_data_ref(u8 type)
  * A head changes its extent item when it runs with a ref node left
  * (nodes merged down to 0 are dropped before).  Called before each run.
  */
+/*
+ * A lone ref dropped before the first run (delayed-ref.c) that a later
+ * ref's head meets again: the earlier run's node for that head's replay
+ */
+static struct btrfs_drop_entry *lone_met_again(const struct btrfs_delayed_refs_sim *refs,
+					       const struct btrfs_sim_ref *r)
+{
+	struct btrfs_drop_entry *e;
+
+	if (!refs->nr_lone || refs->lone_open || !r->used || !r->ref_mod ||
+	    !is_data_ref(r->type))
+		return NULL;
+	e = btrfs_sim_find_lone(refs, r->bytenr);
+	return e && e->seq == BTRFS_LONE_DROPPED ? e : NULL;
+}
+
+static int note_lone(struct btrfs_commit_refs *c, const struct btrfs_delayed_refs_sim *refs,
+		     struct btrfs_drop_entry *e)
+{
+	const struct btrfs_sim_ref r = {
+		.bytenr = e->bytenr, .root_or_parent = refs->lone_root,
+		.owner = refs->lone_owner, .offset = e->ref_offset,
+		.ref_mod = BTRFS_DELAYED_REF_DROP, .type = BTRFS_EXTENT_DATA_REF_KEY,
+	};
+	u32 runs = c->runs;
+	int ret;
+
+	/* dropped in the first run's refs */
+	c->runs = 0;
+	ret = note_node(c, &r, e->num_bytes);
+	c->runs = runs;
+	e->seq = BTRFS_LONE_QUEUED;
+	return ret;
+}
+
 int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
 			   const struct btrfs_delayed_refs_sim *refs)
 {
@@ -206,7 +243,8 @@ int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
 
 	/* room for exactly these: a note a data extent, no doubling slack */
 	for (i = 0; i < refs->refs_cap; i++)
-		nr += refs->refs[i].used && refs->refs[i].ref_mod;
+		nr += (refs->refs[i].used && refs->refs[i].ref_mod) +
+		      !!lone_met_again(refs, &refs->refs[i]);
 	if (nr && c->nr_notes + nr > c->cap_notes) {
 		struct btrfs_commit_node *n;
 
@@ -217,6 +255,16 @@ int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
 			return -ENOMEM;
 		c->notes = n;
 		c->cap_notes = c->nr_notes + nr;
+	}
+	/* noted before this run's nodes: they sort first in their head */
+	for (i = 0; i < refs->refs_cap; i++) {
+		struct btrfs_drop_entry *e = lone_met_again(refs, &refs->refs[i]);
+
+		if (e) {
+			ret = note_lone(c, refs, e);
+			if (ret)
+				return ret;
+		}
 	}
 	for (i = 0; i < refs->refs_cap; i++) {
 		const struct btrfs_sim_ref *r = &refs->refs[i];
@@ -605,14 +653,15 @@ static int64_t head_net(const struct btrfs_delayed_refs_sim *refs, u64 bytenr)
 }
 
 /* A run's ADD nodes of one head, then its DROPs: 1 when the last ref went */
-static int run_nodes(struct commit_state *st, const struct commit_head *h, u32 run)
+static int run_nodes(struct commit_state *st, const struct btrfs_commit_node *nodes, u64 nr,
+		     u32 run)
 {
 	struct extent_state *es = &st->es;
 	u64 i;
 	int ret;
 
-	for (i = h->first; i < h->first + h->nr; i++) {
-		const struct btrfs_commit_node *n = &st->c->notes[i];
+	for (i = 0; i < nr; i++) {
+		const struct btrfs_commit_node *n = &nodes[i];
 
 		if (n->run == run && n->ref_mod > 0) {
 			ret = run_add(st, es, n);
@@ -620,8 +669,8 @@ static int run_nodes(struct commit_state *st, const struct commit_head *h, u32 r
 				return ret;
 		}
 	}
-	for (i = h->first; i < h->first + h->nr && es->exists; i++) {
-		const struct btrfs_commit_node *n = &st->c->notes[i];
+	for (i = 0; i < nr && es->exists; i++) {
+		const struct btrfs_commit_node *n = &nodes[i];
 
 		if (n->run == run && n->ref_mod < 0) {
 			ret = run_drop(st, es, n);
@@ -637,10 +686,9 @@ static int run_nodes(struct commit_state *st, const struct commit_head *h, u32 r
  * has it, the earlier runs' nodes replayed on it, then this run's changing
  * the leaf model (run_delayed_data_ref(), run_delayed_tree_ref())
  */
-static int run_image_head(void *ctx, struct btrfs_commit *cm, u32 arg)
+static int run_head_nodes(struct commit_state *st, const struct commit_head *h,
+			  const struct btrfs_commit_node *nodes, u64 nr)
 {
-	struct commit_state *st = ctx;
-	const struct commit_head *h = &st->heads[arg];
 	u32 run;
 	int ret;
 
@@ -653,13 +701,44 @@ static int run_image_head(void *ctx, struct btrfs_commit *cm, u32 arg)
 	}
 	for (run = 0; run <= st->run; run++) {
 		st->emit = run == st->run;
-		ret = run_nodes(st, h, run);
+		ret = run_nodes(st, nodes, nr, run);
 		if (ret == 1)
 			return extent_freed(st, h);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/* Heads of lone refs (delayed-ref.c) have this bit in their argument */
+#define LONE_HEAD		(1U << 31)
+
+/* A lone ref's head: its one node, a drop of the first run */
+static int run_lone_head(struct commit_state *st, u32 index)
+{
+	const struct btrfs_drop_entry *e = &st->refs->lone[index];
+	const struct commit_head h = {
+		.bytenr = e->bytenr, .num_bytes = e->num_bytes, .nr = 1, .is_data = true,
+	};
+	const struct btrfs_commit_node n = {
+		.bytenr = e->bytenr, .num_bytes = e->num_bytes,
+		.root_or_parent = st->refs->lone_root, .owner = st->refs->lone_owner,
+		.offset = e->ref_offset, .ref_mod = BTRFS_DELAYED_REF_DROP,
+		.type = BTRFS_EXTENT_DATA_REF_KEY,
+	};
+
+	return run_head_nodes(st, &h, &n, 1);
+}
+
+static int run_image_head(void *ctx, struct btrfs_commit *cm, u32 arg)
+{
+	struct commit_state *st = ctx;
+	const struct commit_head *h;
+
+	if (arg & LONE_HEAD)
+		return run_lone_head(st, arg & ~LONE_HEAD);
+	h = &st->heads[arg];
+	return run_head_nodes(st, h, &st->c->notes[h->first], h->nr);
 }
 
 struct free_places {
@@ -854,10 +933,53 @@ int btrfs_head_queue_push(struct btrfs_head_queue *q, u64 bytenr, u8 kind, u8 le
 	return 0;
 }
 
+int btrfs_head_queue_attach(struct btrfs_head_queue *q, const struct btrfs_head_source *src)
+{
+	if (q->has_src || q->cursor)
+		return -EINVAL;
+	q->src = *src;
+	q->src.pass = q->pass;
+	q->has_src = true;
+	return 0;
+}
+
+/* The source's next head, if it has one left */
+static bool source_peek(struct btrfs_head_queue *q, struct btrfs_head_run *h)
+{
+	u64 bytenr;
+	u32 arg;
+
+	if (!q->has_src)
+		return false;
+	if (!q->src.peek(q->src.ctx, &bytenr, &arg)) {
+		q->has_src = false;
+		return false;
+	}
+	*h = (struct btrfs_head_run){ .bytenr = bytenr, .pass = q->src.pass, .arg = arg,
+				      .kind = q->src.kind };
+	return true;
+}
+
+bool btrfs_head_queue_empty(struct btrfs_head_queue *q)
+{
+	struct btrfs_head_run h;
+
+	return !q->nr && !source_peek(q, &h);
+}
+
 struct btrfs_head_run btrfs_head_queue_pop(struct btrfs_head_queue *q)
 {
-	struct btrfs_head_run top = q->heap[0], last = q->heap[--q->nr];
+	struct btrfs_head_run top, last;
 	u32 i = 0, c;
+
+	if (source_peek(q, &top) && (!q->nr || head_before(&top, &q->heap[0]))) {
+		q->src.next(q->src.ctx);
+		q->cursor = top.bytenr;
+		q->pass = top.pass;
+		return top;
+	}
+	top = q->heap[0];
+	last = q->heap[--q->nr];
 
 	while ((c = 2 * i + 1) < q->nr) {
 		if (c + 1 < q->nr && head_before(&q->heap[c + 1], &q->heap[c]))
@@ -905,6 +1027,7 @@ struct sim_mark {
 	u32 freed;			/* freed_starts */
 	u64 freed_new;			/* leaves freed that splits had made */
 	u64 changes;			/* ts->changes when its leaves were last looked at, + 1 */
+	u64 touch_marks;		/* ts->touch_marks then, + 1 */
 };
 
 struct btrfs_commit {
@@ -1112,10 +1235,15 @@ static int note_touched(struct btrfs_commit *cm, struct sim_mark *m)
 	u32 g, l;
 	int ret = 0;
 
-	/* no change since the last look: no leaf newly touched */
-	if (m->changes == ts->changes + 1)
+	/*
+	 * no change since the last look, or no leaf marked touched since:
+	 * every touched leaf was copied then (a leaf is marked once, and
+	 * nothing unmarks it)
+	 */
+	if (m->changes == ts->changes + 1 || m->touch_marks == ts->touch_marks + 1)
 		return 0;
 	m->changes = ts->changes + 1;
+	m->touch_marks = ts->touch_marks + 1;
 	for (g = 0; g < ts->nr_groups && !ret; g++) {
 		const struct btrfs_sim_group *grp = &ts->groups[g];
 		bool fresh = false;
@@ -1221,7 +1349,7 @@ int btrfs_commit_run_heads(struct btrfs_commit *cm)
 {
 	int ret = 0;
 
-	while (cm->heads.nr && !ret) {
+	while (!btrfs_head_queue_empty(&cm->heads) && !ret) {
 		struct btrfs_head_run h = btrfs_head_queue_pop(&cm->heads);
 
 		ret = run_head(cm, &h);
@@ -1352,6 +1480,19 @@ int btrfs_commit_queue_head(struct btrfs_commit *cm, u64 bytenr, u32 arg)
 	return btrfs_head_queue_push(&cm->heads, bytenr, HEAD_CALLER, 0, arg);
 }
 
+int btrfs_commit_queue_sorted_heads(struct btrfs_commit *cm, u64 nr,
+				    bool (*peek)(void *ctx, u64 *bytenr, u32 *arg),
+				    void (*next)(void *ctx), void *ctx)
+{
+	const struct btrfs_head_source src = { .peek = peek, .next = next, .ctx = ctx,
+					       .kind = HEAD_CALLER };
+	u64 i;
+
+	for (i = 0; i < nr && cm->budget <= UINT32_MAX - 4; i++)
+		commit_budget_grow(cm);
+	return btrfs_head_queue_attach(&cm->heads, &src);
+}
+
 /* A place a block took and gave back before the commit: no head */
 static int skip_place(struct btrfs_commit *cm)
 {
@@ -1480,6 +1621,45 @@ static bool head_in_run(const struct btrfs_commit_refs *c, const struct commit_h
 	return false;
 }
 
+/* The next lone ref dropped and not met again (the first run's heads) */
+static bool lone_peek(void *ctx, u64 *bytenr, u32 *arg)
+{
+	struct commit_state *st = ctx;
+	const struct btrfs_delayed_refs_sim *refs = st->refs;
+
+	while (st->lone_pos < refs->nr_lone &&
+	       refs->lone[st->lone_pos].seq != BTRFS_LONE_DROPPED)
+		st->lone_pos++;
+	if (st->lone_pos == refs->nr_lone)
+		return false;
+	*bytenr = refs->lone[st->lone_pos].bytenr;
+	*arg = LONE_HEAD | (u32)st->lone_pos;
+	return true;
+}
+
+static void lone_next(void *ctx)
+{
+	struct commit_state *st = ctx;
+
+	st->lone_pos++;
+}
+
+/*
+ * The first run's lone heads: taken in bytenr order as the run reaches
+ * them, from the deletion's own list
+ */
+static int queue_lone_heads(struct commit_state *st)
+{
+	const struct btrfs_delayed_refs_sim *refs = st->refs;
+	u64 i, nr = 0;
+
+	static_assert(BTRFS_SIM_MAX_LONE < LONE_HEAD, "a lone ref's index fits beside the bit");
+	for (i = 0; i < refs->nr_lone; i++)
+		nr += refs->lone[i].seq == BTRFS_LONE_DROPPED;
+	st->lone_pos = 0;
+	return nr ? btrfs_commit_queue_sorted_heads(st->cm, nr, lone_peek, lone_next, st) : 0;
+}
+
 /* One run of the deletion's heads (the image's extents) and of what they queue */
 static int deletion_run(struct commit_state *st, u32 run)
 {
@@ -1493,6 +1673,8 @@ static int deletion_run(struct commit_state *st, u32 run)
 		if (h->bytenr < STAND_IN_START && head_in_run(st->c, h, run))
 			ret = btrfs_commit_queue_head(st->cm, h->bytenr, (u32)i);
 	}
+	if (!ret && run == 0)
+		ret = queue_lone_heads(st);
 	return ret ? ret : btrfs_commit_run_heads(st->cm);
 }
 

@@ -124,15 +124,32 @@ struct btrfs_head_run {
 	u8 level;
 };
 
+/*
+ * Heads a caller hands over in bytenr order, all in the run's current
+ * pass, taken when the run reaches them instead of kept in the heap
+ */
+struct btrfs_head_source {
+	bool (*peek)(void *ctx, u64 *bytenr, u32 *arg);	/* false: none left */
+	void (*next)(void *ctx);			/* past the one peeked */
+	void *ctx;
+	u32 pass;
+	u8 kind;
+};
+
 struct btrfs_head_queue {
 	struct btrfs_head_run *heap;	/* by (pass, bytenr) */
 	u32 nr;
 	u32 cap;
 	u64 cursor;			/* run_delayed_start */
 	u32 pass;
+	struct btrfs_head_source src;
+	bool has_src;
 };
 
 int btrfs_head_queue_push(struct btrfs_head_queue *q, u64 bytenr, u8 kind, u8 level, u32 arg);
+/* The heads of @src join the queue; the run must stand at 0 */
+int btrfs_head_queue_attach(struct btrfs_head_queue *q, const struct btrfs_head_source *src);
+bool btrfs_head_queue_empty(struct btrfs_head_queue *q);
 /* The next head the run takes (@q not empty); the cursor moves to it */
 struct btrfs_head_run btrfs_head_queue_pop(struct btrfs_head_queue *q);
 /* No head left: the run stands at 0 */
@@ -184,6 +201,14 @@ struct btrfs_commit_result {
 int btrfs_commit_start(struct btrfs_fs_info *fs_info, const struct btrfs_commit_feed *feed,
 		       struct btrfs_commit **out);
 int btrfs_commit_queue_head(struct btrfs_commit *cm, u64 bytenr, u32 arg);
+/*
+ * @nr of the caller's heads at once, in bytenr order from @peek and @next
+ * (struct btrfs_head_source): as btrfs_commit_queue_head() of each, without
+ * keeping them; the run must stand at 0 (none run since the last ended)
+ */
+int btrfs_commit_queue_sorted_heads(struct btrfs_commit *cm, u64 nr,
+				    bool (*peek)(void *ctx, u64 *bytenr, u32 *arg),
+				    void (*next)(void *ctx), void *ctx);
 /* A block the transaction allocated (not a copy the model makes): a place, its ADD head */
 int btrfs_commit_new_block(struct btrfs_commit *cm);
 /* A COW search's @path in @root: its blocks from @min_level up copied */

@@ -20,6 +20,7 @@
  * cursor wait for the wrap, those above are taken in this pass.  The
  * cases named "csum-delete" hold that order.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,6 +124,63 @@ static void run_queue_case(const struct queue_case *qc)
 	btrfs_head_queue_release(&q);
 }
 
+/* A sorted source of heads (btrfs_head_queue_attach()) over a list */
+struct list_source {
+	const u64 *v;
+	u32 nr;
+	u32 pos;
+};
+
+static bool list_peek(void *ctx, u64 *bytenr, u32 *arg)
+{
+	struct list_source *ls = ctx;
+
+	if (ls->pos == ls->nr)
+		return false;
+	*bytenr = ls->v[ls->pos];
+	*arg = ls->pos;
+	return true;
+}
+
+static void list_next(void *ctx)
+{
+	struct list_source *ls = ctx;
+
+	ls->pos++;
+}
+
+/*
+ * The first csum-delete case above with the two data heads handed over as
+ * a sorted source instead of pushed: the same order, and a source is
+ * refused unless the run stands at 0.
+ */
+static void test_queue_source(void)
+{
+	static const u64 data[] = { 1073741824, 1073872896 };
+	static const u64 want[] = { 30408704, 1073741824, 1073872896, 30425088, 32505856 };
+	struct list_source ls = { .v = data, .nr = 2 };
+	const struct btrfs_head_source src = { .peek = list_peek, .next = list_next, .ctx = &ls };
+	struct btrfs_head_queue q = { 0 };
+	u32 i = 0;
+	bool ok;
+
+	ok = !btrfs_head_queue_push(&q, 30408704, 0, 0, 0) && !btrfs_head_queue_attach(&q, &src);
+	while (ok && !btrfs_head_queue_empty(&q) && i < 5) {
+		struct btrfs_head_run h = btrfs_head_queue_pop(&q);
+
+		ok = h.bytenr == want[i++] && q.cursor == h.bytenr;
+		/* the first data head's run copies a leaf: behind the cursor */
+		if (ok && h.bytenr == 1073741824)
+			ok = !btrfs_head_queue_push(&q, 30425088, 0, 0, 0) &&
+			     !btrfs_head_queue_push(&q, 32505856, 0, 0, 0);
+	}
+	check(ok && i == 5 && btrfs_head_queue_empty(&q),
+	      "head queue: a sorted source runs in the order of the same heads pushed");
+	check(btrfs_head_queue_attach(&q, &src) == -EINVAL,
+	      "head queue: a source waits for the run to stand at 0");
+	btrfs_head_queue_release(&q);
+}
+
 struct fst_case {
 	const char *name;
 	u64 start;
@@ -198,6 +256,7 @@ int main(void)
 
 	for (i = 0; i < sizeof(queue_cases) / sizeof(queue_cases[0]); i++)
 		run_queue_case(&queue_cases[i]);
+	test_queue_source();
 	for (i = 0; i < sizeof(fst_cases) / sizeof(fst_cases[0]); i++)
 		run_fst_case(&fst_cases[i]);
 	for (i = 0; i < sizeof(item_cases) / sizeof(item_cases[0]); i++)

@@ -129,11 +129,96 @@ static void test_run(void)
 	btrfs_delayed_refs_sim_release(&sim);
 }
 
+/*
+ * Lone refs (the file's only ref to an extent) are counted instead of
+ * kept: the same refs with and without them give the same running size,
+ * peak, nodes inserted and totals, also when another ref joins a lone
+ * ref's head after its drop (it moves into the tables) or before (it
+ * never was lone).
+ */
+struct lone_step {
+	bool is_data;
+	int action;
+	u64 bytenr;
+	u64 parent;
+	u64 root;
+	u64 owner;
+	u64 offset;
+};
+
+static void test_lone_refs(void)
+{
+	/* the file: inode 257 of subvolume 256 */
+	struct btrfs_drop_entry entries[] = {
+		{ 1 << 20, 4096, 0, 0 },	/* lone, dropped alone */
+		{ 2 << 20, 8192, 4096, 1 },	/* lone, then a snapshot's ADD joins */
+		{ 3 << 20, 4096, 8192, 2 },	/* twice in the file */
+		{ 3 << 20, 4096, 12288, 3 },
+		{ 4 << 20, 4096, 16384, 4 },	/* a COW ref comes before its drop */
+	};
+	static const struct lone_step steps[] = {
+		{ true, BTRFS_DELAYED_REF_ADD, 4 << 20, 0, 258, 300, 0 },
+		{ false, BTRFS_DELAYED_REF_ADD, 40 << 20, 0, 256, 0, 0 },
+		{ true, BTRFS_DELAYED_REF_DROP, 4 << 20, 0, 256, 257, 16384 },
+		{ true, BTRFS_DELAYED_REF_DROP, 3 << 20, 0, 256, 257, 12288 },
+		{ true, BTRFS_DELAYED_REF_DROP, 3 << 20, 0, 256, 257, 8192 },
+		{ true, BTRFS_DELAYED_REF_DROP, 2 << 20, 0, 256, 257, 4096 },
+		{ true, BTRFS_DELAYED_REF_DROP, 1 << 20, 0, 256, 257, 0 },
+		{ true, BTRFS_DELAYED_REF_ADD, 2 << 20, 0, 256, 257, 4096 },
+		{ true, BTRFS_DELAYED_REF_ADD, 2 << 20, 50 << 20, 0, 0, 0 },
+	};
+	static const u64 sizes[] = { 4096, 4096, 4096, 4096, 4096, 8192, 4096, 8192, 8192 };
+	struct btrfs_delayed_refs_sim with, without;
+	struct btrfs_delayed_refs_totals tw, to;
+	struct btrfs_kernel_model m;
+	char name[64];
+	u32 i;
+	bool same = true;
+
+	sim_start(&with, &m);
+	sim_start(&without, &m);
+	btrfs_sim_set_lone_refs(&with, entries, 5, 256, 257);
+	check(entries[0].seq == BTRFS_LONE_WAITING && entries[2].seq == BTRFS_LONE_NONE,
+	      "lone: one ref a bytenr is lone, two are not");
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		const struct lone_step *st = &steps[i];
+
+		btrfs_sim_add_ref(&with, st->is_data, st->action, st->bytenr, sizes[i],
+				  st->parent, st->root, st->owner, st->offset);
+		btrfs_sim_add_ref(&without, st->is_data, st->action, st->bytenr, sizes[i],
+				  st->parent, st->root, st->owner, st->offset);
+		snprintf(name, sizeof(name), "lone: size after step %u", i);
+		check_u64(name, with.size, without.size);
+		same &= with.peak == without.peak && with.ref_inserts == without.ref_inserts &&
+			with.ref_zero_merges == without.ref_zero_merges;
+	}
+	check(same, "lone: peak, nodes inserted and merged away as the tables have them");
+	check(entries[0].seq == BTRFS_LONE_DROPPED, "lone: a lone drop is counted only");
+	check(entries[1].seq == BTRFS_LONE_QUEUED, "lone: a ref joining a lone head takes it to the tables");
+	check(entries[4].seq == BTRFS_LONE_WAITING, "lone: a ref before the drop: never lone");
+	btrfs_sim_run_all(&with);
+	btrfs_sim_run_all(&without);
+	/* after the run a ref of a lone extent makes a new head, as in the tables */
+	btrfs_sim_add_ref(&with, true, BTRFS_DELAYED_REF_ADD, 1 << 20, 4096, 0, 258, 9, 0);
+	btrfs_sim_add_ref(&without, true, BTRFS_DELAYED_REF_ADD, 1 << 20, 4096, 0, 258, 9, 0);
+	btrfs_delayed_refs_sim_totals(&with, &tw);
+	btrfs_delayed_refs_sim_totals(&without, &to);
+	check_u64("lone: data refs", tw.data.refs, to.data.refs);
+	check_u64("lone: heads charged", tw.data.extents, to.data.extents);
+	check_u64("lone: total", tw.data.total, to.data.total);
+	check_u64("lone: heads without charge", tw.data_heads_uncharged, to.data_heads_uncharged);
+	check_u64("lone: tree refs", tw.tree_refs, to.tree_refs);
+	check_u64("lone: size at the end", with.size, without.size);
+	btrfs_delayed_refs_sim_release(&with);
+	btrfs_delayed_refs_sim_release(&without);
+}
+
 int main(void)
 {
 	test_plain_drop();
 	test_cancelled_drop();
 	test_full_backref();
 	test_run();
+	test_lone_refs();
 	return unit_failures ? 1 : 0;
 }
