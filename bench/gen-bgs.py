@@ -7,7 +7,7 @@ The kernel's allocator walks every full block group at each new chunk
 fallocate(2) is quadratic: hours on this machine.  This writes the same kind
 of filesystem without it: N data chunks of --chunk-size (data single, spread
 over the devices in turn, as the kernel's most-free-device order does for
-equal devices), each filled by one preallocated extent of file /f (the
+equal devices), each filled by one preallocated extent of file /f (to --fill percent; the
 --empty E of them spread evenly have no extent: used 0, the state between a
 deletion's commit and the cleaner's pass), one system and one metadata chunk
 (DUP on one device, RAID1 on more), and every tree the kernel reads at
@@ -21,7 +21,7 @@ its PREALLOC extents), the data reloc tree and an empty csum tree, all of
 one generation, with crc32c checksums.  Features: mixed backref, extended
 iref, skinny metadata, no holes, free-space tree (what mkfs.btrfs 6.x sets).
 
-  gen-bgs.py --bgs N [--empty E] [--devices K] [--dev-size SIZE]
+  gen-bgs.py --bgs N [--empty E] [--fill PCT] [--devices K] [--dev-size SIZE]
              [--chunk-size SIZE] OUT
 
 writes sparse OUT-1.img ... OUT-K.img (a fresh random fsid each run).  The
@@ -278,7 +278,7 @@ def build(args):
 	for i in range(n):
 		c = lay.add(args.chunk_size, BG_DATA, [1 + i % args.devices])
 		c.extent = i not in empties
-		c.used = args.chunk_size if c.extent else 0
+		c.used = args.chunk_size * args.fill // 100 // SECTORSIZE * SECTORSIZE if c.extent else 0
 		data.append(c)
 
 	# chunk tree
@@ -308,10 +308,10 @@ def build(args):
 		if not c.extent:
 			continue
 		file_items.append((key(257, EXTENT_DATA, foff),
-				   struct.pack("<QQBBHBQQQQ", GENERATION, c.length, 0, 0, 0, 2,
-					       c.logical, c.length, 0, c.length)))
+				   struct.pack("<QQBBHBQQQQ", GENERATION, c.used, 0, 0, 0, 2,
+					       c.logical, c.used, 0, c.used)))
 		c.file_offset = foff
-		foff += c.length
+		foff += c.used
 	fs_items = [(key(256, INODE_ITEM, 0), inode_item(2 * len(name), NODESIZE, 0o40755)),
 		    (key(256, INODE_REF, 256), inode_ref(0, b"..")),
 		    (key(256, DIR_ITEM, name_hash(name)), dir_item(key(257, INODE_ITEM, 0), 1, name)),
@@ -356,7 +356,7 @@ def build(args):
 			items.append((key(c.logical, BLOCK_GROUP_ITEM, c.length),
 				      struct.pack("<QQQ", c.used, FIRST_CHUNK_TREE, c.flags)))
 			if c.extent:
-				items.append((key(c.logical, EXTENT_ITEM, c.length),
+				items.append((key(c.logical, EXTENT_ITEM, c.used),
 					      struct.pack("<QQQ", 1, GENERATION, 1) +
 					      struct.pack("<BQQQI", EXTENT_DATA_REF, FS_TREE, 257,
 							  c.file_offset, 1)))
@@ -487,12 +487,14 @@ def main():
 	ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 	ap.add_argument("--bgs", type=int, required=True, help="data block groups")
 	ap.add_argument("--empty", type=int, default=0, help="of them with used 0")
+	ap.add_argument("--fill", type=int, default=100,
+			help="percent of each other data block group its extent fills")
 	ap.add_argument("--devices", type=int, default=1)
 	ap.add_argument("--dev-size", type=size_arg, default=size_arg("12T"))
 	ap.add_argument("--chunk-size", type=size_arg, default=size_arg("256M"))
 	ap.add_argument("out")
 	args = ap.parse_args()
-	if args.empty > args.bgs or args.devices < 1 or args.chunk_size % STRIPE_LEN:
+	if args.empty > args.bgs or not 0 < args.fill <= 100 or args.devices < 1 or args.chunk_size % STRIPE_LEN:
 		sys.exit("gen-bgs: bad arguments")
 	fs, lay, roots, dev_items, sys_chunk = build(args)
 	paths = write_images(args, fs, lay, roots, dev_items, sys_chunk)

@@ -101,6 +101,18 @@ struct range_list {
 	u64 next_seq;
 };
 
+/*
+ * A type's block groups summed, kept as they change (bg_changed()): what
+ * type_totals() and type_free() would otherwise add up over every block
+ * group at each relocation
+ */
+struct reloc_sums {
+	u64 total;			/* length, not removed */
+	u64 used;
+	u64 readonly;			/* bytes_super, and the free of read-only ones */
+	u64 rw_free;			/* the free of writable ones */
+};
+
 struct reloc_bg {
 	u64 start;
 	u64 length;
@@ -114,6 +126,7 @@ struct reloc_bg {
 	struct range_list free;
 	struct range_list extents;	/* what relocation moves */
 	const struct btrfs_chunk_map *map;
+	struct reloc_sums counted;	/* what it adds to its type's sums now */
 };
 
 /* One allocation made while relocating a block group, undone on -ENOSPC */
@@ -145,6 +158,20 @@ struct reloc {
 	u32 steps;
 	const struct btrfs_chunk_map **pending;	/* removed, dev extents not yet committed */
 	u32 nr_pending;
+	u64 meta_type;			/* metadata_type(), fixed by the mounted ones */
+	/*
+	 * The index: per type the sums, and a max tree over the list of the
+	 * largest free extent of each writable block group, so the walks of
+	 * find_free_extent() skip in O(log n) what cannot hold the
+	 * allocation (removed, read-only, too full) instead of testing each:
+	 * a sweep of n block groups is O(n log n), not O(n^2)
+	 */
+	bool indexed;
+	struct reloc_sums sums[BTRFS_BLOCK_GROUP_TYPE_MASK + 1];
+	u64 *largest;			/* the tree: leaves at seg_size + i */
+	u32 seg_size;			/* a power of two >= nr_bgs */
+	bool sorted;			/* bgs[] by start: lookup_bg() may bisect */
+	u64 max_length;			/* the longest block group */
 };
 
 static void inexact(struct reloc *rc, const char *why)
@@ -319,6 +346,131 @@ static int exclude_super(struct reloc_bg *bg)
 	return 0;
 }
 
+/* The largest free extent of a writable block group, 0 for others */
+static u64 bg_largest_free(const struct reloc_bg *bg)
+{
+	u64 largest = 0;
+	u32 i;
+
+	if (bg->removed || bg->ro)
+		return 0;
+	for (i = 0; i < bg->free.nr; i++)
+		largest = max_t(u64, largest, bg->free.r[i].len);
+	return largest;
+}
+
+static void sums_add(struct reloc_sums *to, const struct reloc_sums *v, int sign)
+{
+	to->total += sign * v->total;
+	to->used += sign * v->used;
+	to->readonly += sign * v->readonly;
+	to->rw_free += sign * v->rw_free;
+}
+
+static void seg_set(struct reloc *rc, u32 b, u64 value)
+{
+	u32 i = rc->seg_size + b;
+
+	rc->largest[i] = value;
+	for (i >>= 1; i; i >>= 1)
+		rc->largest[i] = max_t(u64, rc->largest[2 * i], rc->largest[2 * i + 1]);
+}
+
+/* Block group @b changed (free space, used, read-only, removed): its index entries anew */
+static void bg_changed(struct reloc *rc, u32 b)
+{
+	struct reloc_bg *bg = &rc->bgs[b];
+	struct reloc_sums *sums = &rc->sums[bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK];
+	u64 free = range_total(&bg->free);
+
+	if (!rc->indexed)
+		return;
+	sums_add(sums, &bg->counted, -1);
+	memset(&bg->counted, 0, sizeof(bg->counted));
+	if (!bg->removed) {
+		bg->counted.total = bg->length;
+		bg->counted.used = bg->used;
+		bg->counted.readonly = bg->bytes_super + (bg->ro ? free : 0);
+		bg->counted.rw_free = bg->ro ? 0 : free;
+	}
+	sums_add(sums, &bg->counted, 1);
+	seg_set(rc, b, bg_largest_free(bg));
+}
+
+/* The index built (again, when the list outgrew the tree) */
+static int index_build(struct reloc *rc)
+{
+	u32 size = 1, i;
+	u64 *t;
+
+	while (size < rc->nr_bgs)
+		size <<= 1;
+	t = calloc(2 * size, sizeof(u64));
+	if (!t)
+		return -ENOMEM;
+	free(rc->largest);
+	rc->largest = t;
+	rc->seg_size = size;
+	rc->indexed = true;
+	memset(rc->sums, 0, sizeof(rc->sums));
+	rc->sorted = true;
+	rc->max_length = 0;
+	for (i = 0; i < rc->nr_bgs; i++) {
+		struct reloc_bg *bg = &rc->bgs[i];
+
+		memset(&bg->counted, 0, sizeof(bg->counted));
+		bg_changed(rc, i);
+		if (i && bg->start < rc->bgs[i - 1].start)
+			rc->sorted = false;
+		rc->max_length = max_t(u64, rc->max_length, bg->length);
+	}
+	return 0;
+}
+
+/* A block group appended to the list (a new chunk) enters the index */
+static int index_append(struct reloc *rc)
+{
+	u32 b = rc->nr_bgs - 1;
+
+	if (!rc->indexed)
+		return 0;
+	if (b >= rc->seg_size)
+		return index_build(rc);
+	if (b && rc->bgs[b].start < rc->bgs[b - 1].start)
+		rc->sorted = false;
+	rc->max_length = max_t(u64, rc->max_length, rc->bgs[b].length);
+	bg_changed(rc, b);
+	return 0;
+}
+
+/*
+ * The first block group at or after @from in list order whose largest
+ * free extent holds @bytes: no block group before it can take them
+ * (btrfs_find_space_for_alloc() needs a free extent that long)
+ */
+static u32 next_fit(const struct reloc *rc, u32 from, u64 bytes)
+{
+	u32 i;
+
+	if (from >= rc->nr_bgs || !bytes)
+		return from;
+	i = rc->seg_size + from;
+	while (rc->largest[i] < bytes) {
+		/* a right child: the rest of its parent is done, climb */
+		while (i & 1)
+			i >>= 1;
+		if (!i)
+			return rc->nr_bgs;
+		i++;
+	}
+	while (i < rc->seg_size) {
+		i *= 2;
+		if (rc->largest[i] < bytes)
+			i++;
+	}
+	return min_t(u32, i - rc->seg_size, rc->nr_bgs);
+}
+
 /* The mounted block group holding @bytenr, by start */
 static struct reloc_bg *find_orig_bg(struct reloc *rc, u64 bytenr)
 {
@@ -489,6 +641,12 @@ static int reloc_init(struct reloc *rc, const struct space_report *report, u32 k
 			return ret;
 	}
 	rc->nr_orig = rc->nr_bgs;
+	/* the metadata space info's type: DATA|METADATA on a mixed filesystem */
+	rc->meta_type = BTRFS_BLOCK_GROUP_METADATA;
+	for (i = 0; i < rc->nr_orig; i++)
+		if ((rc->bgs[i].flags & BTRFS_BLOCK_GROUP_DATA) &&
+		    (rc->bgs[i].flags & BTRFS_BLOCK_GROUP_METADATA))
+			rc->meta_type = BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA;
 	rc->target[0] = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_DATA);
 	rc->target[1] = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_METADATA);
 	rc->target[2] = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_SYSTEM);
@@ -511,7 +669,8 @@ static int reloc_init(struct reloc *rc, const struct space_report *report, u32 k
 	if (!res->unallocated_after || !res->relocated || !res->failed || !res->selected ||
 	    !res->started)
 		return -ENOMEM;
-	return read_extents(rc);
+	ret = read_extents(rc);
+	return ret ? ret : index_build(rc);
 }
 
 static void reloc_release(struct reloc *rc)
@@ -523,6 +682,7 @@ static void reloc_release(struct reloc *rc)
 		free(rc->bgs[i].extents.r);
 	}
 	free(rc->bgs);
+	free(rc->largest);
 	free(rc->allocs);
 	free(rc->pending);
 	btrfs_alloc_state_free(&rc->st);
@@ -577,7 +737,7 @@ static int record_chunk(struct reloc *rc, struct btrfs_chunk_map *map)
 	if (!ret)
 		ret = exclude_super(bg);
 	range_renumber(&bg->free);
-	return ret;
+	return ret ? ret : index_append(rc);
 }
 
 /*
@@ -816,6 +976,7 @@ static int take(struct reloc *rc, u32 b, u64 start, u64 len, int loop, u8 size_c
 	if (ret)
 		return ret;
 	bg->used += len;
+	bg_changed(rc, b);
 	/* btrfs_add_reserved_bytes() -> btrfs_use_block_group_size_class() */
 	if (uses_size_class(rc, bg) && bg->size_class == BG_SZ_NONE &&
 	    loop < LOOP_WRONG_SIZE_CLASS)
@@ -846,7 +1007,8 @@ static int search_index(struct reloc *rc, u64 flags, u64 bytes, int loop, u8 siz
 {
 	u32 b;
 
-	for (b = from; b < rc->nr_bgs; b++) {
+	/* the ones next_fit() passes over fail space_for_alloc() or usable() */
+	for (b = next_fit(rc, from, bytes); b < rc->nr_bgs; b = next_fit(rc, b + 1, bytes)) {
 		struct reloc_bg *bg = &rc->bgs[b];
 		u64 at;
 
@@ -865,10 +1027,36 @@ static int search_index(struct reloc *rc, u64 flags, u64 bytes, int loop, u8 siz
 	return 0;
 }
 
+/*
+ * The live block group holding @bytenr (live ones do not overlap).  While
+ * the list is by start, from the last one starting at or below @bytenr
+ * back to where no block group can reach it; else each in turn.
+ */
 static struct reloc_bg *lookup_bg(struct reloc *rc, u64 bytenr, u32 *b)
 {
-	u32 i;
+	u32 i, lo = 0, hi = rc->nr_bgs;
 
+	if (rc->indexed && rc->sorted) {
+		while (lo < hi) {
+			u32 mid = lo + (hi - lo) / 2;
+
+			if (rc->bgs[mid].start <= bytenr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (i = lo; i-- > 0;) {
+			struct reloc_bg *bg = &rc->bgs[i];
+
+			if (bg->start + rc->max_length <= bytenr)
+				break;
+			if (!bg->removed && bytenr < bg->start + bg->length) {
+				*b = i;
+				return bg;
+			}
+		}
+		return NULL;
+	}
 	for (i = 0; i < rc->nr_bgs; i++) {
 		struct reloc_bg *bg = &rc->bgs[i];
 
@@ -926,17 +1114,7 @@ static int find_free_extent(struct reloc *rc, u64 flags, u64 bytes, u64 hint, u6
 /* Free in the writable block groups of @type: what a reservation can take */
 static u64 type_free(const struct reloc *rc, u64 type)
 {
-	u64 sum = 0;
-	u32 i;
-
-	for (i = 0; i < rc->nr_bgs; i++) {
-		const struct reloc_bg *bg = &rc->bgs[i];
-
-		if (!bg->removed && !bg->ro &&
-		    (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) == type)
-			sum += range_total(&bg->free);
-	}
-	return sum;
+	return rc->sums[type & BTRFS_BLOCK_GROUP_TYPE_MASK].rw_free;
 }
 
 /*
@@ -1011,22 +1189,12 @@ static int move_tree_blocks(struct reloc *rc, u32 s, u64 flags)
 /* The space info of @type as the model stands: total, used, read-only */
 static void type_totals(const struct reloc *rc, u64 type, struct btrfs_reserve_state *st)
 {
+	const struct reloc_sums *sums = &rc->sums[type & BTRFS_BLOCK_GROUP_TYPE_MASK];
 	u32 i;
 
-	st->total_bytes = 0;
-	st->bytes_used = 0;
-	st->bytes_readonly = 0;
-	for (i = 0; i < rc->nr_bgs; i++) {
-		const struct reloc_bg *bg = &rc->bgs[i];
-
-		if (bg->removed || (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) != type)
-			continue;
-		st->total_bytes += bg->length;
-		st->bytes_used += bg->used;
-		st->bytes_readonly += bg->bytes_super;
-		if (bg->ro)
-			st->bytes_readonly += range_total(&bg->free);
-	}
+	st->total_bytes = sums->total;
+	st->bytes_used = sums->used;
+	st->bytes_readonly = sums->readonly;
 	st->free_chunk_space = 0;
 	for (i = 0; i < rc->st.nr_devs; i++) {
 		const struct btrfs_alloc_device *dev = &rc->st.devs[i];
@@ -1072,13 +1240,7 @@ static bool can_set_ro(struct reloc *rc, const struct reloc_bg *bg)
 /* The metadata space info's type: DATA|METADATA on a mixed filesystem */
 static u64 metadata_type(const struct reloc *rc)
 {
-	u32 i;
-
-	for (i = 0; i < rc->nr_orig; i++)
-		if ((rc->bgs[i].flags & BTRFS_BLOCK_GROUP_DATA) &&
-		    (rc->bgs[i].flags & BTRFS_BLOCK_GROUP_METADATA))
-			return BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA;
-	return BTRFS_BLOCK_GROUP_METADATA;
+	return rc->meta_type;
 }
 
 /*
@@ -1186,6 +1348,7 @@ static void undo_allocs(struct reloc *rc)
 		bg->used -= a->len;
 		if (rc->size_class_reset && !bg->used && uses_size_class(rc, bg))
 			bg->size_class = BG_SZ_NONE;
+		bg_changed(rc, a->bg);
 	}
 }
 
@@ -1242,6 +1405,7 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 		}
 	}
 	rc->bgs[b].ro = true;
+	bg_changed(rc, b);
 	/* create_reloc_inode()'s transaction, then describe_relocation()'s log line */
 	ret = reserve_metadata(rc, btrfs_calc_start_trans_size(rc->fs_info,
 							       &rc->report->reserve.model,
@@ -1262,6 +1426,7 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 		goto fail;
 	/* btrfs_remove_chunk(), in a transaction the next relocation's read-only step joins */
 	rc->bgs[b].removed = true;
+	bg_changed(rc, b);
 	ret = remove_chunk(rc, rc->bgs[b].map);
 	if (ret)
 		return ret;
@@ -1273,6 +1438,7 @@ fail:
 		return ret;
 	undo_allocs(rc);
 	rc->bgs[b].ro = was_ro;
+	bg_changed(rc, b);
 	res->failed[res->nr_failed++] = start;
 	if (ret == -EROFS)
 		aborted(rc);
@@ -1532,6 +1698,7 @@ static int balance_item_commit(struct reloc *rc)
 		ret = range_add(&bg->free, blocks.r[i].start, blocks.r[i].len);
 		extent_delete(&bg->extents, blocks.r[i].start);
 		bg->used -= blocks.r[i].len;
+		bg_changed(rc, bg - rc->bgs);
 	}
 	rc->nr_allocs = 0;
 	free(blocks.r);
@@ -1781,6 +1948,7 @@ int btrfs_reloc_reclaim(const struct space_report *report, u32 kernel_version,
 		if (!bg || bg->start != gone[i] || bg->used)
 			continue;
 		bg->removed = true;
+		bg_changed(&rc, b);
 		ret = remove_chunk(&rc, bg->map);
 		if (ret)
 			goto out;
