@@ -8,7 +8,7 @@
 # info, and the mount's own check (the tree checker on every block read,
 # the chunk/dev-extent/block-group cross checks of open_ctree()) has passed
 # when the mount succeeds.  With --check, `btrfs check --readonly` runs on
-# the copies first.  Everything made is removed by a trap.
+# the loop devices first.  Everything made is removed by a trap.
 #
 #   bench/gen-bgs-check.sh [--check] OUT-1.img [OUT-2.img ...]
 set -euo pipefail
@@ -36,15 +36,17 @@ for f in "$@"; do
 	cp --sparse=always "$f" "$WORK/$(basename "$f")"
 	copies+=("$WORK/$(basename "$f")")
 done
-if [ -n "$CHECK" ]; then
-	btrfs check --readonly "${copies[@]:0:1}" 2>&1 | tail -12
-fi
 opts=ro
 for c in "${copies[@]}"; do
 	l=$(losetup -f --show "$c")
 	LOOPS+=("$l")
 	opts+=",device=$l"
 done
+if [ -n "$CHECK" ]; then
+	# on the loop devices: btrfs check finds the other devices by scanning
+	btrfs check --readonly "${LOOPS[0]}" 2>&1 | sed -n '/^found\|error\|ERROR\|^\[/p'
+	[ "${PIPESTATUS[0]}" = 0 ] || { echo "gen-bgs-check: btrfs check failed" >&2; exit 1; }
+fi
 start=$(date +%s.%N)
 mount -o "$opts" "${LOOPS[0]}" "$MNT"
 end=$(date +%s.%N)
