@@ -158,6 +158,14 @@ struct reloc {
 	u32 steps;
 	const struct btrfs_chunk_map **pending;	/* removed, dev extents not yet committed */
 	u32 nr_pending;
+	/*
+	 * committed, their dev extents holes, but still in the devices'
+	 * ranges: taken out together (btrfs_alloc_remove_ranges()) before the
+	 * next chunk allocation reads them, not one memmove() a relocation
+	 */
+	const struct btrfs_chunk_map **committed;
+	u32 nr_committed;
+	u32 cap_committed;
 	u64 meta_type;			/* metadata_type(), fixed by the mounted ones */
 	/*
 	 * The index: per type the sums, and a max tree over the list of the
@@ -685,6 +693,7 @@ static void reloc_release(struct reloc *rc)
 	free(rc->largest);
 	free(rc->allocs);
 	free(rc->pending);
+	free(rc->committed);
 	btrfs_alloc_state_free(&rc->st);
 }
 
@@ -779,6 +788,8 @@ static bool chunk_tree_room(const struct reloc *rc)
  * read-only, the operation ends with -EROFS and nothing of the aborted
  * transaction reaches the disk.  Returns 0, -EROFS or -ENOMEM.
  */
+static int flush_removed(struct reloc *rc);
+
 static int chunk_item_room(struct reloc *rc, struct btrfs_chunk_map *map)
 {
 	struct btrfs_chunk_map *sys;
@@ -786,6 +797,9 @@ static int chunk_item_room(struct reloc *rc, struct btrfs_chunk_map *map)
 
 	if ((map->type & BTRFS_BLOCK_GROUP_SYSTEM) || chunk_tree_room(rc))
 		return 0;
+	ret = flush_removed(rc);
+	if (ret)
+		return ret;
 	sys = btrfs_alloc_create_chunk(&rc->st, rc->sys_alloc,
 				       chunk_size_of(rc, BTRFS_BLOCK_GROUP_SYSTEM), &ret);
 	if (!sys) {
@@ -809,6 +823,9 @@ static int force_chunk(struct reloc *rc, u64 flags)
 	u32 i;
 	int ret;
 
+	ret = flush_removed(rc);
+	if (ret)
+		return ret;
 	next_chunk_start(rc);
 	ret = check_system_chunk(&rc->st, &rc->room, flags, &sys);
 	/* check_system_chunk() adds at most one SYSTEM chunk, a run of one */
@@ -1305,8 +1322,22 @@ static int remove_chunk(struct reloc *rc, const struct btrfs_chunk_map *map)
 	return 0;
 }
 
-/* A commit: the removed chunks' dev extents become holes */
-static void commit_removed(struct reloc *rc)
+/* The device has a dev extent at @physical (its ranges are by start) */
+static bool has_range(const struct btrfs_alloc_device *dev, u64 physical)
+{
+	u32 i = array_lower_bound(dev->ranges, dev->nr_ranges, sizeof(*dev->ranges),
+				  offsetof(struct btrfs_alloc_range, start), physical);
+
+	return i < dev->nr_ranges && dev->ranges[i].start == physical;
+}
+
+/*
+ * A commit: the removed chunks' dev extents become holes.  bytes_used
+ * dropped at the removal already (btrfs_alloc_remove_chunk() would add it
+ * back and lower it again: no change, but for a stripe without a range,
+ * which it only adds back).  The ranges go at the next allocation.
+ */
+static int commit_removed(struct reloc *rc)
 {
 	u32 i;
 	u16 s;
@@ -1315,16 +1346,30 @@ static void commit_removed(struct reloc *rc)
 	for (i = 0; i < rc->nr_pending; i++) {
 		const struct btrfs_chunk_map *map = rc->pending[i];
 
-		/* btrfs_alloc_remove_chunk() lowers bytes_used again: it already dropped */
 		for (s = 0; s < map->num_stripes; s++) {
 			struct btrfs_alloc_device *dev = alloc_dev(rc, map->stripes[s].devid);
 
-			if (dev)
+			if (dev && !has_range(dev, map->stripes[s].physical))
 				dev->bytes_used += map->stripe_size;
 		}
-		btrfs_alloc_remove_chunk(&rc->st, map);
+		if (array_grow((void **)&rc->committed, rc->nr_committed, &rc->cap_committed,
+			       sizeof(*rc->committed)))
+			return -ENOMEM;
+		rc->committed[rc->nr_committed++] = map;
 	}
 	rc->nr_pending = 0;
+	return 0;
+}
+
+/* The committed removals' ranges out, before an allocation reads the devices */
+static int flush_removed(struct reloc *rc)
+{
+	int ret = 0;
+
+	if (rc->nr_committed)
+		ret = btrfs_alloc_remove_ranges(&rc->st, rc->committed, rc->nr_committed);
+	rc->nr_committed = 0;
+	return ret;
 }
 
 /*
@@ -1414,7 +1459,9 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 		goto fail;
 	res->started[res->nr_started++] = start;
 	/* prepare_to_relocate() commits: the chunks removed before are free now */
-	commit_removed(rc);
+	ret = commit_removed(rc);
+	if (ret)
+		return ret;
 	ret = reserve_metadata(rc, (u64)rc->fs_info->nodesize * RELOCATION_RESERVED_NODES);
 	if (ret)
 		goto fail;
@@ -1450,8 +1497,9 @@ static void fill_after(struct reloc *rc)
 	struct btrfs_reloc_result *res = rc->res;
 	u32 i;
 
-	/* the operation's end commits */
-	commit_removed(rc);
+	/* the operation's end commits (res->bgs stays NULL on -ENOMEM) */
+	if (commit_removed(rc))
+		return;
 	for (i = 0; i < rc->st.nr_devs; i++)
 		res->unallocated_after[i] = rc->st.devs[i].total_bytes > rc->st.devs[i].bytes_used ?
 			rc->st.devs[i].total_bytes - rc->st.devs[i].bytes_used : 0;
