@@ -28,12 +28,11 @@
 #                    --max-extents 10000000: 40 GiB of extents, 200 GiB file)
 #   DIR/pool4-N.img  4 sparse 15 TiB devices, mkfs -d raid10 -m raid1c3
 #   DIR/pool16-N.img 16 sparse 15 TiB devices, mkfs -d raid1 -m raid1c3
-#   DIR/bgs-N-{1,2}.img  one filesystem on 2 sparse 12 TiB devices with
-#                    256 MiB data chunks, at N = 1,000, 3,000, 10,000 and
-#                    30,000 block groups (--max-bgs; up to 100,000)
-#   DIR/empty-N-{1,2}.img  the same after deleting its files one by one
-#                    (N: the block groups emptied so far), each copied right
-#                    after the sync, before the cleaner deletes them
+#   DIR/bgs-N-{1,2,3}.img  bench/gen-bgs.py's filesystem on 3 sparse 9 TiB
+#                    devices of N full 256 MiB data block groups, N = 1,000,
+#                    3,000, 10,000, 30,000, 100,000 (--max-bgs), in seconds
+#   DIR/empty-N-{1,2,3}.img  the same with every data block group empty
+#   DIR/part-N-{1,2,3}.img   the same with every data block group 30 % used
 set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -42,7 +41,7 @@ REPEAT=3
 TSV=
 BUILD=
 MAX_EXTENTS=1000000
-BGS_MAX=30000
+BGS_MAX=100000
 declare -a NAMES=() CMDS=() POINTS=()
 
 die() { echo "scale: $*" >&2; exit 1; }
@@ -81,58 +80,26 @@ build() {
 	ls -ls "$dir"
 }
 
-# copy_fs DIR NAME DEV...: the committed filesystem as it is now (sync just
-# ran; commit=600 keeps the next commit, and the cleaner's deletions with
-# it, away while cp copies), the devices sparse
-copy_fs() {
-	local dir=$1 name=$2 i=1 f
-	shift 2
-	for f in "$@"; do
-		cp --sparse=always "$f" "$dir/$name-$i.img"
-		i=$((i + 1))
-	done
-}
-
-# One filesystem over two sparse 12 TiB devices with 256 MiB data chunks
-# (sysfs allocation/data/chunk_size), grown one 256 MiB extent per block
-# group and copied at 1,000, 3,000, 10,000 and 30,000 block groups
-# (bgs-N-{1,2}.img); then its files deleted and copied again before the
-# cleaner deletes their block groups (empty-N-{1,2}.img).  find_free_extent()
-# walks the full block groups before making a chunk, so the build is
-# quadratic: 100,000 block groups would take hours here.  One fallocate(2)
-# of many block groups (each next extent hinted at the end of the last)
-# does not avoid it: traced (btrfs_find_free_extent_have_block_group, 6.18),
-# 50 such allocations over about 200 full groups still visited about
-# 14,000 groups in loops 1 and 2 of find_free_extent(); on three devices,
-# 3,000 -> 10,000 groups took 356 s at load 26 (nice).  A cheap 100,000
-# needs the image written without the kernel's allocator.
+# The block-group images, written by gen-bgs.py (no kernel: its allocator
+# walks every full block group at each new chunk, so a fallocate(2) fill is
+# quadratic, hours for 100,000): three sparse 9 TiB devices, data single in
+# 256 MiB chunks, metadata RAID1, at 1,000 ... 100,000 data block groups,
+# each full (bgs-N), each empty (empty-N: the state between a deletion's
+# commit and the cleaner) and each 30 % used (part-N: what a reclaim sweep
+# relocates).  gen-bgs-check.sh mounts one and compares sysfs.
 build_bgs() {
-	local dir=$1 loop1 loop2 uuid n prev=0
-	[ -f "$dir/bgs-$BGS_MAX-1.img" ] && return 0
-	truncate -s 12T "$dir/grow-1.img" "$dir/grow-2.img"
-	mkfs.btrfs -q -f -d single -m raid1 "$dir/grow-1.img" "$dir/grow-2.img" >/dev/null
-	loop1=$(losetup -f --show "$dir/grow-1.img")
-	loop2=$(losetup -f --show "$dir/grow-2.img")
-	btrfs device scan "$loop1" "$loop2" >/dev/null 2>&1 || true
-	mount -o commit=600 "$loop1" "$dir/mnt"
-	uuid=$(findmnt -no UUID "$dir/mnt")
-	echo $((256 << 20)) > "/sys/fs/btrfs/$uuid/allocation/data/chunk_size"
+	local dir=$1 n
 	for n in 1000 3000 10000 30000 100000; do
 		[ "$n" -le "$BGS_MAX" ] || break
-		"$dir/falloc-loop" "$dir/mnt/b$n" 256M 4K $(((n - prev) * 256))M >/dev/null
-		sync
-		copy_fs "$dir" "bgs-$n" "$dir/grow-1.img" "$dir/grow-2.img"
-		prev=$n
+		[ -f "$dir/bgs-$n-1.img" ] ||
+			python3 "$BENCH_DIR/gen-bgs.py" --bgs "$n" --devices 3 --dev-size 9T "$dir/bgs-$n"
+		[ -f "$dir/empty-$n-1.img" ] ||
+			python3 "$BENCH_DIR/gen-bgs.py" --bgs "$n" --empty "$n" --devices 3 \
+				--dev-size 9T "$dir/empty-$n"
+		[ -f "$dir/part-$n-1.img" ] ||
+			python3 "$BENCH_DIR/gen-bgs.py" --bgs "$n" --fill 30 --devices 3 \
+				--dev-size 9T "$dir/part-$n"
 	done
-	for n in 1000 3000 10000 30000 100000; do
-		[ -f "$dir/mnt/b$n" ] || continue
-		rm -f "$dir/mnt/b$n"
-		sync
-		copy_fs "$dir" "empty-$n" "$dir/grow-1.img" "$dir/grow-2.img"
-	done
-	umount "$dir/mnt"
-	losetup -d "$loop1" "$loop2"
-	rm -f "$dir/grow-1.img" "$dir/grow-2.img"
 }
 
 while [ $# -gt 0 ]; do
@@ -162,7 +129,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# one_point CMD X DEVS: "cpu rss_kb reads out_bytes rc"
+# one_point CMD X DEVS: "cpu rss_kb reads out_bytes rc cpu_min cpu_max"
 one_point() {
 	local cmd=${1//\{x\}/$2} devs=${3//+/ } r rc=0 reads
 	: > "$TMP/cpu"
@@ -189,7 +156,7 @@ print("%.4f %d" % (ru.ru_utime + ru.ru_stime, os.waitstatus_to_exitcode(status))
 	# forecast and replay close without -v's read counts: "-"
 	reads=$(sed -n 's/^read: \([0-9]*\) reads,.*/\1/p' "$TMP/err" | head -1)
 	echo "$(median < "$TMP/cpu") $(sort -g "$TMP/rss" | tail -1) ${reads:--}" \
-		"$(wc -c < "$TMP/out") $rc"
+		"$(wc -c < "$TMP/out") $rc $(sort -g "$TMP/cpu" | head -1) $(sort -g "$TMP/cpu" | tail -1)"
 }
 
 # exponent X1 X2 V1 V2: the slope in log-log, "-" when undefined
@@ -206,13 +173,13 @@ for s in "${!NAMES[@]}"; do
 	echo
 	echo "## ${NAMES[$s]}: btrfs-space ${CMDS[$s]}"
 	echo
-	echo "| X | CPU s | RSS MB | blocks read | output bytes | exit | exp. CPU | exp. reads | exp. RSS | load |"
-	echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	echo "| X | CPU s | CPU min–max | RSS MB | blocks read | output bytes | exit | exp. CPU | exp. reads | exp. RSS | load |"
+	echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	first=
 	prev=
 	for p in ${POINTS[$s]}; do
 		x=${p%%=*}
-		read -r cpu rss reads out rc < <(one_point "${CMDS[$s]}" "$x" "${p#*=}")
+		read -r cpu rss reads out rc cmin cmax < <(one_point "${CMDS[$s]}" "$x" "${p#*=}")
 		[ "$reads" != - ] || reads=
 		# under 1 ms the process start-up is all there is
 		cpu_e=$(awk -v c="$cpu" 'BEGIN { print (c < 0.001 ? 0.001 : c) }')
@@ -224,7 +191,7 @@ for s in "${!NAMES[@]}"; do
 			e_rss=$(exponent "$px" "$x" "$prss" "$rss")
 		fi
 		load=$(cut -d' ' -f1 /proc/loadavg)
-		printf '| %s | %.4f | %.1f | %s | %s | %s | %s | %s | %s | %s |\n' "$x" "$cpu" \
+		printf '| %s | %.4f | %.4f–%.4f | %.1f | %s | %s | %s | %s | %s | %s | %s |\n' "$x" "$cpu" "$cmin" "$cmax" \
 			"$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "${reads:--}" "$out" "$rc" \
 			"$e_cpu" "$e_reads" "$e_rss" "$load"
 		[ -z "$TSV" ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${NAMES[$s]}" "$x" \

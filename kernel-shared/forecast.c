@@ -1277,67 +1277,108 @@ static int forecast_reclaim(const struct space_report *report,
 }
 
 /* One block group onto the list, with its space info's threshold in bytes */
-static void reclaim_list_add(const struct btrfs_forecast *fc, struct forecast_reclaim_after *ra,
+static void reclaim_list_add(const struct btrfs_fs_info *fs_info, const struct btrfs_forecast *fc,
+			     struct forecast_reclaim_after *ra, bool *on_list,
 			     const struct btrfs_block_group *bg)
 {
 	const struct btrfs_reclaim_plan *p = &fc->reclaim[btrfs_bg_space_index(bg->flags)];
-	u32 i;
+	u32 index = bg - fs_info->block_groups;
 
-	for (i = 0; i < ra->nr_list; i++)
-		if (ra->list[i] == bg->start)
-			return;
+	/* list_add_tail() of a block group already on the list: list_empty() kept it once */
+	if (on_list[index])
+		return;
+	on_list[index] = true;
 	ra->list[ra->nr_list] = bg->start;
 	/* mult_perc(); a space info without a plan has reclaim off */
 	ra->thresh[ra->nr_list++] = p->present ? bg->length * p->thresh_pct / 100 : 0;
 }
 
-static u64 reclaim_list_used(const struct btrfs_fs_info *fs_info, u64 start)
-{
-	const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, start);
+struct reclaim_sort_entry {
+	u64 used;
+	u32 pos;			/* on the list before the sort: keeps it stable */
+};
 
-	return bg ? bg->used : 0;
+static int cmp_reclaim_entry(const void *a, const void *b)
+{
+	const struct reclaim_sort_entry *x = a, *y = b;
+
+	if (x->used != y->used)
+		return x->used < y->used ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* list_sort() by used: stable, equal ones in the order they were added */
+static int reclaim_list_sort(const struct btrfs_fs_info *fs_info,
+			     struct forecast_reclaim_after *ra)
+{
+	struct reclaim_sort_entry *e = calloc(ra->nr_list ? ra->nr_list : 1, sizeof(*e));
+	u64 *list = calloc(ra->nr_list ? ra->nr_list : 1, sizeof(u64));
+	u64 *thresh = calloc(ra->nr_list ? ra->nr_list : 1, sizeof(u64));
+	u32 i;
+
+	if (!e || !list || !thresh) {
+		free(e);
+		free(list);
+		free(thresh);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ra->nr_list; i++) {
+		const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, ra->list[i]);
+
+		e[i].used = bg ? bg->used : 0;
+		e[i].pos = i;
+	}
+	qsort(e, ra->nr_list, sizeof(*e), cmp_reclaim_entry);
+	for (i = 0; i < ra->nr_list; i++) {
+		list[i] = ra->list[e[i].pos];
+		thresh[i] = ra->thresh[e[i].pos];
+	}
+	memcpy(ra->list, list, ra->nr_list * sizeof(u64));
+	memcpy(ra->thresh, thresh, ra->nr_list * sizeof(u64));
+	free(e);
+	free(list);
+	free(thresh);
+	return 0;
 }
 
 /*
  * btrfs_reclaim_bgs_work()'s list: the block groups frees marked
  * (--reclaim-marked, in the order given), then each space info's sweep
- * candidates, then list_sort() by used, a stable sort.
+ * candidates, then list_sort() by used, a stable sort.  A block group is
+ * on the list once; all of it is O(n log n) in the block groups.
  */
 static int reclaim_list(const struct btrfs_fs_info *fs_info,
 			const struct forecast_options *opts, struct btrfs_forecast *fc)
 {
 	struct forecast_reclaim_after *ra = &fc->reclaim_after;
 	u32 n = fs_info->nr_block_groups, i, j;
+	bool *on_list;
 
 	ra->list = calloc(n ? n : 1, sizeof(u64));
 	ra->thresh = calloc(n ? n : 1, sizeof(u64));
 	ra->skipped = calloc(n ? n : 1, sizeof(u64));
-	if (!ra->list || !ra->thresh || !ra->skipped)
+	on_list = calloc(n ? n : 1, sizeof(bool));
+	if (!ra->list || !ra->thresh || !ra->skipped || !on_list) {
+		free(on_list);
 		return -ENOMEM;
+	}
 	for (i = 0; i < opts->nr_reclaim_marked; i++) {
 		const struct btrfs_block_group *bg;
 
 		bg = btrfs_lookup_block_group(fs_info, opts->reclaim_marked[i]);
-		if (!bg || bg->start != opts->reclaim_marked[i])
+		if (!bg || bg->start != opts->reclaim_marked[i]) {
+			free(on_list);
 			return -ENOENT;
-		reclaim_list_add(fc, ra, bg);
+		}
+		reclaim_list_add(fs_info, fc, ra, on_list, bg);
 	}
 	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++)
 		for (j = 0; fc->reclaim[i].present && j < fc->reclaim[i].nr_sweep; j++)
-			reclaim_list_add(fc, ra, btrfs_lookup_block_group(fs_info,
-						fc->reclaim[i].sweep[j].start));
-	for (i = 1; i < ra->nr_list; i++) {
-		u64 s = ra->list[i], t = ra->thresh[i];
-		u64 used = reclaim_list_used(fs_info, s);
-
-		for (j = i; j > 0 && reclaim_list_used(fs_info, ra->list[j - 1]) > used; j--) {
-			ra->list[j] = ra->list[j - 1];
-			ra->thresh[j] = ra->thresh[j - 1];
-		}
-		ra->list[j] = s;
-		ra->thresh[j] = t;
-	}
-	return 0;
+			reclaim_list_add(fs_info, fc, ra, on_list,
+					 btrfs_lookup_block_group(fs_info,
+								  fc->reclaim[i].sweep[j].start));
+	free(on_list);
+	return reclaim_list_sort(fs_info, ra);
 }
 
 /*
@@ -1348,7 +1389,8 @@ static int forecast_reclaim_after(const struct space_report *report,
 				  const struct forecast_options *opts, struct btrfs_forecast *fc)
 {
 	struct forecast_reclaim_after *ra = &fc->reclaim_after;
-	u32 i, j;
+	u64 *tried;
+	u32 i;
 	int ret;
 
 	ret = reclaim_list(report->fs_info, opts, fc);
@@ -1360,14 +1402,16 @@ static int forecast_reclaim_after(const struct space_report *report,
 				  fc->nr_unused_bgs, ra->list, ra->thresh, ra->nr_list, &ra->res);
 	if (ret)
 		return ret;
-	for (i = 0; i < ra->nr_list; i++) {
-		bool tried = false;
-
-		for (j = 0; j < ra->res.nr_selected; j++)
-			tried |= ra->res.selected[j] == ra->list[i];
-		if (!tried)
+	/* the ones the replay did not try, by a sorted copy of those it did */
+	tried = calloc(ra->res.nr_selected ? ra->res.nr_selected : 1, sizeof(u64));
+	if (!tried)
+		return -ENOMEM;
+	memcpy(tried, ra->res.selected, ra->res.nr_selected * sizeof(u64));
+	qsort(tried, ra->res.nr_selected, sizeof(u64), cmp_u64);
+	for (i = 0; i < ra->nr_list; i++)
+		if (!bsearch(&ra->list[i], tried, ra->res.nr_selected, sizeof(u64), cmp_u64))
 			ra->skipped[ra->nr_skipped++] = ra->list[i];
-	}
+	free(tried);
 	return 0;
 }
 

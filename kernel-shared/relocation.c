@@ -111,6 +111,18 @@ struct range_list {
 	u64 next_seq;
 };
 
+/*
+ * A type's block groups summed, kept as they change (bg_changed()): what
+ * type_totals() and type_free() would otherwise add up over every block
+ * group at each relocation
+ */
+struct reloc_sums {
+	u64 total;			/* length, not removed */
+	u64 used;
+	u64 readonly;			/* bytes_super, and the free of read-only ones */
+	u64 rw_free;			/* the free of writable ones */
+};
+
 struct reloc_bg {
 	u64 start;
 	u64 length;
@@ -124,6 +136,7 @@ struct reloc_bg {
 	struct range_list free;
 	struct range_list extents;	/* what relocation moves */
 	const struct btrfs_chunk_map *map;
+	struct reloc_sums counted;	/* what it adds to its type's sums now */
 };
 
 /* One allocation made while relocating a block group, undone on -ENOSPC */
@@ -157,6 +170,28 @@ struct reloc {
 	u32 steps;
 	const struct btrfs_chunk_map **pending;	/* removed, dev extents not yet committed */
 	u32 nr_pending;
+	/*
+	 * committed, their dev extents holes, but still in the devices'
+	 * ranges: taken out together (btrfs_alloc_remove_ranges()) before the
+	 * next chunk allocation reads them, not one memmove() a relocation
+	 */
+	const struct btrfs_chunk_map **committed;
+	u32 nr_committed;
+	u32 cap_committed;
+	u64 meta_type;			/* metadata_type(), fixed by the mounted ones */
+	/*
+	 * The index: per type the sums, and a max tree over the list of the
+	 * largest free extent of each writable block group, so the walks of
+	 * find_free_extent() skip in O(log n) what cannot hold the
+	 * allocation (removed, read-only, too full) instead of testing each:
+	 * a sweep of n block groups is O(n log n), not O(n^2)
+	 */
+	bool indexed;
+	struct reloc_sums sums[BTRFS_BLOCK_GROUP_TYPE_MASK + 1];
+	u64 *largest;			/* the tree: leaves at seg_size + i */
+	u32 seg_size;			/* a power of two >= nr_bgs */
+	bool sorted;			/* bgs[] by start: lookup_bg() may bisect */
+	u64 max_length;			/* the longest block group */
 };
 
 static void inexact(struct reloc *rc, const char *why)
@@ -329,6 +364,131 @@ static int exclude_super(struct reloc_bg *bg)
 			return ret;
 	}
 	return 0;
+}
+
+/* The largest free extent of a writable block group, 0 for others */
+static u64 bg_largest_free(const struct reloc_bg *bg)
+{
+	u64 largest = 0;
+	u32 i;
+
+	if (bg->removed || bg->ro)
+		return 0;
+	for (i = 0; i < bg->free.nr; i++)
+		largest = max_t(u64, largest, bg->free.r[i].len);
+	return largest;
+}
+
+static void sums_add(struct reloc_sums *to, const struct reloc_sums *v, int sign)
+{
+	to->total += sign * v->total;
+	to->used += sign * v->used;
+	to->readonly += sign * v->readonly;
+	to->rw_free += sign * v->rw_free;
+}
+
+static void seg_set(struct reloc *rc, u32 b, u64 value)
+{
+	u32 i = rc->seg_size + b;
+
+	rc->largest[i] = value;
+	for (i >>= 1; i; i >>= 1)
+		rc->largest[i] = max_t(u64, rc->largest[2 * i], rc->largest[2 * i + 1]);
+}
+
+/* Block group @b changed (free space, used, read-only, removed): its index entries anew */
+static void bg_changed(struct reloc *rc, u32 b)
+{
+	struct reloc_bg *bg = &rc->bgs[b];
+	struct reloc_sums *sums = &rc->sums[bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK];
+	u64 free = range_total(&bg->free);
+
+	if (!rc->indexed)
+		return;
+	sums_add(sums, &bg->counted, -1);
+	memset(&bg->counted, 0, sizeof(bg->counted));
+	if (!bg->removed) {
+		bg->counted.total = bg->length;
+		bg->counted.used = bg->used;
+		bg->counted.readonly = bg->bytes_super + (bg->ro ? free : 0);
+		bg->counted.rw_free = bg->ro ? 0 : free;
+	}
+	sums_add(sums, &bg->counted, 1);
+	seg_set(rc, b, bg_largest_free(bg));
+}
+
+/* The index built (again, when the list outgrew the tree) */
+static int index_build(struct reloc *rc)
+{
+	u32 size = 1, i;
+	u64 *t;
+
+	while (size < rc->nr_bgs)
+		size <<= 1;
+	t = calloc(2 * size, sizeof(u64));
+	if (!t)
+		return -ENOMEM;
+	free(rc->largest);
+	rc->largest = t;
+	rc->seg_size = size;
+	rc->indexed = true;
+	memset(rc->sums, 0, sizeof(rc->sums));
+	rc->sorted = true;
+	rc->max_length = 0;
+	for (i = 0; i < rc->nr_bgs; i++) {
+		struct reloc_bg *bg = &rc->bgs[i];
+
+		memset(&bg->counted, 0, sizeof(bg->counted));
+		bg_changed(rc, i);
+		if (i && bg->start < rc->bgs[i - 1].start)
+			rc->sorted = false;
+		rc->max_length = max_t(u64, rc->max_length, bg->length);
+	}
+	return 0;
+}
+
+/* A block group appended to the list (a new chunk) enters the index */
+static int index_append(struct reloc *rc)
+{
+	u32 b = rc->nr_bgs - 1;
+
+	if (!rc->indexed)
+		return 0;
+	if (b >= rc->seg_size)
+		return index_build(rc);
+	if (b && rc->bgs[b].start < rc->bgs[b - 1].start)
+		rc->sorted = false;
+	rc->max_length = max_t(u64, rc->max_length, rc->bgs[b].length);
+	bg_changed(rc, b);
+	return 0;
+}
+
+/*
+ * The first block group at or after @from in list order whose largest
+ * free extent holds @bytes: no block group before it can take them
+ * (btrfs_find_space_for_alloc() needs a free extent that long)
+ */
+static u32 next_fit(const struct reloc *rc, u32 from, u64 bytes)
+{
+	u32 i;
+
+	if (from >= rc->nr_bgs || !bytes)
+		return from;
+	i = rc->seg_size + from;
+	while (rc->largest[i] < bytes) {
+		/* a right child: the rest of its parent is done, climb */
+		while (i & 1)
+			i >>= 1;
+		if (!i)
+			return rc->nr_bgs;
+		i++;
+	}
+	while (i < rc->seg_size) {
+		i *= 2;
+		if (rc->largest[i] < bytes)
+			i++;
+	}
+	return min_t(u32, i - rc->seg_size, rc->nr_bgs);
 }
 
 /* The mounted block group holding @bytenr, by start */
@@ -685,6 +845,12 @@ static int reloc_init(struct reloc *rc, const struct space_report *report,
 			return ret;
 	}
 	rc->nr_orig = rc->nr_bgs;
+	/* the metadata space info's type: DATA|METADATA on a mixed filesystem */
+	rc->meta_type = BTRFS_BLOCK_GROUP_METADATA;
+	for (i = 0; i < rc->nr_orig; i++)
+		if ((rc->bgs[i].flags & BTRFS_BLOCK_GROUP_DATA) &&
+		    (rc->bgs[i].flags & BTRFS_BLOCK_GROUP_METADATA))
+			rc->meta_type = BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA;
 	rc->target[0] = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_DATA);
 	rc->target[1] = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_METADATA);
 	rc->target[2] = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_SYSTEM);
@@ -707,7 +873,8 @@ static int reloc_init(struct reloc *rc, const struct space_report *report,
 	if (!res->unallocated_after || !res->relocated || !res->failed || !res->selected ||
 	    !res->started)
 		return -ENOMEM;
-	return read_extents(rc);
+	ret = read_extents(rc);
+	return ret ? ret : index_build(rc);
 }
 
 static void reloc_release(struct reloc *rc)
@@ -719,8 +886,10 @@ static void reloc_release(struct reloc *rc)
 		free(rc->bgs[i].extents.r);
 	}
 	free(rc->bgs);
+	free(rc->largest);
 	free(rc->allocs);
 	free(rc->pending);
+	free(rc->committed);
 	btrfs_alloc_state_free(&rc->st);
 }
 
@@ -773,7 +942,7 @@ static int record_chunk(struct reloc *rc, struct btrfs_chunk_map *map)
 	if (!ret)
 		ret = exclude_super(bg);
 	range_renumber(&bg->free);
-	return ret;
+	return ret ? ret : index_append(rc);
 }
 
 /*
@@ -815,6 +984,8 @@ static bool chunk_tree_room(const struct reloc *rc)
  * read-only, the operation ends with -EROFS and nothing of the aborted
  * transaction reaches the disk.  Returns 0, -EROFS or -ENOMEM.
  */
+static int flush_removed(struct reloc *rc);
+
 static int chunk_item_room(struct reloc *rc, struct btrfs_chunk_map *map)
 {
 	struct btrfs_chunk_map *sys;
@@ -822,6 +993,9 @@ static int chunk_item_room(struct reloc *rc, struct btrfs_chunk_map *map)
 
 	if ((map->type & BTRFS_BLOCK_GROUP_SYSTEM) || chunk_tree_room(rc))
 		return 0;
+	ret = flush_removed(rc);
+	if (ret)
+		return ret;
 	sys = btrfs_alloc_create_chunk(&rc->st, rc->sys_alloc,
 				       chunk_size_of(rc, BTRFS_BLOCK_GROUP_SYSTEM), &ret);
 	if (!sys) {
@@ -845,6 +1019,9 @@ static int force_chunk(struct reloc *rc, u64 flags)
 	u32 i;
 	int ret;
 
+	ret = flush_removed(rc);
+	if (ret)
+		return ret;
 	next_chunk_start(rc);
 	ret = check_system_chunk(&rc->st, &rc->room, flags, &sys);
 	/* check_system_chunk() adds at most one SYSTEM chunk, a run of one */
@@ -1012,6 +1189,7 @@ static int take(struct reloc *rc, u32 b, u64 start, u64 len, int loop, u8 size_c
 	if (ret)
 		return ret;
 	bg->used += len;
+	bg_changed(rc, b);
 	/* btrfs_add_reserved_bytes() -> btrfs_use_block_group_size_class() */
 	if (uses_size_class(rc, bg) && bg->size_class == BG_SZ_NONE &&
 	    loop < LOOP_WRONG_SIZE_CLASS)
@@ -1042,7 +1220,8 @@ static int search_index(struct reloc *rc, u64 flags, u64 bytes, int loop, u8 siz
 {
 	u32 b;
 
-	for (b = from; b < rc->nr_bgs; b++) {
+	/* the ones next_fit() passes over fail space_for_alloc() or usable() */
+	for (b = next_fit(rc, from, bytes); b < rc->nr_bgs; b = next_fit(rc, b + 1, bytes)) {
 		struct reloc_bg *bg = &rc->bgs[b];
 		u64 at;
 
@@ -1061,10 +1240,36 @@ static int search_index(struct reloc *rc, u64 flags, u64 bytes, int loop, u8 siz
 	return 0;
 }
 
+/*
+ * The live block group holding @bytenr (live ones do not overlap).  While
+ * the list is by start, from the last one starting at or below @bytenr
+ * back to where no block group can reach it; else each in turn.
+ */
 static struct reloc_bg *lookup_bg(struct reloc *rc, u64 bytenr, u32 *b)
 {
-	u32 i;
+	u32 i, lo = 0, hi = rc->nr_bgs;
 
+	if (rc->indexed && rc->sorted) {
+		while (lo < hi) {
+			u32 mid = lo + (hi - lo) / 2;
+
+			if (rc->bgs[mid].start <= bytenr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (i = lo; i-- > 0;) {
+			struct reloc_bg *bg = &rc->bgs[i];
+
+			if (bg->start + rc->max_length <= bytenr)
+				break;
+			if (!bg->removed && bytenr < bg->start + bg->length) {
+				*b = i;
+				return bg;
+			}
+		}
+		return NULL;
+	}
 	for (i = 0; i < rc->nr_bgs; i++) {
 		struct reloc_bg *bg = &rc->bgs[i];
 
@@ -1122,17 +1327,7 @@ static int find_free_extent(struct reloc *rc, u64 flags, u64 bytes, u64 hint, u6
 /* Free in the writable block groups of @type: what a reservation can take */
 static u64 type_free(const struct reloc *rc, u64 type)
 {
-	u64 sum = 0;
-	u32 i;
-
-	for (i = 0; i < rc->nr_bgs; i++) {
-		const struct reloc_bg *bg = &rc->bgs[i];
-
-		if (!bg->removed && !bg->ro &&
-		    (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) == type)
-			sum += range_total(&bg->free);
-	}
-	return sum;
+	return rc->sums[type & BTRFS_BLOCK_GROUP_TYPE_MASK].rw_free;
 }
 
 /*
@@ -1207,22 +1402,12 @@ static int move_tree_blocks(struct reloc *rc, u32 s, u64 flags)
 /* The space info of @type as the model stands: total, used, read-only */
 static void type_totals(const struct reloc *rc, u64 type, struct btrfs_reserve_state *st)
 {
+	const struct reloc_sums *sums = &rc->sums[type & BTRFS_BLOCK_GROUP_TYPE_MASK];
 	u32 i;
 
-	st->total_bytes = 0;
-	st->bytes_used = 0;
-	st->bytes_readonly = 0;
-	for (i = 0; i < rc->nr_bgs; i++) {
-		const struct reloc_bg *bg = &rc->bgs[i];
-
-		if (bg->removed || (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) != type)
-			continue;
-		st->total_bytes += bg->length;
-		st->bytes_used += bg->used;
-		st->bytes_readonly += bg->bytes_super;
-		if (bg->ro)
-			st->bytes_readonly += range_total(&bg->free);
-	}
+	st->total_bytes = sums->total;
+	st->bytes_used = sums->used;
+	st->bytes_readonly = sums->readonly;
 	st->free_chunk_space = 0;
 	for (i = 0; i < rc->st.nr_devs; i++) {
 		const struct btrfs_alloc_device *dev = &rc->st.devs[i];
@@ -1268,13 +1453,7 @@ static bool can_set_ro(struct reloc *rc, const struct reloc_bg *bg)
 /* The metadata space info's type: DATA|METADATA on a mixed filesystem */
 static u64 metadata_type(const struct reloc *rc)
 {
-	u32 i;
-
-	for (i = 0; i < rc->nr_orig; i++)
-		if ((rc->bgs[i].flags & BTRFS_BLOCK_GROUP_DATA) &&
-		    (rc->bgs[i].flags & BTRFS_BLOCK_GROUP_METADATA))
-			return BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA;
-	return BTRFS_BLOCK_GROUP_METADATA;
+	return rc->meta_type;
 }
 
 /*
@@ -1339,8 +1518,22 @@ static int remove_chunk(struct reloc *rc, const struct btrfs_chunk_map *map)
 	return 0;
 }
 
-/* A commit: the removed chunks' dev extents become holes */
-static void commit_removed(struct reloc *rc)
+/* The device has a dev extent at @physical (its ranges are by start) */
+static bool has_range(const struct btrfs_alloc_device *dev, u64 physical)
+{
+	u32 i = array_lower_bound(dev->ranges, dev->nr_ranges, sizeof(*dev->ranges),
+				  offsetof(struct btrfs_alloc_range, start), physical);
+
+	return i < dev->nr_ranges && dev->ranges[i].start == physical;
+}
+
+/*
+ * A commit: the removed chunks' dev extents become holes.  bytes_used
+ * dropped at the removal already (btrfs_alloc_remove_chunk() would add it
+ * back and lower it again: no change, but for a stripe without a range,
+ * which it only adds back).  The ranges go at the next allocation.
+ */
+static int commit_removed(struct reloc *rc)
 {
 	u32 i;
 	u16 s;
@@ -1349,16 +1542,30 @@ static void commit_removed(struct reloc *rc)
 	for (i = 0; i < rc->nr_pending; i++) {
 		const struct btrfs_chunk_map *map = rc->pending[i];
 
-		/* btrfs_alloc_remove_chunk() lowers bytes_used again: it already dropped */
 		for (s = 0; s < map->num_stripes; s++) {
 			struct btrfs_alloc_device *dev = alloc_dev(rc, map->stripes[s].devid);
 
-			if (dev)
+			if (dev && !has_range(dev, map->stripes[s].physical))
 				dev->bytes_used += map->stripe_size;
 		}
-		btrfs_alloc_remove_chunk(&rc->st, map);
+		if (array_grow((void **)&rc->committed, rc->nr_committed, &rc->cap_committed,
+			       sizeof(*rc->committed)))
+			return -ENOMEM;
+		rc->committed[rc->nr_committed++] = map;
 	}
 	rc->nr_pending = 0;
+	return 0;
+}
+
+/* The committed removals' ranges out, before an allocation reads the devices */
+static int flush_removed(struct reloc *rc)
+{
+	int ret = 0;
+
+	if (rc->nr_committed)
+		ret = btrfs_alloc_remove_ranges(&rc->st, rc->committed, rc->nr_committed);
+	rc->nr_committed = 0;
+	return ret;
 }
 
 /*
@@ -1382,6 +1589,7 @@ static void undo_allocs(struct reloc *rc)
 		bg->used -= a->len;
 		if (rc->size_class_reset && !bg->used && uses_size_class(rc, bg))
 			bg->size_class = BG_SZ_NONE;
+		bg_changed(rc, a->bg);
 	}
 }
 
@@ -1438,6 +1646,7 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 		}
 	}
 	rc->bgs[b].ro = true;
+	bg_changed(rc, b);
 	/* create_reloc_inode()'s transaction, then describe_relocation()'s log line */
 	ret = reserve_metadata(rc, btrfs_calc_start_trans_size(rc->fs_info,
 							       &rc->report->reserve.model,
@@ -1446,7 +1655,9 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 		goto fail;
 	res->started[res->nr_started++] = start;
 	/* prepare_to_relocate() commits: the chunks removed before are free now */
-	commit_removed(rc);
+	ret = commit_removed(rc);
+	if (ret)
+		return ret;
 	ret = reserve_metadata(rc, (u64)rc->fs_info->nodesize * RELOCATION_RESERVED_NODES);
 	if (ret)
 		goto fail;
@@ -1458,6 +1669,7 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 		goto fail;
 	/* btrfs_remove_chunk(), in a transaction the next relocation's read-only step joins */
 	rc->bgs[b].removed = true;
+	bg_changed(rc, b);
 	ret = remove_chunk(rc, rc->bgs[b].map);
 	if (ret)
 		return ret;
@@ -1469,6 +1681,7 @@ fail:
 		return ret;
 	undo_allocs(rc);
 	rc->bgs[b].ro = was_ro;
+	bg_changed(rc, b);
 	res->failed[res->nr_failed++] = start;
 	if (ret == -EROFS)
 		aborted(rc);
@@ -1480,8 +1693,9 @@ static void fill_after(struct reloc *rc)
 	struct btrfs_reloc_result *res = rc->res;
 	u32 i;
 
-	/* the operation's end commits */
-	commit_removed(rc);
+	/* the operation's end commits (res->bgs stays NULL on -ENOMEM) */
+	if (commit_removed(rc))
+		return;
 	for (i = 0; i < rc->st.nr_devs; i++)
 		res->unallocated_after[i] = rc->st.devs[i].total_bytes > rc->st.devs[i].bytes_used ?
 			rc->st.devs[i].total_bytes - rc->st.devs[i].bytes_used : 0;
@@ -1728,6 +1942,7 @@ static int balance_item_commit(struct reloc *rc)
 		ret = range_add(&bg->free, blocks.r[i].start, blocks.r[i].len);
 		extent_delete(&bg->extents, blocks.r[i].start);
 		bg->used -= blocks.r[i].len;
+		bg_changed(rc, bg - rc->bgs);
 	}
 	rc->nr_allocs = 0;
 	free(blocks.r);
@@ -1977,6 +2192,7 @@ int btrfs_reloc_reclaim(const struct space_report *report, const struct forecast
 		if (!bg || bg->start != gone[i] || bg->used)
 			continue;
 		bg->removed = true;
+		bg_changed(&rc, b);
 		ret = remove_chunk(&rc, bg->map);
 		if (ret)
 			goto out;

@@ -1072,6 +1072,63 @@ void btrfs_alloc_remove_chunk(struct btrfs_alloc_state *st,
 	}
 }
 
+static int cmp_u64_asc(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The dev extents of @nr removed chunks become holes, as
+ * btrfs_alloc_remove_chunk() makes them one chunk at a time but without its
+ * bytes_used change (the caller lowered bytes_used when it removed them):
+ * one pass over each device's ranges instead of a scan and a memmove() per
+ * chunk, which made a relocation replay of n block groups quadratic.  A
+ * range removed below scan.idx resets it, as one by one.
+ */
+int btrfs_alloc_remove_ranges(struct btrfs_alloc_state *st,
+			      const struct btrfs_chunk_map *const *maps, u32 nr)
+{
+	u32 d, i, j, k, n, cap = 0;
+	u64 *want;
+	u16 s;
+
+	for (i = 0; i < nr; i++)
+		cap += maps[i]->num_stripes;
+	want = calloc(cap ? cap : 1, sizeof(u64));
+	if (!want)
+		return -ENOMEM;
+	for (d = 0; d < st->nr_devs; d++) {
+		struct btrfs_alloc_device *dev = &st->devs[d];
+		bool reset = false;
+
+		for (n = 0, i = 0; i < nr; i++)
+			for (s = 0; s < maps[i]->num_stripes; s++)
+				if (maps[i]->stripes[s].devid == dev->devid)
+					want[n++] = maps[i]->stripes[s].physical;
+		if (!n)
+			continue;
+		qsort(want, n, sizeof(u64), cmp_u64_asc);
+		/* ranges by start: each wanted start drops the first range of that start */
+		for (i = 0, j = 0, k = 0; i < dev->nr_ranges; i++) {
+			while (j < n && want[j] < dev->ranges[i].start)
+				j++;
+			if (j < n && want[j] == dev->ranges[i].start) {
+				j++;
+				reset |= i < dev->scan.idx;
+				continue;
+			}
+			dev->ranges[k++] = dev->ranges[i];
+		}
+		dev->nr_ranges = k;
+		if (reset)
+			dev->scan.idx = 0;
+	}
+	free(want);
+	return 0;
+}
+
 /*
  * find_free_dev_extent(): walk the device's extents from the first MiB;
  * the first hole of at least @num_bytes wins, else the largest hole (the

@@ -208,6 +208,8 @@ int btrfs_alloc_state_init(const struct btrfs_fs_info *fs_info, u32 kernel_versi
 void btrfs_alloc_state_free(struct btrfs_alloc_state *st);
 void btrfs_alloc_remove_chunk(struct btrfs_alloc_state *st,
 			      const struct btrfs_chunk_map *map);
+int btrfs_alloc_remove_ranges(struct btrfs_alloc_state *st,
+			      const struct btrfs_chunk_map *const *maps, u32 nr);
 struct btrfs_chunk_map *btrfs_alloc_create_chunk(struct btrfs_alloc_state *st, u64 type,
 						 u64 chunk_size, int *err);
 

@@ -72,6 +72,10 @@ expect "data=90" '.forecast.reclaim.after' null
 reclaim --reclaim-threshold data=90 --reclaim-marked 788725760,318963712 "$@"
 expect "marked" '.forecast.reclaim.after | [.list, .skipped, .relocated]' \
 	'[[318963712,788725760],[788725760],[318963712]]'
+# a block group marked twice is on the list once (list_empty() before list_add_tail());
+# equal used keep the order they were added: the sort is stable
+reclaim --reclaim-threshold data=90 --reclaim-marked 788725760,318963712,788725760 "$@"
+expect "marked twice" '.forecast.reclaim.after.list' '[318963712,788725760]'
 
 # --full-at-mount: the named block group has no size class (full at the
 # mount, freed since).  Without it 788725760 is classed by its samples
