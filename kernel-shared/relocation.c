@@ -8,7 +8,8 @@
  *   walked from the highest logical start down, the filters seeing `used`
  *   as it is when the walk reaches a chunk, btrfs_balance()'s refusals
  *   (a convert target the devices cannot hold, metadata redundancy
- *   reduced without -f); an -ENOSPC chunk is counted and the walk goes on.
+ *   reduced without -f); an -ENOSPC chunk is counted and the walk goes on;
+ *   a limit per chunk type (-m sent as -s too).
  * - btrfs_shrink_device() and btrfs_rm_device() (volumes.c): the chunks
  *   with a dev extent past the new size, highest physical first, one retry
  *   of the ones that failed; btrfs_check_raid_min_devices() for a remove;
@@ -25,7 +26,11 @@
  *   up to 128 contiguous extents (prealloc_file_extent_cluster(), the
  *   cluster's bytes reserved first, btrfs_alloc_data_chunk_ondemand(): a
  *   data chunk forced while the space info cannot hold them), each tree
- *   block moved as one nodesize allocation; then btrfs_remove_chunk().
+ *   block moved as one nodesize allocation after the priority flusher's
+ *   metadata chunk (should_alloc_chunk(), CHUNK_ALLOC_NO_FORCE); then
+ *   btrfs_remove_chunk().  Not replayed: the COW copies of the paths, the
+ *   reloc trees and the trees each transaction changes (which group keeps
+ *   which copy); the groups they may have changed are in uncertain_raw.
  * - do_chunk_alloc() (block-group.c): a new chunk's item needs a system
  *   block group of the system profile; else a system chunk, else the
  *   transaction aborts (-EROFS).
@@ -1126,6 +1131,33 @@ static int reserve_metadata(struct reloc *rc, u64 num_bytes)
 }
 
 /*
+ * A metadata chunk the flusher may still make: a FLUSH_ALL refill of the
+ * relocation's block reserve (its size doubled past the bytes reserved so
+ * far, reserve_metadata_space()'s -EAGAIN) reaches ALLOC_CHUNK_FORCE
+ * unless flushing the delayed refs frees enough (kernel test 072, another
+ * aging: a 160 MiB group with 51.6 MiB of tree blocks, under the 80 %
+ * rule, and the kernel made the chunk; a 76.75 MiB group with 12.8 MiB
+ * did not).  Per device the chunk's stripes at most, DUP's two on one
+ * device, within its unallocated bytes, go to the bound.
+ */
+static void possible_chunk(struct reloc *rc, u64 flags)
+{
+	u64 raw = chunk_size_of(rc, flags);
+	u32 d;
+
+	if (flags & BTRFS_BLOCK_GROUP_DUP)
+		raw *= 2;
+	for (d = 0; d < rc->st.nr_devs; d++) {
+		const struct btrfs_alloc_device *dev = &rc->st.devs[d];
+		u64 left = dev->total_bytes > dev->bytes_used ?
+			   dev->total_bytes - dev->bytes_used : 0;
+
+		if (dev->writeable)
+			rc->res->uncertain_raw[d] += min_t(u64, raw, left);
+	}
+}
+
+/*
  * Relocating tree blocks COWs each one and the path to it under the
  * relocation's block reserve (reserve_metadata_space(),
  * BTRFS_RESERVE_FLUSH_LIMIT) while the delayed refs reserve grows with
@@ -1151,10 +1183,12 @@ static int flusher_chunk(struct reloc *rc, u32 b, u64 flags)
 
 	if (type != BTRFS_BLOCK_GROUP_METADATA || !rc->bgs[b].extents.nr)
 		return 0;
+	inexact(rc, "metadata relocation: the flusher's chunk depends on bytes_may_use");
 	type_totals(rc, type, &st);
-	if (st.bytes_used + st.bytes_readonly + RELOC_SZ_2M < st.total_bytes * 80 / 100)
+	if (st.bytes_used + st.bytes_readonly + RELOC_SZ_2M < st.total_bytes * 80 / 100) {
+		possible_chunk(rc, flags);
 		return 0;
-	inexact(rc, "metadata relocation: the flusher's chunk (CHUNK_ALLOC_NO_FORCE) depends on bytes_may_use");
+	}
 	ret = force_chunk(rc, flags);
 	return ret == -ENOSPC ? 0 : ret;
 }

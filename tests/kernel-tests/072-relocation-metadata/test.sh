@@ -10,10 +10,11 @@
 # (common-relocation.sh): the order of "relocating block group", the
 # outcome, unallocated per device, and every block group's used after,
 # metadata included.  The forecast calls every metadata relocation not
-# exact; the cases where it has the kernel's figures are held to them
-# (RELOC_STRICT: order, outcome, unallocated within 1 MiB, metadata used
-# in total within max(1 MiB, 1 %)), the other to the bound the forecast
-# states (RELOC_BOUND: unallocated within may_differ plus 1 MiB).
+# exact; every case is held to the bound it states (unallocated within
+# may_differ plus 1 MiB, RELOC_BOUND), and where the order and outcome are
+# known to be the kernel's also to those and to metadata used in total
+# within max(1 MiB, 1 %) (RELOC_STRICT).  Whether the unallocated bytes
+# equal the kernel's is printed (+0).
 # RELOC_CASES="1 5" runs only those cases.
 
 source "$TEST_TOP/common" || exit
@@ -79,8 +80,8 @@ make_base one 23 30 "-n 16384 -d single -m dup" 1536M
 make_base two 52 30 "-n 16384 -d single -m raid1" 1G 1536M
 make_base three 71 25 "-n 16384 -d single -m single" 512M 768M 1G
 
-# held to the kernel's figures (RELOC_STRICT): order, outcome, unallocated
-# within 1 MiB, metadata used in total within max(1 MiB, 1 %)
+# held to the kernel's order and outcome, metadata used in total within
+# max(1 MiB, 1 %), unallocated within the forecast's may_differ (RELOC_STRICT)
 RELOC_STRICT=1 run_case one "--balance|-musage=30" btrfs balance start -musage=30 MNT
 RELOC_STRICT=1 run_case one "--balance|-musage=60" btrfs balance start -musage=60 MNT
 RELOC_STRICT=1 run_case one "--balance|-musage=90" btrfs balance start -musage=90 MNT
