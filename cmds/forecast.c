@@ -662,7 +662,7 @@ static void print_balance(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 	fmt_bool(fctx, "exact", "Exact", bal->exact);
 	fmt_str(fctx, "accuracy", "Accuracy", bal->exact ?
 		"exact: each extent placed as find_free_extent() places it" :
-		"estimate: per device the new chunks' bytes (may_differ) may be placed otherwise");
+		"estimate: per device the new chunks' bytes, and metadata groups a usage filter may take or leave (may_differ), may be placed otherwise");
 	print_reloc(fctx, fc, &bal->res);
 	print_per_device(fctx, "may_differ", "May differ by", fc, bal->may_differ);
 	fmt_group_end(fctx);

@@ -1110,6 +1110,7 @@ int btrfs_forecast_balance(const struct space_report *report,
 {
 	struct btrfs_reloc_result *res = &bal->res;
 	const char *refused;
+	u32 i;
 	int ret;
 
 	memset(bal, 0, sizeof(*bal));
@@ -1132,6 +1133,8 @@ int btrfs_forecast_balance(const struct space_report *report,
 	bal->nr_new_chunks = res->nr_new_chunks;
 	bal->exact = res->exact && res->extents_read;
 	account_new_chunks(res, &bal->new_chunk_bytes, bal->exact ? NULL : bal->may_differ);
+	for (i = 0; !bal->exact && i < res->nr_devs; i++)
+		bal->may_differ[i] += res->uncertain_raw[i];
 	bal->unplaced_bytes = failed_bytes(report, res);
 	bal->data_free_after = data_free_after(res);
 	return 0;

@@ -45,6 +45,8 @@ struct btrfs_reloc_result {
 	u32 nr_bgs;
 	u64 *unallocated_after;		/* per device, in devids' order */
 	u64 *devids;			/* the devices, by devid (as forecast's) */
+	u64 *uncertain_raw;		/* per device: raw bytes of the metadata block
+					 * groups a usage filter may take or leave */
 	u32 nr_devs;
 	bool extents_read;		/* the extent tree gave every extent */
 	bool exact;			/* every input of the kernel's choices known */
