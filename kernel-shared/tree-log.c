@@ -836,16 +836,9 @@ static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 star
 /* Where an item starting at @start goes; *@exact when one starts there */
 static u32 find_pos(const struct replay_inode *ri, u64 start, bool *exact)
 {
-	u32 lo = 0, hi = ri->nr;
+	u32 lo = array_lower_bound(ri->fe, ri->nr, sizeof(*ri->fe),
+				   offsetof(struct file_extent, start), start);
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (ri->fe[mid].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	*exact = lo < ri->nr && ri->fe[lo].start == start;
 	return lo;
 }
