@@ -1298,6 +1298,8 @@ static int remedy_dead_space(const struct space_report *report, struct space_sum
 	r->kind = SUMMARY_REMEDY_DEVICE_ADD;
 	r->finding = SUMMARY_FINDING_DEAD;
 	r->type = BTRFS_BLOCK_GROUP_DATA;
+	/* one device of the size found stops the waste */
+	r->add_count = 1;
 	r->dead_devid = sum->devices[pick].devid;
 	r->dead_before = best;
 	limit = round_up_step(2 * dead_shown(best));

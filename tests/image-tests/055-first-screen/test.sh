@@ -35,6 +35,10 @@ check_screen()
 	done
 	grep -q '^Dead space' <<< "$screen" || { echo "$name: no dead space line"; return 1; }
 	grep -q '^Mount time: ' <<< "$screen" || { echo "$name: no mount time line"; return 1; }
+	# a device add names how many devices to add: at least one
+	[ "$(jq '[.summary.remedies[].effect | select(has("device_size")) |
+		select((.device_count // 0) < 1)] | length' "$json")" = 0 ] ||
+		{ echo "$name: a device add remedy without a device_count of 1 or more"; return 1; }
 	echo "$name: $lines lines, first: ${first:0:60}"
 }
 
