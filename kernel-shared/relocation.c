@@ -1258,18 +1258,12 @@ static int search_index(struct reloc *rc, u64 flags, u64 bytes, int loop, u8 siz
  */
 static struct reloc_bg *lookup_bg(struct reloc *rc, u64 bytenr, u32 *b)
 {
-	u32 i, lo = 0, hi = rc->nr_bgs;
+	u32 i;
 
 	if (rc->indexed && rc->sorted) {
-		while (lo < hi) {
-			u32 mid = lo + (hi - lo) / 2;
-
-			if (rc->bgs[mid].start <= bytenr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (i = lo; i-- > 0;) {
+		i = array_upper_bound(rc->bgs, rc->nr_bgs, sizeof(*rc->bgs),
+				      offsetof(struct reloc_bg, start), bytenr);
+		while (i-- > 0) {
 			struct reloc_bg *bg = &rc->bgs[i];
 
 			if (bg->start + rc->max_length <= bytenr)
