@@ -224,14 +224,33 @@ void fmt_metric_family(struct fmt_ctx *ctx, const char *name, const char *type,
 		fprintf(ctx->raw, "# UNIT %s %s\n", name, unit);
 }
 
+/*
+ * A metric's value: a whole number (bytes, counts) in full, a fraction
+ * (seconds, ratios) to 15 significant digits, which a double always
+ * holds: 0.16471, not %.17g's 0.16471000000000002 from the sum of the
+ * per-read latencies.
+ */
+static void metric_value(char *buf, size_t len, double value)
+{
+	/* 2^53: past it every double is whole and %.0f prints it exactly */
+	if (value >= 9007199254740992.0 || value <= -9007199254740992.0 ||
+	    value == (double)(long long)value)
+		snprintf(buf, len, "%.0f", value);
+	else
+		snprintf(buf, len, "%.15g", value);
+}
+
 void fmt_metric(struct fmt_ctx *ctx, const char *name, const char *labels, double value)
 {
+	char num[40];
+
 	if (ctx->mode != FMT_OPENMETRICS || !ctx->raw)
 		return;
+	metric_value(num, sizeof(num), value);
 	if (labels && *labels)
-		fprintf(ctx->raw, "%s{%s} %.17g\n", name, labels, value);
+		fprintf(ctx->raw, "%s{%s} %s\n", name, labels, num);
 	else
-		fprintf(ctx->raw, "%s %.17g\n", name, value);
+		fprintf(ctx->raw, "%s %s\n", name, num);
 }
 
 void fmt_nagios(struct fmt_ctx *ctx, const char *line)

@@ -44,6 +44,10 @@ for l in lines:
     if labels.pop("fsid", None) != fsid:
         bad.append("sample without the fsid: %s" % l)
     got[(m.group(1), tuple(sorted(labels.items())))] = float(m.group(3))
+    # whole numbers in full, fractions without %.17g's binary tail
+    digits = re.sub(r"[-.]|e.*$", "", m.group(3)).strip("0")
+    if "." in m.group(3) and len(digits) > 15:
+        bad.append("value with %d significant digits: %s" % (len(digits), l))
 for k, v in want.items():
     if k not in got:
         bad.append("missing %s" % (k,))
