@@ -728,9 +728,10 @@ static int print_types_text(struct fmt_ctx *fctx, const struct space_summary *su
 				 s->flags_metadata ? size_str(fctx, s->headroom_rsv, d, sizeof(d)) : "-",
 				 btrfs_summary_level_name(s->level));
 		else
-			snprintf(line, sizeof(line), "    %-10s %12s free, %llu new chunks fit  %s",
+			snprintf(line, sizeof(line), "    %-10s %12s free, %llu new chunk%s fit%s  %s",
 				 s->name, size_str(fctx, s->free, a, sizeof(a)),
 				 (unsigned long long)s->new_chunks,
+				 s->new_chunks == 1 ? "" : "s", s->new_chunks == 1 ? "s" : "",
 				 btrfs_summary_level_name(s->level));
 		used += screen_put(fctx, line);
 	}
@@ -1016,11 +1017,57 @@ static void device_size_text(const struct fmt_ctx *fctx, const struct space_summ
 			 remedy_tag(r));
 }
 
+/* "its files: @home/a (30.00MiB), @/b (2.00MiB) and 4 more; " or "" */
+static void owners_text(struct fmt_ctx *fctx, const struct btrfs_bg_owners *o, char *out,
+			size_t len)
+{
+	size_t n = 0;
+	char sz[32];
+	u32 i;
+
+	out[0] = '\0';
+	if (!o || !o->read || !o->nr_files)
+		return;
+	n += snprintf(out + n, len - n, "; its file%s, from the top level: ",
+		      o->nr_files == 1 ? "" : "s");
+	for (i = 0; i < o->nr_top && n < len; i++) {
+		const struct btrfs_data_owner *f = &o->top[i];
+
+		size_str(fctx, f->bytes, sz, sizeof(sz));
+		if (f->path[0])
+			n += snprintf(out + n, len - n, "%s%s (%s)", i ? ", " : "", f->path, sz);
+		else
+			n += snprintf(out + n, len - n, "%sinode %llu of subvolume %llu (%s)",
+				      i ? ", " : "", (unsigned long long)f->ino,
+				      (unsigned long long)f->root, sz);
+	}
+	if (n < len && o->nr_files > o->nr_top)
+		n += snprintf(out + n, len - n, " and %llu more",
+			      (unsigned long long)(o->nr_files - o->nr_top));
+	if (n < len && o->shared_bytes)
+		snprintf(out + n, len - n, "; %s of it also in snapshots, to delete there too",
+			 size_str(fctx, o->shared_bytes, sz, sizeof(sz)));
+}
+
+static void delete_data_text(struct fmt_ctx *fctx, const struct space_summary *sum,
+			     const struct summary_remedy *r, char *line, size_t len)
+{
+	char files[1024], a[32], b[32];
+
+	owners_text(fctx, r->owners, files, sizeof(files));
+	snprintf(line, len,
+		 "%s %s: delete %s of data in block group %llu (the least used%s): the cleaner removes it, %u new %s chunk%s, %s more (%s)",
+		 r->enough ? "Remedy for" : "Not enough for", remedy_finding(sum, r),
+		 size_str(fctx, r->moved_bytes, a, sizeof(a)), (unsigned long long)r->bg_start,
+		 files, r->new_chunks, remedy_finding(sum, r), r->new_chunks == 1 ? "" : "s",
+		 size_str(fctx, r->new_bytes, b, sizeof(b)), remedy_tag(r));
+}
+
 /* Text: the remedies that fit in @budget lines, then how many did not */
 static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary *sum,
 				int budget)
 {
-	char line[512], cmd[96], a[32], b[32], c[32];
+	char line[1536], cmd[96], a[32], b[32], c[32];
 	int i, left = 0;
 
 	for (i = 0; i < sum->nr_remedies; i++) {
@@ -1034,13 +1081,7 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 		else if (r->kind == SUMMARY_REMEDY_CONVERT)
 			convert_text(fctx, sum, r, cmd, line, sizeof(line));
 		else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
-			snprintf(line, sizeof(line),
-				 "%s %s: delete %s of data in block group %llu (the least used): the cleaner removes it, %u new %s chunk%s fit, %s (%s)",
-				 r->enough ? "Remedy for" : "Not enough for", remedy_finding(sum, r),
-				 size_str(fctx, r->moved_bytes, a, sizeof(a)),
-				 (unsigned long long)r->bg_start, r->new_chunks, remedy_finding(sum, r),
-				 r->new_chunks == 1 ? "" : "s",
-				 size_str(fctx, r->new_bytes, b, sizeof(b)), remedy_tag(r));
+			delete_data_text(fctx, sum, r, line, sizeof(line));
 		else if (r->kind == SUMMARY_REMEDY_BG_TREE)
 			snprintf(line, sizeof(line),
 				 "Remedy for mount: %s (unmounted): %llu reads instead of %llu, %.1f s on HDD (%s)",
@@ -1218,6 +1259,34 @@ static void effect_field_json(struct fmt_ctx *fctx, const struct space_summary *
 	}
 }
 
+/* The delete remedy's files: null when the extent tree was not read */
+static void owners_json(struct fmt_ctx *fctx, const struct btrfs_bg_owners *o)
+{
+	u32 i;
+
+	if (!o || !o->read) {
+		fmt_str(fctx, "files", NULL, NULL);
+		return;
+	}
+	fmt_group_start(fctx, "files", NULL);
+	fmt_u64(fctx, "count", NULL, o->nr_files);
+	fmt_u64(fctx, "shared_bytes", NULL, o->shared_bytes);
+	fmt_array_start(fctx, "largest", NULL);
+	for (i = 0; i < o->nr_top; i++) {
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "subvolume", NULL, o->top[i].root);
+		fmt_u64(fctx, "inode", NULL, o->top[i].ino);
+		fmt_u64(fctx, "bytes", NULL, o->top[i].bytes);
+		if (o->top[i].path[0])
+			fmt_str(fctx, "path", NULL, o->top[i].path);
+		else
+			fmt_str(fctx, "path", NULL, NULL);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+	fmt_group_end(fctx);
+}
+
 static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary *sum)
 {
 	const struct effect_field *effects_end = remedy_effects +
@@ -1242,6 +1311,8 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 			if ((f->kinds & (1U << r->kind)) &&
 			    (f->when == EFFECT_ALWAYS || (f->when == EFFECT_DEAD) == dead))
 				effect_field_json(fctx, sum, r, f);
+		if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
+			owners_json(fctx, r->owners);
 		fmt_group_end(fctx);
 		fmt_group_end(fctx);
 	}

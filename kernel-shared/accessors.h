@@ -131,6 +131,7 @@ BTRFS_SETGET_STACK_FUNCS(stack_dir_type, struct btrfs_dir_item, type, 8)
 BTRFS_SETGET_STACK_FUNCS(stack_inode_ref_name_len, struct btrfs_inode_ref, name_len, 16)
 BTRFS_SETGET_STACK_FUNCS(stack_inode_extref_parent, struct btrfs_inode_extref, parent_objectid, 64)
 BTRFS_SETGET_STACK_FUNCS(stack_inode_extref_name_len, struct btrfs_inode_extref, name_len, 16)
+BTRFS_SETGET_STACK_FUNCS(stack_root_ref_dirid, struct btrfs_disk_root_ref, dirid, 64)
 BTRFS_SETGET_STACK_FUNCS(stack_root_ref_name_len, struct btrfs_disk_root_ref, name_len, 16)
 
 /* File extent item */

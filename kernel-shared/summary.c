@@ -8,9 +8,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/forecast.h"
+#include "kernel-shared/live.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/summary.h"
 #include "kernel-shared/volumes.h"
@@ -645,6 +647,24 @@ static int whatif_add_device(const struct space_report *report,
 }
 
 /*
+ * The files to delete (backref.c): the group's data refs and the paths of
+ * the largest.  Live, from the devices' last commit, when they can be read.
+ */
+static int name_owners(const struct space_report *report, const struct btrfs_block_group *bg,
+		       struct summary_remedy *r)
+{
+	/* the tree reads fill the block cache; nothing of the filesystem changes */
+	struct btrfs_fs_info *fs_info = (struct btrfs_fs_info *)report->fs_info;
+
+	if (report->live && !btrfs_live_on_disk_readable(fs_info))
+		return 0;
+	r->owners = calloc(1, sizeof(*r->owners));
+	if (!r->owners)
+		return -ENOMEM;
+	return btrfs_bg_data_owners(fs_info, bg->start, bg->length, r->owners);
+}
+
+/*
  * Section 19.6: the least used data block group (not read-only, not
  * deleted by the cleaner already): deleting the data in it empties it,
  * btrfs_delete_unused_bgs() removes its chunk, and the allocator makes
@@ -668,10 +688,11 @@ static int remedy_delete_data(const struct space_report *report, struct space_su
 		bg = &fs_info->block_groups[i];
 		if (!(bg->flags & BTRFS_BLOCK_GROUP_DATA) || bg->ro || !bg->used || !bg->map)
 			continue;
-		for (k = 0; k < sum->forecast.nr_unused_bgs; k++)
-			if (sum->forecast.unused_bgs[k] == bg->start)
-				break;
-		if (k == sum->forecast.nr_unused_bgs && (!best || bg->used < best->used))
+		/* unused_bgs is by start (forecast.c): one bisection, not a scan */
+		k = array_lower_bound(sum->forecast.unused_bgs, sum->forecast.nr_unused_bgs,
+				      sizeof(u64), 0, bg->start);
+		if ((k == sum->forecast.nr_unused_bgs || sum->forecast.unused_bgs[k] != bg->start) &&
+		    (!best || bg->used < best->used))
 			best = bg;
 	}
 	if (!best)
@@ -691,7 +712,9 @@ static int remedy_delete_data(const struct space_report *report, struct space_su
 	btrfs_alloc_state_free(&st);
 	r->enough = r->new_chunks && r->new_bytes >= r->room_needed;
 	sum->nr_remedies++;
-	return ret;
+	if (ret)
+		return ret;
+	return name_owners(report, best, r);
 }
 
 
@@ -1503,6 +1526,7 @@ void btrfs_free_summary(struct space_summary *sum)
 	for (i = 0; i < sum->nr_remedies; i++) {
 		free(sum->remedies[i].unallocated_after);
 		free(sum->remedies[i].may_differ);
+		free(sum->remedies[i].owners);
 	}
 	sum->nr_remedies = 0;
 	free(sum->devices);

@@ -11,6 +11,7 @@
 #ifndef BTRFS_SPACE_SUMMARY_H
 #define BTRFS_SPACE_SUMMARY_H
 
+#include "kernel-shared/backref.h"
 #include "kernel-shared/forecast.h"
 #include "kernel-shared/mount-cost.h"
 #include "kernel-shared/report.h"
@@ -96,6 +97,7 @@ struct summary_remedy {
 	u64 room_gained;		/* balance: Σ unallocated after − now */
 	u64 *unallocated_after;		/* balance: per device, report->devices order */
 	u64 bg_start;			/* delete data: the block group emptied */
+	struct btrfs_bg_owners *owners;	/* delete data: the files holding its data */
 	u64 add_size;			/* device add: the new device's size */
 	u32 add_count;			/* device add: how many such devices */
 	u64 new_bytes;			/* device add, delete: the type's bytes in new chunks */

@@ -255,9 +255,39 @@ remedies()
 			start=${cmd##* }
 			length=$("$BTRFS_SPACE" --format json block-groups "$@" |
 				jq ".block_groups[] | select(.start == $start) | .length")
-			for ((off = 0; off < length; off += 65536)); do
-				btrfs inspect-internal logical-resolve -o $((start + off)) "$mnt" 2>/dev/null
+			# every 64 KiB and every extent's start (an extent smaller
+			# than 64 KiB may lie between two samples)
+			{
+				for ((off = 0; off < length; off += 65536)); do
+					echo $((start + off))
+				done
+				btrfs inspect-internal dump-tree -t extent "${rdevs[0]}" 2>/dev/null |
+					awk -v s="$start" -v e=$((start + length)) '
+					$1 == "item" && $5 == "EXTENT_ITEM" {
+						b = substr($4, 2) + 0
+						if (b >= s && b < e) print b
+					}'
+			} | sort -un | while read -r addr; do
+				btrfs inspect-internal logical-resolve -o "$addr" "$mnt" 2>/dev/null
 			done | sort -u > "$rdir/files"
+			# the files the remedy names (backref.c) are the kernel's:
+			# each path among logical-resolve's, and as many files
+			# when no snapshot shares the group's extents
+			jq -r --arg m "$mnt" ".summary.remedies[$i].effect.files |
+				(.largest[] | \"path \\(\$m)/\\(.path)\"),
+				\"count \\(.count) \\(.shared_bytes)\"" "$dir/inspect.json" |
+			while read -r what a b; do
+				if [ "$what" = path ] && ! grep -qxF "$a" "$rdir/files"; then
+					echo "        FAIL: the remedy names $a, not among the kernel's files"
+					echo "bad" >> "$rdir/files.bad"
+				elif [ "$what" = count ] && [ "$b" = 0 ] &&
+				     [ "$a" != "$(wc -l < "$rdir/files")" ]; then
+					echo "        FAIL: the remedy counts $a files, logical-resolve $(wc -l < "$rdir/files")"
+					echo "bad" >> "$rdir/files.bad"
+				fi
+			done
+			[ ! -s "$rdir/files.bad" ] || failed="$failed $name:remedy$i-files"
+			echo "        files: $(wc -l < "$rdir/files") by logical-resolve, the remedy: $(jq -c ".summary.remedies[$i].effect.files | [.count, .shared_bytes, [.largest[].path]]" "$dir/inspect.json")"
 			# the cleaner removes the emptied group, as the remedy
 			# says (btrfs_delete_unused_bgs(), woken by the
 			# transaction kthread: a 5 s commit interval); a balance
