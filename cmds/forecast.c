@@ -1031,10 +1031,11 @@ static void forecast_print(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_
 {
 	struct forecast_ctx *c = ctx;
 
-	if (fs_info->planned)
-		print_mkfs_layout(fctx, fs_info);
+	/* a plan answers first too: what the devices hold, then how mkfs lays them out */
 	print_forecast_section(fctx, &c->fc);
 	print_forecast_gates(fctx, &c->args, &c->fc);
+	if (fs_info->planned)
+		print_mkfs_layout(fctx, fs_info);
 }
 
 static bool forecast_planned(const void *ctx)

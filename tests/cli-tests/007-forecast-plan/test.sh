@@ -31,6 +31,9 @@ check '.forecast.data_fill.unallocatable_hard."3"' 2149580800
 text=$(run_check_stdout "$BTRFS_SPACE" forecast --devices 1G,2G,5G --data-profile raid1 \
 	--metadata-profile raid1) || exit
 grep -q "^Planned: mkfs.btrfs on empty devices" <<< "$text" || fail "no Planned section in the text"
+# the answer first: the forecast's writable data, then mkfs's layout
+[ "$(head -1 <<< "$text")" = "Forecast (formulas.md section 21):" ] ||
+	fail "the plan does not start with the forecast: $(head -1 <<< "$text")"
 
 # defaults: one device, DUP metadata and single data as mkfs
 check_default=$(run_check_stdout "$BTRFS_SPACE" --format json forecast --devices 3G) || exit

@@ -286,6 +286,9 @@ remedies()
 					echo "bad" >> "$rdir/files.bad"
 				fi
 			done
+			jq -e ".summary.remedies[$i].effect.files.largest | length > 0" \
+				"$dir/inspect.json" > /dev/null ||
+				echo "bad: no files named" >> "$rdir/files.bad"
 			[ ! -s "$rdir/files.bad" ] || failed="$failed $name:remedy$i-files"
 			echo "        files: $(wc -l < "$rdir/files") by logical-resolve, the remedy: $(jq -c ".summary.remedies[$i].effect.files | [.count, .shared_bytes, [.largest[].path]]" "$dir/inspect.json")"
 			# the cleaner removes the emptied group, as the remedy
