@@ -302,6 +302,23 @@ static int note_drop_walk_end(struct replay_ctx *rc, u64 ino)
 	return rc->hook.read(rc->hook.ctx, &rc->sv.root, &next);
 }
 
+/* btrfs_cache_block_group(wait) of the block group of @bytenr */
+static int note_cache_bg(void *ctx, u64 bytenr)
+{
+	struct replay_ctx *rc = ctx;
+
+	return rc->hook.cache_bg ? rc->hook.cache_bg(rc->hook.ctx, bytenr) : 0;
+}
+
+/* A COW search of the commit: the blocks it reads */
+static int note_commit_path(void *ctx, const struct btrfs_root_ref *root,
+			    const struct btrfs_path *path, int min_level)
+{
+	struct replay_ctx *rc = ctx;
+
+	return rc->hook.path ? rc->hook.path(rc->hook.ctx, root, path, min_level) : 0;
+}
+
 static int note_csum(struct replay_ctx *rc, u64 offset)
 {
 	return note_search(rc, &rc->fs_info->csum_root, &(struct btrfs_key){
@@ -1237,6 +1254,15 @@ static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_bloc
 			(unsigned long long)rc->subvol, (unsigned long long)leaf->start, slot,
 			(unsigned long long)bytenr, (unsigned long long)num_bytes,
 			(unsigned long long)key->objectid);
+	/*
+	 * __exclude_logged_extent() caches the block group first (on a mixed
+	 * filesystem btrfs_exclude_logged_extents() did at the pin walk)
+	 */
+	if (!btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS)) {
+		ret = note_cache_bg(rc, bytenr);
+		if (ret)
+			return ret;
+	}
 	e->allocated = true;
 	e->refs = 1;
 	ret = add_dref(e, rc->subvol, key->objectid, dref_offset(&fe), &d);
@@ -2192,7 +2218,8 @@ static int queue_data_heads(struct replay_ctx *rc, struct btrfs_commit *cm)
 static int commit_replay(struct replay_ctx *rc, struct btrfs_commit_result *res)
 {
 	struct btrfs_commit_feed feed = {
-		.run_head = run_data_head, .place_taken = place_taken, .ctx = rc,
+		.run_head = run_data_head, .place_taken = place_taken,
+		.read_path = note_commit_path, .cache_bg = note_cache_bg, .ctx = rc,
 		.extent = &rc->extent_sim, .nr_trees = rc->nr_subvol_sims + 1,
 		.nr_subvols = rc->nr_subvol_sims,
 	};
