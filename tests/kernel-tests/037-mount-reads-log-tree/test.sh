@@ -39,8 +39,9 @@
 # (three tries), then skipped with a note.  Every case must count what
 # the kernel read.  log_replay_partial must be false, except where the
 # replay's leaf model flags an operation it does not follow
-# (log_replay.tree_model_inexact, so far the subvolume case, whose count
-# was equal all the same); then it is true.
+# (log_replay.tree_model_inexact: so far the subvolume case, an insert
+# under a level-1 node that splits, whose count was equal all the same);
+# then it is true.
 # The layouts differ from run to run, more so under load: the first
 # step's files get their inline extents at writeback, their inode items
 # at the commit, and where writeback falls decides which items end a
