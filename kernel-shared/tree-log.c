@@ -1737,6 +1737,16 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 	u32 size, pos = 0;
 	int ret;
 
+	/*
+	 * add_inode_ref(): btrfs_iget_logging() of the directory (of an
+	 * INODE_REF: its key offset; of an extref: per name, below), then of
+	 * the inode
+	 */
+	ret = key->type == BTRFS_INODE_EXTREF_KEY ? 0 :
+	      note_subvol(rc, key->offset, BTRFS_INODE_ITEM_KEY, 0);
+	ret = ret ?: note_subvol(rc, key->objectid, BTRFS_INODE_ITEM_KEY, 0);
+	if (ret)
+		return ret;
 	p = btrfs_item_ptr(leaf, slot, &size);
 	for (;;) {
 		bool ext = key->type == BTRFS_INODE_EXTREF_KEY;
@@ -1765,7 +1775,8 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 			break;
 		pos += head + len;
 		/* inode_in_dir(): the dir index, then the dir item of the name */
-		ret = note_subvol(rc, parent, BTRFS_DIR_INDEX_KEY, index) ?:
+		ret = (ext ? note_subvol(rc, parent, BTRFS_INODE_ITEM_KEY, 0) : 0) ?:
+		      note_subvol(rc, parent, BTRFS_DIR_INDEX_KEY, index) ?:
 		      note_subvol(rc, parent, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len)) ?:
 		      btrfs_tree_sim_lookup(ts, &(struct btrfs_key){ parent,
 					    BTRFS_DIR_INDEX_KEY, index }, NULL);
@@ -1858,7 +1869,9 @@ static int replay_dir_index(struct replay_ctx *rc, const struct btrfs_tree_block
 	u32 size;
 	int ret;
 
-	ret = note_search(rc, &rc->sv.root, key) ?: btrfs_tree_sim_lookup(&rc->cur->ts, key, NULL);
+	/* replay_one_name(): btrfs_iget_logging() of the directory first */
+	ret = note_subvol(rc, key->objectid, BTRFS_INODE_ITEM_KEY, 0) ?:
+	      note_search(rc, &rc->sv.root, key) ?: btrfs_tree_sim_lookup(&rc->cur->ts, key, NULL);
 	if (ret <= 0)
 		return ret;
 	di = btrfs_item_ptr(leaf, slot, &size);

@@ -40,8 +40,8 @@
 # the kernel read.  log_replay_partial must be false, except where the
 # replay's leaf model flags an operation it does not follow
 # (log_replay.tree_model_inexact: so far the subvolume case, an insert
-# under a level-1 node that splits, whose count was equal all the same);
-# then it is true.
+# under a level-1 node that splits); then it is true, and the count may
+# be PARTIAL_SLACK reads off either way (printed).
 # The layouts differ from run to run, more so under load: the first
 # step's files get their inline extents at writeback, their inode items
 # at the commit, and where writeback falls decides which items end a
@@ -148,6 +148,11 @@ keep_case()
 }
 
 failures=0
+# A replay counted in part (log_replay_partial: the leaf model flags an
+# operation, so far a level-1 node split) may be this many reads off: the
+# subvolume case's node split left 0 or 1 (a leaf a push read, that the
+# kernel's split moved under another node)
+PARTIAL_SLACK=2
 # check NAME NODESIZE EXACT PRE POST: EXACT "exact" fails on any difference;
 # CASES="glob ..." runs only the cases named
 check()
@@ -186,7 +191,15 @@ check()
 	elif [ "$partial" = true ]; then
 		echo "  log_replay_partial: the leaf model met an operation it does not follow"
 	fi
-	if [ "$tool" -gt "$kernel" ]; then
+	if [ "$partial" = true ] && [ "$tool" != "$kernel" ]; then
+		# counted in part: off by at most PARTIAL_SLACK, printed
+		echo "  $((tool - kernel)) reads off, counted in part"
+		if [ "$tool" -gt $((kernel + PARTIAL_SLACK)) ] ||
+		   [ "$tool" -lt $((kernel - PARTIAL_SLACK)) ]; then
+			echo "  FAIL: more than $PARTIAL_SLACK reads off"
+			failures=$((failures + 1))
+		fi
+	elif [ "$tool" -gt "$kernel" ]; then
 		echo "  FAIL: counts $((tool - kernel)) reads the kernel did not make"
 		failures=$((failures + 1))
 	elif [ "$tool" -lt "$kernel" ] && [ "$3" = exact ]; then
