@@ -185,6 +185,13 @@ check()
 	[ -z "${KEEP:-}${KEEP_ALL:-}" ] || cp --sparse=always "$img" "$img.pre"
 	kernel=$(traced_reads "$img" "$TEST_TMP/$name.trace")
 	echo "$name: kernel $kernel reads, mount-estimate $tool (log tree at $log)"
+	# fail in traced_reads' subshell leaves no count: that is a failure here
+	if [ -z "$kernel" ]; then
+		echo "  FAIL: the kernel's mount was not traced"
+		failures=$((failures + 1))
+		rm -f "$img" "$img.pre"
+		return
+	fi
 	if [ "$partial" != "$inexact" ]; then
 		echo "  FAIL: log_replay_partial is $partial, the leaf model's tree_model_inexact $inexact"
 		failures=$((failures + 1))
