@@ -993,3 +993,92 @@ void btrfs_free_reclaim_plan(struct btrfs_reclaim_plan *plan)
 	plan->sweep = NULL;
 	plan->on_free = NULL;
 }
+
+bool btrfs_block_group_needs_caching(const struct btrfs_block_group *bg)
+{
+	return bg->item_used && bg->item_used != bg->length;
+}
+
+/* Load_block_group_size_class()'s samples: five, at i * length / 5 */
+#define SIZE_CLASS_SAMPLES	5
+
+/*
+ * sample_block_group_extent_item(): from (start + index * length / 5,
+ * EXTENT_ITEM, 0) slot by slot (btrfs_for_each_slot()) to the first
+ * EXTENT_ITEM wholly inside the block group, or to a key past its end
+ */
+static int sample_extent_item(struct btrfs_fs_info *fs_info, const struct btrfs_block_group *bg,
+			      u32 index, struct btrfs_path *path)
+{
+	const struct btrfs_root_ref *root = &fs_info->extent_root;
+	const u64 end = bg->start + bg->length;
+	struct btrfs_key key = {
+		bg->start + index * (bg->length / SIZE_CLASS_SAMPLES), BTRFS_EXTENT_ITEM_KEY, 0
+	};
+	int ret = btrfs_search_slot(fs_info, root, &key, path, BTRFS_IO_OTHER);
+
+	while (ret >= 0) {
+		if (path->slots[0] >= (int)path->nodes[0]->nritems) {
+			ret = btrfs_next_leaf(fs_info, root, path, BTRFS_IO_OTHER);
+			if (ret)
+				break;
+			continue;
+		}
+		btrfs_item_key_to_cpu(path->nodes[0], path->slots[0], &key);
+		if ((key.type == BTRFS_EXTENT_ITEM_KEY && key.objectid >= bg->start &&
+		     key.objectid + key.offset <= end) || key.objectid >= end)
+			break;
+		path->slots[0]++;
+	}
+	btrfs_release_path(path);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * load_free_space_tree(): the search of the block group's FREE_SPACE_INFO
+ * (btrfs_search_free_space_info()), then btrfs_next_item() over its
+ * extents or bitmaps up to the next FREE_SPACE_INFO or the tree's end
+ */
+static int load_free_space_tree(struct btrfs_fs_info *fs_info,
+				const struct btrfs_block_group *bg, struct btrfs_path *path)
+{
+	const struct btrfs_root_ref *root = &fs_info->free_space_root;
+	struct btrfs_key key = { bg->start, BTRFS_FREE_SPACE_INFO_KEY, bg->length };
+	int ret = btrfs_search_slot(fs_info, root, &key, path, BTRFS_IO_OTHER);
+
+	if (ret > 0)
+		ret = -ENOENT;
+	while (!ret) {
+		ret = btrfs_next_item(fs_info, root, path, BTRFS_IO_OTHER);
+		if (ret)
+			break;
+		btrfs_item_key_to_cpu(path->nodes[0], path->slots[0], &key);
+		if (key.type == BTRFS_FREE_SPACE_INFO_KEY)
+			break;
+	}
+	btrfs_release_path(path);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * caching_thread() (6.18): load_block_group_size_class() for a data block
+ * group (btrfs_block_group_should_use_size_class(): data only, since 6.3),
+ * then the free space from the free space tree.  Both search the commit
+ * root with READA_FORWARD.
+ */
+int btrfs_caching_thread_searches(struct btrfs_fs_info *fs_info,
+				  const struct btrfs_block_group *bg,
+				  const struct btrfs_reada_forward *reada)
+{
+	struct btrfs_path path = { .reada = reada };
+	u32 i;
+	int ret = 0;
+
+	if (!btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE) ||
+	    !fs_info->free_space_root.found)
+		return 1;
+	if ((bg->flags & BTRFS_BLOCK_GROUP_DATA) && !(bg->flags & BTRFS_BLOCK_GROUP_METADATA))
+		for (i = 0; i < SIZE_CLASS_SAMPLES && !ret; i++)
+			ret = sample_extent_item(fs_info, bg, i, &path);
+	return ret ? ret : load_free_space_tree(fs_info, bg, &path);
+}

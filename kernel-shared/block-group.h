@@ -32,6 +32,21 @@ int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info, struct btrfs_
 u32 btrfs_block_group_search_keys(const struct btrfs_fs_info *fs_info,
 				  struct btrfs_key *keys);
 const struct btrfs_root_ref *btrfs_block_group_root(const struct btrfs_fs_info *fs_info);
+/*
+ * Whether btrfs_cache_block_group() of @bg runs caching_thread(): not for
+ * a block group read_one_block_group() found empty or full (its item's
+ * used), which is cached from the start
+ */
+struct btrfs_reada_forward;
+bool btrfs_block_group_needs_caching(const struct btrfs_block_group *bg);
+/*
+ * The searches of caching_thread() for @bg on the trees as committed
+ * (search_commit_root), each with @reada (READA_FORWARD): 1 when they are
+ * not modelled (no free space tree: the v1 cache or the extent-tree walk)
+ */
+int btrfs_caching_thread_searches(struct btrfs_fs_info *fs_info,
+				  const struct btrfs_block_group *bg,
+				  const struct btrfs_reada_forward *reada);
 
 /*
  * The kernel's own reclaim (5.19 bg_reclaim_threshold, 6.11 dynamic and

@@ -115,6 +115,50 @@ int btrfs_read_root_node(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 	return btrfs_read_tree_block(fs_info, err, root->bytenr, &check, purpose, eb);
 }
 
+/* reada_for_search()'s bounds (6.18 ctree.c, unchanged since 5.x) */
+#define READA_FORWARD_MAX_BYTES		SZ_64K
+#define READA_FORWARD_MAX_DISTANCE	SZ_64K
+#define READA_MAX_SCAN			32
+
+/*
+ * reada_for_search() of READA_FORWARD at level 1, called before the child
+ * at @slot of @node (a leaf) is read: the slots after it whose blocks lie
+ * within 64 KiB of it are read ahead (btrfs_readahead_node_child(): those
+ * in memory are not read again, but count), until more than 64 KiB went
+ * or 32 slots were looked at.  A read-ahead that fails is dropped, as the
+ * kernel's is: the search that needs the block reads it again.
+ */
+static void reada_forward(struct btrfs_fs_info *fs_info, const struct btrfs_path *path,
+			  u64 root_id, const struct btrfs_tree_block *node, int slot,
+			  unsigned int purpose)
+{
+	const struct btrfs_reada_forward *ra = path->reada;
+	u64 target = btrfs_node_blockptr(node, slot);
+	u64 nread = 0;
+	u32 nscan = 0;
+	int nr;
+
+	if (!ra || node->level != 1 || ra->in_memory(ra->ctx, target))
+		return;
+	for (nr = slot + 1; nr < (int)node->nritems; nr++) {
+		u64 search = btrfs_node_blockptr(node, nr);
+		u64 distance = search > target ? search - target : target - search;
+
+		if (distance <= READA_FORWARD_MAX_DISTANCE) {
+			struct btrfs_error err = { 0 };
+			struct btrfs_tree_block *eb;
+
+			if (!ra->in_memory(ra->ctx, search) &&
+			    !read_node_slot(fs_info, &err, root_id, node, nr, purpose, &eb))
+				btrfs_tree_block_put(eb);
+			nread += fs_info->nodesize;
+		}
+		nscan++;
+		if (nread > READA_FORWARD_MAX_BYTES || nscan > READA_MAX_SCAN)
+			break;
+	}
+}
+
 int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 		      const struct btrfs_root_ref *root,
 		      const struct btrfs_key *key, struct btrfs_path *path,
@@ -140,6 +184,7 @@ int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 		if (ret && slot > 0)
 			slot--;
 		path->slots[level] = slot;
+		reada_forward(fs_info, path, root->objectid, eb, slot, purpose);
 		ret = read_node_slot(fs_info, path_err(fs_info, path), root->objectid,
 				     eb, slot, purpose, &eb);
 		if (ret < 0) {
@@ -171,6 +216,7 @@ int btrfs_next_leaf(struct btrfs_fs_info *fs_info,
 	while (level > 0) {
 		struct btrfs_tree_block *child;
 
+		reada_forward(fs_info, path, root->objectid, eb, path->slots[level], purpose);
 		ret = read_node_slot(fs_info, path_err(fs_info, path), root->objectid,
 				     eb, path->slots[level], purpose, &child);
 		if (ret < 0)

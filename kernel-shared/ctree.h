@@ -69,6 +69,23 @@ struct btrfs_path {
 	struct btrfs_tree_block *nodes[BTRFS_MAX_LEVEL];
 	int slots[BTRFS_MAX_LEVEL];
 	struct btrfs_error *err;
+	/*
+	 * path->reada = READA_FORWARD: set (with in_memory) where the kernel
+	 * sets it and the caller counts what the kernel reads; NULL: none
+	 */
+	const struct btrfs_reada_forward *reada;
+};
+
+/*
+ * reada_for_search() with READA_FORWARD: before a leaf that is not in
+ * memory is read through its level-1 node, the leaves after it under that
+ * node whose blocks lie within 64 KiB of it are read too (at most 64 KiB
+ * of them, 32 slots looked at).  What is in memory is the caller's to say
+ * (the kernel's find_extent_buffer()): the blocks its counted reads met.
+ */
+struct btrfs_reada_forward {
+	bool (*in_memory)(void *ctx, u64 bytenr);
+	void *ctx;
 };
 
 /* 0 and the slot of @key, or 1 and the slot of the first key above it */

@@ -125,6 +125,21 @@ static int trace_grow(struct read_trace *trace)
 	return 0;
 }
 
+/* Whether @bytenr was read already (in memory: find_extent_buffer()) */
+static bool trace_has(void *ctx, u64 bytenr)
+{
+	const struct read_trace *trace = ctx;
+	u64 value = bytenr + 1;
+	u32 pos;
+
+	if (!trace->cap)
+		return false;
+	for (pos = trace_slot(value, trace->cap); trace->slots[pos]; pos = (pos + 1) % trace->cap)
+		if (trace->slots[pos] == value)
+			return true;
+	return false;
+}
+
 /* The read observer: remember @bytenr; 0 or -ENOMEM */
 static int trace_block(void *ctx, u64 bytenr)
 {
@@ -640,9 +655,17 @@ struct copied_block {
 struct log_searches {
 	struct btrfs_fs_info *fs_info;
 	struct btrfs_read_observer counter;
+	struct btrfs_reada_forward reada;	/* in memory: what the counter met */
 	struct copied_block *blocks;
 	u32 nr;
 	u32 cap;
+	u64 *cached;			/* block groups btrfs_cache_block_group() cached */
+	u32 nr_cached;
+	u32 cap_cached;
+	u64 *pinned;			/* the log trees' blocks, as the pin walk meets them */
+	u32 nr_pinned;
+	u32 cap_pinned;
+	bool unmodelled;		/* a caching the model does not follow */
 };
 
 static int remember_path(struct log_searches *ls, const struct btrfs_path *path)
@@ -703,6 +726,84 @@ static int count_log_leaf(void *ctx, u64 bytenr)
 	return 0;
 }
 
+/* A COW search of the commit: its blocks from @min_level up are read */
+static int count_commit_path(void *ctx, const struct btrfs_root_ref *root,
+			     const struct btrfs_path *path, int min_level)
+{
+	struct log_searches *ls = ctx;
+	int level, ret = 0;
+
+	(void)root;
+	for (level = min_level; level < BTRFS_MAX_LEVEL && path->nodes[level] && !ret; level++)
+		ret = ls->counter.fn(ls->counter.ctx, path->nodes[level]->start);
+	return ret;
+}
+
+/*
+ * btrfs_cache_block_group(wait) of the block group holding @bytenr: the
+ * first time, unless the mount found it empty or full, caching_thread()'s
+ * searches (block-group.c) are read
+ */
+static int count_caching(void *ctx, u64 bytenr)
+{
+	struct log_searches *ls = ctx;
+	struct btrfs_fs_info *fs_info = ls->fs_info;
+	const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, bytenr);
+	struct btrfs_read_observer prev;
+	u32 i;
+	int ret;
+
+	if (!bg || !btrfs_block_group_needs_caching(bg))
+		return 0;
+	for (i = 0; i < ls->nr_cached; i++)
+		if (ls->cached[i] == bg->start)
+			return 0;
+	if (array_grow((void **)&ls->cached, ls->nr_cached, &ls->cap_cached, sizeof(*ls->cached)))
+		return -ENOMEM;
+	ls->cached[ls->nr_cached++] = bg->start;
+	prev = btrfs_set_read_observer(fs_info, ls->counter);
+	ret = btrfs_caching_thread_searches(fs_info, bg, &ls->reada);
+	btrfs_set_read_observer(fs_info, prev);
+	if (ret == 1)
+		ls->unmodelled = true;
+	return ret == 1 ? 0 : ret;
+}
+
+/* The pin walk's observer: every log tree block is counted and pinned */
+static int note_pinned(void *ctx, u64 bytenr)
+{
+	struct log_searches *ls = ctx;
+
+	if (array_grow((void **)&ls->pinned, ls->nr_pinned, &ls->cap_pinned, sizeof(*ls->pinned)))
+		return -ENOMEM;
+	ls->pinned[ls->nr_pinned++] = bytenr;
+	return ls->counter.fn(ls->counter.ctx, bytenr);
+}
+
+/*
+ * walk_log_tree() with wc->pin reads the log root tree and every log
+ * tree; btrfs_pin_extent_for_log_replay() caches the block group of each
+ * block it pins (on a mixed filesystem btrfs_exclude_logged_extents()
+ * caches those of the logged data extents too: not followed)
+ */
+static int pin_walk(struct log_searches *ls, const struct btrfs_root_ref *log_root)
+{
+	struct btrfs_fs_info *fs_info = ls->fs_info;
+	struct btrfs_read_observer prev = btrfs_set_read_observer(fs_info,
+		(struct btrfs_read_observer){ note_pinned, ls });
+	u32 i;
+	int ret = walk_all(fs_info, log_root);
+
+	if (!ret)
+		ret = btrfs_for_each_log_tree(fs_info, walk_log_tree, NULL);
+	btrfs_set_read_observer(fs_info, prev);
+	if (btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS))
+		ls->unmodelled = true;
+	for (i = 0; i < ls->nr_pinned && !ret; i++)
+		ret = count_caching(ls, ls->pinned[i]);
+	return ret;
+}
+
 static int cmp_copied(const void *a, const void *b)
 {
 	const struct copied_block *x = a, *y = b;
@@ -743,34 +844,42 @@ static int search_copied_items(struct log_searches *ls)
  * kernel's and are not counted: only the searches it names are, and the
  * leaves its pushes moved items into or only read as siblings, and the
  * next leaves its walks step into without copying them), and the commit
- * the extent items of the blocks they copied and the extent-tree leaves
- * its runs change (the items of its new blocks, at the places the
- * allocator gives them: the block groups are loaded for this, cmds/open.c).
+ * the extent items of the blocks they copied, the extent-tree leaves its
+ * runs change (the items of its new blocks, at the places the allocator
+ * gives them: the block groups are loaded for this, cmds/open.c) and the
+ * paths of its other COW searches; every block group the replay caches
+ * reads what caching_thread() reads (block-group.c).  Counted in part
+ * (log_partial) only where the model does not follow the replay.
  */
-static int replay_log(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimate *est)
+static int replay_log(struct btrfs_fs_info *fs_info, struct read_trace *trace,
+		      struct btrfs_mount_estimate *est)
 {
 	struct btrfs_root_ref log_root = btrfs_log_root_tree_ref(fs_info);
-	struct log_searches ls = { .fs_info = fs_info, .counter = fs_info->read_observer };
+	struct log_searches ls = {
+		.fs_info = fs_info, .counter = fs_info->read_observer,
+		.reada = { trace_has, trace },
+	};
 	const struct btrfs_log_search_hook hook = {
-		count_log_search, count_log_leaf, count_log_read, &ls
+		.fn = count_log_search, .leaf = count_log_leaf, .read = count_log_read,
+		.path = count_commit_path, .cache_bg = count_caching, .ctx = &ls,
 	};
 	struct btrfs_read_observer prev;
 	int ret;
 
 	if (!log_root.found || !ls.counter.fn)
 		return 0;
-	est->log_partial = true;
-	ret = walk_all(fs_info, &log_root);
-	if (!ret)
-		ret = btrfs_for_each_log_tree(fs_info, walk_log_tree, NULL);
-	if (ret)
-		return ret;
-	prev = btrfs_set_read_observer(fs_info, (struct btrfs_read_observer){ 0 });
-	ret = btrfs_replay_log_searches(fs_info, hook);
-	btrfs_set_read_observer(fs_info, prev);
+	ret = pin_walk(&ls, &log_root);
+	if (!ret) {
+		prev = btrfs_set_read_observer(fs_info, (struct btrfs_read_observer){ 0 });
+		ret = btrfs_replay_log_searches(fs_info, hook);
+		btrfs_set_read_observer(fs_info, prev);
+	}
 	if (!ret)
 		ret = search_copied_items(&ls);
+	est->log_partial = ls.unmodelled || fs_info->log_replay.tree_model_inexact;
 	free(ls.blocks);
+	free(ls.cached);
+	free(ls.pinned);
 	return ret;
 }
 
@@ -858,7 +967,7 @@ static int replay_phases(struct btrfs_fs_info *fs_info, struct read_trace *trace
 	if (!ret)
 		ret = run_phase(trace, est, MOUNT_PHASE_QUOTA, walk_all(fs_info, &roots.quota));
 	if (!ret)
-		ret = run_phase(trace, est, MOUNT_PHASE_LOG, replay_log(fs_info, est));
+		ret = run_phase(trace, est, MOUNT_PHASE_LOG, replay_log(fs_info, trace, est));
 	if (!ret)
 		ret = replay_fs_root(fs_info, &roots.data_reloc);
 	if (!ret)

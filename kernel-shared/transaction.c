@@ -1221,7 +1221,9 @@ static int copy_path(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
 	ret = btrfs_search_slot(cm->fs_info, root, key, &path, BTRFS_IO_OTHER);
 	if (ret < 0)
 		return ret;
-	ret = btrfs_commit_cow_path(cm, root, &path, min_level);
+	ret = cm->feed.read_path ? cm->feed.read_path(cm->feed.ctx, root, &path, min_level) : 0;
+	if (!ret)
+		ret = btrfs_commit_cow_path(cm, root, &path, min_level);
 	btrfs_release_path(&path);
 	return ret;
 }
@@ -1314,6 +1316,13 @@ int btrfs_commit_free_space_change(struct btrfs_commit *cm, u64 start, u64 len, 
 	n = btrfs_free_space_change_keys(bg, start, len, add, keys);
 	for (i = 0, ret = 0; i < n && !ret; i++)
 		ret = copy_path(cm, &fs_info->free_space_root, &keys[i], 0);
+	/*
+	 * do_free_extent_accounting(): the free space tree first, then
+	 * btrfs_update_block_group(), which caches a block group not cached
+	 * yet before it frees in it
+	 */
+	if (!ret && add && cm->feed.cache_bg)
+		ret = cm->feed.cache_bg(cm->feed.ctx, start);
 	return ret;
 }
 

@@ -177,6 +177,11 @@ struct btrfs_commit_feed {
 	 */
 	int (*run_head)(void *ctx, struct btrfs_commit *cm, u32 arg);
 	bool (*place_taken)(void *ctx, u64 bytenr);	/* NULL: none */
+	/* told of each COW search's path on the image's tree, from @min_level up (NULL: none) */
+	int (*read_path)(void *ctx, const struct btrfs_root_ref *root,
+			 const struct btrfs_path *path, int min_level);
+	/* a free's btrfs_update_block_group() caches its block group (NULL: none) */
+	int (*cache_bg)(void *ctx, u64 bytenr);
 	void *ctx;
 	struct btrfs_tree_sim *extent;	/* the extent tree, as the runs change it */
 	struct btrfs_tree_sim **trees;	/* the other trees the transaction changed */

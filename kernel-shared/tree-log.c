@@ -302,6 +302,23 @@ static int note_drop_walk_end(struct replay_ctx *rc, u64 ino)
 	return rc->hook.read(rc->hook.ctx, &rc->sv.root, &next);
 }
 
+/* btrfs_cache_block_group(wait) of the block group of @bytenr */
+static int note_cache_bg(void *ctx, u64 bytenr)
+{
+	struct replay_ctx *rc = ctx;
+
+	return rc->hook.cache_bg ? rc->hook.cache_bg(rc->hook.ctx, bytenr) : 0;
+}
+
+/* A COW search of the commit: the blocks it reads */
+static int note_commit_path(void *ctx, const struct btrfs_root_ref *root,
+			    const struct btrfs_path *path, int min_level)
+{
+	struct replay_ctx *rc = ctx;
+
+	return rc->hook.path ? rc->hook.path(rc->hook.ctx, root, path, min_level) : 0;
+}
+
 static int note_csum(struct replay_ctx *rc, u64 offset)
 {
 	return note_search(rc, &rc->fs_info->csum_root, &(struct btrfs_key){
@@ -1237,6 +1254,15 @@ static int replay_one_extent(struct replay_ctx *rc, const struct btrfs_tree_bloc
 			(unsigned long long)rc->subvol, (unsigned long long)leaf->start, slot,
 			(unsigned long long)bytenr, (unsigned long long)num_bytes,
 			(unsigned long long)key->objectid);
+	/*
+	 * __exclude_logged_extent() caches the block group first (on a mixed
+	 * filesystem btrfs_exclude_logged_extents() did at the pin walk)
+	 */
+	if (!btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS)) {
+		ret = note_cache_bg(rc, bytenr);
+		if (ret)
+			return ret;
+	}
 	e->allocated = true;
 	e->refs = 1;
 	ret = add_dref(e, rc->subvol, key->objectid, dref_offset(&fe), &d);
@@ -1711,6 +1737,16 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 	u32 size, pos = 0;
 	int ret;
 
+	/*
+	 * add_inode_ref(): btrfs_iget_logging() of the directory (of an
+	 * INODE_REF: its key offset; of an extref: per name, below), then of
+	 * the inode
+	 */
+	ret = key->type == BTRFS_INODE_EXTREF_KEY ? 0 :
+	      note_subvol(rc, key->offset, BTRFS_INODE_ITEM_KEY, 0);
+	ret = ret ?: note_subvol(rc, key->objectid, BTRFS_INODE_ITEM_KEY, 0);
+	if (ret)
+		return ret;
 	p = btrfs_item_ptr(leaf, slot, &size);
 	for (;;) {
 		bool ext = key->type == BTRFS_INODE_EXTREF_KEY;
@@ -1739,7 +1775,8 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 			break;
 		pos += head + len;
 		/* inode_in_dir(): the dir index, then the dir item of the name */
-		ret = note_subvol(rc, parent, BTRFS_DIR_INDEX_KEY, index) ?:
+		ret = (ext ? note_subvol(rc, parent, BTRFS_INODE_ITEM_KEY, 0) : 0) ?:
+		      note_subvol(rc, parent, BTRFS_DIR_INDEX_KEY, index) ?:
 		      note_subvol(rc, parent, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len)) ?:
 		      btrfs_tree_sim_lookup(ts, &(struct btrfs_key){ parent,
 					    BTRFS_DIR_INDEX_KEY, index }, NULL);
@@ -1832,7 +1869,9 @@ static int replay_dir_index(struct replay_ctx *rc, const struct btrfs_tree_block
 	u32 size;
 	int ret;
 
-	ret = note_search(rc, &rc->sv.root, key) ?: btrfs_tree_sim_lookup(&rc->cur->ts, key, NULL);
+	/* replay_one_name(): btrfs_iget_logging() of the directory first */
+	ret = note_subvol(rc, key->objectid, BTRFS_INODE_ITEM_KEY, 0) ?:
+	      note_search(rc, &rc->sv.root, key) ?: btrfs_tree_sim_lookup(&rc->cur->ts, key, NULL);
 	if (ret <= 0)
 		return ret;
 	di = btrfs_item_ptr(leaf, slot, &size);
@@ -2192,7 +2231,8 @@ static int queue_data_heads(struct replay_ctx *rc, struct btrfs_commit *cm)
 static int commit_replay(struct replay_ctx *rc, struct btrfs_commit_result *res)
 {
 	struct btrfs_commit_feed feed = {
-		.run_head = run_data_head, .place_taken = place_taken, .ctx = rc,
+		.run_head = run_data_head, .place_taken = place_taken,
+		.read_path = note_commit_path, .cache_bg = note_cache_bg, .ctx = rc,
 		.extent = &rc->extent_sim, .nr_trees = rc->nr_subvol_sims + 1,
 		.nr_subvols = rc->nr_subvol_sims,
 	};

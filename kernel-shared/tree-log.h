@@ -16,12 +16,23 @@ int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info);
  * replay makes (the key, in the tree as the image has it), in the
  * kernel's order; a non-zero return (-errno) stops the replay.
  */
+struct btrfs_path;
+
 struct btrfs_log_search_hook {
 	int (*fn)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
 	/* a leaf of the image the replay or its commit changed or pushed items into */
 	int (*leaf)(void *ctx, u64 bytenr);
 	/* a search that reads and copies nothing (btrfs_next_leaf() of a walk) */
 	int (*read)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
+	/* a COW search of the commit, on the image's tree: its blocks from @min_level up */
+	int (*path)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_path *path,
+		    int min_level);
+	/*
+	 * btrfs_cache_block_group(wait) of the block group holding @bytenr:
+	 * btrfs_alloc_logged_file_extent() (__exclude_logged_extent()) and a
+	 * free's btrfs_update_block_group()
+	 */
+	int (*cache_bg)(void *ctx, u64 bytenr);
 	void *ctx;
 };
 

@@ -4,8 +4,13 @@
 # (block:block_bio_queue in a private tracefs instance, on a fresh loop
 # device) must equal "btrfs-space mount-estimate"'s total_reads
 # (Documentation/mount-estimate.md): the log trees, then the subvolume,
-# extent and csum tree blocks the replay searches and changes, and the
-# extent items of the blocks it copies, which the commit searches.
+# extent and csum tree blocks the replay searches and changes, the extent
+# items of the blocks it copies, the commit's COW searches (extent, free
+# space, root and device trees), and what caching_thread() reads for each
+# block group the replay caches (the log trees' blocks pinned, the logged
+# extents allocated, the extents freed): load_block_group_size_class()'s
+# five samples of the extent tree and the free space tree's items, both
+# with READA_FORWARD read-ahead.
 #
 # Each image: a fresh mkfs.btrfs (random fsid) mounted read-write with
 # commit=300 on a loop device; the first step is committed by "sync", the
@@ -21,16 +26,22 @@
 #   many-16k     3,000 committed files: 60 rewritten, 30 new (16K nodes)
 #   renames      600 committed files in a directory: 50 renamed and 30
 #                linked, each fsynced, and 20 new ones (4K nodes)
+#   large-4k     16,000 files, every other one deleted (4K nodes: a
+#                3-level extent tree, a free space tree of bitmaps over
+#                several leaves): 40 rewritten, 40 new; the data block
+#                group's caching samples leaves no search reads
+#   block-groups 2,400 small files among six 40 MiB preallocated files
+#                (several data block groups), half the small files
+#                deleted: 60 rewritten across the groups, 20 new
 #   subvolume    new and rewritten files in a subvolume and in the top
 #                subvolume: two log trees
 # A case whose fsync falls back to a full commit has no log: made again
-# (three tries), then skipped with a note.  The tool may never count more
-# than the kernel.  Counting less fails the 16K-node cases and rewrite-4k
-# (exact: its 2 to 4 extent-tree leaves that get the items of the
-# commit's new blocks are counted since the commit is modelled); the other
-# 4K-node ones (bound: leaves full of small inline files, whose layout and
-# log differ from run to run) measured 0 to 4 reads more in the kernel
-# before that: the difference is printed.
+# (three tries), then skipped with a note.  Every case must count what
+# the kernel read.  log_replay_partial must be false, except where the
+# replay's leaf model flags an operation it does not follow
+# (log_replay.tree_model_inexact: so far the subvolume case, an insert
+# under a level-1 node that splits); then it is true, and the count may
+# be PARTIAL_SLACK reads off either way (printed).
 # The layouts differ from run to run, more so under load: the first
 # step's files get their inline extents at writeback, their inode items
 # at the commit, and where writeback falls decides which items end a
@@ -137,11 +148,16 @@ keep_case()
 }
 
 failures=0
+# A replay counted in part (log_replay_partial: the leaf model flags an
+# operation, so far a level-1 node split) may be this many reads off: the
+# subvolume case's node split left 0 or 1 (a leaf a push read, that the
+# kernel's split moved under another node)
+PARTIAL_SLACK=2
 # check NAME NODESIZE EXACT PRE POST: EXACT "exact" fails on any difference;
 # CASES="glob ..." runs only the cases named
 check()
 {
-	local name=$1 img=$TEST_TMP/$1.img log try tool partial kernel c
+	local name=$1 img=$TEST_TMP/$1.img log try tool partial inexact kernel c
 	if [ -n "${CASES:-}" ]; then
 		for c in $CASES; do
 			# shellcheck disable=SC2053
@@ -163,19 +179,41 @@ check()
 		jq -r '.mount_estimate | "\(.total_reads) \(.log_replay_partial)"')
 	partial=${tool#* }
 	tool=${tool% *}
+	# the one residual: an operation the replay's leaf model does not follow
+	inexact=$("$BTRFS_SPACE" --format json inspect "$img" | jq -r '.log_replay.tree_model_inexact')
 	# the mount replays the log into the image: keep it as it was
 	[ -z "${KEEP:-}${KEEP_ALL:-}" ] || cp --sparse=always "$img" "$img.pre"
 	kernel=$(traced_reads "$img" "$TEST_TMP/$name.trace")
 	echo "$name: kernel $kernel reads, mount-estimate $tool (log tree at $log)"
-	[ "$partial" = true ] || { echo "  FAIL: log_replay_partial is $partial with a log tree"; failures=$((failures + 1)); }
-	if [ "$tool" -gt "$kernel" ]; then
+	# fail in traced_reads' subshell leaves no count: that is a failure here
+	if [ -z "$kernel" ]; then
+		echo "  FAIL: the kernel's mount was not traced"
+		failures=$((failures + 1))
+		rm -f "$img" "$img.pre"
+		return
+	fi
+	if [ "$partial" != "$inexact" ]; then
+		echo "  FAIL: log_replay_partial is $partial, the leaf model's tree_model_inexact $inexact"
+		failures=$((failures + 1))
+	elif [ "$partial" = true ]; then
+		echo "  log_replay_partial: the leaf model met an operation it does not follow"
+	fi
+	if [ "$partial" = true ] && [ "$tool" != "$kernel" ]; then
+		# counted in part: off by at most PARTIAL_SLACK, printed
+		echo "  $((tool - kernel)) reads off, counted in part"
+		if [ "$tool" -gt $((kernel + PARTIAL_SLACK)) ] ||
+		   [ "$tool" -lt $((kernel - PARTIAL_SLACK)) ]; then
+			echo "  FAIL: more than $PARTIAL_SLACK reads off"
+			failures=$((failures + 1))
+		fi
+	elif [ "$tool" -gt "$kernel" ]; then
 		echo "  FAIL: counts $((tool - kernel)) reads the kernel did not make"
 		failures=$((failures + 1))
 	elif [ "$tool" -lt "$kernel" ] && [ "$3" = exact ]; then
 		echo "  FAIL: $((kernel - tool)) reads not counted"
 		failures=$((failures + 1))
 	elif [ "$tool" -lt "$kernel" ]; then
-		echo "  $((kernel - tool)) reads not counted: neighbours a push read and found too full, the extent-tree leaves of the commit's new blocks"
+		echo "  $((kernel - tool)) reads not counted"
 	fi
 	if [ -n "${KEEP_ALL:-}" ]; then
 		KEEP=$KEEP_ALL keep_case "$name" "$img.pre" "$TEST_TMP/$name.trace"
@@ -198,7 +236,7 @@ check extents 16384 exact 'pwrite("big", 0, 64 << 20, sync=False)' '
 for off in range(0, 64 << 20, 128 << 10): pwrite("big", off, 4096, sync=False)
 fsync("big")'
 
-check xattrs 4096 bound 'files(".", 2000, 4)' '
+check xattrs 4096 exact 'files(".", 2000, 4)' '
 import random
 random.seed(37)
 for i in random.sample(range(1, 2001), 150):
@@ -211,7 +249,7 @@ check many-16k 16384 exact 'files(".", 3000, 2000)' '
 for i in range(1, 3001, 50): pwrite("f%d" % i, 0, 9000)
 for i in range(30): pwrite("n%d" % i, 0, 20000)'
 
-check renames 4096 bound 'os.mkdir("d"); files("d", 600, 100)' '
+check renames 4096 exact 'os.mkdir("d"); files("d", 600, 100)' '
 for i in range(1, 601, 12):
     os.rename("d/f%d" % i, "d/g%d" % i)
     fsync("d/g%d" % i)
@@ -220,7 +258,25 @@ for i in range(6, 601, 20):
     fsync("d/h%d" % i)
 for i in range(20): pwrite("d/n%d" % i, 0, 3000)'
 
-check subvolume 4096 bound '
+check large-4k 4096 exact 'files(".", 16000, 5000)
+for i in range(1, 16001, 2): os.remove("f%d" % i)' '
+for i in range(2, 16001, 400): pwrite("f%d" % i, 0, 5000)
+for i in range(40): pwrite("n%d" % i, 0, 9000)'
+
+check block-groups 4096 exact '
+for r in range(6):
+    files(".", 0, 0)
+    for i in range(400): pwrite("s%d_%d" % (r, i), 0, 5000, sync=False)
+    fd = os.open("big%d" % r, os.O_WRONLY | os.O_CREAT, 0o644)
+    os.posix_fallocate(fd, 0, 40 << 20)
+    os.close(fd)
+for r in range(6):
+    for i in range(0, 400, 2): os.remove("s%d_%d" % (r, i))' '
+for r in range(6):
+    for i in range(1, 400, 40): pwrite("s%d_%d" % (r, i), 0, 5000)
+for i in range(20): pwrite("n%d" % i, 0, 9000)'
+
+check subvolume 4096 exact '
 import subprocess
 subprocess.run(["btrfs", "-q", "subvolume", "create", "sv"], check=True)
 files(".", 500, 1000); files("sv", 500, 1000)' '
@@ -229,4 +285,4 @@ for d in (".", "sv"):
     for i in range(10): pwrite("%s/n%d" % (d, i), 0, 3000)'
 
 [ "$failures" -eq 0 ] || fail "$failures differences from the kernel's reads"
-echo "mount reads with a log tree: no image counted above the kernel's, the exact ones equal"
+echo "mount reads with a log tree: every case equal to the kernel's, or within $PARTIAL_SLACK where counted in part"
