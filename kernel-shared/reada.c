@@ -528,7 +528,8 @@ static int defer_searches(struct btrfs_fs_info *fs_info,
 		struct btrfs_prefetch_search *s;
 		struct btrfs_root_ref *r;
 
-		cap = p->nr + nr > 2 * p->cap ? p->nr + nr : 2 * p->cap;
+		/* room for the small read-aheads that join later (the dev tree's) */
+		cap = p->nr + nr > 2 * p->cap ? p->nr + nr + 16 : 2 * p->cap;
 		s = realloc(p->srch, cap * sizeof(*s));
 		if (s)
 			p->srch = s;
