@@ -6,7 +6,7 @@
  * multi-device filesystem's devices is its source.  The kernel's own list
  * is /sys/fs/btrfs/<uuid>/devices/, one entry per device of each mounted
  * btrfs (the directory exists from mount to unmount); a regular file is
- * found through the loop devices reading it
+ * found through the loop devices among those devices that read it
  * (/sys/block/loopN/loop/backing_file).  The mount point is then a
  * mountinfo line whose source is one of that filesystem's devices.
  */
@@ -21,8 +21,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "common/mounted.h"
-
-#define MAX_LOOPS	16
 
 static int read_line(const char *file, char *buf, size_t size)
 {
@@ -52,36 +50,62 @@ static int read_devt(const char *file, dev_t *devt)
 	return 0;
 }
 
-/* The loop devices whose backing file is the inode @st */
-static int loops_of_file(const struct stat *st, dev_t *devts)
+/* Loop device @name (as /sys/block names it) reads the inode @st */
+static bool loop_reads_file(const char *name, const struct stat *st)
 {
-	DIR *dir = opendir("/sys/block");
+	char file[PATH_MAX], backing[PATH_MAX];
+	struct stat bst;
+	char *deleted;
+
+	if (strncmp(name, "loop", 4))
+		return false;
+	snprintf(file, sizeof(file), "/sys/block/%s/loop/backing_file", name);
+	if (read_line(file, backing, sizeof(backing)))
+		return false;	/* not attached, or a partition */
+	deleted = strstr(backing, " (deleted)");
+	if (deleted)
+		*deleted = 0;
+	return !stat(backing, &bst) && bst.st_dev == st->st_dev && bst.st_ino == st->st_ino;
+}
+
+/*
+ * The mounted btrfs with a loop device that reads @st, and that device's
+ * name: only the loop devices of mounted btrfs filesystems are looked at
+ * (every loop device of the machine was a failed open of its
+ * backing_file each, 40 of them 0.3 ms of a 7 ms run)
+ */
+static bool mounted_fs_of_file(const struct stat *st, char *fsdir, size_t size,
+			       char *name, size_t name_size)
+{
+	DIR *dir = opendir("/sys/fs/btrfs");
 	struct dirent *de;
-	int n = 0;
+	bool found = false;
 
 	if (!dir)
-		return 0;
-	while (n < MAX_LOOPS && (de = readdir(dir))) {
-		char file[PATH_MAX], backing[PATH_MAX];
-		struct stat bst;
-		char *deleted;
+		return false;
+	while (!found && (de = readdir(dir))) {
+		char path[PATH_MAX + 16];
+		struct dirent *dev;
+		DIR *devs;
 
-		if (strncmp(de->d_name, "loop", 4))
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "features"))
 			continue;
-		snprintf(file, sizeof(file), "/sys/block/%s/loop/backing_file", de->d_name);
-		if (read_line(file, backing, sizeof(backing)))
-			continue;	/* not attached */
-		deleted = strstr(backing, " (deleted)");
-		if (deleted)
-			*deleted = 0;
-		if (stat(backing, &bst) || bst.st_dev != st->st_dev || bst.st_ino != st->st_ino)
+		snprintf(fsdir, size, "/sys/fs/btrfs/%s", de->d_name);
+		snprintf(path, sizeof(path), "%s/devices", fsdir);
+		devs = opendir(path);
+		if (!devs)
 			continue;
-		snprintf(file, sizeof(file), "/sys/block/%s/dev", de->d_name);
-		if (!read_devt(file, &devts[n]))
-			n++;
+		while (!found && (dev = readdir(devs))) {
+			if (!loop_reads_file(dev->d_name, st))
+				continue;
+			if (name)
+				snprintf(name, name_size, "%s", dev->d_name);
+			found = true;
+		}
+		closedir(devs);
 	}
 	closedir(dir);
-	return n;
+	return found;
 }
 
 /* @devt is one of the devices listed in @fsdir/devices/ */
@@ -189,27 +213,21 @@ int device_mounted_btrfs(const char *path, char *dev, size_t dev_size,
 			 char *mnt, size_t mnt_size)
 {
 	char fsdir[PATH_MAX];
-	dev_t devts[MAX_LOOPS];
 	struct stat st;
-	int n, i;
+	bool found;
 
 	if (stat(path, &st))
 		return 0;
-	if (S_ISBLK(st.st_mode)) {
-		devts[0] = st.st_rdev;
-		n = 1;
-	} else if (S_ISREG(st.st_mode)) {
-		n = loops_of_file(&st, devts);
-	} else {
+	if (S_ISBLK(st.st_mode))
+		found = mounted_fs_of(st.st_rdev, fsdir, sizeof(fsdir), dev, dev_size);
+	else if (S_ISREG(st.st_mode))
+		found = mounted_fs_of_file(&st, fsdir, sizeof(fsdir), dev, dev_size);
+	else
 		return 0;
-	}
-	for (i = 0; i < n; i++) {
-		if (!mounted_fs_of(devts[i], fsdir, sizeof(fsdir), dev, dev_size))
-			continue;
-		find_mount_point(fsdir, mnt, mnt_size);
-		return 1;
-	}
-	return 0;
+	if (!found)
+		return 0;
+	find_mount_point(fsdir, mnt, mnt_size);
+	return 1;
 }
 
 int open_path_inode(const char *path, unsigned long long *ino)

@@ -22,6 +22,7 @@
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
+#include "kernel-shared/reada.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
@@ -706,7 +707,12 @@ static int load_block_groups(struct btrfs_fs_info *fs_info,
 		return -ENOMEM;
 	if (fs_info->read.bg_search_scan)
 		return scan_block_groups(fs_info, root, progress);
-	if (fs_info->read.io_threads > 1)
+	/*
+	 * While the mount's read-ahead is deferred (reada.c) the page cache
+	 * has served every read: the searches one by one cost less than the
+	 * windows, and the first miss starts the read-ahead of them all
+	 */
+	if (fs_info->read.io_threads > 1 && !btrfs_prefetch_deferred(fs_info))
 		return load_block_groups_batched(fs_info, root, progress);
 	for (i = 0; i < fs_info->nr_chunks; i++) {
 		struct btrfs_block_group *bg = &fs_info->block_groups[i];

@@ -23,6 +23,7 @@
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/image-restore.h"
+#include "kernel-shared/reada.h"
 #include "kernel-shared/tree-block.h"
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/volumes.h"
@@ -664,6 +665,12 @@ static int open_devices(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
+/*
+ * read_block_copy()'s answer when a read-ahead is deferred and the page
+ * cache does not hold the block: nothing was read or counted
+ */
+#define BLOCK_NOT_CACHED	1
+
 static int read_block_copy(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			   u64 bytenr, u8 *buf, int mirror, unsigned int purpose)
 {
@@ -682,8 +689,22 @@ static int read_block_copy(struct btrfs_fs_info *fs_info, struct btrfs_error *er
 			return ret;
 		if (!piece.dev)
 			return -ENODEV;
-		ret = io_read_fault(&piece.dev->io, buf + done, piece.length,
-				    piece.physical, purpose, &fault);
+		/*
+		 * A deferred read-ahead (reada.c) starts where the page cache
+		 * cannot serve a block in one piece; io_read_cached() counts
+		 * as io_read() does, and anything but a miss reads again here
+		 */
+		ret = -EAGAIN;
+		if (!done && piece.length == fs_info->nodesize &&
+		    btrfs_prefetch_deferred(fs_info)) {
+			ret = io_read_cached(&piece.dev->io, buf, piece.length,
+					     piece.physical, purpose);
+			if (ret == -EAGAIN)
+				return BLOCK_NOT_CACHED;
+		}
+		if (ret)
+			ret = io_read_fault(&piece.dev->io, buf + done, piece.length,
+					    piece.physical, purpose, &fault);
 		loc.device = piece.dev->io.path;
 		loc.logical = bytenr + done;
 		loc.physical = piece.physical;
@@ -941,6 +962,7 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_error *err
 	ret = observe_read(fs_info, bytenr);
 	if (ret)
 		return ret;
+again:
 	if (eb) {
 		ret = check_cached(err, eb, check);
 		*ret_eb = ret ? NULL : eb;
@@ -966,6 +988,13 @@ int btrfs_read_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_error *err
 		ret = read_one_copy(fs_info, eb, check, mirror, purpose, &rec);
 		if (!ret)
 			break;
+		if (ret == BLOCK_NOT_CACHED) {
+			/* the read-ahead reads it with the rest; then the cache serves */
+			btrfs_free_tree_block(fs_info, eb);
+			btrfs_prefetch_run_deferred(fs_info);
+			eb = btrfs_cache_lookup(fs_info, bytenr);
+			goto again;
+		}
 		if (ret == -ENODEV)
 			continue;
 		if (bad.nr < BAD_COPIES_KEPT) {
@@ -1550,6 +1579,7 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 {
 	u32 i;
 
+	btrfs_prefetch_drop_deferred(fs_info);
 	btrfs_free_block_cache(fs_info);
 	btrfs_free_chunk_maps(fs_info);
 	free(fs_info->mount_est);

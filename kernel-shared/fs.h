@@ -171,6 +171,7 @@ struct btrfs_read_observer {
 
 /* How the reader reads: options of a run, given to btrfs_open_fs() */
 struct io_queue;
+struct btrfs_reada_pending;
 
 struct btrfs_read_args {
 	bool bg_search_scan;		/* kernel-style forward walk, not pinpoint */
@@ -243,6 +244,8 @@ struct btrfs_fs_info {
 	struct btrfs_read_args read;	/* given at open: btrfs_open_fs() */
 	/* the concurrent reads (read.io_threads > 1), made at first use */
 	struct io_queue *io_queue;	/* common/io-batch.h */
+	/* the mount's read-ahead until a read misses the page cache (reada.c) */
+	struct btrfs_reada_pending *reada_pending;
 	struct btrfs_block_search_stats bg_search;
 
 	/* raw: the global reserve is the chosen kernel's, added by the report */

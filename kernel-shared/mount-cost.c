@@ -367,7 +367,7 @@ void btrfs_mount_read_ahead(struct btrfs_fs_info *fs_info, void *ctx)
 			add_block_group_searches(fs_info, &ra, keys, nr_bg, *load_block_groups);
 			add_mount_roots(fs_info, &scratch, &ra, &r, NULL);
 		}
-		btrfs_prefetch_searches(fs_info, ra.srch, ra.nr);
+		btrfs_prefetch_searches_deferred(fs_info, ra.srch, ra.nr);
 	}
 	free(ra.srch);
 	free(keys);
@@ -1001,6 +1001,11 @@ int btrfs_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estim
 	btrfs_set_read_observer(fs_info, prev);
 	/* what comes after may want whole leaves: the copies are not found */
 	btrfs_cache_keep_items(fs_info, 0, 0);
+	/*
+	 * The page cache served every read of the mount: what comes after
+	 * is not what the read-ahead was for
+	 */
+	btrfs_prefetch_drop_deferred(fs_info);
 	free(trace.slots);
 	if (ret)
 		return ret;

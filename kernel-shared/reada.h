@@ -46,4 +46,21 @@ struct btrfs_prefetch_search {
 void btrfs_prefetch_searches(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_prefetch_search *srch, u32 nr);
 
+/*
+ * The same, deferred to the first tree block read that the page cache
+ * cannot serve (btrfs_read_tree_block() then calls
+ * btrfs_prefetch_run_deferred()): from a warm page cache the searches read
+ * their blocks one by one as --io-threads 1 does, and the read-ahead's
+ * planning is not paid.  Read-aheads asked while one is deferred join it.
+ * Only with io_threads > 1.
+ */
+void btrfs_prefetch_searches_deferred(struct btrfs_fs_info *fs_info,
+				      const struct btrfs_prefetch_search *srch, u32 nr);
+/* A read-ahead is deferred: the next read tries the page cache first */
+bool btrfs_prefetch_deferred(const struct btrfs_fs_info *fs_info);
+/* Run the deferred read-ahead now (a read missed the page cache) */
+void btrfs_prefetch_run_deferred(struct btrfs_fs_info *fs_info);
+/* Forget it: the searches it was for are done */
+void btrfs_prefetch_drop_deferred(struct btrfs_fs_info *fs_info);
+
 #endif
