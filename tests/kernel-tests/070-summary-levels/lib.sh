@@ -253,7 +253,7 @@ remedies()
 			# groups removes it now (the cleaner would later); then the
 			# metadata fill
 			start=${cmd##* }
-			length=$("$BTRFS_SPACE" --format json block-groups "$@" |
+			length=$("$BTRFS_SPACE" --format json block-groups --list-block-groups "$@" |
 				jq ".block_groups[] | select(.start == $start) | .length")
 			for ((off = 0; off < length; off += 65536)); do
 				btrfs inspect-internal logical-resolve -o $((start + off)) "$mnt" 2>/dev/null
