@@ -5,8 +5,9 @@
 
 static const char * const cmd_block_groups_usage[] = {
 	"btrfs-space block-groups [options] <device|image> [<device|image>...]",
-	"Show every block group: start, length, used, flags and the leaf it was found in",
+	"Show the block groups as runs of one shape and state, and the totals per type",
 	"",
+	"--list-block-groups  every block group, one by one, instead of runs",
 	HELPINFO_GLOBALS,
 	HELPINFO_UNITS_SHORT_LONG,
 	NULL
@@ -15,6 +16,7 @@ static const char * const cmd_block_groups_usage[] = {
 static int cmd_block_groups(const struct cmd_struct *cmd,
 			    const struct cmd_options *global, int argc, char **argv)
 {
-	return run_list_command(cmd, global, argc, argv, true, print_block_group_list);
+	return run_list_command(cmd, global, argc, argv, true, "list-block-groups",
+				print_block_group_list);
 }
 DEFINE_COMMAND(block_groups, "block-groups");

@@ -5,6 +5,7 @@
  * (kernel-shared/forecast.c; formulas.md section 21).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/commands.h"
@@ -42,7 +43,8 @@ static const char * const cmd_forecast_usage[] = {
 	"--remove DEVID     what-if: btrfs device remove DEVID: success or ENOSPC, the chunks",
 	"                   relocated, unallocated space after",
 	"--resize DEVID:SIZE  what-if: btrfs filesystem resize DEVID:SIZE shrinking the device",
-	"--list-chunks      every new chunk, one by one, instead of runs of chunks",
+	"--list-chunks      every new chunk, and every block group of the reclaim what-if,",
+	"                   one by one, instead of runs",
 	"--mount-options OPTS  what-if: the mount's discard and commit options (nodiscard,",
 	"                   discard, discard=sync, discard=async, commit=N); default: what the",
 	"                   kernel picks for the devices (live: the mount's options)",
@@ -448,91 +450,6 @@ static int forecast_option(int opt, const char *arg, void *ctx)
 	}
 }
 
-static void print_chunk_keys(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map)
-{
-	u16 s;
-
-	fmt_u64(fctx, "logical", "logical", map->start);
-	fmt_size(fctx, "length", "length", map->length);
-	fmt_str(fctx, "type", "type", btrfs_bg_type_name(map->type));
-	fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(map->type));
-	fmt_u64(fctx, "flags", NULL, map->type);
-	fmt_size(fctx, "stripe_size", "stripe_size", map->stripe_size);
-	fmt_array_start(fctx, "stripes", "stripes");
-	for (s = 0; s < map->num_stripes; s++) {
-		fmt_group_start(fctx, NULL, NULL);
-		fmt_u64(fctx, "devid", "devid", map->stripes[s].devid);
-		fmt_u64(fctx, "offset", "offset", map->stripes[s].physical);
-		fmt_group_end(fctx);
-	}
-	fmt_array_end(fctx);
-}
-
-static void print_chunk(struct fmt_ctx *fctx, const char *key, const char *label,
-			const struct btrfs_chunk_map *map)
-{
-	fmt_group_start(fctx, key, label);
-	print_chunk_keys(fctx, map);
-	fmt_group_end(fctx);
-}
-
-/*
- * A run (formulas.md section 21.11): its first chunk's keys, how many
- * chunks, and for more than one the period that repeats, the steps and
- * the last chunk.
- */
-static void print_run(struct fmt_ctx *fctx, const struct btrfs_chunk_run *run)
-{
-	u64 count = btrfs_chunk_run_count(run);
-	struct btrfs_chunk_map *last;
-	char key[24], label[32];
-	u32 i;
-
-	fmt_group_start(fctx, NULL, NULL);
-	print_chunk_keys(fctx, run->pattern[0]);
-	if (count > 1 || fctx->mode == FMT_JSON)
-		fmt_u64(fctx, "count", "count", count);
-	if (count > 1) {
-		fmt_u64(fctx, "period", "period", run->period);
-		fmt_size(fctx, "logical_step", "logical_step", run->logical_step);
-		fmt_group_start(fctx, "device_steps", "device_steps");
-		for (i = 0; i < run->nr_steps; i++) {
-			snprintf(key, sizeof(key), "%llu", (unsigned long long)run->steps[i].devid);
-			snprintf(label, sizeof(label), "devid %llu",
-				 (unsigned long long)run->steps[i].devid);
-			fmt_size(fctx, key, label, run->steps[i].step);
-		}
-		fmt_group_end(fctx);
-		/* the text has the first chunk already: a pattern of one is it */
-		if (run->period > 1 || fctx->mode == FMT_JSON) {
-			fmt_array_start(fctx, "pattern", "pattern");
-			for (i = 0; i < run->period; i++)
-				print_chunk(fctx, NULL, NULL, run->pattern[i]);
-			fmt_array_end(fctx);
-		}
-		last = btrfs_chunk_run_chunk(run, count - 1);
-		if (last)
-			print_chunk(fctx, "last", "last", last);
-		free(last);
-	}
-	fmt_group_end(fctx);
-}
-
-/* --list-chunks: every chunk of every run */
-static void print_run_chunks(struct fmt_ctx *fctx, const struct btrfs_chunk_run *run)
-{
-	u64 i, count = btrfs_chunk_run_count(run);
-
-	for (i = 0; i < count; i++) {
-		struct btrfs_chunk_map *map = btrfs_chunk_run_chunk(run, i);
-
-		if (!map)
-			return;
-		print_chunk(fctx, NULL, NULL, map);
-		free(map);
-	}
-}
-
 static void print_per_device(struct fmt_ctx *fctx, const char *key, const char *label,
 			     const struct btrfs_forecast *fc, const u64 *bytes)
 {
@@ -591,47 +508,61 @@ static void print_fill(struct fmt_ctx *fctx, const char *key, const char *label,
 	fmt_group_end(fctx);
 }
 
-static void print_u64_list(struct fmt_ctx *fctx, const char *key, const char *label,
-			   const u64 *v, u32 nr)
+static void print_bg_after(struct fmt_ctx *fctx, const void *item)
 {
-	u32 i;
+	const struct btrfs_reloc_bg_after *bg = item;
 
-	fmt_array_start(fctx, key, label);
-	for (i = 0; i < nr; i++)
-		fmt_u64(fctx, "logical", "logical", v[i]);
-	fmt_array_end(fctx);
+	fmt_u64(fctx, "start", "start", bg->start);
+	fmt_size(fctx, "length", "length", bg->length);
+	fmt_str(fctx, "type", "type", btrfs_bg_type_name(bg->flags));
+	fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(bg->flags));
+	fmt_u64(fctx, "flags", NULL, bg->flags);
+	fmt_size(fctx, "used", "used", bg->used);
+	fmt_bool(fctx, "new", "new", bg->is_new);
 }
 
-/* relocation.c's account: the chunks made, the block groups after */
+static bool bg_after_same(const void *a, const void *b)
+{
+	const struct btrfs_reloc_bg_after *x = a, *y = b;
+
+	return x->length == y->length && x->flags == y->flags && x->used == y->used &&
+	       x->is_new == y->is_new;
+}
+
+/*
+ * relocation.c's account: the chunks made, the block groups after; @each:
+ * every block group, else runs of them (the reclaim what-if's, which may
+ * hold every block group)
+ */
 static void print_reloc(struct fmt_ctx *fctx, const struct btrfs_forecast *fc,
-			const struct btrfs_reloc_result *res)
+			const struct btrfs_reloc_result *res, bool each)
 {
 	u32 i;
 
-	print_u64_list(fctx, "started", "Turned read-only",
-		       res->started, res->nr_started);
-	print_u64_list(fctx, "relocated", "Relocated, in order", res->relocated,
-		       res->nr_relocated);
-	print_u64_list(fctx, "failed", "ENOSPC while relocating", res->failed, res->nr_failed);
+	print_u64_runs(fctx, "started", "Turned read-only",
+		       res->started, res->nr_started, each);
+	print_u64_runs(fctx, "relocated", "Relocated, in order", res->relocated,
+		       res->nr_relocated, each);
+	print_u64_runs(fctx, "failed", "ENOSPC while relocating", res->failed, res->nr_failed,
+		       each);
 	fmt_array_start(fctx, "new_chunks", "New chunks");
 	for (i = 0; i < res->nr_new_chunks; i++)
 		print_chunk(fctx, NULL, NULL, res->new_chunks[i]);
 	fmt_array_end(fctx);
-	fmt_array_start(fctx, "block_groups_after", "Block groups after");
-	for (i = 0; i < res->nr_bgs; i++) {
-		const struct btrfs_reloc_bg_after *bg = &res->bgs[i];
-
-		fmt_group_start(fctx, NULL, NULL);
-		fmt_u64(fctx, "start", "start", bg->start);
-		fmt_size(fctx, "length", "length", bg->length);
-		fmt_str(fctx, "type", "type", btrfs_bg_type_name(bg->flags));
-		fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(bg->flags));
-		fmt_u64(fctx, "flags", NULL, bg->flags);
-		fmt_size(fctx, "used", "used", bg->used);
-		fmt_bool(fctx, "new", "new", bg->is_new);
-		fmt_group_end(fctx);
+	if (!each) {
+		print_item_runs(fctx, "block_groups_after", "Block groups after", res->bgs,
+				res->nr_bgs, sizeof(*res->bgs),
+				offsetof(struct btrfs_reloc_bg_after, start), bg_after_same,
+				print_bg_after);
+	} else {
+		fmt_array_start(fctx, "block_groups_after", "Block groups after");
+		for (i = 0; i < res->nr_bgs; i++) {
+			fmt_group_start(fctx, NULL, NULL);
+			print_bg_after(fctx, &res->bgs[i]);
+			fmt_group_end(fctx);
+		}
+		fmt_array_end(fctx);
 	}
-	fmt_array_end(fctx);
 	print_per_device(fctx, "unallocated_after", "Unallocated after", fc,
 			 res->unallocated_after);
 	fmt_bool(fctx, "extents_read", "Extents read", res->extents_read);
@@ -647,8 +578,8 @@ static void print_balance(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 		return;
 	fmt_group_start(fctx, "balance", "Balance what-if (formulas.md section 21.8)");
 	fmt_u64(fctx, "nr_selected", "Block groups selected", bal->nr_selected);
-	print_u64_list(fctx, "selected", "Selected, in relocation order", bal->selected,
-		       bal->nr_selected);
+	print_u64_runs(fctx, "selected", "Selected, in relocation order", bal->selected,
+		       bal->nr_selected, true);
 	fmt_size(fctx, "moved_bytes", "Bytes moved", bal->moved_bytes);
 	fmt_bool(fctx, "can_start", "Can start", bal->can_start);
 	fmt_bool(fctx, "completes", "Completes", bal->completes);
@@ -663,7 +594,7 @@ static void print_balance(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 	fmt_str(fctx, "accuracy", "Accuracy", bal->exact ?
 		"exact: each extent placed as find_free_extent() places it" :
 		"estimate: per device the new chunks' bytes, and metadata groups a usage filter may take or leave (may_differ), may be placed otherwise");
-	print_reloc(fctx, fc, &bal->res);
+	print_reloc(fctx, fc, &bal->res, true);
 	print_per_device(fctx, "may_differ", "May differ by", fc, bal->may_differ);
 	fmt_group_end(fctx);
 }
@@ -683,34 +614,58 @@ static void print_shrink(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 	fmt_bool(fctx, "can_start", "Can start", sh->can_start);
 	fmt_bool(fctx, "completes", "Succeeds", sh->completes);
 	fmt_str(fctx, "reason", "Outcome", sh->reason);
-	print_u64_list(fctx, "selected", "Tried, in relocation order", sh->res.selected,
-		       sh->res.nr_selected);
+	print_u64_runs(fctx, "selected", "Tried, in relocation order", sh->res.selected,
+		       sh->res.nr_selected, true);
 	fmt_u64(fctx, "nr_relocated", "Chunks relocated", sh->res.nr_relocated);
 	fmt_size(fctx, "moved_bytes", "Bytes moved", sh->res.moved_bytes);
 	fmt_bool(fctx, "exact", "Exact",
 		 sh->res.exact && sh->res.extents_read);
-	print_reloc(fctx, fc, &sh->res);
+	print_reloc(fctx, fc, &sh->res, true);
 	fmt_group_end(fctx);
 }
 
+static void print_candidate(struct fmt_ctx *fctx, const void *item)
+{
+	const struct btrfs_reclaim_candidate *c = item;
+
+	fmt_u64(fctx, "start", "start", c->start);
+	fmt_size(fctx, "length", "length", c->length);
+	fmt_size(fctx, "used", "used (moved)", c->used);
+	fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(c->flags));
+	fmt_str(fctx, "when", "when", btrfs_reclaim_when_name(c->when));
+	if (c->when == BTRFS_RECLAIM_ON_FREE)
+		fmt_size(fctx, "free_to_mark", "free to mark", c->free_to_mark);
+	else
+		fmt_bool(fctx, "may_be_skipped", "may be skipped", c->may_be_skipped);
+}
+
+static bool candidate_same(const void *a, const void *b)
+{
+	const struct btrfs_reclaim_candidate *x = a, *y = b;
+
+	return x->length == y->length && x->used == y->used && x->flags == y->flags &&
+	       x->when == y->when && x->free_to_mark == y->free_to_mark &&
+	       x->may_be_skipped == y->may_be_skipped;
+}
+
+/* Each candidate, or (@each false) runs of candidates alike */
 static void print_reclaim_candidates(struct fmt_ctx *fctx, const char *key,
 				     const char *label,
-				     const struct btrfs_reclaim_candidate *v, u32 nr)
+				     const struct btrfs_reclaim_candidate *v, u32 nr,
+				     bool each)
 {
 	u32 i;
 
+	if (!each) {
+		print_item_runs(fctx, key, label, v, nr, sizeof(*v),
+				offsetof(struct btrfs_reclaim_candidate, start), candidate_same,
+				print_candidate);
+		return;
+	}
 	fmt_array_start(fctx, key, label);
 	for (i = 0; i < nr; i++) {
 		fmt_group_start(fctx, NULL, NULL);
-		fmt_u64(fctx, "start", "start", v[i].start);
-		fmt_size(fctx, "length", "length", v[i].length);
-		fmt_size(fctx, "used", "used (moved)", v[i].used);
-		fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(v[i].flags));
-		fmt_str(fctx, "when", "when", btrfs_reclaim_when_name(v[i].when));
-		if (v[i].when == BTRFS_RECLAIM_ON_FREE)
-			fmt_size(fctx, "free_to_mark", "free to mark", v[i].free_to_mark);
-		else
-			fmt_bool(fctx, "may_be_skipped", "may be skipped", v[i].may_be_skipped);
+		print_candidate(fctx, &v[i]);
 		fmt_group_end(fctx);
 	}
 	fmt_array_end(fctx);
@@ -735,7 +690,7 @@ static void print_reclaim_sysfs(struct fmt_ctx *fctx, const struct btrfs_live_sp
 }
 
 static void print_reclaim_plan(struct fmt_ctx *fctx, const struct btrfs_reclaim_plan *p,
-			       const char *source)
+			       const char *source, bool each)
 {
 	fmt_str(fctx, "knobs_from", "Knobs from", source);
 	fmt_u64(fctx, "threshold_knob", "bg_reclaim_threshold (%)",
@@ -752,10 +707,10 @@ static void print_reclaim_plan(struct fmt_ctx *fctx, const struct btrfs_reclaim_
 	fmt_bool(fctx, "urgent", "Urgent (unallocated < chunk size)", p->urgent);
 	fmt_bool(fctx, "sweeps", "Swept by the cleaner", p->sweeps);
 	print_reclaim_candidates(fctx, "sweep", "Relocated by a sweep, in order",
-				 p->sweep, p->nr_sweep);
+				 p->sweep, p->nr_sweep, each);
 	fmt_size(fctx, "sweep_bytes", "Bytes the sweep relocations move", p->sweep_bytes);
 	print_reclaim_candidates(fctx, "on_free", "Marked when a free crosses the threshold",
-				 p->on_free, p->nr_on_free);
+				 p->on_free, p->nr_on_free, each);
 	fmt_u64(fctx, "below_unswept", "Below the threshold, never marked",
 		p->nr_below_unswept);
 	fmt_u64(fctx, "above_swept", "At or above it, periodic: a sweep's once below",
@@ -770,11 +725,13 @@ static void print_reclaim_after(struct fmt_ctx *fctx, const struct btrfs_forecas
 	if (!ra->present)
 		return;
 	fmt_group_start(fctx, "after", "At the next reclaim run (relocation replayed)");
-	print_u64_list(fctx, "list", "On the reclaim list, in order", ra->list, ra->nr_list);
-	print_u64_list(fctx, "skipped", "Left when checked again", ra->skipped, ra->nr_skipped);
+	print_u64_runs(fctx, "list", "On the reclaim list, in order", ra->list, ra->nr_list,
+		       fc->list_chunks);
+	print_u64_runs(fctx, "skipped", "Left when checked again", ra->skipped, ra->nr_skipped,
+		       fc->list_chunks);
 	fmt_size(fctx, "moved_bytes", "Bytes moved", ra->res.moved_bytes);
 	fmt_bool(fctx, "completes", "No ENOSPC", ra->res.ret == 0);
-	print_reloc(fctx, fc, &ra->res);
+	print_reloc(fctx, fc, &ra->res, fc->list_chunks);
 	fmt_group_end(fctx);
 }
 
@@ -801,7 +758,8 @@ static void print_reclaim(struct fmt_ctx *fctx, const struct btrfs_forecast *fc)
 		if (sysfs)
 			print_reclaim_sysfs(fctx, s);
 		if (fc->reclaim[i].present)
-			print_reclaim_plan(fctx, &fc->reclaim[i], fc->reclaim_source[i]);
+			print_reclaim_plan(fctx, &fc->reclaim[i], fc->reclaim_source[i],
+					   fc->list_chunks);
 		fmt_group_end(fctx);
 	}
 	print_reclaim_after(fctx, fc);

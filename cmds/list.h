@@ -4,10 +4,16 @@
 
 #include "cmds/commands.h"
 
-typedef void (*list_print_fn)(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info);
+/* @each: every item (--list-chunks, --list-block-groups), not runs */
+typedef void (*list_print_fn)(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
+			      bool each);
 
-/* The body of a listing command: options, open, print one list */
+/*
+ * The body of a listing command: options (@each_option lists every item
+ * instead of runs), open, print one list
+ */
 int run_list_command(const struct cmd_struct *cmd, const struct cmd_options *global,
-		     int argc, char **argv, bool load_block_groups, list_print_fn print);
+		     int argc, char **argv, bool load_block_groups,
+		     const char *each_option, list_print_fn print);
 
 #endif

@@ -11,6 +11,7 @@
 #include <uuid/uuid.h>
 #include "cmds/report.h"
 #include "common/checksum.h"
+#include "common/runs.h"
 #include "common/units.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/kernel-version.h"
@@ -337,6 +338,91 @@ void print_io_section(struct fmt_ctx *fctx, const struct space_report *r)
 	fmt_group_end(fctx);
 }
 
+static void print_chunk_keys(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map)
+{
+	u16 s;
+
+	fmt_u64(fctx, "logical", "logical", map->start);
+	fmt_size(fctx, "length", "length", map->length);
+	fmt_str(fctx, "type", "type", btrfs_bg_type_name(map->type));
+	fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(map->type));
+	fmt_u64(fctx, "flags", NULL, map->type);
+	fmt_size(fctx, "stripe_size", "stripe_size", map->stripe_size);
+	fmt_array_start(fctx, "stripes", "stripes");
+	for (s = 0; s < map->num_stripes; s++) {
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "devid", "devid", map->stripes[s].devid);
+		fmt_u64(fctx, "offset", "offset", map->stripes[s].physical);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+}
+
+void print_chunk(struct fmt_ctx *fctx, const char *key, const char *label,
+			const struct btrfs_chunk_map *map)
+{
+	fmt_group_start(fctx, key, label);
+	print_chunk_keys(fctx, map);
+	fmt_group_end(fctx);
+}
+
+/*
+ * A run (formulas.md section 21.11): its first chunk's keys, how many
+ * chunks, and for more than one the period that repeats, the steps and
+ * the last chunk.
+ */
+void print_run(struct fmt_ctx *fctx, const struct btrfs_chunk_run *run)
+{
+	u64 count = btrfs_chunk_run_count(run);
+	struct btrfs_chunk_map *last;
+	char key[24], label[32];
+	u32 i;
+
+	fmt_group_start(fctx, NULL, NULL);
+	print_chunk_keys(fctx, run->pattern[0]);
+	if (count > 1 || fctx->mode == FMT_JSON)
+		fmt_u64(fctx, "count", "count", count);
+	if (count > 1) {
+		fmt_u64(fctx, "period", "period", run->period);
+		fmt_size(fctx, "logical_step", "logical_step", run->logical_step);
+		fmt_group_start(fctx, "device_steps", "device_steps");
+		for (i = 0; i < run->nr_steps; i++) {
+			snprintf(key, sizeof(key), "%llu", (unsigned long long)run->steps[i].devid);
+			snprintf(label, sizeof(label), "devid %llu",
+				 (unsigned long long)run->steps[i].devid);
+			fmt_size(fctx, key, label, run->steps[i].step);
+		}
+		fmt_group_end(fctx);
+		/* the text has the first chunk already: a pattern of one is it */
+		if (run->period > 1 || fctx->mode == FMT_JSON) {
+			fmt_array_start(fctx, "pattern", "pattern");
+			for (i = 0; i < run->period; i++)
+				print_chunk(fctx, NULL, NULL, run->pattern[i]);
+			fmt_array_end(fctx);
+		}
+		last = btrfs_chunk_run_chunk(run, count - 1);
+		if (last)
+			print_chunk(fctx, "last", "last", last);
+		free(last);
+	}
+	fmt_group_end(fctx);
+}
+
+/* --list-chunks: every chunk of every run */
+void print_run_chunks(struct fmt_ctx *fctx, const struct btrfs_chunk_run *run)
+{
+	u64 i, count = btrfs_chunk_run_count(run);
+
+	for (i = 0; i < count; i++) {
+		struct btrfs_chunk_map *map = btrfs_chunk_run_chunk(run, i);
+
+		if (!map)
+			return;
+		print_chunk(fctx, NULL, NULL, map);
+		free(map);
+	}
+}
+
 /* One stripe per line in text, under the chunk's line */
 static void print_stripes(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map)
 {
@@ -356,7 +442,7 @@ static void print_stripes(struct fmt_ctx *fctx, const struct btrfs_chunk_map *ma
  * Text: a table, the type and profile spelled as btrfs-progs does; JSON:
  * the sysfs names ("DATA", "raid1").
  */
-void print_chunk_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info)
+static void print_each_chunk(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info)
 {
 	char name[48];
 	u32 i;
@@ -383,7 +469,7 @@ void print_chunk_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info)
 	fmt_table_end(fctx);
 }
 
-void print_block_group_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info)
+static void print_each_block_group(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info)
 {
 	const char *tree = fs_info->bg_from_bg_tree ? "block-group-tree" : "extent-tree";
 	char name[48];
@@ -412,6 +498,399 @@ void print_block_group_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs
 		fmt_group_end(fctx);
 	}
 	fmt_table_end(fctx);
+}
+
+/* The starts of a run's first period: a JSON array, text one field */
+static void print_item_pattern(struct fmt_ctx *fctx, const void *items, size_t size,
+			       size_t start_off, const struct item_run *run)
+{
+	char text[RUNS_MAX_PERIOD * 21 + 1] = "";
+	size_t len = 0;
+	u32 j;
+
+	if (fctx->mode == FMT_JSON) {
+		fmt_array_start(fctx, "pattern", NULL);
+		for (j = 0; j < run->period; j++)
+			fmt_u64(fctx, "start", NULL, item_run_start(items, size, start_off, run, j));
+		fmt_array_end(fctx);
+		return;
+	}
+	for (j = 0; j < run->period && len < sizeof(text); j++)
+		len += snprintf(text + len, sizeof(text) - len, "%s%llu", j ? "," : "",
+				(unsigned long long)item_run_start(items, size, start_off,
+								   run, j));
+	fmt_str(fctx, NULL, "pattern", text);
+}
+
+/*
+ * Runs of a list of items with a logical start (the forecast's what-ifs):
+ * the fields of each run's first item (@print_item), its count and, for
+ * more than one, the period, the step, the pattern's starts and the last
+ * start
+ */
+void print_item_runs(struct fmt_ctx *fctx, const char *key, const char *label,
+		     const void *items, u32 nr, size_t size, size_t start_off,
+		     item_same_fn same, print_item_fn print_item)
+{
+	const char *base = items;
+	struct item_run *runs = NULL;
+	char k[64], l[160];
+	long nr_runs, i;
+	u32 j;
+
+	nr_runs = item_runs(items, nr, size, start_off, same, &runs);
+	if (nr_runs < 0) {
+		fmt_array_start(fctx, key, label);
+		for (j = 0; j < nr; j++) {
+			fmt_group_start(fctx, NULL, NULL);
+			print_item(fctx, base + j * size);
+			fmt_group_end(fctx);
+		}
+		fmt_array_end(fctx);
+		return;
+	}
+	snprintf(k, sizeof(k), "%s_runs", key);
+	if (nr)
+		snprintf(l, sizeof(l), "%s (%u in %ld run%s)", label, nr, nr_runs,
+			 nr_runs == 1 ? "" : "s");
+	else
+		snprintf(l, sizeof(l), "%s", label);
+	fmt_array_start(fctx, k, l);
+	for (i = 0; i < nr_runs; i++) {
+		const struct item_run *run = &runs[i];
+
+		fmt_group_start(fctx, NULL, NULL);
+		print_item(fctx, base + run->first * size);
+		fmt_u64(fctx, "count", "count", run->count);
+		if (run->count > 1) {
+			fmt_u64(fctx, "period", "period", run->period);
+			fmt_size(fctx, "step", "step", run->step);
+			if (run->period > 1 || fctx->mode == FMT_JSON)
+				print_item_pattern(fctx, items, size, start_off, run);
+			fmt_u64(fctx, "last", "last",
+				item_run_start(items, size, start_off, run, run->count - 1));
+		}
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+	free(runs);
+}
+
+static void print_logical(struct fmt_ctx *fctx, const void *item)
+{
+	fmt_u64(fctx, "logical", "logical", *(const u64 *)item);
+}
+
+void print_u64_runs(struct fmt_ctx *fctx, const char *key, const char *label,
+		    const u64 *v, u32 nr, bool each)
+{
+	u32 j;
+
+	if (!each) {
+		print_item_runs(fctx, key, label, v, nr, sizeof(*v), 0, NULL, print_logical);
+		return;
+	}
+	fmt_array_start(fctx, key, label);
+	for (j = 0; j < nr; j++)
+		fmt_u64(fctx, "logical", "logical", v[j]);
+	fmt_array_end(fctx);
+}
+
+static u64 run_step_of(const struct btrfs_chunk_run *run, u64 devid)
+{
+	u32 i;
+
+	for (i = 0; i < run->nr_steps; i++)
+		if (run->steps[i].devid == devid)
+			return run->steps[i].step;
+	return 0;
+}
+
+static void chunk_shape_cells(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map)
+{
+	char name[48];
+
+	fmt_size(fctx, NULL, "Length", map->length);
+	fmt_str(fctx, NULL, "Type, profile", btrfs_bg_progs_name(map->type, name, sizeof(name)));
+	fmt_u64(fctx, NULL, "Stripes", map->num_stripes);
+	fmt_size(fctx, NULL, "Stripe size", map->stripe_size);
+}
+
+/*
+ * Text: a run is the table's rows of its pattern, a line per stripe, the
+ * first with its count and, for more than one chunk, its period, the
+ * steps and the last chunk's logical start
+ */
+static void chunk_run_row(struct fmt_ctx *fctx, const struct btrfs_chunk_run *run)
+{
+	u32 j, nr = run->count > 1 ? run->period : 1;
+	u64 last = run->pattern[(run->count - 1) % run->period]->start +
+		   (run->count - 1) / run->period * run->logical_step;
+	u16 s;
+
+	fmt_group_start(fctx, NULL, NULL);
+	fmt_u64(fctx, NULL, "Logical", run->pattern[0]->start);
+	fmt_u64(fctx, NULL, "Count", run->count);
+	chunk_shape_cells(fctx, run->pattern[0]);
+	fmt_array_start(fctx, NULL, "stripes");
+	for (j = 0; j < nr; j++) {
+		const struct btrfs_chunk_map *map = run->pattern[j];
+
+		for (s = 0; s < map->num_stripes; s++) {
+			fmt_group_start(fctx, NULL, NULL);
+			if (j && !s) {
+				fmt_u64(fctx, NULL, "Logical", map->start);
+				chunk_shape_cells(fctx, map);
+			}
+			fmt_u64(fctx, NULL, "Devid", map->stripes[s].devid);
+			fmt_u64(fctx, NULL, "Physical", map->stripes[s].physical);
+			if (run->count > 1)
+				fmt_size(fctx, NULL, "Device step",
+					 run_step_of(run, map->stripes[s].devid));
+			fmt_group_end(fctx);
+		}
+	}
+	fmt_array_end(fctx);
+	if (run->count > 1) {
+		fmt_u64(fctx, NULL, "Period", run->period);
+		fmt_size(fctx, NULL, "Logical step", run->logical_step);
+		fmt_u64(fctx, NULL, "Last", last);
+	}
+	fmt_group_end(fctx);
+}
+
+/* Per type and profile (flags), in the order first met */
+struct list_total {
+	u64 flags;
+	u64 count;
+	u64 length;
+	u64 disk_bytes;			/* chunks: stripe_size per stripe */
+	u64 used;			/* block groups */
+	u64 state[3];			/* block groups of each bg_state */
+};
+
+#define LIST_MAX_TOTALS		64
+
+static struct list_total *total_of(struct list_total *t, u32 *nr, u64 flags)
+{
+	u32 i;
+
+	for (i = 0; i < *nr; i++)
+		if (t[i].flags == flags)
+			return &t[i];
+	if (*nr == LIST_MAX_TOTALS)
+		return NULL;
+	memset(&t[*nr], 0, sizeof(t[0]));
+	t[*nr].flags = flags;
+	return &t[(*nr)++];
+}
+
+static void print_total_name(struct fmt_ctx *fctx, u64 flags)
+{
+	char name[48];
+
+	fmt_u64(fctx, "flags", NULL, flags);
+	fmt_str(fctx, "type_name", NULL, btrfs_bg_type_name(flags));
+	fmt_str(fctx, "profile", NULL, btrfs_bg_profile_name(flags));
+	fmt_str(fctx, NULL, "Type, profile", btrfs_bg_progs_name(flags, name, sizeof(name)));
+}
+
+static void print_chunk_totals(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info)
+{
+	struct list_total t[LIST_MAX_TOTALS], *tot;
+	u32 nr = 0, i;
+
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = fs_info->chunks[i];
+
+		tot = total_of(t, &nr, map->type);
+		if (!tot)
+			continue;
+		tot->count++;
+		tot->length += map->length;
+		tot->disk_bytes += map->stripe_size * map->num_stripes;
+	}
+	fmt_table_start(fctx, "chunk_totals", "Per type");
+	for (i = 0; i < nr; i++) {
+		fmt_group_start(fctx, NULL, NULL);
+		print_total_name(fctx, t[i].flags);
+		fmt_u64(fctx, "count", "Chunks", t[i].count);
+		fmt_size(fctx, "length", "Length", t[i].length);
+		fmt_size(fctx, "disk_bytes", "On devices", t[i].disk_bytes);
+		fmt_group_end(fctx);
+	}
+	fmt_table_end(fctx);
+}
+
+/*
+ * chunks: runs of chunks of one shape (formulas.md section 21.11) and
+ * the totals per type, or with --list-chunks every chunk.  Text: a
+ * table, the type and profile spelled as btrfs-progs does; JSON: the
+ * sysfs names ("DATA", "raid1").
+ */
+void print_chunk_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info, bool each)
+{
+	struct btrfs_chunk_run *runs = NULL;
+	long nr_runs, i;
+
+	nr_runs = each ? -1 : btrfs_chunk_runs_of(fs_info->chunks, fs_info->nr_chunks, &runs);
+	if (nr_runs < 0) {
+		print_each_chunk(fctx, fs_info);
+		return;
+	}
+	fmt_table_start(fctx, "chunk_runs", "Chunks, as runs (--list-chunks: each)");
+	for (i = 0; i < nr_runs; i++) {
+		if (fctx->mode == FMT_JSON)
+			print_run(fctx, &runs[i]);
+		else
+			chunk_run_row(fctx, &runs[i]);
+	}
+	fmt_table_end(fctx);
+	btrfs_chunk_runs_free(runs, nr_runs);
+	print_chunk_totals(fctx, fs_info);
+}
+
+/* What a run of block groups keeps the same: their used bytes' kind */
+enum bg_state { BG_EMPTY, BG_PARTLY_USED, BG_FULL };
+
+static const char * const bg_state_names[] = { "empty", "partly used", "full" };
+
+static enum bg_state bg_state_of(const struct btrfs_block_group *bg)
+{
+	if (!bg->used)
+		return BG_EMPTY;
+	return bg->used + bg->bytes_super >= bg->length ? BG_FULL : BG_PARTLY_USED;
+}
+
+static bool bg_same_shape(const struct btrfs_block_group *a, const struct btrfs_block_group *b)
+{
+	return a->flags == b->flags && a->length == b->length && a->ro == b->ro &&
+	       a->bytes_super == b->bytes_super && bg_state_of(a) == bg_state_of(b) &&
+	       (a->item_used == a->used) == (b->item_used == b->used);
+}
+
+struct bg_runs_ctx {
+	const struct btrfs_block_group *bgs;
+	u64 step;
+};
+
+static bool bg_runs_begin(void *ctx, u64 first, u32 p)
+{
+	struct bg_runs_ctx *c = ctx;
+	const struct btrfs_block_group *a = &c->bgs[first], *b = &c->bgs[first + 1];
+
+	c->step = b->start - a->start;
+	return p == 1 && bg_same_shape(a, b);
+}
+
+static bool bg_runs_repeats(void *ctx, u64 first, u32 p, u64 k)
+{
+	struct bg_runs_ctx *c = ctx;
+
+	return bg_same_shape(&c->bgs[k], &c->bgs[k - 1]) &&
+	       c->bgs[k].start - c->bgs[k - 1].start == c->step;
+}
+
+static const struct runs_ops bg_runs_ops = {
+	.begin = bg_runs_begin,
+	.repeats = bg_runs_repeats,
+};
+
+/* A run of @count block groups from @first, their used bytes summed */
+static void bg_run_row(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
+		       u64 first, u64 count)
+{
+	const struct btrfs_block_group *bg = &fs_info->block_groups[first];
+	const struct btrfs_block_group *last = &fs_info->block_groups[first + count - 1];
+	u64 used = 0, item_used = 0, i;
+	char name[48];
+
+	for (i = first; i < first + count; i++) {
+		used += fs_info->block_groups[i].used;
+		item_used += fs_info->block_groups[i].item_used;
+	}
+	fmt_group_start(fctx, NULL, NULL);
+	fmt_u64(fctx, "start", "Start", bg->start);
+	fmt_u64(fctx, "count", "Count", count);
+	fmt_size(fctx, "length", "Length", bg->length);
+	fmt_size(fctx, "used", "Used", used);
+	if (fctx->mode == FMT_JSON || bg->item_used != bg->used)
+		fmt_size(fctx, "item_used", "Item used", item_used);
+	fmt_u64(fctx, "flags", NULL, bg->flags);
+	fmt_str(fctx, "type_name", NULL, btrfs_bg_type_name(bg->flags));
+	fmt_str(fctx, "profile", NULL, btrfs_bg_profile_name(bg->flags));
+	fmt_str(fctx, NULL, "Type, profile", btrfs_bg_progs_name(bg->flags, name, sizeof(name)));
+	fmt_str(fctx, "state", "State", bg_state_names[bg_state_of(bg)]);
+	if (count == 1 || fctx->mode == FMT_JSON)
+		fmt_u64(fctx, count == 1 ? "leaf" : "first_leaf", "Leaf", bg->leaf);
+	fmt_bool(fctx, "read_only", "RO", bg->ro);
+	fmt_size(fctx, "bytes_super", "Super", bg->bytes_super);
+	if (count > 1) {
+		fmt_size(fctx, "step", "Step", last->start - bg->start ?
+			 (last->start - bg->start) / (count - 1) : 0);
+		fmt_u64(fctx, "last", "Last", last->start);
+	}
+	fmt_group_end(fctx);
+}
+
+static void print_block_group_totals(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info)
+{
+	struct list_total t[LIST_MAX_TOTALS], *tot;
+	u32 nr = 0, i;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		tot = total_of(t, &nr, bg->flags);
+		if (!tot)
+			continue;
+		tot->count++;
+		tot->length += bg->length;
+		tot->used += bg->used;
+		tot->state[bg_state_of(bg)]++;
+	}
+	fmt_table_start(fctx, "block_group_totals", "Per type");
+	for (i = 0; i < nr; i++) {
+		fmt_group_start(fctx, NULL, NULL);
+		print_total_name(fctx, t[i].flags);
+		fmt_u64(fctx, "count", "Block groups", t[i].count);
+		fmt_size(fctx, "length", "Length", t[i].length);
+		fmt_size(fctx, "used", "Used", t[i].used);
+		fmt_u64(fctx, "full", "Full", t[i].state[BG_FULL]);
+		fmt_u64(fctx, "partly_used", "Partly used", t[i].state[BG_PARTLY_USED]);
+		fmt_u64(fctx, "empty", "Empty", t[i].state[BG_EMPTY]);
+		fmt_group_end(fctx);
+	}
+	fmt_table_end(fctx);
+}
+
+/*
+ * block-groups: runs of block groups of one shape (type, profile,
+ * length, state, read-only, superblock bytes) a fixed step apart, and the
+ * totals per type, or with --list-block-groups every block group
+ */
+void print_block_group_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
+			    bool each)
+{
+	struct bg_runs_ctx c = { fs_info->block_groups, 0 };
+	const char *tree = fs_info->bg_from_bg_tree ? "block-group-tree" : "extent-tree";
+	u64 i = 0, count;
+	u32 p;
+
+	if (each) {
+		print_each_block_group(fctx, fs_info);
+		return;
+	}
+	fmt_str(fctx, "tree", NULL, tree);
+	fmt_table_start(fctx, "block_group_runs",
+			"Block groups, as runs (--list-block-groups: each)");
+	while (i < fs_info->nr_block_groups) {
+		count = runs_next(&bg_runs_ops, &c, i, fs_info->nr_block_groups, 1, &p);
+		bg_run_row(fctx, fs_info, i, count);
+		i += count;
+	}
+	fmt_table_end(fctx);
+	print_block_group_totals(fctx, fs_info);
 }
 
 void print_kernel_section(struct fmt_ctx *fctx, const struct space_report *r)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 #include "common/array.h"
+#include "common/runs.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/reada.h"
@@ -1942,13 +1943,15 @@ u64 btrfs_chunk_run_count(const struct btrfs_chunk_run *run)
 	return run->count;
 }
 
+/* Each pattern chunk's length times its chunks: a run of chunks read may have gaps */
 u64 btrfs_chunk_run_length(const struct btrfs_chunk_run *run)
 {
-	u64 bytes = run->count / run->period * run->logical_step;
+	u64 bytes = 0;
 	u32 j;
 
-	for (j = 0; j < run->count % run->period; j++)
-		bytes += run->pattern[j]->length;
+	for (j = 0; j < run->period; j++)
+		bytes += run->pattern[j]->length *
+			 (run->count / run->period + (j < run->count % run->period));
 	return bytes;
 }
 
@@ -2023,4 +2026,178 @@ void btrfs_chunk_run_free(struct btrfs_chunk_run *run)
 	free(run->pattern);
 	free(run->steps);
 	memset(run, 0, sizeof(*run));
+}
+
+/*
+ * Runs of the chunks read (not the allocator's: formulas.md section
+ * 21.11): chunk k + p is chunk k moved logical_step on in logical and
+ * each stripe its device's step on, the same steps over the run.
+ */
+struct read_runs_ctx {
+	struct btrfs_chunk_map *const *maps;
+	struct btrfs_run_step *steps;		/* of the period tried, by devid */
+	u32 nr_steps;
+	u64 logical_step;
+};
+
+static bool read_same_shape(const struct btrfs_chunk_map *a, const struct btrfs_chunk_map *b)
+{
+	return same_shape(a, b) && a->stripe_len == b->stripe_len &&
+	       a->sub_stripes == b->sub_stripes;
+}
+
+/* @devid's step in @c, or it added with @step: false when it differs */
+static bool note_step(struct read_runs_ctx *c, u64 devid, u64 step)
+{
+	u32 i;
+
+	for (i = 0; i < c->nr_steps; i++)
+		if (c->steps[i].devid == devid)
+			return c->steps[i].step == step;
+	c->steps[c->nr_steps].devid = devid;
+	c->steps[c->nr_steps++].step = step;
+	return true;
+}
+
+static bool moved_as(const struct btrfs_chunk_map *map, const struct btrfs_chunk_map *prev,
+		     const struct btrfs_chunk_map *base_map, const struct btrfs_chunk_map *base,
+		     u64 logical_step)
+{
+	u16 s;
+
+	if (!read_same_shape(map, prev) || map->start - prev->start != logical_step)
+		return false;
+	for (s = 0; s < map->num_stripes; s++)
+		if (map->stripes[s].physical <= prev->stripes[s].physical ||
+		    map->stripes[s].physical - prev->stripes[s].physical !=
+		    base_map->stripes[s].physical - base->stripes[s].physical)
+			return false;
+	return true;
+}
+
+static bool read_runs_begin(void *ctx, u64 first, u32 p)
+{
+	struct read_runs_ctx *c = ctx;
+	u32 j;
+	u16 s;
+
+	c->nr_steps = 0;
+	c->logical_step = c->maps[first + p]->start - c->maps[first]->start;
+	for (j = 0; j < p; j++) {
+		const struct btrfs_chunk_map *a = c->maps[first + j], *b = c->maps[first + p + j];
+
+		if (!read_same_shape(a, b) || b->start - a->start != c->logical_step)
+			return false;
+		for (s = 0; s < a->num_stripes; s++) {
+			if (b->stripes[s].physical <= a->stripes[s].physical ||
+			    !note_step(c, a->stripes[s].devid,
+				       b->stripes[s].physical - a->stripes[s].physical))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* position-wise: begin() has made the steps one per device */
+static bool read_runs_repeats(void *ctx, u64 first, u32 p, u64 k)
+{
+	struct read_runs_ctx *c = ctx;
+	u64 base = first + (k - first) % p;
+
+	return moved_as(c->maps[k], c->maps[k - p], c->maps[base + p], c->maps[base],
+			c->logical_step);
+}
+
+static const struct runs_ops read_runs_ops = {
+	.begin = read_runs_begin,
+	.repeats = read_runs_repeats,
+};
+
+static int cmp_run_step(const void *a, const void *b)
+{
+	const struct btrfs_run_step *x = a, *y = b;
+
+	return x->devid < y->devid ? -1 : x->devid > y->devid;
+}
+
+/* @run: @count chunks from @maps[0], period @p */
+static int read_run(struct read_runs_ctx *c, u64 first, u64 count, u32 p,
+		    struct btrfs_chunk_run *run)
+{
+	u32 j;
+
+	memset(run, 0, sizeof(*run));
+	if (count > 1 && !read_runs_begin(c, first, p))
+		return -EINVAL;
+	run->pattern = calloc(p, sizeof(*run->pattern));
+	run->steps = calloc(c->nr_steps ? c->nr_steps : 1, sizeof(*run->steps));
+	if (!run->pattern || !run->steps)
+		goto enomem;
+	run->period = p;
+	run->count = count;
+	for (j = 0; j < p; j++) {
+		run->pattern[j] = dup_chunk_map(c->maps[first + j]);
+		if (!run->pattern[j])
+			goto enomem;
+	}
+	if (count > 1) {
+		run->logical_step = c->logical_step;
+		memcpy(run->steps, c->steps, c->nr_steps * sizeof(*run->steps));
+		run->nr_steps = c->nr_steps;
+		qsort(run->steps, run->nr_steps, sizeof(*run->steps), cmp_run_step);
+	}
+	return 0;
+enomem:
+	btrfs_chunk_run_free(run);
+	return -ENOMEM;
+}
+
+static u32 max_stripes(struct btrfs_chunk_map *const *maps, u64 nr)
+{
+	u32 most = 1;
+	u64 i;
+
+	for (i = 0; i < nr; i++)
+		most = max_t(u32, most, maps[i]->num_stripes);
+	return most;
+}
+
+long btrfs_chunk_runs_of(struct btrfs_chunk_map *const *maps, u64 nr,
+			 struct btrfs_chunk_run **runs)
+{
+	struct read_runs_ctx c = { .maps = maps };
+	struct btrfs_chunk_run *out = NULL;
+	u32 alloc = 0, nr_runs = 0, p;
+	u64 i = 0, count;
+	int ret = -ENOMEM;
+
+	c.steps = calloc((size_t)RUNS_MAX_PERIOD * max_stripes(maps, nr), sizeof(*c.steps));
+	if (!c.steps)
+		return -ENOMEM;
+	while (i < nr) {
+		count = runs_next(&read_runs_ops, &c, i, nr, RUNS_MAX_PERIOD, &p);
+		if (array_grow((void **)&out, nr_runs, &alloc, sizeof(*out)))
+			goto fail;
+		ret = read_run(&c, i, count, p, &out[nr_runs]);
+		if (ret)
+			goto fail;
+		nr_runs++;
+		i += count;
+	}
+	free(c.steps);
+	*runs = out;
+	return nr_runs;
+fail:
+	free(c.steps);
+	btrfs_chunk_runs_free(out, nr_runs);
+	return ret;
+}
+
+void btrfs_chunk_runs_free(struct btrfs_chunk_run *runs, long nr)
+{
+	long i;
+
+	for (i = 0; i < nr; i++)
+		btrfs_chunk_run_free(&runs[i]);
+	free(runs);
 }

@@ -192,6 +192,8 @@ struct btrfs_run_step {
  * A run (formulas.md section 21.11): @count chunks, chunk i being
  * pattern[i % period] moved i / period periods on, a period being
  * @logical_step further in logical and each device's step further on it.
+ * A fill's runs are end to end (@logical_step is the pattern's summed
+ * length); a run of the chunks read may leave gaps (btrfs_chunk_runs_of()).
  */
 struct btrfs_chunk_run {
 	struct btrfs_chunk_map **pattern;
@@ -238,5 +240,13 @@ struct btrfs_chunk_map *btrfs_chunk_run_chunk(const struct btrfs_chunk_run *run,
 /* The indexes of @run's chunks with a stripe on a superblock copy, sorted, unique */
 u32 btrfs_chunk_run_super_chunks(const struct btrfs_chunk_run *run, u64 *idx, u32 max);
 void btrfs_chunk_run_free(struct btrfs_chunk_run *run);
+/*
+ * @maps (by logical start, as read) cut into runs, each of the longest
+ * period up to RUNS_MAX_PERIOD: the number of runs (their counts sum to
+ * @nr), -ENOMEM; *@runs freed by btrfs_chunk_runs_free()
+ */
+long btrfs_chunk_runs_of(struct btrfs_chunk_map *const *maps, u64 nr,
+			 struct btrfs_chunk_run **runs);
+void btrfs_chunk_runs_free(struct btrfs_chunk_run *runs, long nr);
 
 #endif

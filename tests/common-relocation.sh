@@ -154,7 +154,7 @@ kernel_run()
 	for i in "${imgs[@]}"; do
 		[ "$(tail -c +65601 "$i" 2>/dev/null | head -c 8)" = "_BHRfS_M" ] && left+=("$i")
 	done
-	run_check_stdout "$BTRFS_SPACE" --format json block-groups "${left[@]}" \
+	run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "${left[@]}" \
 		> "$dir/bg-after.json" || exit
 	[ "$rc" = 0 ] || sed 's/^/  kernel said: /' "$dir/cmd.out" | tail -n 3
 }

@@ -123,7 +123,7 @@ _truth_run()
 	shift 3
 	# word splitting of INSTRUMENT is intended (e.g. "valgrind -q ...")
 	# shellcheck disable=SC2206
-	cmd=(${INSTRUMENT:-} "$BTRFS_SPACE" "$what" --format json "$@")
+	cmd=(${INSTRUMENT:-} "$BTRFS_SPACE" "$what" $(list_each "$what") --format json "$@")
 	[ -z "${INSTRUMENT:-}" ] || tmo=$((tmo * 5))
 	printf '####### run:' >&2
 	printf ' %q' "${cmd[@]}" >&2

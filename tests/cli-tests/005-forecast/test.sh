@@ -31,7 +31,7 @@ check_forecast()
 	shift
 	run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$@" > "$TEST_TMP/$name.json" || exit
 	run_check_stdout "$BTRFS_SPACE" --format json forecast "$@" > "$TEST_TMP/$name.runs.json" || exit
-	run_check_stdout "$BTRFS_SPACE" --format json chunks "$@" > "$TEST_TMP/$name.chunks.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json chunks --list-chunks "$@" > "$TEST_TMP/$name.chunks.json" || exit
 	run_check_stdout "$BTRFS_SPACE" --format json inspect "$@" > "$TEST_TMP/$name.inspect.json" || exit
 	python3 - "$TEST_TMP/$name.json" "$TEST_TMP/$name.chunks.json" "$TEST_TMP/$name.inspect.json" \
 		"$TEST_TMP/$name.runs.json" <<'PY' || fail "$name: forecast invariants"

@@ -27,8 +27,8 @@ load_image()
 {
 	run_check_stdout "$BTRFS_SPACE" --format json forecast --balance "-dlimit=0 -mlimit=0" "$@" \
 		> "$TEST_TMP/base.json" || exit
-	run_check_stdout "$BTRFS_SPACE" --format json block-groups "$@" > "$TEST_TMP/bg.json" || exit
-	run_check_stdout "$BTRFS_SPACE" --format json chunks "$@" > "$TEST_TMP/chunks.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$@" > "$TEST_TMP/bg.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json chunks --list-chunks "$@" > "$TEST_TMP/chunks.json" || exit
 }
 
 check_balance()

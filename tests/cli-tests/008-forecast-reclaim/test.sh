@@ -25,9 +25,11 @@ imgs=$(fixture_images devadd-convert-raid1 "$TEST_TMP") || exit
 # shellcheck disable=SC2086
 set -- $imgs
 
+# --list-chunks: the lists item by item (009-list-runs checks their runs)
 reclaim()
 {
-	run_check_stdout "$BTRFS_SPACE" --format json forecast "$@" > "$TEST_TMP/fc.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$@" \
+		> "$TEST_TMP/fc.json" || exit
 }
 
 expect()
@@ -104,7 +106,7 @@ expect "system" '.forecast.reclaim.system.sweeps' false
 expect "system" '.forecast.reclaim.system.below_unswept' 1
 
 # the rules recomputed from the fixture's own JSON
-run_check_stdout "$BTRFS_SPACE" --format json block-groups "$@" > "$TEST_TMP/bg.json" || exit
+run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$@" > "$TEST_TMP/bg.json" || exit
 run_check_stdout "$BTRFS_SPACE" --format json inspect "$@" > "$TEST_TMP/in.json" || exit
 for args in "--dynamic-reclaim data --periodic-reclaim data" \
 	    "--dynamic-reclaim data" \

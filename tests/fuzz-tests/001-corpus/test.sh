@@ -238,12 +238,12 @@ run_all()
 				judge "$expect" "inspect" ;;
 		inspect-json)	run "$what" inspect --format json "$@"
 				judge "$expect" "inspect --format json" ;;
-		chunks)		run "$what" "$what" --format json "$@"
+		chunks)		run "$what" "$what" --list-chunks --format json "$@"
 				# chunks reads a subset (no block groups): it may
 				# succeed where the damage is in what it skips
 				judge "$( [ "$expect" = reject ] && echo either || echo "$expect")" \
 					"$what --format json" ;;
-		*)		run "$what" "$what" --format json "$@"
+		*)		run "$what" "$what" --list-block-groups --format json "$@"
 				judge "$expect" "$what --format json" ;;
 		esac
 		CODES="$CODES $RC"

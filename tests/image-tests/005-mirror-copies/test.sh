@@ -13,7 +13,7 @@ img=$TEST_TMP/ns16k-1g.img
 
 # the chunk root's logical address, from the superblock at 64 KiB (offset 88)
 chunk_root=$(od -An -t u8 -j $((65536 + 88)) -N 8 "$img" | tr -d ' ')
-chunks=$(run_check_stdout "$BTRFS_SPACE" --format json chunks "$img") || exit
+chunks=$(run_check_stdout "$BTRFS_SPACE" --format json chunks --list-chunks "$img") || exit
 # where each copy of the block lives: stripe start + offset in the chunk
 physical=($(jq -r --argjson l "$chunk_root" '.chunks[] |
 	select(.logical <= $l and $l < .logical + .length) |

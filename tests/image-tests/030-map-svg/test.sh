@@ -150,7 +150,7 @@ for archive in "$fixtures"/*.tar.xz; do
 	[ "${#imgs[@]}" -gt 0 ] || fail "$name: nothing unpacked"
 	svg=$TEST_TMP/$name.svg
 
-	run_check_stdout "$BTRFS_SPACE" --format json block-groups "${imgs[@]}" > "$TEST_TMP/bg.json"
+	run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "${imgs[@]}" > "$TEST_TMP/bg.json"
 	jq -r '.block_groups[].start' "$TEST_TMP/bg.json" > "$TEST_TMP/bg.starts"
 	want=$(wc -l < "$TEST_TMP/bg.starts")
 

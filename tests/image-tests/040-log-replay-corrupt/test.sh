@@ -117,7 +117,7 @@ for slot, (base, objectid, type_, offset, data, size) in enumerate(list(items(le
 write_block(log_leaf_at, leaf)
 EOF
 
-run_check_stdout "$BTRFS_SPACE" chunks --format json "$img" > "$TEST_TMP/chunks.json"
+run_check_stdout "$BTRFS_SPACE" chunks --list-chunks --format json "$img" > "$TEST_TMP/chunks.json"
 sum_before=$(image_digest "$img")
 
 errors=0

@@ -15,7 +15,7 @@ tar -xSJf "$TEST_TOP/fixtures/ns16k-1g.tar.xz" -C "$TEST_TMP" || fail "cannot un
 img=$TEST_TMP/ns16k-1g.img
 cut=$TEST_TMP/cut.img
 total=$(od -An -t u8 -j $((65536 + 201 + 8)) -N 8 "$img" | tr -d ' ')
-last_end=$("$BTRFS_SPACE" --format json chunks "$img" |
+last_end=$("$BTRFS_SPACE" --format json chunks --list-chunks "$img" |
 	jq '[.chunks[] | .stripe_size as $s | .stripes[] | .offset + $s] | max')
 chunk_root=$(od -An -t u8 -j $((65536 + 88)) -N 8 "$img" | tr -d ' ')
 echo "total_bytes $total, last dev extent ends at $last_end, chunk root $chunk_root"

@@ -38,7 +38,7 @@ sb_u64()
 # copies IMG LOGICAL: the physical offset of each copy of a tree block
 copies()
 {
-	"$BTRFS_SPACE" --format json chunks "$1" | jq -r --argjson l "$2" '.chunks[] |
+	"$BTRFS_SPACE" --format json chunks --list-chunks "$1" | jq -r --argjson l "$2" '.chunks[] |
 		select(.logical <= $l and $l < .logical + .length) |
 		(.logical) as $start | .stripes[] | .offset + $l - $start'
 }
@@ -116,7 +116,7 @@ one_error "^ERROR: tree block $root: read error on $single at offset ${rt[0]}: $
 
 # a block-group leaf read in a batch of concurrent reads (preadv2 and the
 # thread pool): copy 1 bad is read from copy 2, both bad fail
-leaf=$("$BTRFS_SPACE" --format json block-groups "$many" | jq '.block_groups[-1].leaf')
+leaf=$("$BTRFS_SPACE" --format json block-groups --list-block-groups "$many" | jq '.block_groups[-1].leaf')
 mapfile -t lf < <(copies "$many" "$leaf")
 [ "${#lf[@]}" -eq 2 ] || fail "expected two copies of leaf $leaf, got ${#lf[@]}"
 faulty "$many" "${lf[0]}" eio --io-threads 4 inspect "$many"

@@ -7,6 +7,8 @@
 # from the JSON of the same run (one line per chunk stripe, the type and
 # profile spelled "Data, RAID1" where JSON keeps "DATA" and "raid1"). The
 # JSON keeps the sysfs names. In human units the columns hold as well.
+# The tables of every item (--list-chunks, --list-block-groups); the runs'
+# are cli-tests/009-list-runs'.
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
@@ -21,8 +23,12 @@ for name in $names; do
 	for what in chunks block-groups devices; do
 		cmd=$what
 		[ "$what" = devices ] && cmd=inspect
-		run_check_stdout "$BTRFS_SPACE" -b "$cmd" "${devs[@]}" > "$dir/$what.txt" || exit
-		run_check_stdout "$BTRFS_SPACE" --format json "$cmd" "${devs[@]}" > "$dir/$what.json" || exit
+		# shellcheck disable=SC2046
+		run_check_stdout "$BTRFS_SPACE" -b "$cmd" $(list_each "$cmd") "${devs[@]}" \
+			> "$dir/$what.txt" || exit
+		# shellcheck disable=SC2046
+		run_check_stdout "$BTRFS_SPACE" --format json "$cmd" $(list_each "$cmd") "${devs[@]}" \
+			> "$dir/$what.json" || exit
 		echo -n "$name: "
 		python3 ./check-table.py "$what" "$dir/$what.txt" "$dir/$what.json" || bad=$((bad + 1))
 	done
@@ -36,7 +42,9 @@ done
 # human units (16.00MiB): the same columns, sizes right-aligned too
 dir=$TEST_TMP/raid10-4dev
 for what in chunks block-groups; do
-	run_check_stdout "$BTRFS_SPACE" "$what" "$dir"/raid10-4dev.dev*.img > "$dir/$what.human" || exit
+	# shellcheck disable=SC2046
+	run_check_stdout "$BTRFS_SPACE" "$what" $(list_each "$what") "$dir"/raid10-4dev.dev*.img \
+		> "$dir/$what.human" || exit
 	python3 ./check-table.py "$what" "$dir/$what.human" "$dir/$what.json" layout ||
 		fail "$what in human units: columns broken (listed above)"
 done

@@ -43,10 +43,10 @@ case ",$got," in
 *) fail "inspect: read '$got', expected the block-group search among them" ;;
 esac
 
-chunks=$("$BTRFS_SPACE" --format json chunks "$img" |
+chunks=$("$BTRFS_SPACE" --format json chunks --list-chunks "$img" |
 	jq -c "[.chunks[] | [.logical, .length]]") ||
 	fail "chunks --format json failed"
-bgs=$("$BTRFS_SPACE" --format json block-groups "$img" |
+bgs=$("$BTRFS_SPACE" --format json block-groups --list-block-groups "$img" |
 	jq -c "[.block_groups[] | [.start, .length]]") ||
 	fail "block-groups --format json failed"
 [ "$chunks" = "$bgs" ] || fail "chunks and block-groups list different ranges"

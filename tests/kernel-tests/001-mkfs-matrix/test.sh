@@ -250,7 +250,7 @@ image()
 	# the tool, on the unmounted image files
 	for cmd in inspect chunks block-groups; do
 		# a crash or sanitizer report fails the whole test
-		run_mayfail "$BTRFS_SPACE" --format json "$cmd" "${files[@]}" \
+		run_mayfail "$BTRFS_SPACE" --format json "$cmd" $(list_each "$cmd") "${files[@]}" \
 			> "$dir/$cmd.json" 2> "$dir/$cmd.err"
 		rc=$?
 		if [ "$rc" != 0 ]; then

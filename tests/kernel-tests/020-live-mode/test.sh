@@ -77,14 +77,14 @@ sync
 umount_dev
 
 for cmd in inspect chunks block-groups; do
-	run_check_stdout "$BTRFS_SPACE" --format json "$cmd" "$img" > "$out/offline-$cmd.json"
+	run_check_stdout "$BTRFS_SPACE" --format json "$cmd" $(list_each "$cmd") "$img" > "$out/offline-$cmd.json"
 done
 
 # --- the same filesystem mounted read-only, read live ------------------------
 
 mount_dev ro
 for cmd in inspect chunks block-groups; do
-	run_check_stdout "$BTRFS_SPACE" --format json "$cmd" "$mnt" > "$out/live-$cmd.json"
+	run_check_stdout "$BTRFS_SPACE" --format json "$cmd" $(list_each "$cmd") "$mnt" > "$out/live-$cmd.json"
 done
 fsid=$(jq -r .filesystem.fsid "$out/live-inspect.json") || fail "no fsid in the live report"
 sysfs="/sys/fs/btrfs/$fsid/allocation"
@@ -151,7 +151,7 @@ before=$(cat "$sysfs/metadata/bytes_may_use")
 run_check_stdout "$BTRFS_SPACE" --format json inspect "$mnt" > "$out/live-rw.json"
 after=$(cat "$sysfs/metadata/bytes_may_use")
 run_check_stdout "$BTRFS_SPACE" --format json inspect --may-use 1G "$mnt" > "$out/live-rw-whatif.json"
-run_check_stdout "$BTRFS_SPACE" --format json block-groups "$mnt" > "$out/live-rw-bgs.json"
+run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$mnt" > "$out/live-rw-bgs.json"
 umount_dev
 
 rw_may_use=$(jq .preempt.bytes_may_use "$out/live-rw.json")

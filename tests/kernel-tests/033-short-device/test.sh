@@ -24,7 +24,7 @@ cut=$TEST_TMP/cut.img
 mnt=$TEST_TMP/mnt
 mkdir -p "$mnt" || fail "cannot create $mnt"
 total=$(od -An -t u8 -j $((65536 + 201 + 8)) -N 8 "$img" | tr -d ' ')
-last_end=$("$BTRFS_SPACE" --format json chunks "$img" |
+last_end=$("$BTRFS_SPACE" --format json chunks --list-chunks "$img" |
 	jq '[.chunks[] | .stripe_size as $s | .stripes[] | .offset + $s] | max')
 chunk_root=$(od -An -t u8 -j $((65536 + 88)) -N 8 "$img" | tr -d ' ')
 

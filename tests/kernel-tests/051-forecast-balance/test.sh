@@ -36,8 +36,8 @@ done
 sync
 run_check umount "$mnt"
 
-run_check_stdout "$BTRFS_SPACE" --format json block-groups "$img" > "$TEST_TMP/bg.json" || exit
-run_check_stdout "$BTRFS_SPACE" --format json chunks "$img" > "$TEST_TMP/before.json" || exit
+run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$img" > "$TEST_TMP/bg.json" || exit
+run_check_stdout "$BTRFS_SPACE" --format json chunks --list-chunks "$img" > "$TEST_TMP/before.json" || exit
 for n in 50 40; do
 	run_check_stdout "$BTRFS_SPACE" --format json forecast --balance "-dusage=$n" "$img" \
 		> "$TEST_TMP/fc$n.json" || exit
@@ -56,7 +56,7 @@ setup_mount "$dev" "$mnt"
 run_check btrfs balance start "-dusage=$n" "$mnt"
 sync
 run_check umount "$mnt"
-run_check_stdout "$BTRFS_SPACE" --format json chunks "$img" > "$TEST_TMP/after.json" || exit
+run_check_stdout "$BTRFS_SPACE" --format json chunks --list-chunks "$img" > "$TEST_TMP/after.json" || exit
 run_check_stdout "$BTRFS_SPACE" --format json forecast --balance "-dlimit=0" "$img" \
 	> "$TEST_TMP/now.json" || exit
 python3 - "$n" "$TEST_TMP"/{bg,before,after,fc$n,now}.json <<'PY' || fail "balance -dusage=$n against the forecast"

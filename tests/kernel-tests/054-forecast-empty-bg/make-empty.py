@@ -39,7 +39,7 @@ def extents(path):
 
 
 def data_chunks(tool, mnt):
-    js = json.loads(subprocess.check_output([tool, "--format", "json", "chunks", mnt]))
+    js = json.loads(subprocess.check_output([tool, "--format", "json", "chunks", "--list-chunks", mnt]))
     return sorted((c["logical"], c["length"]) for c in js["chunks"] if c["type"] & 1)
 
 

@@ -69,7 +69,7 @@ attach()
 
 nr_chunks()
 {
-	"$BTRFS_SPACE" --format json chunks "$mnt" |
+	"$BTRFS_SPACE" --format json chunks --list-chunks "$mnt" |
 		python3 -c 'import json, sys; print(len(json.load(sys.stdin)["chunks"]))'
 }
 

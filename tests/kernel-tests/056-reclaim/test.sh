@@ -108,7 +108,7 @@ fresh_filled()
 	done
 	sync
 	if [ "$2" = --partial ]; then
-		run_check_stdout "$BTRFS_SPACE" --format json block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
+		run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
 		extents 1
 		pre=$(python3 - "$TEST_TMP/bg.json" "$TEST_TMP/extents.txt" <<'PY'
 import json, sys
@@ -134,7 +134,7 @@ PY
 	loop=$(basename "$dev")
 	for i in $(seq 1 60); do
 		btrfs filesystem sync "$mnt" || fail "btrfs filesystem sync"
-		run_check_stdout "$BTRFS_SPACE" --format json block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
+		run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
 		if jq -e '[.block_groups[] | select(.used == 0)] | length == 0' "$TEST_TMP/bg.json" > /dev/null; then
 			full_at_mount=$(jq -r '[.block_groups[] | select(.type_name == "DATA" and .used == .length)
 				| .start] | map(tostring) | join(",")' "$TEST_TMP/bg.json")
@@ -150,7 +150,7 @@ PY
 # ones cannot be named)
 full_now()
 {
-	run_check_stdout "$BTRFS_SPACE" --format json block-groups "$mnt" > "$TEST_TMP/bgnow.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$mnt" > "$TEST_TMP/bgnow.json" || exit
 	jq -r --arg f "$full_at_mount" '($f | split(",") | map(tonumber)) as $m
 		| [.block_groups[] | select(.start as $s | $m | index($s)) | .start]
 		| map(tostring) | join(",")' "$TEST_TMP/bgnow.json"
@@ -184,7 +184,7 @@ delete_predict()
 	sync
 	shift
 	full=$(full_now)
-	run_check_stdout "$BTRFS_SPACE" --format json forecast "$img" --mount-options nodiscard,commit=300 \
+	run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$img" --mount-options nodiscard,commit=300 \
 		--reclaim-threshold data=60 ${full:+--full-at-mount "$full"} "$@" > "$TEST_TMP/after.json" || exit
 	got=$(relocated "$since" "$loop")
 	[ -z "$got" ] || fail "relocated before the cleaner was woken: [$got]"
@@ -201,7 +201,7 @@ wake_compare()
 	btrfs filesystem sync "$mnt" || fail "btrfs filesystem sync"
 	for i in $(seq 1 90); do
 		sync
-		run_check_stdout "$BTRFS_SPACE" --format json block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
+		run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
 		jq -e --argjson g "$2" '[.block_groups[] | select(.start == $g)] | length == 0' \
 			"$TEST_TMP/bg.json" > /dev/null && break
 		sleep 1
@@ -209,7 +209,7 @@ wake_compare()
 	[ "$i" -lt 90 ] || fail "$1: block group $2 still there 90 s after the cleaner was woken"
 	sleep 3
 	sync
-	run_check_stdout "$BTRFS_SPACE" --format json block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
 	btrfs device usage -b "$mnt" > "$TEST_TMP/usage.txt" || fail "btrfs device usage"
 	got=$(relocated "$since" "$loop")
 	echo "$1: kernel relocated [${got% }]"
@@ -235,7 +235,7 @@ free_round()
 	fresh_filled "fs$1"
 	echo 60 > "/sys/fs/btrfs/$uuid/allocation/data/bg_reclaim_threshold" ||
 		skip "cannot set bg_reclaim_threshold (kernel before 5.19?)"
-	run_check_stdout "$BTRFS_SPACE" --format json forecast "$mnt" > "$TEST_TMP/live.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$mnt" > "$TEST_TMP/live.json" || exit
 	extents 1
 	python3 "$here/plan-frees.py" $2 "$TEST_TMP/live.json" "$TEST_TMP/bg.json" \
 		"$TEST_TMP/extents.txt" > "$TEST_TMP/plan.txt" || { cat "$TEST_TMP/plan.txt"; fail "round $1: prediction checks"; }
@@ -289,8 +289,8 @@ sweep_round()
 	echo 60 > "/sys/fs/btrfs/$uuid/allocation/data/bg_reclaim_threshold" &&
 	echo 1 > "/sys/fs/btrfs/$uuid/allocation/data/periodic_reclaim" ||
 		skip "cannot set periodic_reclaim (kernel before 6.11?)"
-	run_check_stdout "$BTRFS_SPACE" --format json forecast "$mnt" > "$TEST_TMP/live.json" || exit
-	run_check_stdout "$BTRFS_SPACE" --format json block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$mnt" > "$TEST_TMP/live.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
 	extents 4
 	python3 "$here/plan-sweep.py" "$TEST_TMP/live.json" "$TEST_TMP/bg.json" "$TEST_TMP/extents.txt" \
 		> "$TEST_TMP/sweep.txt" || { cat "$TEST_TMP/sweep.txt"; fail "sweep: prediction checks"; }
@@ -308,7 +308,7 @@ sweep_round()
 	btrfs filesystem sync "$mnt" || fail "btrfs filesystem sync"
 	for i in $(seq 1 90); do
 		sync
-		run_check_stdout "$BTRFS_SPACE" --format json block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
+		run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
 		jq -e --argjson g "$a" '[.block_groups[] | select(.start == $g)] | length == 0' \
 			"$TEST_TMP/bg.json" > /dev/null && break
 		sleep 1
@@ -348,7 +348,7 @@ control_round()
 	fi
 	echo 60 > "/sys/fs/btrfs/$uuid/allocation/data/bg_reclaim_threshold" ||
 		skip "cannot set bg_reclaim_threshold (kernel before 5.19?)"
-	run_check_stdout "$BTRFS_SPACE" --format json forecast "$mnt" > "$TEST_TMP/live.json" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$mnt" > "$TEST_TMP/live.json" || exit
 	extents 1
 	python3 "$here/plan-frees.py" "$TEST_TMP/live.json" "$TEST_TMP/bg.json" \
 		"$TEST_TMP/extents.txt" > "$TEST_TMP/plan.txt" || { cat "$TEST_TMP/plan.txt"; fail "control $1 $2: prediction checks"; }
@@ -357,9 +357,9 @@ control_round()
 	control=$(sed -n 's/^control: block group \([0-9]*\) .*/\1/p' "$TEST_TMP/plan.txt")
 	sed -i 's/^control_delete /delete /' "$TEST_TMP/plan.txt"
 	delete_predict "$TEST_TMP/plan.txt" --reclaim-marked "$target"
-	run_check_stdout "$BTRFS_SPACE" --format json forecast "$img" --mount-options nodiscard,commit=300 \
+	run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$img" --mount-options nodiscard,commit=300 \
 		--reclaim-threshold data=60 --reclaim-marked "$target" > "$TEST_TMP/naive.json" || exit
-	run_check_stdout "$BTRFS_SPACE" --format json forecast "$mnt" --reclaim-marked "$target" \
+	run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$mnt" --reclaim-marked "$target" \
 		$(f=$(full_now); [ -n "$f" ] && echo --full-at-mount "$f") > "$TEST_TMP/live-after.json" || exit
 	echo "control $1 $2: live forecast: extents read $(jq -c '.forecast.reclaim.after.extents_read' "$TEST_TMP/live-after.json"), inexact reason $(jq -c '.forecast.reclaim.after.inexact_reason' "$TEST_TMP/live-after.json")"
 	cused=$(jq --argjson g "$control" '.forecast.reclaim.after.block_groups_after[] | select(.start == $g) | .used' "$TEST_TMP/after.json")

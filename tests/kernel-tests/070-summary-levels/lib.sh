@@ -253,7 +253,7 @@ remedies()
 			# groups removes it now (the cleaner would later); then the
 			# metadata fill
 			start=${cmd##* }
-			length=$("$BTRFS_SPACE" --format json block-groups "$@" |
+			length=$("$BTRFS_SPACE" --format json block-groups --list-block-groups "$@" |
 				jq ".block_groups[] | select(.start == $start) | .length")
 			# every 64 KiB and every extent's start (an extent smaller
 			# than 64 KiB may lie between two samples)
