@@ -495,14 +495,18 @@ static void print_fill(struct fmt_ctx *fctx, const char *key, const char *label,
 	fmt_u64(fctx, "nr_new_chunk_runs", "In runs", fill->nr_runs);
 	if (fill->truncated || fctx->mode == FMT_JSON)
 		fmt_bool(fctx, "truncated", "Stopped before ENOSPC (work bound)", fill->truncated);
-	fmt_array_start(fctx, "new_chunks", fc->list_chunks ? "New chunks" : "New chunks, as runs");
-	for (i = 0; i < fill->nr_runs; i++) {
-		if (fc->list_chunks)
+	if (fc->list_chunks) {
+		fmt_array_start(fctx, "new_chunks", "New chunks");
+		for (i = 0; i < fill->nr_runs; i++)
 			print_run_chunks(fctx, &fill->runs[i]);
-		else
-			print_run(fctx, &fill->runs[i]);
+		fmt_array_end(fctx);
+	} else {
+		/* the same table as the chunks command's */
+		fmt_table_start(fctx, "new_chunks", "New chunks, as runs");
+		for (i = 0; i < fill->nr_runs; i++)
+			print_run_row(fctx, &fill->runs[i]);
+		fmt_table_end(fctx);
 	}
-	fmt_array_end(fctx);
 	print_per_device(fctx, "unallocatable_hard", "Unallocatable, hard", fc, fill->hard);
 	print_per_device(fctx, "unallocatable_soft", "Unallocatable, soft", fc, fill->soft);
 	fmt_group_end(fctx);

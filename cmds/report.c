@@ -659,6 +659,14 @@ static void chunk_run_row(struct fmt_ctx *fctx, const struct btrfs_chunk_run *ru
 	fmt_group_end(fctx);
 }
 
+void print_run_row(struct fmt_ctx *fctx, const struct btrfs_chunk_run *run)
+{
+	if (fctx->mode == FMT_JSON)
+		print_run(fctx, run);
+	else
+		chunk_run_row(fctx, run);
+}
+
 /* Per type and profile (flags), in the order first met */
 struct list_total {
 	u64 flags;
@@ -739,12 +747,8 @@ void print_chunk_list(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_info,
 		return;
 	}
 	fmt_table_start(fctx, "chunk_runs", "Chunks, as runs (--list-chunks: each)");
-	for (i = 0; i < nr_runs; i++) {
-		if (fctx->mode == FMT_JSON)
-			print_run(fctx, &runs[i]);
-		else
-			chunk_run_row(fctx, &runs[i]);
-	}
+	for (i = 0; i < nr_runs; i++)
+		print_run_row(fctx, &runs[i]);
 	fmt_table_end(fctx);
 	btrfs_chunk_runs_free(runs, nr_runs);
 	print_chunk_totals(fctx, fs_info);

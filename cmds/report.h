@@ -35,6 +35,8 @@ void print_chunk(struct fmt_ctx *fctx, const char *key, const char *label,
 /* A run of chunks (section 21.11), or with --list-chunks each of its chunks */
 void print_run(struct fmt_ctx *fctx, const struct btrfs_chunk_run *run);
 void print_run_chunks(struct fmt_ctx *fctx, const struct btrfs_chunk_run *run);
+/* A run as a row of a table (fmt_table_start()): text as `chunks` prints it */
+void print_run_row(struct fmt_ctx *fctx, const struct btrfs_chunk_run *run);
 typedef void (*print_item_fn)(struct fmt_ctx *fctx, const void *item);
 /* A list of items with a logical start as runs, under "KEY_runs" (section 21.11) */
 void print_item_runs(struct fmt_ctx *fctx, const char *key, const char *label,
