@@ -272,4 +272,12 @@ if [ "$problems" -ne 0 ]; then
 	fail "$problems problem(s) with make install/uninstall (listed above)"
 fi
 echo "make install and uninstall: binary, man pages and completion"
+
+# the committed .8 pages are what their .rst give (an edited page whose .8
+# was not regenerated installs the old text)
+if ! make -s -C "$doc" check > "$log" 2>&1; then
+	cat "$log"
+	fail "a committed man page differs from its .rst (make -C Documentation force)"
+fi
+echo "every Documentation/*.8 is what its .rst gives"
 exit 0
