@@ -407,8 +407,11 @@ static void print_all(struct btrfs_fs_info *fs_info, struct space_report *report
 	print_block_groups_summary(&fctx, report);
 	print_mount_estimate(&fctx, est, &margs);
 	print_io_section(&fctx, report);
-	print_chunk_list(&fctx, fs_info);
-	print_block_group_list(&fctx, fs_info);
+	/* runs, then every item: both printers run on every input */
+	print_chunk_list(&fctx, fs_info, false);
+	print_chunk_list(&fctx, fs_info, true);
+	print_block_group_list(&fctx, fs_info, false);
+	print_block_group_list(&fctx, fs_info, true);
 	fmt_end(&fctx);
 	fclose(out);
 	check_numbers(buf, len);
