@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Read-only tree search, mirroring fs/btrfs/ctree.c: btrfs_search_slot()
- * (0 found, 1 not found with the slot where the key would go, <0 error),
- * btrfs_next_leaf(), btrfs_next_item(), btrfs_read_node_slot(), the
- * binary search in a block (btrfs_bin_search()), and a whole-tree walk
- * used for the chunk tree and csum-delete --top.
+ * (0 found, 1 not found with the slot where the key would go, <0 error)
+ * with the read-ahead of reada_for_balance() where the caller gives the
+ * search's ins_len, btrfs_next_leaf(), btrfs_next_item(),
+ * btrfs_read_node_slot(), the binary search in a block
+ * (btrfs_bin_search()), and a whole-tree walk used for the chunk tree and
+ * csum-delete --top.
  * Behaviour reproduced: kernels 5.x-6.18 (search contract unchanged).
  *
  * The blocks it searches are read by disk-io.c and kept in the block
@@ -159,6 +161,40 @@ static void reada_forward(struct btrfs_fs_info *fs_info, const struct btrfs_path
 	}
 }
 
+/*
+ * setup_nodes_for_search() on node @eb of the path (not the root), before
+ * the search reads its child: an insertion's search through a node with
+ * BTRFS_NODEPTRS_PER_BLOCK - 3 pointers or more (split_node() follows), or
+ * a deletion's through one with fewer than half (balance_level() follows,
+ * which may return at once), first calls reada_for_balance(): the node's
+ * left and right siblings under its parent are read ahead
+ * (btrfs_readahead_node_child(), their children are not).  A read-ahead
+ * that fails is dropped.
+ */
+static void reada_for_balance(struct btrfs_fs_info *fs_info, const struct btrfs_path *path,
+			      u64 root_id, const struct btrfs_tree_block *eb,
+			      unsigned int purpose)
+{
+	const struct btrfs_tree_block *parent = path->nodes[eb->level + 1];
+	u32 max = btrfs_node_max_ptrs(fs_info->nodesize);
+	int slot, i;
+
+	if (!parent || eb->level == 0 || eb->level >= BTRFS_MAX_LEVEL - 1)
+		return;
+	if (!(path->ins_len > 0 && eb->nritems >= max - 3) &&
+	    !(path->ins_len < 0 && eb->nritems < max / 2))
+		return;
+	slot = path->slots[eb->level + 1];
+	for (i = slot - 1; i <= slot + 1; i += 2) {
+		struct btrfs_error err = { 0 };
+		struct btrfs_tree_block *sib;
+
+		if (i >= 0 && i < (int)parent->nritems &&
+		    !read_node_slot(fs_info, &err, root_id, parent, i, purpose, &sib))
+			btrfs_tree_block_put(sib);
+	}
+}
+
 int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 		      const struct btrfs_root_ref *root,
 		      const struct btrfs_key *key, struct btrfs_path *path,
@@ -184,6 +220,8 @@ int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 		if (ret && slot > 0)
 			slot--;
 		path->slots[level] = slot;
+		if (path->ins_len)
+			reada_for_balance(fs_info, path, root->objectid, eb, purpose);
 		reada_forward(fs_info, path, root->objectid, eb, slot, purpose);
 		ret = read_node_slot(fs_info, path_err(fs_info, path), root->objectid,
 				     eb, slot, purpose, &eb);

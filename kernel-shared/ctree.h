@@ -74,6 +74,12 @@ struct btrfs_path {
 	 * sets it and the caller counts what the kernel reads; NULL: none
 	 */
 	const struct btrfs_reada_forward *reada;
+	/*
+	 * The kernel search's ins_len, by its sign: < 0 a deletion's search,
+	 * > 0 an insertion's, 0 a lookup.  Only its read-ahead is followed
+	 * here (reada_for_balance(), ctree.c); nothing is balanced or split.
+	 */
+	int ins_len;
 };
 
 /*

@@ -685,12 +685,11 @@ static int remember_path(struct log_searches *ls, const struct btrfs_path *path)
  * the replay changes are copies of those its searches read first, and
  * the leaves its splits make are new, so the kernel reads the same ones
  */
-static int count_log_search(void *ctx, const struct btrfs_root_ref *root,
-			    const struct btrfs_key *key)
+static int log_search(struct log_searches *ls, const struct btrfs_root_ref *root,
+		      const struct btrfs_key *key, int ins_len)
 {
-	struct log_searches *ls = ctx;
 	struct btrfs_read_observer prev = btrfs_set_read_observer(ls->fs_info, ls->counter);
-	struct btrfs_path path = { 0 };
+	struct btrfs_path path = { .ins_len = ins_len };
 	int ret = btrfs_search_slot(ls->fs_info, root, key, &path, BTRFS_IO_OTHER);
 
 	btrfs_set_read_observer(ls->fs_info, prev);
@@ -698,6 +697,23 @@ static int count_log_search(void *ctx, const struct btrfs_root_ref *root,
 		ret = remember_path(ls, &path);
 	btrfs_release_path(&path);
 	return ret < 0 ? ret : 0;
+}
+
+static int count_log_search(void *ctx, const struct btrfs_root_ref *root,
+			    const struct btrfs_key *key)
+{
+	return log_search(ctx, root, key, 0);
+}
+
+/*
+ * A deletion's search: the nodes below half on its path read their
+ * siblings ahead (reada_for_balance(): one level-1 node read and none of
+ * its leaves, kernel test 037's large-4k)
+ */
+static int count_log_delete(void *ctx, const struct btrfs_root_ref *root,
+			    const struct btrfs_key *key)
+{
+	return log_search(ctx, root, key, -1);
 }
 
 /* A search of the replay that changes nothing: read, not copied */
@@ -860,7 +876,8 @@ static int replay_log(struct btrfs_fs_info *fs_info, struct read_trace *trace,
 		.reada = { trace_has, trace },
 	};
 	const struct btrfs_log_search_hook hook = {
-		.fn = count_log_search, .leaf = count_log_leaf, .read = count_log_read,
+		.fn = count_log_search, .del = count_log_delete, .leaf = count_log_leaf,
+		.read = count_log_read,
 		.path = count_commit_path, .cache_bg = count_caching, .ctx = &ls,
 	};
 	struct btrfs_read_observer prev;

@@ -96,6 +96,8 @@ struct file_extent {
 struct replay_inode {
 	u64 root;
 	u64 ino;
+	u64 disk_i_size;		/* once the inode stage replayed the inode item */
+	bool has_disk_i_size;
 	struct file_extent *fe;		/* sorted by start, disjoint */
 	u32 nr;
 	u32 cap;
@@ -282,6 +284,15 @@ static int note_subvol(struct replay_ctx *rc, u64 objectid, u8 type, u64 offset)
 	return note_search(rc, &rc->sv.root, &(struct btrfs_key){ objectid, type, offset });
 }
 
+/* A search of the kernel's replay with ins_len -1 (it deletes or may) */
+static int note_delete(struct replay_ctx *rc, const struct btrfs_root_ref *root,
+		       const struct btrfs_key *key)
+{
+	if (!rc->hook.del)
+		return note_search(rc, root, key);
+	return rc->hook.del(rc->hook.ctx, root, key);
+}
+
 /*
  * btrfs_drop_extents() walks slot by slot past the inode's last file
  * extent item (or from where its search lands) to the item that ends the
@@ -319,10 +330,14 @@ static int note_commit_path(void *ctx, const struct btrfs_root_ref *root,
 	return rc->hook.path ? rc->hook.path(rc->hook.ctx, root, path, min_level) : 0;
 }
 
-static int note_csum(struct replay_ctx *rc, u64 offset)
+/* btrfs_lookup_csum() (@del false) or btrfs_del_csums()' search (@del) */
+static int note_csum(struct replay_ctx *rc, u64 offset, bool del)
 {
-	return note_search(rc, &rc->fs_info->csum_root, &(struct btrfs_key){
-		BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, offset });
+	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, offset };
+
+	if (del)
+		return note_delete(rc, &rc->fs_info->csum_root, &key);
+	return note_search(rc, &rc->fs_info->csum_root, &key);
 }
 
 static int subvol_sim_get(struct replay_ctx *rc)
@@ -759,14 +774,28 @@ static int drop_error(struct replay_ctx *rc, const struct replay_inode *ri, u64 
 }
 
 /*
+ * btrfs_drop_extents()' search at @start: with modify_tree -1 (a
+ * deletion's search) unless @start is at or past the inode's disk_i_size,
+ * then a lookup, searched again with -1 at the first item it changes
+ */
+static int note_drop_search(struct replay_ctx *rc, const struct replay_inode *ri,
+			    u64 start, bool del)
+{
+	struct btrfs_key key = { ri->ino, BTRFS_EXTENT_DATA_KEY, start };
+
+	return del ? note_delete(rc, &rc->sv.root, &key) : note_search(rc, &rc->sv.root, &key);
+}
+
+/*
  * btrfs_drop_extents() on [@start, @end): the four cases of the kernel's
  * loop, with their reference changes (update_refs is set for subvolumes).
  */
 static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 start, u64 end)
 {
 	bool walk_ended = false;	/* an item ending at @end: the kernel's loop breaks */
+	bool modify = !ri->has_disk_i_size || start < ri->disk_i_size;
 	u32 i = 0;
-	int ret = note_subvol(rc, ri->ino, BTRFS_EXTENT_DATA_KEY, start);
+	int ret = note_drop_search(rc, ri, start, modify);
 
 	while (i < ri->nr && !ret) {
 		struct file_extent *fe = &ri->fe[i];
@@ -781,6 +810,13 @@ static int drop_extents(struct replay_ctx *rc, struct replay_inode *ri, u64 star
 		if (fe->end <= start) {
 			i++;
 			continue;
+		}
+		if (!modify) {
+			/* found: "modify_tree = -1", the search again */
+			modify = true;
+			ret = note_drop_search(rc, ri, max_t(u64, fe->start, start), true);
+			if (ret)
+				return ret;
 		}
 		if (start > fe->start && end < fe->end) {
 			/* split: the part after @end becomes a new item */
@@ -954,7 +990,7 @@ static int del_csums(struct replay_ctx *rc, u64 start, u64 len)
 		struct btrfs_sim_item it;
 		u64 csum_end;
 
-		ret = note_csum(rc, key.offset) ?: csum_item_at(ts, &key, &it);
+		ret = note_csum(rc, key.offset, true) ?: csum_item_at(ts, &key, &it);
 		if (ret)
 			return ret < 0 ? ret : 0;
 		if (it.key.offset >= end)
@@ -1035,7 +1071,7 @@ static int csum_file_blocks(struct replay_ctx *rc, u64 start, u64 len)
 		u64 n = 0, item_end = 0, next = (u64)-1, csum_offset, diff;
 		bool csum_prev;
 
-		ret = note_csum(rc, bytenr) ?: btrfs_tree_sim_neighbours(ts, &key, &nb);
+		ret = note_csum(rc, bytenr, false) ?: btrfs_tree_sim_neighbours(ts, &key, &nb);
 		if (ret < 0)
 			return ret;
 		if (ret == 1) {
@@ -1456,7 +1492,7 @@ static int remove_entry(struct replay_ctx *rc, const struct btrfs_key *key, u32 
 	u32 size;
 	int ret;
 
-	ret = note_search(rc, &rc->sv.root, key) ?: btrfs_tree_sim_lookup(ts, key, &size);
+	ret = note_delete(rc, &rc->sv.root, key) ?: btrfs_tree_sim_lookup(ts, key, &size);
 	if (ret == 0 && size > len)
 		ret = btrfs_tree_sim_truncate(ts, key, size - len);
 	else if (ret == 0)
@@ -1524,8 +1560,10 @@ static int delete_dir_entry(struct replay_ctx *rc, u64 dir, u64 index,
 		else
 			ss->ts.inexact = true;	/* an INODE_EXTREF */
 	}
+	/* the delayed item's deletion: btrfs_delete_delayed_items() */
 	if (!ret)
-		ret = note_subvol(rc, dir, BTRFS_DIR_INDEX_KEY, index);
+		ret = note_delete(rc, &rc->sv.root,
+				  &(struct btrfs_key){ dir, BTRFS_DIR_INDEX_KEY, index });
 	if (!ret)
 		ret = sim_result(rc, btrfs_tree_sim_delete(&ss->ts,
 			&(struct btrfs_key){ dir, BTRFS_DIR_INDEX_KEY, index }, true));
@@ -1697,8 +1735,12 @@ static int replay_inode_item(struct replay_ctx *rc, const struct btrfs_inode_ite
 		ret = replayed_i_size(rc, ino, ii, &size);
 		if (!ret)
 			ret = get_inode(rc, ino, &ri);
-		if (!ret)
-			ret = drop_extents(rc, ri, (size + ss - 1) & ~(ss - 1), (u64)-1);
+		if (ret)
+			return ret;
+		/* btrfs_iget() after overwrite_item(): disk_i_size is i_size */
+		ri->disk_i_size = size;
+		ri->has_disk_i_size = true;
+		ret = drop_extents(rc, ri, (size + ss - 1) & ~(ss - 1), (u64)-1);
 		if (ret)
 			return ret;
 	}
@@ -1910,7 +1952,8 @@ static int replay_fixups(struct replay_ctx *rc)
 	while (ss->nr_fixups && !ret) {
 		u64 ino = ss->fixups[--ss->nr_fixups];
 
-		ret = note_subvol(rc, BTRFS_TREE_LOG_FIXUP_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, ino) ?:
+		ret = note_delete(rc, &rc->sv.root, &(struct btrfs_key){
+				BTRFS_TREE_LOG_FIXUP_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, ino }) ?:
 		      note_subvol(rc, ino, BTRFS_INODE_ITEM_KEY, 0);
 		if (!ret)
 			ret = sim_result(rc, btrfs_tree_sim_delete(&ss->ts,

@@ -20,6 +20,13 @@ struct btrfs_path;
 
 struct btrfs_log_search_hook {
 	int (*fn)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
+	/*
+	 * a deletion's search (ins_len -1: btrfs_drop_extents() inside
+	 * i_size, btrfs_del_csums(), an unlink's, the fixup's orphan item):
+	 * as @fn, and the nodes below half on its path read their siblings
+	 * ahead (reada_for_balance(), ctree.c); NULL: @fn
+	 */
+	int (*del)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
 	/* a leaf of the image the replay or its commit changed or pushed items into */
 	int (*leaf)(void *ctx, u64 bytenr);
 	/* a search that reads and copies nothing (btrfs_next_leaf() of a walk) */
