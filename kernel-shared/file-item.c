@@ -419,17 +419,8 @@ int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
 		if (ret)
 			break;
 		leaf = path.nodes[0];
-		if (leaf->start != last_leaf) {
-			drop->leaves++;
-			/*
-			 * kept as read: the deletion model reads them again
-			 * (forward, then back), csum-delete.c sizes the cache
-			 * for it at twice them, and an eviction now costs a
-			 * second read of the file's first leaves
-			 */
-			btrfs_cache_grow_leaf_limit(fs_info, 2 * drop->leaves *
-						    (u64)fs_info->nodesize);
-		}
+		/* the deletion model reads them again: csum-delete.c keeps them packed */
+		drop->leaves += leaf->start != last_leaf;
 		last_leaf = leaf->start;
 		item_ret = drop_file_extent(fs_info, sv->root.objectid, t, leaf,
 					    path.slots[0], &key, drop);
