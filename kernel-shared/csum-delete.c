@@ -70,14 +70,16 @@ static int build_file(struct csum_delete_ctx *cd)
 			r->path, (unsigned long long)ino, (unsigned long long)r->subvol);
 	if (!ret)
 		ret = check_regular_file(fs_info, r->path, &r->info, r->subvol);
+	/*
+	 * The count reads the file's leaves forward, the model reads them
+	 * again (forward, then the truncation back) and the extent tree's
+	 * leaves of its extents in the commit: a leaf the cache's budget
+	 * evicts is kept packed (extent_io.c), so each is read once and
+	 * memory is the budget plus a few bytes an item.
+	 */
+	btrfs_cache_pack_leaves(fs_info);
 	if (!ret)
 		ret = btrfs_count_file_drop(fs_info, &cd->sv, ino, &cd->tracker, &r->drop);
-	/*
-	 * The model reads the file's leaves twice (forward, then the
-	 * truncation backward) and the extent tree's leaves holding its
-	 * extents (about as many) in every commit round: room for both.
-	 */
-	btrfs_cache_grow_leaf_limit(fs_info, 2 * r->drop.leaves * (u64)fs_info->nodesize);
 	if (!ret)
 		ret = btrfs_model_deletion(fs_info, &cd->sv, ino, &cd->tracker, &r->params,
 					   &r->model, &r->del);

@@ -193,6 +193,8 @@ static u32 cache_bucket(const struct btrfs_block_cache *cache, u64 bytenr)
 	return hash_mix64(bytenr) % cache->nr_buckets;
 }
 
+static struct btrfs_tree_block *unpack_cached(struct btrfs_fs_info *fs_info, u64 bytenr);
+
 struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,
 					    u64 bytenr)
 {
@@ -205,7 +207,7 @@ struct btrfs_tree_block *btrfs_cache_lookup(struct btrfs_fs_info *fs_info,
 	     eb = eb->hash_next)
 		if (eb->start == bytenr && (!eb->keys_only || cache->keep_root))
 			return eb;
-	return NULL;
+	return cache->nr_packed ? unpack_cached(fs_info, bytenr) : NULL;
 }
 
 static void lru_unlink(struct btrfs_block_cache *cache,
@@ -284,7 +286,357 @@ static int cache_hash(struct btrfs_block_cache *cache, struct btrfs_tree_block *
 	return 0;
 }
 
-/* Drop the oldest unreferenced leaves until the leaf budget holds again */
+/*
+ * Packed leaves.  csum-delete --file visits the file's leaves forward (the
+ * count), then back (the truncation), and the extent tree's leaves of its
+ * extents in the commit: each is read once only if all stay cached, 16 KiB
+ * a leaf of 16 KiB nodes, two leaves a file leaf (572 MB at 3 M extents).
+ * With btrfs_cache_pack_leaves(), a leaf the budget evicts is kept as a
+ * packed copy instead, and a lookup unpacks it into a block of the cache:
+ * nothing is read twice, and memory is the budget's leaves plus the packed
+ * copies.
+ *
+ * The packing is exact, byte for byte, whatever the leaf holds, and pays
+ * where items repeat a pattern (a file's extent items, the extent tree's
+ * extent items): each item header is XORed with the one before it (25
+ * bytes back), each byte of the items' data with the byte one item size
+ * further (the data lies from the end of the leaf back, the previous
+ * item's above), so a run of like items leaves a few changed bytes an item
+ * (its key offset, its data offset, its disk_bytenr); then the zero bytes
+ * are counted and the others copied: a varint count of zeros, a varint
+ * count of bytes and the bytes, in turn.  The header, the first item and
+ * the free space between items and data are left as they are (zeros where
+ * the free space is clean).  Leaves of random data cost up to the leaf
+ * plus a few bytes a run.
+ */
+#define PACK_ITEM	((u32)sizeof(struct btrfs_item))
+#define PACK_HEADER	((u32)sizeof(struct btrfs_header))
+/* zeros shorter than this stay in the bytes copied: a run costs 2 bytes */
+#define PACK_MIN_ZEROS	3
+/* the largest node size btrfs has: the packing's scratch is on the stack */
+#define PACK_MAX_NODESIZE	65536
+
+struct btrfs_packed_leaf {
+	struct btrfs_packed_leaf *next;
+	u64 start;
+	u64 owner;
+	u64 generation;
+	u32 nritems;
+	int mirror;
+	u32 len;			/* bytes of data[] */
+	u8 data[];
+};
+
+/* Where the XORs apply: item headers [h, items_end), data [data_start, n) */
+struct pack_layout {
+	u32 items_end;
+	u32 data_start;
+	u32 stride;			/* the data's: the size of the lowest item */
+};
+
+static u32 clamp_u32(u64 v, u32 lo, u32 hi)
+{
+	return v < lo ? lo : v > hi ? hi : (u32)v;
+}
+
+/* From the leaf's bytes, trusting none of them: any layout unpacks */
+static void pack_layout_of(const u8 *leaf, u32 nodesize, u32 nritems,
+			   struct pack_layout *l)
+{
+	const struct btrfs_item *last;
+
+	l->items_end = clamp_u32(PACK_HEADER + (u64)nritems * PACK_ITEM, PACK_HEADER,
+				 nodesize);
+	l->data_start = nodesize;
+	l->stride = 1;
+	if (!nritems || l->items_end < PACK_HEADER + (u64)nritems * PACK_ITEM)
+		return;
+	last = (const struct btrfs_item *)(leaf + l->items_end - PACK_ITEM);
+	l->data_start = clamp_u32(PACK_HEADER + (u64)le32toh(last->offset),
+				  l->items_end, nodesize);
+	l->stride = clamp_u32(le32toh(last->size), 1, nodesize);
+}
+
+static u8 *put_varint(u8 *p, u32 v)
+{
+	while (v >= 0x80) {
+		*p++ = (u8)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (u8)v;
+	return p;
+}
+
+static const u8 *get_varint(const u8 *p, const u8 *end, u32 *v)
+{
+	u32 shift = 0;
+
+	*v = 0;
+	while (p < end && shift < 32) {
+		u8 b = *p++;
+
+		*v |= (u32)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return p;
+		shift += 7;
+	}
+	return NULL;
+}
+
+/* The leaf with the XORs applied: what the zero runs are counted on */
+static void pack_delta(const u8 *leaf, u32 nodesize, const struct pack_layout *l, u8 *d)
+{
+	u32 p, data_end = nodesize - (l->stride < nodesize - l->data_start ?
+				      l->stride : nodesize - l->data_start);
+
+	memcpy(d, leaf, nodesize);
+	for (p = PACK_HEADER + PACK_ITEM; p < l->items_end; p++)
+		d[p] = leaf[p] ^ leaf[p - PACK_ITEM];
+	for (p = l->data_start; p < data_end; p++)
+		d[p] = leaf[p] ^ leaf[p + l->stride];
+}
+
+/* Zero bytes from @p on, 8 at a time where it can */
+static u32 zeros_from(const u8 *d, u32 p, u32 n)
+{
+	u64 w;
+
+	while (p + 8 <= n) {
+		memcpy(&w, d + p, 8);
+		if (w)
+			break;
+		p += 8;
+	}
+	while (p < n && !d[p])
+		p++;
+	return p;
+}
+
+u32 btrfs_leaf_pack_bound(u32 nodesize)
+{
+	/* three varints, then at worst a run of bytes with its two counts */
+	return 3 * 5 + nodesize + 2 * 5;
+}
+
+/* @nodesize at most 64 KiB, as every btrfs node */
+u32 btrfs_leaf_pack(const u8 *leaf, u32 nodesize, u32 nritems, u8 *out)
+{
+	u8 d[PACK_MAX_NODESIZE];
+	struct pack_layout l;
+	u8 *o = out;
+	u32 p = 0;
+
+	pack_layout_of(leaf, nodesize, nritems, &l);
+	pack_delta(leaf, nodesize, &l, d);
+	o = put_varint(o, l.items_end);
+	o = put_varint(o, l.data_start);
+	o = put_varint(o, l.stride);
+	while (p < nodesize) {
+		u32 lit_start = zeros_from(d, p, nodesize), q = lit_start, run = 0;
+
+		/* the bytes up to the next run of PACK_MIN_ZEROS zeros */
+		for (; q < nodesize && run < PACK_MIN_ZEROS; q++)
+			run = d[q] ? 0 : run + 1;
+		q -= run;
+		o = put_varint(o, lit_start - p);
+		o = put_varint(o, q - lit_start);
+		memcpy(o, d + lit_start, q - lit_start);
+		o += q - lit_start;
+		p = q;
+	}
+	return o - out;
+}
+
+int btrfs_leaf_unpack(const u8 *in, u32 len, u32 nodesize, u8 *leaf)
+{
+	const u8 *end = in + len;
+	struct pack_layout l;
+	u32 p = 0, zeros, lit;
+
+	in = get_varint(in, end, &l.items_end);
+	in = in ? get_varint(in, end, &l.data_start) : NULL;
+	in = in ? get_varint(in, end, &l.stride) : NULL;
+	if (!in || l.items_end < PACK_HEADER || l.items_end > l.data_start ||
+	    l.data_start > nodesize || !l.stride || l.stride > nodesize)
+		return -EUCLEAN;
+	while (p < nodesize) {
+		in = get_varint(in, end, &zeros);
+		in = in ? get_varint(in, end, &lit) : NULL;
+		if (!in || zeros > nodesize - p || lit > nodesize - p - zeros ||
+		    lit > (u32)(end - in))
+			return -EUCLEAN;
+		memset(leaf + p, 0, zeros);
+		p += zeros;
+		memcpy(leaf + p, in, lit);
+		p += lit;
+		in += lit;
+	}
+	if (in != end)
+		return -EUCLEAN;
+	/* the XORs undone in the order they can be: from decoded bytes */
+	for (p = PACK_HEADER + PACK_ITEM; p < l.items_end; p++)
+		leaf[p] ^= leaf[p - PACK_ITEM];
+	for (p = nodesize - l.stride; p-- > l.data_start;)
+		leaf[p] ^= leaf[p + l.stride];
+	return 0;
+}
+
+static u32 packed_bucket(const struct btrfs_block_cache *cache, u64 bytenr)
+{
+	return hash_mix64(bytenr) & (cache->nr_packed_buckets - 1);
+}
+
+/* Twice the buckets once there are as many copies as buckets */
+static void packed_grow(struct btrfs_block_cache *cache)
+{
+	u32 nr = cache->nr_packed_buckets ? cache->nr_packed_buckets * 2 : 1024, i;
+	struct btrfs_packed_leaf **b = calloc(nr, sizeof(*b)), *pl, *next;
+
+	if (!b)
+		return;
+	for (i = 0; i < cache->nr_packed_buckets; i++) {
+		for (pl = cache->packed[i]; pl; pl = next) {
+			next = pl->next;
+			pl->next = b[hash_mix64(pl->start) & (nr - 1)];
+			b[hash_mix64(pl->start) & (nr - 1)] = pl;
+		}
+	}
+	free(cache->packed);
+	cache->packed = b;
+	cache->nr_packed_buckets = nr;
+}
+
+/* Keep @eb packed; false (the leaf is then only dropped) on no memory */
+static bool pack_evicted(struct btrfs_block_cache *cache, const struct btrfs_tree_block *eb)
+{
+	struct btrfs_packed_leaf *pl;
+	u32 len;
+
+	if (eb->len > PACK_MAX_NODESIZE)
+		return false;
+	if (cache->nr_packed >= cache->nr_packed_buckets)
+		packed_grow(cache);
+	if (!cache->nr_packed_buckets)
+		return false;
+	if (!cache->pack_buf)
+		cache->pack_buf = malloc(btrfs_leaf_pack_bound(eb->len));
+	if (!cache->pack_buf)
+		return false;
+	len = btrfs_leaf_pack(eb->data, eb->len, eb->nritems, cache->pack_buf);
+	pl = malloc(sizeof(*pl) + len);
+	if (!pl)
+		return false;
+	*pl = (struct btrfs_packed_leaf){
+		.start = eb->start, .owner = eb->owner, .generation = eb->generation,
+		.nritems = eb->nritems, .mirror = eb->mirror, .len = len,
+	};
+	memcpy(pl->data, cache->pack_buf, len);
+	pl->next = cache->packed[packed_bucket(cache, eb->start)];
+	cache->packed[packed_bucket(cache, eb->start)] = pl;
+	cache->nr_packed++;
+	cache->packed_bytes += len;
+	return true;
+}
+
+/* The packed copy of @bytenr out of the table, or NULL */
+static struct btrfs_packed_leaf *packed_take(struct btrfs_block_cache *cache, u64 bytenr)
+{
+	struct btrfs_packed_leaf **p = &cache->packed[packed_bucket(cache, bytenr)], *pl;
+
+	for (; *p; p = &(*p)->next) {
+		if ((*p)->start != bytenr)
+			continue;
+		pl = *p;
+		*p = pl->next;
+		cache->nr_packed--;
+		cache->packed_bytes -= pl->len;
+		return pl;
+	}
+	return NULL;
+}
+
+/*
+ * The leaf at @bytenr unpacked into the cache, as its read left it, or
+ * NULL (not packed, or no memory: then it is read again).
+ */
+static struct btrfs_tree_block *unpack_cached(struct btrfs_fs_info *fs_info, u64 bytenr)
+{
+	struct btrfs_packed_leaf *pl = packed_take(&fs_info->cache, bytenr);
+	struct btrfs_tree_block *eb;
+
+	if (!pl)
+		return NULL;
+	eb = btrfs_alloc_tree_block(fs_info, bytenr);
+	if (eb && btrfs_leaf_unpack(pl->data, pl->len, eb->len, eb->data)) {
+		btrfs_free_tree_block(fs_info, eb);
+		eb = NULL;
+	}
+	if (eb) {
+		eb->owner = pl->owner;
+		eb->generation = pl->generation;
+		eb->nritems = pl->nritems;
+		eb->mirror = pl->mirror;
+		/* held while inserted: the eviction it may run must not take it */
+		eb->refs = 1;
+		if (btrfs_cache_insert(fs_info, &eb)) {
+			btrfs_free_tree_block(fs_info, eb);
+			eb = NULL;
+		} else {
+			eb->refs = 0;
+		}
+	}
+	free(pl);
+	return eb;
+}
+
+static void free_packed(struct btrfs_block_cache *cache)
+{
+	struct btrfs_packed_leaf *pl, *next;
+	u32 i;
+
+	for (i = 0; i < cache->nr_packed_buckets; i++)
+		for (pl = cache->packed[i]; pl; pl = next) {
+			next = pl->next;
+			free(pl);
+		}
+	free(cache->packed);
+	free(cache->pack_buf);
+	cache->packed = NULL;
+	cache->pack_buf = NULL;
+	cache->nr_packed_buckets = 0;
+	cache->nr_packed = 0;
+	cache->packed_bytes = 0;
+	cache->pack = false;
+}
+
+/*
+ * Leaves kept whole while packing: the working set of a search path and of
+ * a run of neighbouring items (a truncation's leaf, a run of the commit's
+ * heads in one extent leaf), far from a budget's worth
+ */
+#ifndef BTRFS_PACK_WHOLE_BYTES
+#define BTRFS_PACK_WHOLE_BYTES	(16ULL << 20)
+#endif
+
+void btrfs_cache_pack_leaves(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_block_cache *cache = &fs_info->cache;
+
+	cache->pack = true;
+	if (BTRFS_PACK_WHOLE_BYTES < BTRFS_LEAF_CACHE_BYTES)
+		cache->leaf_limit = BTRFS_PACK_WHOLE_BYTES;
+}
+
+void btrfs_cache_packed_stats(const struct btrfs_fs_info *fs_info, u64 *nr, u64 *bytes)
+{
+	*nr = fs_info->cache.nr_packed;
+	*bytes = fs_info->cache.packed_bytes;
+}
+
+/*
+ * Drop the oldest unreferenced leaves until the leaf budget holds again;
+ * with packing on, each is kept packed (a key-only copy is only dropped)
+ */
 static void cache_evict_leaves(struct btrfs_fs_info *fs_info)
 {
 	struct btrfs_block_cache *cache = &fs_info->cache;
@@ -300,6 +652,8 @@ static void cache_evict_leaves(struct btrfs_fs_info *fs_info)
 			cache_unhash(cache, eb);
 			cache->bytes -= eb->mem;
 			cache->nr_leaves--;
+			if (cache->pack && !eb->keys_only)
+				pack_evicted(cache, eb);
 			btrfs_free_tree_block(fs_info, eb);
 		}
 		eb = next;
@@ -496,6 +850,7 @@ void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info)
 	u32 i;
 
 	free_keys_only(cache);
+	free_packed(cache);
 	if (cache->buckets)
 		memset(cache->buckets, 0, cache->nr_buckets * sizeof(*cache->buckets));
 	cache->nr_hashed = 0;
@@ -517,6 +872,7 @@ void btrfs_free_block_cache(struct btrfs_fs_info *fs_info)
 	u32 i;
 
 	free_keys_only(cache);
+	free_packed(cache);
 	/* every other block, cached or on the free list, lives in a region */
 	for (i = 0; i < cache->nr_regions; i++) {
 		ASAN_UNPOISON_MEMORY_REGION(cache->regions[i], BTRFS_BLOCK_REGION);
@@ -525,14 +881,6 @@ void btrfs_free_block_cache(struct btrfs_fs_info *fs_info)
 	free(cache->regions);
 	free(cache->buckets);
 	memset(cache, 0, sizeof(*cache));
-}
-
-void btrfs_cache_grow_leaf_limit(struct btrfs_fs_info *fs_info, u64 bytes)
-{
-	struct btrfs_block_cache *cache = &fs_info->cache;
-
-	if (bytes > BTRFS_LEAF_CACHE_BYTES && bytes > cache->leaf_limit)
-		cache->leaf_limit = bytes;
 }
 
 /* Read-ahead keeps its leaves within it, so none is evicted before use */

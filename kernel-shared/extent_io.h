@@ -56,11 +56,25 @@ void btrfs_tree_block_put(struct btrfs_tree_block *eb);
  */
 void btrfs_cache_drop_leaf(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);
 /*
- * A model that will visit @bytes of leaves more than once (csum-delete
- * --file: the file's leaves, then its extents' leaves) raises the budget
- * to that, so that each is read once: memory follows the leaves in play.
+ * From now on a leaf the budget evicts is kept as an exact packed copy (a
+ * few bytes an item where items repeat a pattern) and a lookup unpacks it
+ * into the cache again: a model that visits many leaves more than once
+ * (csum-delete --file: the file's leaves forward and back, its extents'
+ * leaves in the commit) reads each once, in the budget's memory plus the
+ * packed copies.
  */
-void btrfs_cache_grow_leaf_limit(struct btrfs_fs_info *fs_info, u64 bytes);
+void btrfs_cache_pack_leaves(struct btrfs_fs_info *fs_info);
+/* Packed leaves now and their bytes (for -v and the benchmark) */
+void btrfs_cache_packed_stats(const struct btrfs_fs_info *fs_info, u64 *nr, u64 *bytes);
+/*
+ * The packing itself: @leaf (@nodesize bytes, @nritems items) into @out,
+ * which has room for btrfs_leaf_pack_bound() bytes; returns the packed
+ * size.  Unpacking gives the leaf back byte for byte: 0, or -EUCLEAN for
+ * bytes that are no packing of a @nodesize leaf.
+ */
+u32 btrfs_leaf_pack_bound(u32 nodesize);
+u32 btrfs_leaf_pack(const u8 *leaf, u32 nodesize, u32 nritems, u8 *out);
+int btrfs_leaf_unpack(const u8 *in, u32 len, u32 nodesize, u8 *leaf);
 /* The leaf budget in bytes (BTRFS_LEAF_CACHE_BYTES, smaller in the fuzz build) */
 u64 btrfs_cache_leaf_limit(void);
 void btrfs_drop_block_cache(struct btrfs_fs_info *fs_info);

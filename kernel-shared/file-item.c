@@ -52,8 +52,11 @@ void btrfs_drop_tracker_init(struct btrfs_drop_tracker *t,
 void btrfs_drop_tracker_release(struct btrfs_drop_tracker *t)
 {
 	free(t->entries);
+	free(t->stream);
 	t->entries = NULL;
+	t->stream = NULL;
 	t->nr = t->cap = 0;
+	t->stream_len = t->stream_cap = 0;
 }
 
 /* Forget the previous file: a new inode's deletion starts with no heads */
@@ -61,7 +64,136 @@ static void drop_tracker_next_file(struct btrfs_drop_tracker *t,
 				   struct btrfs_file_drop *drop)
 {
 	t->nr = 0;
+	t->stream_len = 0;
+	t->last_bytenr = 0;
+	t->last_ref_offset = 0;
+	t->rising = true;
 	memset(drop, 0, sizeof(*drop));
+}
+
+/*
+ * Packed refs.  A scan's largest file held its refs at 32 bytes each (96 MB
+ * for 3 M extents).  Packed, a ref is the varints of its bytenr's and its
+ * ref offset's differences from the ref before (zigzag: either way) and of
+ * its disk_num_bytes: 7 bytes for 4 KiB extents 4 KiB apart.  Where every
+ * bytenr is above the one before (a file written in order), no extent
+ * comes back and each ref is its own head and node: counted from the
+ * stream in order, which is bytenr order.  Otherwise the stream is
+ * unpacked into the entries and merged as they are.
+ */
+#define DROP_STREAM_MAX_REF	(3 * 10)	/* three u64 varints */
+
+static u8 *put_varint64(u8 *p, u64 v)
+{
+	while (v >= 0x80) {
+		*p++ = (u8)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (u8)v;
+	return p;
+}
+
+/* Our own stream: no length check needed beyond the stream's end */
+static const u8 *get_varint64(const u8 *p, u64 *v)
+{
+	u32 shift = 0;
+
+	*v = 0;
+	do {
+		*v |= (u64)(*p & 0x7f) << shift;
+		shift += 7;
+	} while (*p++ & 0x80);
+	return p;
+}
+
+static u64 zigzag(u64 delta)
+{
+	return (delta << 1) ^ (u64)((int64_t)delta >> 63);
+}
+
+static u64 unzigzag(u64 v)
+{
+	return (v >> 1) ^ -(v & 1);
+}
+
+static int drop_stream_ref(struct btrfs_drop_tracker *t, u64 bytenr,
+			   u64 disk_num_bytes, u64 ref_offset)
+{
+	u8 *p;
+
+	if (t->stream_len + DROP_STREAM_MAX_REF > t->stream_cap) {
+		u64 cap = t->stream_cap ? t->stream_cap * 2 : 4096;
+
+		p = realloc(t->stream, cap);
+		if (!p)
+			return -ENOMEM;
+		t->stream = p;
+		t->stream_cap = cap;
+	}
+	p = t->stream + t->stream_len;
+	p = put_varint64(p, zigzag(bytenr - t->last_bytenr));
+	p = put_varint64(p, disk_num_bytes);
+	p = put_varint64(p, zigzag(ref_offset - t->last_ref_offset));
+	t->stream_len = p - t->stream;
+	t->rising = t->rising && bytenr > t->last_bytenr;
+	t->last_bytenr = bytenr;
+	t->last_ref_offset = ref_offset;
+	t->nr++;
+	return 0;
+}
+
+/* The next packed ref after @e's (zeroed before the first) */
+static const u8 *drop_stream_next(const u8 *p, struct btrfs_drop_entry *e)
+{
+	u64 v;
+
+	p = get_varint64(p, &v);
+	e->bytenr += unzigzag(v);
+	p = get_varint64(p, &e->num_bytes);
+	p = get_varint64(p, &v);
+	e->ref_offset += unzigzag(v);
+	return p;
+}
+
+/* The packed refs as entries, for the sort: -ENOMEM, or 0 */
+static int drop_stream_unpack(struct btrfs_drop_tracker *t)
+{
+	struct btrfs_drop_entry e = { 0 };
+	const u8 *p = t->stream;
+	u64 i;
+
+	if (t->nr > UINT32_MAX)
+		return -ENOMEM;
+	if (t->cap < t->nr) {
+		struct btrfs_drop_entry *n = realloc(t->entries, t->nr * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->entries = n;
+		t->cap = t->nr;
+	}
+	for (i = 0; i < t->nr; i++) {
+		p = drop_stream_next(p, &e);
+		e.seq = i;
+		t->entries[i] = e;
+	}
+	return 0;
+}
+
+/* Rising refs: each its own head and node, in bytenr order */
+static void drop_stream_count(const struct btrfs_drop_tracker *t,
+			      struct btrfs_file_drop *drop)
+{
+	struct btrfs_drop_entry e = { 0 };
+	const u8 *p = t->stream;
+	u64 i;
+
+	for (i = 0; drop && i < t->nr; i++) {
+		p = drop_stream_next(p, &e);
+		btrfs_csum_delete_add_heads(t->params, t->model, &drop->calc,
+					    e.num_bytes, 1);
+		btrfs_csum_delete_add_refs(t->params, &drop->calc, 1);
+	}
 }
 
 /* Queue the ref of one extent; merged and counted once the file is read */
@@ -70,6 +202,8 @@ static int drop_extent_ref(struct btrfs_drop_tracker *t, u64 bytenr,
 {
 	struct btrfs_drop_entry *e;
 
+	if (t->packed)
+		return drop_stream_ref(t, bytenr, disk_num_bytes, ref_offset);
 	if (array_grow((void **)&t->entries, t->nr, &t->cap, sizeof(*t->entries)))
 		return -ENOMEM;
 	e = &t->entries[t->nr];
@@ -226,9 +360,17 @@ static u64 drop_group_conflict(const struct btrfs_drop_entry *e, u64 n, u64 *hea
  */
 static int drop_tracker_merge(struct btrfs_drop_tracker *t, struct btrfs_file_drop *drop)
 {
-	const struct btrfs_drop_entry *e = t->entries;
+	const struct btrfs_drop_entry *e;
 	u64 i = 0, conflict = UINT64_MAX;
 
+	if (t->packed && t->rising) {
+		drop_stream_count(t, drop);
+		t->conflict = UINT64_MAX;
+		return 0;
+	}
+	if (t->packed && drop_stream_unpack(t))
+		return -ENOMEM;
+	e = t->entries;
 	drop_entries_sort(t->entries, t->nr, 128);
 	while (i < t->nr) {
 		u64 n = 1, head_bytes, c, refs = 1, j;
@@ -265,7 +407,7 @@ static int drop_tracker_merge(struct btrfs_drop_tracker *t, struct btrfs_file_dr
  * refs are merged once the file is read) comes first, as in key order.
  */
 #define drop_item_error(t, fs_info, subvol, leaf, slot, key, fmt, ...)		\
-	(drop_tracker_merge((t), NULL) ? 1 :					\
+	(drop_tracker_merge((t), NULL) == 1 ? 1 :				\
 	 file_extent_error(fs_info, subvol, leaf, slot, key, fmt, ##__VA_ARGS__))
 
 /*
@@ -419,17 +561,8 @@ int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
 		if (ret)
 			break;
 		leaf = path.nodes[0];
-		if (leaf->start != last_leaf) {
-			drop->leaves++;
-			/*
-			 * kept as read: the deletion model reads them again
-			 * (forward, then back), csum-delete.c sizes the cache
-			 * for it at twice them, and an eviction now costs a
-			 * second read of the file's first leaves
-			 */
-			btrfs_cache_grow_leaf_limit(fs_info, 2 * drop->leaves *
-						    (u64)fs_info->nodesize);
-		}
+		/* the deletion model reads them again: csum-delete.c keeps them packed */
+		drop->leaves += leaf->start != last_leaf;
 		last_leaf = leaf->start;
 		item_ret = drop_file_extent(fs_info, sv->root.objectid, t, leaf,
 					    path.slots[0], &key, drop);
@@ -556,6 +689,7 @@ int btrfs_scan_subvol_drops(struct btrfs_fs_info *fs_info,
 	int ret;
 
 	scan->leaves = scan->inodes = scan->files = scan->extent_items = 0;
+	t->packed = true;
 	ret = btrfs_stream_tree(fs_info, &sv->root, BTRFS_IO_OTHER, scan_leaf, &ss);
 	if (!ret)
 		ret = scan_finish_inode(&ss);

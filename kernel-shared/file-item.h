@@ -14,7 +14,9 @@
 
 /*
  * The refs one file's deletion drops, merged into heads and ref nodes
- * once the file is read (sorted: 32 bytes a ref, no table)
+ * once the file is read (sorted: 32 bytes a ref, no table).  A subvolume
+ * scan (--top) keeps them packed in key order instead (a few bytes a ref)
+ * and sorts them only for a file whose extents do not rise in key order.
  */
 struct btrfs_drop_tracker {
 	const struct btrfs_csum_params *params;
@@ -24,6 +26,14 @@ struct btrfs_drop_tracker {
 	u32 cap;
 	u64 conflict;			/* seq of an item giving an extent another size */
 	u64 conflict_old;		/* the size the earlier item gave */
+	/* packed refs (btrfs_scan_subvol_drops()): varint deltas in key order */
+	bool packed;
+	u8 *stream;
+	u64 stream_len;
+	u64 stream_cap;
+	u64 last_bytenr;
+	u64 last_ref_offset;
+	bool rising;			/* each bytenr above the one before */
 };
 
 /* What dropping every data reference of one inode queues */

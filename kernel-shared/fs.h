@@ -136,6 +136,7 @@ struct btrfs_log_replay {
 
 struct btrfs_tree_block;
 struct btrfs_live;
+struct btrfs_packed_leaf;
 
 /* Tree blocks read so far, by logical address; see ctree.c */
 struct btrfs_block_cache {
@@ -156,6 +157,13 @@ struct btrfs_block_cache {
 	/* btrfs_cache_keep_items(): 0, or whose leaves are kept key-only */
 	u64 keep_root;
 	u8 keep_type;
+	/* btrfs_cache_pack_leaves(): leaves the budget evicts, kept packed */
+	bool pack;
+	struct btrfs_packed_leaf **packed;	/* buckets, by bytenr */
+	u32 nr_packed_buckets;
+	u64 nr_packed;
+	u64 packed_bytes;
+	u8 *pack_buf;			/* scratch: a leaf's packing */
 };
 
 /*

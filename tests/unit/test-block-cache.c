@@ -6,8 +6,14 @@
  * search for block group items finds in the copy what it finds in the
  * leaf; a leaf of another tree, or one whose items were not checked (not
  * flagged written), stays whole; once asked no more, the copy is not found.
+ * And the packed leaves: a leaf packs and unpacks byte for byte (file
+ * extent items, random bytes, item offsets that make no sense, an empty
+ * leaf, every node size), a run of like items packs small, a damaged
+ * packing is refused, and with btrfs_cache_pack_leaves() a leaf the budget
+ * evicts is found again by a lookup, as it was.
  */
 #include <endian.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +143,127 @@ static void test_whole(struct btrfs_fs_info *fs_info, u64 owner, u64 flags, cons
 	btrfs_drop_block_cache(fs_info);
 }
 
+static u64 rng_state = 0x9e3779b97f4a7c15ULL;
+
+static u64 rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* A file's leaf: EXTENT_DATA items of 4 KiB extents, 8 KiB apart */
+static void fill_file_leaf(struct btrfs_tree_block *eb, u64 base, bool random_bytenr)
+{
+	struct btrfs_file_extent_item fi;
+	u64 i;
+
+	for (i = 0; data_end >= sizeof(struct btrfs_item) * (eb->nritems + 1) + sizeof(fi) + 2;
+	     i++) {
+		memset(&fi, 0, sizeof(fi));
+		fi.generation = htole64(9);
+		fi.ram_bytes = htole64(4096);
+		fi.type = BTRFS_FILE_EXTENT_PREALLOC;
+		fi.disk_bytenr = htole64(random_bytenr ? (rng() & ~4095ULL) : base + i * 4096);
+		fi.disk_num_bytes = htole64(4096);
+		fi.num_bytes = htole64(4096);
+		add_item(eb, 257, BTRFS_EXTENT_DATA_KEY, i * 8192, sizeof(fi), 0);
+		memcpy(eb->data + sizeof(struct btrfs_header) + data_end, &fi, sizeof(fi));
+	}
+}
+
+static bool pack_roundtrip(const u8 *leaf, u32 nodesize, u32 nritems, u32 *len)
+{
+	u8 *packed = malloc(btrfs_leaf_pack_bound(nodesize)), *back = malloc(nodesize);
+	bool same;
+
+	if (!packed || !back)
+		exit(2);
+	*len = btrfs_leaf_pack(leaf, nodesize, nritems, packed);
+	same = *len <= btrfs_leaf_pack_bound(nodesize) &&
+	       !btrfs_leaf_unpack(packed, *len, nodesize, back) &&
+	       !memcmp(leaf, back, nodesize);
+	/* damaged: one byte short, and a count past the leaf */
+	check(btrfs_leaf_unpack(packed, *len - 1, nodesize, back) == -EUCLEAN,
+	      "a packing one byte short is refused");
+	packed[0] = 0xff;
+	packed[1] = 0xff;
+	packed[2] = 0x7f;
+	check(btrfs_leaf_unpack(packed, *len, nodesize, back) == -EUCLEAN,
+	      "a packing whose layout is past the leaf is refused");
+	free(packed);
+	free(back);
+	return same;
+}
+
+static void test_pack(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_tree_block *eb = new_leaf(fs_info, 3 << 20, 5, BTRFS_HEADER_FLAG_WRITTEN);
+	u8 *raw = malloc(65536);
+	u32 len, i, ns;
+	bool same;
+
+	if (!raw)
+		exit(2);
+	fill_file_leaf(eb, 1ULL << 30, false);
+	same = pack_roundtrip(eb->data, NODESIZE, eb->nritems, &len);
+	check(same, "a leaf of %u file extent items unpacks byte for byte", eb->nritems);
+	check(len < 16 * eb->nritems, "in %u bytes, under 16 an item", len);
+	btrfs_free_tree_block(fs_info, eb);
+	eb = new_leaf(fs_info, 3 << 20, 5, BTRFS_HEADER_FLAG_WRITTEN);
+	fill_file_leaf(eb, 0, true);
+	same = pack_roundtrip(eb->data, NODESIZE, eb->nritems, &len);
+	check(same, "with random disk_bytenrs too (%u bytes)", len);
+	btrfs_free_tree_block(fs_info, eb);
+	for (ns = 4096; ns <= 65536; ns *= 2) {
+		for (i = 0; i < ns; i++)
+			raw[i] = (u8)rng();
+		check(pack_roundtrip(raw, ns, 0, &len) && pack_roundtrip(raw, ns, 77, &len) &&
+		      pack_roundtrip(raw, ns, 1000000, &len),
+		      "random %u bytes, any item count, unpack as they were", ns);
+		memset(raw, 0, ns);
+		same = pack_roundtrip(raw, ns, 0, &len);
+		check(same && len < 16, "an empty %u-byte leaf packs in %u bytes", ns, len);
+	}
+	free(raw);
+}
+
+/* Leaves past the budget are packed when evicted, and found again as they were */
+static void test_pack_evicted(struct btrfs_fs_info *fs_info)
+{
+	const u32 nr = btrfs_cache_leaf_limit() / NODESIZE + 64;
+	u8 *first = malloc(NODESIZE);
+	struct btrfs_tree_block *eb;
+	u64 packed, bytes;
+	u32 i;
+
+	if (!first)
+		exit(2);
+	btrfs_cache_pack_leaves(fs_info);
+	for (i = 0; i < nr; i++) {
+		eb = new_leaf(fs_info, (u64)(i + 16) << 20, 5, BTRFS_HEADER_FLAG_WRITTEN);
+		fill_file_leaf(eb, (u64)i << 30, false);
+		if (!i)
+			memcpy(first, eb->data, NODESIZE);
+		check(!btrfs_cache_insert(fs_info, &eb), "leaf %u cached", i) ;
+		btrfs_tree_block_put(eb);
+	}
+	btrfs_cache_packed_stats(fs_info, &packed, &bytes);
+	check(packed >= 64, "the leaves past the budget are packed (%llu, %llu bytes)",
+	      (unsigned long long)packed, (unsigned long long)bytes);
+	eb = btrfs_cache_lookup(fs_info, 16 << 20);
+	check(eb && !memcmp(eb->data, first, NODESIZE) && eb->nritems == 208 &&
+	      eb->owner == 5 && eb->generation == 7 && !eb->refs,
+	      "the first leaf is found again, unpacked as it was");
+	btrfs_cache_packed_stats(fs_info, &packed, &bytes);
+	check(packed >= 64, "and another one packed in its place");
+	free(first);
+	btrfs_drop_block_cache(fs_info);
+	btrfs_cache_packed_stats(fs_info, &packed, &bytes);
+	check(!packed && !bytes, "dropping the cache drops the packed leaves");
+}
+
 int main(void)
 {
 	struct btrfs_fs_info *fs_info = calloc(1, sizeof(*fs_info));
@@ -151,6 +278,8 @@ int main(void)
 		   "a leaf of another tree");
 	test_whole(fs_info, BTRFS_EXTENT_TREE_OBJECTID, 0,
 		   "a leaf whose items were not checked");
+	test_pack(fs_info);
+	test_pack_evicted(fs_info);
 	btrfs_free_block_cache(fs_info);
 	free(fs_info);
 	printf("%s\n", unit_failures ? "FAILED" : "PASSED");
