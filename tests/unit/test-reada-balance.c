@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/unit/tree-build.h"
 #include "tests/unit/unit-test.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
@@ -45,31 +46,12 @@ static int observe(void *ctx, u64 bytenr)
 static struct btrfs_tree_block *new_block(struct btrfs_fs_info *fs_info, u64 bytenr,
 					  u8 level, u32 nritems)
 {
-	struct btrfs_tree_block *eb = btrfs_alloc_tree_block(fs_info, bytenr);
-	struct btrfs_header *h;
-
-	if (!eb)
-		exit(2);
-	memset(eb->data, 0, fs_info->nodesize);
-	h = (struct btrfs_header *)eb->data;
-	h->bytenr = htole64(bytenr);
-	h->owner = htole64(ROOT_ID);
-	h->generation = htole64(GEN);
-	h->level = level;
-	h->nritems = htole32(nritems);
-	eb->owner = ROOT_ID;
-	eb->generation = GEN;
-	eb->level = level;
-	eb->nritems = nritems;
-	eb->refs = 1;
-	return eb;
+	return unit_new_tree_block(fs_info, bytenr, level, nritems, ROOT_ID, GEN);
 }
 
 static void insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb)
 {
-	if (btrfs_cache_insert(fs_info, &eb))
-		exit(2);
-	btrfs_tree_block_put(eb);
+	unit_cache_tree_block(fs_info, eb);
 }
 
 static void set_ptr(struct btrfs_tree_block *node, u32 slot, u64 objectid, u64 bytenr)
