@@ -41,9 +41,10 @@
  * - a delete that leaves a leaf below a third of its data area pushes all
  *   it can to the left sibling, then all or nothing to the right one, and
  *   an emptied leaf is freed (btrfs_del_leaf()); the root leaf stays.
- * Node levels are not replayed: an insert under a level-1 node holding
- * BTRFS_NODEPTRS_PER_BLOCK - 3 pointers (which setup_nodes_for_search()
- * splits) sets ->inexact.
+ * Node levels are not replayed: an insert search through a level-1 node
+ * holding BTRFS_NODEPTRS_PER_BLOCK - 3 pointers (which
+ * setup_nodes_for_search() splits, the leaf split or not), or a leaf
+ * split that brings a node there, sets ->inexact.
  */
 void btrfs_tree_sim_init(struct btrfs_tree_sim *ts, struct btrfs_fs_info *fs_info,
 			 const struct btrfs_root_ref *root)
@@ -671,6 +672,22 @@ static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
  * as one insert of their summed size; 1 (-EEXIST) when the first exists,
  * after the split the search made for it
  */
+/*
+ * setup_nodes_for_search() of a search with ins_len > 0: a level-1 node
+ * holding BTRFS_NODEPTRS_PER_BLOCK - 3 pointers or more is split before the
+ * leaf is looked at, whether the leaf then splits or not.  split_node()
+ * first pushes pointers into a sibling node (push_nodes_for_insert()):
+ * the leaves at the moved end change parent, and a leaf that becomes the
+ * first under its node has no left sibling for push_leaf_left() to read.
+ * Node levels are not replayed, so the leaves' siblings from here on are
+ * the model's guess: ->inexact.
+ */
+static void sim_insert_search(struct btrfs_tree_sim *ts, const struct btrfs_sim_group *g)
+{
+	if (g->has_parent && g->nr >= btrfs_node_max_ptrs(ts->fs_info->nodesize) - 3)
+		ts->inexact = true;
+}
+
 int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_key *keys,
 				const u32 *sizes, u32 nr)
 {
@@ -690,6 +707,7 @@ int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_ke
 	ret = sim_lookup(ts, &keys[0], &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
+	sim_insert_search(ts, g);
 	sim_mark_touched(ts, g->leaves[leaf]);
 	if (found && need + g->leaves[leaf]->items[slot].size > sim_lds(ts))
 		return 1;
@@ -892,6 +910,8 @@ int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	ret = sim_edit_lookup(ts, key, true, &g, &leaf, &slot);
 	if (ret)
 		return ret;
+	if (ins_len)
+		sim_insert_search(ts, g);
 	if (ins_len && sim_free(ts, g->leaves[leaf]) < ins_len) {
 		/* split_leaf() with extend: the item stays whole on one side */
 		ret = sim_split_leaf(ts, g, &leaf, &slot, ins_len, true);

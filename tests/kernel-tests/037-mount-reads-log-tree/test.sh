@@ -40,8 +40,10 @@
 # the kernel read.  log_replay_partial must be false, except where the
 # replay's leaf model flags an operation it does not follow
 # (log_replay.tree_model_inexact: so far the subvolume case, an insert
-# under a level-1 node that splits); then it is true, and the count may
-# be PARTIAL_SLACK reads off either way (printed).
+# search through a level-1 node of BTRFS_NODEPTRS_PER_BLOCK - 3 pointers,
+# which the kernel splits or pushes into a sibling node, whether the leaf
+# splits or not); then it is true, and the count may be PARTIAL_SLACK
+# reads off either way (printed).
 # The layouts differ from run to run, more so under load: the first
 # step's files get their inline extents at writeback, their inode items
 # at the commit, and where writeback falls decides which items end a
@@ -151,7 +153,7 @@ failures=0
 # A replay counted in part (log_replay_partial: the leaf model flags an
 # operation, so far a level-1 node split) may be this many reads off: the
 # subvolume case's node split left 0 or 1 (a leaf a push read, that the
-# kernel's split moved under another node)
+# kernel's node split or pointer push moved under another node)
 PARTIAL_SLACK=2
 # check NAME NODESIZE EXACT PRE POST: EXACT "exact" fails on any difference;
 # CASES="glob ..." runs only the cases named
