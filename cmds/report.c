@@ -338,24 +338,34 @@ void print_io_section(struct fmt_ctx *fctx, const struct space_report *r)
 	fmt_group_end(fctx);
 }
 
-static void print_chunk_keys(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map)
+/*
+ * A chunk's stripes, one per line in text under the chunk's line, their
+ * text labels those of the caller's layout (a table's or a run's)
+ */
+static void print_stripes(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map,
+			  const char *devid_label, const char *offset_label)
 {
 	u16 s;
 
+	fmt_array_start(fctx, "stripes", "stripes");
+	for (s = 0; s < map->num_stripes; s++) {
+		fmt_group_start(fctx, NULL, NULL);
+		fmt_u64(fctx, "devid", devid_label, map->stripes[s].devid);
+		fmt_u64(fctx, "offset", offset_label, map->stripes[s].physical);
+		fmt_group_end(fctx);
+	}
+	fmt_array_end(fctx);
+}
+
+static void print_chunk_keys(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map)
+{
 	fmt_u64(fctx, "logical", "logical", map->start);
 	fmt_size(fctx, "length", "length", map->length);
 	fmt_str(fctx, "type", "type", btrfs_bg_type_name(map->type));
 	fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(map->type));
 	fmt_u64(fctx, "flags", NULL, map->type);
 	fmt_size(fctx, "stripe_size", "stripe_size", map->stripe_size);
-	fmt_array_start(fctx, "stripes", "stripes");
-	for (s = 0; s < map->num_stripes; s++) {
-		fmt_group_start(fctx, NULL, NULL);
-		fmt_u64(fctx, "devid", "devid", map->stripes[s].devid);
-		fmt_u64(fctx, "offset", "offset", map->stripes[s].physical);
-		fmt_group_end(fctx);
-	}
-	fmt_array_end(fctx);
+	print_stripes(fctx, map, "devid", "offset");
 }
 
 void print_chunk(struct fmt_ctx *fctx, const char *key, const char *label,
@@ -423,21 +433,6 @@ void print_run_chunks(struct fmt_ctx *fctx, const struct btrfs_chunk_run *run)
 	}
 }
 
-/* One stripe per line in text, under the chunk's line */
-static void print_stripes(struct fmt_ctx *fctx, const struct btrfs_chunk_map *map)
-{
-	u16 s;
-
-	fmt_array_start(fctx, "stripes", "stripes");
-	for (s = 0; s < map->num_stripes; s++) {
-		fmt_group_start(fctx, NULL, NULL);
-		fmt_u64(fctx, "devid", "Devid", map->stripes[s].devid);
-		fmt_u64(fctx, "offset", "Physical", map->stripes[s].physical);
-		fmt_group_end(fctx);
-	}
-	fmt_array_end(fctx);
-}
-
 /*
  * Text: a table, the type and profile spelled as btrfs-progs does; JSON:
  * the sysfs names ("DATA", "raid1").
@@ -463,7 +458,7 @@ static void print_each_chunk(struct fmt_ctx *fctx, const struct btrfs_fs_info *f
 		fmt_u64(fctx, "sub_stripes", NULL, map->sub_stripes);
 		fmt_u64(fctx, "stripe_len", NULL, map->stripe_len);
 		fmt_size(fctx, "stripe_size", "Stripe size", map->stripe_size);
-		print_stripes(fctx, map);
+		print_stripes(fctx, map, "Devid", "Physical");
 		fmt_group_end(fctx);
 	}
 	fmt_table_end(fctx);
