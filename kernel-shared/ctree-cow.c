@@ -270,40 +270,6 @@ static int node_sibling_slot(const struct btrfs_cow_sim *cs,
 	return -1;
 }
 
-/*
- * push_node_left(dst, src, empty = 1): pointers moved from @src into
- * @dst, all if they fit, else as many as fit but leaving @src 8 (none
- * when that would move 8 or fewer)
- */
-static u32 push_node_left_count(u32 dst_nr, u32 src_nr, u32 max)
-{
-	u32 push;
-
-	if (dst_nr >= max)
-		return 0;
-	push = min_t(u32, src_nr, max - dst_nr);
-	if (push < src_nr && src_nr - push < 8) {
-		if (push <= 8)
-			return 0;
-		push -= 8;
-	}
-	return push;
-}
-
-/*
- * balance_node_right(dst, src): up to half of @src plus one into @dst,
- * never emptying @src, nothing from fewer than 4
- */
-static u32 balance_node_right_count(u32 dst_nr, u32 src_nr, u32 max)
-{
-	u32 push;
-
-	if (dst_nr >= max || src_nr < 4 || src_nr / 2 + 1 >= src_nr)
-		return 0;
-	push = max - dst_nr;
-	return min_t(u32, push, src_nr / 2 + 1);
-}
-
 static void move_ptrs(struct btrfs_cow_sim *cs, u64 from, u64 to, u32 n)
 {
 	cs->node_nr[from] -= n;
@@ -374,16 +340,16 @@ static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol
 	if (ret)
 		return ret;
 	if (has_left)
-		move_ptrs(cs, m, left, push_node_left_count(cs->node_nr[left],
-							    cs->node_nr[m], max));
+		move_ptrs(cs, m, left, btrfs_node_push_left_nr(cs->node_nr[left],
+							       cs->node_nr[m], max, true));
 	if (has_right) {
-		move_ptrs(cs, right, m, push_node_left_count(cs->node_nr[m],
-							     cs->node_nr[right], max));
+		move_ptrs(cs, right, m, btrfs_node_push_left_nr(cs->node_nr[m],
+								 cs->node_nr[right], max, true));
 		if (!cs->node_nr[right])
 			ret = node_emptied_free(cs, sv, parent, right, m, mid->level);
 	}
 	if (!ret && cs->node_nr[m] == 1 && has_left) {
-		n = balance_node_right_count(1, cs->node_nr[left], max);
+		n = btrfs_node_push_right_nr(1, cs->node_nr[left], max);
 		if (n)
 			move_ptrs(cs, left, m, n);
 		else

@@ -210,6 +210,14 @@ static int sim_load_group(struct btrfs_tree_sim *ts, const struct btrfs_path *pa
 		return sim_load_leaf(path->nodes[0], &l) ?: sim_group_insert_leaf(g, 0, l);
 	g->has_parent = true;
 	sim_group_range(path, g);
+	g->node_start = parent->start;
+	g->first = g->last = true;
+	if (path->nodes[2]) {
+		g->parent_id = path->nodes[2]->start;
+		g->parent_nr = path->nodes[2]->nritems;
+		g->first = path->slots[2] == 0;
+		g->last = path->slots[2] + 1 >= (int)path->nodes[2]->nritems;
+	}
 	for (slot = 0; slot < parent->nritems; slot++) {
 		struct btrfs_tree_block *eb;
 
@@ -297,6 +305,12 @@ static int sim_find_group(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 			ret = sim_load_group(ts, &path, g);
 		btrfs_release_path(&path);
 	}
+	if (!ts->source)
+		g->image_key = *key;
+	/* a parent whose other children split has their count */
+	for (i = 0; i < ts->nr_groups && g->parent_id; i++)
+		if (ts->groups[i].parent_id == g->parent_id)
+			g->parent_nr = ts->groups[i].parent_nr;
 	ts->last_group = ts->nr_groups;
 	ts->nr_groups++;
 	*out = g;
@@ -526,8 +540,6 @@ static int sim_new_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u3
 
 	if (!l)
 		return -ENOMEM;
-	if (g->nr + 1 >= btrfs_node_max_ptrs(ts->fs_info->nodesize) - 3)
-		ts->inexact = true;
 	ret = sim_group_insert_leaf(g, at, l);
 	if (ret) {
 		free(l);
@@ -667,27 +679,316 @@ static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 	}
 }
 
+
+/* ---- node levels: the pointer counts of push_node_left(), balance_node_right() ---- */
+
+/*
+ * push_node_left(dst, src, @empty): pointers moved from the start of @src
+ * to the end of @dst.  With !@empty (an insert's push) all but 8 of @src
+ * at most, nothing from 8 or fewer; with @empty (balance_level()) all if
+ * they fit, else as many as fit but leaving @src 8 (none when that would
+ * move 8 or fewer).
+ */
+u32 btrfs_node_push_left_nr(u32 dst_nr, u32 src_nr, u32 max, bool empty)
+{
+	u32 push;
+
+	if ((!empty && src_nr <= 8) || dst_nr >= max)
+		return 0;
+	push = max - dst_nr;
+	if (!empty)
+		return min_t(u32, src_nr - 8, push);
+	push = min_t(u32, src_nr, push);
+	if (push < src_nr && src_nr - push < 8) {
+		if (push <= 8)
+			return 0;
+		push -= 8;
+	}
+	return push;
+}
+
+/*
+ * balance_node_right(dst, src): the last pointers of @src to the start of
+ * @dst, up to half of @src plus one, never emptying it, nothing from
+ * fewer than 4
+ */
+u32 btrfs_node_push_right_nr(u32 dst_nr, u32 src_nr, u32 max)
+{
+	if (dst_nr >= max || src_nr < 4 || src_nr / 2 + 1 >= src_nr)
+		return 0;
+	return min_t(u32, max - dst_nr, src_nr / 2 + 1);
+}
+
+/* ---- node levels: setup_nodes_for_search() of an insert's search ---- */
+
+static u32 sim_max_ptrs(const struct btrfs_tree_sim *ts)
+{
+	return btrfs_node_max_ptrs(ts->fs_info->nodesize);
+}
+
+/* The key just below @k in key order; false for the smallest */
+static bool sim_key_before(const struct btrfs_key *k, struct btrfs_key *out)
+{
+	*out = *k;
+	if (out->offset) {
+		out->offset--;
+	} else if (out->type) {
+		out->type--;
+		out->offset = (u64)-1;
+	} else if (out->objectid) {
+		out->objectid--;
+		out->type = (u8)-1;
+		out->offset = (u64)-1;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The key of @g's first pointer in its parent: its first leaf's first
+ * key (fixup_low_keys() keeps them equal); an empty first leaf keeps a
+ * key the model does not know, the next leaf's stands in (->inexact)
+ */
+static void sim_group_first_key(struct btrfs_tree_sim *ts, const struct btrfs_sim_group *g,
+				struct btrfs_key *key)
+{
+	u32 i;
+
+	for (i = 0; i < g->nr; i++)
+		if (g->leaves[i]->nr) {
+			*key = g->leaves[i]->items[0].key;
+			if (i)
+				ts->inexact = true;
+			return;
+		}
+	ts->inexact = true;
+}
+
+/* Leaves [from, from + n) of @src to position @at of @dst */
+static int sim_move_leaves(struct btrfs_sim_group *dst, u32 at, struct btrfs_sim_group *src,
+			   u32 from, u32 n)
+{
+	while (dst->cap < dst->nr + n)
+		if (array_grow((void **)&dst->leaves, dst->cap, &dst->cap, sizeof(*dst->leaves)))
+			return -ENOMEM;
+	memmove(&dst->leaves[at + n], &dst->leaves[at], (dst->nr - at) * sizeof(*dst->leaves));
+	memcpy(&dst->leaves[at], &src->leaves[from], n * sizeof(*src->leaves));
+	dst->nr += n;
+	memmove(&src->leaves[from], &src->leaves[from + n],
+		(src->nr - from - n) * sizeof(*src->leaves));
+	src->nr -= n;
+	return 0;
+}
+
+/* Groups @left and @right, adjacent, now meet at @right's first key */
+static void sim_set_boundary(struct btrfs_tree_sim *ts, struct btrfs_sim_group *left,
+			     struct btrfs_sim_group *right)
+{
+	struct btrfs_key key = right->lo;
+
+	sim_group_first_key(ts, right, &key);
+	left->has_hi = right->has_lo = true;
+	left->hi = right->lo = key;
+}
+
+/*
+ * The sibling node of group @gi under the same parent (@dir -1 the left,
+ * 1 the right), its group loaded on first use: 0 and its index, 1 when
+ * there is none
+ */
+static int sim_sibling_group(struct btrfs_tree_sim *ts, u32 gi, int dir, u32 *out)
+{
+	const struct btrfs_sim_group *g = &ts->groups[gi];
+	struct btrfs_sim_group *s;
+	u64 parent = g->parent_id;
+	struct btrfs_key key;
+	int ret;
+
+	if (dir < 0 ? g->first : g->last)
+		return 1;
+	if (dir < 0 ? !g->has_lo || !sim_key_before(&g->lo, &key) : !g->has_hi) {
+		ts->inexact = true;
+		return 1;
+	}
+	if (dir > 0)
+		key = g->hi;
+	ret = sim_find_group(ts, &key, &s);
+	if (ret)
+		return ret;
+	if (s == &ts->groups[gi] || !s->has_parent || s->parent_id != parent) {
+		ts->inexact = true;
+		return 1;
+	}
+	*out = s - ts->groups;
+	return 0;
+}
+
+/*
+ * split_node() of group @ci's node: a root node gets a new root above it
+ * (insert_new_root()); the pointers from (nr + 1) / 2 on go to a new node
+ * after it under the same parent
+ */
+static int sim_split_node(struct btrfs_tree_sim *ts, u32 ci)
+{
+	struct btrfs_sim_group *c, *n;
+	u32 mid, i;
+	int ret;
+
+	if (array_grow((void **)&ts->groups, ts->nr_groups, &ts->cap_groups, sizeof(*ts->groups)))
+		return -ENOMEM;
+	c = &ts->groups[ci];
+	if (!c->parent_id) {
+		/* a made-up id for the new root, unique in this tree */
+		c->parent_id = (u64)-1 - ts->new_roots;
+		c->parent_nr = 1;
+		c->first = c->last = true;
+		ts->new_roots++;
+		ts->blocks++;
+	}
+	n = &ts->groups[ts->nr_groups];
+	memset(n, 0, sizeof(*n));
+	mid = (c->nr + 1) / 2;
+	ret = sim_move_leaves(n, 0, c, mid, c->nr - mid);
+	if (ret)
+		return ret;
+	ts->nr_groups++;
+	n->has_parent = true;
+	n->image_key = c->image_key;
+	n->parent_id = c->parent_id;
+	n->last = c->last;
+	c->last = false;
+	n->has_hi = c->has_hi;
+	n->hi = c->hi;
+	sim_set_boundary(ts, c, n);
+	for (i = 0; i < ts->nr_groups; i++)
+		if (ts->groups[i].parent_id == c->parent_id)
+			ts->groups[i].parent_nr++;
+	ts->node_splits++;
+	ts->splits++;
+	ts->blocks++;
+	return 0;
+}
+
+/* A sibling node copied: the commit's next look copies its path */
+static void sim_node_cowed(struct btrfs_tree_sim *ts, struct btrfs_sim_group *s)
+{
+	if (!s->node_cowed)
+		ts->touch_marks++;
+	s->node_cowed = true;
+}
+
+/*
+ * push_nodes_for_insert() for group @gi, its path at leaf @leaf: the left
+ * node, unless nearly full (BTRFS_NODEPTRS_PER_BLOCK - 1), is copied and
+ * takes pointers (push_node_left()); if none moved, the right one the
+ * same way (balance_node_right()).  0 and the group now holding the
+ * path's leaf, 1 when nothing moved.
+ */
+static int sim_push_nodes(struct btrfs_tree_sim *ts, u32 gi, u32 leaf, bool has_left, u32 li,
+			  bool has_right, u32 ri, u32 *ci)
+{
+	u32 max = sim_max_ptrs(ts), n;
+	struct btrfs_sim_group *g = &ts->groups[gi], *s;
+	int ret;
+
+	if (has_left && ts->groups[li].nr < max - 1) {
+		s = &ts->groups[li];
+		sim_node_cowed(ts, s);
+		n = btrfs_node_push_left_nr(s->nr, g->nr, max, false);
+		if (n) {
+			ret = sim_move_leaves(s, s->nr, g, 0, n);
+			if (ret)
+				return ret;
+			sim_set_boundary(ts, s, g);
+			ts->node_pushes++;
+			*ci = leaf < n ? li : gi;
+			return 0;
+		}
+	}
+	if (has_right && ts->groups[ri].nr < max - 1) {
+		s = &ts->groups[ri];
+		sim_node_cowed(ts, s);
+		n = btrfs_node_push_right_nr(s->nr, g->nr, max);
+		if (n) {
+			ret = sim_move_leaves(s, 0, g, g->nr - n, n);
+			if (ret)
+				return ret;
+			sim_set_boundary(ts, g, s);
+			ts->node_pushes++;
+			*ci = leaf >= g->nr ? ri : gi;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * setup_nodes_for_search() at level 1 of a search with ins_len > 0 (or
+ * search_for_split), before the leaf is looked at: a node of
+ * BTRFS_NODEPTRS_PER_BLOCK - 3 pointers or more reads its left and right
+ * siblings ahead (reada_for_balance()), then split_node(): the root node
+ * gets a new root and splits; another first tries push_nodes_for_insert()
+ * and splits only the node then holding the path if that still has
+ * BTRFS_NODEPTRS_PER_BLOCK - 3 or more.  Later searches see the leaves
+ * under their new nodes.  A full level-2 node on the way (which the
+ * kernel splits first) is not replayed: ->inexact.
+ */
+static int sim_setup_nodes(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+{
+	u32 max = sim_max_ptrs(ts), gi, li = 0, ri = 0, ci, leaf, slot;
+	struct btrfs_sim_group *g;
+	bool found, has_left, has_right;
+	int ret;
+
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret || !g->has_parent)
+		return ret;
+	if (g->parent_id && g->parent_nr >= max - 3)
+		ts->inexact = true;
+	if (g->nr < max - 3)
+		return 0;
+	gi = g - ts->groups;
+	if (!g->parent_id)
+		return sim_split_node(ts, gi);
+	ret = sim_sibling_group(ts, gi, -1, &li);
+	if (ret < 0)
+		return ret;
+	has_left = !ret;
+	ret = sim_sibling_group(ts, gi, 1, &ri);
+	if (ret < 0)
+		return ret;
+	has_right = !ret;
+	if (has_left)
+		ts->groups[li].node_read = true;
+	if (has_right)
+		ts->groups[ri].node_read = true;
+	ret = sim_push_nodes(ts, gi, leaf, has_left, li, has_right, ri, &ci);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return sim_split_node(ts, gi);
+	return ts->groups[ci].nr < max - 3 ? 0 : sim_split_node(ts, ci);
+}
+
+/*
+ * setup_nodes_for_search() at level 1 of a deletion's search: a node, not
+ * the root, of a quarter of BTRFS_NODEPTRS_PER_BLOCK or fewer makes
+ * balance_level() move pointers between it and its siblings, not
+ * replayed: ->inexact (the read-ahead of its siblings is counted by the
+ * search itself, reada_for_balance() in ctree.c)
+ */
+static void sim_setup_nodes_delete(struct btrfs_tree_sim *ts, const struct btrfs_sim_group *g)
+{
+	if (g->has_parent && g->parent_id && g->nr <= sim_max_ptrs(ts) / 4)
+		ts->inexact = true;
+}
+
 /*
  * btrfs_insert_empty_items(): @nr items with consecutive keys in one leaf,
  * as one insert of their summed size; 1 (-EEXIST) when the first exists,
  * after the split the search made for it
  */
-/*
- * setup_nodes_for_search() of a search with ins_len > 0: a level-1 node
- * holding BTRFS_NODEPTRS_PER_BLOCK - 3 pointers or more is split before the
- * leaf is looked at, whether the leaf then splits or not.  split_node()
- * first pushes pointers into a sibling node (push_nodes_for_insert()):
- * the leaves at the moved end change parent, and a leaf that becomes the
- * first under its node has no left sibling for push_leaf_left() to read.
- * Node levels are not replayed, so the leaves' siblings from here on are
- * the model's guess: ->inexact.
- */
-static void sim_insert_search(struct btrfs_tree_sim *ts, const struct btrfs_sim_group *g)
-{
-	if (g->has_parent && g->nr >= btrfs_node_max_ptrs(ts->fs_info->nodesize) - 3)
-		ts->inexact = true;
-}
-
 int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_key *keys,
 				const u32 *sizes, u32 nr)
 {
@@ -704,10 +1005,11 @@ int btrfs_tree_sim_insert_batch(struct btrfs_tree_sim *ts, const struct btrfs_ke
 		return 0;
 	if (need > sim_lds(ts))
 		return -EOVERFLOW;
-	ret = sim_lookup(ts, &keys[0], &g, &leaf, &slot, &found);
+	ret = sim_setup_nodes(ts, &keys[0]);
+	if (!ret)
+		ret = sim_lookup(ts, &keys[0], &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
-	sim_insert_search(ts, g);
 	sim_mark_touched(ts, g->leaves[leaf]);
 	if (found && need + g->leaves[leaf]->items[slot].size > sim_lds(ts))
 		return 1;
@@ -857,6 +1159,7 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	ret = sim_edit_lookup(ts, key, false, &g, &leaf, &slot);
 	if (ret)
 		return ret;
+	sim_setup_nodes_delete(ts, g);
 	l = g->leaves[leaf];
 	sim_mark_touched(ts, l);
 	memmove(&l->items[slot], &l->items[slot + 1], (l->nr - slot - 1) * sizeof(*l->items));
@@ -907,11 +1210,14 @@ int btrfs_tree_sim_extend(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	bool found;
 	int ret;
 
+	if (ins_len) {
+		ret = sim_setup_nodes(ts, key);
+		if (ret)
+			return ret;
+	}
 	ret = sim_edit_lookup(ts, key, true, &g, &leaf, &slot);
 	if (ret)
 		return ret;
-	if (ins_len)
-		sim_insert_search(ts, g);
 	if (ins_len && sim_free(ts, g->leaves[leaf]) < ins_len) {
 		/* split_leaf() with extend: the item stays whole on one side */
 		ret = sim_split_leaf(ts, g, &leaf, &slot, ins_len, true);
@@ -1047,7 +1353,9 @@ int btrfs_tree_sim_reserve(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	int ret;
 
 	ts->changes++;
-	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	ret = sim_setup_nodes(ts, key);
+	if (!ret)
+		ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret)
 		return ret;
 	if (found)

@@ -30,6 +30,15 @@ u32 btrfs_leaf_push_right_nr(const struct btrfs_leaf_push *p);
 u32 btrfs_leaf_push_left_nr(const struct btrfs_leaf_push *p);
 
 /*
+ * How many pointers push_node_left(dst, src, @empty) and
+ * balance_node_right(dst, src) move between nodes of @max pointers: the
+ * one rule of the replay's node model here and of ctree-cow.c's
+ * balance_level()
+ */
+u32 btrfs_node_push_left_nr(u32 dst_nr, u32 src_nr, u32 max, bool empty);
+u32 btrfs_node_push_right_nr(u32 dst_nr, u32 src_nr, u32 max);
+
+/*
  * Item inserts and deletes in one tree as a transaction makes them
  * (ctree.c: btrfs_insert_empty_item() with split_leaf(), push_leaf_right()
  * and push_leaf_left(); btrfs_del_items() with its pushes and
@@ -55,6 +64,19 @@ struct btrfs_sim_group {
 	bool has_lo, has_hi;		/* keys routed here: [lo, hi) */
 	struct btrfs_key lo, hi;
 	bool has_parent;		/* false: the root is this one leaf */
+	/*
+	 * The level-1 node (with has_parent): the image's block (0: made by a
+	 * split), a key whose search in the image reaches it, its parent (0:
+	 * it is the root; a made-up id for a root a split made), the parent's
+	 * pointers as changed, and whether it is its parent's first or last
+	 */
+	u64 node_start;
+	struct btrfs_key image_key;
+	u64 parent_id;
+	u32 parent_nr;
+	bool first, last;
+	bool node_read;			/* read by a node push or reada_for_balance() */
+	bool node_cowed;		/* copied by push_nodes_for_insert() */
 	struct btrfs_sim_items_leaf **leaves;
 	u32 nr;
 	u32 cap;
@@ -70,6 +92,8 @@ struct btrfs_tree_sim {
 	u64 splits;			/* split_leaf() new leaves */
 	u64 new_roots;			/* insert_new_root() */
 	u64 leaves_freed;		/* btrfs_del_leaf() */
+	u64 node_splits;		/* split_node() new nodes (counted in splits too) */
+	u64 node_pushes;		/* push_nodes_for_insert() that moved pointers */
 	u64 *freed_starts;		/* the image blocks among them */
 	u32 nr_freed_starts;
 	u32 cap_freed_starts;

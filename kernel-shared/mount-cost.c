@@ -742,6 +742,20 @@ static int count_log_leaf(void *ctx, u64 bytenr)
 	return 0;
 }
 
+/* A sibling node of an insert's node balancing: read, copied if it took pointers */
+static int count_log_node(void *ctx, u64 bytenr, bool cow)
+{
+	struct log_searches *ls = ctx;
+	int ret = ls->counter.fn(ls->counter.ctx, bytenr);
+
+	if (ret || !cow)
+		return ret;
+	if (array_grow((void **)&ls->blocks, ls->nr, &ls->cap, sizeof(*ls->blocks)))
+		return -ENOMEM;
+	ls->blocks[ls->nr++] = (struct copied_block){ bytenr, 1 };
+	return 0;
+}
+
 /* A COW search of the commit: its blocks from @min_level up are read */
 static int count_commit_path(void *ctx, const struct btrfs_root_ref *root,
 			     const struct btrfs_path *path, int min_level)
@@ -877,7 +891,7 @@ static int replay_log(struct btrfs_fs_info *fs_info, struct read_trace *trace,
 	};
 	const struct btrfs_log_search_hook hook = {
 		.fn = count_log_search, .del = count_log_delete, .leaf = count_log_leaf,
-		.read = count_log_read,
+		.node = count_log_node, .read = count_log_read,
 		.path = count_commit_path, .cache_bg = count_caching, .ctx = &ls,
 	};
 	struct btrfs_read_observer prev;

@@ -1231,7 +1231,6 @@ static int copy_path(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
 /* The leaves a tree simulation touched since the last look: copied */
 static int note_touched(struct btrfs_commit *cm, struct sim_mark *m)
 {
-	const struct btrfs_key first = { 0 };
 	struct btrfs_tree_sim *ts = m->ts;
 	const u8 tree = commit_tree_of(ts->root.objectid);
 	u32 g, l;
@@ -1258,8 +1257,11 @@ static int note_touched(struct btrfs_commit *cm, struct sim_mark *m)
 			fresh = true;
 			ret = copy_block(cm, tree, lf->start, 0);
 		}
+		/* push_nodes_for_insert() copied a sibling node */
+		if (grp->node_cowed && grp->node_start && !was_copied(cm, grp->node_start, NULL))
+			fresh = true;
 		if (!ret && fresh && grp->has_parent)
-			ret = copy_path(cm, &ts->root, grp->has_lo ? &grp->lo : &first, 1);
+			ret = copy_path(cm, &ts->root, &grp->image_key, 1);
 	}
 	return ret;
 }

@@ -2383,7 +2383,8 @@ static void free_ctx(struct replay_ctx *rc)
 }
 
 /*
- * The image's leaves @ts changed and the siblings its pushes read:
+ * The image's leaves @ts changed and the siblings its pushes read, and
+ * the sibling nodes an insert's node balancing read (and copied):
  * push_leaf_right() and push_leaf_left() read the sibling under the same
  * parent before they look at its free space, and split_leaf() tries the
  * left one only when nothing went right, so a split leaf's left
@@ -2404,6 +2405,8 @@ static int note_touched_leaves(struct replay_ctx *rc, const struct btrfs_tree_si
 			if ((l->touched || l->sibling_read) && l->start)
 				ret = rc->hook.leaf(rc->hook.ctx, l->start);
 		}
+		if (!ret && grp->node_read && grp->node_start && rc->hook.node)
+			ret = rc->hook.node(rc->hook.ctx, grp->node_start, grp->node_cowed);
 	}
 	return ret;
 }

@@ -29,6 +29,12 @@ struct btrfs_log_search_hook {
 	int (*del)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
 	/* a leaf of the image the replay or its commit changed or pushed items into */
 	int (*leaf)(void *ctx, u64 bytenr);
+	/*
+	 * a level-1 node of the image an insert's node balancing read (a
+	 * sibling, reada_for_balance() and push_nodes_for_insert()); @cow: it
+	 * took pointers, or was copied to (push_node_left(), balance_node_right())
+	 */
+	int (*node)(void *ctx, u64 bytenr, bool cow);
 	/* a search that reads and copies nothing (btrfs_next_leaf() of a walk) */
 	int (*read)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
 	/* a COW search of the commit, on the image's tree: its blocks from @min_level up */
