@@ -10,9 +10,12 @@
  * search with search_for_extension, btrfs_truncate_item(),
  * btrfs_split_item() with setup_leaf_for_split(), and where a search
  * leaves its path.
+ * At level 1, setup_nodes_for_search() of an insert's search:
+ * reada_for_balance(), push_nodes_for_insert() (push_node_left(),
+ * balance_node_right()) and split_node() with insert_new_root().
  * Behaviour reproduced: 6.18 ctree.c, unchanged in substance since 5.x.
- * Not replayed: node splits and node balancing (they flag the result
- * inexact).
+ * Not replayed: splits of level-2 nodes and balance_level() of a
+ * deletion's search (they flag the result inexact).
  *
  * Used by the log replay (tree-log.c) and the commit model
  * (transaction.c), which count the leaves marked touched.  The count of
@@ -41,10 +44,10 @@
  * - a delete that leaves a leaf below a third of its data area pushes all
  *   it can to the left sibling, then all or nothing to the right one, and
  *   an emptied leaf is freed (btrfs_del_leaf()); the root leaf stays.
- * Node levels are not replayed: an insert search through a level-1 node
- * holding BTRFS_NODEPTRS_PER_BLOCK - 3 pointers (which
- * setup_nodes_for_search() splits, the leaf split or not), or a leaf
- * split that brings a node there, sets ->inexact.
+ * Each group is the leaves under one level-1 node; an insert's search
+ * through a node of BTRFS_NODEPTRS_PER_BLOCK - 3 pointers moves leaves
+ * between groups or splits one (sim_setup_nodes()), so the leaves'
+ * siblings are those of the kernel's tree.
  */
 void btrfs_tree_sim_init(struct btrfs_tree_sim *ts, struct btrfs_fs_info *fs_info,
 			 const struct btrfs_root_ref *root)

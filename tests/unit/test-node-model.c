@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ctree-leaf.c: the node levels of the leaf-edit model, one named case a
+ * row.  Each case builds level-1 nodes (groups of one-item leaves) side by
+ * side under one level-2 node (or one root node) in memory, makes one
+ * insert (that needs no leaf split) or delete, and compares the pointers
+ * each node then holds, in key order, the nodes split, the pushes, the
+ * new roots, and which sibling nodes were read and copied, with the
+ * figures worked by hand from the 6.18 rules of setup_nodes_for_search(),
+ * reada_for_balance(), split_node(), push_nodes_for_insert(),
+ * push_node_left() and balance_node_right() (nodesize 4096: 121 pointers
+ * a node, a split at 118).  No image, no root.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "tests/unit/unit-test.h"
+#include "kernel-shared/ctree-leaf.h"
+
+#define MAX_NODES	5
+#define NODESIZE	4096
+#define PARENT		(1ULL << 40)
+
+enum node_op { OP_INSERT, OP_DELETE };
+
+struct node_case {
+	const char *name;
+	bool root;			/* one node, the root (no parent) */
+	u32 nodes[MAX_NODES];		/* pointers (one-item leaves) of each node */
+	u32 nr_nodes;
+	enum node_op op;
+	u32 node, leaf;			/* the change lands in leaf @leaf of node @node */
+	/* what the kernel's rules give */
+	u32 want[MAX_NODES];		/* pointers of each node after, in key order */
+	u32 want_nr_nodes;
+	u32 node_splits;
+	u32 node_pushes;
+	u32 new_roots;
+	u32 freed;			/* leaves freed (a delete empties its one-item leaf) */
+	u32 read;			/* bit j: image node j read as a sibling */
+	u32 cowed;			/* bit j: image node j copied by a push */
+	bool inexact;
+};
+
+static const struct node_case cases[] = {
+	{
+		.name = "node below the split threshold: nothing moves",
+		.nr_nodes = 3, .nodes = { 60, 117, 60 }, .op = OP_INSERT, .node = 1, .leaf = 50,
+		.want_nr_nodes = 3, .want = { 60, 117, 60 },
+	},
+	{
+		/*
+		 * 118 pointers: both siblings read ahead; the left one (60,
+		 * below 120) is copied and takes min(118 - 8, 121 - 60) = 61;
+		 * the path (slot 100) stays in the node, 57 pointers: no split
+		 */
+		.name = "full node pushes into its left sibling",
+		.nr_nodes = 3, .nodes = { 60, 118, 60 }, .op = OP_INSERT, .node = 1, .leaf = 100,
+		.want_nr_nodes = 3, .want = { 121, 57, 60 }, .node_pushes = 1,
+		.read = 0x5, .cowed = 0x1,
+	},
+	{
+		/* as above, but slot 10 moves with the push: the left node, 121, splits at 61 */
+		.name = "push left takes the path into a full node, which splits",
+		.nr_nodes = 3, .nodes = { 60, 118, 60 }, .op = OP_INSERT, .node = 1, .leaf = 10,
+		.want_nr_nodes = 4, .want = { 61, 60, 57, 60 }, .node_pushes = 1, .node_splits = 1,
+		.read = 0x5, .cowed = 0x1,
+	},
+	{
+		/*
+		 * the left node has 120 (BTRFS_NODEPTRS_PER_BLOCK - 1): read, not
+		 * copied; the right one takes min(121 - 60, 118 / 2 + 1) = 60
+		 */
+		.name = "left sibling nearly full: balance_node_right() into the right one",
+		.nr_nodes = 3, .nodes = { 120, 118, 60 }, .op = OP_INSERT, .node = 1, .leaf = 5,
+		.want_nr_nodes = 3, .want = { 120, 58, 120 }, .node_pushes = 1,
+		.read = 0x5, .cowed = 0x4,
+	},
+	{
+		/*
+		 * slot 70 of 118 is among the 60 moved: the path goes right,
+		 * where 120 pointers are too many: that node splits at 60
+		 */
+		.name = "push right takes the path into a full node, which splits",
+		.nr_nodes = 3, .nodes = { 120, 118, 60 }, .op = OP_INSERT, .node = 1, .leaf = 70,
+		.want_nr_nodes = 4, .want = { 120, 58, 60, 60 }, .node_pushes = 1,
+		.node_splits = 1, .read = 0x5, .cowed = 0x4,
+	},
+	{
+		/* both siblings at 120: neither copied; split_node() at (118 + 1) / 2 */
+		.name = "no room beside: the node splits",
+		.nr_nodes = 3, .nodes = { 120, 118, 120 }, .op = OP_INSERT, .node = 1, .leaf = 5,
+		.want_nr_nodes = 4, .want = { 120, 59, 59, 120 }, .node_splits = 1, .read = 0x5,
+	},
+	{
+		/* first under its parent: no left sibling to read or push to */
+		.name = "first node of its parent pushes right only",
+		.nr_nodes = 2, .nodes = { 119, 70 }, .op = OP_INSERT, .node = 0, .leaf = 3,
+		.want_nr_nodes = 2, .want = { 68, 121 }, .node_pushes = 1, .read = 0x2, .cowed = 0x2,
+	},
+	{
+		/* the root node: insert_new_root() above it, then the split, no push */
+		.name = "root node splits under a new root",
+		.root = true, .nr_nodes = 1, .nodes = { 118 }, .op = OP_INSERT, .node = 0, .leaf = 3,
+		.want_nr_nodes = 2, .want = { 59, 59 }, .node_splits = 1, .new_roots = 1,
+	},
+	{
+		/* balance_level() of a node of a quarter (30) or fewer: not replayed */
+		.name = "deletion through a node of a quarter: flagged",
+		.nr_nodes = 2, .nodes = { 60, 30 }, .op = OP_DELETE, .node = 1, .leaf = 3,
+		.want_nr_nodes = 2, .want = { 60, 29 }, .freed = 1, .inexact = true,
+	},
+	{
+		.name = "deletion through a node above a quarter: nothing",
+		.nr_nodes = 2, .nodes = { 60, 31 }, .op = OP_DELETE, .node = 1, .leaf = 3,
+		.want_nr_nodes = 2, .want = { 60, 30 }, .freed = 1,
+	},
+};
+
+/* Leaf @k (counted over all nodes) holds one item, key (1000 * (k + 1), 1, 0) */
+static struct btrfs_key leaf_key(u32 k)
+{
+	return (struct btrfs_key){ 1000 * (k + 1), 1, 0 };
+}
+
+static int build_node(struct btrfs_sim_group *g, u32 first_leaf, u32 nr)
+{
+	u32 i;
+
+	g->leaves = calloc(nr, sizeof(*g->leaves));
+	if (!g->leaves)
+		return -1;
+	g->cap = nr;
+	for (i = 0; i < nr; i++) {
+		struct btrfs_sim_items_leaf *l = calloc(1, sizeof(*l));
+
+		if (!l)
+			return -1;
+		g->leaves[g->nr++] = l;
+		l->start = (u64)(first_leaf + i + 1) * NODESIZE;
+		l->items = calloc(2, sizeof(*l->items));
+		if (!l->items)
+			return -1;
+		l->cap = 2;
+		l->items[0] = (struct btrfs_sim_item){ leaf_key(first_leaf + i), 100 };
+		l->nr = 1;
+	}
+	return 0;
+}
+
+static int build(struct btrfs_tree_sim *ts, const struct node_case *c)
+{
+	u32 j, k = 0;
+
+	ts->groups = calloc(MAX_NODES, sizeof(*ts->groups));
+	if (!ts->groups)
+		return -1;
+	ts->cap_groups = MAX_NODES;
+	for (j = 0; j < c->nr_nodes; j++) {
+		struct btrfs_sim_group *g = &ts->groups[ts->nr_groups++];
+
+		g->has_parent = true;
+		g->node_start = PARENT + (u64)(j + 1) * NODESIZE;
+		g->parent_id = c->root ? 0 : PARENT;
+		g->parent_nr = c->nr_nodes;
+		g->first = j == 0;
+		g->last = j + 1 == c->nr_nodes;
+		g->has_lo = j > 0;
+		g->lo = leaf_key(k);
+		g->has_hi = j + 1 < c->nr_nodes;
+		g->hi = leaf_key(k + c->nodes[j]);
+		if (build_node(g, k, c->nodes[j]))
+			return -1;
+		k += c->nodes[j];
+	}
+	return 0;
+}
+
+static int cmp_groups(const void *a, const void *b)
+{
+	const struct btrfs_sim_group *x = *(const struct btrfs_sim_group * const *)a;
+	const struct btrfs_sim_group *y = *(const struct btrfs_sim_group * const *)b;
+
+	if (!x->has_lo || !y->has_lo)
+		return (int)x->has_lo - (int)y->has_lo;
+	return btrfs_comp_keys(&x->lo, &y->lo);
+}
+
+static void check_nodes(const struct btrfs_tree_sim *ts, const struct node_case *c)
+{
+	const struct btrfs_sim_group *order[2 * MAX_NODES];
+	u32 j, read = 0, cowed = 0;
+
+	check(ts->nr_groups == c->want_nr_nodes, "%s: %u nodes (want %u)", c->name,
+	      ts->nr_groups, c->want_nr_nodes);
+	if (ts->nr_groups > 2 * MAX_NODES)
+		return;
+	for (j = 0; j < ts->nr_groups; j++)
+		order[j] = &ts->groups[j];
+	qsort(order, ts->nr_groups, sizeof(*order), cmp_groups);
+	for (j = 0; j < ts->nr_groups && j < MAX_NODES; j++) {
+		const struct btrfs_sim_group *g = order[j];
+
+		check(g->nr == c->want[j], "%s: node %u holds %u pointers (want %u)", c->name, j,
+		      g->nr, c->want[j]);
+		/* the keys routed to a node are those of its leaves */
+		if (g->nr && g->has_lo)
+			check(!btrfs_comp_keys(&g->lo, &g->leaves[0]->items[0].key),
+			      "%s: node %u starts at its first leaf's key", c->name, j);
+		if (g->node_start) {
+			u32 bit = 1U << ((g->node_start - PARENT) / NODESIZE - 1);
+
+			read |= g->node_read ? bit : 0;
+			cowed |= g->node_cowed ? bit : 0;
+		}
+	}
+	check(read == c->read, "%s: sibling nodes read 0x%x (want 0x%x)", c->name, read, c->read);
+	check(cowed == c->cowed, "%s: sibling nodes copied 0x%x (want 0x%x)", c->name, cowed,
+	      c->cowed);
+}
+
+static void run_case(const struct node_case *c)
+{
+	struct btrfs_fs_info fs_info = { .nodesize = NODESIZE };
+	struct btrfs_root_ref root = { .objectid = 5, .found = true };
+	struct btrfs_tree_sim ts;
+	struct btrfs_key key;
+	u32 k = c->leaf, j;
+	int ret;
+
+	for (j = 0; j < c->node; j++)
+		k += c->nodes[j];
+	key = leaf_key(k);
+	btrfs_tree_sim_init(&ts, &fs_info, &root);
+	if (build(&ts, c)) {
+		check(0, "%s: out of memory", c->name);
+		btrfs_tree_sim_release(&ts);
+		return;
+	}
+	if (c->op == OP_INSERT) {
+		key.objectid += 5;
+		ret = btrfs_tree_sim_insert(&ts, &key, 10);
+	} else {
+		ret = btrfs_tree_sim_delete(&ts, &key, true);
+	}
+	check(ret == 0, "%s: returns %d", c->name, ret);
+	check_nodes(&ts, c);
+	check_u64(c->name, ts.node_splits, c->node_splits);
+	check(ts.node_pushes == c->node_pushes, "%s: %llu node pushes (want %u)", c->name,
+	      (unsigned long long)ts.node_pushes, c->node_pushes);
+	check(ts.new_roots == c->new_roots, "%s: %llu new roots (want %u)", c->name,
+	      (unsigned long long)ts.new_roots, c->new_roots);
+	check(ts.blocks == (int64_t)c->node_splits + c->new_roots - c->freed,
+	      "%s: %lld blocks gained",
+	      c->name, (long long)ts.blocks);
+	check(ts.inexact == c->inexact, "%s: inexact %d (want %d)", c->name, ts.inexact,
+	      c->inexact);
+	btrfs_tree_sim_release(&ts);
+}
+
+int main(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_case(&cases[i]);
+	return unit_failures ? 1 : 0;
+}
