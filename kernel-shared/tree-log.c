@@ -284,6 +284,18 @@ static int note_subvol(struct replay_ctx *rc, u64 objectid, u8 type, u64 offset)
 	return note_search(rc, &rc->sv.root, &(struct btrfs_key){ objectid, type, offset });
 }
 
+/*
+ * A search of the kernel's replay without a transaction or COW (trans
+ * NULL, or mod 0): its blocks are read, not copied
+ */
+static int note_read(struct replay_ctx *rc, u64 objectid, u8 type, u64 offset)
+{
+	if (!rc->hook.read)
+		return 0;
+	return rc->hook.read(rc->hook.ctx, &rc->sv.root,
+			     &(struct btrfs_key){ objectid, type, offset });
+}
+
 /* A search of the kernel's replay with ins_len -1 (it deletes or may) */
 static int note_delete(struct replay_ctx *rc, const struct btrfs_root_ref *root,
 		       const struct btrfs_key *key)
@@ -1816,17 +1828,24 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 		if (pos + head + len > size)
 			break;
 		pos += head + len;
-		/* inode_in_dir(): the dir index, then the dir item of the name */
+		/*
+		 * inode_in_dir(): the dir index, then the dir item of the
+		 * name, both looked up without a transaction (read, not
+		 * copied: a name already there changes neither leaf);
+		 * __add_inode_ref()'s lookups of a new name are read-only too
+		 */
 		ret = (ext ? note_subvol(rc, parent, BTRFS_INODE_ITEM_KEY, 0) : 0) ?:
-		      note_subvol(rc, parent, BTRFS_DIR_INDEX_KEY, index) ?:
-		      note_subvol(rc, parent, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len)) ?:
+		      note_read(rc, parent, BTRFS_DIR_INDEX_KEY, index) ?:
+		      note_read(rc, parent, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len)) ?:
 		      btrfs_tree_sim_lookup(ts, &(struct btrfs_key){ parent,
 					    BTRFS_DIR_INDEX_KEY, index }, NULL);
 		if (ret < 0)
 			return ret;
 		if (ret == 0)
 			continue;
-		ret = sim_result(rc, btrfs_tree_sim_insert(ts, &(struct btrfs_key){ parent,
+		/* btrfs_add_link(): the DIR_ITEM's insert copies its path */
+		ret = note_subvol(rc, parent, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len)) ?:
+		      sim_result(rc, btrfs_tree_sim_insert(ts, &(struct btrfs_key){ parent,
 				BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len) }, di_size));
 		if (!ret)
 			ret = queue_dir_index(rc, parent, index, di_size);
