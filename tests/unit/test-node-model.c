@@ -29,6 +29,8 @@ struct node_case {
 	u32 nr_nodes;
 	enum node_op op;
 	u32 node, leaf;			/* the change lands in leaf @leaf of node @node */
+	bool second;			/* then one more insert, into leaf @leaf2 (counted over all nodes as built) */
+	u32 leaf2;
 	/* what the kernel's rules give */
 	u32 want[MAX_NODES];		/* pointers of each node after, in key order */
 	u32 want_nr_nodes;
@@ -96,6 +98,18 @@ static const struct node_case cases[] = {
 		.name = "first node of its parent pushes right only",
 		.nr_nodes = 2, .nodes = { 119, 70 }, .op = OP_INSERT, .node = 0, .leaf = 3,
 		.want_nr_nodes = 2, .want = { 68, 121 }, .node_pushes = 1, .read = 0x2, .cowed = 0x2,
+	},
+	{
+		/*
+		 * the later search sees the new layout: the first insert moves
+		 * 52 pointers left (121, 69); the second, into leaf 10, now
+		 * under the full first node, moves min(121 - 69, 121 / 2 + 1)
+		 * = 52 back right (balance_node_right()), copying that node
+		 */
+		.name = "a later insert meets the node the push filled",
+		.nr_nodes = 2, .nodes = { 69, 121 }, .op = OP_INSERT, .node = 1, .leaf = 100,
+		.second = true, .leaf2 = 10,
+		.want_nr_nodes = 2, .want = { 69, 121 }, .node_pushes = 2, .read = 0x3, .cowed = 0x3,
 	},
 	{
 		/* the root node: insert_new_root() above it, then the split, no push */
@@ -239,6 +253,11 @@ static void run_case(const struct node_case *c)
 	if (c->op == OP_INSERT) {
 		key.objectid += 5;
 		ret = btrfs_tree_sim_insert(&ts, &key, 10);
+		if (!ret && c->second) {
+			key = leaf_key(c->leaf2);
+			key.objectid += 5;
+			ret = btrfs_tree_sim_insert(&ts, &key, 10);
+		}
 	} else {
 		ret = btrfs_tree_sim_delete(&ts, &key, true);
 	}
