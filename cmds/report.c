@@ -1292,6 +1292,23 @@ static int print_mount_text(struct fmt_ctx *fctx, const struct space_summary *su
 	return used;
 }
 
+/*
+ * Deleted subvolumes not yet dropped: the figures above still hold their
+ * extents, so an administrator who just deleted snapshots is told the
+ * space comes back without deleting more
+ */
+static int print_deleted_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+{
+	char line[256];
+
+	if (!sum->deleted_subvolumes_known || !sum->deleted_subvolumes)
+		return 0;
+	snprintf(line, sizeof(line),
+		 "Deleted subvolumes: %llu not yet dropped by the cleaner; the space only they hold is still counted above and comes back as it drops them (btrfs subvolume sync MNT waits)",
+		 (unsigned long long)sum->deleted_subvolumes);
+	return screen_put(fctx, line);
+}
+
 /* "DEV1 DEV2 ...": the devices of a device add (a profile's devs_min: at most 4) */
 static const char *device_list(u32 count)
 {
@@ -1848,6 +1865,7 @@ void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
 	used += print_types_text(fctx, s);
 	used += print_dead_text(fctx, s);
 	used += print_mount_text(fctx, s);
+	used += print_deleted_text(fctx, s);
 	/* the last line is the pointer to the rules */
 	print_remedies_text(fctx, s, SUMMARY_SCREEN_LINES - 1 - used);
 	fmt_text_line(fctx, "(levels and rules: formulas.md section 19; the sections below)");
@@ -1864,6 +1882,10 @@ void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
 	print_summary_unallocated(fctx, s);
 	print_summary_preempt(fctx, s);
 	print_summary_mount(fctx, s);
+	if (s->deleted_subvolumes_known)
+		fmt_u64(fctx, "deleted_subvolumes", NULL, s->deleted_subvolumes);
+	else
+		fmt_str(fctx, "deleted_subvolumes", NULL, NULL);
 	print_remedies_json(fctx, s);
 	fmt_group_end(fctx);
 }

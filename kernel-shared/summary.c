@@ -15,6 +15,7 @@
 #include "kernel-shared/live.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/summary.h"
+#include "kernel-shared/root-tree.h"
 #include "kernel-shared/volumes.h"
 
 static const char * const level_names[] = {
@@ -1556,6 +1557,22 @@ static void collect_findings(struct space_summary *sum)
 	sum->level = sum->nr_findings ? sum->findings[0].level : SUMMARY_OK;
 }
 
+/*
+ * Section 19.7: the deleted subvolumes the cleaner has still to drop
+ * (root-tree.c); live, from the devices' last commit
+ */
+static void count_deleted_subvolumes(const struct space_report *report,
+				     struct space_summary *sum)
+{
+	/* the tree reads fill the block cache; nothing of the filesystem changes */
+	struct btrfs_fs_info *fs_info = (struct btrfs_fs_info *)report->fs_info;
+
+	if (report->live && !btrfs_live_on_disk_readable(fs_info))
+		return;
+	sum->deleted_subvolumes_known =
+		!btrfs_count_orphan_roots(fs_info, &sum->deleted_subvolumes);
+}
+
 int btrfs_build_summary(const struct space_report *report,
 			const struct btrfs_mount_estimate *est,
 			struct space_summary *sum)
@@ -1579,6 +1596,7 @@ int btrfs_build_summary(const struct space_report *report,
 	}
 	fill_preempt(report, sum);
 	rate_mount(est, sum);
+	count_deleted_subvolumes(report, sum);
 	collect_findings(sum);
 	if (btrfs_summary_remedies(report, est, sum))
 		goto nomem;
