@@ -1216,6 +1216,14 @@ static int print_types_text(struct fmt_ctx *fctx, const struct space_summary *su
 	return used;
 }
 
+/* One part of a dead-space line: " SIZE what", comma-separated after the first */
+static void append_dead_part(char *line, size_t size, const char *amount, const char *what)
+{
+	size_t n = strlen(line);
+
+	snprintf(line + n, size - n, "%s %s %s", line[n - 1] == ':' ? "" : ",", amount, what);
+}
+
 /* Dead space per device: at most 3 lines, then a sum of the rest */
 #define SUMMARY_DEAD_LINES	3
 
@@ -1245,17 +1253,17 @@ static int print_dead_text(struct fmt_ctx *fctx, const struct space_summary *sum
 			used += screen_put(fctx, line);
 			continue;
 		}
-		snprintf(line, sizeof(line),
-			 "Dead space, devid %llu: %s hard (no chunk of the profiles in use fits: too few other devices with room)%s%s%s",
-			 (unsigned long long)d->devid, size_str(fctx, hard, a, sizeof(a)),
-			 d->soft_data ? ", " : "", d->soft_data ? size_str(fctx, d->soft_data, b, sizeof(b)) : "",
-			 d->soft_data ? " only metadata's profile can use" : "");
-		if (d->soft_metadata) {
-			size_t n = strlen(line);
-
-			snprintf(line + n, sizeof(line) - n, ", %s only data's profile can use",
-				 size_str(fctx, d->soft_metadata, c, sizeof(c)));
-		}
+		/* a part that is 0 is left out: "0.00B hard (no chunk ... fits)" reads as a finding */
+		snprintf(line, sizeof(line), "Dead space, devid %llu:", (unsigned long long)d->devid);
+		if (hard)
+			append_dead_part(line, sizeof(line), size_str(fctx, hard, a, sizeof(a)),
+					 "hard (no chunk of the profiles in use fits: too few other devices with room)");
+		if (d->soft_data)
+			append_dead_part(line, sizeof(line), size_str(fctx, d->soft_data, b, sizeof(b)),
+					 "only metadata's profile can use");
+		if (d->soft_metadata)
+			append_dead_part(line, sizeof(line), size_str(fctx, d->soft_metadata, c, sizeof(c)),
+					 "only data's profile can use");
 		used += screen_put(fctx, line);
 	}
 	if (more) {
@@ -1282,6 +1290,23 @@ static int print_mount_text(struct fmt_ctx *fctx, const struct space_summary *su
 		 sum->mount_ssd_seconds, btrfs_summary_level_name(sum->mount_level));
 	used += screen_put(fctx, line);
 	return used;
+}
+
+/*
+ * Deleted subvolumes not yet dropped: the figures above still hold their
+ * extents, so an administrator who just deleted snapshots is told the
+ * space comes back without deleting more
+ */
+static int print_deleted_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+{
+	char line[256];
+
+	if (!sum->deleted_subvolumes_known || !sum->deleted_subvolumes)
+		return 0;
+	snprintf(line, sizeof(line),
+		 "Deleted subvolumes: %llu not yet dropped by the cleaner; the space only they hold is still counted above and comes back as it drops them (btrfs subvolume sync MNT waits)",
+		 (unsigned long long)sum->deleted_subvolumes);
+	return screen_put(fctx, line);
 }
 
 /* "DEV1 DEV2 ...": the devices of a device add (a profile's devs_min: at most 4) */
@@ -1545,7 +1570,7 @@ static void delete_data_text(struct fmt_ctx *fctx, const struct space_summary *s
 static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary *sum,
 				int budget)
 {
-	char line[1536], cmd[96], a[32], b[32], c[32];
+	char line[1536], cmd[96], a[32], b[32], c[32], d[32];
 	int i, left = 0;
 
 	for (i = 0; i < sum->nr_remedies; i++) {
@@ -1568,11 +1593,12 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 				 remedy_tag(r));
 		else if (r->enough)
 			snprintf(line, sizeof(line),
-				 "Remedy for %s: %s: relocates %u block groups (%s used), gives back %s unallocated (one %s chunk: %s) (%s)",
-				 remedy_finding(sum, r), cmd, r->nr_selected,
+				 "Remedy for %s: %s: relocates %u block group%s (%s used), gives back %s unallocated: %s can write %s (now %s) (%s)",
+				 remedy_finding(sum, r), cmd, r->nr_selected, r->nr_selected == 1 ? "" : "s",
 				 size_str(fctx, r->moved_bytes, a, sizeof(a)),
 				 size_str(fctx, r->room_gained, b, sizeof(b)), remedy_finding(sum, r),
-				 size_str(fctx, r->room_needed, c, sizeof(c)), remedy_tag(r));
+				 size_str(fctx, r->writable_after, c, sizeof(c)),
+				 size_str(fctx, r->writable_before, d, sizeof(d)), remedy_tag(r));
 		else if (!r->nr_selected)
 			snprintf(line, sizeof(line),
 				 "No balance helps %s: every data block group is full (%s selects none) (%s)",
@@ -1581,6 +1607,12 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 			snprintf(line, sizeof(line),
 				 "No balance helps %s: %s cannot start, no chunk can be made for the data it moves (%s)",
 				 remedy_finding(sum, r), cmd, remedy_tag(r));
+		else if (r->room_gained >= r->room_needed)
+			snprintf(line, sizeof(line),
+				 "No balance helps %s: %s gives back %s unallocated, but %s can still write only %s: that is its own free space, moved out of its block groups (%s)",
+				 remedy_finding(sum, r), cmd,
+				 size_str(fctx, r->room_gained, a, sizeof(a)), remedy_finding(sum, r),
+				 size_str(fctx, r->writable_after, b, sizeof(b)), remedy_tag(r));
 		else
 			snprintf(line, sizeof(line),
 				 "No balance helps %s: %s gives back %s of the %s one chunk needs (%s)",
@@ -1655,8 +1687,8 @@ static const struct effect_field remedy_effects[] = {
 	EFFECT("moved_bytes", U64, moved_bytes, BALANCE | CONVERT, ALWAYS),
 	EFFECT("can_start", BOOL, can_start, BALANCE | CONVERT, ALWAYS),
 	EFFECT("completes", BOOL, completes, CONVERT, ALWAYS),
-	EFFECT("writable_before", U64, writable_before, CONVERT, ALWAYS),
-	EFFECT("writable_after", U64, writable_after, CONVERT, ALWAYS),
+	EFFECT("writable_before", U64, writable_before, BALANCE | CONVERT, ALWAYS),
+	EFFECT("writable_after", U64, writable_after, BALANCE | CONVERT, ALWAYS),
 	EFFECT("new_chunks", U32, new_chunks, CONVERT | DELETE_DATA | DEVICE_ADD | DEVICE, ALWAYS),
 	EFFECT("new_chunk_bytes", U64, new_bytes, CONVERT | DELETE_DATA | DEVICE_ADD | DEVICE, ALWAYS),
 	EFFECT("writable_before", U64, writable_before, DEVICE, ALWAYS),
@@ -1833,6 +1865,7 @@ void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
 	used += print_types_text(fctx, s);
 	used += print_dead_text(fctx, s);
 	used += print_mount_text(fctx, s);
+	used += print_deleted_text(fctx, s);
 	/* the last line is the pointer to the rules */
 	print_remedies_text(fctx, s, SUMMARY_SCREEN_LINES - 1 - used);
 	fmt_text_line(fctx, "(levels and rules: formulas.md section 19; the sections below)");
@@ -1849,6 +1882,10 @@ void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
 	print_summary_unallocated(fctx, s);
 	print_summary_preempt(fctx, s);
 	print_summary_mount(fctx, s);
+	if (s->deleted_subvolumes_known)
+		fmt_u64(fctx, "deleted_subvolumes", NULL, s->deleted_subvolumes);
+	else
+		fmt_str(fctx, "deleted_subvolumes", NULL, NULL);
 	print_remedies_json(fctx, s);
 	fmt_group_end(fctx);
 }

@@ -15,6 +15,7 @@
 #include "kernel-shared/live.h"
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/summary.h"
+#include "kernel-shared/root-tree.h"
 #include "kernel-shared/volumes.h"
 
 static const char * const level_names[] = {
@@ -330,13 +331,70 @@ static u32 usage_candidates(const struct btrfs_fs_info *fs_info, u64 type, u64 *
 #define SUMMARY_MAX_BALANCE_TRIES	12
 
 /* One -dusage=N (or -musage=N, r->type) what-if (forecast.c's balance) into @r */
+static int alloc_state_after(const struct space_report *report, const struct space_summary *sum,
+			     const struct btrfs_reloc_result *res, struct btrfs_alloc_state *st);
+static u64 free_after(const struct btrfs_reloc_result *res, u64 type);
+static int fill_chunks(struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
+		       u64 stop_at, u64 *bytes, u32 *count);
+static const struct btrfs_space_info *space_info_of(const struct space_report *report,
+						    const char *name);
+
+/* The block group type bits of space @s: DATA, METADATA, or both (mixed) */
+static u64 space_type(const struct summary_space *s)
+{
+	if (!strcmp(s->name, "mixed"))
+		return BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA;
+	return s->flags_metadata ? BTRFS_BLOCK_GROUP_METADATA : BTRFS_BLOCK_GROUP_DATA;
+}
+
+/*
+ * A balance must raise what the finding's type can write by this much: a
+ * relocated block group that held a superblock copy gives back its 64 KiB
+ * and helps no one
+ */
+#define SUMMARY_BALANCE_MIN_GAIN	(1ULL << 20)
+
+/*
+ * Section 19.6: what the finding's type @s can write after the balance
+ * @res: its free bytes in its block groups after, plus the chunks of its
+ * profile the allocator makes from the devices the balance leaves, less
+ * the global reserve's part.  Unallocated space given back is no remedy
+ * when it is only the type's own free space moved out of its block groups
+ * (single data: the same bytes, in a new chunk instead of the old ones).
+ */
+static int balance_writable_after(const struct space_report *report,
+				  const struct space_summary *sum, const struct summary_space *s,
+				  const struct btrfs_reloc_result *res, struct summary_remedy *r)
+{
+	const struct btrfs_space_info *si = space_info_of(report, s->name);
+	struct btrfs_alloc_state st;
+	u64 type = space_type(s), bytes;
+	u32 count;
+	int ret;
+
+	if (!si)
+		return 0;
+	ret = alloc_state_after(report, sum, res, &st);
+	if (ret)
+		return ret;
+	ret = fill_chunks(&st, type | s->profile, si->chunk_size, 0, &bytes, &count);
+	btrfs_alloc_state_free(&st);
+	if (ret)
+		return ret;
+	bytes += free_after(res, type);
+	r->writable_after = bytes > s->headroom_rsv ? bytes - s->headroom_rsv : 0;
+	return 0;
+}
+
 static int try_balance(const struct space_report *report, const struct space_summary *sum,
 		       u64 usage, struct summary_remedy *r)
 {
+	const struct summary_space *s = &sum->spaces[sum->findings[r->finding].space];
 	struct forecast_balance_args *args;
 	struct forecast_options opts;
 	struct btrfs_forecast fc;
 	u64 before = 0, after = 0;
+	bool completes;
 	u32 i;
 	int f, ret;
 
@@ -365,10 +423,15 @@ static int try_balance(const struct space_report *report, const struct space_sum
 		after += r->unallocated_after[i];
 	}
 	r->room_gained = after > before ? after - before : 0;
-	r->enough = r->can_start && !fc.balance.unplaced_bytes && r->nr_selected &&
-		    r->room_gained >= r->room_needed;
+	r->writable_before = s->headroom;
+	r->writable_after = s->headroom;
+	completes = r->can_start && !fc.balance.unplaced_bytes && r->nr_selected;
+	if (completes)
+		ret = balance_writable_after(report, sum, s, &fc.balance.res, r);
+	r->enough = !ret && completes && r->room_gained >= r->room_needed &&
+		    r->writable_after >= s->headroom + SUMMARY_BALANCE_MIN_GAIN;
 	btrfs_free_forecast(&fc);
-	return 0;
+	return ret;
 }
 
 /*
@@ -381,7 +444,7 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 {
 	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
 	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
-	u64 cand[101];
+	u64 cand[101], room_only = 0;
 	u32 n, k, tries;
 	int ret;
 
@@ -405,7 +468,14 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 		ret = try_balance(report, sum, cand[(u64)k * n / tries - 1], r);
 		if (ret || r->enough)
 			return ret;
+		/* the first that gives back the room but no more to write */
+		if (!room_only && r->room_gained >= r->room_needed && r->nr_selected &&
+		    r->can_start)
+			room_only = r->usage;
 	}
+	/* shown as not helping: the smallest such N, not a balance of everything */
+	if (room_only && room_only != r->usage)
+		return try_balance(report, sum, room_only, r);
 	return 0;
 }
 
@@ -1487,6 +1557,22 @@ static void collect_findings(struct space_summary *sum)
 	sum->level = sum->nr_findings ? sum->findings[0].level : SUMMARY_OK;
 }
 
+/*
+ * Section 19.7: the deleted subvolumes the cleaner has still to drop
+ * (root-tree.c); live, from the devices' last commit
+ */
+static void count_deleted_subvolumes(const struct space_report *report,
+				     struct space_summary *sum)
+{
+	/* the tree reads fill the block cache; nothing of the filesystem changes */
+	struct btrfs_fs_info *fs_info = (struct btrfs_fs_info *)report->fs_info;
+
+	if (report->live && !btrfs_live_on_disk_readable(fs_info))
+		return;
+	sum->deleted_subvolumes_known =
+		!btrfs_count_orphan_roots(fs_info, &sum->deleted_subvolumes);
+}
+
 int btrfs_build_summary(const struct space_report *report,
 			const struct btrfs_mount_estimate *est,
 			struct space_summary *sum)
@@ -1510,6 +1596,7 @@ int btrfs_build_summary(const struct space_report *report,
 	}
 	fill_preempt(report, sum);
 	rate_mount(est, sum);
+	count_deleted_subvolumes(report, sum);
 	collect_findings(sum);
 	if (btrfs_summary_remedies(report, est, sum))
 		goto nomem;

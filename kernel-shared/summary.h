@@ -167,6 +167,13 @@ struct space_summary {
 	enum summary_level mount_level;
 	const char *mount_rule;
 
+	/*
+	 * Deleted subvolumes the cleaner has not dropped yet (root-tree.c):
+	 * the extents only they hold are still in every figure above
+	 */
+	bool deleted_subvolumes_known;
+	u64 deleted_subvolumes;
+
 	struct btrfs_forecast forecast;	/* the allocator replayed (forecast.c) */
 };
 

@@ -5,7 +5,8 @@
 # most 20, none wider than 80 columns, and the first one names the worst
 # finding of the JSON of the same run ("LEVEL: WHAT: ..."), or begins
 # with "ok:" when there is none. The lines "Before ENOSPC", one per space
-# info, "Dead space" and "Mount time" are there.
+# info, "Dead space" and "Mount time" are there, and no dead-space part of
+# 0 bytes ("0.00B hard"); so too on a fresh RAID5 over unequal devices.
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
@@ -35,6 +36,9 @@ check_screen()
 	done
 	grep -q '^Dead space' <<< "$screen" || { echo "$name: no dead space line"; return 1; }
 	grep -q '^Mount time: ' <<< "$screen" || { echo "$name: no mount time line"; return 1; }
+	# a dead-space part of 0 bytes is left out, not printed with its why
+	! grep -q ': 0\.00B hard' <<< "$screen" ||
+		{ echo "$name: '0.00B hard' on a dead space line"; return 1; }
 	# a device add names how many devices to add: at least one
 	[ "$(jq '[.summary.remedies[].effect | select(has("device_size")) |
 		select((.device_count // 0) < 1)] | length' "$json")" = 0 ] ||
@@ -57,6 +61,26 @@ for archive in "$TEST_TOP"/fixtures/*.tar.xz; do
 		checked=$((checked + 1))
 	done
 done
+# RAID5 data and RAID1C3 metadata over 1, 1, 2 and 2 GiB (mkfs.btrfs on
+# sparse files): devids 3 and 4 have space only data's profile can use and
+# none that no profile can
+if command -v mkfs.btrfs > /dev/null && command -v truncate > /dev/null; then
+	dir=$TEST_TMP/raid5-unequal
+	mkdir -p "$dir"
+	truncate -s 1G "$dir/d1.img" "$dir/d2.img" || fail "truncate"
+	truncate -s 2G "$dir/d3.img" "$dir/d4.img" || fail "truncate"
+	mkfs.btrfs -q -f -d raid5 -m raid1c3 "$dir"/d{1,2,3,4}.img > /dev/null 2>&1 ||
+		fail "mkfs.btrfs"
+	run_check_stdout "$BTRFS_SPACE" inspect "$dir"/d{1,2,3,4}.img > "$dir/plain.txt" || exit
+	run_check_stdout "$BTRFS_SPACE" --format json inspect "$dir"/d{1,2,3,4}.img \
+		> "$dir/plain.json" || exit
+	check_screen "raid5-unequal" "$dir/plain.txt" "$dir/plain.json" || bad=$((bad + 1))
+	grep -q "^Dead space, devid 3: [0-9.]*MiB only data's profile can use$" "$dir/plain.txt" ||
+		{ echo "raid5-unequal: no soft-only dead space line for devid 3"; bad=$((bad + 1)); }
+	checked=$((checked + 1))
+else
+	echo "raid5-unequal: not run: no mkfs.btrfs (apt-get install btrfs-progs)"
+fi
 [ "$checked" -ge 40 ] || fail "only $checked fixture runs checked"
 [ "$bad" = 0 ] || fail "$bad of $checked first screens break the rules (listed above)"
 echo "first screens: $checked fixture runs within 20 lines of 80 columns, worst finding first"

@@ -4,7 +4,8 @@
 # bytes" per device after it; DIR/filled, bytes of a fill after a device
 # add, a resize or a replace; DIR/kernel.rc of a balance, resize or
 # replace).  An advised remedy must do what it predicts: a balance, each
-# device's unallocated bytes within 16 MiB of unallocated_after; a
+# device's unallocated bytes within 16 MiB of unallocated_after and the
+# type's fill after it above its headroom now (near writable_after); a
 # conversion, that (and may_differ when not exact) and the fill of the
 # converted type after it against writable_after; a device add for a
 # type, the fill at least the headroom plus 90 % of the predicted new
@@ -89,7 +90,24 @@ elif "size_after" in e:
         if abs(k - e["dead_after"]) > 16 * MiB:
             bad.append("dead space left %d, predicted %d" % (k, e["dead_after"]))
 elif r["command"].startswith("btrfs balance"):
+    # a usage balance: unallocated per device after it, then the kernel's
+    # fill of the finding's type after it: advised, the type writes more
+    # than its headroom now (and within 5 %, at least 16 MiB, of
+    # writable_after); shown as not helping for want of more to write, no
+    # more than the headroom now (within 16 MiB)
     balance_result(r["advised"])
+    filled = int(open(d + "/filled").read())
+    h = doc["space"][r["finding"]]["headroom"]["bytes"]
+    wa = e.get("writable_after")
+    print("        %s writable: %d now, predicted %s after, kernel filled %d after" % (
+        r["finding"], h, wa, filled))
+    if r["advised"] and filled < h + MiB:
+        bad.append("advised, but the kernel filled %d after it, the headroom was %d" % (filled, h))
+    if r["advised"] and wa is not None and abs(filled - wa) > max(16 * MiB, wa // 20):
+        bad.append("the kernel filled %d, predicted %d" % (filled, wa))
+    if (not r["advised"] and wa is not None and e["room_gained"] >= e["room_needed"]
+            and filled > h + 16 * MiB):
+        bad.append("shown as not helping, but the kernel filled %d after it, headroom %d" % (filled, h))
 elif "block_group" in e:
     # the gain: the kernel's fill after the deletion less its fill before
     # (the case's own metadata fill), against the predicted new chunk bytes

@@ -84,6 +84,14 @@ prepare()
 		truncate -s +512M "${files[0]}" || fail "truncate"
 		losetup -c "${devs[0]}" || fail "losetup -c"
 		;;
+	holes)
+		# data filled until ENOSPC with 16 MiB files, every other one
+		# of the first 16 deleted: single data with 128 MiB free in
+		# its block groups, tight; a -dusage balance gives that back
+		# as unallocated space, and data can write no more after it
+		python3 "$fills/fill.py" "$mnt" > /dev/null || fail "fill.py"
+		for i in $(seq 1 2 15); do rm -f "$mnt/f$i"; done
+		;;
 	meta-empty)
 		# metadata grown by small files, which are deleted (its chunks
 		# stay, nearly empty), then data filled until ENOSPC and 16 MiB
@@ -195,6 +203,11 @@ remedies()
 				continue
 			fi
 			balance "$rdir" "$cmd" "${rdevs[@]}"
+			# then the finding's type filled until ENOSPC: what it
+			# can write after the balance (writable_after)
+			mount_devs "${rdevs[@]}"
+			if [ "$kind" = metadata ]; then fill "$rdir" metadata; else fill "$rdir" data; fi
+			umount "$mnt" || fail "umount after the fill"
 			;;
 		"btrfs balance start "?(-f )"-"[dm]"convert="*)
 			# the conversion (-f where it drops metadata redundancy),

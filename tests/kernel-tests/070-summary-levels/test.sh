@@ -29,6 +29,9 @@ run_case empty empty "-d single -m dup" 1G
 run_case quarter quarter "-d single -m dup" 1G
 run_case half half "-d single -m dup" 1G
 run_case nearly-full nearly-full "-d single -m dup" 1G
+# single data with free space in its block groups: a -dusage balance gives
+# it back as unallocated, but data writes no more (not a remedy)
+REMEDY_KINDS="btrfs balance start -dusage=*" LEVELS=no run_case holes holes "-d single -m dup" 1G
 run_case data-free data-free "-d single -m dup" 384M
 run_case meta-full meta-full "-d single -m dup" 384M
 run_case raid1-unequal empty "-d raid1 -m raid1" 1G 2G
