@@ -25,6 +25,9 @@ struct zstd_api zstd_api;
 struct xxhash_api xxhash_api;
 struct gcrypt_api gcrypt_api;
 struct blkid_api blkid_api;
+#ifdef HAVE_LIBURING
+struct uring_api uring_api;
+#endif
 
 /* dlsym()'s object pointer into a function pointer, as dlopen(3) shows */
 #define SYM(api, fn)	{ #fn, (void **)&(api).fn }
@@ -64,6 +67,14 @@ struct dynlib dynlib_zstd = LIB(ZSTD_SONAME, zstd_syms);
 struct dynlib dynlib_xxhash = LIB(XXHASH_SONAME, xxhash_syms);
 struct dynlib dynlib_gcrypt = LIB(GCRYPT_SONAME, gcrypt_syms);
 struct dynlib dynlib_blkid = LIB(BLKID_SONAME, blkid_syms);
+#ifdef HAVE_LIBURING
+static const struct dynlib_sym uring_syms[] = {
+	SYM(uring_api, io_uring_queue_init), SYM(uring_api, io_uring_queue_exit),
+	SYM(uring_api, io_uring_register_iowq_max_workers), SYM(uring_api, io_uring_submit),
+	SYM(uring_api, io_uring_submit_and_wait),
+};
+struct dynlib dynlib_uring = LIB(URING_SONAME, uring_syms);
+#endif
 
 static pthread_mutex_t dynlib_lock = PTHREAD_MUTEX_INITIALIZER;
 

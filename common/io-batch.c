@@ -3,9 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef HAVE_LIBURING
-#include <liburing.h>
-#endif
+#include "common/dynlib.h"
 #include "common/io-batch.h"
 
 struct req_list {
@@ -162,9 +160,11 @@ static bool uring_start(struct io_queue *q)
 	/* regular files are io-wq's bounded work: by default 4 per CPU */
 	unsigned int workers[2] = { q->depth, q->depth };
 
-	if (io_uring_queue_init(q->depth, &q->ring, 0))
+	/* not loadable: the threads read, as in a build without liburing */
+	if (dynlib_load(&dynlib_uring, NULL) ||
+	    uring_api.io_uring_queue_init(q->depth, &q->ring, 0))
 		return false;
-	io_uring_register_iowq_max_workers(&q->ring, workers);
+	uring_api.io_uring_register_iowq_max_workers(&q->ring, workers);
 	q->uring = true;
 	return true;
 }
@@ -174,7 +174,7 @@ static void uring_prep(struct io_queue *q, struct io_request *req)
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
 
 	if (!sqe) {
-		io_uring_submit(&q->ring);
+		uring_api.io_uring_submit(&q->ring);
 		q->unsubmitted = 0;
 		sqe = io_uring_get_sqe(&q->ring);
 	}
@@ -191,7 +191,7 @@ static void uring_prep(struct io_queue *q, struct io_request *req)
 	 * cost more, and waiting for the next reap leaves the device idle
 	 * while the caller works through what came back
 	 */
-	if (++q->unsubmitted >= URING_SUBMIT_BATCH && io_uring_submit(&q->ring) >= 0)
+	if (++q->unsubmitted >= URING_SUBMIT_BATCH && uring_api.io_uring_submit(&q->ring) >= 0)
 		q->unsubmitted = 0;
 }
 
@@ -232,9 +232,9 @@ static void uring_reap(struct io_queue *q)
 		int ret = 0;
 
 		if (wait)
-			ret = io_uring_submit_and_wait(&q->ring, 1);
+			ret = uring_api.io_uring_submit_and_wait(&q->ring, 1);
 		else if (q->unsubmitted)
-			ret = io_uring_submit(&q->ring);
+			ret = uring_api.io_uring_submit(&q->ring);
 		if (ret >= 0)
 			q->unsubmitted = 0;
 		n = 0;
@@ -249,7 +249,7 @@ static void uring_reap(struct io_queue *q)
 		q->ring_inflight -= n;
 		while (q->backlog.head && q->ring_inflight < q->depth)
 			uring_prep(q, list_pop(&q->backlog));
-		if (q->unsubmitted && io_uring_submit(&q->ring) >= 0)
+		if (q->unsubmitted && uring_api.io_uring_submit(&q->ring) >= 0)
 			q->unsubmitted = 0;
 	} while (!q->done.head && q->ring_inflight);
 }
@@ -289,7 +289,7 @@ void io_queue_destroy(struct io_queue *q)
 	threads_stop(q);
 #ifdef HAVE_LIBURING
 	if (q->uring)
-		io_uring_queue_exit(&q->ring);
+		uring_api.io_uring_queue_exit(&q->ring);
 #endif
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->work_cond);

@@ -167,6 +167,9 @@ struct btrfs_tree_block *btrfs_alloc_tree_block(struct btrfs_fs_info *fs_info, u
 	ASAN_UNPOISON_MEMORY_REGION(eb, block_bytes(fs_info));
 	/* the data is what the read puts there; a reused slot's header is not zero */
 	memset(eb, 0, sizeof(*eb));
+	/* a slot listed by an earlier leaf check holds another block now */
+	if (cache->other_data == eb->data)
+		cache->other_data = NULL;
 	eb->start = bytenr;
 	eb->len = fs_info->nodesize;
 	eb->mem = fs_info->nodesize;
@@ -709,22 +712,52 @@ static bool wants_keys_only(const struct btrfs_block_cache *cache,
  * items, in order) into @slots; the copy's size, or 0 when there are more
  * than KEYS_ONLY_MAX_ITEMS.
  */
+static bool keys_only_add(const struct btrfs_block_cache *cache,
+			  const struct btrfs_tree_block *eb, u32 slot,
+			  u16 *slots, u32 *nr, u32 *data)
+{
+	const struct btrfs_item *item = btrfs_item_nr(eb, slot);
+
+	if (keep_item(cache, item))
+		*data += btrfs_raw_item_size(item);
+	else if (slot)
+		return true;
+	if (*nr == KEYS_ONLY_MAX_ITEMS)
+		return false;
+	slots[(*nr)++] = slot;
+	return true;
+}
+
+/*
+ * The leaf check just listed the slots that are not plain data
+ * EXTENT_ITEMs (tree-checker.c): when it listed them all for this very
+ * block and the kept type is not EXTENT_ITEM, the kept items are among
+ * them, and slot 0 is visited in any case.
+ */
+static bool other_slots_serve(const struct btrfs_block_cache *cache,
+			      const struct btrfs_tree_block *eb)
+{
+	return cache->other_data == eb->data && cache->other_complete &&
+	       cache->keep_type != BTRFS_EXTENT_ITEM_KEY;
+}
+
 static u32 keys_only_slots(const struct btrfs_block_cache *cache,
 			   const struct btrfs_tree_block *eb, u16 *slots, u32 *nr)
 {
-	u32 data = 0, slot;
+	u32 data = 0, slot, i;
 
 	*nr = 0;
-	for (slot = 0; slot < eb->nritems; slot++) {
-		const struct btrfs_item *item = btrfs_item_nr(eb, slot);
-
-		if (keep_item(cache, item))
-			data += btrfs_raw_item_size(item);
-		else if (slot)
-			continue;
-		if (*nr == KEYS_ONLY_MAX_ITEMS)
+	if (other_slots_serve(cache, eb)) {
+		if ((!cache->nr_other || cache->other_slot[0]) &&
+		    !keys_only_add(cache, eb, 0, slots, nr, &data))
 			return 0;
-		slots[(*nr)++] = slot;
+		for (i = 0; i < cache->nr_other; i++)
+			if (!keys_only_add(cache, eb, cache->other_slot[i], slots, nr, &data))
+				return 0;
+	} else {
+		for (slot = 0; slot < eb->nritems; slot++)
+			if (!keys_only_add(cache, eb, slot, slots, nr, &data))
+				return 0;
 	}
 	return sizeof(struct btrfs_header) + *nr * sizeof(struct btrfs_item) + data;
 }
@@ -781,6 +814,8 @@ int btrfs_cache_insert(struct btrfs_fs_info *fs_info, struct btrfs_tree_block **
 
 	if (wants_keys_only(cache, eb)) {
 		struct btrfs_tree_block *copy = keys_only_copy(cache, eb);
+
+		cache->other_data = NULL;	/* used once: the slot is reused */
 
 		if (copy) {
 			btrfs_free_tree_block(fs_info, eb);

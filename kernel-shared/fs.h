@@ -138,6 +138,9 @@ struct btrfs_tree_block;
 struct btrfs_live;
 struct btrfs_packed_leaf;
 
+/* At most this many slots in the leaf check's list of non-plain items */
+#define BTRFS_LEAF_OTHER_SLOTS	64
+
 /* Tree blocks read so far, by logical address; see ctree.c */
 struct btrfs_block_cache {
 	struct btrfs_tree_block **buckets;
@@ -157,6 +160,15 @@ struct btrfs_block_cache {
 	/* btrfs_cache_keep_items(): 0, or whose leaves are kept key-only */
 	u64 keep_root;
 	u8 keep_type;
+	/*
+	 * The leaf check's by-product for the key-only copy: the slots of the
+	 * last leaf checked that were not plain data EXTENT_ITEMs, in order
+	 * (tree-checker.c); valid for the block at @other_data only
+	 */
+	const u8 *other_data;
+	u32 nr_other;
+	bool other_complete;		/* every such slot listed */
+	u16 other_slot[BTRFS_LEAF_OTHER_SLOTS];
 	/* btrfs_cache_pack_leaves(): leaves the budget evicts, kept packed */
 	bool pack;
 	struct btrfs_packed_leaf **packed;	/* buckets, by bytenr */

@@ -1747,6 +1747,28 @@ static int check_leaf_item_keys(struct btrfs_fs_info *fs_info, struct btrfs_erro
 	return check_leaf_item(fs_info, err, eb, slot, &key, &prev);
 }
 
+/*
+ * The slots plain_data_extent_ok() did not take, listed for the key-only
+ * copy (extent_io.c), which keeps items of other types only: it then
+ * visits these few instead of every item of the leaf again (a second pass
+ * over 160,000 items, 1.9 M instructions of a warm inspect of 3 TiB).
+ */
+static inline void note_other_slot(struct btrfs_block_cache *cache, u32 slot)
+{
+	if (cache->nr_other < BTRFS_LEAF_OTHER_SLOTS)
+		cache->other_slot[cache->nr_other++] = slot;
+	else
+		cache->other_complete = false;
+}
+
+static void start_other_slots(struct btrfs_block_cache *cache,
+			      const struct btrfs_tree_block *eb, bool check_items)
+{
+	cache->other_data = check_items ? eb->data : NULL;
+	cache->nr_other = 0;
+	cache->other_complete = check_items;
+}
+
 static int check_leaf(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 		      const struct btrfs_tree_block *eb)
 {
@@ -1759,6 +1781,7 @@ static int check_leaf(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 	u32 expected_end = data_size;
 	u32 slot;
 
+	start_other_slots(&fs_info->cache, eb, check_items);
 	if (eb->nritems == 0)
 		return check_empty_leaf(fs_info, err, eb, flags);
 	if ((u64)eb->nritems * sizeof(struct btrfs_item) > data_size)
@@ -1792,6 +1815,7 @@ static int check_leaf(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			ret = check_leaf_item_keys(fs_info, err, eb, slot, key, prev);
 			if (ret)
 				return ret;
+			note_other_slot(&fs_info->cache, slot);
 		}
 		prev = key;
 	}

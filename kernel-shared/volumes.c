@@ -143,6 +143,9 @@ enum btrfs_raid_types btrfs_bg_flags_to_raid_index(u64 flags)
 	int i;
 
 	flags &= BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	/* single, the most common: no bit to look for in the table */
+	if (!flags)
+		return BTRFS_RAID_SINGLE;
 	for (i = 0; i < BTRFS_NR_RAID_TYPES; i++)
 		if (btrfs_raid_array[i].bg_flag && (flags & btrfs_raid_array[i].bg_flag))
 			return i;
