@@ -289,44 +289,35 @@ static u64 sim_csum_charge(const struct btrfs_delayed_refs_sim *sim, u64 num_byt
 						     p->free_space_tree_opt, 1);
 }
 
-void btrfs_sim_set_lone_refs(struct btrfs_delayed_refs_sim *sim,
-			     struct btrfs_drop_entry *refs, u64 nr, u64 root, u64 owner)
+int btrfs_sim_set_lone_refs(struct btrfs_delayed_refs_sim *sim, struct packed_refs *lone,
+			    u64 nr, u64 root, u64 owner)
 {
-	u64 i = 0, n;
+	int ret;
 
-	if (nr > BTRFS_SIM_MAX_LONE)
-		return;
-	while (i < nr) {
-		for (n = 1; i + n < nr && refs[i + n].bytenr == refs[i].bytenr; n++)
-			;
-		for (; n; n--, i++)
-			refs[i].seq = n == 1 && refs[i].bytenr ? BTRFS_LONE_WAITING :
-				      BTRFS_LONE_NONE;
-	}
-	sim->lone = refs;
-	sim->nr_lone = nr;
+	if (nr > BTRFS_SIM_MAX_LONE || !lone->nr)
+		return 0;
+	ret = packed_refs_init_states(lone, BTRFS_LONE_WAITING);
+	if (ret)
+		return ret;
+	sim->lone = lone;
+	sim->nr_lone = lone->nr;
 	sim->lone_root = root;
 	sim->lone_owner = owner;
 	sim->lone_open = true;
+	return 0;
 }
 
-struct btrfs_drop_entry *btrfs_sim_find_lone(const struct btrfs_delayed_refs_sim *sim,
-					     u64 bytenr)
+u64 btrfs_sim_find_lone(const struct btrfs_delayed_refs_sim *sim, u64 bytenr,
+			struct packed_ref *e)
 {
-	u64 lo = 0, hi = sim->nr_lone;
+	u64 index;
 
-	while (lo < hi) {
-		u64 mid = lo + (hi - lo) / 2;
-
-		if (sim->lone[mid].bytenr < bytenr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == sim->nr_lone || sim->lone[lo].bytenr != bytenr ||
-	    sim->lone[lo].seq == BTRFS_LONE_NONE)
-		return NULL;
-	return &sim->lone[lo];
+	if (!sim->nr_lone)
+		return UINT64_MAX;
+	index = packed_refs_find(sim->lone, bytenr, e);
+	if (index != UINT64_MAX)
+		e->seq = packed_refs_state(sim->lone, index);
+	return index;
 }
 
 /*
@@ -334,7 +325,8 @@ struct btrfs_drop_entry *btrfs_sim_find_lone(const struct btrfs_delayed_refs_sim
  * the tables as its drop left them (already charged), the ref then joins
  * them as it would have
  */
-static int lone_to_tables(struct btrfs_delayed_refs_sim *sim, struct btrfs_drop_entry *e)
+static int lone_to_tables(struct btrfs_delayed_refs_sim *sim, u64 index,
+			  const struct packed_ref *e)
 {
 	struct btrfs_sim_ref key = {
 		.bytenr = e->bytenr, .root_or_parent = sim->lone_root,
@@ -357,7 +349,7 @@ static int lone_to_tables(struct btrfs_delayed_refs_sim *sim, struct btrfs_drop_
 	}
 	*ref_slot(sim->refs, sim->refs_cap, &key) = key;
 	sim->refs_used++;
-	e->seq = BTRFS_LONE_QUEUED;
+	btrfs_sim_set_lone_state(sim, index, BTRFS_LONE_QUEUED);
 	return 0;
 }
 
@@ -369,24 +361,25 @@ static int lone_ref(struct btrfs_delayed_refs_sim *sim, int action, u64 bytenr,
 		    u64 num_bytes, u64 parent, u64 root, u64 owner, u64 offset,
 		    u64 ref_bytes)
 {
-	struct btrfs_drop_entry *e = btrfs_sim_find_lone(sim, bytenr);
+	struct packed_ref e;
+	u64 index = btrfs_sim_find_lone(sim, bytenr, &e);
 	const struct btrfs_sim_head *h;
 
-	if (!e)
+	if (index == UINT64_MAX)
 		return 0;
-	if (e->seq == BTRFS_LONE_DROPPED)
-		return lone_to_tables(sim, e);
+	if (e.seq == BTRFS_LONE_DROPPED)
+		return lone_to_tables(sim, index, &e);
 	h = btrfs_sim_find_head(sim, bytenr);
-	if (e->seq != BTRFS_LONE_WAITING || (h && h->queued) ||
+	if (e.seq != BTRFS_LONE_WAITING || (h && h->queued) ||
 	    action != BTRFS_DELAYED_REF_DROP || parent || root != sim->lone_root ||
-	    owner != sim->lone_owner || offset != e->ref_offset ||
-	    num_bytes != e->num_bytes)
+	    owner != sim->lone_owner || offset != e.ref_offset ||
+	    num_bytes != e.num_bytes)
 		return 0;
 	/* a new head, charged, and a new node: as add_delayed_ref() sizes them */
 	sim_resize(sim, sim_csum_charge(sim, num_bytes));
 	sim->ref_inserts++;
 	sim_resize(sim, ref_bytes);
-	e->seq = BTRFS_LONE_DROPPED;
+	btrfs_sim_set_lone_state(sim, index, BTRFS_LONE_DROPPED);
 	return 1;
 }
 
@@ -484,6 +477,7 @@ static void sim_add_queued(const struct btrfs_delayed_refs_sim *sim,
 	const struct btrfs_csum_params *p = sim->params;
 	const u64 ref_bytes = btrfs_calc_delayed_ref_bytes(p->nodesize,
 				p->free_space_tree_opt, 1);
+	struct packed_refs_cursor c;
 	u64 i;
 
 	for (i = 0; i < sim->heads_cap; i++) {
@@ -503,11 +497,13 @@ static void sim_add_queued(const struct btrfs_delayed_refs_sim *sim,
 			t->data_heads_uncharged++;
 	}
 	/* lone refs dropped: a head charged (total_ref_mod -1) and a node each */
-	for (i = 0; sim->lone_open && i < sim->nr_lone; i++) {
-		if (sim->lone[i].seq != BTRFS_LONE_DROPPED)
-			continue;
-		btrfs_csum_delete_add_heads(p, sim->model, &t->data, sim->lone[i].num_bytes, 1);
-		btrfs_csum_delete_add_refs(p, &t->data, 1);
+	if (sim->lone_open && sim->nr_lone && packed_refs_first(sim->lone, &c)) {
+		do {
+			if (packed_refs_state(sim->lone, c.index) != BTRFS_LONE_DROPPED)
+				continue;
+			btrfs_csum_delete_add_heads(p, sim->model, &t->data, c.cur.num_bytes, 1);
+			btrfs_csum_delete_add_refs(p, &t->data, 1);
+		} while (packed_refs_next(&c));
 	}
 	for (i = 0; i < sim->refs_cap; i++) {
 		const struct btrfs_sim_ref *r = &sim->refs[i];

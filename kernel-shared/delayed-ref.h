@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "common/packed-refs.h"
 #include "common/types.h"
 
 struct btrfs_kernel_model;
@@ -74,18 +75,6 @@ struct btrfs_sim_head {
 };
 
 /*
- * One data ref a file's deletion drops (file-item.c collects them in key
- * order, then sorts them by bytenr and ref offset).  Given to
- * btrfs_sim_set_lone_refs(), seq becomes the ref's state there.
- */
-struct btrfs_drop_entry {
-	u64 bytenr;			/* disk_bytenr */
-	u64 num_bytes;			/* disk_num_bytes */
-	u64 ref_offset;			/* file offset - extent offset */
-	u64 seq;			/* items with an extent before it, in key order */
-};
-
-/*
  * A lone ref: the file's only ref to its extent.  When the deletion drops
  * it first of all refs to that extent, its head and node are new and
  * (unless another ref comes) alone: counted, not kept in the tables.
@@ -132,7 +121,7 @@ struct btrfs_delayed_refs_sim {
 	u64 ref_zero_merges;		/* nodes merged down to 0 and released */
 	struct btrfs_delayed_refs_totals ran;	/* what the heads run so far held */
 	/* the lone refs of the file deleted (btrfs_sim_set_lone_refs()) */
-	struct btrfs_drop_entry *lone;	/* by bytenr; seq: enum btrfs_lone_state */
+	struct packed_refs *lone;	/* by bytenr, states enum btrfs_lone_state */
 	u64 nr_lone;
 	u64 lone_root;			/* the file's subvolume and inode */
 	u64 lone_owner;
@@ -148,18 +137,27 @@ int btrfs_sim_add_ref(struct btrfs_delayed_refs_sim *sim, bool is_data,
 		      int action, u64 bytenr, u64 num_bytes, u64 parent,
 		      u64 root, u64 owner, u64 offset);
 /*
- * The refs the deletion of inode @owner of subvolume @root will drop,
- * @nr of them sorted by bytenr (the caller keeps them): those alone on
- * their extent are counted as they drop instead of kept in the tables,
- * until btrfs_sim_run_all().  Their states are written into @refs.  More
- * than BTRFS_SIM_MAX_LONE refs: none is lone, all go to the tables.
+ * Of the @nr refs the deletion of inode @owner of subvolume @root will
+ * drop, @lone are those alone on their extent, by bytenr (file-item.c
+ * finds them; the caller keeps the list): they are counted as they drop
+ * instead of kept in the tables, until btrfs_sim_run_all().  Their states
+ * are kept beside them in @lone.  More than BTRFS_SIM_MAX_LONE refs: none
+ * is lone, all go to the tables.  0, or -ENOMEM.
  */
 #define BTRFS_SIM_MAX_LONE	((1ULL << 31) - 1)	/* longer lists stay in the tables */
-void btrfs_sim_set_lone_refs(struct btrfs_delayed_refs_sim *sim,
-			     struct btrfs_drop_entry *refs, u64 nr, u64 root, u64 owner);
-/* The lone ref of extent @bytenr, or NULL */
-struct btrfs_drop_entry *btrfs_sim_find_lone(const struct btrfs_delayed_refs_sim *sim,
-					     u64 bytenr);
+int btrfs_sim_set_lone_refs(struct btrfs_delayed_refs_sim *sim, struct packed_refs *lone,
+			    u64 nr, u64 root, u64 owner);
+/*
+ * The lone ref of extent @bytenr into *@e, its state (enum
+ * btrfs_lone_state) in e->seq: its index in sim->lone, or UINT64_MAX
+ */
+u64 btrfs_sim_find_lone(const struct btrfs_delayed_refs_sim *sim, u64 bytenr,
+			struct packed_ref *e);
+static inline void btrfs_sim_set_lone_state(const struct btrfs_delayed_refs_sim *sim,
+					    u64 index, enum btrfs_lone_state state)
+{
+	packed_refs_set_state(sim->lone, index, state);
+}
 int btrfs_sim_set_extent_flags(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
 			       u64 num_bytes, u64 flags);
 const struct btrfs_sim_head *btrfs_sim_find_head(const struct btrfs_delayed_refs_sim *sim,

@@ -49,13 +49,29 @@ void btrfs_drop_tracker_init(struct btrfs_drop_tracker *t,
 	*t = (struct btrfs_drop_tracker){ .params = params, .model = model };
 }
 
+static void drop_runs_free(struct btrfs_drop_tracker *t)
+{
+	u32 i;
+
+	for (i = 0; i < t->nr_runs; i++)
+		packed_refs_free(&t->runs[i]);
+	t->nr_runs = 0;
+}
+
 void btrfs_drop_tracker_release(struct btrfs_drop_tracker *t)
 {
+	drop_runs_free(t);
+	free(t->runs);
+	t->runs = NULL;
+	t->cap_runs = 0;
+	packed_refs_free(&t->keyed);
+	packed_refs_free(&t->lone);
+	t->lone_list = NULL;
 	free(t->entries);
 	free(t->stream);
 	t->entries = NULL;
 	t->stream = NULL;
-	t->nr = t->cap = 0;
+	t->nr = t->cap = t->nr_entries = 0;
 	t->stream_len = t->stream_cap = 0;
 }
 
@@ -63,6 +79,12 @@ void btrfs_drop_tracker_release(struct btrfs_drop_tracker *t)
 static void drop_tracker_next_file(struct btrfs_drop_tracker *t,
 				   struct btrfs_file_drop *drop)
 {
+	drop_runs_free(t);
+	packed_refs_clear(&t->keyed);
+	packed_refs_clear(&t->lone);
+	t->keyed.shift = t->lone.shift = t->shift;
+	t->lone_list = NULL;
+	t->nr_entries = 0;
 	t->nr = 0;
 	t->stream_len = 0;
 	t->last_bytenr = 0;
@@ -143,7 +165,7 @@ static int drop_stream_ref(struct btrfs_drop_tracker *t, u64 bytenr,
 }
 
 /* The next packed ref after @e's (zeroed before the first) */
-static const u8 *drop_stream_next(const u8 *p, struct btrfs_drop_entry *e)
+static const u8 *drop_stream_next(const u8 *p, struct packed_ref *e)
 {
 	u64 v;
 
@@ -158,14 +180,14 @@ static const u8 *drop_stream_next(const u8 *p, struct btrfs_drop_entry *e)
 /* The packed refs as entries, for the sort: -ENOMEM, or 0 */
 static int drop_stream_unpack(struct btrfs_drop_tracker *t)
 {
-	struct btrfs_drop_entry e = { 0 };
+	struct packed_ref e = { 0 };
 	const u8 *p = t->stream;
 	u64 i;
 
 	if (t->nr > UINT32_MAX)
 		return -ENOMEM;
 	if (t->cap < t->nr) {
-		struct btrfs_drop_entry *n = realloc(t->entries, t->nr * sizeof(*n));
+		struct packed_ref *n = realloc(t->entries, t->nr * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
@@ -184,7 +206,7 @@ static int drop_stream_unpack(struct btrfs_drop_tracker *t)
 static void drop_stream_count(const struct btrfs_drop_tracker *t,
 			      struct btrfs_file_drop *drop)
 {
-	struct btrfs_drop_entry e = { 0 };
+	struct packed_ref e = { 0 };
 	const u8 *p = t->stream;
 	u64 i;
 
@@ -196,27 +218,22 @@ static void drop_stream_count(const struct btrfs_drop_tracker *t,
 	}
 }
 
+static int drop_sorted_ref(struct btrfs_drop_tracker *t, u64 bytenr,
+			   u64 disk_num_bytes, u64 ref_offset);
+
 /* Queue the ref of one extent; merged and counted once the file is read */
 static int drop_extent_ref(struct btrfs_drop_tracker *t, u64 bytenr,
 			   u64 disk_num_bytes, u64 ref_offset)
 {
-	struct btrfs_drop_entry *e;
 
 	if (t->packed)
 		return drop_stream_ref(t, bytenr, disk_num_bytes, ref_offset);
-	if (array_grow((void **)&t->entries, t->nr, &t->cap, sizeof(*t->entries)))
-		return -ENOMEM;
-	e = &t->entries[t->nr];
-	e->bytenr = bytenr;
-	e->num_bytes = disk_num_bytes;
-	e->ref_offset = ref_offset;
-	e->seq = t->nr++;
-	return 0;
+	return drop_sorted_ref(t, bytenr, disk_num_bytes, ref_offset);
 }
 
 static int drop_entry_cmp(const void *pa, const void *pb)
 {
-	const struct btrfs_drop_entry *a = pa, *b = pb;
+	const struct packed_ref *a = pa, *b = pb;
 
 	if (a->bytenr != b->bytenr)
 		return a->bytenr < b->bytenr ? -1 : 1;
@@ -225,17 +242,17 @@ static int drop_entry_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static void drop_entry_swap(struct btrfs_drop_entry *a, struct btrfs_drop_entry *b)
+static void drop_entry_swap(struct packed_ref *a, struct packed_ref *b)
 {
-	struct btrfs_drop_entry tmp = *a;
+	struct packed_ref tmp = *a;
 
 	*a = *b;
 	*b = tmp;
 }
 
-static void drop_entry_sift(struct btrfs_drop_entry *e, u64 i, u64 n)
+static void drop_entry_sift(struct packed_ref *e, u64 i, u64 n)
 {
-	struct btrfs_drop_entry v = e[i];
+	struct packed_ref v = e[i];
 	u64 c;
 
 	while ((c = 2 * i + 1) < n) {
@@ -249,7 +266,7 @@ static void drop_entry_sift(struct btrfs_drop_entry *e, u64 i, u64 n)
 	e[i] = v;
 }
 
-static void drop_entries_heapsort(struct btrfs_drop_entry *e, u64 n)
+static void drop_entries_heapsort(struct packed_ref *e, u64 n)
 {
 	u64 i;
 
@@ -261,12 +278,12 @@ static void drop_entries_heapsort(struct btrfs_drop_entry *e, u64 n)
 	}
 }
 
-static void drop_entries_insertion_sort(struct btrfs_drop_entry *e, u64 n)
+static void drop_entries_insertion_sort(struct packed_ref *e, u64 n)
 {
 	u64 i, j;
 
 	for (i = 1; i < n; i++) {
-		struct btrfs_drop_entry v = e[i];
+		struct packed_ref v = e[i];
 
 		for (j = i; j > 0 && drop_entry_cmp(&e[j - 1], &v) > 0; j--)
 			e[j] = e[j - 1];
@@ -275,7 +292,7 @@ static void drop_entries_insertion_sort(struct btrfs_drop_entry *e, u64 n)
 }
 
 /* Hoare's partition around the median of the first, middle and last: its place */
-static u64 drop_entries_partition(struct btrfs_drop_entry *e, u64 n)
+static u64 drop_entries_partition(struct packed_ref *e, u64 n)
 {
 	u64 m = n / 2, i = 0, j = n;
 
@@ -308,7 +325,7 @@ static u64 drop_entries_partition(struct btrfs_drop_entry *e, u64 n)
  * quicksort that recurses into the smaller side and turns to a heapsort
  * when it goes too deep, so O(n log n) at worst.
  */
-static void drop_entries_sort(struct btrfs_drop_entry *e, u64 n, u32 depth)
+static void drop_entries_sort(struct packed_ref *e, u64 n, u32 depth)
 {
 	while (n > 16) {
 		u64 p;
@@ -330,12 +347,243 @@ static void drop_entries_sort(struct btrfs_drop_entry *e, u64 n, u32 depth)
 	drop_entries_insertion_sort(e, n);
 }
 
+/* ---- one file's refs by bytenr: packed runs, merged ------------------- */
+
+/*
+ * Refs that do not rise are sorted in runs of this many (2 MiB unpacked)
+ * and packed: memory is the packed refs, a few bytes each, not 32.
+ */
+#define DROP_RUN_REFS		65536
+
+/* The entries, sorted, as one more packed run */
+static int drop_pack_run(struct btrfs_drop_tracker *t)
+{
+	struct packed_refs *run;
+	u32 i;
+	int ret;
+
+	if (!t->nr_entries)
+		return 0;
+	if (array_grow((void **)&t->runs, t->nr_runs, &t->cap_runs, sizeof(*t->runs)))
+		return -ENOMEM;
+	drop_entries_sort(t->entries, t->nr_entries, 128);
+	run = &t->runs[t->nr_runs++];
+	packed_refs_init(run, t->shift, true);
+	for (i = 0, ret = 0; i < t->nr_entries && !ret; i++)
+		ret = packed_refs_append(run, &t->entries[i]);
+	t->nr_entries = 0;
+	return ret;
+}
+
+static int drop_sorted_ref(struct btrfs_drop_tracker *t, u64 bytenr,
+			   u64 disk_num_bytes, u64 ref_offset)
+{
+	const struct packed_ref r = { bytenr, disk_num_bytes, ref_offset, t->nr };
+	int ret;
+
+	/* key order is bytenr order as long as each bytenr rises */
+	if (!t->nr_runs && !t->nr_entries &&
+	    (!t->keyed.nr || bytenr > t->keyed.last.bytenr)) {
+		ret = packed_refs_append(&t->keyed, &r);
+	} else {
+		if (!t->entries) {
+			t->entries = malloc(DROP_RUN_REFS * sizeof(*t->entries));
+			if (!t->entries)
+				return -ENOMEM;
+			t->cap = DROP_RUN_REFS;
+		}
+		t->entries[t->nr_entries++] = r;
+		ret = t->nr_entries == DROP_RUN_REFS ? drop_pack_run(t) : 0;
+	}
+	if (!ret)
+		t->nr++;
+	return ret;
+}
+
+static bool packed_ref_before(const struct packed_ref *a, const struct packed_ref *b)
+{
+	if (a->bytenr != b->bytenr)
+		return a->bytenr < b->bytenr;
+	if (a->ref_offset != b->ref_offset)
+		return a->ref_offset < b->ref_offset;
+	return a->seq < b->seq;
+}
+
+/* The runs' cursors as a min-heap on their refs */
+struct drop_merge {
+	struct packed_refs_cursor *cur;
+	u32 *heap;
+	u32 nr;
+};
+
+static void drop_merge_sift(struct drop_merge *m, u32 i)
+{
+	u32 v = m->heap[i], c;
+
+	while ((c = 2 * i + 1) < m->nr) {
+		if (c + 1 < m->nr && packed_ref_before(&m->cur[m->heap[c + 1]].cur,
+						       &m->cur[m->heap[c]].cur))
+			c++;
+		if (!packed_ref_before(&m->cur[m->heap[c]].cur, &m->cur[v].cur))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	m->heap[i] = v;
+}
+
+/* The refs of one extent, seen one by one in (ref offset, seq) order */
+struct drop_group {
+	struct packed_ref first;	/* the first seen */
+	u64 n;
+	u64 refs;			/* distinct ref offsets: ref nodes */
+	u64 last_offset;
+	u64 head_seq;			/* the first item in key order ... */
+	u64 head_bytes;			/* ... makes the head of this size */
+	u64 conflict;			/* the first item in key order of another size */
+};
+
+static void drop_group_start(struct drop_group *g, const struct packed_ref *r)
+{
+	g->first = *r;
+	g->n = g->refs = 1;
+	g->last_offset = r->ref_offset;
+	g->head_seq = r->seq;
+	g->head_bytes = r->num_bytes;
+	g->conflict = UINT64_MAX;
+}
+
+static void drop_group_add(struct drop_group *g, const struct packed_ref *r)
+{
+	g->n++;
+	g->refs += r->ref_offset != g->last_offset;
+	g->last_offset = r->ref_offset;
+	if (r->seq < g->head_seq) {
+		/* the head was earlier: every ref seen so far came after it */
+		if (r->num_bytes != g->head_bytes)
+			g->conflict = g->head_seq;
+		g->head_seq = r->seq;
+		g->head_bytes = r->num_bytes;
+	} else if (r->num_bytes != g->head_bytes && r->seq < g->conflict) {
+		g->conflict = r->seq;
+	}
+}
+
+/*
+ * One extent's refs are all seen: counted into @drop as drop_tracker_merge()
+ * counts them, and kept in t->lone if it is the file's only ref to it
+ */
+static int drop_group_end(struct btrfs_drop_tracker *t, const struct drop_group *g,
+			  struct btrfs_file_drop *drop, u64 *conflict)
+{
+	struct packed_ref r = g->first;
+
+	if (g->conflict < *conflict) {
+		*conflict = g->conflict;
+		t->conflict_old = g->head_bytes;
+	}
+	if (drop && *conflict == UINT64_MAX) {
+		btrfs_csum_delete_add_heads(t->params, t->model, &drop->calc,
+					    g->head_bytes, 1);
+		btrfs_csum_delete_add_refs(t->params, &drop->calc, g->refs);
+	}
+	if (g->n > 1 || *conflict != UINT64_MAX)
+		return 0;
+	r.seq = t->lone.nr;
+	return packed_refs_append(&t->lone, &r);
+}
+
+/*
+ * Every packed run (the key-order one first) merged by (bytenr, ref
+ * offset, seq), one extent at a time; each run's memory goes as it ends.
+ */
+static int drop_runs_merge(struct btrfs_drop_tracker *t, struct btrfs_file_drop *drop,
+			   u64 *conflict)
+{
+	struct drop_merge m = { 0 };
+	struct drop_group g = { 0 };
+	u32 nr_src = t->nr_runs + 1, i;
+	bool any = false;
+	int ret = -ENOMEM;
+
+	m.cur = calloc(nr_src, sizeof(*m.cur));
+	m.heap = calloc(nr_src, sizeof(*m.heap));
+	if (!m.cur || !m.heap)
+		goto out;
+	if (packed_refs_first(&t->keyed, &m.cur[0]))
+		m.heap[m.nr++] = 0;
+	for (i = 1; i < nr_src; i++)
+		if (packed_refs_first(&t->runs[i - 1], &m.cur[i]))
+			m.heap[m.nr++] = i;
+	for (i = m.nr / 2; i-- > 0;)
+		drop_merge_sift(&m, i);
+	ret = 0;
+	while (m.nr && !ret) {
+		struct packed_refs_cursor *c = &m.cur[m.heap[0]];
+
+		if (any && c->cur.bytenr == g.first.bytenr) {
+			drop_group_add(&g, &c->cur);
+		} else {
+			if (any)
+				ret = drop_group_end(t, &g, drop, conflict);
+			drop_group_start(&g, &c->cur);
+			any = true;
+		}
+		if (!packed_refs_next(c)) {
+			packed_refs_free((struct packed_refs *)c->l);
+			m.heap[0] = m.heap[--m.nr];
+		}
+		if (m.nr)
+			drop_merge_sift(&m, 0);
+	}
+	if (any && !ret)
+		ret = drop_group_end(t, &g, drop, conflict);
+out:
+	free(m.cur);
+	free(m.heap);
+	return ret;
+}
+
+/*
+ * drop_tracker_merge() of one file's sorted refs.  Where every bytenr rose
+ * in key order each ref is its own head and node and alone on its extent:
+ * counted from the key-order run, which is the lone list.
+ */
+static int drop_sorted_merge(struct btrfs_drop_tracker *t, struct btrfs_file_drop *drop)
+{
+	struct packed_refs_cursor c;
+	u64 conflict = UINT64_MAX;
+	int ret;
+
+	if (!t->nr_runs && !t->nr_entries) {
+		if (drop && packed_refs_first(&t->keyed, &c)) {
+			do {
+				btrfs_csum_delete_add_heads(t->params, t->model, &drop->calc,
+							    c.cur.num_bytes, 1);
+				btrfs_csum_delete_add_refs(t->params, &drop->calc, 1);
+			} while (packed_refs_next(&c));
+		}
+		t->conflict = UINT64_MAX;
+		t->lone_list = &t->keyed;
+		return 0;
+	}
+	ret = drop_pack_run(t);
+	if (!ret)
+		ret = drop_runs_merge(t, drop, &conflict);
+	drop_runs_free(t);
+	if (ret)
+		return ret;
+	t->conflict = conflict;
+	t->lone_list = conflict == UINT64_MAX ? &t->lone : NULL;
+	return conflict != UINT64_MAX;
+}
+
 /*
  * The entries of one extent, @e[0..n): the first item's size makes the
  * head; the first later item giving another size is a conflict (its seq,
  * UINT64_MAX if none).
  */
-static u64 drop_group_conflict(const struct btrfs_drop_entry *e, u64 n, u64 *head_bytes)
+static u64 drop_group_conflict(const struct packed_ref *e, u64 n, u64 *head_bytes)
 {
 	u64 i, first = 0, conflict = UINT64_MAX;
 
@@ -360,15 +608,17 @@ static u64 drop_group_conflict(const struct btrfs_drop_entry *e, u64 n, u64 *hea
  */
 static int drop_tracker_merge(struct btrfs_drop_tracker *t, struct btrfs_file_drop *drop)
 {
-	const struct btrfs_drop_entry *e;
+	const struct packed_ref *e;
 	u64 i = 0, conflict = UINT64_MAX;
 
-	if (t->packed && t->rising) {
+	if (!t->packed)
+		return drop_sorted_merge(t, drop);
+	if (t->rising) {
 		drop_stream_count(t, drop);
 		t->conflict = UINT64_MAX;
 		return 0;
 	}
-	if (t->packed && drop_stream_unpack(t))
+	if (drop_stream_unpack(t))
 		return -ENOMEM;
 	e = t->entries;
 	drop_entries_sort(t->entries, t->nr, 128);
@@ -393,6 +643,24 @@ static int drop_tracker_merge(struct btrfs_drop_tracker *t, struct btrfs_file_dr
 	}
 	t->conflict = conflict;
 	return conflict != UINT64_MAX;
+}
+
+void btrfs_drop_tracker_start_file(struct btrfs_drop_tracker *t, u32 shift,
+				   struct btrfs_file_drop *drop)
+{
+	t->shift = shift;
+	drop_tracker_next_file(t, drop);
+}
+
+int btrfs_drop_tracker_add(struct btrfs_drop_tracker *t, u64 bytenr, u64 num_bytes,
+			   u64 ref_offset)
+{
+	return drop_extent_ref(t, bytenr, num_bytes, ref_offset);
+}
+
+int btrfs_drop_tracker_merge(struct btrfs_drop_tracker *t, struct btrfs_file_drop *drop)
+{
+	return drop_tracker_merge(t, drop);
 }
 
 #define file_extent_error(fs_info, subvol, leaf, slot, key, fmt, ...)	\
@@ -552,7 +820,7 @@ int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
 	u64 last_leaf = 0;
 	int ret, item_ret = 0;
 
-	drop_tracker_next_file(t, drop);
+	btrfs_drop_tracker_start_file(t, __builtin_ctz(fs_info->sectorsize), drop);
 	for (ret = btrfs_search_slot(fs_info, &sv->root, &key, &path, BTRFS_IO_OTHER);
 	     ret >= 0; path.slots[0]++) {
 		const struct btrfs_tree_block *leaf;
@@ -1109,7 +1377,7 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	struct btrfs_inode_name name;
 	bool iref_delayed = false;
 	u64 trans_rsv, cows;
-	int ret;
+	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
 	/* the global reserve is full from the mount on: reserved = size */
@@ -1117,9 +1385,12 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	ds.global_reserved = rsv.size;
 	btrfs_delayed_refs_sim_init(&ds.refs, params, model);
 	/* the truncation's refs alone on their extent are counted, not kept */
-	if (t && t->nr)
-		btrfs_sim_set_lone_refs(&ds.refs, t->entries, t->nr, sv->root.objectid, ino);
+	if (t && t->nr && t->lone_list)
+		ret = btrfs_sim_set_lone_refs(&ds.refs, t->lone_list, t->nr,
+					      sv->root.objectid, ino);
 	btrfs_cow_sim_init(&ds.cow, fs_info, &ds.refs);
+	if (ret)
+		goto out;
 	ret = btrfs_inode_first_name(fs_info, sv, ino, &name);
 	if (ret == 1)
 		ret = btrfs_fs_error(fs_info, -EUCLEAN,

@@ -14,18 +14,31 @@
 
 /*
  * The refs one file's deletion drops, merged into heads and ref nodes
- * once the file is read (sorted: 32 bytes a ref, no table).  A subvolume
- * scan (--top) keeps them packed in key order instead (a few bytes a ref)
- * and sorts them only for a file whose extents do not rise in key order.
+ * once the file is read, in bytenr order.  One file (--file): packed by
+ * bytenr (packed-refs.h, a few bytes a ref), in key order while each
+ * bytenr rises, then in sorted runs of DROP_RUN_REFS, merged at the end;
+ * the refs alone on their extent are the deletion model's lone refs.  A
+ * subvolume scan (--top) keeps them packed in key order instead and sorts
+ * them (32 bytes a ref) only for a file whose extents do not rise in key
+ * order.
  */
 struct btrfs_drop_tracker {
 	const struct btrfs_csum_params *params;
 	const struct btrfs_kernel_model *model;
-	struct btrfs_drop_entry *entries;
+	struct packed_ref *entries;	/* --top: unpacked to sort; --file: the run being filled */
 	u64 nr;
 	u32 cap;
 	u64 conflict;			/* seq of an item giving an extent another size */
 	u64 conflict_old;		/* the size the earlier item gave */
+	/* one file's refs by bytenr (btrfs_count_file_drop()) */
+	u32 shift;			/* sectorsize bits: bytenrs and sizes in sectors */
+	struct packed_refs keyed;	/* in key order, while each bytenr rises */
+	u32 nr_entries;			/* in entries, once one did not rise */
+	struct packed_refs *runs;	/* entries sorted and packed, DROP_RUN_REFS each */
+	u32 nr_runs;
+	u32 cap_runs;
+	struct packed_refs lone;	/* merged: the refs alone on their extent */
+	struct packed_refs *lone_list;	/* keyed or lone once merged (no conflict), or NULL */
 	/* packed refs (btrfs_scan_subvol_drops()): varint deltas in key order */
 	bool packed;
 	u8 *stream;
@@ -49,6 +62,18 @@ void btrfs_drop_tracker_init(struct btrfs_drop_tracker *t,
 			     const struct btrfs_csum_params *params,
 			     const struct btrfs_kernel_model *model);
 void btrfs_drop_tracker_release(struct btrfs_drop_tracker *t);
+
+/*
+ * For tests: one file's refs as btrfs_count_file_drop() queues them, in
+ * key order (@shift: the sectorsize's bits), then merged into @drop: 0,
+ * 1 on a conflict (t->conflict), <0 on error.  t->lone_list then holds
+ * the refs alone on their extent.
+ */
+void btrfs_drop_tracker_start_file(struct btrfs_drop_tracker *t, u32 shift,
+				   struct btrfs_file_drop *drop);
+int btrfs_drop_tracker_add(struct btrfs_drop_tracker *t, u64 bytenr, u64 num_bytes,
+			   u64 ref_offset);
+int btrfs_drop_tracker_merge(struct btrfs_drop_tracker *t, struct btrfs_file_drop *drop);
 
 int btrfs_count_file_drop(struct btrfs_fs_info *fs_info,
 			  const struct btrfs_subvol *sv, u64 ino,

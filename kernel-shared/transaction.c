@@ -204,20 +204,18 @@ static bool is_data_ref(u8 type)
  * A lone ref dropped before the first run (delayed-ref.c) that a later
  * ref's head meets again: the earlier run's node for that head's replay
  */
-static struct btrfs_drop_entry *lone_met_again(const struct btrfs_delayed_refs_sim *refs,
-					       const struct btrfs_sim_ref *r)
+static bool lone_met_again(const struct btrfs_delayed_refs_sim *refs,
+			   const struct btrfs_sim_ref *r, struct packed_ref *e, u64 *index)
 {
-	struct btrfs_drop_entry *e;
-
 	if (!refs->nr_lone || refs->lone_open || !r->used || !r->ref_mod ||
 	    !is_data_ref(r->type))
-		return NULL;
-	e = btrfs_sim_find_lone(refs, r->bytenr);
-	return e && e->seq == BTRFS_LONE_DROPPED ? e : NULL;
+		return false;
+	*index = btrfs_sim_find_lone(refs, r->bytenr, e);
+	return *index != UINT64_MAX && e->seq == BTRFS_LONE_DROPPED;
 }
 
 static int note_lone(struct btrfs_commit_refs *c, const struct btrfs_delayed_refs_sim *refs,
-		     struct btrfs_drop_entry *e)
+		     const struct packed_ref *e, u64 index)
 {
 	const struct btrfs_sim_ref r = {
 		.bytenr = e->bytenr, .root_or_parent = refs->lone_root,
@@ -231,20 +229,21 @@ static int note_lone(struct btrfs_commit_refs *c, const struct btrfs_delayed_ref
 	c->runs = 0;
 	ret = note_node(c, &r, e->num_bytes);
 	c->runs = runs;
-	e->seq = BTRFS_LONE_QUEUED;
+	btrfs_sim_set_lone_state(refs, index, BTRFS_LONE_QUEUED);
 	return ret;
 }
 
 int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
 			   const struct btrfs_delayed_refs_sim *refs)
 {
-	u64 i, nr = 0;
+	struct packed_ref e;
+	u64 i, nr = 0, index;
 	int ret;
 
 	/* room for exactly these: a note a data extent, no doubling slack */
 	for (i = 0; i < refs->refs_cap; i++)
 		nr += (refs->refs[i].used && refs->refs[i].ref_mod) +
-		      !!lone_met_again(refs, &refs->refs[i]);
+		      lone_met_again(refs, &refs->refs[i], &e, &index);
 	if (nr && c->nr_notes + nr > c->cap_notes) {
 		struct btrfs_commit_node *n;
 
@@ -258,10 +257,8 @@ int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
 	}
 	/* noted before this run's nodes: they sort first in their head */
 	for (i = 0; i < refs->refs_cap; i++) {
-		struct btrfs_drop_entry *e = lone_met_again(refs, &refs->refs[i]);
-
-		if (e) {
-			ret = note_lone(c, refs, e);
+		if (lone_met_again(refs, &refs->refs[i], &e, &index)) {
+			ret = note_lone(c, refs, &e, index);
 			if (ret)
 				return ret;
 		}
@@ -716,17 +713,17 @@ static int run_head_nodes(struct commit_state *st, const struct commit_head *h,
 /* A lone ref's head: its one node, a drop of the first run */
 static int run_lone_head(struct commit_state *st, u32 index)
 {
-	const struct btrfs_drop_entry *e = &st->refs->lone[index];
-	const struct commit_head h = {
-		.bytenr = e->bytenr, .num_bytes = e->num_bytes, .nr = 1, .is_data = true,
-	};
-	const struct btrfs_commit_node n = {
-		.bytenr = e->bytenr, .num_bytes = e->num_bytes,
+	struct packed_ref e;
+	struct commit_head h = { .nr = 1, .is_data = true };
+	struct btrfs_commit_node n = {
 		.root_or_parent = st->refs->lone_root, .owner = st->refs->lone_owner,
-		.offset = e->ref_offset, .ref_mod = BTRFS_DELAYED_REF_DROP,
-		.type = BTRFS_EXTENT_DATA_REF_KEY,
+		.ref_mod = BTRFS_DELAYED_REF_DROP, .type = BTRFS_EXTENT_DATA_REF_KEY,
 	};
 
+	packed_refs_get(st->refs->lone, index, &e);
+	h.bytenr = n.bytenr = e.bytenr;
+	h.num_bytes = n.num_bytes = e.num_bytes;
+	n.offset = e.ref_offset;
 	return run_head_nodes(st, &h, &n, 1);
 }
 
@@ -1638,12 +1635,15 @@ static bool lone_peek(void *ctx, u64 *bytenr, u32 *arg)
 	struct commit_state *st = ctx;
 	const struct btrfs_delayed_refs_sim *refs = st->refs;
 
+	struct packed_ref e;
+
 	while (st->lone_pos < refs->nr_lone &&
-	       refs->lone[st->lone_pos].seq != BTRFS_LONE_DROPPED)
+	       packed_refs_state(refs->lone, st->lone_pos) != BTRFS_LONE_DROPPED)
 		st->lone_pos++;
 	if (st->lone_pos == refs->nr_lone)
 		return false;
-	*bytenr = refs->lone[st->lone_pos].bytenr;
+	packed_refs_get(refs->lone, st->lone_pos, &e);
+	*bytenr = e.bytenr;
 	*arg = LONE_HEAD | (u32)st->lone_pos;
 	return true;
 }
@@ -1666,7 +1666,7 @@ static int queue_lone_heads(struct commit_state *st)
 
 	static_assert(BTRFS_SIM_MAX_LONE < LONE_HEAD, "a lone ref's index fits beside the bit");
 	for (i = 0; i < refs->nr_lone; i++)
-		nr += refs->lone[i].seq == BTRFS_LONE_DROPPED;
+		nr += packed_refs_state(refs->lone, i) == BTRFS_LONE_DROPPED;
 	st->lone_pos = 0;
 	return nr ? btrfs_commit_queue_sorted_heads(st->cm, nr, lone_peek, lone_next, st) : 0;
 }

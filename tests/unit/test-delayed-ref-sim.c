@@ -149,13 +149,14 @@ struct lone_step {
 static void test_lone_refs(void)
 {
 	/* the file: inode 257 of subvolume 256 */
-	struct btrfs_drop_entry entries[] = {
+	/* 5 refs; 3 << 20 twice in the file (at 8192 and 12288), not lone */
+	static const struct packed_ref lone_refs[] = {
 		{ 1 << 20, 4096, 0, 0 },	/* lone, dropped alone */
 		{ 2 << 20, 8192, 4096, 1 },	/* lone, then a snapshot's ADD joins */
-		{ 3 << 20, 4096, 8192, 2 },	/* twice in the file */
-		{ 3 << 20, 4096, 12288, 3 },
-		{ 4 << 20, 4096, 16384, 4 },	/* a COW ref comes before its drop */
+		{ 4 << 20, 4096, 16384, 2 },	/* a COW ref comes before its drop */
 	};
+	struct packed_refs lone;
+	struct packed_ref e;
 	static const struct lone_step steps[] = {
 		{ true, BTRFS_DELAYED_REF_ADD, 4 << 20, 0, 258, 300, 0 },
 		{ false, BTRFS_DELAYED_REF_ADD, 40 << 20, 0, 256, 0, 0 },
@@ -177,8 +178,12 @@ static void test_lone_refs(void)
 
 	sim_start(&with, &m);
 	sim_start(&without, &m);
-	btrfs_sim_set_lone_refs(&with, entries, 5, 256, 257);
-	check(entries[0].seq == BTRFS_LONE_WAITING && entries[2].seq == BTRFS_LONE_NONE,
+	packed_refs_init(&lone, 12, false);
+	for (i = 0; i < 3; i++)
+		packed_refs_append(&lone, &lone_refs[i]);
+	check(!btrfs_sim_set_lone_refs(&with, &lone, 5, 256, 257), "lone: set");
+	check(packed_refs_state(&lone, 0) == BTRFS_LONE_WAITING &&
+	      btrfs_sim_find_lone(&with, 3 << 20, &e) == UINT64_MAX,
 	      "lone: one ref a bytenr is lone, two are not");
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		const struct lone_step *st = &steps[i];
@@ -193,9 +198,10 @@ static void test_lone_refs(void)
 			with.ref_zero_merges == without.ref_zero_merges;
 	}
 	check(same, "lone: peak, nodes inserted and merged away as the tables have them");
-	check(entries[0].seq == BTRFS_LONE_DROPPED, "lone: a lone drop is counted only");
-	check(entries[1].seq == BTRFS_LONE_QUEUED, "lone: a ref joining a lone head takes it to the tables");
-	check(entries[4].seq == BTRFS_LONE_WAITING, "lone: a ref before the drop: never lone");
+	check(packed_refs_state(&lone, 0) == BTRFS_LONE_DROPPED, "lone: a lone drop is counted only");
+	check(packed_refs_state(&lone, 1) == BTRFS_LONE_QUEUED,
+	      "lone: a ref joining a lone head takes it to the tables");
+	check(packed_refs_state(&lone, 2) == BTRFS_LONE_WAITING, "lone: a ref before the drop: never lone");
 	btrfs_sim_run_all(&with);
 	btrfs_sim_run_all(&without);
 	/* after the run a ref of a lone extent makes a new head, as in the tables */
@@ -211,6 +217,7 @@ static void test_lone_refs(void)
 	check_u64("lone: size at the end", with.size, without.size);
 	btrfs_delayed_refs_sim_release(&with);
 	btrfs_delayed_refs_sim_release(&without);
+	packed_refs_free(&lone);
 }
 
 int main(void)

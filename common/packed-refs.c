@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Packed refs sorted by bytenr (packed-refs.h).  The first ref of a block
+ * is only in the block's note; each other ref is, as varints:
+ * (bytenr - the previous bytenr) >> shift, num_bytes >> shift, a ref
+ * offset token, and with seq zigzag(seq - the previous seq).  The token is
+ * zigzag((offset difference) >> shift) << 1 when the difference is
+ * aligned (and fits), else 1 followed by zigzag(difference) whole.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/packed-refs.h"
+
+/* a ref's varints at most: bytenr, num_bytes, offset token and whole, seq */
+#define PACKED_REF_MAX		(5 * 10)
+
+static u8 *put_varint(u8 *p, u64 v)
+{
+	while (v >= 0x80) {
+		*p++ = (u8)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (u8)v;
+	return p;
+}
+
+/* Our own packing: a ref's varints end before the list's end */
+static const u8 *get_varint(const u8 *p, u64 *v)
+{
+	u32 shift = 0;
+
+	*v = 0;
+	do {
+		*v |= (u64)(*p & 0x7f) << shift;
+		shift += 7;
+	} while (*p++ & 0x80);
+	return p;
+}
+
+static u64 zigzag(u64 delta)
+{
+	return (delta << 1) ^ (u64)((int64_t)delta >> 63);
+}
+
+static u64 unzigzag(u64 v)
+{
+	return (v >> 1) ^ -(v & 1);
+}
+
+void packed_refs_init(struct packed_refs *l, u32 shift, bool with_seq)
+{
+	memset(l, 0, sizeof(*l));
+	l->shift = shift;
+	l->with_seq = with_seq;
+}
+
+void packed_refs_clear(struct packed_refs *l)
+{
+	l->len = 0;
+	l->nr = 0;
+	l->nr_blocks = 0;
+	l->cached = 0;
+	free(l->states);
+	l->states = NULL;
+}
+
+void packed_refs_free(struct packed_refs *l)
+{
+	free(l->data);
+	free(l->blocks);
+	free(l->states);
+	packed_refs_init(l, l->shift, l->with_seq);
+}
+
+static int grow(void **p, u64 *cap, u64 need, size_t size, u64 first)
+{
+	u64 n = *cap ? *cap : first;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	if (n > SIZE_MAX / size)
+		return -ENOMEM;
+	q = realloc(*p, n * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static u8 *put_offset(u8 *p, u64 delta, u32 shift)
+{
+	u64 mask = (1ULL << shift) - 1;
+	u64 scaled = zigzag((u64)((int64_t)delta >> shift));
+
+	if (!(delta & mask) && !(scaled >> 63))
+		return put_varint(p, scaled << 1);
+	*p++ = 1;
+	return put_varint(p, zigzag(delta));
+}
+
+static const u8 *get_offset(const u8 *p, u64 *delta, u32 shift)
+{
+	u64 token;
+
+	p = get_varint(p, &token);
+	if (token & 1) {
+		p = get_varint(p, &token);
+		*delta = unzigzag(token);
+	} else {
+		*delta = unzigzag(token >> 1) << shift;
+	}
+	return p;
+}
+
+int packed_refs_append(struct packed_refs *l, const struct packed_ref *r)
+{
+	u64 mask = (1ULL << l->shift) - 1;
+	u8 *p;
+
+	if ((r->bytenr | r->num_bytes) & mask || (l->nr && r->bytenr < l->last.bytenr) ||
+	    (!l->with_seq && r->seq != l->nr))
+		return -EINVAL;
+	if (l->nr % PACKED_REFS_BLOCK == 0) {
+		if (grow((void **)&l->blocks, &l->cap_blocks, l->nr_blocks + 1,
+			 sizeof(*l->blocks), 64))
+			return -ENOMEM;
+		l->blocks[l->nr_blocks].first = *r;
+		l->blocks[l->nr_blocks++].pos = l->len;
+	} else {
+		if (grow((void **)&l->data, &l->cap, l->len + PACKED_REF_MAX, 1, 4096))
+			return -ENOMEM;
+		p = l->data + l->len;
+		p = put_varint(p, (r->bytenr - l->last.bytenr) >> l->shift);
+		p = put_varint(p, r->num_bytes >> l->shift);
+		p = put_offset(p, r->ref_offset - l->last.ref_offset, l->shift);
+		if (l->with_seq)
+			p = put_varint(p, zigzag(r->seq - l->last.seq));
+		l->len = p - l->data;
+	}
+	l->last = *r;
+	l->nr++;
+	if (l->cached == l->nr_blocks)
+		l->cached = 0;		/* its block grew */
+	return 0;
+}
+
+/* The ref after @prev (ref @index - 1), from @p */
+static const u8 *decode_next(const struct packed_refs *l, const u8 *p,
+			     const struct packed_ref *prev, u64 index, struct packed_ref *r)
+{
+	u64 v;
+
+	p = get_varint(p, &v);
+	r->bytenr = prev->bytenr + (v << l->shift);
+	p = get_varint(p, &v);
+	r->num_bytes = v << l->shift;
+	p = get_offset(p, &v, l->shift);
+	r->ref_offset = prev->ref_offset + v;
+	if (l->with_seq) {
+		p = get_varint(p, &v);
+		r->seq = prev->seq + unzigzag(v);
+	} else {
+		r->seq = index;
+	}
+	return p;
+}
+
+static u64 block_len(const struct packed_refs *l, u64 block)
+{
+	u64 left = l->nr - block * PACKED_REFS_BLOCK;
+
+	return left < PACKED_REFS_BLOCK ? left : PACKED_REFS_BLOCK;
+}
+
+/* Block @block decoded into the cache */
+static void load_block(struct packed_refs *l, u64 block)
+{
+	const u8 *p;
+	u64 i, n;
+
+	if (l->cached == block + 1)
+		return;
+	n = block_len(l, block);
+	l->cache[0] = l->blocks[block].first;
+	p = l->data + l->blocks[block].pos;
+	for (i = 1; i < n; i++)
+		p = decode_next(l, p, &l->cache[i - 1], block * PACKED_REFS_BLOCK + i,
+				&l->cache[i]);
+	l->cached = block + 1;
+}
+
+void packed_refs_get(struct packed_refs *l, u64 index, struct packed_ref *r)
+{
+	load_block(l, index / PACKED_REFS_BLOCK);
+	*r = l->cache[index % PACKED_REFS_BLOCK];
+}
+
+u64 packed_refs_find(struct packed_refs *l, u64 bytenr, struct packed_ref *r)
+{
+	u64 lo = 0, hi = l->nr_blocks, block, i, n;
+
+	/* the first block whose first bytenr is at least @bytenr */
+	while (lo < hi) {
+		u64 mid = lo + (hi - lo) / 2;
+
+		if (l->blocks[mid].first.bytenr < bytenr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the ref is in the block before it, or first in it */
+	if (lo < l->nr_blocks && l->blocks[lo].first.bytenr == bytenr && !lo)
+		block = 0;
+	else if (lo)
+		block = lo - 1;
+	else
+		return UINT64_MAX;
+	load_block(l, block);
+	n = block_len(l, block);
+	for (i = 0; i < n && l->cache[i].bytenr < bytenr; i++)
+		;
+	if (i == n) {
+		/* past this block: the next one's first, if it is @bytenr */
+		if (lo < l->nr_blocks && l->blocks[lo].first.bytenr == bytenr) {
+			*r = l->blocks[lo].first;
+			return lo * PACKED_REFS_BLOCK;
+		}
+		return UINT64_MAX;
+	}
+	if (l->cache[i].bytenr != bytenr)
+		return UINT64_MAX;
+	*r = l->cache[i];
+	return block * PACKED_REFS_BLOCK + i;
+}
+
+int packed_refs_init_states(struct packed_refs *l, u32 state)
+{
+	u64 bytes = (l->nr + 3) / 4;
+	u8 pattern = (u8)((state & 3) * 0x55);
+
+	free(l->states);
+	l->states = malloc(bytes ? bytes : 1);
+	if (!l->states)
+		return -ENOMEM;
+	memset(l->states, pattern, bytes);
+	return 0;
+}
+
+bool packed_refs_first(const struct packed_refs *l, struct packed_refs_cursor *c)
+{
+	c->l = l;
+	c->index = 0;
+	if (!l->nr)
+		return false;
+	c->cur = l->blocks[0].first;
+	c->p = l->data + l->blocks[0].pos;
+	return true;
+}
+
+bool packed_refs_next(struct packed_refs_cursor *c)
+{
+	const struct packed_refs *l = c->l;
+	struct packed_ref prev = c->cur;
+
+	if (++c->index >= l->nr)
+		return false;
+	if (c->index % PACKED_REFS_BLOCK == 0) {
+		c->cur = l->blocks[c->index / PACKED_REFS_BLOCK].first;
+		c->p = l->data + l->blocks[c->index / PACKED_REFS_BLOCK].pos;
+		return true;
+	}
+	c->p = decode_next(l, c->p, &prev, c->index, &c->cur);
+	return true;
+}
