@@ -1572,6 +1572,11 @@ int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *a
 		ret = btrfs_verify_dev_extents(fs_info);
 	if (!ret)
 		ret = check_dev_replace(fs_info);
+	if (!ret) {
+		fs_info->alloc_base = calloc(1, sizeof(*fs_info->alloc_base));
+		if (!fs_info->alloc_base)
+			ret = -ENOMEM;
+	}
 	return ret;
 }
 
@@ -1584,6 +1589,10 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 	btrfs_free_chunk_maps(fs_info);
 	free(fs_info->mount_est);
 	fs_info->mount_est = NULL;
+	if (fs_info->alloc_base)
+		btrfs_alloc_state_free(fs_info->alloc_base);
+	free(fs_info->alloc_base);
+	fs_info->alloc_base = NULL;
 	io_queue_destroy(fs_info->io_queue);
 	fs_info->io_queue = NULL;
 	for (i = 0; i < fs_info->nr_devices; i++)
