@@ -16,9 +16,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include <uuid/uuid.h>
 #include "common/checksum.h"
 #include "common/io-batch.h"
+#include "common/uuid-text.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
@@ -1413,7 +1413,7 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 				"%s: devid %llu is not a device of this filesystem (no dev item in the chunk tree)",
 				dev->io.path, (unsigned long long)dev->devid);
 		if (!dev->present && !allow_degraded) {
-			uuid_unparse(dev->uuid, uuid);
+			uuid_text(dev->uuid, uuid);
 			return btrfs_fs_error(fs_info, -ENOENT,
 				"devid %llu uuid %s is missing: the superblock lists %llu devices: give all of them, or --degraded to read what the present ones hold",
 				(unsigned long long)dev->devid, uuid,
@@ -1434,7 +1434,7 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 
 			if (allow_degraded)
 				continue;
-			uuid_unparse(dev->fsid, uuid);
+			uuid_text(dev->fsid, uuid);
 			/* the dev item's fsid: the chunk tree's DEV_ITEM of devid */
 			seed_loc.tree = BTRFS_CHUNK_TREE_OBJECTID;
 			return btrfs_fs_error_at(fs_info, -ENOENT,

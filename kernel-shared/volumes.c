@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uuid/uuid.h>
 #include "common/array.h"
 #include "common/runs.h"
+#include "common/uuid-text.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/reada.h"
@@ -652,7 +652,7 @@ static int resolve_stripe(struct btrfs_fs_info *fs_info,
 		return 0;
 	}
 	if (!fs_info->allow_degraded) {
-		uuid_unparse(stripe->dev_uuid, uuid);
+		uuid_text(stripe->dev_uuid, uuid);
 		return btrfs_fs_error_at(fs_info, -ENOENT,
 			btrfs_loc_field(&loc, "dev_uuid"),
 			"devid %llu uuid %s is missing (chunk %llu stripe %u names it; devid %llu of this filesystem has another uuid)",
