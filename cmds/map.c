@@ -12,7 +12,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uuid/uuid.h>
 #include "cmds/commands.h"
 #include "cmds/driver.h"
 #include "cmds/report.h"
@@ -23,6 +22,7 @@
 #include "common/parse-utils.h"
 #include "common/svg.h"
 #include "common/units.h"
+#include "common/uuid-text.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/forecast.h"
@@ -525,7 +525,7 @@ static void draw_header(struct svg *svg, const struct map_drawing *d)
 	char fsid[37], label[BTRFS_LABEL_SIZE + 1], line[BTRFS_LABEL_SIZE + 160];
 	char a[UNITS_BUF_LEN], t[UNITS_BUF_LEN], u[UNITS_BUF_LEN];
 
-	uuid_unparse(fs_info->fsid, fsid);
+	uuid_text(fs_info->fsid, fsid);
 	snprintf(label, sizeof(label), "%.*s", BTRFS_LABEL_SIZE, fs_info->super.label);
 	snprintf(line, sizeof(line), "Block groups of %s%s%s%s", fsid,
 		 label[0] ? " (" : "", label, label[0] ? ")" : "");
@@ -890,7 +890,7 @@ static void print_summary(struct fmt_ctx *fctx, const struct btrfs_fs_info *fs_i
 	char fsid[37], range[32];
 	int t, b;
 
-	uuid_unparse(fs_info->fsid, fsid);
+	uuid_text(fs_info->fsid, fsid);
 	fmt_group_start(fctx, "map", "Block groups");
 	fmt_str(fctx, "fsid", "UUID", fsid);
 	fmt_u64(fctx, "block_groups", "Count", s->all.count);

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uuid/uuid.h>
 #include "cmds/commands.h"
 #include "cmds/driver.h"
 #include "common/help.h"
@@ -16,6 +15,7 @@
 #include "common/progress.h"
 #include "common/svg.h"
 #include "common/units.h"
+#include "common/uuid-text.h"
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/replay.h"
@@ -129,7 +129,7 @@ static int parse_block_size(const char *arg, u32 *out)
 static int replay_ctx_option(int opt, const char *arg, void *ctx)
 {
 	struct replay_args *a = ctx;
-	uuid_t uu;
+	u8 uu[16];
 	u64 v;
 
 	switch (opt) {
@@ -145,9 +145,9 @@ static int replay_ctx_option(int opt, const char *arg, void *ctx)
 	case OPT_RECORDED:
 		return btrfs_parse_kernel_version(arg, &a->st.recorded_version);
 	case OPT_FSID:
-		if (strlen(arg) != 36 || uuid_parse(arg, uu))
+		if (strlen(arg) != 36 || uuid_from_text(arg, uu))
 			return -EINVAL;
-		uuid_unparse(uu, a->fsid);
+		uuid_text(uu, a->fsid);
 		return 0;
 	case OPT_COPIES:
 		if (parse_u64(arg, &v) || v < 1 || v > 4)
@@ -201,7 +201,7 @@ static int static_from_image(struct btrfs_replay *r, struct btrfs_fs_info *fs_in
 	btrfs_kernel_model(r->st.recorded_version ? r->st.recorded_version :
 			   BTRFS_DEFAULT_KERNEL, &model);
 	btrfs_reserve_state_from_fs(fs_info, &model, &s);
-	uuid_unparse(fs_info->fsid, fsid);
+	uuid_text(fs_info->fsid, fsid);
 	if (r->fsid[0] && strcmp(r->fsid, fsid)) {
 		error("the image is filesystem %s, not %s", fsid, r->fsid);
 		return 1;

@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uuid/uuid.h>
 #include "cmds/report.h"
 #include "common/checksum.h"
 #include "common/runs.h"
 #include "common/units.h"
+#include "common/uuid-text.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/kernel-version.h"
 #include "kernel-shared/live.h"
@@ -87,8 +87,8 @@ void print_filesystem_section(struct fmt_ctx *fctx, const struct space_report *r
 	const struct btrfs_super_block *sb = &fs_info->super;
 	char fsid[37], metadata_uuid[37], label[BTRFS_LABEL_SIZE + 1];
 
-	uuid_unparse(fs_info->fsid, fsid);
-	uuid_unparse(fs_info->metadata_uuid, metadata_uuid);
+	uuid_text(fs_info->fsid, fsid);
+	uuid_text(fs_info->metadata_uuid, metadata_uuid);
 	snprintf(label, sizeof(label), "%.*s", BTRFS_LABEL_SIZE, sb->label);
 	fmt_group_start(fctx, "filesystem", "Filesystem");
 	fmt_str(fctx, "fsid", "UUID", fsid);
@@ -1903,7 +1903,7 @@ void print_summary_metrics(struct fmt_ctx *fctx, const struct space_summary *s,
 
 	if (fctx->mode != FMT_OPENMETRICS)
 		return;
-	uuid_unparse(r->fs_info->fsid, fsid);
+	uuid_text(r->fs_info->fsid, fsid);
 	fmt_metric_family(fctx, "btrfs_space_headroom_bytes", "gauge", "bytes",
 			  "Bytes a type can still be written before ENOSPC (forecast fill)");
 	for (i = 0; i < s->nr_spaces; i++) {

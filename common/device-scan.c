@@ -5,11 +5,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <uuid/uuid.h>
 #include "common/device-scan.h"
 #include "common/dynlib.h"
 #include "common/io.h"
 #include "common/messages.h"
+#include "common/uuid-text.h"
 
 #define MAX_MEMBERS		1024
 
@@ -263,7 +263,7 @@ static int scan_block_devices(struct members *m)
 		fclose(f);
 		return 0;
 	}
-	uuid_unparse(m->fs.fsid, uuid);
+	uuid_text(m->fs.fsid, uuid);
 	while (!ret && (u64)m->nr < m->fs.num_devices && fgets(line, sizeof(line), f)) {
 		unsigned int major, minor;
 		struct stat st;

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include <uuid/uuid.h>
 #include "common/checksum.h"
 #include "common/io-batch.h"
+#include "common/uuid-text.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
@@ -1413,7 +1413,7 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 				"%s: devid %llu is not a device of this filesystem (no dev item in the chunk tree)",
 				dev->io.path, (unsigned long long)dev->devid);
 		if (!dev->present && !allow_degraded) {
-			uuid_unparse(dev->uuid, uuid);
+			uuid_text(dev->uuid, uuid);
 			return btrfs_fs_error(fs_info, -ENOENT,
 				"devid %llu uuid %s is missing: the superblock lists %llu devices: give all of them, or --degraded to read what the present ones hold",
 				(unsigned long long)dev->devid, uuid,
@@ -1434,7 +1434,7 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 
 			if (allow_degraded)
 				continue;
-			uuid_unparse(dev->fsid, uuid);
+			uuid_text(dev->fsid, uuid);
 			/* the dev item's fsid: the chunk tree's DEV_ITEM of devid */
 			seed_loc.tree = BTRFS_CHUNK_TREE_OBJECTID;
 			return btrfs_fs_error_at(fs_info, -ENOENT,
@@ -1572,6 +1572,11 @@ int btrfs_open_fs(struct btrfs_fs_info *fs_info, const struct btrfs_open_args *a
 		ret = btrfs_verify_dev_extents(fs_info);
 	if (!ret)
 		ret = check_dev_replace(fs_info);
+	if (!ret) {
+		fs_info->alloc_base = calloc(1, sizeof(*fs_info->alloc_base));
+		if (!fs_info->alloc_base)
+			ret = -ENOMEM;
+	}
 	return ret;
 }
 
@@ -1584,6 +1589,10 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 	btrfs_free_chunk_maps(fs_info);
 	free(fs_info->mount_est);
 	fs_info->mount_est = NULL;
+	if (fs_info->alloc_base)
+		btrfs_alloc_state_free(fs_info->alloc_base);
+	free(fs_info->alloc_base);
+	fs_info->alloc_base = NULL;
 	io_queue_destroy(fs_info->io_queue);
 	fs_info->io_queue = NULL;
 	for (i = 0; i < fs_info->nr_devices; i++)

@@ -25,6 +25,7 @@ enum btrfs_io_purpose {
 };
 
 struct btrfs_mount_estimate;
+struct btrfs_alloc_state;
 
 struct btrfs_device {
 	u64 devid;
@@ -278,6 +279,13 @@ struct btrfs_fs_info {
 	struct btrfs_live *live;	/* live mode (live.c): NULL offline */
 	/* the mount's reads replayed at open, the kernel's verdict (mount-cost.c) */
 	struct btrfs_mount_estimate *mount_est;
+	/*
+	 * The allocator's state after a mount, built from every chunk by the
+	 * first btrfs_alloc_state_init() and copied by the later ones (an
+	 * inspect asks for a dozen); allocated empty by a full open, NULL
+	 * where the fs_info is made by hand (volumes.c)
+	 */
+	struct btrfs_alloc_state *alloc_base;
 	struct btrfs_log_replay log_replay;	/* tree-log.c: what the mount's replay changes */
 };
 

@@ -54,9 +54,9 @@
 #include <unistd.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
-#include <uuid/uuid.h>
 #include "common/checksum.h"
 #include "common/mounted.h"
+#include "common/uuid-text.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/disk-io.h"
@@ -887,7 +887,7 @@ static int live_open_once(struct btrfs_fs_info *fs_info, const char *path,
 	if (!ret)
 		ret = live_fs_info(&ctx, &num_devices);
 	if (!ret) {
-		uuid_unparse(fs_info->fsid, fsid);
+		uuid_text(fs_info->fsid, fsid);
 		snprintf(ctx.live->sysfs_dir, sizeof(ctx.live->sysfs_dir),
 			 "/sys/fs/btrfs/%s", fsid);
 		ret = live_features(&ctx);

@@ -342,6 +342,7 @@ void btrfs_mount_read_ahead(struct btrfs_fs_info *fs_info, void *ctx)
 	bool scan = fs_info->read.bg_search_scan && *load_block_groups;
 	const struct btrfs_key dev_key = { 1, BTRFS_DEV_EXTENT_KEY, 0 };
 	u32 nr_bg = 2 * fs_info->nr_chunks + 1;
+	u32 cap = MOUNT_ROOTS + FS_ROOT_SEARCHES + OTHER_SEARCHES + nr_bg;
 	struct btrfs_error scratch = { 0 };
 	struct read_ahead ra = { 0 };
 	struct mount_roots r;
@@ -350,8 +351,7 @@ void btrfs_mount_read_ahead(struct btrfs_fs_info *fs_info, void *ctx)
 	keep_block_group_keys(fs_info);
 	if (fs_info->read.io_threads <= 1)
 		return;
-	ra.srch = calloc(MOUNT_ROOTS + FS_ROOT_SEARCHES + OTHER_SEARCHES + nr_bg,
-			 sizeof(*ra.srch));
+	ra.srch = malloc(cap * sizeof(*ra.srch));
 	keys = calloc(nr_bg, sizeof(*keys));
 	if (ra.srch && keys) {
 		add_search(&ra, &fs_info->dev_root, &dev_key, BTRFS_IO_DEV_TREE, true);
@@ -367,7 +367,9 @@ void btrfs_mount_read_ahead(struct btrfs_fs_info *fs_info, void *ctx)
 			add_block_group_searches(fs_info, &ra, keys, nr_bg, *load_block_groups);
 			add_mount_roots(fs_info, &scratch, &ra, &r, NULL);
 		}
-		btrfs_prefetch_searches_deferred(fs_info, ra.srch, ra.nr);
+		/* the read-ahead's from here */
+		btrfs_prefetch_searches_deferred(fs_info, ra.srch, ra.nr, cap);
+		ra.srch = NULL;
 	}
 	free(ra.srch);
 	free(keys);

@@ -503,49 +503,109 @@ static void prefetch_run(struct prefetch_state *ps, u32 nr)
 
 /*
  * A deferred read-ahead: the searches, and their roots by value (the
- * caller's may live on its stack); srch[i].root is set when it runs.
+ * caller's may live on its stack), each root kept once for a run of
+ * searches that share it, where srch[i].root points.
  */
+struct reada_root {
+	struct reada_root *next;
+	struct btrfs_root_ref ref;
+};
+
 struct btrfs_reada_pending {
 	struct btrfs_prefetch_search *srch;
-	struct btrfs_root_ref *roots;
+	struct reada_root *roots;
 	u32 nr;
 	u32 cap;
 };
 
+static struct btrfs_reada_pending *pending_get(struct btrfs_fs_info *fs_info)
+{
+	if (!fs_info->reada_pending)
+		fs_info->reada_pending = calloc(1, sizeof(*fs_info->reada_pending));
+	return fs_info->reada_pending;
+}
+
+/*
+ * srch[from, nr) pointed at roots of their own: a caller's root copied
+ * once for each run of searches with the same pointer (valid while the
+ * caller's call lasts, which is when this runs)
+ */
+static int own_roots(struct btrfs_reada_pending *p, u32 from)
+{
+	const struct btrfs_root_ref *last = NULL;
+	struct reada_root *r = NULL;
+	u32 i;
+
+	for (i = from; i < p->nr; i++) {
+		if (!p->srch[i].root)
+			continue;
+		if (p->srch[i].root != last) {
+			last = p->srch[i].root;
+			r = malloc(sizeof(*r));
+			if (!r) {
+				/* the rest never ran: no root to point at */
+				p->nr = i;
+				return -ENOMEM;
+			}
+			r->ref = *last;
+			r->next = p->roots;
+			p->roots = r;
+		}
+		p->srch[i].root = &r->ref;
+	}
+	return 0;
+}
+
 static int defer_searches(struct btrfs_fs_info *fs_info,
 			  const struct btrfs_prefetch_search *srch, u32 nr)
 {
-	struct btrfs_reada_pending *p = fs_info->reada_pending;
-	u32 cap, i;
+	struct btrfs_reada_pending *p = pending_get(fs_info);
+	u32 cap, from;
 
-	if (!p) {
-		p = calloc(1, sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		fs_info->reada_pending = p;
-	}
+	if (!p)
+		return -ENOMEM;
 	if (p->nr + nr > p->cap) {
 		struct btrfs_prefetch_search *s;
-		struct btrfs_root_ref *r;
 
 		/* room for the small read-aheads that join later (the dev tree's) */
 		cap = p->nr + nr > 2 * p->cap ? p->nr + nr + 16 : 2 * p->cap;
 		s = realloc(p->srch, cap * sizeof(*s));
-		if (s)
-			p->srch = s;
-		r = realloc(p->roots, cap * sizeof(*r));
-		if (r)
-			p->roots = r;
-		if (!s || !r)
+		if (!s)
 			return -ENOMEM;
+		p->srch = s;
 		p->cap = cap;
 	}
-	for (i = 0; i < nr; i++) {
-		p->srch[p->nr] = srch[i];
-		p->srch[p->nr].root = NULL;
-		p->roots[p->nr++] = *srch[i].root;
+	from = p->nr;
+	memcpy(&p->srch[p->nr], srch, nr * sizeof(*srch));
+	p->nr += nr;
+	return own_roots(p, from);
+}
+
+/*
+ * The caller's malloc'd array of @cap searches handed over when nothing
+ * is deferred yet (the mount's read-ahead: 1,563 searches on 3T, whose
+ * copy cost fresh pages); joined by copy otherwise.
+ */
+static int defer_searches_take(struct btrfs_fs_info *fs_info,
+			       struct btrfs_prefetch_search *srch, u32 nr, u32 cap)
+{
+	struct btrfs_reada_pending *p = fs_info->reada_pending;
+
+	if (p) {
+		int ret = defer_searches(fs_info, srch, nr);
+
+		free(srch);
+		return ret;
 	}
-	return 0;
+	p = pending_get(fs_info);
+	if (!p) {
+		free(srch);
+		return -ENOMEM;
+	}
+	p->srch = srch;
+	p->cap = cap;
+	p->nr = nr;
+	return own_roots(p, 0);
 }
 
 void btrfs_prefetch_drop_deferred(struct btrfs_fs_info *fs_info)
@@ -555,8 +615,13 @@ void btrfs_prefetch_drop_deferred(struct btrfs_fs_info *fs_info)
 	if (!p)
 		return;
 	fs_info->reada_pending = NULL;
+	while (p->roots) {
+		struct reada_root *r = p->roots;
+
+		p->roots = r->next;
+		free(r);
+	}
 	free(p->srch);
-	free(p->roots);
 	free(p);
 }
 
@@ -568,29 +633,29 @@ bool btrfs_prefetch_deferred(const struct btrfs_fs_info *fs_info)
 void btrfs_prefetch_run_deferred(struct btrfs_fs_info *fs_info)
 {
 	struct btrfs_reada_pending *p = fs_info->reada_pending;
-	u32 i;
 
 	if (!p)
 		return;
 	/* taken off first: the reads it makes try no cache and defer nothing */
 	fs_info->reada_pending = NULL;
-	for (i = 0; i < p->nr; i++)
-		p->srch[i].root = &p->roots[i];
 	btrfs_prefetch_searches(fs_info, p->srch, p->nr);
 	fs_info->reada_pending = p;
 	btrfs_prefetch_drop_deferred(fs_info);
 }
 
 void btrfs_prefetch_searches_deferred(struct btrfs_fs_info *fs_info,
-				      const struct btrfs_prefetch_search *srch, u32 nr)
+				      struct btrfs_prefetch_search *srch, u32 nr, u32 cap)
 {
-	if (fs_info->read.io_threads <= 1 || !nr)
+	if (fs_info->read.io_threads <= 1 || !nr) {
+		free(srch);
 		return;
-	/* no memory to keep them: read ahead now, as before */
-	if (defer_searches(fs_info, srch, nr)) {
-		btrfs_prefetch_run_deferred(fs_info);
-		btrfs_prefetch_searches(fs_info, srch, nr);
 	}
+	/*
+	 * no memory to keep them: read ahead now, as before (what was kept,
+	 * and the searches whose roots could not be copied)
+	 */
+	if (defer_searches_take(fs_info, srch, nr, cap))
+		btrfs_prefetch_run_deferred(fs_info);
 }
 
 void btrfs_prefetch_searches(struct btrfs_fs_info *fs_info,

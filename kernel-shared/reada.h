@@ -52,10 +52,11 @@ void btrfs_prefetch_searches(struct btrfs_fs_info *fs_info,
  * btrfs_prefetch_run_deferred()): from a warm page cache the searches read
  * their blocks one by one as --io-threads 1 does, and the read-ahead's
  * planning is not paid.  Read-aheads asked while one is deferred join it.
- * Only with io_threads > 1.
+ * Only with io_threads > 1.  @srch is a malloc'd array of @cap that
+ * becomes the read-ahead's: it frees it.
  */
 void btrfs_prefetch_searches_deferred(struct btrfs_fs_info *fs_info,
-				      const struct btrfs_prefetch_search *srch, u32 nr);
+				      struct btrfs_prefetch_search *srch, u32 nr, u32 cap);
 /* A read-ahead is deferred: the next read tries the page cache first */
 bool btrfs_prefetch_deferred(const struct btrfs_fs_info *fs_info);
 /* Run the deferred read-ahead now (a read missed the page cache) */

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uuid/uuid.h>
 #include "common/array.h"
 #include "common/runs.h"
+#include "common/uuid-text.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/reada.h"
@@ -652,7 +652,7 @@ static int resolve_stripe(struct btrfs_fs_info *fs_info,
 		return 0;
 	}
 	if (!fs_info->allow_degraded) {
-		uuid_unparse(stripe->dev_uuid, uuid);
+		uuid_text(stripe->dev_uuid, uuid);
 		return btrfs_fs_error_at(fs_info, -ENOENT,
 			btrfs_loc_field(&loc, "dev_uuid"),
 			"devid %llu uuid %s is missing (chunk %llu stripe %u names it; devid %llu of this filesystem has another uuid)",
@@ -986,8 +986,8 @@ static int cmp_alloc_devid(const void *a, const void *b)
  * device's total_bytes and bytes_used from its DEV_ITEM, its allocated
  * ranges from the chunk stripes, and the end of the last chunk.
  */
-int btrfs_alloc_state_init(const struct btrfs_fs_info *fs_info, u32 kernel_version,
-			   struct btrfs_alloc_state *st)
+static int alloc_state_build(const struct btrfs_fs_info *fs_info,
+			     struct btrfs_alloc_state *st)
 {
 	u32 i, n = 0;
 	u16 s;
@@ -1009,7 +1009,6 @@ int btrfs_alloc_state_init(const struct btrfs_fs_info *fs_info, u32 kernel_versi
 		n++;
 	}
 	st->nr_devs = n;
-	btrfs_alloc_model(kernel_version, &st->model);
 	qsort(st->devs, n, sizeof(*st->devs), cmp_alloc_devid);
 	st->total_rw_bytes = fs_info->total_rw_bytes;
 	st->rw_devices = fs_info->rw_devices;
@@ -1035,6 +1034,63 @@ int btrfs_alloc_state_init(const struct btrfs_fs_info *fs_info, u32 kernel_versi
 		}
 	}
 	return 0;
+}
+
+/* @dst a copy of @src with ranges of its own, sized to what they hold */
+static int alloc_state_copy(const struct btrfs_alloc_state *src,
+			    struct btrfs_alloc_state *dst)
+{
+	u32 i;
+
+	*dst = *src;
+	dst->devs = malloc((src->nr_devs ? src->nr_devs : 1) * sizeof(*dst->devs));
+	if (!dst->devs) {
+		memset(dst, 0, sizeof(*dst));
+		return -ENOMEM;
+	}
+	memcpy(dst->devs, src->devs, src->nr_devs * sizeof(*dst->devs));
+	for (i = 0; i < src->nr_devs; i++) {
+		struct btrfs_alloc_device *dev = &dst->devs[i];
+
+		dev->ranges = NULL;
+		dev->ranges_cap = 0;
+		if (!dev->nr_ranges)
+			continue;
+		dev->ranges = malloc(dev->nr_ranges * sizeof(*dev->ranges));
+		if (!dev->ranges) {
+			dst->nr_devs = i;
+			btrfs_alloc_state_free(dst);
+			return -ENOMEM;
+		}
+		memcpy(dev->ranges, src->devs[i].ranges,
+		       dev->nr_ranges * sizeof(*dev->ranges));
+		dev->ranges_cap = dev->nr_ranges;
+	}
+	return 0;
+}
+
+/*
+ * The state after a mount, for the kernel version asked.  An opened
+ * filesystem's chunks and devices do not change after the open, so the
+ * state is built from them once (fs_info->alloc_base) and copied: every
+ * caller gets a state of its own to allocate from.
+ */
+int btrfs_alloc_state_init(const struct btrfs_fs_info *fs_info, u32 kernel_version,
+			   struct btrfs_alloc_state *st)
+{
+	struct btrfs_alloc_state *base = fs_info->alloc_base;
+	int ret;
+
+	if (!base) {
+		ret = alloc_state_build(fs_info, st);
+	} else {
+		ret = base->devs ? 0 : alloc_state_build(fs_info, base);
+		if (!ret)
+			ret = alloc_state_copy(base, st);
+	}
+	if (!ret)
+		btrfs_alloc_model(kernel_version, &st->model);
+	return ret;
 }
 
 void btrfs_alloc_state_free(struct btrfs_alloc_state *st)
