@@ -178,6 +178,15 @@ static u64 block_len(const struct packed_refs *l, u64 block)
 	return left < PACKED_REFS_BLOCK ? left : PACKED_REFS_BLOCK;
 }
 
+/*
+ * The encoded bytes of block @blk: a list whose blocks hold one ref each has
+ * no encoded bytes at all, and NULL + 0 is undefined in C
+ */
+static const u8 *block_data(const struct packed_refs *l, u64 blk)
+{
+	return l->data ? l->data + l->blocks[blk].pos : NULL;
+}
+
 /* Block @block decoded into the cache */
 static void load_block(struct packed_refs *l, u64 block)
 {
@@ -188,7 +197,7 @@ static void load_block(struct packed_refs *l, u64 block)
 		return;
 	n = block_len(l, block);
 	l->cache[0] = l->blocks[block].first;
-	p = l->data + l->blocks[block].pos;
+	p = block_data(l, block);
 	for (i = 1; i < n; i++)
 		p = decode_next(l, p, &l->cache[i - 1], block * PACKED_REFS_BLOCK + i,
 				&l->cache[i]);
@@ -259,7 +268,7 @@ bool packed_refs_first(const struct packed_refs *l, struct packed_refs_cursor *c
 	if (!l->nr)
 		return false;
 	c->cur = l->blocks[0].first;
-	c->p = l->data + l->blocks[0].pos;
+	c->p = block_data(l, 0);
 	return true;
 }
 
@@ -272,7 +281,7 @@ bool packed_refs_next(struct packed_refs_cursor *c)
 		return false;
 	if (c->index % PACKED_REFS_BLOCK == 0) {
 		c->cur = l->blocks[c->index / PACKED_REFS_BLOCK].first;
-		c->p = l->data + l->blocks[c->index / PACKED_REFS_BLOCK].pos;
+		c->p = block_data(l, c->index / PACKED_REFS_BLOCK);
 		return true;
 	}
 	c->p = decode_next(l, c->p, &prev, c->index, &c->cur);
