@@ -2413,7 +2413,8 @@ static void free_ctx(struct replay_ctx *rc)
 
 /*
  * The image's leaves @ts changed and the siblings its pushes read, and
- * the sibling nodes an insert's node balancing read (and copied):
+ * the sibling nodes an insert's node balancing read (and copied), and
+ * the nodes a deletion's balance_level() copied or freed:
  * push_leaf_right() and push_leaf_left() read the sibling under the same
  * parent before they look at its free space, and split_leaf() tries the
  * left one only when nothing went right, so a split leaf's left
@@ -2437,6 +2438,9 @@ static int note_touched_leaves(struct replay_ctx *rc, const struct btrfs_tree_si
 		if (!ret && grp->node_read && grp->node_start && rc->hook.node)
 			ret = rc->hook.node(rc->hook.ctx, grp->node_start, grp->node_cowed);
 	}
+	/* the image nodes balance_level() copied, then freed (read ahead before) */
+	for (i = 0; i < ts->nr_freed_node_starts && !ret && rc->hook.node; i++)
+		ret = rc->hook.node(rc->hook.ctx, ts->freed_node_starts[i], true);
 	return ret;
 }
 
