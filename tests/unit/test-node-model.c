@@ -8,8 +8,9 @@
  * new roots, and which sibling nodes were read and copied, with the
  * figures worked by hand from the 6.18 rules of setup_nodes_for_search(),
  * reada_for_balance(), split_node(), push_nodes_for_insert(),
- * push_node_left() and balance_node_right() (nodesize 4096: 121 pointers
- * a node, a split at 118).  No image, no root.
+ * balance_level(), push_node_left() and balance_node_right() (nodesize
+ * 4096: 121 pointers a node, a split at 118, a balance at 30 or fewer).
+ * No image, no root.
  */
 #include <stdlib.h>
 #include <string.h>
