@@ -278,6 +278,13 @@ int cmd_estimate_mount(struct btrfs_fs_info *fs_info, struct btrfs_mount_estimat
 		warning("mount estimate: the devices could not be read, nothing estimated");
 		return 0;
 	}
+	/* the node moves of the replay's searches (formulas.md 5.6) */
+	if (fs_info->log_replay.present)
+		pr_verbose(LOG_VERBOSE,
+			   "log replay: %llu node pushes, %llu node splits, %llu node balances\n",
+			   (unsigned long long)fs_info->log_replay.node_pushes,
+			   (unsigned long long)fs_info->log_replay.node_splits,
+			   (unsigned long long)fs_info->log_replay.node_balances);
 	if (fs_info->mount_est) {
 		*est = *fs_info->mount_est;
 		return 0;

@@ -309,6 +309,9 @@ void print_log_replay_section(struct fmt_ctx *fctx, const struct space_report *r
 		l->csum_tree_blocks_added);
 	fmt_u64(fctx, "csum_tree_blocks_freed", "Csum tree blocks freed",
 		l->csum_tree_blocks_freed);
+	fmt_u64(fctx, "node_pushes", "Node pushes (insert searches)", l->node_pushes);
+	fmt_u64(fctx, "node_splits", "Node splits", l->node_splits);
+	fmt_u64(fctx, "node_balances", "Node balances (delete searches)", l->node_balances);
 	fmt_bool(fctx, "tree_model_inexact", "Leaf model incomplete",
 		 l->tree_model_inexact);
 	fmt_bool(fctx, "mount_writes", "A mount writes (even -o ro)", l->present);

@@ -14,8 +14,11 @@
  * reada_for_balance(), push_nodes_for_insert() (push_node_left(),
  * balance_node_right()) and split_node() with insert_new_root().
  * Behaviour reproduced: 6.18 ctree.c, unchanged in substance since 5.x.
- * Not replayed: splits of level-2 nodes and balance_level() of a
- * deletion's search (they flag the result inexact).
+ * At level 1, setup_nodes_for_search() of a deletion's search:
+ * balance_level() (its pointer moves, a node emptied and freed, a root
+ * node of one pointer collapsed).
+ * Not replayed: splits and balances of level-2 nodes (they flag the
+ * result inexact).
  *
  * Used by the log replay (tree-log.c) and the commit model
  * (transaction.c), which count the leaves marked touched.  The count of
@@ -75,6 +78,7 @@ void btrfs_tree_sim_release(struct btrfs_tree_sim *ts)
 	}
 	free(ts->groups);
 	free(ts->freed_starts);
+	free(ts->freed_node_starts);
 	memset(ts, 0, sizeof(*ts));
 }
 
@@ -218,6 +222,7 @@ static int sim_load_group(struct btrfs_tree_sim *ts, const struct btrfs_path *pa
 	if (path->nodes[2]) {
 		g->parent_id = path->nodes[2]->start;
 		g->parent_nr = path->nodes[2]->nritems;
+		g->parent_root = !path->nodes[3];
 		g->first = path->slots[2] == 0;
 		g->last = path->slots[2] + 1 >= (int)path->nodes[2]->nritems;
 	}
@@ -846,6 +851,7 @@ static int sim_split_node(struct btrfs_tree_sim *ts, u32 ci)
 		c->parent_id = (u64)-1 - ts->new_roots;
 		c->parent_nr = 1;
 		c->first = c->last = true;
+		c->parent_root = true;
 		ts->new_roots++;
 		ts->blocks++;
 	}
@@ -859,6 +865,7 @@ static int sim_split_node(struct btrfs_tree_sim *ts, u32 ci)
 	n->has_parent = true;
 	n->image_key = c->image_key;
 	n->parent_id = c->parent_id;
+	n->parent_root = c->parent_root;
 	n->last = c->last;
 	c->last = false;
 	n->has_hi = c->has_hi;
@@ -974,17 +981,169 @@ static int sim_setup_nodes(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	return ts->groups[ci].nr < max - 3 ? 0 : sim_split_node(ts, ci);
 }
 
-/*
- * setup_nodes_for_search() at level 1 of a deletion's search: a node, not
- * the root, of a quarter of BTRFS_NODEPTRS_PER_BLOCK or fewer makes
- * balance_level() move pointers between it and its siblings, not
- * replayed: ->inexact (the read-ahead of its siblings is counted by the
- * search itself, reada_for_balance() in ctree.c)
- */
-static void sim_setup_nodes_delete(struct btrfs_tree_sim *ts, const struct btrfs_sim_group *g)
+/* Group @gi's node freed (btrfs_del_ptr(), btrfs_free_tree_block()): it leaves its parent */
+static int sim_free_node(struct btrfs_tree_sim *ts, u32 gi)
 {
-	if (g->has_parent && g->parent_id && g->nr <= sim_max_ptrs(ts) / 4)
+	struct btrfs_sim_group *g = &ts->groups[gi];
+	u64 parent = g->parent_id;
+	u32 i;
+
+	if (g->node_start) {
+		if (array_grow((void **)&ts->freed_node_starts, ts->nr_freed_node_starts,
+			       &ts->cap_freed_node_starts, sizeof(*ts->freed_node_starts)))
+			return -ENOMEM;
+		ts->freed_node_starts[ts->nr_freed_node_starts++] = g->node_start;
+	}
+	free(g->leaves);
+	memmove(g, g + 1, (ts->nr_groups - gi - 1) * sizeof(*g));
+	ts->nr_groups--;
+	ts->last_group = 0;
+	for (i = 0; i < ts->nr_groups; i++)
+		if (ts->groups[i].parent_id == parent)
+			ts->groups[i].parent_nr--;
+	ts->nodes_freed++;
+	ts->blocks--;
+	return 0;
+}
+
+/* Group @li takes the range of its right neighbour @gi, emptied, and @gi goes */
+static int sim_merge_into_left(struct btrfs_tree_sim *ts, u32 li, u32 gi)
+{
+	struct btrfs_sim_group *l = &ts->groups[li], *g = &ts->groups[gi];
+
+	l->has_hi = g->has_hi;
+	l->hi = g->hi;
+	l->last = g->last;
+	return sim_free_node(ts, gi);
+}
+
+/*
+ * balance_level() of a root node (level 1) of one pointer: its leaf
+ * becomes the root, the node is freed
+ */
+static int sim_collapse_root(struct btrfs_tree_sim *ts, u32 gi)
+{
+	struct btrfs_sim_group *g = &ts->groups[gi];
+
+	if (g->node_start) {
+		if (array_grow((void **)&ts->freed_node_starts, ts->nr_freed_node_starts,
+			       &ts->cap_freed_node_starts, sizeof(*ts->freed_node_starts)))
+			return -ENOMEM;
+		ts->freed_node_starts[ts->nr_freed_node_starts++] = g->node_start;
+	}
+	g->has_parent = false;
+	g->node_start = 0;
+	g->has_lo = g->has_hi = false;
+	ts->nodes_freed++;
+	ts->node_balances++;
+	ts->blocks--;
+	return 0;
+}
+
+/*
+ * balance_level() of group @gi's node, not the root, of a quarter of
+ * BTRFS_NODEPTRS_PER_BLOCK or fewer: its left and right siblings are
+ * copied; the left takes what it can of it (push_node_left(), empty), it
+ * takes what it can of the right (a right emptied is freed); left with
+ * one pointer it takes half of the left's back (balance_node_right()) or
+ * gives its last (push_node_left()); emptied, it is freed
+ */
+static int sim_balance_node(struct btrfs_tree_sim *ts, u32 gi)
+{
+	u32 max = sim_max_ptrs(ts), li = 0, ri = 0, n;
+	struct btrfs_sim_group *g, *s;
+	bool has_left, has_right;
+	int ret;
+
+	ret = sim_sibling_group(ts, gi, -1, &li);
+	if (ret < 0)
+		return ret;
+	has_left = !ret;
+	ret = sim_sibling_group(ts, gi, 1, &ri);
+	if (ret < 0)
+		return ret;
+	has_right = !ret;
+	ts->node_balances++;
+	sim_node_cowed(ts, &ts->groups[gi]);
+	g = &ts->groups[gi];
+	if (has_left) {
+		s = &ts->groups[li];
+		s->node_read = true;
+		sim_node_cowed(ts, s);
+		n = btrfs_node_push_left_nr(s->nr, g->nr, max, true);
+		if (n && (ret = sim_move_leaves(s, s->nr, g, 0, n)))
+			return ret;
+	}
+	if (has_right) {
+		s = &ts->groups[ri];
+		s->node_read = true;
+		sim_node_cowed(ts, s);
+		n = btrfs_node_push_left_nr(g->nr, s->nr, max, true);
+		if (n && (ret = sim_move_leaves(g, g->nr, s, 0, n)))
+			return ret;
+		if (!s->nr) {
+			ret = sim_merge_into_left(ts, gi, ri);
+			if (ret)
+				return ret;
+			has_right = false;
+			li -= li > ri;
+			gi -= gi > ri;
+		}
+	}
+	g = &ts->groups[gi];
+	if (g->nr == 1) {
+		if (!has_left) {
+			ts->inexact = true;	/* -EUCLEAN in the kernel */
+			return 0;
+		}
+		s = &ts->groups[li];
+		n = btrfs_node_push_right_nr(g->nr, s->nr, max);
+		if (n)
+			ret = sim_move_leaves(g, 0, s, s->nr - n, n);
+		else if ((n = btrfs_node_push_left_nr(s->nr, g->nr, max, true)))
+			ret = sim_move_leaves(s, s->nr, g, 0, n);
+		if (ret)
+			return ret;
+	}
+	if (has_right)
+		sim_set_boundary(ts, g, &ts->groups[ri]);
+	if (!has_left)
+		return 0;
+	if (!g->nr)
+		return sim_merge_into_left(ts, li, gi);
+	sim_set_boundary(ts, &ts->groups[li], g);
+	return 0;
+}
+
+/*
+ * setup_nodes_for_search() at level 1 of a deletion's search (ins_len <
+ * 0), before the leaf is looked at: a node of fewer than half of
+ * BTRFS_NODEPTRS_PER_BLOCK reads its siblings ahead (counted by the
+ * search itself, reada_for_balance() in ctree.c) and calls
+ * balance_level(), which acts on a root node of one pointer
+ * (sim_collapse_root()) or another of a quarter or fewer
+ * (sim_balance_node()).  Later searches see the leaves under their new
+ * nodes.  The group of @key is looked up again after.  A level-2 node
+ * that balance_level() changes first (a quarter or fewer, or the root
+ * with one pointer) is not replayed: ->inexact.
+ */
+static int sim_setup_nodes_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+{
+	u32 max = sim_max_ptrs(ts);
+	struct btrfs_sim_group *g;
+	int ret;
+
+	ret = sim_find_group(ts, key, &g);
+	if (ret || !g->has_parent || g->nr >= max / 2)
+		return ret;
+	if (!g->parent_id)
+		return g->nr == 1 ? sim_collapse_root(ts, g - ts->groups) : 0;
+	/* the level-2 node's own balance_level(), made first */
+	if (g->parent_root ? g->parent_nr == 1 : g->parent_nr <= max / 4)
 		ts->inexact = true;
+	if (g->nr > max / 4)
+		return 0;
+	return sim_balance_node(ts, g - ts->groups);
 }
 
 /*
@@ -1159,10 +1318,12 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	u32 leaf, slot, at;
 	int ret;
 
+	ret = sim_setup_nodes_delete(ts, key);
+	if (ret)
+		return ret;
 	ret = sim_edit_lookup(ts, key, false, &g, &leaf, &slot);
 	if (ret)
 		return ret;
-	sim_setup_nodes_delete(ts, g);
 	l = g->leaves[leaf];
 	sim_mark_touched(ts, l);
 	memmove(&l->items[slot], &l->items[slot + 1], (l->nr - slot - 1) * sizeof(*l->items));

@@ -74,6 +74,7 @@ struct btrfs_sim_group {
 	struct btrfs_key image_key;
 	u64 parent_id;
 	u32 parent_nr;
+	bool parent_root;		/* the parent is the tree's root */
 	bool first, last;
 	bool node_read;			/* read by a node push or reada_for_balance() */
 	bool node_cowed;		/* copied by push_nodes_for_insert() */
@@ -94,6 +95,11 @@ struct btrfs_tree_sim {
 	u64 leaves_freed;		/* btrfs_del_leaf() */
 	u64 node_splits;		/* split_node() new nodes (counted in splits too) */
 	u64 node_pushes;		/* push_nodes_for_insert() that moved pointers */
+	u64 node_balances;		/* balance_level() that acted (siblings or root) */
+	u64 nodes_freed;		/* nodes balance_level() emptied or collapsed */
+	u64 *freed_node_starts;		/* the image nodes among them */
+	u32 nr_freed_node_starts;
+	u32 cap_freed_node_starts;
 	u64 *freed_starts;		/* the image blocks among them */
 	u32 nr_freed_starts;
 	u32 cap_freed_starts;

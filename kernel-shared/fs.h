@@ -132,6 +132,10 @@ struct btrfs_log_replay {
 	u64 extent_tree_blocks_freed;
 	u64 csum_tree_blocks_added;	/* the same in the csum tree */
 	u64 csum_tree_blocks_freed;
+	/* node moves of the replay's searches, in all its trees (ctree-leaf.c) */
+	u64 node_pushes;		/* push_nodes_for_insert() that moved pointers */
+	u64 node_splits;		/* split_node() */
+	u64 node_balances;		/* balance_level() that acted */
 	bool tree_model_inexact;	/* an operation the leaf model does not replay */
 };
 

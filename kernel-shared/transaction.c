@@ -1023,6 +1023,8 @@ struct sim_mark {
 	u64 new_blocks;			/* splits and new roots */
 	u32 freed;			/* freed_starts */
 	u64 freed_new;			/* leaves freed that splits had made */
+	u32 freed_nodes;		/* freed_node_starts */
+	u64 freed_new_nodes;		/* nodes freed that splits had made */
 	u64 changes;			/* ts->changes when its leaves were last looked at, + 1 */
 	u64 touch_marks;		/* ts->touch_marks then, + 1 */
 };
@@ -1167,13 +1169,13 @@ static int free_copy(struct btrfs_commit *cm, struct block_copy *c)
 }
 
 /* btrfs_del_leaf() of an image leaf: copied first, the copy freed */
-static int free_leaf(struct btrfs_commit *cm, u8 tree, u64 orig)
+static int free_leaf(struct btrfs_commit *cm, u8 tree, u64 orig, int level)
 {
 	u64 index;
 
 	if (!was_copied(cm, orig, &index)) {
 		/* copied and freed between two looks: the copy took a place */
-		int ret = copy_block(cm, tree, orig, 0);
+		int ret = copy_block(cm, tree, orig, level);
 
 		if (ret || !was_copied(cm, orig, &index))
 			return ret;
@@ -1276,10 +1278,16 @@ static int note_sim(struct btrfs_commit *cm, struct sim_mark *m)
 	int ret = note_touched(cm, m);
 
 	for (; m->freed < ts->nr_freed_starts && !ret; m->freed++)
-		ret = free_leaf(cm, tree, ts->freed_starts[m->freed]);
+		ret = free_leaf(cm, tree, ts->freed_starts[m->freed], 0);
+	/* balance_level() freed nodes of the image */
+	for (; m->freed_nodes < ts->nr_freed_node_starts && !ret; m->freed_nodes++)
+		ret = free_leaf(cm, tree, ts->freed_node_starts[m->freed_nodes], 1);
 	for (; m->new_blocks < ts->splits + ts->new_roots && !ret; m->new_blocks++)
 		ret = commit_new_block(cm, 0, NULL);
 	for (; m->freed_new < ts->leaves_freed - ts->nr_freed_starts && !ret; m->freed_new++)
+		ret = free_new_leaf(cm);
+	for (; m->freed_new_nodes < ts->nodes_freed - ts->nr_freed_node_starts && !ret;
+	     m->freed_new_nodes++)
 		ret = free_new_leaf(cm);
 	return ret;
 }
@@ -1436,7 +1444,8 @@ static u32 commit_budget(const struct btrfs_commit *cm)
 	for (i = 0; i < cm->nr_marks; i++) {
 		const struct btrfs_tree_sim *ts = cm->marks[i].ts;
 
-		budget += ts->splits + ts->new_roots + ts->nr_freed_starts;
+		budget += ts->splits + ts->new_roots + ts->nr_freed_starts +
+			  ts->nr_freed_node_starts;
 		for (g = 0; g < ts->nr_groups; g++)
 			budget += 2 * ts->groups[g].nr;
 	}
@@ -1548,7 +1557,7 @@ int btrfs_commit_run(struct btrfs_commit *cm, struct btrfs_commit_result *res)
 		.extent_gained = ts->splits + ts->new_roots,
 		.freed = cm->copies_freed,
 		.cancelled = cm->copies_cancelled,
-		.extent_freed = ts->leaves_freed,
+		.extent_freed = ts->leaves_freed + ts->nodes_freed,
 		.inexact = stage == MAX_COWONLY_STAGES || cm->stopped,
 		.no_free_space_tree = cm->no_fst,
 	};

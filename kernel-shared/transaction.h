@@ -195,7 +195,7 @@ struct btrfs_commit_result {
 	u64 copies[BTRFS_COMMIT_NR_TREES];	/* image blocks copied, per cow-only tree */
 	u64 blocks;			/* copies and new blocks, each one place */
 	u64 extent_gained;		/* extent-tree leaves and roots splits made */
-	u64 extent_freed;		/* extent-tree leaves freed */
+	u64 extent_freed;		/* extent-tree leaves and nodes freed */
 	u64 freed;			/* copies and new leaves freed again */
 	u64 cancelled;			/* of which before their ADD head ran */
 	bool inexact;			/* did not settle, or ran out of places */

@@ -2325,6 +2325,14 @@ out:
 	return ret;
 }
 
+/* The node pushes, splits and balances of one tree's searches */
+static void add_node_moves(struct btrfs_log_replay *out, const struct btrfs_tree_sim *ts)
+{
+	out->node_pushes += ts->node_pushes;
+	out->node_splits += ts->node_splits;
+	out->node_balances += ts->node_balances;
+}
+
 /* The extent tree through the commit; the csum tree's figures after it */
 static int replay_extent_tree(struct replay_ctx *rc)
 {
@@ -2339,7 +2347,9 @@ static int replay_extent_tree(struct replay_ctx *rc)
 	if (res.inexact)
 		ts->inexact = true;
 	rc->out->csum_tree_blocks_added = cs->splits + cs->new_roots;
-	rc->out->csum_tree_blocks_freed = cs->leaves_freed;
+	rc->out->csum_tree_blocks_freed = cs->leaves_freed + cs->nodes_freed;
+	add_node_moves(rc->out, cs);
+	add_node_moves(rc->out, ts);
 	rc->out->tree_model_inexact |= cs->inexact;
 	rc->out->extent_tree_blocks_added = res.extent_gained;
 	rc->out->extent_tree_blocks_freed = res.extent_freed;
@@ -2403,7 +2413,8 @@ static void free_ctx(struct replay_ctx *rc)
 
 /*
  * The image's leaves @ts changed and the siblings its pushes read, and
- * the sibling nodes an insert's node balancing read (and copied):
+ * the sibling nodes an insert's node balancing read (and copied), and
+ * the nodes a deletion's balance_level() copied or freed:
  * push_leaf_right() and push_leaf_left() read the sibling under the same
  * parent before they look at its free space, and split_leaf() tries the
  * left one only when nothing went right, so a split leaf's left
@@ -2427,6 +2438,9 @@ static int note_touched_leaves(struct replay_ctx *rc, const struct btrfs_tree_si
 		if (!ret && grp->node_read && grp->node_start && rc->hook.node)
 			ret = rc->hook.node(rc->hook.ctx, grp->node_start, grp->node_cowed);
 	}
+	/* the image nodes balance_level() copied, then freed (read ahead before) */
+	for (i = 0; i < ts->nr_freed_node_starts && !ret && rc->hook.node; i++)
+		ret = rc->hook.node(rc->hook.ctx, ts->freed_node_starts[i], true);
 	return ret;
 }
 
@@ -2473,7 +2487,8 @@ static int replay_stages(struct btrfs_fs_info *fs_info, struct replay_ctx *rc)
 
 		ret = run_delayed_items(rc, ss);
 		rc->out->subvol_blocks_added += ss->ts.splits + ss->ts.new_roots;
-		rc->out->subvol_blocks_freed += ss->ts.leaves_freed;
+		rc->out->subvol_blocks_freed += ss->ts.leaves_freed + ss->ts.nodes_freed;
+		add_node_moves(rc->out, &ss->ts);
 		rc->out->tree_model_inexact |= ss->ts.inexact;
 	}
 	return ret;

@@ -8,8 +8,9 @@
  * new roots, and which sibling nodes were read and copied, with the
  * figures worked by hand from the 6.18 rules of setup_nodes_for_search(),
  * reada_for_balance(), split_node(), push_nodes_for_insert(),
- * push_node_left() and balance_node_right() (nodesize 4096: 121 pointers
- * a node, a split at 118).  No image, no root.
+ * balance_level(), push_node_left() and balance_node_right() (nodesize
+ * 4096: 121 pointers a node, a split at 118, a balance at 30 or fewer).
+ * No image, no root.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ enum node_op { OP_INSERT, OP_DELETE };
 struct node_case {
 	const char *name;
 	bool root;			/* one node, the root (no parent) */
+	bool deep;			/* the parent is not the root (a 4-level tree) */
 	u32 nodes[MAX_NODES];		/* pointers (one-item leaves) of each node */
 	u32 nr_nodes;
 	enum node_op op;
@@ -37,6 +39,8 @@ struct node_case {
 	u32 node_splits;
 	u32 node_pushes;
 	u32 new_roots;
+	u32 node_balances;		/* balance_level() that acted */
+	u32 nodes_freed;		/* nodes it emptied or collapsed */
 	u32 freed;			/* leaves freed (a delete empties its one-item leaf) */
 	u32 read;			/* bit j: image node j read as a sibling */
 	u32 cowed;			/* bit j: image node j copied by a push */
@@ -117,16 +121,86 @@ static const struct node_case cases[] = {
 		.root = true, .nr_nodes = 1, .nodes = { 118 }, .op = OP_INSERT, .node = 0, .leaf = 3,
 		.want_nr_nodes = 2, .want = { 59, 59 }, .node_splits = 1, .new_roots = 1,
 	},
+	/*
+	 * balance_level() on a deletion's search: a node of 121 / 4 = 30
+	 * pointers or fewer, not the root; its siblings are read and copied
+	 * (a node freed has no bit left in .read and .cowed)
+	 */
 	{
-		/* balance_level() of a node of a quarter (30) or fewer: not replayed */
-		.name = "deletion through a node of a quarter: flagged",
+		/* the left (60) takes all 30 (push_node_left(), empty): the node is freed */
+		.name = "deletion through a node of a quarter: the left sibling takes all",
 		.nr_nodes = 2, .nodes = { 60, 30 }, .op = OP_DELETE, .node = 1, .leaf = 3,
-		.want_nr_nodes = 2, .want = { 60, 29 }, .freed = 1, .inexact = true,
+		.want_nr_nodes = 1, .want = { 89 }, .node_balances = 1, .nodes_freed = 1,
+		.freed = 1, .read = 0x1, .cowed = 0x1,
 	},
 	{
 		.name = "deletion through a node above a quarter: nothing",
 		.nr_nodes = 2, .nodes = { 60, 31 }, .op = OP_DELETE, .node = 1, .leaf = 3,
 		.want_nr_nodes = 2, .want = { 60, 30 }, .freed = 1,
+	},
+	{
+		/*
+		 * the left (110) takes 11, the path's leaf (slot 3) with them;
+		 * the node, 19, takes all 100 of the right, which is freed
+		 */
+		.name = "balance: left takes some, the right is emptied into the node",
+		.nr_nodes = 3, .nodes = { 110, 30, 100 }, .op = OP_DELETE, .node = 1, .leaf = 3,
+		.want_nr_nodes = 2, .want = { 120, 119 }, .node_balances = 1, .nodes_freed = 1,
+		.freed = 1, .read = 0x1, .cowed = 0x3,
+	},
+	{
+		/*
+		 * the left (80) takes all 20, the emptied node then all 120 of
+		 * the right: the right's block is the one freed
+		 */
+		.name = "balance: the node emptied left refills from the right",
+		.nr_nodes = 3, .nodes = { 80, 20, 120 }, .op = OP_DELETE, .node = 1, .leaf = 3,
+		.want_nr_nodes = 2, .want = { 99, 120 }, .node_balances = 1, .nodes_freed = 1,
+		.freed = 1, .read = 0x1, .cowed = 0x3,
+	},
+	{
+		/*
+		 * left 120 takes 1 (19 left, at least 8), the right gives
+		 * min(120, 121 - 19) = 102 leaving 18: nothing freed
+		 */
+		.name = "balance: full siblings, pointers move both ways, none freed",
+		.nr_nodes = 3, .nodes = { 120, 20, 120 }, .op = OP_DELETE, .node = 1, .leaf = 3,
+		.want_nr_nodes = 3, .want = { 121, 120, 18 }, .node_balances = 1,
+		.freed = 1, .read = 0x5, .cowed = 0x7,
+	},
+	{
+		/*
+		 * one pointer and a full left (nothing moves left): it takes
+		 * 121 / 2 + 1 = 61 back (balance_node_right())
+		 */
+		.name = "balance: a node of one pointer takes half of its left",
+		.nr_nodes = 2, .nodes = { 121, 1 }, .op = OP_DELETE, .node = 1, .leaf = 0,
+		.want_nr_nodes = 2, .want = { 60, 61 }, .node_balances = 1,
+		.freed = 1, .read = 0x1, .cowed = 0x3,
+	},
+	{
+		/* the first node: no left; the right (50) is emptied into it */
+		.name = "balance: the first node takes its right sibling whole",
+		.nr_nodes = 2, .nodes = { 25, 50 }, .op = OP_DELETE, .node = 0, .leaf = 3,
+		.want_nr_nodes = 1, .want = { 74 }, .node_balances = 1, .nodes_freed = 1,
+		.freed = 1, .cowed = 0x1,
+	},
+	{
+		/* a root node of one pointer: its leaf becomes the root (the leaf stays) */
+		.name = "balance: a root node of one pointer collapses",
+		.root = true, .nr_nodes = 1, .nodes = { 1 }, .op = OP_DELETE, .node = 0, .leaf = 0,
+		.want_nr_nodes = 1, .want = { 1 }, .node_balances = 1, .nodes_freed = 1,
+	},
+	{
+		.name = "a root node of two pointers stays",
+		.root = true, .nr_nodes = 1, .nodes = { 2 }, .op = OP_DELETE, .node = 0, .leaf = 0,
+		.want_nr_nodes = 1, .want = { 1 }, .freed = 1,
+	},
+	{
+		/* a level-2 node of a quarter or fewer, not the root, is balanced first */
+		.name = "deletion under a small level-2 node: flagged",
+		.deep = true, .nr_nodes = 2, .nodes = { 60, 31 }, .op = OP_DELETE, .node = 1,
+		.leaf = 3, .want_nr_nodes = 2, .want = { 60, 30 }, .freed = 1, .inexact = true,
 	},
 };
 
@@ -176,6 +250,7 @@ static int build(struct btrfs_tree_sim *ts, const struct node_case *c)
 		g->node_start = PARENT + (u64)(j + 1) * NODESIZE;
 		g->parent_id = c->root ? 0 : PARENT;
 		g->parent_nr = c->nr_nodes;
+		g->parent_root = !c->deep;
 		g->first = j == 0;
 		g->last = j + 1 == c->nr_nodes;
 		g->has_lo = j > 0;
@@ -268,7 +343,11 @@ static void run_case(const struct node_case *c)
 	      (unsigned long long)ts.node_pushes, c->node_pushes);
 	check(ts.new_roots == c->new_roots, "%s: %llu new roots (want %u)", c->name,
 	      (unsigned long long)ts.new_roots, c->new_roots);
-	check(ts.blocks == (int64_t)c->node_splits + c->new_roots - c->freed,
+	check(ts.node_balances == c->node_balances, "%s: %llu node balances (want %u)", c->name,
+	      (unsigned long long)ts.node_balances, c->node_balances);
+	check(ts.nodes_freed == c->nodes_freed, "%s: %llu nodes freed (want %u)", c->name,
+	      (unsigned long long)ts.nodes_freed, c->nodes_freed);
+	check(ts.blocks == (int64_t)c->node_splits + c->new_roots - c->freed - c->nodes_freed,
 	      "%s: %lld blocks gained",
 	      c->name, (long long)ts.blocks);
 	check(ts.inexact == c->inexact, "%s: inexact %d (want %d)", c->name, ts.inexact,

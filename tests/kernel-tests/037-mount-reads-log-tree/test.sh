@@ -44,12 +44,22 @@
 #                which the second step rewrites: inode_in_dir() finds
 #                their names in place and reads, without copying, their
 #                DIR_INDEX and DIR_ITEM leaves
+#   unlink-balance 8,000 committed empty files in a directory (4K nodes: a
+#                3-level fs tree), f1 to f5000 unlinked and the directory
+#                fsynced: replay_dir_deletes() unlinks 5,000 names, the
+#                DIR_INDEX leaves of that range empty and go, and the
+#                level-1 nodes above them drain to a quarter: balance_level()
+#                moves their pointers into their siblings (counted, must be
+#                at least one), and the metadata bytes_used after the
+#                replay must equal sysfs' (the nodes it frees)
+#   unlink-many  the same with 12,000 files, nine in ten unlinked: several
+#                balances, nodes freed
 # A case whose fsync falls back to a full commit has no log: made again
 # (three tries), then skipped with a note.  Every case must count what
 # the kernel read.  log_replay_partial must be false, except where the
 # replay's leaf model flags an operation it does not follow
 # (log_replay.tree_model_inexact: a full level-2 node on an insert's
-# path, a deletion through a level-1 node of a quarter of its pointers or
+# path, a deletion through a level-2 node of a quarter of its pointers or
 # fewer; no case here so far); then it is true, and the count may be
 # PARTIAL_SLACK reads off either way (printed).
 # The layouts differ from run to run, more so under load: the first
@@ -96,10 +106,11 @@ exec(sys.argv[2])
 EOF
 
 # traced_reads IMG TRACE: the reads of a cold mount -o ro of IMG (which
-# replays the log); the trace is left in TRACE
+# replays the log); the trace is left in TRACE, the metadata bytes_used
+# after the replay (sysfs) in TRACE.meta
 traced_reads()
 {
-	local dev mm
+	local dev mm fsid
 	dev=$(setup_loop "$1") || exit 1
 	udevadm settle 2> /dev/null
 	mm=$(cat "/sys/block/${dev#/dev/}/dev")
@@ -108,6 +119,8 @@ traced_reads()
 	echo 1 > "$inst/events/block/block_bio_queue/enable"
 	mount -t btrfs -o ro "$dev" "$mnt" || fail "mount -o ro of $1 failed"
 	echo 0 > "$inst/events/block/block_bio_queue/enable"
+	fsid=$(findmnt -n -o UUID "$mnt")
+	cat "/sys/fs/btrfs/$fsid/allocation/metadata/bytes_used" > "$2.meta" 2> /dev/null
 	umount "$mnt"
 	btrfs device scan --forget "$dev" > /dev/null 2>&1
 	losetup -d "$dev"
@@ -163,11 +176,13 @@ failures=0
 # splits and pushes were replayed, the subvolume case's left 0 or 1 (a
 # leaf a push read, that the kernel's node push moved under another node)
 PARTIAL_SLACK=2
-# check NAME NODESIZE EXACT PRE POST: EXACT "exact" fails on any difference;
+# check NAME NODESIZE EXACT PRE POST [BALANCES]: EXACT "exact" fails on any
+# difference; with BALANCES the replay must count a node balance and the
+# metadata used after it must be the kernel's;
 # CASES="glob ..." runs only the cases named
 check()
 {
-	local name=$1 img=$TEST_TMP/$1.img log try tool partial inexact kernel c
+	local name=$1 img=$TEST_TMP/$1.img log try tool partial inexact moves meta kernel c
 	if [ -n "${CASES:-}" ]; then
 		for c in $CASES; do
 			# shellcheck disable=SC2053
@@ -189,12 +204,24 @@ check()
 		jq -r '.mount_estimate | "\(.total_reads) \(.log_replay_partial)"')
 	partial=${tool#* }
 	tool=${tool% *}
-	# the one residual: an operation the replay's leaf model does not follow
-	inexact=$("$BTRFS_SPACE" --format json inspect "$img" | jq -r '.log_replay.tree_model_inexact')
+	# the one residual: an operation the replay's leaf model does not follow;
+	# and the node moves the replay made (printed, NODES checked)
+	read -r inexact moves meta < <("$BTRFS_SPACE" --format json inspect "$img" |
+		jq -r '"\(.log_replay.tree_model_inexact) \(.log_replay.node_pushes)/\(.log_replay.node_splits)/\(.log_replay.node_balances) \(.space_info.metadata.bytes_used)"')
 	# the mount replays the log into the image: keep it as it was
 	[ -z "${KEEP:-}${KEEP_ALL:-}" ] || cp --sparse=always "$img" "$img.pre"
 	kernel=$(traced_reads "$img" "$TEST_TMP/$name.trace")
 	echo "$name: kernel $kernel reads, mount-estimate $tool (log tree at $log)"
+	echo "  node pushes/splits/balances of the replay: $moves"
+	if [ -n "${6:-}" ] && [ "${moves##*/}" = 0 ]; then
+		echo "  FAIL: the case is made to balance nodes on deletions, none counted"
+		failures=$((failures + 1))
+	fi
+	# a balance frees nodes: the replayed metadata used must be the kernel's
+	if [ -n "${6:-}" ] && [ "$meta" != "$(cat "$TEST_TMP/$name.trace.meta" 2> /dev/null)" ]; then
+		echo "  FAIL: metadata bytes_used $meta, the kernel's $(cat "$TEST_TMP/$name.trace.meta" 2> /dev/null)"
+		failures=$((failures + 1))
+	fi
 	# fail in traced_reads' subshell leaves no count: that is a failure here
 	if [ -z "$kernel" ]; then
 		echo "  FAIL: the kernel's mount was not traced"
@@ -302,5 +329,14 @@ for i in range(2001, 9001):
     if i not in (3000, 5000, 7000): os.remove("f%d" % i)' '
 for i in (3000, 5000, 7000): pwrite("f%d" % i, 0, 1000)'
 
+check unlink-balance 4096 exact 'os.mkdir("d"); files("d", 8000, 0)' '
+for i in range(1, 5001): os.remove("d/f%d" % i)
+fsync("d")' balances
+
+check unlink-many 4096 exact 'os.mkdir("d"); files("d", 12000, 0)' '
+for i in range(1, 12001):
+    if i % 10: os.remove("d/f%d" % i)
+fsync("d")' balances
+
 [ "$failures" -eq 0 ] || fail "$failures differences from the kernel's reads"
-echo "mount reads with a log tree: every case equal to the kernel's, or within $PARTIAL_SLACK where counted in part"
+echo "mount reads with a log tree: every case equal to the kernel's, or within $PARTIAL_SLACK where counted in part; the balance cases' metadata used equal to sysfs"
