@@ -93,11 +93,14 @@ prepare()
 		for i in $(seq 1 2 15); do rm -f "$mnt/f$i"; done
 		;;
 	meta-empty)
-		# metadata grown by small files, which are deleted (its chunks
-		# stay, nearly empty), then data filled until ENOSPC and 16 MiB
-		# of it deleted
-		python3 "$here/inline-fill.py" "$mnt" > /dev/null || fail "inline-fill.py"
-		rm -rf "$mnt/inline"
+		# metadata grown by 22000 extended attributes of 12000 bytes
+		# (a leaf each: 344 MiB, four 112 MiB chunks in DUP; short
+		# of ENOSPC, whose fill may abort a transaction), deleted
+		# (its chunks stay, nearly empty), then data filled until
+		# ENOSPC and 16 MiB of it deleted
+		mkdir "$mnt/xattrs" || fail "mkdir"
+		python3 "$fills/xattr-fill.py" "$mnt/xattrs" 22000 > /dev/null || fail "xattr-fill.py"
+		rm -rf "$mnt/xattrs"
 		sync
 		python3 "$fills/fill.py" "$mnt" > /dev/null || fail "fill.py"
 		rm -f "$mnt/f0"
