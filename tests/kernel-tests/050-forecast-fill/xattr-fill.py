@@ -3,9 +3,10 @@
 # test 071 grows metadata chunks with them): 12000-byte extended
 # attributes, 2000 to a file (each is one item in the fs tree, no data,
 # a leaf of its own), and print how many were set.  A commit every 500
-# (syncfs(2) of this filesystem only): a transaction that runs out of metadata while it runs its delayed refs is aborted (6.18
-# does that at the very end of a fill), and the chunks made before it
-# must be on disk by then.
+# (syncfs(2) of this filesystem only): a transaction that runs out of
+# metadata while it runs its delayed refs is aborted (6.18 does that at
+# the very end of a fill), and the chunks made before it must be on disk
+# by then.
 import ctypes
 import errno
 import os
