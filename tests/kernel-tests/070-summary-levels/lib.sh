@@ -309,15 +309,16 @@ remedies()
 			echo "        files: $(wc -l < "$rdir/files") by logical-resolve, the remedy: $(jq -c ".summary.remedies[$i].effect.files | [.count, .shared_bytes, [.largest[].path]]" "$dir/inspect.json")"
 			# the cleaner removes the emptied group, as the remedy
 			# says (btrfs_delete_unused_bgs(), woken by the
-			# transaction kthread: a 5 s commit interval); a balance
-			# -dusage=0 instead fails with ENOSPC on a full metadata
+			# transaction kthread: a 1 s commit interval, polled each
+			# second); a balance -dusage=0 instead fails with ENOSPC
+			# on a full metadata
 			total=$(data_total)
-			mount -o remount,commit=5 "$mnt" || fail "remount"
+			mount -o remount,commit=1 "$mnt" || fail "remount"
 			xargs -r -d '\n' rm -f < "$rdir/files"
 			sync
-			for ((t = 0; t < 90; t += 5)); do
+			for ((t = 0; t < 90; t++)); do
 				[ "$(data_total)" -le $((total - length)) ] && break
-				sleep 5
+				sleep 1
 				sync
 			done
 			echo "        the cleaner: data total_bytes $total before, $(data_total) after ${t} s"
