@@ -93,11 +93,14 @@ prepare()
 		for i in $(seq 1 2 15); do rm -f "$mnt/f$i"; done
 		;;
 	meta-empty)
-		# metadata grown by small files, which are deleted (its chunks
-		# stay, nearly empty), then data filled until ENOSPC and 16 MiB
-		# of it deleted
-		python3 "$here/inline-fill.py" "$mnt" > /dev/null || fail "inline-fill.py"
-		rm -rf "$mnt/inline"
+		# metadata grown by 22000 extended attributes of 12000 bytes
+		# (a leaf each: 344 MiB, four 112 MiB chunks in DUP; short
+		# of ENOSPC, whose fill may abort a transaction), deleted
+		# (its chunks stay, nearly empty), then data filled until
+		# ENOSPC and 16 MiB of it deleted
+		mkdir "$mnt/xattrs" || fail "mkdir"
+		python3 "$fills/xattr-fill.py" "$mnt/xattrs" 22000 > /dev/null || fail "xattr-fill.py"
+		rm -rf "$mnt/xattrs"
 		sync
 		python3 "$fills/fill.py" "$mnt" > /dev/null || fail "fill.py"
 		rm -f "$mnt/f0"
@@ -306,15 +309,16 @@ remedies()
 			echo "        files: $(wc -l < "$rdir/files") by logical-resolve, the remedy: $(jq -c ".summary.remedies[$i].effect.files | [.count, .shared_bytes, [.largest[].path]]" "$dir/inspect.json")"
 			# the cleaner removes the emptied group, as the remedy
 			# says (btrfs_delete_unused_bgs(), woken by the
-			# transaction kthread: a 5 s commit interval); a balance
-			# -dusage=0 instead fails with ENOSPC on a full metadata
+			# transaction kthread: a 1 s commit interval, polled each
+			# second); a balance -dusage=0 instead fails with ENOSPC
+			# on a full metadata
 			total=$(data_total)
-			mount -o remount,commit=5 "$mnt" || fail "remount"
+			mount -o remount,commit=1 "$mnt" || fail "remount"
 			xargs -r -d '\n' rm -f < "$rdir/files"
 			sync
-			for ((t = 0; t < 90; t += 5)); do
+			for ((t = 0; t < 90; t++)); do
 				[ "$(data_total)" -le $((total - length)) ] && break
-				sleep 5
+				sleep 1
 				sync
 			done
 			echo "        the cleaner: data total_bytes $total before, $(data_total) after ${t} s"
