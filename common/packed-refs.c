@@ -12,42 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/packed-refs.h"
+#include "common/varint.h"
 
 /* a ref's varints at most: bytenr, num_bytes, offset token and whole, seq */
-#define PACKED_REF_MAX		(5 * 10)
-
-static u8 *put_varint(u8 *p, u64 v)
-{
-	while (v >= 0x80) {
-		*p++ = (u8)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (u8)v;
-	return p;
-}
-
-/* Our own packing: a ref's varints end before the list's end */
-static const u8 *get_varint(const u8 *p, u64 *v)
-{
-	u32 shift = 0;
-
-	*v = 0;
-	do {
-		*v |= (u64)(*p & 0x7f) << shift;
-		shift += 7;
-	} while (*p++ & 0x80);
-	return p;
-}
-
-static u64 zigzag(u64 delta)
-{
-	return (delta << 1) ^ (u64)((int64_t)delta >> 63);
-}
-
-static u64 unzigzag(u64 v)
-{
-	return (v >> 1) ^ -(v & 1);
-}
+#define PACKED_REF_MAX		(5 * VARINT_U64_MAX)
 
 void packed_refs_init(struct packed_refs *l, u32 shift, bool with_seq)
 {

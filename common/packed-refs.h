@@ -27,6 +27,16 @@ struct packed_ref {
 	u64 seq;			/* items with an extent before it, in key order */
 };
 
+/* The list's order: bytenr, then ref offset, then seq */
+static inline int packed_ref_cmp(const struct packed_ref *a, const struct packed_ref *b)
+{
+	if (a->bytenr != b->bytenr)
+		return a->bytenr < b->bytenr ? -1 : 1;
+	if (a->ref_offset != b->ref_offset)
+		return a->ref_offset < b->ref_offset ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
 /* Where block i (refs i * PACKED_REFS_BLOCK on) starts */
 struct packed_refs_block {
 	struct packed_ref first;

@@ -33,6 +33,7 @@
 #include <string.h>
 #include "common/hash.h"
 #include "common/array.h"
+#include "common/varint.h"
 #include "kernel-shared/ctree-cow.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/tree-block.h"
@@ -103,40 +104,7 @@ static void drop_tracker_next_file(struct btrfs_drop_tracker *t,
  * stream in order, which is bytenr order.  Otherwise the stream is
  * unpacked into the entries and merged as they are.
  */
-#define DROP_STREAM_MAX_REF	(3 * 10)	/* three u64 varints */
-
-static u8 *put_varint64(u8 *p, u64 v)
-{
-	while (v >= 0x80) {
-		*p++ = (u8)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (u8)v;
-	return p;
-}
-
-/* Our own stream: no length check needed beyond the stream's end */
-static const u8 *get_varint64(const u8 *p, u64 *v)
-{
-	u32 shift = 0;
-
-	*v = 0;
-	do {
-		*v |= (u64)(*p & 0x7f) << shift;
-		shift += 7;
-	} while (*p++ & 0x80);
-	return p;
-}
-
-static u64 zigzag(u64 delta)
-{
-	return (delta << 1) ^ (u64)((int64_t)delta >> 63);
-}
-
-static u64 unzigzag(u64 v)
-{
-	return (v >> 1) ^ -(v & 1);
-}
+#define DROP_STREAM_MAX_REF	(3 * VARINT_U64_MAX)
 
 static int drop_stream_ref(struct btrfs_drop_tracker *t, u64 bytenr,
 			   u64 disk_num_bytes, u64 ref_offset)
@@ -153,9 +121,9 @@ static int drop_stream_ref(struct btrfs_drop_tracker *t, u64 bytenr,
 		t->stream_cap = cap;
 	}
 	p = t->stream + t->stream_len;
-	p = put_varint64(p, zigzag(bytenr - t->last_bytenr));
-	p = put_varint64(p, disk_num_bytes);
-	p = put_varint64(p, zigzag(ref_offset - t->last_ref_offset));
+	p = put_varint(p, zigzag(bytenr - t->last_bytenr));
+	p = put_varint(p, disk_num_bytes);
+	p = put_varint(p, zigzag(ref_offset - t->last_ref_offset));
 	t->stream_len = p - t->stream;
 	t->rising = t->rising && bytenr > t->last_bytenr;
 	t->last_bytenr = bytenr;
@@ -169,10 +137,10 @@ static const u8 *drop_stream_next(const u8 *p, struct packed_ref *e)
 {
 	u64 v;
 
-	p = get_varint64(p, &v);
+	p = get_varint(p, &v);
 	e->bytenr += unzigzag(v);
-	p = get_varint64(p, &e->num_bytes);
-	p = get_varint64(p, &v);
+	p = get_varint(p, &e->num_bytes);
+	p = get_varint(p, &v);
 	e->ref_offset += unzigzag(v);
 	return p;
 }
@@ -231,17 +199,6 @@ static int drop_extent_ref(struct btrfs_drop_tracker *t, u64 bytenr,
 	return drop_sorted_ref(t, bytenr, disk_num_bytes, ref_offset);
 }
 
-static int drop_entry_cmp(const void *pa, const void *pb)
-{
-	const struct packed_ref *a = pa, *b = pb;
-
-	if (a->bytenr != b->bytenr)
-		return a->bytenr < b->bytenr ? -1 : 1;
-	if (a->ref_offset != b->ref_offset)
-		return a->ref_offset < b->ref_offset ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
 static void drop_entry_swap(struct packed_ref *a, struct packed_ref *b)
 {
 	struct packed_ref tmp = *a;
@@ -256,9 +213,9 @@ static void drop_entry_sift(struct packed_ref *e, u64 i, u64 n)
 	u64 c;
 
 	while ((c = 2 * i + 1) < n) {
-		if (c + 1 < n && drop_entry_cmp(&e[c], &e[c + 1]) < 0)
+		if (c + 1 < n && packed_ref_cmp(&e[c], &e[c + 1]) < 0)
 			c++;
-		if (drop_entry_cmp(&v, &e[c]) >= 0)
+		if (packed_ref_cmp(&v, &e[c]) >= 0)
 			break;
 		e[i] = e[c];
 		i = c;
@@ -285,7 +242,7 @@ static void drop_entries_insertion_sort(struct packed_ref *e, u64 n)
 	for (i = 1; i < n; i++) {
 		struct packed_ref v = e[i];
 
-		for (j = i; j > 0 && drop_entry_cmp(&e[j - 1], &v) > 0; j--)
+		for (j = i; j > 0 && packed_ref_cmp(&e[j - 1], &v) > 0; j--)
 			e[j] = e[j - 1];
 		e[j] = v;
 	}
@@ -296,21 +253,21 @@ static u64 drop_entries_partition(struct packed_ref *e, u64 n)
 {
 	u64 m = n / 2, i = 0, j = n;
 
-	if (drop_entry_cmp(&e[m], &e[0]) < 0)
+	if (packed_ref_cmp(&e[m], &e[0]) < 0)
 		drop_entry_swap(&e[m], &e[0]);
-	if (drop_entry_cmp(&e[n - 1], &e[m]) < 0) {
+	if (packed_ref_cmp(&e[n - 1], &e[m]) < 0) {
 		drop_entry_swap(&e[n - 1], &e[m]);
-		if (drop_entry_cmp(&e[m], &e[0]) < 0)
+		if (packed_ref_cmp(&e[m], &e[0]) < 0)
 			drop_entry_swap(&e[m], &e[0]);
 	}
 	drop_entry_swap(&e[0], &e[m]);
 	while (1) {
 		do
 			i++;
-		while (i < n && drop_entry_cmp(&e[i], &e[0]) < 0);
+		while (i < n && packed_ref_cmp(&e[i], &e[0]) < 0);
 		do
 			j--;
-		while (drop_entry_cmp(&e[j], &e[0]) > 0);
+		while (packed_ref_cmp(&e[j], &e[0]) > 0);
 		if (i >= j)
 			break;
 		drop_entry_swap(&e[i], &e[j]);
@@ -400,15 +357,6 @@ static int drop_sorted_ref(struct btrfs_drop_tracker *t, u64 bytenr,
 	return ret;
 }
 
-static bool packed_ref_before(const struct packed_ref *a, const struct packed_ref *b)
-{
-	if (a->bytenr != b->bytenr)
-		return a->bytenr < b->bytenr;
-	if (a->ref_offset != b->ref_offset)
-		return a->ref_offset < b->ref_offset;
-	return a->seq < b->seq;
-}
-
 /* The runs' cursors as a min-heap on their refs */
 struct drop_merge {
 	struct packed_refs_cursor *cur;
@@ -421,10 +369,10 @@ static void drop_merge_sift(struct drop_merge *m, u32 i)
 	u32 v = m->heap[i], c;
 
 	while ((c = 2 * i + 1) < m->nr) {
-		if (c + 1 < m->nr && packed_ref_before(&m->cur[m->heap[c + 1]].cur,
-						       &m->cur[m->heap[c]].cur))
+		if (c + 1 < m->nr && packed_ref_cmp(&m->cur[m->heap[c + 1]].cur,
+						    &m->cur[m->heap[c]].cur) < 0)
 			c++;
-		if (!packed_ref_before(&m->cur[m->heap[c]].cur, &m->cur[v].cur))
+		if (packed_ref_cmp(&m->cur[m->heap[c]].cur, &m->cur[v].cur) >= 0)
 			break;
 		m->heap[i] = m->heap[c];
 		i = c;

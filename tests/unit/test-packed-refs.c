@@ -35,13 +35,7 @@ static u64 rnd(void)
 
 static int ref_cmp(const void *pa, const void *pb)
 {
-	const struct packed_ref *a = pa, *b = pb;
-
-	if (a->bytenr != b->bytenr)
-		return a->bytenr < b->bytenr ? -1 : 1;
-	if (a->ref_offset != b->ref_offset)
-		return a->ref_offset < b->ref_offset ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	return packed_ref_cmp(pa, pb);
 }
 
 /* ---- the packed list alone ----------------------------------------------- */
