@@ -730,13 +730,16 @@ static int count_log_read(void *ctx, const struct btrfs_root_ref *root,
 	return ret;
 }
 
-/* A leaf the replay changed: read, and copied */
-static int count_log_leaf(void *ctx, u64 bytenr)
+/*
+ * A leaf the replay changed: read, and copied; a push's sibling too full
+ * for the item: read only (its extent item stays as it is at the commit)
+ */
+static int count_log_leaf(void *ctx, u64 bytenr, bool cow)
 {
 	struct log_searches *ls = ctx;
 	int ret = ls->counter.fn(ls->counter.ctx, bytenr);
 
-	if (ret)
+	if (ret || !cow)
 		return ret;
 	if (array_grow((void **)&ls->blocks, ls->nr, &ls->cap, sizeof(*ls->blocks)))
 		return -ENOMEM;

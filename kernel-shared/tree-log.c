@@ -1794,10 +1794,13 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 	/*
 	 * add_inode_ref(): btrfs_iget_logging() of the directory (of an
 	 * INODE_REF: its key offset; of an extref: per name, below), then of
-	 * the inode
+	 * the inode.  The directory's is a read (btrfs_iget() has no
+	 * transaction): its inode item is copied only when a name is linked
+	 * (btrfs_add_link() updates it, below); a rewritten file's names are
+	 * in place, and its leaf stays as it is
 	 */
 	ret = key->type == BTRFS_INODE_EXTREF_KEY ? 0 :
-	      note_subvol(rc, key->offset, BTRFS_INODE_ITEM_KEY, 0);
+	      note_read(rc, key->offset, BTRFS_INODE_ITEM_KEY, 0);
 	ret = ret ?: note_subvol(rc, key->objectid, BTRFS_INODE_ITEM_KEY, 0);
 	if (ret)
 		return ret;
@@ -1834,7 +1837,7 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 		 * copied: a name already there changes neither leaf);
 		 * __add_inode_ref()'s lookups of a new name are read-only too
 		 */
-		ret = (ext ? note_subvol(rc, parent, BTRFS_INODE_ITEM_KEY, 0) : 0) ?:
+		ret = (ext ? note_read(rc, parent, BTRFS_INODE_ITEM_KEY, 0) : 0) ?:
 		      note_read(rc, parent, BTRFS_DIR_INDEX_KEY, index) ?:
 		      note_read(rc, parent, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len)) ?:
 		      btrfs_tree_sim_lookup(ts, &(struct btrfs_key){ parent,
@@ -1843,8 +1846,13 @@ static int replay_inode_ref(struct replay_ctx *rc, const struct btrfs_tree_block
 			return ret;
 		if (ret == 0)
 			continue;
-		/* btrfs_add_link(): the DIR_ITEM's insert copies its path */
+		/*
+		 * btrfs_add_link(): the DIR_ITEM's insert copies its path, and
+		 * btrfs_update_inode() of the directory copies its inode
+		 * item's at the commit (the delayed inode's COW search)
+		 */
 		ret = note_subvol(rc, parent, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len)) ?:
+		      note_subvol(rc, parent, BTRFS_INODE_ITEM_KEY, 0) ?:
 		      sim_result(rc, btrfs_tree_sim_insert(ts, &(struct btrfs_key){ parent,
 				BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, len) }, di_size));
 		if (!ret)
@@ -2412,7 +2420,8 @@ static void free_ctx(struct replay_ctx *rc)
 }
 
 /*
- * The image's leaves @ts changed and the siblings its pushes read, and
+ * The image's leaves @ts changed and the siblings its pushes read (a
+ * sibling too full for the item is read and left: not copied), and
  * the sibling nodes an insert's node balancing read (and copied), and
  * the nodes a deletion's balance_level() copied or freed:
  * push_leaf_right() and push_leaf_left() read the sibling under the same
@@ -2433,7 +2442,7 @@ static int note_touched_leaves(struct replay_ctx *rc, const struct btrfs_tree_si
 			const struct btrfs_sim_items_leaf *l = grp->leaves[i];
 
 			if ((l->touched || l->sibling_read) && l->start)
-				ret = rc->hook.leaf(rc->hook.ctx, l->start);
+				ret = rc->hook.leaf(rc->hook.ctx, l->start, l->touched);
 		}
 		if (!ret && grp->node_read && grp->node_start && rc->hook.node)
 			ret = rc->hook.node(rc->hook.ctx, grp->node_start, grp->node_cowed);

@@ -27,8 +27,13 @@ struct btrfs_log_search_hook {
 	 * ahead (reada_for_balance(), ctree.c); NULL: @fn
 	 */
 	int (*del)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
-	/* a leaf of the image the replay or its commit changed or pushed items into */
-	int (*leaf)(void *ctx, u64 bytenr);
+	/*
+	 * a leaf of the image the replay or its commit changed or pushed
+	 * items into (@cow), or that a push only read as the path's sibling
+	 * and left, too full for the item (push_leaf_right(), push_leaf_left()
+	 * look at its free space before btrfs_cow_block(): not copied)
+	 */
+	int (*leaf)(void *ctx, u64 bytenr, bool cow);
 	/*
 	 * a level-1 node of the image an insert's node balancing read (a
 	 * sibling, reada_for_balance() and push_nodes_for_insert()); @cow: it

@@ -42,6 +42,7 @@ struct leaf_case {
 	u32 new_roots;
 	u32 freed;
 	u32 touched;			/* bit j: leaf j (after the change) copied */
+	u32 read_only;			/* bit j: leaf j read by a push, not copied */
 };
 
 static const struct leaf_case cases[] = {
@@ -74,6 +75,20 @@ static const struct leaf_case cases[] = {
 		.leaves = { { 2, 100 }, { 30, 100 }, { 31, 100 } },
 		.op = OP_INSERT, .leaf = 1, .slot = 15, .size = 300,
 		.want_nr_leaves = 3, .want = { 17, 16, 31 }, .touched = 0x7,
+	},
+	{
+		/*
+		 * the right sibling has 5 bytes free, under the 80 needed:
+		 * push_leaf_right() reads it and leaves it before
+		 * btrfs_cow_block() (its extent item stays as it is at the
+		 * commit: kernel test 037's node-split), no left sibling, so
+		 * the leaf splits at mid (30 + 1) / 2
+		 */
+		.name = "right sibling too full: read, not copied, the leaf splits",
+		.has_parent = true, .nr_leaves = 2, .leaves = { { 30, 100 }, { 38, 80 } },
+		.op = OP_INSERT, .leaf = 0, .slot = 15, .size = 300,
+		.want_nr_leaves = 3, .want = { 15, 16, 38 }, .splits = 1, .touched = 0x3,
+		.read_only = 0x4,
 	},
 	{
 		/* no sibling: split at mid = (31 + 1) / 2, the slot stays left */
@@ -121,6 +136,7 @@ static const struct leaf_case cases[] = {
 		.leaves = { { 31, 100 }, { 5, 100 }, { 20, 100 } },
 		.op = OP_DELETE, .leaf = 1, .slot = 0,
 		.want_nr_leaves = 2, .want = { 31, 24 }, .freed = 1, .touched = 0x2,
+		.read_only = 0x1,	/* the left: read, too full, left as it is */
 	},
 	{
 		/*
@@ -142,6 +158,7 @@ static const struct leaf_case cases[] = {
 		.leaves = { { 31, 100 }, { 5, 100 }, { 29, 100 } },
 		.op = OP_DELETE, .leaf = 1, .slot = 0,
 		.want_nr_leaves = 3, .want = { 31, 4, 29 }, .touched = 0x2,
+		.read_only = 0x5,	/* both siblings read, neither copied */
 	},
 	{
 		/* a root leaf stays, however empty */
@@ -196,7 +213,7 @@ static void run_case(const struct leaf_case *c)
 	struct btrfs_tree_sim ts;
 	struct btrfs_key key = item_key(c->leaf, c->slot);
 	const struct btrfs_sim_group *g;
-	u32 j, touched = 0;
+	u32 j, touched = 0, read_only = 0;
 	int ret;
 
 	btrfs_tree_sim_init(&ts, &fs_info, &root);
@@ -219,6 +236,7 @@ static void run_case(const struct leaf_case *c)
 		check(g->leaves[j]->nr == c->want[j], "%s: leaf %u holds %u items (want %u)",
 		      c->name, j, g->leaves[j]->nr, c->want[j]);
 		touched |= (u32)g->leaves[j]->touched << j;
+		read_only |= (u32)(g->leaves[j]->sibling_read && !g->leaves[j]->touched) << j;
 	}
 	check_u64(c->name, ts.splits, c->splits);
 	check(ts.new_roots == c->new_roots, "%s: %llu new roots (want %u)", c->name,
@@ -229,6 +247,8 @@ static void run_case(const struct leaf_case *c)
 	      "%s: %lld blocks gained", c->name, (long long)ts.blocks);
 	check(touched == c->touched, "%s: leaves copied 0x%x (want 0x%x)", c->name, touched,
 	      c->touched);
+	check(read_only == c->read_only, "%s: leaves only read 0x%x (want 0x%x)", c->name,
+	      read_only, c->read_only);
 	check(!ts.inexact, "%s: exact", c->name);
 	btrfs_tree_sim_release(&ts);
 }
