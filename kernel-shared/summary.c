@@ -1299,6 +1299,44 @@ static int search_dead_size(const struct space_report *report, const struct spac
 }
 
 /*
+ * Section 19.6: btrfs replace start makes each block group with a stripe
+ * on the source read-only while it copies it (scrub_enumerate_chunks(),
+ * btrfs_inc_block_group_ro()).  The check there is btrfs_can_overcommit(),
+ * which counts the unallocated space of every device, even where no chunk
+ * of the profile fits; a metadata group made read-only then leaves the
+ * transactions nothing to allocate from, and the next commit aborts with
+ * -ENOSPC (seen on 6.18: metadata free -5.50MiB, readonly 71.20MiB, the
+ * filesystem forced read-only).  Safe when each such group leaves a
+ * transaction's reservation free in the others, or a new metadata chunk
+ * fits.
+ */
+static bool replace_metadata_safe(const struct space_report *report,
+				  const struct space_summary *sum, u64 devid)
+{
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	const struct summary_space *meta = NULL;
+	u64 bg_free;
+	u32 i;
+
+	for (i = 0; i < (u32)sum->nr_spaces; i++)
+		if (sum->spaces[i].flags_metadata)
+			meta = &sum->spaces[i];
+	if (!meta || meta->new_chunks)
+		return true;
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		if (!(bg->flags & BTRFS_BLOCK_GROUP_METADATA) || bg->ro ||
+		    !chunk_on_device(bg->map, devid))
+			continue;
+		bg_free = bg->length - min_u64(bg->used + bg->bytes_super, bg->length);
+		if (meta->free < bg_free + meta->reservation)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Section 19.6: the smallest writeable device other than the dead one
  * replaced by a larger device (btrfs replace start keeps the dev extents
  * where they are and the old size, btrfs filesystem resize DEVID:max then
@@ -1322,7 +1360,8 @@ static int remedy_replace(const struct space_report *report, struct space_summar
 		if (pick == sum->nr_devices || report->devices[i].size < report->devices[pick].size)
 			pick = i;
 	}
-	if (pick == sum->nr_devices)
+	if (pick == sum->nr_devices ||
+	    !replace_metadata_safe(report, sum, sum->devices[pick].devid))
 		return 0;
 	memset(r, 0, sizeof(*r));
 	r->kind = SUMMARY_REMEDY_REPLACE;
