@@ -111,8 +111,8 @@ done
 # commits: formulas.md 14.2); nor, in the 3-level 4 KiB-node cases with
 # as many fs-tree copies as predicted, one in tree_refs, peak or
 # commit_tree_refs alone (one CI run: base4k.img under 1 foreign sync
-# commit, one tree-block ref more predicted in all four cases, not
-# reproduced since: formulas.md 14.1).
+# commit, one tree-block ref more predicted in all four cases: a
+# copied leaf the kernel empties by a push and frees, formulas.md 14.1).
 binst="$tracing/instances/btrfs-space-csum-build.$$"
 mkdir "$binst" || fail "cannot create tracefs instance $binst"
 echo 0 > "$binst/tracing_on"
@@ -416,9 +416,10 @@ check_case()
 	# many fs-tree copies as predicted but tree-block refs differing (one
 	# CI run, base4k.img under 1 foreign sync commit: tree_refs +131,072
 	# in all four cases, peak in two, 4k-snap's commit one extent-tree
-	# copy more; not reproduced in 41 runs beside a sync loop, images
-	# under 6 to 29 foreign commits: formulas.md 14.1): reported until
-	# a kept image explains it
+	# copy more; kept once in 43 runs beside sync loops: the kernel
+	# pushes the 17 items a truncation batch left in f's first leaf into
+	# its left neighbour and frees the leaf's copy, the model keeps it:
+	# formulas.md 14.1): reported until the model replays it
 	if [ "$expect" = layout ] && [ -n "${disturbed[$case_img]:-}" ] &&
 	   [ "$tool_copies" = "$trace_copies" ] && [ -n "$mismatch" ] &&
 	   [ -z "$(tr ' ' '\n' <<< "$mismatch" | grep -vx -e '' -e tree_refs -e peak -e commit_tree_refs)" ]; then
