@@ -108,11 +108,7 @@ done
 # (one run of seven under load: snap-then-orig-g one extent-tree copy
 # more traced, not kept; not seen again in 7 full runs and 32 runs of
 # cases 1-6 beside a sync loop, base images built under 1 to 39 foreign
-# commits: formulas.md 14.2); nor, in the 3-level 4 KiB-node cases with
-# as many fs-tree copies as predicted, one in tree_refs, peak or
-# commit_tree_refs alone (one CI run: base4k.img under 1 foreign sync
-# commit, one tree-block ref more predicted in all four cases: a
-# copied leaf the kernel empties by a push and frees, formulas.md 14.1).
+# commits: formulas.md 14.2).
 binst="$tracing/instances/btrfs-space-csum-build.$$"
 mkdir "$binst" || fail "cannot create tracefs instance $binst"
 echo 0 > "$binst/tracing_on"
@@ -410,21 +406,6 @@ check_case()
 	if [ "$mismatch" = " commit_tree_refs" ] && [ -n "${disturbed[$case_img]:-}" ]; then
 		echo "reported, not failed: $name: commit_tree_refs on a layout foreign commits made (KEEP=DIR keeps it)"
 		inexact="$inexact $name(commit, foreign layout)"
-		return 0
-	fi
-	# the 3-level 4 KiB-node cases on a layout foreign commits made, as
-	# many fs-tree copies as predicted but tree-block refs differing (one
-	# CI run, base4k.img under 1 foreign sync commit: tree_refs +131,072
-	# in all four cases, peak in two, 4k-snap's commit one extent-tree
-	# copy more; kept once in 43 runs beside sync loops: the kernel
-	# pushes the 17 items a truncation batch left in f's first leaf into
-	# its left neighbour and frees the leaf's copy, the model keeps it:
-	# formulas.md 14.1): reported until the model replays it
-	if [ "$expect" = layout ] && [ -n "${disturbed[$case_img]:-}" ] &&
-	   [ "$tool_copies" = "$trace_copies" ] && [ -n "$mismatch" ] &&
-	   [ -z "$(tr ' ' '\n' <<< "$mismatch" | grep -vx -e '' -e tree_refs -e peak -e commit_tree_refs)" ]; then
-		echo "reported, not failed: $name:$mismatch on a 4 KiB-node layout foreign commits made, as many copies (KEEP=DIR keeps it)"
-		inexact="$inexact $name(tree refs, foreign layout)"
 		return 0
 	fi
 	if [ -n "$mismatch" ]; then
