@@ -552,17 +552,41 @@ static int live_items_get(const struct btrfs_sim_leaf *l, const struct btrfs_tre
 }
 
 /* @nr of @li's items, its last (@dir > 0) or first, go to the sibling @to */
-static void sim_move_items(struct btrfs_sim_leaf *l, const struct live_items *li, int dir,
-			   u32 nr, struct btrfs_sim_leaf *to)
+static int sim_move_items(struct btrfs_sim_leaf *l, const struct live_items *li, int dir,
+			  u32 nr, struct btrfs_sim_leaf *to)
 {
 	u32 i;
 
+	if (nr && !l->moved_to) {
+		l->moved_to = calloc(l->nritems ? l->nritems : 1, sizeof(*l->moved_to));
+		if (!l->moved_to)
+			return -ENOMEM;
+	}
 	for (i = 0; i < nr; i++) {
 		u32 slot = li->slots[dir > 0 ? li->nr - 1 - i : i];
 
 		to->pushed_in += item_space(li->eb, slot);
+		l->moved_to[slot] = to;
 		sim_leaf_gone(l, li->eb, slot);
 	}
+	return 0;
+}
+
+/*
+ * An item a push moved out of @l's @slot deleted later (the truncation
+ * walks the image's slots): it leaves the leaf it went to, which may then
+ * be empty and deleted in its turn, as the kernel deletes it there
+ */
+static void sim_moved_item_deleted(struct btrfs_sim_leaf *l, const struct btrfs_tree_block *eb,
+				   u32 slot)
+{
+	struct btrfs_sim_leaf *to;
+
+	if (!l->moved_to || !l->moved_to[slot])
+		return;
+	to = l->moved_to[slot];
+	to->pushed_in -= min_t(u32, to->pushed_in, item_space(eb, slot));
+	l->moved_to[slot] = NULL;
 }
 
 /*
@@ -592,8 +616,9 @@ static int sim_push_items(struct btrfs_sim_leaf *l, const struct btrfs_tree_bloc
 		ret = 0;
 	} else {
 		moved = dir > 0 ? btrfs_leaf_push_right_nr(p) : btrfs_leaf_push_left_nr(p);
-		sim_move_items(l, &li, dir, moved, sl);
-		ret = moved ? 0 : 1;
+		ret = sim_move_items(l, &li, dir, moved, sl);
+		if (!ret)
+			ret = moved ? 0 : 1;
 	}
 	free(li.slots);
 	return ret;
@@ -773,8 +798,12 @@ int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 	int ret, i;
 
 	ret = sim_leaf_get(cs, leaf, &l);
-	if (ret || l->deleted)
+	if (ret)
 		return ret;
+	for (i = slot; i < slot + nr && i < (int)l->nritems; i++)
+		sim_moved_item_deleted(l, leaf, i);
+	if (l->deleted)
+		return 0;
 	for (i = slot; i < slot + nr && i < (int)l->nritems; i++)
 		sim_leaf_gone(l, leaf, i);
 	/* the root leaf stays, however empty */

@@ -39,6 +39,7 @@ void btrfs_cow_sim_release(struct btrfs_cow_sim *cs)
 
 	for (i = 0; i < cs->nr_leaves; i++) {
 		free(cs->leaves[i]->gone);
+		free(cs->leaves[i]->moved_to);
 		free(cs->leaves[i]);
 	}
 	free(cs->leaves);

@@ -27,6 +27,7 @@ struct btrfs_sim_leaf {
 	u32 image_space;		/* the image's items and headers, bytes */
 	u32 gone_space;			/* of which gone */
 	u32 pushed_in;			/* bytes (items and headers) moved in */
+	struct btrfs_sim_leaf **moved_to; /* per slot: the leaf a push moved it to */
 	bool deleted;			/* emptied: btrfs_del_leaf() */
 };
 
