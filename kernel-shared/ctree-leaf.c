@@ -933,6 +933,22 @@ static int sim_push_nodes(struct btrfs_tree_sim *ts, u32 gi, u32 leaf, bool has_
 	return 1;
 }
 
+/* Both sibling nodes of group @gi, as sim_sibling_group() finds them */
+static int sim_sibling_groups(struct btrfs_tree_sim *ts, u32 gi, bool *has_left, u32 *li,
+			      bool *has_right, u32 *ri)
+{
+	int ret = sim_sibling_group(ts, gi, -1, li);
+
+	if (ret < 0)
+		return ret;
+	*has_left = !ret;
+	ret = sim_sibling_group(ts, gi, 1, ri);
+	if (ret < 0)
+		return ret;
+	*has_right = !ret;
+	return 0;
+}
+
 /*
  * setup_nodes_for_search() at level 1 of a search with ins_len > 0 (or
  * search_for_split), before the leaf is looked at: a node of
@@ -961,14 +977,9 @@ static int sim_setup_nodes(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	gi = g - ts->groups;
 	if (!g->parent_id)
 		return sim_split_node(ts, gi);
-	ret = sim_sibling_group(ts, gi, -1, &li);
-	if (ret < 0)
+	ret = sim_sibling_groups(ts, gi, &has_left, &li, &has_right, &ri);
+	if (ret)
 		return ret;
-	has_left = !ret;
-	ret = sim_sibling_group(ts, gi, 1, &ri);
-	if (ret < 0)
-		return ret;
-	has_right = !ret;
 	if (has_left)
 		ts->groups[li].node_read = true;
 	if (has_right)
@@ -1055,14 +1066,9 @@ static int sim_balance_node(struct btrfs_tree_sim *ts, u32 gi)
 	bool has_left, has_right;
 	int ret;
 
-	ret = sim_sibling_group(ts, gi, -1, &li);
-	if (ret < 0)
+	ret = sim_sibling_groups(ts, gi, &has_left, &li, &has_right, &ri);
+	if (ret)
 		return ret;
-	has_left = !ret;
-	ret = sim_sibling_group(ts, gi, 1, &ri);
-	if (ret < 0)
-		return ret;
-	has_right = !ret;
 	ts->node_balances++;
 	sim_node_cowed(ts, &ts->groups[gi]);
 	g = &ts->groups[gi];

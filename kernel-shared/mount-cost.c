@@ -730,35 +730,32 @@ static int count_log_read(void *ctx, const struct btrfs_root_ref *root,
 	return ret;
 }
 
+/* A block the replay reads at @level: copied too when @cow */
+static int count_log_block(struct log_searches *ls, u64 bytenr, bool cow, int level)
+{
+	int ret = ls->counter.fn(ls->counter.ctx, bytenr);
+
+	if (ret || !cow)
+		return ret;
+	if (array_grow((void **)&ls->blocks, ls->nr, &ls->cap, sizeof(*ls->blocks)))
+		return -ENOMEM;
+	ls->blocks[ls->nr++] = (struct copied_block){ bytenr, level };
+	return 0;
+}
+
 /*
  * A leaf the replay changed: read, and copied; a push's sibling too full
  * for the item: read only (its extent item stays as it is at the commit)
  */
 static int count_log_leaf(void *ctx, u64 bytenr, bool cow)
 {
-	struct log_searches *ls = ctx;
-	int ret = ls->counter.fn(ls->counter.ctx, bytenr);
-
-	if (ret || !cow)
-		return ret;
-	if (array_grow((void **)&ls->blocks, ls->nr, &ls->cap, sizeof(*ls->blocks)))
-		return -ENOMEM;
-	ls->blocks[ls->nr++] = (struct copied_block){ bytenr, 0 };
-	return 0;
+	return count_log_block(ctx, bytenr, cow, 0);
 }
 
 /* A sibling node of an insert's node balancing: read, copied if it took pointers */
 static int count_log_node(void *ctx, u64 bytenr, bool cow)
 {
-	struct log_searches *ls = ctx;
-	int ret = ls->counter.fn(ls->counter.ctx, bytenr);
-
-	if (ret || !cow)
-		return ret;
-	if (array_grow((void **)&ls->blocks, ls->nr, &ls->cap, sizeof(*ls->blocks)))
-		return -ENOMEM;
-	ls->blocks[ls->nr++] = (struct copied_block){ bytenr, 1 };
-	return 0;
+	return count_log_block(ctx, bytenr, cow, 1);
 }
 
 /* A COW search of the commit: its blocks from @min_level up are read */
