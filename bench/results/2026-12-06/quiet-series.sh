@@ -1,7 +1,7 @@
 #!/bin/bash
 # quiet-machine scale series: series.sh OUTPREFIX  (BTRFS_SPACE= binary)
-D=/tmp/quiet-bench
-S=/work/main/bench/scale.sh
+D=${DIR:-/tmp/quiet-bench}	# what bench/scale.sh --build DIR made
+S=$(cd "$(dirname "$0")/../.." && pwd)/scale.sh
 out=$1
 pts() { local p=$1; for n in 1000 3000 10000 30000 100000; do printf -- '--point %s=%s ' $n "$D/$p-$n-1.img+$D/$p-$n-2.img+$D/$p-$n-3.img"; done; }
 args=()
