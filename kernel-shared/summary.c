@@ -105,7 +105,7 @@ static u64 tight_bound(const struct summary_space *s)
 	return min_u64(2 * s->chunk_size, max_u64(4 * s->reservation, weighed_capacity(s) / 5));
 }
 
-static void rate_headroom(struct summary_space *s)
+void btrfs_summary_rate_headroom(struct summary_space *s)
 {
 	if (s->headroom < critical_bound(s)) {
 		s->level = SUMMARY_CRITICAL;
@@ -129,7 +129,7 @@ static void rate_headroom(struct summary_space *s)
  * Section 19.2, system: the chunk tree grows into it, one item per new
  * chunk; the fills of the forecast make the system chunks they need.
  */
-static void rate_system(struct summary_space *s, u32 nodesize)
+void btrfs_summary_rate_system(struct summary_space *s, u32 nodesize)
 {
 	if (s->free < nodesize && !s->new_chunks) {
 		s->level = SUMMARY_CRITICAL;
@@ -178,9 +178,9 @@ static void rate_space(const struct space_report *report, struct summary_space *
 		s->level = SUMMARY_CRITICAL;
 		s->rule = "no writeable device: nothing can be allocated or written";
 	} else if (s->headroom_present) {
-		rate_headroom(s);
+		btrfs_summary_rate_headroom(s);
 	} else {
-		rate_system(s, report->fs_info->nodesize);
+		btrfs_summary_rate_system(s, report->fs_info->nodesize);
 	}
 	s->headroom_level = s->level;
 	s->headroom_rule = s->rule;

@@ -184,6 +184,13 @@ struct space_summary {
 const char *btrfs_summary_level_name(enum summary_level level);
 /* "ok", "tight", "critical" to the level; -EINVAL for another word */
 int btrfs_summary_level_parse(const char *name, enum summary_level *level);
+/*
+ * Section 19.2's rules, pure: the level of a type from its headroom,
+ * chunk_size, capacity, size_share and reservation (bounds filled in),
+ * and the system type's from its free bytes and new chunks
+ */
+void btrfs_summary_rate_headroom(struct summary_space *s);
+void btrfs_summary_rate_system(struct summary_space *s, u32 nodesize);
 int btrfs_build_summary(const struct space_report *report,
 			const struct btrfs_mount_estimate *est,
 			struct space_summary *sum);
