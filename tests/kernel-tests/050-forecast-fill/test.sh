@@ -24,19 +24,6 @@ losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mnt=$(mktemp -d "$TEST_TMP/mnt.XXXXXX") || fail "cannot create a mount point"
 
-# dump_chunks FILE: the chunk tree as btrfs-progs reads it, after dropping
-# the loop devices' page cache: the kernel's writes bypass it, and a cached
-# block of the dump before would be read again after the fill
-dump_chunks()
-{
-	local dev
-	for dev in "${devs[@]}"; do
-		blockdev --flushbufs "$dev" || fail "$name: blockdev --flushbufs $dev"
-	done
-	btrfs inspect-internal dump-tree -t chunk "${devs[0]}" > "$1" 2>/dev/null ||
-		fail "$name: dump-tree -t chunk failed"
-}
-
 # metadata bytes_used of the filesystem mounted on $mnt
 meta_used()
 {
@@ -89,7 +76,7 @@ run_case()
 	fi
 	"$BTRFS_SPACE" --format json forecast --list-chunks "${devs[@]}" > "$dir/forecast.json" ||
 		fail "$name: forecast failed"
-	dump_chunks "$dir/before.txt"
+	dump_chunk_tree "$dir/before.txt" "${devs[@]}"
 	setup_mount "${devs[0]}" "$mnt" -o "${opts%,}"
 	if [ "$kind" = data_fill ]; then
 		python3 "$here/fill.py" "$mnt" > "$dir/filled" || fail "$name: fill.py failed"
@@ -106,7 +93,7 @@ run_case()
 		fi
 	fi
 	umount "$mnt" || fail "$name: cannot unmount"
-	dump_chunks "$dir/after.txt"
+	dump_chunk_tree "$dir/after.txt" "${devs[@]}"
 	echo "$name ($mkfs_opts):"
 	python3 "$here/compare.py" "$kind" "$dir/forecast.json" "$dir/before.txt" "$dir/after.txt" \
 		"$dir/filled" || failed="$failed $name"

@@ -25,16 +25,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fill=$TEST_TOP/kernel-tests/050-forecast-fill
 mnt=$(mktemp -d "$TEST_TMP/mnt.XXXXXX") || fail "cannot create a mount point"
 
-dump_chunks()
-{
-	local dev
-	for dev in "${devs[@]}"; do
-		blockdev --flushbufs "$dev" || fail "$name: blockdev --flushbufs $dev"
-	done
-	btrfs inspect-internal dump-tree -t chunk "${devs[0]}" > "$1" 2>/dev/null ||
-		fail "$name: dump-tree -t chunk failed"
-}
-
 # run_case NAME DATA METADATA SIZE...
 run_case()
 {
@@ -60,11 +50,11 @@ run_case()
 		devs+=("$dev")
 	done
 	opts=$(printf 'device=%s,' "${devs[@]}")
-	dump_chunks "$dir/before.txt"
+	dump_chunk_tree "$dir/before.txt" "${devs[@]}"
 	setup_mount "${devs[0]}" "$mnt" -o "${opts%,}"
 	python3 "$fill/fill.py" "$mnt" > "$dir/filled" || fail "$name: fill.py failed"
 	umount "$mnt" || fail "$name: cannot unmount"
-	dump_chunks "$dir/after.txt"
+	dump_chunk_tree "$dir/after.txt" "${devs[@]}"
 	echo "$name (-d $data -m $meta on $sizes):"
 	python3 "$here/layout.py" "$dir/plan.json" "$dir/before.txt" "$dir/after.txt" ||
 		failed="$failed $name"

@@ -24,16 +24,6 @@ mnt=$(mktemp -d "$TEST_TMP/mnt.XXXXXX") || fail "cannot create a mount point"
 truncate -s 2T "$TEST_TMP/probe" 2> /dev/null || skip "no sparse files of 2 TiB in $TEST_TMP"
 rm -f "$TEST_TMP/probe"
 
-dump_chunks()
-{
-	local dev
-	for dev in "${devs[@]}"; do
-		blockdev --flushbufs "$dev" || fail "$name: blockdev --flushbufs $dev"
-	done
-	btrfs inspect-internal dump-tree -t chunk "${devs[0]}" > "$1" 2>/dev/null ||
-		fail "$name: dump-tree -t chunk failed"
-}
-
 # run_case NAME "MKFS OPTIONS" SIZE...
 run_case()
 {
@@ -64,12 +54,12 @@ f = json.load(open(sys.argv[1]))["forecast"]["data_fill"]
 print("%d chunks in %d runs, writable_bytes %d" % (f["nr_new_chunks"], f["nr_new_chunk_runs"], f["writable_bytes"]))
 sys.exit(0 if f["nr_new_chunk_runs"] * 20 <= f["nr_new_chunks"] else 1)' "$dir/runs.json") ||
 		fail "$name: forecast's runs are not few: $runs"
-	dump_chunks "$dir/before.txt"
+	dump_chunk_tree "$dir/before.txt" "${devs[@]}"
 	setup_mount "${devs[0]}" "$mnt" -o "${opts%,}"
 	df -B1 --output=avail "$mnt" | tail -1 > "$dir/statfs"
 	python3 "$fill050/fill.py" "$mnt" $((1 << 30)) > "$dir/filled" || fail "$name: fill.py failed"
 	umount "$mnt" || fail "$name: cannot unmount"
-	dump_chunks "$dir/after.txt"
+	dump_chunk_tree "$dir/after.txt" "${devs[@]}"
 	echo "$name ($mkfs_opts): forecast $runs; statfs (df -B1) before the fill $(cat "$dir/statfs")"
 	python3 "$fill050/compare.py" data_fill "$dir/forecast.json" "$dir/before.txt" \
 		"$dir/after.txt" "$dir/filled" | grep -v '^  \(kernel\|forecast\) ' | head -20

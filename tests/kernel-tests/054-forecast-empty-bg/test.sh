@@ -45,16 +45,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fill=$here/../050-forecast-fill
 mnt=$(mktemp -d "$TEST_TMP/mnt.XXXXXX") || fail "cannot create a mount point"
 
-dump_chunks()
-{
-	local dev
-	for dev in "${devs[@]}"; do
-		blockdev --flushbufs "$dev" || fail "$name: blockdev --flushbufs $dev"
-	done
-	btrfs inspect-internal dump-tree -t chunk "${devs[0]}" > "$1" 2>/dev/null ||
-		fail "$name: dump-tree -t chunk failed"
-}
-
 attach()
 {
 	local f dev
@@ -127,7 +117,7 @@ run_fill()
 		"$BTRFS_SPACE" --format json forecast --mount-options nodiscard "${devs[@]}" \
 			> "$dir/forecast-committed.json" || fail "$name: forecast failed"
 	fi
-	dump_chunks "$dir/before.txt"
+	dump_chunk_tree "$dir/before.txt" "${devs[@]}"
 	mopts=$opts
 	[ "$mode" = default ] || mopts="nodiscard,$opts"
 	setup_mount "${devs[0]}" "$mnt" -o "$mopts"
@@ -179,7 +169,7 @@ print(len(fc["unused_block_groups"]))' "$dir/forecast.json")
 		fi
 	fi
 	umount "$mnt" || fail "$name: cannot unmount"
-	dump_chunks "$dir/after.txt"
+	dump_chunk_tree "$dir/after.txt" "${devs[@]}"
 	echo "  $name, $kind fill, $mode mount options, run $run ($(python3 -c 'import json, sys
 m = json.load(open(sys.argv[1]))["forecast"]["mount"]
 print("forecast: discard %s, %d empty block groups, from %s" % (m["discard"], m["empty_block_groups"], m["discard_source"]))' "$dir/forecast.json")):"
