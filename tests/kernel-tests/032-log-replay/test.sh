@@ -47,13 +47,26 @@
 # keeps there the image (before the mount) of each case that differs.
 #
 # A case whose fsync falls back to a full commit has no log to check: it
-# is made again (three tries) and fails if it never gets one.
+# is made again (five tries) and fails if it never gets one.  Another
+# task's sync(2) during the fsync step commits the case's filesystem too
+# and drops its log (a CI run beside other tests lost "compress" three
+# times so): btrfs_transaction_commit is traced in a private tracefs
+# instance while the step runs, and a case whose every try lost its log
+# to such commits is skipped with their count, not failed; the test is
+# skipped when fewer than half of its cases could be compared.
 
 source "$TEST_TOP/common" || exit
 
 need_root
 check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount jq truncate python3 fallocate
 need_btrfs_module
+
+# other tasks' commits during a fsync step: traced where tracefs is
+inst=
+if grep -qw tracefs /proc/filesystems; then
+	setup_trace_instance 032
+	[ -e "$inst/events/btrfs/btrfs_transaction_commit/enable" ] || inst=
+fi
 
 work="$TEST_TMP/log-replay"
 mkdir -p "$work" || fail "cannot create $work"
@@ -129,10 +142,19 @@ release()
 	losetup -d "$2" || fail "losetup -d $2 failed"
 }
 
-# make_log_image DIR MOUNTOPTS PRE POST: the image with a log in DIR/copy.img
+# trace_commits 1|0: trace the commits of every btrfs (when traced at all)
+trace_commits()
+{
+	[ -n "$inst" ] || return 0
+	[ "$1" = 0 ] || echo > "$inst/trace"
+	echo "$1" > "$inst/events/btrfs/btrfs_transaction_commit/enable"
+}
+
+# make_log_image DIR MOUNTOPTS PRE POST: the image with a log in DIR/copy.img;
+# DIR/foreign gets the commits other tasks made during the fsync step
 make_log_image()
 {
-	local dir=$1 opts=$2 pre=$3 post=$4 dev
+	local dir=$1 opts=$2 pre=$3 post=$4 dev fsid
 
 	rm -f "$dir/orig.img" "$dir/copy.img"
 	truncate -s 1G "$dir/orig.img" || fail "cannot create $dir/orig.img"
@@ -144,8 +166,15 @@ make_log_image()
 	sleep 1
 	python3 "$work/io.py" "$dir/mnt" "$pre" || fail "$dir: first step failed"
 	sync
+	trace_commits 1
 	python3 "$work/io.py" "$dir/mnt" "$post" || fail "$dir: second step failed"
 	cp --sparse=always "$dir/orig.img" "$dir/copy.img" || fail "cannot copy $dir/orig.img"
+	trace_commits 0
+	: > "$dir/foreign"
+	if [ -n "$inst" ]; then
+		fsid=$(findmnt -n -o UUID "$dir/mnt")
+		commits_by_others "$inst" "$fsid" 'python3|cp|fallocate|kworker/.*' > "$dir/foreign"
+	fi
 	release "$dir/mnt" "$dev"
 	rm -f "$dir/orig.img"
 	btrfs inspect-internal dump-super "$dir/copy.img" |
@@ -154,11 +183,12 @@ make_log_image()
 
 failed=0
 checked=0
+cases=0
 
 # check NAME MOUNTOPTS PRE POST: make the image, compare tool and kernel
 check()
 {
-	local name=$1 dir="$work/$1" log=0 try dev fsid
+	local name=$1 dir="$work/$1" log=0 try dev fsid foreign lost=0
 
 	# LOG_REPLAY_CASES="glob ..." runs only the cases it names
 	if [ -n "$LOG_REPLAY_CASES" ]; then
@@ -170,13 +200,24 @@ check()
 		[ "$hit" = 1 ] || return 0
 	fi
 	mkdir -p "$dir" || fail "cannot create $dir"
-	for try in 1 2 3; do
+	cases=$((cases + 1))
+	for try in 1 2 3 4 5; do
 		log=$(make_log_image "$dir" "$2" "$3" "$4") || exit
 		[ -n "$log" ] && [ "$log" != 0 ] && break
-		echo "note $name: try $try got no log tree (the fsync committed)"
+		foreign=$(cat "$dir/foreign")
+		if [ -n "$foreign" ]; then
+			lost=$((lost + 1))
+			echo "note $name: try $try got no log tree (other tasks committed it: $foreign)"
+		else
+			echo "note $name: try $try got no log tree (the fsync committed)"
+		fi
 	done
 	if [ -z "$log" ] || [ "$log" = 0 ]; then
-		echo "FAIL $name: no log tree after 3 tries"
+		if [ "$lost" = 5 ]; then
+			echo "$name: skipped, each of 5 tries lost its log to other tasks' commits (a busy machine)"
+			return
+		fi
+		echo "FAIL $name: no log tree after 5 tries"
 		failed=$((failed + 1))
 		return
 	fi
@@ -376,6 +417,8 @@ for i in range(0, 300, 2):
     os.link('d/file_%d' % (i + 1), 'd/link_%d' % i)
 fsync('d')"
 
-echo "$checked case(s) compared with the kernel, $failed failed"
+echo "$checked of $cases case(s) compared with the kernel, $failed failed"
 [ "$failed" = 0 ] || fail "$failed case(s) differ from the kernel"
+[ $((2 * checked)) -ge "$cases" ] ||
+	skip "the machine is too busy: other tasks' commits took the logs of $((cases - checked)) of $cases cases (load $(cut -d' ' -f1-3 /proc/loadavg))"
 exit 0
