@@ -10,15 +10,16 @@
  * search with search_for_extension, btrfs_truncate_item(),
  * btrfs_split_item() with setup_leaf_for_split(), and where a search
  * leaves its path.
- * At level 1, setup_nodes_for_search() of an insert's search:
- * reada_for_balance(), push_nodes_for_insert() (push_node_left(),
- * balance_node_right()) and split_node() with insert_new_root().
- * Behaviour reproduced: 6.18 ctree.c, unchanged in substance since 5.x.
- * At level 1, setup_nodes_for_search() of a deletion's search:
+ * At every node level, root first as the search meets them,
+ * setup_nodes_for_search() of an insert's search: reada_for_balance(),
+ * push_nodes_for_insert() (push_node_left(), balance_node_right()) and
+ * split_node() with insert_new_root(); of a deletion's search:
  * balance_level() (its pointer moves, a node emptied and freed, a root
- * node of one pointer collapsed).
- * Not replayed: splits and balances of level-2 nodes (they flag the
- * result inexact).
+ * node of one pointer collapsed).  The kernel's code is the same at each
+ * level; here level 1 moves leaves between groups (struct btrfs_sim_group)
+ * and the levels above move pointers' keys between loaded nodes (struct
+ * btrfs_sim_node), by the same counts.
+ * Behaviour reproduced: 6.18 ctree.c, unchanged in substance since 5.x.
  *
  * Used by the log replay (tree-log.c) and the commit model
  * (transaction.c), which count the leaves marked touched.  The count of
@@ -50,7 +51,10 @@
  * Each group is the leaves under one level-1 node; an insert's search
  * through a node of BTRFS_NODEPTRS_PER_BLOCK - 3 pointers moves leaves
  * between groups or splits one (sim_setup_nodes()), so the leaves'
- * siblings are those of the kernel's tree.
+ * siblings are those of the kernel's tree.  The nodes above level 1 are
+ * loaded with the path of the first group under them; a group's or
+ * node's parent is the loaded node one level up whose key range holds
+ * its own, so pointers moved between nodes move their children too.
  */
 void btrfs_tree_sim_init(struct btrfs_tree_sim *ts, struct btrfs_fs_info *fs_info,
 			 const struct btrfs_root_ref *root)
@@ -270,15 +274,26 @@ static bool sim_node_holds(const struct btrfs_sim_node *n, const struct btrfs_ke
 	return !n->has_hi || btrfs_comp_keys(key, &n->hi) < 0;
 }
 
-/* The loaded node of @level whose range holds @key, NULL when none is */
+/*
+ * The loaded node of @level whose range holds @key, NULL when none is:
+ * the one found last at that level first (keys come in order)
+ */
 static struct btrfs_sim_node *sim_node_at(struct btrfs_tree_sim *ts, int level,
 					  const struct btrfs_key *key)
 {
-	u32 i;
+	u32 *last, i;
 
+	if (level < 2 || level >= BTRFS_MAX_LEVEL)
+		return NULL;
+	last = &ts->last_node[level];
+	if (*last < ts->nr_nodes && ts->nodes[*last].level == level &&
+	    sim_node_holds(&ts->nodes[*last], key))
+		return &ts->nodes[*last];
 	for (i = 0; i < ts->nr_nodes; i++)
-		if (ts->nodes[i].level == level && sim_node_holds(&ts->nodes[i], key))
+		if (ts->nodes[i].level == level && sim_node_holds(&ts->nodes[i], key)) {
+			*last = i;
 			return &ts->nodes[i];
+		}
 	return NULL;
 }
 
@@ -1198,12 +1213,17 @@ static int sim_sibling_groups(struct btrfs_tree_sim *ts, u32 gi, bool *has_left,
 /* The level of the root over @key's group: 1 when no node above level 1 is loaded */
 static int sim_top_level(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 {
+	const struct btrfs_sim_node *n;
 	int level;
 
-	for (level = BTRFS_MAX_LEVEL - 1; level >= 2; level--)
-		if (sim_node_at(ts, level, key))
+	for (level = 2; level < BTRFS_MAX_LEVEL; level++) {
+		n = sim_node_at(ts, level, key);
+		if (!n)
+			return level - 1;
+		if (n->root)
 			return level;
-	return 1;
+	}
+	return BTRFS_MAX_LEVEL - 1;
 }
 
 /* A node copied by a push or balance_level(): the commit's next look copies its path */
@@ -1302,9 +1322,15 @@ static int sim_node_siblings(struct btrfs_tree_sim *ts, u32 ni, bool *has_left, 
 /* insert_new_root() above root node @ni: one pointer, under its first key */
 static int sim_new_root_node(struct btrfs_tree_sim *ts, u32 ni)
 {
-	struct btrfs_sim_node *r = sim_node_add(ts, ts->nodes[ni].level + 1), *c;
+	struct btrfs_sim_node *r, *c;
 	struct btrfs_key first = { 0 };
 
+	/* a root at BTRFS_MAX_LEVEL - 1 cannot grow (the kernel would BUG) */
+	if (ts->nodes[ni].level + 1 >= BTRFS_MAX_LEVEL) {
+		ts->inexact = true;
+		return 1;
+	}
+	r = sim_node_add(ts, ts->nodes[ni].level + 1);
 	if (!r)
 		return -ENOMEM;
 	c = &ts->nodes[ni];
@@ -1331,7 +1357,7 @@ static int sim_split_upper(struct btrfs_tree_sim *ts, u32 ni)
 	int ret;
 
 	if (ts->nodes[ni].root && (ret = sim_new_root_node(ts, ni)))
-		return ret;
+		return ret < 0 ? ret : 0;
 	n = sim_node_add(ts, ts->nodes[ni].level);
 	if (!n)
 		return -ENOMEM;
@@ -1440,8 +1466,8 @@ static int sim_setup_upper(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
  * gets a new root and splits; another first tries push_nodes_for_insert()
  * and splits only the node then holding the path if that still has
  * BTRFS_NODEPTRS_PER_BLOCK - 3 or more.  Later searches see the leaves
- * under their new nodes.  A full level-2 node on the way (which the
- * kernel splits first) is not replayed: ->inexact.
+ * under their new nodes.  The levels above are set up first, root
+ * first (sim_setup_upper()), as the kernel's search meets them.
  */
 static int sim_setup_nodes(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 {
@@ -1784,9 +1810,9 @@ static int sim_setup_upper_delete(struct btrfs_tree_sim *ts, const struct btrfs_
  * balance_level(), which acts on a root node of one pointer
  * (sim_collapse_root()) or another of a quarter or fewer
  * (sim_balance_node()).  Later searches see the leaves under their new
- * nodes.  The group of @key is looked up again after.  A level-2 node
- * that balance_level() changes first (a quarter or fewer, or the root
- * with one pointer) is not replayed: ->inexact.
+ * nodes.  The levels above are balanced first, root first
+ * (sim_setup_upper_delete()), and the group of @key is looked up again
+ * after.
  */
 static int sim_setup_nodes_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 {

@@ -114,6 +114,7 @@ struct btrfs_tree_sim {
 	u32 nr_nodes;
 	u32 cap_nodes;
 	u64 made_nodes;			/* made-up ids given */
+	u32 last_node[BTRFS_MAX_LEVEL];	/* per level, where the last key was found */
 	int64_t blocks;			/* tree blocks added minus freed */
 	u64 splits;			/* split_leaf() new leaves */
 	u64 new_roots;			/* insert_new_root() */
