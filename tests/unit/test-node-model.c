@@ -606,9 +606,20 @@ static bool range_holds(const struct btrfs_sim_node *n, bool has_lo, const struc
 	       (!n->has_hi || btrfs_comp_keys(&key, &n->hi) < 0);
 }
 
+/* A child's first key is one of @n's pointers' keys (the very first child has none) */
+static bool child_keyed(const struct btrfs_sim_node *n, bool has_lo, const struct btrfs_key *lo)
+{
+	u32 i;
+
+	for (i = 0; i < n->nr && has_lo; i++)
+		if (!btrfs_comp_keys(lo, &n->keys[i]))
+			return true;
+	return !has_lo;
+}
+
 /*
  * The children whose keys @n routes to: as many as its pointers, each
- * under its key (the first's may be lower), the keys in order
+ * under its key, the keys in order
  */
 static void check_children(const struct btrfs_tree_sim *ts, const struct btrfs_sim_node *n,
 			   const char *name, u32 j)
@@ -620,8 +631,7 @@ static void check_children(const struct btrfs_tree_sim *ts, const struct btrfs_s
 
 		if (range_holds(n, g->has_lo, &g->lo)) {
 			under++;
-			keyed += !g->has_lo || !btrfs_comp_keys(&g->lo, &n->keys[under - 1]) ||
-				 under == 1;
+			keyed += child_keyed(n, g->has_lo, &g->lo);
 		}
 	}
 	for (i = 0; i < ts->nr_nodes && n->level > 2; i++) {
@@ -629,8 +639,7 @@ static void check_children(const struct btrfs_tree_sim *ts, const struct btrfs_s
 
 		if (m->level == n->level - 1 && range_holds(n, m->has_lo, &m->lo)) {
 			under++;
-			keyed += !m->has_lo || !btrfs_comp_keys(&m->lo, &n->keys[under - 1]) ||
-				 under == 1;
+			keyed += child_keyed(n, m->has_lo, &m->lo);
 		}
 	}
 	for (i = 1; i < n->nr; i++)
