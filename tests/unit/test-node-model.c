@@ -375,6 +375,7 @@ struct upper_case {
 	u32 nr_nodes;
 	enum node_op op;
 	u32 node, child;		/* the change lands in level-1 node @child of node @node */
+	u32 path_leaves;		/* that level-1 node's leaves (0: GROUP_LEAVES) */
 	u32 want[MAX_UPPER];		/* pointers of each level-2 node after, in key order */
 	u32 want_nr_nodes;
 	u32 want_root_nr;		/* pointers of the level-3 root after (0: none) */
@@ -400,6 +401,18 @@ static const struct upper_case upper_cases[] = {
 		.nr_nodes = 3, .nodes = { 60, 118, 60 }, .op = OP_INSERT, .node = 1, .child = 100,
 		.want_nr_nodes = 3, .want = { 121, 57, 60 }, .want_root_nr = 3, .node_pushes = 1,
 		.read = 0x5, .cowed = 0x1,
+	},
+	{
+		/*
+		 * level 2 first as above (121, 57, 60); then the path's level-1
+		 * node, 118 leaves, gives 61 to its left neighbour (60, both now
+		 * under the middle node) with its leaf 0: that one, 121, splits
+		 * and the middle level-2 node gets the new pointer, 58
+		 */
+		.name = "level 2 then level 1 on one search: both push, the level-1 node splits",
+		.nr_nodes = 3, .nodes = { 60, 118, 60 }, .op = OP_INSERT, .node = 1, .child = 100,
+		.path_leaves = 118, .want_nr_nodes = 3, .want = { 121, 58, 60 }, .want_root_nr = 3,
+		.node_pushes = 2, .node_splits = 1, .read = 0x5, .cowed = 0x1,
 	},
 	{
 		/* the path (10) moves left with the push: that node, 121, splits at 61 */
@@ -501,9 +514,20 @@ static u32 upper_total(const struct upper_case *c)
 	return n;
 }
 
-static struct btrfs_key group_key(u32 g)
+/* Level-1 node @g's first leaf: each has GROUP_LEAVES, but the path's may have more */
+static u32 group_first_leaf(const struct upper_case *c, u32 g)
 {
-	return leaf_key(g * GROUP_LEAVES);
+	u32 path = c->child, i, extra = c->path_leaves > GROUP_LEAVES ?
+					c->path_leaves - GROUP_LEAVES : 0;
+
+	for (i = 0; i < c->node; i++)
+		path += c->nodes[i];
+	return g * GROUP_LEAVES + (g > path ? extra : 0);
+}
+
+static struct btrfs_key group_key(const struct upper_case *c, u32 g)
+{
+	return leaf_key(group_first_leaf(c, g));
 }
 
 static struct btrfs_sim_node *add_upper_node(struct btrfs_tree_sim *ts, int level, u64 start,
@@ -519,19 +543,21 @@ static struct btrfs_sim_node *add_upper_node(struct btrfs_tree_sim *ts, int leve
 }
 
 /* A node of level 2 over its level-1 node @gi, built with the level-1 node itself */
-static int add_group(struct btrfs_tree_sim *ts, struct btrfs_sim_node *n, u32 gi, u32 total)
+static int add_group(struct btrfs_tree_sim *ts, const struct upper_case *c,
+		     struct btrfs_sim_node *n, u32 gi, u32 total)
 {
 	struct btrfs_sim_group *g = &ts->groups[ts->nr_groups++];
+	u32 first = group_first_leaf(c, gi);
 
-	n->keys[n->nr++] = group_key(gi);
+	n->keys[n->nr++] = group_key(c, gi);
 	g->has_parent = true;
 	g->node_start = PARENT + (u64)(gi + 1) * NODESIZE;
 	g->parent_id = n->id;
 	g->has_lo = gi > 0;
-	g->lo = group_key(gi);
+	g->lo = group_key(c, gi);
 	g->has_hi = gi + 1 < total;
-	g->hi = group_key(gi + 1);
-	return build_node(g, gi * GROUP_LEAVES, GROUP_LEAVES);
+	g->hi = group_key(c, gi + 1);
+	return build_node(g, first, group_first_leaf(c, gi + 1) - first);
 }
 
 /*
@@ -562,24 +588,24 @@ static int build_upper(struct btrfs_tree_sim *ts, const struct upper_case *c)
 			return -1;
 		n->root = c->root;
 		n->has_lo = i > 0;
-		n->lo = group_key(gi);
+		n->lo = group_key(c, gi);
 		n->has_hi = i + 1 < c->nr_nodes;
-		n->hi = group_key(gi + c->nodes[i]);
+		n->hi = group_key(c, gi + c->nodes[i]);
 		if (top)
-			top->keys[top->nr++] = group_key(gi);
+			top->keys[top->nr++] = group_key(c, gi);
 		for (j = 0; j < c->nodes[i]; j++, gi++) {
 			m = n;
 			if (level == 3) {
-				n->keys[n->nr++] = group_key(gi);
+				n->keys[n->nr++] = group_key(c, gi);
 				m = add_upper_node(ts, 2, UPPER + (u64)(MAX_UPPER + 1 + gi) * NODESIZE, 1);
 				if (!m)
 					return -1;
 				m->has_lo = gi > 0;
-				m->lo = group_key(gi);
+				m->lo = group_key(c, gi);
 				m->has_hi = gi + 1 < total;
-				m->hi = group_key(gi + 1);
+				m->hi = group_key(c, gi + 1);
 			}
-			if (add_group(ts, m, gi, total))
+			if (add_group(ts, c, m, gi, total))
 				return -1;
 		}
 	}
@@ -697,7 +723,7 @@ static void run_upper_case(const struct upper_case *c)
 
 	for (j = 0; j < c->node; j++)
 		g += c->nodes[j];
-	key = group_key(g);
+	key = group_key(c, g);
 	btrfs_tree_sim_init(&ts, &fs_info, &root);
 	if (build_upper(&ts, c)) {
 		check(0, "%s: out of memory", c->name);
