@@ -10,15 +10,16 @@
  * search with search_for_extension, btrfs_truncate_item(),
  * btrfs_split_item() with setup_leaf_for_split(), and where a search
  * leaves its path.
- * At level 1, setup_nodes_for_search() of an insert's search:
- * reada_for_balance(), push_nodes_for_insert() (push_node_left(),
- * balance_node_right()) and split_node() with insert_new_root().
- * Behaviour reproduced: 6.18 ctree.c, unchanged in substance since 5.x.
- * At level 1, setup_nodes_for_search() of a deletion's search:
+ * At every node level, root first as the search meets them,
+ * setup_nodes_for_search() of an insert's search: reada_for_balance(),
+ * push_nodes_for_insert() (push_node_left(), balance_node_right()) and
+ * split_node() with insert_new_root(); of a deletion's search:
  * balance_level() (its pointer moves, a node emptied and freed, a root
- * node of one pointer collapsed).
- * Not replayed: splits and balances of level-2 nodes (they flag the
- * result inexact).
+ * node of one pointer collapsed).  The kernel's code is the same at each
+ * level; here level 1 moves leaves between groups (struct btrfs_sim_group)
+ * and the levels above move pointers' keys between loaded nodes (struct
+ * btrfs_sim_node), by the same counts.
+ * Behaviour reproduced: 6.18 ctree.c, unchanged in substance since 5.x.
  *
  * Used by the log replay (tree-log.c) and the commit model
  * (transaction.c), which count the leaves marked touched.  The count of
@@ -50,7 +51,10 @@
  * Each group is the leaves under one level-1 node; an insert's search
  * through a node of BTRFS_NODEPTRS_PER_BLOCK - 3 pointers moves leaves
  * between groups or splits one (sim_setup_nodes()), so the leaves'
- * siblings are those of the kernel's tree.
+ * siblings are those of the kernel's tree.  The nodes above level 1 are
+ * loaded with the path of the first group under them; a group's or
+ * node's parent is the loaded node one level up whose key range holds
+ * its own, so pointers moved between nodes move their children too.
  */
 void btrfs_tree_sim_init(struct btrfs_tree_sim *ts, struct btrfs_fs_info *fs_info,
 			 const struct btrfs_root_ref *root)
@@ -77,8 +81,12 @@ void btrfs_tree_sim_release(struct btrfs_tree_sim *ts)
 		free(ts->groups[g].leaves);
 	}
 	free(ts->groups);
+	for (g = 0; g < ts->nr_nodes; g++)
+		free(ts->nodes[g].keys);
+	free(ts->nodes);
 	free(ts->freed_starts);
 	free(ts->freed_node_starts);
+	free(ts->freed_node_levels);
 	memset(ts, 0, sizeof(*ts));
 }
 
@@ -186,21 +194,22 @@ static bool sim_group_holds(const struct btrfs_sim_group *g, const struct btrfs_
 	return !g->has_hi || btrfs_comp_keys(key, &g->hi) < 0;
 }
 
-/* The key range of the level-1 node of @path, from the levels above */
-static void sim_group_range(const struct btrfs_path *path, struct btrfs_sim_group *g)
+/* The key range of the node at @at of @path, from the levels above */
+static void sim_path_range(const struct btrfs_path *path, int at, bool *has_lo,
+			   struct btrfs_key *lo, bool *has_hi, struct btrfs_key *hi)
 {
 	int level;
 
-	for (level = 2; level < BTRFS_MAX_LEVEL && path->nodes[level]; level++)
+	for (level = at + 1; level < BTRFS_MAX_LEVEL && path->nodes[level]; level++)
 		if (path->slots[level] > 0) {
-			btrfs_node_key_to_cpu(path->nodes[level], path->slots[level], &g->lo);
-			g->has_lo = true;
+			btrfs_node_key_to_cpu(path->nodes[level], path->slots[level], lo);
+			*has_lo = true;
 			break;
 		}
-	for (level = 2; level < BTRFS_MAX_LEVEL && path->nodes[level]; level++)
+	for (level = at + 1; level < BTRFS_MAX_LEVEL && path->nodes[level]; level++)
 		if (path->slots[level] + 1 < (int)path->nodes[level]->nritems) {
-			btrfs_node_key_to_cpu(path->nodes[level], path->slots[level] + 1, &g->hi);
-			g->has_hi = true;
+			btrfs_node_key_to_cpu(path->nodes[level], path->slots[level] + 1, hi);
+			*has_hi = true;
 			break;
 		}
 }
@@ -216,7 +225,7 @@ static int sim_load_group(struct btrfs_tree_sim *ts, const struct btrfs_path *pa
 	if (!parent)
 		return sim_load_leaf(path->nodes[0], &l) ?: sim_group_insert_leaf(g, 0, l);
 	g->has_parent = true;
-	sim_group_range(path, g);
+	sim_path_range(path, 1, &g->has_lo, &g->lo, &g->has_hi, &g->hi);
 	g->node_start = parent->start;
 	g->first = g->last = true;
 	if (path->nodes[2]) {
@@ -242,6 +251,212 @@ static int sim_load_group(struct btrfs_tree_sim *ts, const struct btrfs_path *pa
 			sim_items_leaf_free(l);
 			return ret;
 		}
+	}
+	return 0;
+}
+
+/* ---- nodes above level 1: their pointers' keys and the keys routed to them ---- */
+
+/* The lowest key routed to a range starting at @lo (all keys without one) */
+static struct btrfs_key sim_range_key(bool has_lo, const struct btrfs_key *lo)
+{
+	struct btrfs_key key = { 0 };
+
+	if (has_lo)
+		key = *lo;
+	return key;
+}
+
+static bool sim_node_holds(const struct btrfs_sim_node *n, const struct btrfs_key *key)
+{
+	if (n->has_lo && btrfs_comp_keys(key, &n->lo) < 0)
+		return false;
+	return !n->has_hi || btrfs_comp_keys(key, &n->hi) < 0;
+}
+
+/*
+ * The loaded node of @level whose range holds @key, NULL when none is:
+ * the one found last at that level first (keys come in order)
+ */
+static struct btrfs_sim_node *sim_node_at(struct btrfs_tree_sim *ts, int level,
+					  const struct btrfs_key *key)
+{
+	u32 *last, i;
+
+	if (level < 2 || level >= BTRFS_MAX_LEVEL)
+		return NULL;
+	last = &ts->last_node[level];
+	if (*last < ts->nr_nodes && ts->nodes[*last].level == level &&
+	    sim_node_holds(&ts->nodes[*last], key))
+		return &ts->nodes[*last];
+	for (i = 0; i < ts->nr_nodes; i++)
+		if (ts->nodes[i].level == level && sim_node_holds(&ts->nodes[i], key)) {
+			*last = i;
+			return &ts->nodes[i];
+		}
+	return NULL;
+}
+
+/* The slot of @n whose pointer routes @key: the last key not above it (0 below all) */
+static u32 sim_node_slot(const struct btrfs_sim_node *n, const struct btrfs_key *key)
+{
+	u32 lo = 1, hi = n->nr;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (btrfs_comp_keys(&n->keys[mid], key) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1;
+}
+
+/* The parent of node @n, NULL for the root (or one not loaded) */
+static struct btrfs_sim_node *sim_node_parent(struct btrfs_tree_sim *ts,
+					      const struct btrfs_sim_node *n)
+{
+	struct btrfs_key key = sim_range_key(n->has_lo, &n->lo);
+
+	return n->root ? NULL : sim_node_at(ts, n->level + 1, &key);
+}
+
+/* The level-2 node above group @g, NULL when @g is the root or none is loaded */
+static struct btrfs_sim_node *sim_group_node(struct btrfs_tree_sim *ts,
+					     const struct btrfs_sim_group *g)
+{
+	struct btrfs_key key = sim_range_key(g->has_lo, &g->lo);
+
+	if (!g->has_parent || !g->parent_id || !ts->nr_nodes)
+		return NULL;
+	return sim_node_at(ts, 2, &key);
+}
+
+/*
+ * Group @g's parent fields (its id, pointers, whether it is the root and
+ * where @g sits in it) as the loaded level-2 node now has them; left as
+ * they are without one (a tree of two levels, or groups built without)
+ */
+static struct btrfs_sim_node *sim_group_parent(struct btrfs_tree_sim *ts,
+					       struct btrfs_sim_group *g)
+{
+	struct btrfs_sim_node *p = sim_group_node(ts, g);
+	struct btrfs_key key = sim_range_key(g->has_lo, &g->lo);
+	u32 slot;
+
+	if (!p)
+		return NULL;
+	slot = sim_node_slot(p, &key);
+	g->parent_id = p->id;
+	g->parent_nr = p->nr;
+	g->parent_root = p->root;
+	g->first = slot == 0;
+	g->last = slot + 1 >= p->nr;
+	return p;
+}
+
+/* A new node of @level (pointers into ts->nodes move: callers keep indexes) */
+static struct btrfs_sim_node *sim_node_add(struct btrfs_tree_sim *ts, int level)
+{
+	struct btrfs_sim_node *n;
+
+	if (array_grow((void **)&ts->nodes, ts->nr_nodes, &ts->cap_nodes, sizeof(*ts->nodes)))
+		return NULL;
+	n = &ts->nodes[ts->nr_nodes++];
+	memset(n, 0, sizeof(*n));
+	n->level = level;
+	return n;
+}
+
+/* A made-up id for a node a split or a new root made, unique in this tree */
+static u64 sim_made_id(struct btrfs_tree_sim *ts)
+{
+	return (u64)-1 - ((u64)1 << 32) - ts->made_nodes++;
+}
+
+static int sim_node_reserve(struct btrfs_sim_node *n, u32 nr)
+{
+	while (n->cap < nr)
+		if (array_grow((void **)&n->keys, n->cap, &n->cap, sizeof(*n->keys)))
+			return -ENOMEM;
+	return 0;
+}
+
+static int sim_node_insert_key(struct btrfs_sim_node *n, u32 at, const struct btrfs_key *key)
+{
+	if (sim_node_reserve(n, n->nr + 1))
+		return -ENOMEM;
+	memmove(&n->keys[at + 1], &n->keys[at], (n->nr - at) * sizeof(*n->keys));
+	n->keys[at] = *key;
+	n->nr++;
+	return 0;
+}
+
+static void sim_node_remove_key(struct btrfs_sim_node *n, u32 at)
+{
+	if (at >= n->nr)
+		return;
+	memmove(&n->keys[at], &n->keys[at + 1], (n->nr - at - 1) * sizeof(*n->keys));
+	n->nr--;
+}
+
+/*
+ * The nodes above level 1 of @path that no loaded node stands for at
+ * their level (the ones holding @key): their pointers' keys as the image
+ * has them
+ */
+static int sim_load_nodes(struct btrfs_tree_sim *ts, const struct btrfs_path *path,
+			  const struct btrfs_key *key)
+{
+	int level;
+	u32 slot;
+
+	for (level = 2; level < BTRFS_MAX_LEVEL && path->nodes[level]; level++) {
+		const struct btrfs_tree_block *eb = path->nodes[level];
+		struct btrfs_sim_node *n;
+
+		if (sim_node_at(ts, level, key))
+			continue;
+		n = sim_node_add(ts, level);
+		if (!n || sim_node_reserve(n, eb->nritems ? eb->nritems : 1))
+			return -ENOMEM;
+		n->id = n->start = eb->start;
+		n->root = level + 1 >= BTRFS_MAX_LEVEL || !path->nodes[level + 1];
+		n->image_key = *key;
+		sim_path_range(path, level, &n->has_lo, &n->lo, &n->has_hi, &n->hi);
+		for (slot = 0; slot < eb->nritems; slot++)
+			btrfs_node_key_to_cpu(eb, slot, &n->keys[slot]);
+		n->nr = eb->nritems;
+	}
+	return 0;
+}
+
+/* The nodes above @key's group in @src (the image's: only preloaded) that @ts lacks */
+static int sim_copy_nodes(struct btrfs_tree_sim *ts, struct btrfs_tree_sim *src,
+			  const struct btrfs_key *key)
+{
+	int level;
+
+	for (level = 2; level < BTRFS_MAX_LEVEL; level++) {
+		const struct btrfs_sim_node *from = sim_node_at(src, level, key);
+		struct btrfs_sim_node *n;
+
+		if (!from)
+			break;
+		if (sim_node_at(ts, level, key))
+			continue;
+		n = sim_node_add(ts, level);
+		if (!n)
+			return -ENOMEM;
+		*n = *from;
+		n->keys = NULL;
+		n->nr = n->cap = 0;
+		n->node_read = n->node_cowed = false;
+		if (sim_node_reserve(n, from->nr ? from->nr : 1))
+			return -ENOMEM;
+		memcpy(n->keys, from->keys, (size_t)from->nr * sizeof(*n->keys));
+		n->nr = from->nr;
 	}
 	return 0;
 }
@@ -307,10 +522,14 @@ static int sim_find_group(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 		ret = sim_find_group(ts->source, key, &from);
 		if (!ret)
 			ret = sim_copy_group(g, from);
+		if (!ret)
+			ret = sim_copy_nodes(ts, ts->source, key);
 	} else {
 		ret = btrfs_search_slot(ts->fs_info, &ts->root, key, &path, BTRFS_IO_OTHER);
 		if (ret >= 0)
 			ret = sim_load_group(ts, &path, g);
+		if (!ret)
+			ret = sim_load_nodes(ts, &path, key);
 		btrfs_release_path(&path);
 	}
 	if (!ts->source)
@@ -319,6 +538,9 @@ static int sim_find_group(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	for (i = 0; i < ts->nr_groups && g->parent_id; i++)
 		if (ts->groups[i].parent_id == g->parent_id)
 			g->parent_nr = ts->groups[i].parent_nr;
+	/* the parent as the tree has it now, when it is loaded */
+	if (!ret)
+		sim_group_parent(ts, g);
 	ts->last_group = ts->nr_groups;
 	ts->nr_groups++;
 	*out = g;
@@ -789,15 +1011,22 @@ static int sim_move_leaves(struct btrfs_sim_group *dst, u32 at, struct btrfs_sim
 	return 0;
 }
 
-/* Groups @left and @right, adjacent, now meet at @right's first key */
+/*
+ * Groups @left and @right, adjacent, now meet at @right's first key: the
+ * key of @right's pointer in their level-2 node too
+ */
 static void sim_set_boundary(struct btrfs_tree_sim *ts, struct btrfs_sim_group *left,
 			     struct btrfs_sim_group *right)
 {
-	struct btrfs_key key = right->lo;
+	struct btrfs_sim_node *p = sim_group_node(ts, left);
+	struct btrfs_key key = right->lo, at = sim_range_key(left->has_lo, &left->lo);
+	u32 slot;
 
 	sim_group_first_key(ts, right, &key);
 	left->has_hi = right->has_lo = true;
 	left->hi = right->lo = key;
+	if (p && (slot = sim_node_slot(p, &at) + 1) < p->nr)
+		p->keys[slot] = key;
 }
 
 /*
@@ -824,6 +1053,7 @@ static int sim_sibling_group(struct btrfs_tree_sim *ts, u32 gi, int dir, u32 *ou
 	ret = sim_find_group(ts, &key, &s);
 	if (ret)
 		return ret;
+	sim_group_parent(ts, s);
 	if (s == &ts->groups[gi] || !s->has_parent || s->parent_id != parent) {
 		ts->inexact = true;
 		return 1;
@@ -833,13 +1063,32 @@ static int sim_sibling_group(struct btrfs_tree_sim *ts, u32 gi, int dir, u32 *ou
 }
 
 /*
+ * insert_new_root() above the root node of group @c: a level-2 node of
+ * one pointer, the new root, under the id @c now names as its parent
+ */
+static int sim_root_above_group(struct btrfs_tree_sim *ts, const struct btrfs_sim_group *c)
+{
+	struct btrfs_sim_node *r = sim_node_add(ts, 2);
+	struct btrfs_key first = { 0 };
+
+	if (!r)
+		return -ENOMEM;
+	r->id = c->parent_id;
+	r->root = true;
+	r->image_key = c->image_key;
+	return sim_node_insert_key(r, 0, &first);
+}
+
+/*
  * split_node() of group @ci's node: a root node gets a new root above it
  * (insert_new_root()); the pointers from (nr + 1) / 2 on go to a new node
  * after it under the same parent
  */
 static int sim_split_node(struct btrfs_tree_sim *ts, u32 ci)
 {
+	struct btrfs_key at, first;
 	struct btrfs_sim_group *c, *n;
+	struct btrfs_sim_node *p;
 	u32 mid, i;
 	int ret;
 
@@ -854,6 +1103,9 @@ static int sim_split_node(struct btrfs_tree_sim *ts, u32 ci)
 		c->parent_root = true;
 		ts->new_roots++;
 		ts->blocks++;
+		ret = sim_root_above_group(ts, c);
+		if (ret)
+			return ret;
 	}
 	n = &ts->groups[ts->nr_groups];
 	memset(n, 0, sizeof(*n));
@@ -861,6 +1113,13 @@ static int sim_split_node(struct btrfs_tree_sim *ts, u32 ci)
 	ret = sim_move_leaves(n, 0, c, mid, c->nr - mid);
 	if (ret)
 		return ret;
+	/* the new node's pointer after @c's, under its first key */
+	p = sim_group_node(ts, c);
+	at = sim_range_key(c->has_lo, &c->lo);
+	first = c->hi;
+	sim_group_first_key(ts, n, &first);
+	if (p && sim_node_insert_key(p, sim_node_slot(p, &at) + 1, &first))
+		return -ENOMEM;
 	ts->nr_groups++;
 	n->has_parent = true;
 	n->image_key = c->image_key;
@@ -949,6 +1208,256 @@ static int sim_sibling_groups(struct btrfs_tree_sim *ts, u32 gi, bool *has_left,
 	return 0;
 }
 
+/* ---- nodes above level 1: the same rules, one level up ---- */
+
+/* The level of the root over @key's group: 1 when no node above level 1 is loaded */
+static int sim_top_level(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+{
+	const struct btrfs_sim_node *n;
+	int level;
+
+	for (level = 2; level < BTRFS_MAX_LEVEL; level++) {
+		n = sim_node_at(ts, level, key);
+		if (!n)
+			return level - 1;
+		if (n->root)
+			return level;
+	}
+	return BTRFS_MAX_LEVEL - 1;
+}
+
+/* A node copied by a push or balance_level(): the commit's next look copies its path */
+static void sim_upper_cowed(struct btrfs_tree_sim *ts, struct btrfs_sim_node *n)
+{
+	if (!n->node_cowed)
+		ts->touch_marks++;
+	n->node_cowed = true;
+}
+
+/* Keys [from, from + nr) of @src to position @at of @dst */
+static int sim_move_keys(struct btrfs_sim_node *dst, u32 at, struct btrfs_sim_node *src,
+			 u32 from, u32 nr)
+{
+	if (sim_node_reserve(dst, dst->nr + nr))
+		return -ENOMEM;
+	memmove(&dst->keys[at + nr], &dst->keys[at], (dst->nr - at) * sizeof(*dst->keys));
+	memcpy(&dst->keys[at], &src->keys[from], nr * sizeof(*src->keys));
+	dst->nr += nr;
+	memmove(&src->keys[from], &src->keys[from + nr],
+		(src->nr - from - nr) * sizeof(*src->keys));
+	src->nr -= nr;
+	return 0;
+}
+
+/* Nodes @left and @right, adjacent, now meet at @right's first key (and in their parent) */
+static void sim_node_boundary(struct btrfs_tree_sim *ts, struct btrfs_sim_node *left,
+			      struct btrfs_sim_node *right)
+{
+	struct btrfs_sim_node *p = sim_node_parent(ts, left);
+	struct btrfs_key at = sim_range_key(left->has_lo, &left->lo);
+	u32 slot;
+
+	if (!right->nr)
+		return;
+	left->has_hi = right->has_lo = true;
+	left->hi = right->lo = right->keys[0];
+	if (p && (slot = sim_node_slot(p, &at) + 1) < p->nr)
+		p->keys[slot] = right->lo;
+}
+
+/*
+ * The sibling of node @ni under the same parent (@dir -1 the left, 1 the
+ * right), loaded with the group under its pointer's key on first use: 0
+ * and its index, 1 when there is none
+ */
+static int sim_node_sibling(struct btrfs_tree_sim *ts, u32 ni, int dir, u32 *out)
+{
+	const struct btrfs_sim_node *n = &ts->nodes[ni], *p = sim_node_parent(ts, n);
+	struct btrfs_key key = sim_range_key(n->has_lo, &n->lo);
+	struct btrfs_sim_node *s;
+	struct btrfs_sim_group *g;
+	int level = n->level, ret;
+	u32 slot;
+
+	if (!p)
+		return 1;
+	slot = sim_node_slot(p, &key);
+	if (dir < 0 ? slot == 0 : slot + 1 >= p->nr)
+		return 1;
+	key = p->keys[slot + dir];
+	if (!sim_node_at(ts, level, &key)) {
+		ret = sim_find_group(ts, &key, &g);
+		if (ret)
+			return ret;
+	}
+	s = sim_node_at(ts, level, &key);
+	if (!s || s == &ts->nodes[ni]) {
+		ts->inexact = true;
+		return 1;
+	}
+	*out = s - ts->nodes;
+	return 0;
+}
+
+/* Both siblings of node @ni, read (reada_for_balance()) */
+static int sim_node_siblings(struct btrfs_tree_sim *ts, u32 ni, bool *has_left, u32 *li,
+			     bool *has_right, u32 *ri)
+{
+	int ret = sim_node_sibling(ts, ni, -1, li);
+
+	if (ret < 0)
+		return ret;
+	*has_left = !ret;
+	ret = sim_node_sibling(ts, ni, 1, ri);
+	if (ret < 0)
+		return ret;
+	*has_right = !ret;
+	if (*has_left)
+		ts->nodes[*li].node_read = true;
+	if (*has_right)
+		ts->nodes[*ri].node_read = true;
+	return 0;
+}
+
+/* insert_new_root() above root node @ni: one pointer, under its first key */
+static int sim_new_root_node(struct btrfs_tree_sim *ts, u32 ni)
+{
+	struct btrfs_sim_node *r, *c;
+	struct btrfs_key first = { 0 };
+
+	/* a root at BTRFS_MAX_LEVEL - 1 cannot grow (the kernel would BUG) */
+	if (ts->nodes[ni].level + 1 >= BTRFS_MAX_LEVEL) {
+		ts->inexact = true;
+		return 1;
+	}
+	r = sim_node_add(ts, ts->nodes[ni].level + 1);
+	if (!r)
+		return -ENOMEM;
+	c = &ts->nodes[ni];
+	r->id = sim_made_id(ts);
+	r->root = true;
+	r->image_key = c->image_key;
+	c->root = false;
+	if (c->nr)
+		first = c->keys[0];
+	ts->new_roots++;
+	ts->blocks++;
+	return sim_node_insert_key(r, 0, &first);
+}
+
+/*
+ * split_node() of node @ni: a root gets a new root above it; the pointers
+ * from (nr + 1) / 2 on go to a new node after it under the same parent
+ */
+static int sim_split_upper(struct btrfs_tree_sim *ts, u32 ni)
+{
+	struct btrfs_sim_node *c, *n, *p;
+	struct btrfs_key at;
+	u32 mid;
+	int ret;
+
+	if (ts->nodes[ni].root && (ret = sim_new_root_node(ts, ni)))
+		return ret < 0 ? ret : 0;
+	n = sim_node_add(ts, ts->nodes[ni].level);
+	if (!n)
+		return -ENOMEM;
+	c = &ts->nodes[ni];
+	n->id = sim_made_id(ts);
+	n->image_key = c->image_key;
+	mid = (c->nr + 1) / 2;
+	ret = sim_move_keys(n, 0, c, mid, c->nr - mid);
+	if (ret)
+		return ret;
+	n->has_hi = c->has_hi;
+	n->hi = c->hi;
+	n->has_lo = c->has_hi = true;
+	n->lo = c->hi = n->keys[0];
+	p = sim_node_parent(ts, c);
+	at = sim_range_key(c->has_lo, &c->lo);
+	if (p && sim_node_insert_key(p, sim_node_slot(p, &at) + 1, &n->lo))
+		return -ENOMEM;
+	ts->node_splits++;
+	ts->splits++;
+	ts->blocks++;
+	return 0;
+}
+
+/*
+ * push_nodes_for_insert() for node @ni, as sim_push_nodes() one level
+ * down: 0 when pointers moved (the path follows its key), 1 when none did
+ */
+static int sim_push_upper(struct btrfs_tree_sim *ts, u32 ni, bool has_left, u32 li,
+			  bool has_right, u32 ri)
+{
+	u32 max = sim_max_ptrs(ts), n;
+	struct btrfs_sim_node *c = &ts->nodes[ni], *s;
+	int ret;
+
+	if (has_left && ts->nodes[li].nr < max - 1) {
+		s = &ts->nodes[li];
+		sim_upper_cowed(ts, s);
+		n = btrfs_node_push_left_nr(s->nr, c->nr, max, false);
+		if (n) {
+			ret = sim_move_keys(s, s->nr, c, 0, n);
+			if (ret)
+				return ret;
+			sim_node_boundary(ts, s, c);
+			ts->node_pushes++;
+			return 0;
+		}
+	}
+	if (has_right && ts->nodes[ri].nr < max - 1) {
+		s = &ts->nodes[ri];
+		sim_upper_cowed(ts, s);
+		n = btrfs_node_push_right_nr(s->nr, c->nr, max);
+		if (n) {
+			ret = sim_move_keys(s, 0, c, c->nr - n, n);
+			if (ret)
+				return ret;
+			sim_node_boundary(ts, c, s);
+			ts->node_pushes++;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * setup_nodes_for_search() of an insert's search at each level above 1,
+ * root first: a node of BTRFS_NODEPTRS_PER_BLOCK - 3 pointers or more
+ * on @key's path reads both siblings ahead and is split (the root under a
+ * new root) unless push_nodes_for_insert() leaves the node then holding
+ * the path below that
+ */
+static int sim_setup_upper(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+{
+	u32 max = sim_max_ptrs(ts), ni, li = 0, ri = 0;
+	bool has_left, has_right;
+	struct btrfs_sim_node *n;
+	int level, ret;
+
+	for (level = sim_top_level(ts, key); level >= 2; level--) {
+		n = sim_node_at(ts, level, key);
+		if (!n || n->nr < max - 3)
+			continue;
+		ni = n - ts->nodes;
+		if (n->root) {
+			ret = sim_split_upper(ts, ni);
+		} else {
+			ret = sim_node_siblings(ts, ni, &has_left, &li, &has_right, &ri);
+			if (!ret)
+				ret = sim_push_upper(ts, ni, has_left, li, has_right, ri);
+			if (ret == 1)
+				ret = sim_split_upper(ts, ni);
+			else if (!ret && (n = sim_node_at(ts, level, key)) && n->nr >= max - 3)
+				ret = sim_split_upper(ts, n - ts->nodes);
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * setup_nodes_for_search() at level 1 of a search with ins_len > 0 (or
  * search_for_split), before the leaf is looked at: a node of
@@ -957,8 +1466,8 @@ static int sim_sibling_groups(struct btrfs_tree_sim *ts, u32 gi, bool *has_left,
  * gets a new root and splits; another first tries push_nodes_for_insert()
  * and splits only the node then holding the path if that still has
  * BTRFS_NODEPTRS_PER_BLOCK - 3 or more.  Later searches see the leaves
- * under their new nodes.  A full level-2 node on the way (which the
- * kernel splits first) is not replayed: ->inexact.
+ * under their new nodes.  The levels above are set up first, root
+ * first (sim_setup_upper()), as the kernel's search meets them.
  */
 static int sim_setup_nodes(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 {
@@ -970,7 +1479,14 @@ static int sim_setup_nodes(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
 	if (ret || !g->has_parent)
 		return ret;
-	if (g->parent_id && g->parent_nr >= max - 3)
+	/* the levels above first (loading a sibling moves the groups) */
+	ret = sim_setup_upper(ts, key);
+	if (!ret)
+		ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	/* a level-2 node not loaded (groups built without one) is not replayed */
+	if (!sim_group_parent(ts, g) && g->parent_id && g->parent_nr >= max - 3)
 		ts->inexact = true;
 	if (g->nr < max - 3)
 		return 0;
@@ -992,19 +1508,34 @@ static int sim_setup_nodes(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	return ts->groups[ci].nr < max - 3 ? 0 : sim_split_node(ts, ci);
 }
 
+/* An image node of @level freed: the commit drops its extent item */
+static int sim_note_freed_node(struct btrfs_tree_sim *ts, u64 start, int level)
+{
+	if (!start)
+		return 0;
+	if (array_grow((void **)&ts->freed_node_starts, ts->nr_freed_node_starts,
+		       &ts->cap_freed_node_starts, sizeof(*ts->freed_node_starts)) ||
+	    array_grow((void **)&ts->freed_node_levels, ts->nr_freed_node_starts,
+		       &ts->cap_freed_node_levels, sizeof(*ts->freed_node_levels)))
+		return -ENOMEM;
+	ts->freed_node_levels[ts->nr_freed_node_starts] = level;
+	ts->freed_node_starts[ts->nr_freed_node_starts++] = start;
+	return 0;
+}
+
 /* Group @gi's node freed (btrfs_del_ptr(), btrfs_free_tree_block()): it leaves its parent */
 static int sim_free_node(struct btrfs_tree_sim *ts, u32 gi)
 {
 	struct btrfs_sim_group *g = &ts->groups[gi];
+	struct btrfs_sim_node *p = sim_group_node(ts, g);
+	struct btrfs_key at = sim_range_key(g->has_lo, &g->lo);
 	u64 parent = g->parent_id;
 	u32 i;
 
-	if (g->node_start) {
-		if (array_grow((void **)&ts->freed_node_starts, ts->nr_freed_node_starts,
-			       &ts->cap_freed_node_starts, sizeof(*ts->freed_node_starts)))
-			return -ENOMEM;
-		ts->freed_node_starts[ts->nr_freed_node_starts++] = g->node_start;
-	}
+	if (sim_note_freed_node(ts, g->node_start, 1))
+		return -ENOMEM;
+	if (p)
+		sim_node_remove_key(p, sim_node_slot(p, &at));
 	free(g->leaves);
 	memmove(g, g + 1, (ts->nr_groups - gi - 1) * sizeof(*g));
 	ts->nr_groups--;
@@ -1036,12 +1567,8 @@ static int sim_collapse_root(struct btrfs_tree_sim *ts, u32 gi)
 {
 	struct btrfs_sim_group *g = &ts->groups[gi];
 
-	if (g->node_start) {
-		if (array_grow((void **)&ts->freed_node_starts, ts->nr_freed_node_starts,
-			       &ts->cap_freed_node_starts, sizeof(*ts->freed_node_starts)))
-			return -ENOMEM;
-		ts->freed_node_starts[ts->nr_freed_node_starts++] = g->node_start;
-	}
+	if (sim_note_freed_node(ts, g->node_start, 1))
+		return -ENOMEM;
 	g->has_parent = false;
 	g->node_start = 0;
 	g->has_lo = g->has_hi = false;
@@ -1122,6 +1649,160 @@ static int sim_balance_node(struct btrfs_tree_sim *ts, u32 gi)
 }
 
 /*
+ * balance_level() of a root node of one pointer above level 1: its child
+ * (the node or group holding @key) becomes the root, the node is freed
+ */
+static int sim_collapse_upper(struct btrfs_tree_sim *ts, u32 ni, const struct btrfs_key *key)
+{
+	struct btrfs_sim_node *n = &ts->nodes[ni], *c;
+	struct btrfs_sim_group *g;
+	int level = n->level;
+	u64 start = n->start;
+	int ret;
+
+	if (level > 2 && (c = sim_node_at(ts, level - 1, key))) {
+		c->root = true;
+		c->has_lo = c->has_hi = false;
+	} else if (level == 2) {
+		ret = sim_find_group(ts, key, &g);
+		if (ret)
+			return ret;
+		g->parent_id = 0;
+		g->parent_nr = 0;
+		g->parent_root = false;
+		g->first = g->last = true;
+		g->has_lo = g->has_hi = false;
+	}
+	ret = sim_note_freed_node(ts, start, level);
+	if (ret)
+		return ret;
+	n = &ts->nodes[ni];
+	free(n->keys);
+	memmove(n, n + 1, (ts->nr_nodes - ni - 1) * sizeof(*n));
+	ts->nr_nodes--;
+	ts->nodes_freed++;
+	ts->node_balances++;
+	ts->blocks--;
+	return 0;
+}
+
+/* Node @ni emptied (btrfs_del_ptr(), btrfs_free_tree_block()): it leaves its parent */
+static int sim_free_upper(struct btrfs_tree_sim *ts, u32 ni)
+{
+	struct btrfs_sim_node *n = &ts->nodes[ni], *p = sim_node_parent(ts, n);
+	struct btrfs_key at = sim_range_key(n->has_lo, &n->lo);
+
+	if (sim_note_freed_node(ts, n->start, n->level))
+		return -ENOMEM;
+	if (p)
+		sim_node_remove_key(p, sim_node_slot(p, &at));
+	free(n->keys);
+	memmove(n, n + 1, (ts->nr_nodes - ni - 1) * sizeof(*n));
+	ts->nr_nodes--;
+	ts->nodes_freed++;
+	ts->blocks--;
+	return 0;
+}
+
+/* Node @li takes the range of its right neighbour @ni, emptied, and @ni goes */
+static int sim_merge_upper(struct btrfs_tree_sim *ts, u32 li, u32 ni)
+{
+	struct btrfs_sim_node *l = &ts->nodes[li], *n = &ts->nodes[ni];
+
+	l->has_hi = n->has_hi;
+	l->hi = n->hi;
+	return sim_free_upper(ts, ni);
+}
+
+/*
+ * balance_level() of node @ni above level 1, not the root, of a quarter
+ * of BTRFS_NODEPTRS_PER_BLOCK or fewer: sim_balance_node() one level up
+ */
+static int sim_balance_upper(struct btrfs_tree_sim *ts, u32 ni)
+{
+	u32 max = sim_max_ptrs(ts), li = 0, ri = 0, n;
+	struct btrfs_sim_node *c, *s;
+	bool has_left, has_right;
+	int ret;
+
+	ret = sim_node_siblings(ts, ni, &has_left, &li, &has_right, &ri);
+	if (ret)
+		return ret;
+	ts->node_balances++;
+	sim_upper_cowed(ts, &ts->nodes[ni]);
+	c = &ts->nodes[ni];
+	if (has_left) {
+		s = &ts->nodes[li];
+		sim_upper_cowed(ts, s);
+		n = btrfs_node_push_left_nr(s->nr, c->nr, max, true);
+		if (n && (ret = sim_move_keys(s, s->nr, c, 0, n)))
+			return ret;
+	}
+	if (has_right) {
+		s = &ts->nodes[ri];
+		sim_upper_cowed(ts, s);
+		n = btrfs_node_push_left_nr(c->nr, s->nr, max, true);
+		if (n && (ret = sim_move_keys(c, c->nr, s, 0, n)))
+			return ret;
+		if (!s->nr) {
+			ret = sim_merge_upper(ts, ni, ri);
+			if (ret)
+				return ret;
+			has_right = false;
+			li -= li > ri;
+			ni -= ni > ri;
+		}
+	}
+	c = &ts->nodes[ni];
+	if (c->nr == 1) {
+		if (!has_left) {
+			ts->inexact = true;	/* -EUCLEAN in the kernel */
+			return 0;
+		}
+		s = &ts->nodes[li];
+		n = btrfs_node_push_right_nr(c->nr, s->nr, max);
+		if (n)
+			ret = sim_move_keys(c, 0, s, s->nr - n, n);
+		else if ((n = btrfs_node_push_left_nr(s->nr, c->nr, max, true)))
+			ret = sim_move_keys(s, s->nr, c, 0, n);
+		if (ret)
+			return ret;
+	}
+	if (has_right)
+		sim_node_boundary(ts, c, &ts->nodes[ri]);
+	if (!has_left)
+		return 0;
+	if (!c->nr)
+		return sim_merge_upper(ts, li, ni);
+	sim_node_boundary(ts, &ts->nodes[li], c);
+	return 0;
+}
+
+/*
+ * setup_nodes_for_search() of a deletion's search at each level above 1,
+ * root first: balance_level() of a root of one pointer
+ * (sim_collapse_upper()) or of another node of a quarter or fewer
+ * (sim_balance_upper()); the path follows @key
+ */
+static int sim_setup_upper_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+{
+	u32 max = sim_max_ptrs(ts);
+	struct btrfs_sim_node *n;
+	int level, ret = 0;
+
+	for (level = sim_top_level(ts, key); level >= 2 && !ret; level--) {
+		n = sim_node_at(ts, level, key);
+		if (!n || n->nr >= max / 2)
+			continue;
+		if (n->root)
+			ret = n->nr == 1 ? sim_collapse_upper(ts, n - ts->nodes, key) : 0;
+		else if (n->nr <= max / 4)
+			ret = sim_balance_upper(ts, n - ts->nodes);
+	}
+	return ret;
+}
+
+/*
  * setup_nodes_for_search() at level 1 of a deletion's search (ins_len <
  * 0), before the leaf is looked at: a node of fewer than half of
  * BTRFS_NODEPTRS_PER_BLOCK reads its siblings ahead (counted by the
@@ -1129,9 +1810,9 @@ static int sim_balance_node(struct btrfs_tree_sim *ts, u32 gi)
  * balance_level(), which acts on a root node of one pointer
  * (sim_collapse_root()) or another of a quarter or fewer
  * (sim_balance_node()).  Later searches see the leaves under their new
- * nodes.  The group of @key is looked up again after.  A level-2 node
- * that balance_level() changes first (a quarter or fewer, or the root
- * with one pointer) is not replayed: ->inexact.
+ * nodes.  The levels above are balanced first, root first
+ * (sim_setup_upper_delete()), and the group of @key is looked up again
+ * after.
  */
 static int sim_setup_nodes_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 {
@@ -1140,12 +1821,19 @@ static int sim_setup_nodes_delete(struct btrfs_tree_sim *ts, const struct btrfs_
 	int ret;
 
 	ret = sim_find_group(ts, key, &g);
+	if (ret || !g->has_parent)
+		return ret;
+	/* the levels above first (loading a sibling moves the groups) */
+	ret = sim_setup_upper_delete(ts, key);
+	if (!ret)
+		ret = sim_find_group(ts, key, &g);
 	if (ret || !g->has_parent || g->nr >= max / 2)
 		return ret;
 	if (!g->parent_id)
 		return g->nr == 1 ? sim_collapse_root(ts, g - ts->groups) : 0;
-	/* the level-2 node's own balance_level(), made first */
-	if (g->parent_root ? g->parent_nr == 1 : g->parent_nr <= max / 4)
+	/* a level-2 node not loaded (groups built without one) is not replayed */
+	if (!sim_group_parent(ts, g) &&
+	    (g->parent_root ? g->parent_nr == 1 : g->parent_nr <= max / 4))
 		ts->inexact = true;
 	if (g->nr > max / 4)
 		return 0;

@@ -83,12 +83,38 @@ struct btrfs_sim_group {
 	u32 cap;
 };
 
+/*
+ * A node above level 1 (level 2 up to the root), loaded with the path of
+ * the first group under it: its pointers' keys as changed, and the keys
+ * routed to it.  The groups (level 1) and nodes one level down whose keys
+ * fall in its range are its children.
+ */
+struct btrfs_sim_node {
+	u64 id;				/* the image's block, or a made-up id */
+	u64 start;			/* the image's block; 0 = made by a split */
+	int level;
+	bool root;			/* the tree's root */
+	bool has_lo, has_hi;		/* keys routed here: [lo, hi) */
+	struct btrfs_key lo, hi;
+	struct btrfs_key image_key;	/* a key whose search in the image reaches it */
+	struct btrfs_key *keys;		/* its pointers' keys */
+	u32 nr;
+	u32 cap;
+	bool node_read;			/* read as a sibling (reada_for_balance()) */
+	bool node_cowed;		/* copied by a push or balance_level() */
+};
+
 struct btrfs_tree_sim {
 	struct btrfs_fs_info *fs_info;
 	struct btrfs_root_ref root;
 	struct btrfs_sim_group *groups;
 	u32 nr_groups;
 	u32 cap_groups;
+	struct btrfs_sim_node *nodes;	/* the loaded nodes of level 2 and up */
+	u32 nr_nodes;
+	u32 cap_nodes;
+	u64 made_nodes;			/* made-up ids given */
+	u32 last_node[BTRFS_MAX_LEVEL];	/* per level, where the last key was found */
 	int64_t blocks;			/* tree blocks added minus freed */
 	u64 splits;			/* split_leaf() new leaves */
 	u64 new_roots;			/* insert_new_root() */
@@ -98,12 +124,14 @@ struct btrfs_tree_sim {
 	u64 node_balances;		/* balance_level() that acted (siblings or root) */
 	u64 nodes_freed;		/* nodes balance_level() emptied or collapsed */
 	u64 *freed_node_starts;		/* the image nodes among them */
+	int *freed_node_levels;		/* and their levels */
+	u32 cap_freed_node_levels;
 	u32 nr_freed_node_starts;
 	u32 cap_freed_node_starts;
 	u64 *freed_starts;		/* the image blocks among them */
 	u32 nr_freed_starts;
 	u32 cap_freed_starts;
-	bool inexact;			/* a node would split or a key was missing */
+	bool inexact;			/* a key was missing or a rule not followed */
 	u64 changes;			/* calls that may have changed a leaf */
 	u64 touch_marks;		/* leaves marked touched (each once) */
 	u32 last_group;			/* where the last key was found */

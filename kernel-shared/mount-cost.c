@@ -752,10 +752,10 @@ static int count_log_leaf(void *ctx, u64 bytenr, bool cow)
 	return count_log_block(ctx, bytenr, cow, 0);
 }
 
-/* A sibling node of an insert's node balancing: read, copied if it took pointers */
-static int count_log_node(void *ctx, u64 bytenr, bool cow)
+/* A sibling node of a node balancing at @level: read, copied if it took pointers */
+static int count_log_node(void *ctx, u64 bytenr, int level, bool cow)
 {
-	return count_log_block(ctx, bytenr, cow, 1);
+	return count_log_block(ctx, bytenr, cow, level);
 }
 
 /* A COW search of the commit: its blocks from @min_level up are read */

@@ -1262,6 +1262,13 @@ static int note_touched(struct btrfs_commit *cm, struct sim_mark *m)
 		if (!ret && fresh && grp->has_parent)
 			ret = copy_path(cm, &ts->root, &grp->image_key, 1);
 	}
+	/* a node above level 1 a push or balance_level() copied: its path from it up */
+	for (g = 0; g < ts->nr_nodes && !ret; g++) {
+		const struct btrfs_sim_node *n = &ts->nodes[g];
+
+		if (n->node_cowed && n->start && !was_copied(cm, n->start, NULL))
+			ret = copy_path(cm, &ts->root, &n->image_key, n->level);
+	}
 	return ret;
 }
 
@@ -1281,7 +1288,8 @@ static int note_sim(struct btrfs_commit *cm, struct sim_mark *m)
 		ret = free_leaf(cm, tree, ts->freed_starts[m->freed], 0);
 	/* balance_level() freed nodes of the image */
 	for (; m->freed_nodes < ts->nr_freed_node_starts && !ret; m->freed_nodes++)
-		ret = free_leaf(cm, tree, ts->freed_node_starts[m->freed_nodes], 1);
+		ret = free_leaf(cm, tree, ts->freed_node_starts[m->freed_nodes],
+				ts->freed_node_levels[m->freed_nodes]);
 	for (; m->new_blocks < ts->splits + ts->new_roots && !ret; m->new_blocks++)
 		ret = commit_new_block(cm, 0, NULL);
 	for (; m->freed_new < ts->leaves_freed - ts->nr_freed_starts && !ret; m->freed_new++)

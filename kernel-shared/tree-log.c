@@ -2445,11 +2445,19 @@ static int note_touched_leaves(struct replay_ctx *rc, const struct btrfs_tree_si
 				ret = rc->hook.leaf(rc->hook.ctx, l->start, l->touched);
 		}
 		if (!ret && grp->node_read && grp->node_start && rc->hook.node)
-			ret = rc->hook.node(rc->hook.ctx, grp->node_start, grp->node_cowed);
+			ret = rc->hook.node(rc->hook.ctx, grp->node_start, 1, grp->node_cowed);
+	}
+	/* the same for the nodes above level 1 */
+	for (i = 0; i < ts->nr_nodes && !ret && rc->hook.node; i++) {
+		const struct btrfs_sim_node *n = &ts->nodes[i];
+
+		if (n->node_read && n->start)
+			ret = rc->hook.node(rc->hook.ctx, n->start, n->level, n->node_cowed);
 	}
 	/* the image nodes balance_level() copied, then freed (read ahead before) */
 	for (i = 0; i < ts->nr_freed_node_starts && !ret && rc->hook.node; i++)
-		ret = rc->hook.node(rc->hook.ctx, ts->freed_node_starts[i], true);
+		ret = rc->hook.node(rc->hook.ctx, ts->freed_node_starts[i],
+				    ts->freed_node_levels[i], true);
 	return ret;
 }
 

@@ -35,11 +35,12 @@ struct btrfs_log_search_hook {
 	 */
 	int (*leaf)(void *ctx, u64 bytenr, bool cow);
 	/*
-	 * a level-1 node of the image an insert's node balancing read (a
-	 * sibling, reada_for_balance() and push_nodes_for_insert()); @cow: it
-	 * took pointers, or was copied to (push_node_left(), balance_node_right())
+	 * a node of the image at @level (1 and up) a node balancing read (a
+	 * sibling, reada_for_balance(), push_nodes_for_insert(),
+	 * balance_level()); @cow: it took pointers, or was copied to
+	 * (push_node_left(), balance_node_right()), or freed
 	 */
-	int (*node)(void *ctx, u64 bytenr, bool cow);
+	int (*node)(void *ctx, u64 bytenr, int level, bool cow);
 	/* a search that reads and copies nothing (btrfs_next_leaf() of a walk) */
 	int (*read)(void *ctx, const struct btrfs_root_ref *root, const struct btrfs_key *key);
 	/* a COW search of the commit, on the image's tree: its blocks from @min_level up */

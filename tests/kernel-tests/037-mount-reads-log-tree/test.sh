@@ -54,13 +54,22 @@
 #                replay must equal sysfs' (the nodes it frees)
 #   unlink-many  the same with 12,000 files, nine in ten unlinked: several
 #                balances, nodes freed
+#   level2-root  100 files given 3,800-byte xattrs (4K nodes: one a leaf)
+#                until the fs tree's level-2 root holds 117 pointers at a
+#                commit (about 9,700 xattrs, under a minute), then a new
+#                file of 160 such xattrs fsynced (one fsync: a short step
+#                for a foreign sync to fall into): the replay's
+#                inserts split level-1 nodes, the root reaches
+#                BTRFS_NODEPTRS_PER_BLOCK - 3 and splits under a new root
+#                (split_node() at level 2, insert_new_root()); the
+#                metadata bytes_used after the replay must equal sysfs'
 # A case whose fsync falls back to a full commit has no log: made again
 # (three tries), then skipped with a note.  Every case must count what
 # the kernel read.  log_replay_partial must be false, except where the
 # replay's leaf model flags an operation it does not follow
-# (log_replay.tree_model_inexact: a full level-2 node on an insert's
-# path, a deletion through a level-2 node of a quarter of its pointers or
-# fewer; no case here so far); then it is true, and the count may be
+# (log_replay.tree_model_inexact: a node of one pointer that
+# balance_level() finds without a left sibling, a name whose hash is
+# taken...; no case here so far); then it is true, and the count may be
 # PARTIAL_SLACK reads off either way (printed).
 # The layouts differ from run to run, more so under load: the first
 # step's files get their inline extents at writeback, their inode items
@@ -81,7 +90,7 @@
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
-check_prereq mkfs.btrfs btrfs jq losetup python3 setfattr
+check_prereq mkfs.btrfs btrfs jq losetup python3 setfattr findmnt blockdev
 need_root
 need_btrfs_module
 need_tracefs
@@ -222,9 +231,9 @@ differs()
 # splits and pushes were replayed, the subvolume case's left 0 or 1 (a
 # leaf a push read, that the kernel's node push moved under another node)
 PARTIAL_SLACK=2
-# check NAME NODESIZE EXACT PRE POST [BALANCES]: EXACT "exact" fails on any
-# difference; with BALANCES the replay must count a node balance and the
-# metadata used after it must be the kernel's;
+# check NAME NODESIZE EXACT PRE POST [balances|meta]: EXACT "exact" fails on
+# any difference; with "balances" the replay must count a node balance, and
+# with either the metadata used after it must be the kernel's;
 # CASES="glob ..." runs only the cases named
 check()
 {
@@ -263,10 +272,10 @@ check()
 	echo "$name: kernel $kernel reads, mount-estimate $tool (log tree at $log)"
 	echo "  node pushes/splits/balances of the replay: $moves"
 	[ -z "$foreign" ] || echo "  commits of other tasks during the fsync step: $foreign"
-	if [ -n "${6:-}" ] && [ "${moves##*/}" = 0 ]; then
+	if [ "${6:-}" = balances ] && [ "${moves##*/}" = 0 ]; then
 		differs "$name" "the case is made to balance nodes on deletions, none counted"
 	fi
-	# a balance frees nodes: the replayed metadata used must be the kernel's
+	# a balance frees nodes, a split adds: the replayed metadata used must be the kernel's
 	if [ -n "${6:-}" ] && [ "$meta" != "$(cat "$TEST_TMP/$name.trace.meta" 2> /dev/null)" ]; then
 		differs "$name" "metadata bytes_used $meta, the kernel's $(cat "$TEST_TMP/$name.trace.meta" 2> /dev/null)"
 	fi
@@ -384,6 +393,44 @@ for i in range(1, 12001):
     if i % 10: os.remove("d/f%d" % i)
 fsync("d")' balances
 
+# the fs tree's root: (level, pointers) of its committed block
+check level2-root 4096 exact '
+import subprocess, time
+val = b"v" * 3800
+def fs_root():
+    dev = subprocess.run(["findmnt", "-n", "-o", "SOURCE", "--target", "."],
+                         capture_output=True, text=True).stdout.split()[0]
+    os.sync()
+    subprocess.run(["blockdev", "--flushbufs", dev], check=True)
+    out = subprocess.run(["btrfs", "inspect-internal", "dump-tree", "-t", "1", dev],
+                         capture_output=True, text=True).stdout.split()
+    at = out.index("(FS_TREE")
+    bytenr = out[out.index("bytenr", at) + 1]
+    out = subprocess.run(["btrfs", "inspect-internal", "dump-tree", "-b", bytenr, dev],
+                         capture_output=True, text=True).stdout.split()
+    level = int(out[out.index("level") + 1]) if "node" in out else 0
+    return level, int(out[out.index("items") + 1])
+for f in range(100):
+    open("x%d" % f, "w").close()
+n = 0
+t = time.time()
+while True:
+    level, items = fs_root()
+    if level > 2:
+        raise SystemExit("the fs tree root split: %d %d" % (level, items))
+    if level == 2 and items >= 117:
+        print("fs tree root: level 2, %d pointers after %d xattrs, %.0f s"
+              % (items, n, time.time() - t), file=sys.stderr)
+        break
+    k = 500 if level < 2 or items < 100 else 40 if items < 113 else 1
+    for i in range(k):
+        os.setxattr("x%d" % (n % 100), "user.%d" % n, val)
+        n += 1' '
+val = b"w" * 3800
+open("y", "w").close()
+for j in range(160): os.setxattr("y", "user.%d" % j, val)
+fsync("y")' meta
+
 [ -z "$reported" ] || echo "reported, not failed (built under foreign commits):$reported"
 [ "$failures" -eq 0 ] || fail "$failures differences from the kernel's reads"
-echo "mount reads with a log tree: every case built without foreign commits equal to the kernel's, or within $PARTIAL_SLACK where counted in part; the balance cases' metadata used equal to sysfs"
+echo "mount reads with a log tree: every case built without foreign commits equal to the kernel's, or within $PARTIAL_SLACK where counted in part; the balance and level2-root cases' metadata used equal to sysfs"
