@@ -482,6 +482,13 @@ static int sim_del_leaf(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 				 sv->root.objectid, 0, 0);
 }
 
+bool btrfs_cow_sim_leaf_deleted(const struct btrfs_cow_sim *cs, u64 bytenr)
+{
+	u64 i;
+
+	return u64_index_get(&cs->leaf_index, bytenr, &i) && cs->leaves[i]->deleted;
+}
+
 /*
  * The leaf next to slot @slot of @parent in direction @dir (-1 left, 1
  * right) as the transaction left the parent: leaves it deleted have lost
@@ -495,6 +502,9 @@ static int sim_sibling(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 
 	*eb = NULL;
 	for (slot += dir; slot >= 0 && slot < (int)parent->nritems; slot += dir) {
+		/* a leaf it deleted is passed without its block (the truncation lets those go) */
+		if (btrfs_cow_sim_leaf_deleted(cs, btrfs_node_blockptr(parent, slot)))
+			continue;
 		ret = btrfs_read_node_slot(cs->fs_info, sv->root.objectid, parent, slot,
 				 BTRFS_IO_OTHER, eb);
 		if (ret)

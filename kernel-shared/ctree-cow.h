@@ -16,6 +16,8 @@ int btrfs_cow_block(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 /* split_leaf()'s pushes (and split) for an insert of @data_size bytes at the path */
 int btrfs_insert_room_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 			  const struct btrfs_path *path, u32 data_size);
+/* Whether the transaction deleted the image leaf at @bytenr */
+bool btrfs_cow_sim_leaf_deleted(const struct btrfs_cow_sim *cs, u64 bytenr);
 int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 			const struct btrfs_path *path, int slot, int nr);
 int btrfs_search_slot_cow(struct btrfs_cow_sim *cs,

@@ -173,7 +173,15 @@ static int sim_load_leaf(const struct btrfs_tree_block *eb, struct btrfs_sim_ite
 	struct btrfs_sim_items_leaf *l = calloc(1, sizeof(*l));
 	u32 slot;
 
-	if (!l || sim_leaf_reserve(l, eb->nritems ? eb->nritems : 1)) {
+	/*
+	 * as many as the leaf has: the commit's loaded leaves mostly lose
+	 * items, and a power of two would hold a quarter more on average
+	 */
+	if (l) {
+		l->cap = eb->nritems ? eb->nritems : 1;
+		l->items = malloc((size_t)l->cap * sizeof(*l->items));
+	}
+	if (!l || !l->items) {
 		sim_items_leaf_free(l);
 		return -ENOMEM;
 	}

@@ -515,7 +515,8 @@ static bool pack_evicted(struct btrfs_block_cache *cache, const struct btrfs_tre
 	struct btrfs_packed_leaf *pl;
 	u32 len;
 
-	if (eb->len > PACK_MAX_NODESIZE)
+	if (eb->len > PACK_MAX_NODESIZE || eb->owner == cache->unpacked_owner[0] ||
+	    eb->owner == cache->unpacked_owner[1])
 		return false;
 	if (cache->nr_packed >= cache->nr_packed_buckets)
 		packed_grow(cache);
@@ -610,6 +611,7 @@ static void free_packed(struct btrfs_block_cache *cache)
 	cache->nr_packed = 0;
 	cache->packed_bytes = 0;
 	cache->pack = false;
+	cache->unpacked_owner[0] = cache->unpacked_owner[1] = 0;
 }
 
 /*
@@ -628,6 +630,38 @@ void btrfs_cache_pack_leaves(struct btrfs_fs_info *fs_info)
 	cache->pack = true;
 	if (BTRFS_PACK_WHOLE_BYTES < BTRFS_LEAF_CACHE_BYTES)
 		cache->leaf_limit = BTRFS_PACK_WHOLE_BYTES;
+}
+
+void btrfs_cache_pack_stop(struct btrfs_fs_info *fs_info, u64 owner)
+{
+	u64 *o = fs_info->cache.unpacked_owner;
+
+	if (!owner)
+		o[0] = o[1] = 0;
+	else if (o[0] != owner && o[1] != owner)
+		o[o[0] ? 1 : 0] = owner;
+}
+
+void btrfs_cache_forget_leaf(struct btrfs_fs_info *fs_info, u64 bytenr)
+{
+	struct btrfs_block_cache *cache = &fs_info->cache;
+	struct btrfs_tree_block *eb;
+
+	if (cache->nr_packed) {
+		struct btrfs_packed_leaf *pl = packed_take(cache, bytenr);
+
+		if (pl) {
+			free(pl);
+			return;
+		}
+	}
+	if (!cache->buckets)
+		return;
+	for (eb = cache->buckets[cache_bucket(cache, bytenr)]; eb; eb = eb->hash_next)
+		if (eb->start == bytenr && !eb->keys_only) {
+			btrfs_cache_drop_leaf(fs_info, eb);
+			return;
+		}
 }
 
 void btrfs_cache_packed_stats(const struct btrfs_fs_info *fs_info, u64 *nr, u64 *bytes)

@@ -64,6 +64,17 @@ void btrfs_cache_drop_leaf(struct btrfs_fs_info *fs_info, struct btrfs_tree_bloc
  * packed copies.
  */
 void btrfs_cache_pack_leaves(struct btrfs_fs_info *fs_info);
+/*
+ * From now on the leaves of tree @owner that the budget evicts are dropped,
+ * not packed: the caller's walk of that tree is past them (two trees at a
+ * time; 0 forgets both).  A lookup of one reads it again, and counts.
+ */
+void btrfs_cache_pack_stop(struct btrfs_fs_info *fs_info, u64 owner);
+/*
+ * The leaf at @bytenr will not be looked up again: its packed copy freed,
+ * or the block dropped when cached whole and unheld
+ */
+void btrfs_cache_forget_leaf(struct btrfs_fs_info *fs_info, u64 bytenr);
 /* Packed leaves now and their bytes (for -v and the benchmark) */
 void btrfs_cache_packed_stats(const struct btrfs_fs_info *fs_info, u64 *nr, u64 *bytes);
 /*

@@ -1237,6 +1237,15 @@ static int deletion_truncate(struct deletion_state *ds, u64 ino)
 		if (!ret && hi >= 0)
 			ret = deletion_del_batch(ds, &path, lo, hi);
 		btrfs_release_path(&path);
+		/*
+		 * The leaf after this one held only the file's items: once
+		 * deleted (not kept by items pushed into it), a push passes
+		 * it by without its block, and nothing after the truncation
+		 * looks it up (the first and the last leaf can hold other
+		 * items and stay)
+		 */
+		if (i + 2 < nr && btrfs_cow_sim_leaf_deleted(&ds->cow, leaves[i + 1].start))
+			btrfs_cache_forget_leaf(ds->fs_info, leaves[i + 1].start);
 	}
 	free(leaves);
 	return ret;
@@ -1427,11 +1436,19 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 	if (ret)
 		goto out;
 
-	/* the commit's runs, then its cow-only trees (transaction.c) */
+	/*
+	 * the commit's runs, then its cow-only trees (transaction.c).  The
+	 * blocks of the subvolume they copy are those copied above, found
+	 * by their addresses: none of its leaves is searched again.  (The
+	 * extent tree's leaves are: a run's heads search them in bytenr
+	 * order, but the cow-only trees' refs and later runs come back.)
+	 */
+	btrfs_cache_pack_stop(fs_info, sv->root.objectid);
 	ret = btrfs_commit_note_refs(&out->commit, &ds.refs);
 	if (!ret)
 		ret = btrfs_model_commit_refs(fs_info, sv->root.objectid, &ds.refs,
 					      &out->commit);
+	btrfs_cache_pack_stop(fs_info, 0);
 	btrfs_commit_refs_release(&out->commit);
 	if (ret)
 		goto out;

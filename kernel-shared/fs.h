@@ -176,6 +176,8 @@ struct btrfs_block_cache {
 	u16 other_slot[BTRFS_LEAF_OTHER_SLOTS];
 	/* btrfs_cache_pack_leaves(): leaves the budget evicts, kept packed */
 	bool pack;
+	/* btrfs_cache_pack_stop(): trees whose evicted leaves are dropped */
+	u64 unpacked_owner[2];
 	struct btrfs_packed_leaf **packed;	/* buckets, by bytenr */
 	u32 nr_packed_buckets;
 	u64 nr_packed;

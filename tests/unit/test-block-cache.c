@@ -264,6 +264,55 @@ static void test_pack_evicted(struct btrfs_fs_info *fs_info)
 	check(!packed && !bytes, "dropping the cache drops the packed leaves");
 }
 
+/*
+ * A leaf forgotten is gone, packed or whole; the leaves of a tree whose
+ * packing stopped are dropped when evicted, those of other trees still packed
+ */
+static void test_pack_forget(struct btrfs_fs_info *fs_info)
+{
+	const u32 nr = btrfs_cache_leaf_limit() / NODESIZE + 64;
+	struct btrfs_tree_block *eb;
+	u64 packed, bytes, before;
+	u32 i;
+
+	btrfs_cache_pack_leaves(fs_info);
+	for (i = 0; i < nr; i++) {
+		eb = new_leaf(fs_info, (u64)(i + 16) << 20, 5, BTRFS_HEADER_FLAG_WRITTEN);
+		fill_file_leaf(eb, (u64)i << 30, false);
+		check(!btrfs_cache_insert(fs_info, &eb), "leaf %u cached", i);
+		btrfs_tree_block_put(eb);
+	}
+	btrfs_cache_packed_stats(fs_info, &before, &bytes);
+	btrfs_cache_forget_leaf(fs_info, 16 << 20);
+	btrfs_cache_packed_stats(fs_info, &packed, &bytes);
+	check(packed == before - 1 && !btrfs_cache_lookup(fs_info, 16 << 20),
+	      "a packed leaf forgotten is not found again (%llu -> %llu packed)",
+	      (unsigned long long)before, (unsigned long long)packed);
+	btrfs_cache_forget_leaf(fs_info, (u64)(nr - 1 + 16) << 20);
+	check(!btrfs_cache_lookup(fs_info, (u64)(nr - 1 + 16) << 20),
+	      "a leaf cached whole and forgotten is not found again");
+	btrfs_cache_pack_stop(fs_info, 5);
+	for (i = nr; i < nr + 64; i++) {
+		eb = new_leaf(fs_info, (u64)(i + 16) << 20, 5, BTRFS_HEADER_FLAG_WRITTEN);
+		fill_file_leaf(eb, (u64)i << 30, false);
+		check(!btrfs_cache_insert(fs_info, &eb), "leaf %u cached", i);
+		btrfs_tree_block_put(eb);
+	}
+	btrfs_cache_packed_stats(fs_info, &before, &bytes);
+	check(before == packed, "with packing stopped for tree 5 its evicted leaves are dropped");
+	btrfs_cache_pack_stop(fs_info, 0);
+	for (i = nr + 64; i < nr + 128; i++) {
+		eb = new_leaf(fs_info, (u64)(i + 16) << 20, 5, BTRFS_HEADER_FLAG_WRITTEN);
+		fill_file_leaf(eb, (u64)i << 30, false);
+		check(!btrfs_cache_insert(fs_info, &eb), "leaf %u cached", i);
+		btrfs_tree_block_put(eb);
+	}
+	btrfs_cache_packed_stats(fs_info, &packed, &bytes);
+	check(packed > before, "packing again once no tree is stopped (%llu packed)",
+	      (unsigned long long)packed);
+	btrfs_drop_block_cache(fs_info);
+}
+
 int main(void)
 {
 	struct btrfs_fs_info *fs_info = calloc(1, sizeof(*fs_info));
@@ -280,6 +329,7 @@ int main(void)
 		   "a leaf whose items were not checked");
 	test_pack(fs_info);
 	test_pack_evicted(fs_info);
+	test_pack_forget(fs_info);
 	btrfs_free_block_cache(fs_info);
 	free(fs_info);
 	printf("%s\n", unit_failures ? "FAILED" : "PASSED");
