@@ -242,7 +242,7 @@ static void shade(enum map_type type, double ratio, char *buf, size_t len)
 	int c[3], i;
 
 	for (i = 0; i < 3; i++)
-		c[i] = lround(s->empty[i] + (s->full[i] - s->empty[i]) * ratio);
+		c[i] = grid_lround(s->empty[i] + (s->full[i] - s->empty[i]) * ratio);
 	snprintf(buf, len, "#%02x%02x%02x", c[0], c[1], c[2]);
 }
 

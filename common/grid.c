@@ -21,7 +21,7 @@ void grid_fit(struct grid *g, double tiles, double width, double height,
 
 void grid_round_cols(struct grid *g, double run, double width)
 {
-	u32 n = lround(run);
+	u32 n = grid_lround(run);
 
 	if (n < 2 || fabs(run - n) > 1e-9 || g->cols < n)
 		return;

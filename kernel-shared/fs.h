@@ -256,6 +256,7 @@ struct btrfs_fs_info {
 	struct btrfs_chunk_map **chunks;	/* sorted by start, disjoint */
 	u32 nr_chunks;
 	u32 chunks_cap;
+	u32 chunk_hint;			/* btrfs_find_chunk_map()'s last answer */
 
 	struct btrfs_root_ref extent_root;
 	struct btrfs_root_ref csum_root;

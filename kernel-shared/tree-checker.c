@@ -845,39 +845,49 @@ static int check_extent_item(struct btrfs_fs_info *fs_info, struct btrfs_error *
  * own words.  The per-field calls, the inline-ref loop and its switches
  * were half the leaf checks of a large extent tree (12 ns an item).
  */
-static inline bool plain_data_extent_ok(const struct btrfs_fs_info *fs_info,
-					const struct btrfs_tree_block *eb, u32 item_offset,
-					u32 item_size, const struct btrfs_key key,
+/*
+ * What plain_data_extent_ok() compares with, taken from fs_info once a
+ * leaf: in the loop the compiler must load them again for every item, as
+ * the loop's stores (note_other_slot()) might change them.
+ */
+struct plain_extent_limits {
+	u64 mask;			/* sectorsize - 1 */
+	u64 max_generation;		/* the superblock's generation + 1 */
+	u32 nodesize;
+};
+
+static inline bool plain_data_extent_ok(const struct plain_extent_limits *lim,
+					const u8 *ptr, u32 item_size,
+					const struct btrfs_key key,
 					const struct btrfs_key prev)
 {
-	const u8 *ptr = eb->data + sizeof(struct btrfs_header) + item_offset;
 	const struct btrfs_extent_item *ei = (const void *)ptr;
 	const struct btrfs_extent_inline_ref *iref = (const void *)(ei + 1);
 	const struct btrfs_extent_data_ref *dref = (const void *)(ptr + sizeof(*ei) + 1);
 	const u64 kinds = BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK |
 			  BTRFS_BLOCK_FLAG_FULL_BACKREF;
-	const u64 mask = (u64)fs_info->sectorsize - 1;
+	const u64 mask = lim->mask;
 	u64 objectid, prev_end;
 	u32 count;
 
 	if (item_size != sizeof(*ei) + 1 + sizeof(*dref) ||
 	    btrfs_stack_extent_inline_ref_type(iref) != BTRFS_EXTENT_DATA_REF_KEY ||
 	    (btrfs_stack_extent_flags(ei) & kinds) != BTRFS_EXTENT_FLAG_DATA ||
-	    btrfs_stack_extent_generation(ei) > fs_info->generation + 1 ||
-	    ((key.objectid | key.offset) & mask))
+	    btrfs_stack_extent_generation(ei) > lim->max_generation ||
+	    ((key.objectid | key.offset | btrfs_stack_extent_data_ref_offset(dref)) & mask))
 		return false;
 	objectid = btrfs_stack_extent_data_ref_objectid(dref);
 	count = btrfs_stack_extent_data_ref_count(dref);
 	if (!is_valid_dref_root(btrfs_stack_extent_data_ref_root(dref)) ||
-	    objectid < BTRFS_FIRST_FREE_OBJECTID || objectid > BTRFS_LAST_FREE_OBJECTID ||
-	    (btrfs_stack_extent_data_ref_offset(dref) & mask) ||
+	    objectid - BTRFS_FIRST_FREE_OBJECTID >
+			BTRFS_LAST_FREE_OBJECTID - BTRFS_FIRST_FREE_OBJECTID ||
 	    !count || count > btrfs_stack_extent_refs(ei))
 		return false;
 	/* check_extent_overlap() */
-	if (prev.type == BTRFS_METADATA_ITEM_KEY)
-		prev_end = prev.objectid + fs_info->nodesize;
-	else if (prev.type == BTRFS_EXTENT_ITEM_KEY)
+	if (prev.type == BTRFS_EXTENT_ITEM_KEY)
 		prev_end = prev.objectid + prev.offset;
+	else if (prev.type == BTRFS_METADATA_ITEM_KEY)
+		prev_end = prev.objectid + lim->nodesize;
 	else
 		return true;
 	return prev_end <= key.objectid;
@@ -1769,17 +1779,92 @@ static void start_other_slots(struct btrfs_block_cache *cache,
 	cache->other_complete = check_items;
 }
 
+/*
+ * One item of a leaf: its key's order after @prev, where its data lies
+ * and (with @check_items) its contents; *@expected_end moves to its data.
+ */
+static inline __attribute__((always_inline)) int
+check_leaf_slot(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+		const struct btrfs_tree_block *eb, const struct plain_extent_limits *lim,
+		u32 slot, struct btrfs_key *key, const struct btrfs_key *prev,
+		u32 *expected_end, const bool check_items)
+{
+	const u8 *data = eb->data + sizeof(struct btrfs_header);
+	const struct btrfs_item *item = (const struct btrfs_item *)data + slot;
+	const u64 headers_end = (u64)(slot + 1) * sizeof(struct btrfs_item);
+	u32 offset = btrfs_raw_item_offset(item);
+	u32 size = btrfs_raw_item_size(item);
+	int ret;
+
+	btrfs_disk_key_to_cpu(key, &item->key);
+	if (slot > 0 && btrfs_comp_keys(prev, key) >= 0)
+		return leaf_key_order_error(err, eb, slot, *prev, *key);
+	if ((u64)offset + size != *expected_end)
+		return leaf_value_error(err, eb, slot,
+			"item end", (u64)offset + size, *expected_end,
+		"unexpected item end, have %llu expect %u",
+			(unsigned long long)offset + size, *expected_end);
+	if (headers_end > offset)
+		return leaf_found_error(err, eb, slot,
+			"offset", offset,
+		"slot overlaps with its data, item data starts at %u, header ends at %zu",
+			offset, (size_t)headers_end);
+	*expected_end = offset;
+	if (check_items &&
+	    !(key->type == BTRFS_EXTENT_ITEM_KEY &&
+	      plain_data_extent_ok(lim, data + offset, size, *key, *prev))) {
+		ret = check_leaf_item_keys(fs_info, err, eb, slot, *key, *prev);
+		if (ret)
+			return ret;
+		note_other_slot(&fs_info->cache, slot);
+	}
+	return 0;
+}
+
+/*
+ * The items of a leaf, in one pass, two at a time: each pair's keys take
+ * turns as the key and the one before it, so that no key is copied from
+ * one item's pass to the next.  Inlined twice, with @check_items a
+ * constant in each: the loop of the blocks checked (all of them but those
+ * caught half written) keeps no flag to test per item.
+ */
+static inline __attribute__((always_inline)) int
+check_leaf_slots(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+		 const struct btrfs_tree_block *eb, const bool check_items)
+{
+	const struct plain_extent_limits lim = {
+		.mask = (u64)fs_info->sectorsize - 1,
+		.max_generation = fs_info->generation + 1,
+		.nodesize = fs_info->nodesize,
+	};
+	const u32 nritems = eb->nritems;
+	struct btrfs_key even = { 0 }, odd = { 0 };	/* all zero before slot 0 */
+	u32 expected_end = btrfs_leaf_data_size(eb->len);
+	u32 slot;
+	int ret;
+
+	for (slot = 0; slot + 1 < nritems; slot += 2) {
+		ret = check_leaf_slot(fs_info, err, eb, &lim, slot, &even, &odd,
+				      &expected_end, check_items);
+		if (ret)
+			return ret;
+		ret = check_leaf_slot(fs_info, err, eb, &lim, slot + 1, &odd, &even,
+				      &expected_end, check_items);
+		if (ret)
+			return ret;
+	}
+	if (slot < nritems)
+		return check_leaf_slot(fs_info, err, eb, &lim, slot, &even, &odd,
+				       &expected_end, check_items);
+	return 0;
+}
+
 static int check_leaf(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 		      const struct btrfs_tree_block *eb)
 {
 	const u32 data_size = btrfs_leaf_data_size(eb->len);
-	const struct btrfs_item *items =
-		(const struct btrfs_item *)(eb->data + sizeof(struct btrfs_header));
 	const u64 flags = btrfs_header_flags((const struct btrfs_header *)eb->data);
 	const bool check_items = flags & BTRFS_HEADER_FLAG_WRITTEN;
-	struct btrfs_key prev = { 0 };	/* all zero for slot 0 */
-	u32 expected_end = data_size;
-	u32 slot;
 
 	start_other_slots(&fs_info->cache, eb, check_items);
 	if (eb->nritems == 0)
@@ -1789,37 +1874,8 @@ static int check_leaf(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			"nritems", eb->nritems,
 			"invalid nritems %u, the item headers alone need more than %u bytes",
 			eb->nritems, data_size);
-	for (slot = 0; slot < eb->nritems; slot++) {
-		u32 offset = btrfs_raw_item_offset(&items[slot]);
-		u32 size = btrfs_raw_item_size(&items[slot]);
-		struct btrfs_key key;
-		int ret;
-
-		btrfs_disk_key_to_cpu(&key, &items[slot].key);
-		if (slot > 0 && btrfs_comp_keys(&prev, &key) >= 0)
-			return leaf_key_order_error(err, eb, slot, prev, key);
-		if ((u64)offset + size != expected_end)
-			return leaf_value_error(err, eb, slot,
-				"item end", (u64)offset + size, expected_end,
-			"unexpected item end, have %llu expect %u",
-				(unsigned long long)offset + size, expected_end);
-		if ((u64)(slot + 1) * sizeof(struct btrfs_item) > offset)
-			return leaf_found_error(err, eb, slot,
-				"offset", offset,
-			"slot overlaps with its data, item data starts at %u, header ends at %zu",
-				offset, (size_t)(slot + 1) * sizeof(struct btrfs_item));
-		expected_end = offset;
-		if (check_items &&
-		    !(key.type == BTRFS_EXTENT_ITEM_KEY &&
-		      plain_data_extent_ok(fs_info, eb, offset, size, key, prev))) {
-			ret = check_leaf_item_keys(fs_info, err, eb, slot, key, prev);
-			if (ret)
-				return ret;
-			note_other_slot(&fs_info->cache, slot);
-		}
-		prev = key;
-	}
-	return 0;
+	return check_items ? check_leaf_slots(fs_info, err, eb, true) :
+			     check_leaf_slots(fs_info, err, eb, false);
 }
 
 static int check_node(struct btrfs_fs_info *fs_info, struct btrfs_error *err,

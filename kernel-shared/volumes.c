@@ -313,6 +313,20 @@ struct btrfs_chunk_map *btrfs_find_chunk_map(struct btrfs_fs_info *fs_info,
 {
 	u32 low = 0, high = fs_info->nr_chunks;
 
+	/*
+	 * The chunk of the last answer first: the tree blocks a run reads lie
+	 * in a few metadata chunks, and a read asks for its block's chunk
+	 * twice (the read, then its mapping).  The chunks are disjoint and
+	 * sorted, so the chunk holding @logical is the one the search finds.
+	 */
+	if (fs_info->chunk_hint < high) {
+		struct btrfs_chunk_map *map = fs_info->chunks[fs_info->chunk_hint];
+
+		if (map->start <= logical && logical - map->start < map->length) {
+			low = fs_info->chunk_hint;
+			goto found;
+		}
+	}
 	while (low < high) {
 		u32 mid = low + (high - low) / 2;
 		struct btrfs_chunk_map *map = fs_info->chunks[mid];
@@ -322,9 +336,12 @@ struct btrfs_chunk_map *btrfs_find_chunk_map(struct btrfs_fs_info *fs_info,
 		else
 			high = mid;
 	}
+found:
 	if (low < fs_info->nr_chunks &&
-	    fs_info->chunks[low]->start < logical + length)
+	    fs_info->chunks[low]->start < logical + length) {
+		fs_info->chunk_hint = low;
 		return fs_info->chunks[low];
+	}
 	return NULL;
 }
 

@@ -83,8 +83,24 @@ static void test_rects(void)
 	check_rect(&r[2], 0, 30, 50, 10);
 }
 
+/* grid_lround() is lround() wherever lround() is defined */
+static void test_lround(void)
+{
+	static const double v[] = {
+		0, 0.5, -0.5, 1.5, -1.5, 2.5, 0.49999999999999994, -0.49999999999999994,
+		4503599627370495.5, 4503599627370497.0, 9007199254740993.0, 1e15 + 0.5,
+		-1e15 - 0.5, 127.49999999999999, 254.99999, 0.1, -0.1, 255.5,
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		check(grid_lround(v[i]) == lround(v[i]), "grid_lround(%.17g) = %ld, lround %ld",
+		      v[i], grid_lround(v[i]), lround(v[i]));
+}
+
 int main(void)
 {
+	test_lround();
 	test_fit();
 	test_place();
 	test_rects();
