@@ -53,8 +53,13 @@ frag_sv=$(fiemap_extents "$mnt/sv/comp")
 echo "filefrag: plain=$frag_plain comp=$frag_comp comp-copy=$frag_copy sv/comp=$frag_sv"
 [ -n "$frag_plain" ] && [ -n "$frag_comp" ] && [ -n "$frag_copy" ] && [ -n "$frag_sv" ] ||
 	fail "cannot parse filefrag output"
+# 64 of 128 KiB, or more where another task's sync(2) wrote part of the
+# file back first (65 and 68 beside other tests): compressed extents start
+# again where a writeback cut the file, and the tool must count them all
+[ "$frag_comp" -ge 64 ] ||
+	fail "compressed 8 MiB file has $frag_comp extents by filefrag, expect 64 of 128 KiB or more"
 [ "$frag_comp" = 64 ] ||
-	fail "compressed 8 MiB file has $frag_comp extents by filefrag, expect 64 of 128 KiB"
+	echo "note: $frag_comp compressed extents, a writeback cut the file (another task's sync)"
 
 run_check umount "$mnt"
 
