@@ -87,6 +87,7 @@ void btrfs_tree_sim_release(struct btrfs_tree_sim *ts)
 	free(ts->freed_starts);
 	free(ts->freed_node_starts);
 	free(ts->freed_node_levels);
+	free(ts->events);
 	memset(ts, 0, sizeof(*ts));
 }
 
@@ -130,11 +131,36 @@ static int sim_leaf_reserve(struct btrfs_sim_items_leaf *l, u32 nr)
 	return 0;
 }
 
+/* One more event of ts->events (with ts->log_events), in the order made */
+static void sim_event(struct btrfs_tree_sim *ts, u8 kind, u64 start, const struct btrfs_key *key,
+		      int level)
+{
+	if (!ts->log_events)
+		return;
+	if (array_grow((void **)&ts->events, ts->nr_events, &ts->cap_events, sizeof(*ts->events))) {
+		ts->events_lost = true;
+		return;
+	}
+	ts->events[ts->nr_events++] = (struct btrfs_sim_event){
+		.start = start, .key = key ? *key : (struct btrfs_key){ 0 }, .kind = kind,
+		.level = level,
+	};
+}
+
+/* A block of @level freed: an image block, or one the transaction made */
+static void sim_event_free(struct btrfs_tree_sim *ts, u8 kind, u64 start, int level)
+{
+	sim_event(ts, start ? kind : SIM_EV_FREE_NEW, start, NULL, level);
+}
+
 /* A leaf changed or COWed: counted the first time, for the commit's looks */
 static void sim_mark_touched(struct btrfs_tree_sim *ts, struct btrfs_sim_items_leaf *l)
 {
-	if (!l->touched)
+	if (!l->touched) {
 		ts->touch_marks++;
+		if (l->start)
+			sim_event(ts, SIM_EV_COW, l->start, &l->image_key, 0);
+	}
 	l->touched = true;
 }
 
@@ -186,6 +212,8 @@ static int sim_load_leaf(const struct btrfs_tree_block *eb, struct btrfs_sim_ite
 		return -ENOMEM;
 	}
 	l->start = eb->start;
+	if (eb->nritems)
+		btrfs_item_key_to_cpu(eb, 0, &l->image_key);
 	for (slot = 0; slot < eb->nritems; slot++) {
 		btrfs_item_key_to_cpu(eb, slot, &l->items[slot].key);
 		l->items[slot].size = btrfs_raw_item_size(btrfs_item_nr(eb, slot));
@@ -487,6 +515,7 @@ static int sim_copy_group(struct btrfs_sim_group *dst, const struct btrfs_sim_gr
 			return -ENOMEM;
 		}
 		l->start = from->start;
+		l->image_key = from->image_key;
 		l->nr = from->nr;
 		memcpy(l->items, from->items, (size_t)from->nr * sizeof(*l->items));
 		ret = sim_group_insert_leaf(dst, dst->nr, l);
@@ -788,7 +817,9 @@ static int sim_new_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u3
 		g->has_parent = true;
 		ts->new_roots++;
 		ts->blocks++;
+		sim_event(ts, SIM_EV_NEW, 0, NULL, 0);
 	}
+	sim_event(ts, SIM_EV_NEW, 0, NULL, 0);
 	ts->splits++;
 	ts->blocks++;
 	*out = l;
@@ -1114,7 +1145,9 @@ static int sim_split_node(struct btrfs_tree_sim *ts, u32 ci)
 		ret = sim_root_above_group(ts, c);
 		if (ret)
 			return ret;
+		sim_event(ts, SIM_EV_NEW, 0, NULL, 0);
 	}
+	sim_event(ts, SIM_EV_NEW, 0, NULL, 0);
 	n = &ts->groups[ts->nr_groups];
 	memset(n, 0, sizeof(*n));
 	mid = (c->nr + 1) / 2;
@@ -1150,8 +1183,11 @@ static int sim_split_node(struct btrfs_tree_sim *ts, u32 ci)
 /* A sibling node copied: the commit's next look copies its path */
 static void sim_node_cowed(struct btrfs_tree_sim *ts, struct btrfs_sim_group *s)
 {
-	if (!s->node_cowed)
+	if (!s->node_cowed) {
 		ts->touch_marks++;
+		if (s->node_start)
+			sim_event(ts, SIM_EV_COW_NODE, s->node_start, &s->image_key, 1);
+	}
 	s->node_cowed = true;
 }
 
@@ -1237,8 +1273,11 @@ static int sim_top_level(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 /* A node copied by a push or balance_level(): the commit's next look copies its path */
 static void sim_upper_cowed(struct btrfs_tree_sim *ts, struct btrfs_sim_node *n)
 {
-	if (!n->node_cowed)
+	if (!n->node_cowed) {
 		ts->touch_marks++;
+		if (n->start)
+			sim_event(ts, SIM_EV_COW_NODE, n->start, &n->image_key, n->level);
+	}
 	n->node_cowed = true;
 }
 
@@ -1350,6 +1389,7 @@ static int sim_new_root_node(struct btrfs_tree_sim *ts, u32 ni)
 		first = c->keys[0];
 	ts->new_roots++;
 	ts->blocks++;
+	sim_event(ts, SIM_EV_NEW, 0, NULL, 0);
 	return sim_node_insert_key(r, 0, &first);
 }
 
@@ -1387,6 +1427,7 @@ static int sim_split_upper(struct btrfs_tree_sim *ts, u32 ni)
 	ts->node_splits++;
 	ts->splits++;
 	ts->blocks++;
+	sim_event(ts, SIM_EV_NEW, 0, NULL, 0);
 	return 0;
 }
 
@@ -1519,6 +1560,7 @@ static int sim_setup_nodes(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 /* An image node of @level freed: the commit drops its extent item */
 static int sim_note_freed_node(struct btrfs_tree_sim *ts, u64 start, int level)
 {
+	sim_event_free(ts, SIM_EV_FREE_NODE, start, level);
 	if (!start)
 		return 0;
 	if (array_grow((void **)&ts->freed_node_starts, ts->nr_freed_node_starts,
@@ -1999,6 +2041,7 @@ static int sim_free_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u
 			return -ENOMEM;
 		ts->freed_starts[ts->nr_freed_starts++] = l->start;
 	}
+	sim_event_free(ts, SIM_EV_FREE, l->start, 0);
 	memmove(&g->leaves[leaf], &g->leaves[leaf + 1], (g->nr - leaf - 1) * sizeof(*g->leaves));
 	g->nr--;
 	sim_items_leaf_free(l);
@@ -2166,29 +2209,11 @@ int btrfs_tree_sim_neighbours(struct btrfs_tree_sim *ts, const struct btrfs_key 
 	return 0;
 }
 
-/*
- * A walk slot by slot (btrfs_drop_extents()' next_slot) that passes the
- * item before the absent @key and looks at the one after it: when @key's
- * slot is past the last item of its leaf, btrfs_next_leaf() moves the path
- * to the next leaf, and reads it unless the transaction made or copied it
- * (a split's new leaf, a touched one: in memory).  0 with *@first a key
- * whose search in the image reads that leaf (its first key; past the
- * group, the next level-1 node's, which is read too), 1 when nothing is
- * read: the item after @key is in the same leaf, or no item follows.
- */
-int btrfs_tree_sim_next_leaf(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
-			     struct btrfs_key *first)
+/* The leaf btrfs_next_leaf() steps into from leaf @leaf of @g (see below) */
+static int sim_leaf_after(const struct btrfs_sim_group *g, u32 leaf, struct btrfs_key *first)
 {
-	struct btrfs_sim_group *g;
-	u32 leaf, slot, i;
-	bool found;
-	int ret;
+	u32 i;
 
-	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
-	if (ret)
-		return ret;
-	if (found || slot < g->leaves[leaf]->nr)
-		return 1;
 	for (i = leaf + 1; i < g->nr; i++) {
 		const struct btrfs_sim_items_leaf *l = g->leaves[i];
 
@@ -2203,6 +2228,82 @@ int btrfs_tree_sim_next_leaf(struct btrfs_tree_sim *ts, const struct btrfs_key *
 		return 1;
 	*first = g->hi;
 	return 0;
+}
+
+/*
+ * A walk slot by slot (btrfs_drop_extents()' next_slot) that passes the
+ * item before the absent @key and looks at the one after it: when @key's
+ * slot is past the last item of its leaf, btrfs_next_leaf() moves the path
+ * to the next leaf, and reads it unless the transaction made or copied it
+ * (a split's new leaf, a touched one: in memory).  0 with *@first a key
+ * whose search in the image reads that leaf (its first key; past the
+ * group, the next level-1 node's, which is read too), 1 when nothing is
+ * read: the item after @key is in the same leaf, or no item follows.
+ */
+int btrfs_tree_sim_next_leaf(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+			     struct btrfs_key *first)
+{
+	struct btrfs_sim_group *g;
+	u32 leaf, slot;
+	bool found;
+	int ret;
+
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	if (found || slot < g->leaves[leaf]->nr)
+		return 1;
+	return sim_leaf_after(g, leaf, first);
+}
+
+/*
+ * btrfs_read_locked_inode() of the inode item @key: it steps past the
+ * item after it (path->slots[0]++), then acls_after_inode_item() looks
+ * from the next one at up to 8 of the inode's items, and
+ * btrfs_load_inode_props() walks the inode's xattrs from the first it
+ * found, or from where the look ended unless an item of another inode or
+ * of a type past XATTR_ITEM ended it.  A walk that runs off the end of
+ * the leaf steps into the next one (btrfs_next_leaf()).  0 with *@first
+ * as btrfs_tree_sim_next_leaf() gives it, 1 when nothing more is read
+ * (or the item is absent).
+ */
+int btrfs_tree_sim_inode_props_leaf(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+				    struct btrfs_key *first)
+{
+	const struct btrfs_sim_items_leaf *l;
+	struct btrfs_sim_group *g;
+	u32 leaf, slot, at, walk = UINT32_MAX, scanned = 0;
+	bool found, ended = false;
+	int ret;
+
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret || !found)
+		return ret ? ret : 1;
+	l = g->leaves[leaf];
+	for (at = slot + 2; at < l->nr; ) {
+		const struct btrfs_key *k = &l->items[at].key;
+
+		if (k->objectid != key->objectid || k->type > BTRFS_XATTR_ITEM_KEY) {
+			ended = true;
+			break;
+		}
+		if (k->type == BTRFS_XATTR_ITEM_KEY && walk == UINT32_MAX)
+			walk = at;
+		at++;
+		if (++scanned >= 8)
+			break;
+	}
+	if (walk == UINT32_MAX) {
+		if (ended)
+			return 1;
+		walk = at;
+	}
+	while (walk < l->nr && l->items[walk].key.objectid == key->objectid &&
+	       l->items[walk].key.type == BTRFS_XATTR_ITEM_KEY)
+		walk++;
+	if (walk < l->nr)
+		return 1;
+	return sim_leaf_after(g, leaf, first);
 }
 
 /*

@@ -53,6 +53,7 @@ struct btrfs_sim_item {
 
 struct btrfs_sim_items_leaf {
 	u64 start;			/* the image's block; 0 = made by a split */
+	struct btrfs_key image_key;	/* its first key in the image: the search path to it */
 	struct btrfs_sim_item *items;
 	u32 nr;
 	u32 cap;
@@ -104,6 +105,28 @@ struct btrfs_sim_node {
 	bool node_cowed;		/* copied by a push or balance_level() */
 };
 
+/*
+ * What the transaction did to the tree's blocks, in the order it did it:
+ * btrfs_cow_block() takes the next free place as each block is first
+ * changed, so which copies a later btrfs_del_leaf() frees, and which
+ * places keep their extent items, follow this order
+ */
+enum btrfs_sim_event_kind {
+	SIM_EV_COW,			/* an image leaf first changed: its path, then it, copied */
+	SIM_EV_COW_NODE,		/* an image node copied by a node push or balance */
+	SIM_EV_NEW,			/* a split's new leaf or node, or a new root */
+	SIM_EV_FREE,			/* an image leaf freed */
+	SIM_EV_FREE_NODE,		/* an image node freed */
+	SIM_EV_FREE_NEW,		/* a block the transaction made, freed */
+};
+
+struct btrfs_sim_event {
+	u64 start;			/* the image block (COW and FREE kinds) */
+	struct btrfs_key key;		/* an image key whose search passes its parents */
+	u8 kind;
+	u8 level;			/* COW_NODE, FREE_NODE: the node's level */
+};
+
 struct btrfs_tree_sim {
 	struct btrfs_fs_info *fs_info;
 	struct btrfs_root_ref root;
@@ -135,6 +158,16 @@ struct btrfs_tree_sim {
 	u64 changes;			/* calls that may have changed a leaf */
 	u64 touch_marks;		/* leaves marked touched (each once) */
 	u32 last_group;			/* where the last key was found */
+	/*
+	 * With log_events, every COW, new block and free in the order made
+	 * (the commit replays them so: the log replay's trees, changed
+	 * before its commit's first look); events_lost after -ENOMEM
+	 */
+	bool log_events;
+	bool events_lost;
+	struct btrfs_sim_event *events;
+	u32 nr_events;
+	u32 cap_events;
 	/*
 	 * When set, groups are copied from this simulation (which must keep
 	 * the image's items: only ever preloaded) instead of read again.
@@ -179,6 +212,13 @@ int btrfs_tree_sim_neighbours(struct btrfs_tree_sim *ts, const struct btrfs_key 
 /* The leaf btrfs_next_leaf() reads after the last item of a leaf: a key to search */
 int btrfs_tree_sim_next_leaf(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 			     struct btrfs_key *first);
+/*
+ * The leaf btrfs_read_locked_inode() of the inode item @key steps into
+ * (btrfs_load_inode_props() past the end of its leaf): 0 and a key whose
+ * search in the image reads it, 1 none
+ */
+int btrfs_tree_sim_inode_props_leaf(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
+				    struct btrfs_key *first);
 int btrfs_tree_sim_reserve(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 			   u32 ins_len);
 int btrfs_tree_sim_split_item(struct btrfs_tree_sim *ts, const struct btrfs_key *key,

@@ -1027,6 +1027,7 @@ struct sim_mark {
 	u64 freed_new_nodes;		/* nodes freed that splits had made */
 	u64 changes;			/* ts->changes when its leaves were last looked at, + 1 */
 	u64 touch_marks;		/* ts->touch_marks then, + 1 */
+	u32 events;			/* ts->events replayed (with ts->log_events) */
 };
 
 struct btrfs_commit {
@@ -1227,6 +1228,71 @@ static int copy_path(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
 	return ret;
 }
 
+/*
+ * The image path of @key copied from the root down to @min_level, as
+ * btrfs_search_slot() COWs each block on its way down
+ */
+static int copy_path_down(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
+			  const struct btrfs_key *key, int min_level)
+{
+	struct btrfs_path path = { 0 };
+	int level, ret;
+
+	if (!root->found || !root->bytenr || cm->stopped)
+		return 0;
+	ret = btrfs_search_slot(cm->fs_info, root, key, &path, BTRFS_IO_OTHER);
+	if (ret < 0)
+		return ret;
+	ret = cm->feed.read_path ? cm->feed.read_path(cm->feed.ctx, root, &path, min_level) : 0;
+	for (level = BTRFS_MAX_LEVEL - 1; level >= min_level && !ret; level--)
+		if (path.nodes[level])
+			ret = copy_block(cm, commit_tree_of(root->objectid),
+					 path.nodes[level]->start, path.nodes[level]->level);
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/*
+ * A simulation that logs its events (the log replay's subvolume trees):
+ * its COWs, new blocks and frees in the order made, so each copy takes
+ * the place the kernel's took (the copies btrfs_del_leaf() frees before
+ * the commit give their places back without an extent item)
+ */
+static int note_events(struct btrfs_commit *cm, struct sim_mark *m)
+{
+	struct btrfs_tree_sim *ts = m->ts;
+	const u8 tree = commit_tree_of(ts->root.objectid);
+	int ret = ts->events_lost ? -ENOMEM : 0;
+
+	for (; m->events < ts->nr_events && !ret; m->events++) {
+		const struct btrfs_sim_event *ev = &ts->events[m->events];
+
+		switch (ev->kind) {
+		case SIM_EV_COW:
+			if (!was_copied(cm, ev->start, NULL))
+				ret = copy_path_down(cm, &ts->root, &ev->key, 1) ?:
+				      copy_block(cm, tree, ev->start, 0);
+			break;
+		case SIM_EV_COW_NODE:
+			ret = copy_path_down(cm, &ts->root, &ev->key, ev->level);
+			break;
+		case SIM_EV_NEW:
+			ret = commit_new_block(cm, 0, NULL);
+			break;
+		case SIM_EV_FREE:
+			ret = free_leaf(cm, tree, ev->start, 0);
+			break;
+		case SIM_EV_FREE_NODE:
+			ret = free_leaf(cm, tree, ev->start, ev->level);
+			break;
+		default:
+			ret = free_new_leaf(cm);
+			break;
+		}
+	}
+	return ret;
+}
+
 /* The leaves a tree simulation touched since the last look: copied */
 static int note_touched(struct btrfs_commit *cm, struct sim_mark *m)
 {
@@ -1282,7 +1348,11 @@ static int note_sim(struct btrfs_commit *cm, struct sim_mark *m)
 {
 	struct btrfs_tree_sim *ts = m->ts;
 	const u8 tree = commit_tree_of(ts->root.objectid);
-	int ret = note_touched(cm, m);
+	int ret;
+
+	if (ts->log_events)
+		return note_events(cm, m);
+	ret = note_touched(cm, m);
 
 	for (; m->freed < ts->nr_freed_starts && !ret; m->freed++)
 		ret = free_leaf(cm, tree, ts->freed_starts[m->freed], 0);

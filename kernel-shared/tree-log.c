@@ -325,6 +325,26 @@ static int note_drop_walk_end(struct replay_ctx *rc, u64 ino)
 	return rc->hook.read(rc->hook.ctx, &rc->sv.root, &next);
 }
 
+/*
+ * btrfs_iget_logging() of @ino: during the mount the superblock is not
+ * active yet, so every last iput() evicts the inode and each iget reads
+ * it again (btrfs_read_locked_inode()), on the tree as changed so far;
+ * when its props look runs off the end of the inode item's leaf,
+ * btrfs_load_inode_props() reads the next leaf (no COW)
+ */
+static int note_iget(struct replay_ctx *rc, u64 ino)
+{
+	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 }, next;
+	int ret;
+
+	if (!rc->hook.read)
+		return 0;
+	ret = btrfs_tree_sim_inode_props_leaf(&rc->cur->ts, &key, &next);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	return rc->hook.read(rc->hook.ctx, &rc->sv.root, &next);
+}
+
 /* btrfs_cache_block_group(wait) of the block group of @bytenr */
 static int note_cache_bg(void *ctx, u64 bytenr)
 {
@@ -369,6 +389,8 @@ static int subvol_sim_get(struct replay_ctx *rc)
 	memset(ss, 0, sizeof(*ss));
 	ss->subvol = rc->subvol;
 	btrfs_tree_sim_init(&ss->ts, rc->fs_info, &rc->sv.root);
+	/* changed before the commit's first look: the commit takes its COWs in order */
+	ss->ts.log_events = true;
 	rc->cur = ss;
 	return 0;
 }
@@ -1424,7 +1446,9 @@ static int overwrite_item(struct replay_ctx *rc, const struct btrfs_key *key,
 
 /*
  * link_to_fixup_dir(): an item (TREE_LOG_FIXUP, ORPHAN_ITEM, ino) of size
- * 0 that fixup_inode_link_counts() deletes after the last stage
+ * 0 that fixup_inode_link_counts() deletes after the last stage; a new
+ * one raises the inode's link count, and btrfs_update_inode() (direct
+ * while the log is recovering) copies the inode item's leaf
  */
 static int link_to_fixup_dir(struct replay_ctx *rc, u64 ino)
 {
@@ -1434,6 +1458,8 @@ static int link_to_fixup_dir(struct replay_ctx *rc, u64 ino)
 	ret = note_subvol(rc, BTRFS_TREE_LOG_FIXUP_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, ino) ?:
 	      btrfs_tree_sim_insert(&ss->ts, &(struct btrfs_key){ BTRFS_TREE_LOG_FIXUP_OBJECTID,
 				    BTRFS_ORPHAN_ITEM_KEY, ino }, 0);
+	if (!ret)
+		ret = btrfs_tree_sim_touch(&ss->ts, &(struct btrfs_key){ ino, BTRFS_INODE_ITEM_KEY, 0 });
 	if (ret)
 		return ret < 0 ? ret : 0;
 	if (array_grow((void **)&ss->fixups, ss->nr_fixups, &ss->cap_fixups, sizeof(u64)))
@@ -1557,7 +1583,8 @@ static int delete_dir_entry(struct replay_ctx *rc, u64 dir, u64 index,
 		ss->ts.inexact = true;
 		return 0;
 	}
-	ret = link_to_fixup_dir(rc, ino);
+	/* check_item_in_log(): the inode is read, then linked to the fixup dir */
+	ret = note_iget(rc, ino) ?: link_to_fixup_dir(rc, ino);
 	if (!ret)
 		ret = remove_entry(rc, &(struct btrfs_key){ dir, BTRFS_DIR_ITEM_KEY,
 				   btrfs_name_hash(name, len) }, sizeof(*di) + len);
@@ -1572,6 +1599,9 @@ static int delete_dir_entry(struct replay_ctx *rc, u64 dir, u64 index,
 		else
 			ss->ts.inexact = true;	/* an INODE_EXTREF */
 	}
+	/* __btrfs_unlink_inode() ends with btrfs_update_inode() of the directory */
+	if (!ret)
+		ret = btrfs_tree_sim_touch(&ss->ts, &(struct btrfs_key){ dir, BTRFS_INODE_ITEM_KEY, 0 });
 	/* the delayed item's deletion: btrfs_delete_delayed_items() */
 	if (!ret)
 		ret = note_delete(rc, &rc->sv.root,
@@ -1986,6 +2016,9 @@ static int replay_fixups(struct replay_ctx *rc)
 			ret = sim_result(rc, btrfs_tree_sim_delete(&ss->ts,
 			&(struct btrfs_key){ BTRFS_TREE_LOG_FIXUP_OBJECTID, BTRFS_ORPHAN_ITEM_KEY,
 					     ino }, true));
+		/* then btrfs_iget_logging() of the inode */
+		if (!ret)
+			ret = note_iget(rc, ino);
 		if (!ret && is_orphan(ss, ino)) {
 			ret = btrfs_tree_sim_insert(&ss->ts, &(struct btrfs_key){
 				BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, ino }, 0);
@@ -2428,7 +2461,8 @@ static void free_ctx(struct replay_ctx *rc)
  * parent before they look at its free space, and split_leaf() tries the
  * left one only when nothing went right, so a split leaf's left
  * neighbour is read only then.  A split's new leaves are in memory.  The
- * kernel read each of these once.
+ * image leaves and nodes freed were copied before, so read.  The kernel
+ * read each of these once.
  */
 static int note_touched_leaves(struct replay_ctx *rc, const struct btrfs_tree_sim *ts)
 {
@@ -2454,6 +2488,13 @@ static int note_touched_leaves(struct replay_ctx *rc, const struct btrfs_tree_si
 		if (n->node_read && n->start)
 			ret = rc->hook.node(rc->hook.ctx, n->start, n->level, n->node_cowed);
 	}
+	/*
+	 * the image leaves emptied and freed (btrfs_del_leaf()): copied
+	 * first, so read, though no search of the image may lead there (a
+	 * leaf that took a neighbour's items before it emptied)
+	 */
+	for (i = 0; i < ts->nr_freed_starts && !ret; i++)
+		ret = rc->hook.leaf(rc->hook.ctx, ts->freed_starts[i], true);
 	/* the image nodes balance_level() copied, then freed (read ahead before) */
 	for (i = 0; i < ts->nr_freed_node_starts && !ret && rc->hook.node; i++)
 		ret = rc->hook.node(rc->hook.ctx, ts->freed_node_starts[i],

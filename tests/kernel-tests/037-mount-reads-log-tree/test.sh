@@ -81,12 +81,17 @@
 # while the step runs) commits part of the step and cuts the log there:
 # a log and a layout no quiet run gives, from timing the image does not
 # record.  Such a case is printed with those commits and compared all the
-# same; a difference there is reported, not failed.  Every case built
-# without them is held exactly.  Two such layouts showed model gaps since
-# fixed (node-split and sparse one read over: a push's sibling too full
-# and the directory's iget are reads, not copies); unlink-balance and
-# unlink-many under a sync loop still differ (near-empty DIR_ITEM leaves
-# the kernel reads as siblings, not counted: Documentation/mount-estimate.md).
+# same; a difference there is reported, not failed, but in the unlink
+# cases, held exactly there too (only their node balance, which needs the
+# deletions the other commits took, may be missing: reported).  Every
+# case built without them is held exactly.  Such layouts showed model
+# gaps since fixed (node-split and sparse one read over: a push's sibling
+# too full and the directory's iget are reads, not copies; unlink-balance
+# and unlink-many one or two short: the order of the replay's COWs
+# decides which places keep extent items, each iget's props walk can read
+# the next leaf, an emptied leaf that took a neighbour's items is read:
+# Documentation/mount-estimate.md).  Not yet: extents one read off either
+# way there (the replay's searches are counted on the image's tree).
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
@@ -215,10 +220,11 @@ reported=
 # differs NAME MESSAGE: a difference from the kernel; a failure, unless the
 # case's image was built under foreign commits ($foreign: other tasks'
 # commits during the fsync step cut its log at points no quiet run gives,
-# timing the image does not record), then reported, not failed
+# timing the image does not record) and the case is not held there
+# ($held: the unlink cases), then reported, not failed
 differs()
 {
-	if [ -n "$foreign" ]; then
+	if [ -n "$foreign" ] && [ -z "$held" ]; then
 		echo "  reported, not failed: $2 (built under foreign commits: $foreign)"
 		[[ " $reported " == *" $1 "* ]] || reported="$reported $1"
 	else
@@ -237,7 +243,7 @@ PARTIAL_SLACK=2
 # CASES="glob ..." runs only the cases named
 check()
 {
-	local name=$1 img=$TEST_TMP/$1.img log try tool partial inexact moves meta kernel c foreign
+	local name=$1 img=$TEST_TMP/$1.img log try tool partial inexact moves meta kernel c foreign held
 	if [ -n "${CASES:-}" ]; then
 		for c in $CASES; do
 			# shellcheck disable=SC2053
@@ -258,6 +264,10 @@ check()
 	fi
 	foreign=$(cat "$img.foreign")
 	rm -f "$img.foreign"
+	# the balance cases' reads and metadata are held under foreign commits
+	# too (not level2-root's: a foreign commit there takes its root split)
+	held=
+	[ "${6:-}" != balances ] || held=1
 	tool=$("$BTRFS_SPACE" --format json mount-estimate "$img" |
 		jq -r '.mount_estimate | "\(.total_reads) \(.log_replay_partial)"')
 	partial=${tool#* }
@@ -273,7 +283,8 @@ check()
 	echo "  node pushes/splits/balances of the replay: $moves"
 	[ -z "$foreign" ] || echo "  commits of other tasks during the fsync step: $foreign"
 	if [ "${6:-}" = balances ] && [ "${moves##*/}" = 0 ]; then
-		differs "$name" "the case is made to balance nodes on deletions, none counted"
+		# a layout the other commits took the deletions of: not the model's
+		held= differs "$name" "the case is made to balance nodes on deletions, none counted"
 	fi
 	# a balance frees nodes, a split adds: the replayed metadata used must be the kernel's
 	if [ -n "${6:-}" ] && [ "$meta" != "$(cat "$TEST_TMP/$name.trace.meta" 2> /dev/null)" ]; then
@@ -433,4 +444,4 @@ fsync("y")' meta
 
 [ -z "$reported" ] || echo "reported, not failed (built under foreign commits):$reported"
 [ "$failures" -eq 0 ] || fail "$failures differences from the kernel's reads"
-echo "mount reads with a log tree: every case built without foreign commits equal to the kernel's, or within $PARTIAL_SLACK where counted in part; the balance and level2-root cases' metadata used equal to sysfs"
+echo "mount reads with a log tree: every case built without foreign commits equal to the kernel's, and the unlink cases built with them, or within $PARTIAL_SLACK where counted in part; the balance and level2-root cases' metadata used equal to sysfs"
