@@ -334,7 +334,6 @@ static u32 usage_candidates(const struct btrfs_fs_info *fs_info, u64 type, u64 *
 static int alloc_state_after(const struct space_report *report, const struct space_summary *sum,
 			     const struct btrfs_reloc_result *res, struct btrfs_alloc_state *st);
 static u64 free_after(const struct btrfs_reloc_result *res, u64 type);
-static u32 profile_copies(u64 profile);
 static const struct summary_space *space_named(const struct space_summary *sum, const char *name);
 static int fill_chunks(struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
 		       u64 stop_at, u64 *bytes, u32 *count);
@@ -575,25 +574,13 @@ static int fill_chunks(struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
 	return err == -ENOMEM ? err : 0;
 }
 
-/* Σ unallocated bytes of the writeable devices: the kernel's free_chunk_space */
-static u64 alloc_free_chunk_space(const struct btrfs_alloc_state *st)
-{
-	u64 bytes = 0;
-	u32 i;
-
-	for (i = 0; i < st->nr_devs; i++)
-		if (st->devs[i].writeable && st->devs[i].total_bytes > st->devs[i].bytes_used)
-			bytes += st->devs[i].total_bytes - st->devs[i].bytes_used;
-	return bytes;
-}
-
 /*
  * Section 19.6: does a data fill on @sum's filesystem make a metadata chunk
  * on the way?  When metadata's headroom is under one transaction's
  * reservation (a file create: 19.2's R), the fill's own transactions
- * cannot reserve from metadata's block groups; they over-commit while
- * calc_available_free_space() leaves room (FLUSH_ALL), and once it leaves
- * none a reservation waits for flush_space()'s ALLOC_CHUNK.  Returns the
+ * cannot reserve from metadata's block groups, and a reservation waits
+ * for flush_space()'s ALLOC_CHUNK (at the latest once
+ * calc_available_free_space() leaves no over-commit room).  Returns the
  * metadata chunk's type, 0 when none is made.
  */
 static u64 data_fill_metadata_chunk(const struct space_report *report,
@@ -610,32 +597,16 @@ static u64 data_fill_metadata_chunk(const struct space_report *report,
 	return (si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) | meta->profile;
 }
 
-/* Metadata's over-commit room on @st (FLUSH_ALL, section 8.1) */
-static u64 metadata_overcommit_room(const struct space_report *report,
-				    const struct btrfs_alloc_state *st, u64 meta_type)
-{
-	const struct btrfs_space_info *data = space_info_of(report, "data");
-	struct btrfs_reserve_state rs = { 0 };
-	struct btrfs_kernel_model model;
-
-	btrfs_kernel_model(report->reserve.kernel_version, &model);
-	rs.free_chunk_space = alloc_free_chunk_space(st);
-	rs.total_rw_bytes = st->total_rw_bytes;
-	rs.profile_copies = profile_copies(meta_type & BTRFS_BLOCK_GROUP_PROFILE_MASK);
-	rs.data_chunk_size = data ? data->chunk_size : 0;
-	return btrfs_calc_available_free_space(&rs, BTRFS_RESERVE_FLUSH_ALL, &model);
-}
-
 /*
- * Data chunks on @st until ENOSPC (or @stop_at), with the metadata chunk
- * the fill's transactions force (data_fill_metadata_chunk()) made once
- * metadata has no over-commit room left, before the next data chunk.  The
- * first data chunk comes before it: a write reserves its data space
- * (btrfs_check_data_free_space(), a chunk when data is full) before its
- * transaction's metadata.  Kernel 6.18, a 1 GiB single/DUP filesystem
- * with metadata full: a 256 MiB device added, the data fill made one
- * 128 MiB data chunk and then a 63.5 MiB DUP metadata chunk (the rest);
- * a 1 GiB device, three 208 MiB data chunks, then 199.5 MiB of metadata.
+ * Data chunks on @st until ENOSPC (or @stop_at), after the metadata chunk
+ * the fill's transactions force (data_fill_metadata_chunk()).  When the
+ * kernel makes it depends on timing: the flusher's ALLOC_CHUNK may run
+ * before the fill's first data reservation or only once over-commit is
+ * gone; made first it takes the most room, so the data figure is the
+ * least the kernel gives.  Kernel 6.18, a 1 GiB single/DUP filesystem with
+ * metadata full and a 256 MiB device added (kernel test 074): one run
+ * made a 128 MiB data chunk and then a 63.5 MiB DUP metadata chunk,
+ * another the 127.5 MiB metadata chunk first and no data chunk.
  */
 static int fill_data_chunks(const struct space_report *report, const struct space_summary *sum,
 			    struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
@@ -643,36 +614,15 @@ static int fill_data_chunks(const struct space_report *report, const struct spac
 {
 	struct btrfs_chunk_map *map;
 	u64 meta_size = 0, meta_type = data_fill_metadata_chunk(report, sum, type, &meta_size);
-	u64 more;
-	u32 n;
-	int ret, err = 0;
+	int err = 0;
 
-	if (!meta_type)
-		return fill_chunks(st, type, chunk_size, stop_at, bytes, count);
-	*bytes = 0;
-	*count = 0;
-	while (meta_type && (!stop_at || *bytes < stop_at)) {
-		if (*count && !metadata_overcommit_room(report, st, meta_type)) {
-			map = btrfs_alloc_create_chunk(st, meta_type, meta_size, &err);
-			free(map);
-			if (err == -ENOMEM)
-				return err;
-			meta_type = 0;
-			break;
-		}
-		map = btrfs_alloc_create_chunk(st, type, chunk_size, &err);
-		if (!map)
-			return err == -ENOMEM ? err : 0;
-		*bytes += map->length;
-		(*count)++;
+	if (meta_type) {
+		map = btrfs_alloc_create_chunk(st, meta_type, meta_size, &err);
 		free(map);
+		if (err == -ENOMEM)
+			return err;
 	}
-	if (stop_at && *bytes >= stop_at)
-		return 0;
-	ret = fill_chunks(st, type, chunk_size, stop_at ? stop_at - *bytes : 0, &more, &n);
-	*bytes += more;
-	*count += n;
-	return ret;
+	return fill_chunks(st, type, chunk_size, stop_at, bytes, count);
 }
 
 /*

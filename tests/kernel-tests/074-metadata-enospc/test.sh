@@ -5,11 +5,12 @@
 # its first chunk with 8 MiB free.  Both types are critical and the
 # remedy for each is a device added.  Each is run on a copy and the
 # type filled (070-summary-levels/check-remedy.py): the data fill's own
-# transactions cannot reserve metadata, so once metadata's over-commit
-# room is gone the kernel makes a metadata chunk on the new device, and
-# data gains one 128 MiB chunk of a 256 MiB device, not two (main before
-# this test: "2 new data chunks, 255.00MiB more"; the kernel filled
-# 142,540,800 bytes).
+# transactions cannot reserve metadata, so the kernel makes a metadata
+# chunk on the new device, before the first data chunk or after it
+# (timing: of a 256 MiB device data got 128 MiB in three runs, nothing in
+# one).  The remedy counts it first, the least data gets: a 512 MiB
+# device, 191 MiB (main before this test: 256 MiB, "2 new data chunks,
+# 255.00MiB more"; the kernel wrote 142,540,800 or 8,388,608 bytes).
 
 source "$TEST_TOP/common" || exit
 
