@@ -1098,6 +1098,12 @@ static u64 failed_bytes(const struct space_report *report, const struct btrfs_re
 	return sum;
 }
 
+/* The outcome of an aborted transaction: which abort the relocation hit */
+static const char *abort_reason(const struct btrfs_reloc_result *res)
+{
+	return res->abort_reason ? res->abort_reason : RELOC_ABORT_REASON;
+}
+
 /*
  * The balance what-if (formulas.md 21.8): relocation replayed by
  * btrfs_reloc_balance() (relocation.c), the report's figures from its
@@ -1123,7 +1129,7 @@ int btrfs_forecast_balance(const struct space_report *report,
 		return -ENOMEM;
 	bal->can_start = !refused;
 	bal->completes = !refused && !res->ret;
-	bal->reason = refused ? refused : res->ret == -EROFS ? RELOC_ABORT_REASON : res->ret ?
+	bal->reason = refused ? refused : res->ret == -EROFS ? abort_reason(res) : res->ret ?
 		"ENOSPC: some block groups could not be relocated (balance ends with -ENOSPC)" :
 		"every selected block group relocated";
 	bal->selected = res->selected;
@@ -1165,7 +1171,7 @@ int btrfs_forecast_shrink(const struct space_report *report,
 		return ret;
 	sh->can_start = !refused;
 	sh->completes = !refused && !sh->res.ret;
-	sh->reason = refused ? refused : sh->res.ret == -EROFS ? RELOC_ABORT_REASON :
+	sh->reason = refused ? refused : sh->res.ret == -EROFS ? abort_reason(&sh->res) :
 		sh->res.ret ? "ENOSPC: chunks past the new size could not all be relocated" :
 		"every chunk past the new size relocated";
 	return 0;

@@ -1011,6 +1011,7 @@ static int chunk_item_room(struct reloc *rc, struct btrfs_chunk_map *map)
 		if (ret != -ENOSPC)
 			return ret;
 		btrfs_alloc_remove_chunk(&rc->st, map);
+		rc->res->abort_reason = RELOC_ABORT_REASON;
 		return -EROFS;
 	}
 	system_room_charge(&rc->room, sys);
@@ -1675,8 +1676,34 @@ static void aborted(struct reloc *rc)
 }
 
 /*
+ * A metadata group whose tree blocks find no room once it is read-only:
+ * its reservations were granted by over-commit, which counts unallocated
+ * bytes no chunk of the profile can use (a device remove's RAID1 or
+ * RAID10 pool whose other devices are full), and when the metadata space
+ * info holds no free byte besides the read-only group (used + readonly +
+ * may_use >= total: the kernel's "is full"), the next commit's delayed
+ * refs cannot COW the extent tree: __btrfs_free_extent() fails with
+ * -ENOSPC and btrfs_run_delayed_refs() aborts the transaction, the
+ * filesystem forced read-only (6.18.44: btrfs device remove of a full
+ * 1/2/4 GiB RAID1's devid 2 and of a 4 x 1 GiB RAID10's devid 1 or 4,
+ * each ended "Read-only file system", kernel test 076).  With room left
+ * besides the group the relocation fails cleanly with -ENOSPC.
+ */
+static bool metadata_starved(struct reloc *rc, u32 b)
+{
+	struct btrfs_reserve_state st = rc->report->reserve.state;
+	u64 type = rc->bgs[b].flags & BTRFS_BLOCK_GROUP_TYPE_MASK;
+
+	if (type != BTRFS_BLOCK_GROUP_METADATA || !rc->bgs[b].ro)
+		return false;
+	type_totals(rc, type, &st);
+	return st.bytes_used + st.bytes_readonly + rc->may_use_meta >= st.total_bytes;
+}
+
+/*
  * btrfs_relocate_chunk() of block group @b with the allocation flags
- * @flags: 0, or -ENOSPC with the block group kept, or -ENOMEM.
+ * @flags: 0, or -ENOSPC with the block group kept, -EROFS (the
+ * transaction aborted: metadata_starved()), or -ENOMEM.
  */
 static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 {
@@ -1737,6 +1764,10 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 		ret = flusher_chunk(rc, b, flags);
 		if (!ret)
 			ret = move_tree_blocks(rc, b, flags);
+		if (ret == -ENOSPC && metadata_starved(rc, b)) {
+			rc->res->abort_reason = RELOC_ABORT_STARVED;
+			ret = -EROFS;
+		}
 	}
 	if (ret)
 		goto fail;

@@ -27,9 +27,13 @@ struct btrfs_reloc_bg_after {
 /* res->ret -EROFS: do_chunk_alloc() aborted the transaction */
 #define RELOC_ABORT_REASON \
 	"EROFS: transaction aborted: a new chunk's item needs a system block group of the system profile, none is writable and none can be made (do_chunk_alloc()); the filesystem turns read-only"
+/* res->ret -EROFS: a metadata group read-only with metadata full besides it */
+#define RELOC_ABORT_STARVED \
+	"EROFS: transaction aborted: a metadata block group turned read-only (its reservations over-committed on unallocated space no metadata chunk can use), metadata has no free byte besides it, and the delayed refs find no room for the extent tree (__btrfs_free_extent(): -ENOSPC); the filesystem turns read-only"
 
 struct btrfs_reloc_result {
 	int ret;			/* 0, -ENOSPC, or -EROFS (transaction aborted) */
+	const char *abort_reason;	/* -EROFS: RELOC_ABORT_REASON or _STARVED */
 	u64 *selected;			/* logical starts, in the order tried */
 	u32 nr_selected;
 	u64 *started;			/* turned read-only: the kernel logs "relocating block group" */

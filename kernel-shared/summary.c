@@ -334,6 +334,7 @@ static u32 usage_candidates(const struct btrfs_fs_info *fs_info, u64 type, u64 *
 static int alloc_state_after(const struct space_report *report, const struct space_summary *sum,
 			     const struct btrfs_reloc_result *res, struct btrfs_alloc_state *st);
 static u64 free_after(const struct btrfs_reloc_result *res, u64 type);
+static const struct summary_space *space_named(const struct space_summary *sum, const char *name);
 static int fill_chunks(struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
 		       u64 stop_at, u64 *bytes, u32 *count);
 static const struct btrfs_space_info *space_info_of(const struct space_report *report,
@@ -574,6 +575,57 @@ static int fill_chunks(struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
 }
 
 /*
+ * Section 19.6: does a data fill on @sum's filesystem make a metadata chunk
+ * on the way?  When metadata's headroom is under one transaction's
+ * reservation (a file create: 19.2's R), the fill's own transactions
+ * cannot reserve from metadata's block groups, and a reservation waits
+ * for flush_space()'s ALLOC_CHUNK (at the latest once
+ * calc_available_free_space() leaves no over-commit room).  Returns the
+ * metadata chunk's type, 0 when none is made.
+ */
+static u64 data_fill_metadata_chunk(const struct space_report *report,
+				    const struct space_summary *sum, u64 type, u64 *chunk_size)
+{
+	const struct btrfs_space_info *si = space_info_of(report, "metadata");
+	const struct summary_space *meta = space_named(sum, "metadata");
+
+	if (!(type & BTRFS_BLOCK_GROUP_DATA) || (type & BTRFS_BLOCK_GROUP_METADATA) ||
+	    !si || !meta || !meta->headroom_present ||
+	    meta->headroom >= transaction_reservation(report->fs_info))
+		return 0;
+	*chunk_size = si->chunk_size;
+	return (si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) | meta->profile;
+}
+
+/*
+ * Data chunks on @st until ENOSPC (or @stop_at), after the metadata chunk
+ * the fill's transactions force (data_fill_metadata_chunk()).  When the
+ * kernel makes it depends on timing: the flusher's ALLOC_CHUNK may run
+ * before the fill's first data reservation or only once over-commit is
+ * gone; made first it takes the most room, so the data figure is the
+ * least the kernel gives.  Kernel 6.18, a 1 GiB single/DUP filesystem with
+ * metadata full and a 256 MiB device added (kernel test 074): one run
+ * made a 128 MiB data chunk and then a 63.5 MiB DUP metadata chunk,
+ * another the 127.5 MiB metadata chunk first and no data chunk.
+ */
+static int fill_data_chunks(const struct space_report *report, const struct space_summary *sum,
+			    struct btrfs_alloc_state *st, u64 type, u64 chunk_size,
+			    u64 stop_at, u64 *bytes, u32 *count)
+{
+	struct btrfs_chunk_map *map;
+	u64 meta_size = 0, meta_type = data_fill_metadata_chunk(report, sum, type, &meta_size);
+	int err = 0;
+
+	if (meta_type) {
+		map = btrfs_alloc_create_chunk(st, meta_type, meta_size, &err);
+		free(map);
+		if (err == -ENOMEM)
+			return err;
+	}
+	return fill_chunks(st, type, chunk_size, stop_at, bytes, count);
+}
+
+/*
  * A change of the devices the allocator is run with (section 19.6): one
  * more empty device of @add_size (btrfs device add), or device @devid's
  * size set to @new_size (btrfs filesystem resize DEVID:max, or a replace
@@ -697,7 +749,7 @@ static int whatif_devices(const struct space_report *report, const struct space_
 	if (!ret)
 		ret = apply_change(&st, chg);
 	if (!ret)
-		ret = fill_chunks(&st, type, chunk_size, stop_at, bytes, count);
+		ret = fill_data_chunks(report, sum, &st, type, chunk_size, stop_at, bytes, count);
 	for (i = 0; watch_left && i < st.nr_devs; i++)
 		if (st.devs[i].devid == watch)
 			*watch_left = st.devs[i].total_bytes - st.devs[i].bytes_used;

@@ -105,6 +105,12 @@ prepare()
 		python3 "$fills/fill.py" "$mnt" > /dev/null || fail "fill.py"
 		rm -f "$mnt/f0"
 		;;
+	small-files)
+		# small files with an extended attribute each until ENOSPC
+		# (kernel test 074): metadata takes every unallocated byte
+		python3 "$TOP/tests/kernel-tests/074-metadata-enospc/small-files-fill.py" "$mnt" > /dev/null ||
+			fail "small-files-fill.py"
+		;;
 	meta-full)
 		# as data-free, then small files (inline: metadata only) until
 		# ENOSPC, and a few of them deleted again
