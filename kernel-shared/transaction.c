@@ -1209,31 +1209,13 @@ int btrfs_commit_cow_path(struct btrfs_commit *cm, const struct btrfs_root_ref *
 	return ret;
 }
 
-/* The blocks of the search path of @key in an image tree, from @min_level up */
-static int copy_path(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
-		     const struct btrfs_key *key, int min_level)
-{
-	struct btrfs_path path = { 0 };
-	int ret;
-
-	if (!root->found || !root->bytenr || cm->stopped)
-		return 0;
-	ret = btrfs_search_slot(cm->fs_info, root, key, &path, BTRFS_IO_OTHER);
-	if (ret < 0)
-		return ret;
-	ret = cm->feed.read_path ? cm->feed.read_path(cm->feed.ctx, root, &path, min_level) : 0;
-	if (!ret)
-		ret = btrfs_commit_cow_path(cm, root, &path, min_level);
-	btrfs_release_path(&path);
-	return ret;
-}
-
 /*
- * The image path of @key copied from the root down to @min_level, as
+ * The blocks of the search path of @key in an image tree, from @min_level
+ * up, or (@top_down) from the root down to @min_level, as
  * btrfs_search_slot() COWs each block on its way down
  */
-static int copy_path_down(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
-			  const struct btrfs_key *key, int min_level)
+static int copy_search_path(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
+			    const struct btrfs_key *key, int min_level, bool top_down)
 {
 	struct btrfs_path path = { 0 };
 	int level, ret;
@@ -1244,12 +1226,26 @@ static int copy_path_down(struct btrfs_commit *cm, const struct btrfs_root_ref *
 	if (ret < 0)
 		return ret;
 	ret = cm->feed.read_path ? cm->feed.read_path(cm->feed.ctx, root, &path, min_level) : 0;
-	for (level = BTRFS_MAX_LEVEL - 1; level >= min_level && !ret; level--)
+	if (!ret && !top_down)
+		ret = btrfs_commit_cow_path(cm, root, &path, min_level);
+	for (level = BTRFS_MAX_LEVEL - 1; top_down && level >= min_level && !ret; level--)
 		if (path.nodes[level])
 			ret = copy_block(cm, commit_tree_of(root->objectid),
 					 path.nodes[level]->start, path.nodes[level]->level);
 	btrfs_release_path(&path);
 	return ret;
+}
+
+static int copy_path(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
+		     const struct btrfs_key *key, int min_level)
+{
+	return copy_search_path(cm, root, key, min_level, false);
+}
+
+static int copy_path_down(struct btrfs_commit *cm, const struct btrfs_root_ref *root,
+			  const struct btrfs_key *key, int min_level)
+{
+	return copy_search_path(cm, root, key, min_level, true);
 }
 
 /*
