@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cmds/commands.h"
 #include "common/help.h"
 #include "common/messages.h"
@@ -82,7 +83,11 @@ static const struct cmd_struct *find_command(const char *token)
 	}
 	if (matches == 1)
 		return found;
-	if (!matches) {
+	if (!matches && !access(token, F_OK)) {
+		/* "btrfs-space /dev/sdb", as "btrfs filesystem usage" is not typed */
+		error("unknown command '%s': a device or image comes after a command, as in 'btrfs-space inspect %s'",
+		      token, token);
+	} else if (!matches) {
 		error("unknown command '%s'", token);
 	} else {
 		char names[256] = "";

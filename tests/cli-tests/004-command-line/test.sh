@@ -60,6 +60,8 @@ same_output "command prefix" insp "$img" -- inspect "$img"
 same_output "help with a prefix" help mount-e -- mount-estimate --help
 stderr_is 2 "ambiguous command 'm': mount-estimate, map" m "$img"
 stderr_is 2 "unknown command 'frobnicate'" frobnicate "$img"
+# a device or image given first: the message says where it goes
+stderr_is 2 "unknown command '.*': a device or image comes after a command, as in 'btrfs-space inspect " "$img"
 
 # -q: the warning goes, the report stays
 warned=$TEST_TMP/warned.img
