@@ -115,6 +115,8 @@ static void json_member(struct fmt_ctx *ctx, const char *key)
 /* Text: start a "Label: value" line, or the next field of a row */
 static void text_label(struct fmt_ctx *ctx, const char *label)
 {
+	int indent = (ctx->depth - 1) * 4, pad;
+
 	if (ctx->row_depth) {
 		if (!ctx->first[ctx->depth])
 			fputs("  ", ctx->out);
@@ -122,11 +124,9 @@ static void text_label(struct fmt_ctx *ctx, const char *label)
 		fprintf(ctx->out, "%s ", label);
 		return;
 	}
-	fprintf(ctx->out, "%*s%s:%*s", (ctx->depth - 1) * 4, "", label,
-		(int)(TEXT_LABEL_WIDTH - strlen(label) -
-		      (ctx->depth - 1) * 4 > 0 ?
-		      TEXT_LABEL_WIDTH - strlen(label) - (ctx->depth - 1) * 4 : 1),
-		"");
+	/* the values in one column; a label longer than it keeps one space */
+	pad = TEXT_LABEL_WIDTH - (int)strlen(label) - indent;
+	fprintf(ctx->out, "%*s%s:%*s", indent, "", label, pad > 0 ? pad : 1, "");
 }
 
 static void text_value_end(struct fmt_ctx *ctx)
