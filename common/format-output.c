@@ -312,6 +312,8 @@ static void open_container(struct fmt_ctx *ctx, const char *key,
 		push(ctx, array);
 		return;
 	}
+	/* text: the parent has something under its label now */
+	ctx->first[ctx->depth] = false;
 	if (parent_is_array && !array) {
 		/* an element of a list: one line of "label value" fields */
 		push(ctx, array);
@@ -322,6 +324,7 @@ static void open_container(struct fmt_ctx *ctx, const char *key,
 	if (label)
 		fprintf(ctx->out, "%*s%s:\n", (ctx->depth - 1) * 4, "", label);
 	push(ctx, array);
+	ctx->labelled[ctx->depth] = label != NULL;
 }
 
 static void close_container(struct fmt_ctx *ctx, bool array)
@@ -341,7 +344,10 @@ static void close_container(struct fmt_ctx *ctx, bool array)
 	}
 	if (ctx->table)
 		return;
-	if (ctx->row_depth == depth) {
+	if (array && empty && !ctx->row_depth && ctx->labelled[depth]) {
+		/* a list with nothing in it says so, under its label */
+		fprintf(ctx->out, "%*snone\n", (depth - 1) * 4, "");
+	} else if (ctx->row_depth == depth) {
 		ctx->row_depth = 0;
 		fputc('\n', ctx->out);
 	} else if (ctx->row_depth) {
@@ -520,7 +526,9 @@ void fmt_table_start(struct fmt_ctx *ctx, const char *key, const char *label)
 	}
 	if (label)
 		fprintf(ctx->out, "%*s%s:\n", (ctx->depth - 1) * 4, "", label);
+	ctx->first[ctx->depth] = false;
 	push(ctx, true);
+	ctx->labelled[ctx->depth] = label != NULL;
 	t->depth = ctx->depth;
 	ctx->table = t;
 }
@@ -542,7 +550,10 @@ void fmt_table_end(struct fmt_ctx *ctx)
 		fmt_array_end(ctx);
 		return;
 	}
-	table_print(ctx->out, t);
+	if (t->nr_lines || !ctx->labelled[ctx->depth])
+		table_print(ctx->out, t);
+	else	/* a table with no row says so, under its label */
+		fprintf(ctx->out, "%*snone\n", (ctx->depth - 1) * 4, "");
 	/* a blank line closes a top-level section, as after a group */
 	if (t->depth == 2 && t->nr_lines)
 		fputc('\n', ctx->out);
@@ -562,6 +573,9 @@ static void text_value(struct fmt_ctx *ctx, const char *label, const char *raw,
 	/* a path may hold a terminal escape or a newline: never printed raw */
 	char *text;
 
+	/* a value hidden from text still makes its list not empty */
+	if (!ctx->row_depth)
+		ctx->first[ctx->depth] = false;
 	if (!label)
 		return;
 	text = escape_text(raw);

@@ -38,6 +38,7 @@ struct fmt_ctx {
 	int row_depth;		/* text: depth of the array element being printed as a row, or 0 */
 	bool first[FMT_MAX_DEPTH];
 	bool is_array[FMT_MAX_DEPTH];
+	bool labelled[FMT_MAX_DEPTH];	/* text: the container's "Label:" line printed */
 	struct fmt_table *table;	/* text: the table being collected, or NULL */
 };
 
