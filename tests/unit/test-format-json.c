@@ -248,11 +248,53 @@ static void run_case(const struct json_case *c)
 	free(want);
 }
 
+/*
+ * Text: an empty list or table says "none" under its label, and a label
+ * longer than the value column keeps one space before its value
+ */
+static const char text_want[] =
+	"Group:\n"
+	"    Empty list:\n"
+	"        none\n"
+	"    Empty table:\n"
+	"        none\n"
+	"    A label longer than the value column: 5\n"
+	"    Short:" "                       " "6\n"
+	"\n";
+
+static void test_text(void)
+{
+	struct fmt_ctx ctx;
+	char *got = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&got, &len);
+
+	if (!out) {
+		check(0, "text: out of memory");
+		return;
+	}
+	fmt_start(&ctx, out, FMT_TEXT, UNITS_BINARY, "unit");
+	fmt_group_start(&ctx, "g", "Group");
+	fmt_array_start(&ctx, "e", "Empty list");
+	fmt_array_end(&ctx);
+	fmt_table_start(&ctx, "t", "Empty table");
+	fmt_table_end(&ctx);
+	fmt_u64(&ctx, "l", "A label longer than the value column", 5);
+	fmt_u64(&ctx, "s", "Short", 6);
+	fmt_group_end(&ctx);
+	fmt_end(&ctx);
+	fclose(out);
+	check(got && !strcmp(got, text_want), "text: empty lists say none, long labels one space:\n%s",
+	      got ? got : "");
+	free(got);
+}
+
 int main(void)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
+	test_text();
 	return unit_failures ? 1 : 0;
 }
