@@ -16,9 +16,13 @@
  * split_node() with insert_new_root(); of a deletion's search:
  * balance_level() (its pointer moves, a node emptied and freed, a root
  * node of one pointer collapsed).  The kernel's code is the same at each
- * level; here level 1 moves leaves between groups (struct btrfs_sim_group)
- * and the levels above move pointers' keys between loaded nodes (struct
- * btrfs_sim_node), by the same counts.
+ * level, and so is the model's: one function an operation
+ * (sim_push_nodes(), sim_split_level(), sim_balance_level(),
+ * sim_insert_level(), sim_delete_level()) decides which sibling, how many
+ * pointers, and when to split, merge or collapse, through the accessors
+ * of struct sim_level: level 1 moves leaves between groups (struct
+ * btrfs_sim_group), the levels above move pointers' keys between loaded
+ * nodes (struct btrfs_sim_node).
  * Behaviour reproduced: 6.18 ctree.c, unchanged in substance since 5.x.
  *
  * Used by the log replay (tree-log.c) and the commit model
@@ -1069,6 +1073,19 @@ static void sim_set_boundary(struct btrfs_tree_sim *ts, struct btrfs_sim_group *
 }
 
 /*
+ * A node's marks for the commit (read ahead by reada_for_balance(),
+ * copied by a push or balance_level()) and what its copy logs: its image
+ * block (0: made by a split), a key reaching it, its level
+ */
+struct sim_marks {
+	bool *read;
+	bool *cowed;
+	u64 start;
+	const struct btrfs_key *image_key;
+	int level;
+};
+
+/*
  * The sibling node of group @gi under the same parent (@dir -1 the left,
  * 1 the right), its group loaded on first use: 0 and its index, 1 when
  * there is none
@@ -1167,37 +1184,16 @@ static int sim_group_link(struct btrfs_tree_sim *ts, u32 i, u32 ni)
 	return 0;
 }
 
-/* A sibling node copied: the commit's next look copies its path */
-static void sim_group_cowed(struct btrfs_tree_sim *ts, u32 i)
+/* Group @i's node's marks and what a copy of it logs */
+static void sim_group_marks(struct btrfs_tree_sim *ts, u32 i, struct sim_marks *m)
 {
-	struct btrfs_sim_group *s = &ts->groups[i];
+	struct btrfs_sim_group *g = &ts->groups[i];
 
-	if (!s->node_cowed) {
-		ts->touch_marks++;
-		if (s->node_start)
-			sim_event(ts, SIM_EV_COW_NODE, s->node_start, &s->image_key, 1);
-	}
-	s->node_cowed = true;
-}
-
-/* Both sibling nodes of group @gi, as sim_sibling_group() finds them, read (reada_for_balance()) */
-static int sim_sibling_groups(struct btrfs_tree_sim *ts, u32 gi, bool *has_left, u32 *li,
-			      bool *has_right, u32 *ri)
-{
-	int ret = sim_sibling_group(ts, gi, -1, li);
-
-	if (ret < 0)
-		return ret;
-	*has_left = !ret;
-	ret = sim_sibling_group(ts, gi, 1, ri);
-	if (ret < 0)
-		return ret;
-	*has_right = !ret;
-	if (*has_left)
-		ts->groups[*li].node_read = true;
-	if (*has_right)
-		ts->groups[*ri].node_read = true;
-	return 0;
+	m->read = &g->node_read;
+	m->cowed = &g->node_cowed;
+	m->start = g->node_start;
+	m->image_key = &g->image_key;
+	m->level = 1;
 }
 
 /* ---- nodes above level 1: the same rules, one level up ---- */
@@ -1218,17 +1214,16 @@ static int sim_top_level(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 	return BTRFS_MAX_LEVEL - 1;
 }
 
-/* A node copied by a push or balance_level(): the commit's next look copies its path */
-static void sim_upper_cowed(struct btrfs_tree_sim *ts, u32 i)
+/* Node @i's marks and what a copy of it logs */
+static void sim_upper_marks(struct btrfs_tree_sim *ts, u32 i, struct sim_marks *m)
 {
 	struct btrfs_sim_node *n = &ts->nodes[i];
 
-	if (!n->node_cowed) {
-		ts->touch_marks++;
-		if (n->start)
-			sim_event(ts, SIM_EV_COW_NODE, n->start, &n->image_key, n->level);
-	}
-	n->node_cowed = true;
+	m->read = &n->node_read;
+	m->cowed = &n->node_cowed;
+	m->start = n->start;
+	m->image_key = &n->image_key;
+	m->level = n->level;
 }
 
 /* Keys [from, from + nr) of @src to position @at of @dst */
@@ -1293,26 +1288,6 @@ static int sim_node_sibling(struct btrfs_tree_sim *ts, u32 ni, int dir, u32 *out
 		return 1;
 	}
 	*out = s - ts->nodes;
-	return 0;
-}
-
-/* Both siblings of node @ni, read (reada_for_balance()) */
-static int sim_node_siblings(struct btrfs_tree_sim *ts, u32 ni, bool *has_left, u32 *li,
-			     bool *has_right, u32 *ri)
-{
-	int ret = sim_node_sibling(ts, ni, -1, li);
-
-	if (ret < 0)
-		return ret;
-	*has_left = !ret;
-	ret = sim_node_sibling(ts, ni, 1, ri);
-	if (ret < 0)
-		return ret;
-	*has_right = !ret;
-	if (*has_left)
-		ts->nodes[*li].node_read = true;
-	if (*has_right)
-		ts->nodes[*ri].node_read = true;
 	return 0;
 }
 
@@ -1514,14 +1489,13 @@ static void sim_upper_take_range(struct btrfs_tree_sim *ts, u32 li, u32 ni)
 struct sim_level {
 	u32 (*nr)(const struct btrfs_tree_sim *ts, u32 i);	/* its pointers */
 	bool (*root)(const struct btrfs_tree_sim *ts, u32 i);
-	/* the siblings under the same parent, read ahead (reada_for_balance()) */
-	int (*siblings)(struct btrfs_tree_sim *ts, u32 i, bool *has_left, u32 *li,
-			bool *has_right, u32 *ri);
+	/* the sibling under the same parent (@dir -1 the left, 1 the right): 0, 1 if none */
+	int (*sibling)(struct btrfs_tree_sim *ts, u32 i, int dir, u32 *out);
+	void (*marks)(struct btrfs_tree_sim *ts, u32 i, struct sim_marks *m);
 	/* pointers [from, from + n) of @src to position @at of @dst */
 	int (*move)(struct btrfs_tree_sim *ts, u32 dst, u32 at, u32 src, u32 from, u32 n);
 	/* @left and @right, adjacent, now meet at @right's first key (and in their parent) */
 	void (*boundary)(struct btrfs_tree_sim *ts, u32 left, u32 right);
-	void (*cowed)(struct btrfs_tree_sim *ts, u32 i);	/* copied (marked once) */
 	/* @left takes the range of its right neighbour @i */
 	void (*take_range)(struct btrfs_tree_sim *ts, u32 left, u32 i);
 	/* @i freed: it leaves its parent and the model */
@@ -1570,10 +1544,10 @@ static bool sim_group_holder(struct btrfs_tree_sim *ts, int level, const struct 
 static const struct sim_level sim_level_one = {
 	.nr = sim_group_nr,
 	.root = sim_group_root,
-	.siblings = sim_sibling_groups,
+	.sibling = sim_sibling_group,
+	.marks = sim_group_marks,
 	.move = sim_group_move,
 	.boundary = sim_group_boundary,
-	.cowed = sim_group_cowed,
 	.take_range = sim_group_take_range,
 	.drop = sim_group_drop,
 	.new_root = sim_group_new_root,
@@ -1617,10 +1591,10 @@ static bool sim_upper_holder(struct btrfs_tree_sim *ts, int level, const struct 
 static const struct sim_level sim_level_upper = {
 	.nr = sim_upper_nr,
 	.root = sim_upper_root,
-	.siblings = sim_node_siblings,
+	.sibling = sim_node_sibling,
+	.marks = sim_upper_marks,
 	.move = sim_upper_move,
 	.boundary = sim_upper_boundary,
-	.cowed = sim_upper_cowed,
 	.take_range = sim_upper_take_range,
 	.drop = sim_upper_drop,
 	.new_root = sim_upper_new_root,
@@ -1629,6 +1603,45 @@ static const struct sim_level sim_level_upper = {
 	.collapse = sim_collapse_upper,
 	.holder = sim_upper_holder,
 };
+
+/* Node @i copied by a push or balance_level(): the commit's next look copies its path */
+static void sim_cowed(struct btrfs_tree_sim *ts, const struct sim_level *lv, u32 i)
+{
+	struct sim_marks m;
+
+	lv->marks(ts, i, &m);
+	if (!*m.cowed) {
+		ts->touch_marks++;
+		if (m.start)
+			sim_event(ts, SIM_EV_COW_NODE, m.start, m.image_key, m.level);
+	}
+	*m.cowed = true;
+}
+
+/* Both siblings of node @i, read ahead (reada_for_balance()) */
+static int sim_siblings(struct btrfs_tree_sim *ts, const struct sim_level *lv, u32 i,
+			bool *has_left, u32 *li, bool *has_right, u32 *ri)
+{
+	struct sim_marks m;
+	int ret = lv->sibling(ts, i, -1, li);
+
+	if (ret < 0)
+		return ret;
+	*has_left = !ret;
+	ret = lv->sibling(ts, i, 1, ri);
+	if (ret < 0)
+		return ret;
+	*has_right = !ret;
+	if (*has_left) {
+		lv->marks(ts, *li, &m);
+		*m.read = true;
+	}
+	if (*has_right) {
+		lv->marks(ts, *ri, &m);
+		*m.read = true;
+	}
+	return 0;
+}
 
 /*
  * split_node() of node @i: a root first gets a new root above it
@@ -1678,7 +1691,7 @@ static int sim_push_nodes(struct btrfs_tree_sim *ts, const struct sim_level *lv,
 	int ret;
 
 	if (has_left && lv->nr(ts, li) < max - 1) {
-		lv->cowed(ts, li);
+		sim_cowed(ts, lv, li);
 		n = btrfs_node_push_left_nr(lv->nr(ts, li), lv->nr(ts, i), max, false);
 		if (n) {
 			ret = lv->move(ts, li, lv->nr(ts, li), i, 0, n);
@@ -1691,7 +1704,7 @@ static int sim_push_nodes(struct btrfs_tree_sim *ts, const struct sim_level *lv,
 		}
 	}
 	if (has_right && lv->nr(ts, ri) < max - 1) {
-		lv->cowed(ts, ri);
+		sim_cowed(ts, lv, ri);
 		n = btrfs_node_push_right_nr(lv->nr(ts, ri), lv->nr(ts, i), max);
 		if (n) {
 			ret = lv->move(ts, ri, 0, i, lv->nr(ts, i) - n, n);
@@ -1727,7 +1740,7 @@ static int sim_insert_level(struct btrfs_tree_sim *ts, const struct sim_level *l
 		return 0;
 	if (lv->root(ts, i))
 		return sim_split_level(ts, lv, i);
-	ret = lv->siblings(ts, i, &has_left, &li, &has_right, &ri);
+	ret = sim_siblings(ts, lv, i, &has_left, &li, &has_right, &ri);
 	if (!ret)
 		ret = sim_push_nodes(ts, lv, i, slot, has_left, li, has_right, ri, &ci);
 	if (ret == 1)
@@ -1768,19 +1781,19 @@ static int sim_balance_level(struct btrfs_tree_sim *ts, const struct sim_level *
 	bool has_left, has_right;
 	int ret;
 
-	ret = lv->siblings(ts, i, &has_left, &li, &has_right, &ri);
+	ret = sim_siblings(ts, lv, i, &has_left, &li, &has_right, &ri);
 	if (ret)
 		return ret;
 	ts->node_balances++;
-	lv->cowed(ts, i);
+	sim_cowed(ts, lv, i);
 	if (has_left) {
-		lv->cowed(ts, li);
+		sim_cowed(ts, lv, li);
 		n = btrfs_node_push_left_nr(lv->nr(ts, li), lv->nr(ts, i), max, true);
 		if (n && (ret = lv->move(ts, li, lv->nr(ts, li), i, 0, n)))
 			return ret;
 	}
 	if (has_right) {
-		lv->cowed(ts, ri);
+		sim_cowed(ts, lv, ri);
 		n = btrfs_node_push_left_nr(lv->nr(ts, i), lv->nr(ts, ri), max, true);
 		if (n && (ret = lv->move(ts, i, lv->nr(ts, i), ri, 0, n)))
 			return ret;
