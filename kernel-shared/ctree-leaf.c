@@ -1039,9 +1039,10 @@ static void sim_group_first_key(struct btrfs_tree_sim *ts, const struct btrfs_si
 }
 
 /* Leaves [from, from + n) of @src to position @at of @dst */
-static int sim_move_leaves(struct btrfs_sim_group *dst, u32 at, struct btrfs_sim_group *src,
-			   u32 from, u32 n)
+static int sim_group_move(struct btrfs_tree_sim *ts, u32 di, u32 at, u32 si, u32 from, u32 n)
 {
+	struct btrfs_sim_group *dst = &ts->groups[di], *src = &ts->groups[si];
+
 	while (dst->cap < dst->nr + n)
 		if (array_grow((void **)&dst->leaves, dst->cap, &dst->cap, sizeof(*dst->leaves)))
 			return -ENOMEM;
@@ -1058,9 +1059,9 @@ static int sim_move_leaves(struct btrfs_sim_group *dst, u32 at, struct btrfs_sim
  * Groups @left and @right, adjacent, now meet at @right's first key: the
  * key of @right's pointer in their level-2 node too
  */
-static void sim_set_boundary(struct btrfs_tree_sim *ts, struct btrfs_sim_group *left,
-			     struct btrfs_sim_group *right)
+static void sim_group_boundary(struct btrfs_tree_sim *ts, u32 li, u32 ri)
 {
+	struct btrfs_sim_group *left = &ts->groups[li], *right = &ts->groups[ri];
 	struct btrfs_sim_node *p = sim_group_node(ts, left);
 	struct btrfs_key key = right->lo, at = sim_range_key(left->has_lo, &left->lo);
 	u32 slot;
@@ -1177,7 +1178,7 @@ static int sim_group_link(struct btrfs_tree_sim *ts, u32 i, u32 ni)
 	c->last = false;
 	n->has_hi = c->has_hi;
 	n->hi = c->hi;
-	sim_set_boundary(ts, c, n);
+	sim_group_boundary(ts, i, ni);
 	for (g = 0; g < ts->nr_groups; g++)
 		if (ts->groups[g].parent_id == c->parent_id)
 			ts->groups[g].parent_nr++;
@@ -1227,9 +1228,10 @@ static void sim_upper_marks(struct btrfs_tree_sim *ts, u32 i, struct sim_marks *
 }
 
 /* Keys [from, from + nr) of @src to position @at of @dst */
-static int sim_move_keys(struct btrfs_sim_node *dst, u32 at, struct btrfs_sim_node *src,
-			 u32 from, u32 nr)
+static int sim_upper_move(struct btrfs_tree_sim *ts, u32 di, u32 at, u32 si, u32 from, u32 nr)
 {
+	struct btrfs_sim_node *dst = &ts->nodes[di], *src = &ts->nodes[si];
+
 	if (sim_node_reserve(dst, dst->nr + nr))
 		return -ENOMEM;
 	memmove(&dst->keys[at + nr], &dst->keys[at], (dst->nr - at) * sizeof(*dst->keys));
@@ -1242,9 +1244,9 @@ static int sim_move_keys(struct btrfs_sim_node *dst, u32 at, struct btrfs_sim_no
 }
 
 /* Nodes @left and @right, adjacent, now meet at @right's first key (and in their parent) */
-static void sim_node_boundary(struct btrfs_tree_sim *ts, struct btrfs_sim_node *left,
-			      struct btrfs_sim_node *right)
+static void sim_upper_boundary(struct btrfs_tree_sim *ts, u32 li, u32 ri)
 {
+	struct btrfs_sim_node *left = &ts->nodes[li], *right = &ts->nodes[ri];
 	struct btrfs_sim_node *p = sim_node_parent(ts, left);
 	struct btrfs_key at = sim_range_key(left->has_lo, &left->lo);
 	u32 slot;
@@ -1523,16 +1525,6 @@ static bool sim_group_root(const struct btrfs_tree_sim *ts, u32 i)
 	return !ts->groups[i].parent_id;
 }
 
-static int sim_group_move(struct btrfs_tree_sim *ts, u32 dst, u32 at, u32 src, u32 from, u32 n)
-{
-	return sim_move_leaves(&ts->groups[dst], at, &ts->groups[src], from, n);
-}
-
-static void sim_group_boundary(struct btrfs_tree_sim *ts, u32 left, u32 right)
-{
-	sim_set_boundary(ts, &ts->groups[left], &ts->groups[right]);
-}
-
 /* at level 1 the push knows where the path's leaf went */
 static bool sim_group_holder(struct btrfs_tree_sim *ts, int level, const struct btrfs_key *key,
 			     u32 pushed, u32 *out)
@@ -1565,16 +1557,6 @@ static u32 sim_upper_nr(const struct btrfs_tree_sim *ts, u32 i)
 static bool sim_upper_root(const struct btrfs_tree_sim *ts, u32 i)
 {
 	return ts->nodes[i].root;
-}
-
-static int sim_upper_move(struct btrfs_tree_sim *ts, u32 dst, u32 at, u32 src, u32 from, u32 n)
-{
-	return sim_move_keys(&ts->nodes[dst], at, &ts->nodes[src], from, n);
-}
-
-static void sim_upper_boundary(struct btrfs_tree_sim *ts, u32 left, u32 right)
-{
-	sim_node_boundary(ts, &ts->nodes[left], &ts->nodes[right]);
 }
 
 /* above level 1 the path follows its key */
