@@ -16,9 +16,13 @@
  * split_node() with insert_new_root(); of a deletion's search:
  * balance_level() (its pointer moves, a node emptied and freed, a root
  * node of one pointer collapsed).  The kernel's code is the same at each
- * level; here level 1 moves leaves between groups (struct btrfs_sim_group)
- * and the levels above move pointers' keys between loaded nodes (struct
- * btrfs_sim_node), by the same counts.
+ * level, and so is the model's: one function an operation
+ * (sim_push_nodes(), sim_split_level(), sim_balance_level(),
+ * sim_insert_level(), sim_delete_level()) decides which sibling, how many
+ * pointers, and when to split, merge or collapse, through the accessors
+ * of struct sim_level: level 1 moves leaves between groups (struct
+ * btrfs_sim_group), the levels above move pointers' keys between loaded
+ * nodes (struct btrfs_sim_node).
  * Behaviour reproduced: 6.18 ctree.c, unchanged in substance since 5.x.
  *
  * Used by the log replay (tree-log.c) and the commit model
@@ -1035,9 +1039,10 @@ static void sim_group_first_key(struct btrfs_tree_sim *ts, const struct btrfs_si
 }
 
 /* Leaves [from, from + n) of @src to position @at of @dst */
-static int sim_move_leaves(struct btrfs_sim_group *dst, u32 at, struct btrfs_sim_group *src,
-			   u32 from, u32 n)
+static int sim_group_move(struct btrfs_tree_sim *ts, u32 di, u32 at, u32 si, u32 from, u32 n)
 {
+	struct btrfs_sim_group *dst = &ts->groups[di], *src = &ts->groups[si];
+
 	while (dst->cap < dst->nr + n)
 		if (array_grow((void **)&dst->leaves, dst->cap, &dst->cap, sizeof(*dst->leaves)))
 			return -ENOMEM;
@@ -1054,9 +1059,9 @@ static int sim_move_leaves(struct btrfs_sim_group *dst, u32 at, struct btrfs_sim
  * Groups @left and @right, adjacent, now meet at @right's first key: the
  * key of @right's pointer in their level-2 node too
  */
-static void sim_set_boundary(struct btrfs_tree_sim *ts, struct btrfs_sim_group *left,
-			     struct btrfs_sim_group *right)
+static void sim_group_boundary(struct btrfs_tree_sim *ts, u32 li, u32 ri)
 {
+	struct btrfs_sim_group *left = &ts->groups[li], *right = &ts->groups[ri];
 	struct btrfs_sim_node *p = sim_group_node(ts, left);
 	struct btrfs_key key = right->lo, at = sim_range_key(left->has_lo, &left->lo);
 	u32 slot;
@@ -1067,6 +1072,19 @@ static void sim_set_boundary(struct btrfs_tree_sim *ts, struct btrfs_sim_group *
 	if (p && (slot = sim_node_slot(p, &at) + 1) < p->nr)
 		p->keys[slot] = key;
 }
+
+/*
+ * A node's marks for the commit (read ahead by reada_for_balance(),
+ * copied by a push or balance_level()) and what its copy logs: its image
+ * block (0: made by a split), a key reaching it, its level
+ */
+struct sim_marks {
+	bool *read;
+	bool *cowed;
+	u64 start;
+	const struct btrfs_key *image_key;
+	int level;
+};
 
 /*
  * The sibling node of group @gi under the same parent (@dir -1 the left,
@@ -1102,154 +1120,81 @@ static int sim_sibling_group(struct btrfs_tree_sim *ts, u32 gi, int dir, u32 *ou
 }
 
 /*
- * insert_new_root() above the root node of group @c: a level-2 node of
- * one pointer, the new root, under the id @c now names as its parent
+ * insert_new_root() above the root node of group @i: a level-2 node of
+ * one pointer, the new root, under a made-up id, unique in this tree,
+ * that the group now names as its parent
  */
-static int sim_root_above_group(struct btrfs_tree_sim *ts, const struct btrfs_sim_group *c)
+static int sim_group_new_root(struct btrfs_tree_sim *ts, u32 i)
 {
+	struct btrfs_sim_group *c = &ts->groups[i];
 	struct btrfs_sim_node *r = sim_node_add(ts, 2);
 	struct btrfs_key first = { 0 };
 
 	if (!r)
 		return -ENOMEM;
+	c->parent_id = (u64)-1 - ts->new_roots;
+	c->parent_nr = 1;
+	c->first = c->last = true;
+	c->parent_root = true;
 	r->id = c->parent_id;
 	r->root = true;
 	r->image_key = c->image_key;
 	return sim_node_insert_key(r, 0, &first);
 }
 
-/*
- * split_node() of group @ci's node: a root node gets a new root above it
- * (insert_new_root()); the pointers from (nr + 1) / 2 on go to a new node
- * after it under the same parent
- */
-static int sim_split_node(struct btrfs_tree_sim *ts, u32 ci)
+/* A new group of no leaves yet after group @i, under the same parent */
+static int sim_group_add_after(struct btrfs_tree_sim *ts, u32 i, u32 *out)
 {
-	struct btrfs_key at, first;
 	struct btrfs_sim_group *c, *n;
-	struct btrfs_sim_node *p;
-	u32 mid, i;
-	int ret;
 
 	if (array_grow((void **)&ts->groups, ts->nr_groups, &ts->cap_groups, sizeof(*ts->groups)))
 		return -ENOMEM;
-	c = &ts->groups[ci];
-	if (!c->parent_id) {
-		/* a made-up id for the new root, unique in this tree */
-		c->parent_id = (u64)-1 - ts->new_roots;
-		c->parent_nr = 1;
-		c->first = c->last = true;
-		c->parent_root = true;
-		ts->new_roots++;
-		ts->blocks++;
-		ret = sim_root_above_group(ts, c);
-		if (ret)
-			return ret;
-		sim_event(ts, SIM_EV_NEW, 0, NULL, 0);
-	}
-	sim_event(ts, SIM_EV_NEW, 0, NULL, 0);
+	c = &ts->groups[i];
 	n = &ts->groups[ts->nr_groups];
 	memset(n, 0, sizeof(*n));
-	mid = (c->nr + 1) / 2;
-	ret = sim_move_leaves(n, 0, c, mid, c->nr - mid);
-	if (ret)
-		return ret;
-	/* the new node's pointer after @c's, under its first key */
-	p = sim_group_node(ts, c);
-	at = sim_range_key(c->has_lo, &c->lo);
-	first = c->hi;
-	sim_group_first_key(ts, n, &first);
-	if (p && sim_node_insert_key(p, sim_node_slot(p, &at) + 1, &first))
-		return -ENOMEM;
-	ts->nr_groups++;
 	n->has_parent = true;
 	n->image_key = c->image_key;
 	n->parent_id = c->parent_id;
 	n->parent_root = c->parent_root;
+	*out = ts->nr_groups++;
+	return 0;
+}
+
+/*
+ * Group @ni, split off group @i, after it: its pointer after @i's in
+ * their level-2 node, under its first key, and the parent's count
+ */
+static int sim_group_link(struct btrfs_tree_sim *ts, u32 i, u32 ni)
+{
+	struct btrfs_sim_group *c = &ts->groups[i], *n = &ts->groups[ni];
+	struct btrfs_sim_node *p = sim_group_node(ts, c);
+	struct btrfs_key at = sim_range_key(c->has_lo, &c->lo), first = c->hi;
+	u32 g;
+
+	sim_group_first_key(ts, n, &first);
+	if (p && sim_node_insert_key(p, sim_node_slot(p, &at) + 1, &first))
+		return -ENOMEM;
 	n->last = c->last;
 	c->last = false;
 	n->has_hi = c->has_hi;
 	n->hi = c->hi;
-	sim_set_boundary(ts, c, n);
-	for (i = 0; i < ts->nr_groups; i++)
-		if (ts->groups[i].parent_id == c->parent_id)
-			ts->groups[i].parent_nr++;
-	ts->node_splits++;
-	ts->splits++;
-	ts->blocks++;
+	sim_group_boundary(ts, i, ni);
+	for (g = 0; g < ts->nr_groups; g++)
+		if (ts->groups[g].parent_id == c->parent_id)
+			ts->groups[g].parent_nr++;
 	return 0;
 }
 
-/* A sibling node copied: the commit's next look copies its path */
-static void sim_node_cowed(struct btrfs_tree_sim *ts, struct btrfs_sim_group *s)
+/* Group @i's node's marks and what a copy of it logs */
+static void sim_group_marks(struct btrfs_tree_sim *ts, u32 i, struct sim_marks *m)
 {
-	if (!s->node_cowed) {
-		ts->touch_marks++;
-		if (s->node_start)
-			sim_event(ts, SIM_EV_COW_NODE, s->node_start, &s->image_key, 1);
-	}
-	s->node_cowed = true;
-}
+	struct btrfs_sim_group *g = &ts->groups[i];
 
-/*
- * push_nodes_for_insert() for group @gi, its path at leaf @leaf: the left
- * node, unless nearly full (BTRFS_NODEPTRS_PER_BLOCK - 1), is copied and
- * takes pointers (push_node_left()); if none moved, the right one the
- * same way (balance_node_right()).  0 and the group now holding the
- * path's leaf, 1 when nothing moved.
- */
-static int sim_push_nodes(struct btrfs_tree_sim *ts, u32 gi, u32 leaf, bool has_left, u32 li,
-			  bool has_right, u32 ri, u32 *ci)
-{
-	u32 max = sim_max_ptrs(ts), n;
-	struct btrfs_sim_group *g = &ts->groups[gi], *s;
-	int ret;
-
-	if (has_left && ts->groups[li].nr < max - 1) {
-		s = &ts->groups[li];
-		sim_node_cowed(ts, s);
-		n = btrfs_node_push_left_nr(s->nr, g->nr, max, false);
-		if (n) {
-			ret = sim_move_leaves(s, s->nr, g, 0, n);
-			if (ret)
-				return ret;
-			sim_set_boundary(ts, s, g);
-			ts->node_pushes++;
-			*ci = leaf < n ? li : gi;
-			return 0;
-		}
-	}
-	if (has_right && ts->groups[ri].nr < max - 1) {
-		s = &ts->groups[ri];
-		sim_node_cowed(ts, s);
-		n = btrfs_node_push_right_nr(s->nr, g->nr, max);
-		if (n) {
-			ret = sim_move_leaves(s, 0, g, g->nr - n, n);
-			if (ret)
-				return ret;
-			sim_set_boundary(ts, g, s);
-			ts->node_pushes++;
-			*ci = leaf >= g->nr ? ri : gi;
-			return 0;
-		}
-	}
-	return 1;
-}
-
-/* Both sibling nodes of group @gi, as sim_sibling_group() finds them */
-static int sim_sibling_groups(struct btrfs_tree_sim *ts, u32 gi, bool *has_left, u32 *li,
-			      bool *has_right, u32 *ri)
-{
-	int ret = sim_sibling_group(ts, gi, -1, li);
-
-	if (ret < 0)
-		return ret;
-	*has_left = !ret;
-	ret = sim_sibling_group(ts, gi, 1, ri);
-	if (ret < 0)
-		return ret;
-	*has_right = !ret;
-	return 0;
+	m->read = &g->node_read;
+	m->cowed = &g->node_cowed;
+	m->start = g->node_start;
+	m->image_key = &g->image_key;
+	m->level = 1;
 }
 
 /* ---- nodes above level 1: the same rules, one level up ---- */
@@ -1270,21 +1215,23 @@ static int sim_top_level(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 	return BTRFS_MAX_LEVEL - 1;
 }
 
-/* A node copied by a push or balance_level(): the commit's next look copies its path */
-static void sim_upper_cowed(struct btrfs_tree_sim *ts, struct btrfs_sim_node *n)
+/* Node @i's marks and what a copy of it logs */
+static void sim_upper_marks(struct btrfs_tree_sim *ts, u32 i, struct sim_marks *m)
 {
-	if (!n->node_cowed) {
-		ts->touch_marks++;
-		if (n->start)
-			sim_event(ts, SIM_EV_COW_NODE, n->start, &n->image_key, n->level);
-	}
-	n->node_cowed = true;
+	struct btrfs_sim_node *n = &ts->nodes[i];
+
+	m->read = &n->node_read;
+	m->cowed = &n->node_cowed;
+	m->start = n->start;
+	m->image_key = &n->image_key;
+	m->level = n->level;
 }
 
 /* Keys [from, from + nr) of @src to position @at of @dst */
-static int sim_move_keys(struct btrfs_sim_node *dst, u32 at, struct btrfs_sim_node *src,
-			 u32 from, u32 nr)
+static int sim_upper_move(struct btrfs_tree_sim *ts, u32 di, u32 at, u32 si, u32 from, u32 nr)
 {
+	struct btrfs_sim_node *dst = &ts->nodes[di], *src = &ts->nodes[si];
+
 	if (sim_node_reserve(dst, dst->nr + nr))
 		return -ENOMEM;
 	memmove(&dst->keys[at + nr], &dst->keys[at], (dst->nr - at) * sizeof(*dst->keys));
@@ -1297,9 +1244,9 @@ static int sim_move_keys(struct btrfs_sim_node *dst, u32 at, struct btrfs_sim_no
 }
 
 /* Nodes @left and @right, adjacent, now meet at @right's first key (and in their parent) */
-static void sim_node_boundary(struct btrfs_tree_sim *ts, struct btrfs_sim_node *left,
-			      struct btrfs_sim_node *right)
+static void sim_upper_boundary(struct btrfs_tree_sim *ts, u32 li, u32 ri)
 {
+	struct btrfs_sim_node *left = &ts->nodes[li], *right = &ts->nodes[ri];
 	struct btrfs_sim_node *p = sim_node_parent(ts, left);
 	struct btrfs_key at = sim_range_key(left->has_lo, &left->lo);
 	u32 slot;
@@ -1346,215 +1293,60 @@ static int sim_node_sibling(struct btrfs_tree_sim *ts, u32 ni, int dir, u32 *out
 	return 0;
 }
 
-/* Both siblings of node @ni, read (reada_for_balance()) */
-static int sim_node_siblings(struct btrfs_tree_sim *ts, u32 ni, bool *has_left, u32 *li,
-			     bool *has_right, u32 *ri)
-{
-	int ret = sim_node_sibling(ts, ni, -1, li);
-
-	if (ret < 0)
-		return ret;
-	*has_left = !ret;
-	ret = sim_node_sibling(ts, ni, 1, ri);
-	if (ret < 0)
-		return ret;
-	*has_right = !ret;
-	if (*has_left)
-		ts->nodes[*li].node_read = true;
-	if (*has_right)
-		ts->nodes[*ri].node_read = true;
-	return 0;
-}
-
-/* insert_new_root() above root node @ni: one pointer, under its first key */
-static int sim_new_root_node(struct btrfs_tree_sim *ts, u32 ni)
+/*
+ * insert_new_root() above root node @i: one pointer, under its first key;
+ * 1 when it cannot grow
+ */
+static int sim_upper_new_root(struct btrfs_tree_sim *ts, u32 i)
 {
 	struct btrfs_sim_node *r, *c;
 	struct btrfs_key first = { 0 };
 
 	/* a root at BTRFS_MAX_LEVEL - 1 cannot grow (the kernel would BUG) */
-	if (ts->nodes[ni].level + 1 >= BTRFS_MAX_LEVEL) {
+	if (ts->nodes[i].level + 1 >= BTRFS_MAX_LEVEL) {
 		ts->inexact = true;
 		return 1;
 	}
-	r = sim_node_add(ts, ts->nodes[ni].level + 1);
+	r = sim_node_add(ts, ts->nodes[i].level + 1);
 	if (!r)
 		return -ENOMEM;
-	c = &ts->nodes[ni];
+	c = &ts->nodes[i];
 	r->id = sim_made_id(ts);
 	r->root = true;
 	r->image_key = c->image_key;
 	c->root = false;
 	if (c->nr)
 		first = c->keys[0];
-	ts->new_roots++;
-	ts->blocks++;
-	sim_event(ts, SIM_EV_NEW, 0, NULL, 0);
 	return sim_node_insert_key(r, 0, &first);
 }
 
-/*
- * split_node() of node @ni: a root gets a new root above it; the pointers
- * from (nr + 1) / 2 on go to a new node after it under the same parent
- */
-static int sim_split_upper(struct btrfs_tree_sim *ts, u32 ni)
+/* A new node of no pointers yet after node @i, at its level */
+static int sim_upper_add_after(struct btrfs_tree_sim *ts, u32 i, u32 *out)
 {
-	struct btrfs_sim_node *c, *n, *p;
-	struct btrfs_key at;
-	u32 mid;
-	int ret;
+	struct btrfs_sim_node *n = sim_node_add(ts, ts->nodes[i].level);
 
-	if (ts->nodes[ni].root && (ret = sim_new_root_node(ts, ni)))
-		return ret < 0 ? ret : 0;
-	n = sim_node_add(ts, ts->nodes[ni].level);
 	if (!n)
 		return -ENOMEM;
-	c = &ts->nodes[ni];
 	n->id = sim_made_id(ts);
-	n->image_key = c->image_key;
-	mid = (c->nr + 1) / 2;
-	ret = sim_move_keys(n, 0, c, mid, c->nr - mid);
-	if (ret)
-		return ret;
+	n->image_key = ts->nodes[i].image_key;
+	*out = n - ts->nodes;
+	return 0;
+}
+
+/* Node @ni, split off node @i, after it from its first key on, and in their parent */
+static int sim_upper_link(struct btrfs_tree_sim *ts, u32 i, u32 ni)
+{
+	struct btrfs_sim_node *c = &ts->nodes[i], *n = &ts->nodes[ni], *p;
+	struct btrfs_key at = sim_range_key(c->has_lo, &c->lo);
+
 	n->has_hi = c->has_hi;
 	n->hi = c->hi;
 	n->has_lo = c->has_hi = true;
 	n->lo = c->hi = n->keys[0];
 	p = sim_node_parent(ts, c);
-	at = sim_range_key(c->has_lo, &c->lo);
 	if (p && sim_node_insert_key(p, sim_node_slot(p, &at) + 1, &n->lo))
 		return -ENOMEM;
-	ts->node_splits++;
-	ts->splits++;
-	ts->blocks++;
-	sim_event(ts, SIM_EV_NEW, 0, NULL, 0);
 	return 0;
-}
-
-/*
- * push_nodes_for_insert() for node @ni, as sim_push_nodes() one level
- * down: 0 when pointers moved (the path follows its key), 1 when none did
- */
-static int sim_push_upper(struct btrfs_tree_sim *ts, u32 ni, bool has_left, u32 li,
-			  bool has_right, u32 ri)
-{
-	u32 max = sim_max_ptrs(ts), n;
-	struct btrfs_sim_node *c = &ts->nodes[ni], *s;
-	int ret;
-
-	if (has_left && ts->nodes[li].nr < max - 1) {
-		s = &ts->nodes[li];
-		sim_upper_cowed(ts, s);
-		n = btrfs_node_push_left_nr(s->nr, c->nr, max, false);
-		if (n) {
-			ret = sim_move_keys(s, s->nr, c, 0, n);
-			if (ret)
-				return ret;
-			sim_node_boundary(ts, s, c);
-			ts->node_pushes++;
-			return 0;
-		}
-	}
-	if (has_right && ts->nodes[ri].nr < max - 1) {
-		s = &ts->nodes[ri];
-		sim_upper_cowed(ts, s);
-		n = btrfs_node_push_right_nr(s->nr, c->nr, max);
-		if (n) {
-			ret = sim_move_keys(s, 0, c, c->nr - n, n);
-			if (ret)
-				return ret;
-			sim_node_boundary(ts, c, s);
-			ts->node_pushes++;
-			return 0;
-		}
-	}
-	return 1;
-}
-
-/*
- * setup_nodes_for_search() of an insert's search at each level above 1,
- * root first: a node of BTRFS_NODEPTRS_PER_BLOCK - 3 pointers or more
- * on @key's path reads both siblings ahead and is split (the root under a
- * new root) unless push_nodes_for_insert() leaves the node then holding
- * the path below that
- */
-static int sim_setup_upper(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
-{
-	u32 max = sim_max_ptrs(ts), ni, li = 0, ri = 0;
-	bool has_left, has_right;
-	struct btrfs_sim_node *n;
-	int level, ret;
-
-	for (level = sim_top_level(ts, key); level >= 2; level--) {
-		n = sim_node_at(ts, level, key);
-		if (!n || n->nr < max - 3)
-			continue;
-		ni = n - ts->nodes;
-		if (n->root) {
-			ret = sim_split_upper(ts, ni);
-		} else {
-			ret = sim_node_siblings(ts, ni, &has_left, &li, &has_right, &ri);
-			if (!ret)
-				ret = sim_push_upper(ts, ni, has_left, li, has_right, ri);
-			if (ret == 1)
-				ret = sim_split_upper(ts, ni);
-			else if (!ret && (n = sim_node_at(ts, level, key)) && n->nr >= max - 3)
-				ret = sim_split_upper(ts, n - ts->nodes);
-		}
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/*
- * setup_nodes_for_search() at level 1 of a search with ins_len > 0 (or
- * search_for_split), before the leaf is looked at: a node of
- * BTRFS_NODEPTRS_PER_BLOCK - 3 pointers or more reads its left and right
- * siblings ahead (reada_for_balance()), then split_node(): the root node
- * gets a new root and splits; another first tries push_nodes_for_insert()
- * and splits only the node then holding the path if that still has
- * BTRFS_NODEPTRS_PER_BLOCK - 3 or more.  Later searches see the leaves
- * under their new nodes.  The levels above are set up first, root
- * first (sim_setup_upper()), as the kernel's search meets them.
- */
-static int sim_setup_nodes(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
-{
-	u32 max = sim_max_ptrs(ts), gi, li = 0, ri = 0, ci, leaf, slot;
-	struct btrfs_sim_group *g;
-	bool found, has_left, has_right;
-	int ret;
-
-	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
-	if (ret || !g->has_parent)
-		return ret;
-	/* the levels above first (loading a sibling moves the groups) */
-	ret = sim_setup_upper(ts, key);
-	if (!ret)
-		ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
-	if (ret)
-		return ret;
-	/* a level-2 node not loaded (groups built without one) is not replayed */
-	if (!sim_group_parent(ts, g) && g->parent_id && g->parent_nr >= max - 3)
-		ts->inexact = true;
-	if (g->nr < max - 3)
-		return 0;
-	gi = g - ts->groups;
-	if (!g->parent_id)
-		return sim_split_node(ts, gi);
-	ret = sim_sibling_groups(ts, gi, &has_left, &li, &has_right, &ri);
-	if (ret)
-		return ret;
-	if (has_left)
-		ts->groups[li].node_read = true;
-	if (has_right)
-		ts->groups[ri].node_read = true;
-	ret = sim_push_nodes(ts, gi, leaf, has_left, li, has_right, ri, &ci);
-	if (ret < 0)
-		return ret;
-	if (ret)
-		return sim_split_node(ts, gi);
-	return ts->groups[ci].nr < max - 3 ? 0 : sim_split_node(ts, ci);
 }
 
 /* An image node of @level freed: the commit drops its extent item */
@@ -1574,7 +1366,7 @@ static int sim_note_freed_node(struct btrfs_tree_sim *ts, u64 start, int level)
 }
 
 /* Group @gi's node freed (btrfs_del_ptr(), btrfs_free_tree_block()): it leaves its parent */
-static int sim_free_node(struct btrfs_tree_sim *ts, u32 gi)
+static int sim_group_drop(struct btrfs_tree_sim *ts, u32 gi)
 {
 	struct btrfs_sim_group *g = &ts->groups[gi];
 	struct btrfs_sim_node *p = sim_group_node(ts, g);
@@ -1593,27 +1385,24 @@ static int sim_free_node(struct btrfs_tree_sim *ts, u32 gi)
 	for (i = 0; i < ts->nr_groups; i++)
 		if (ts->groups[i].parent_id == parent)
 			ts->groups[i].parent_nr--;
-	ts->nodes_freed++;
-	ts->blocks--;
 	return 0;
 }
 
-/* Group @li takes the range of its right neighbour @gi, emptied, and @gi goes */
-static int sim_merge_into_left(struct btrfs_tree_sim *ts, u32 li, u32 gi)
+/* Group @li takes the range of its right neighbour @gi */
+static void sim_group_take_range(struct btrfs_tree_sim *ts, u32 li, u32 gi)
 {
 	struct btrfs_sim_group *l = &ts->groups[li], *g = &ts->groups[gi];
 
 	l->has_hi = g->has_hi;
 	l->hi = g->hi;
 	l->last = g->last;
-	return sim_free_node(ts, gi);
 }
 
 /*
  * balance_level() of a root node (level 1) of one pointer: its leaf
  * becomes the root, the node is freed
  */
-static int sim_collapse_root(struct btrfs_tree_sim *ts, u32 gi)
+static int sim_collapse_root(struct btrfs_tree_sim *ts, u32 gi, const struct btrfs_key *key)
 {
 	struct btrfs_sim_group *g = &ts->groups[gi];
 
@@ -1622,80 +1411,17 @@ static int sim_collapse_root(struct btrfs_tree_sim *ts, u32 gi)
 	g->has_parent = false;
 	g->node_start = 0;
 	g->has_lo = g->has_hi = false;
-	ts->nodes_freed++;
-	ts->node_balances++;
-	ts->blocks--;
 	return 0;
 }
 
-/*
- * balance_level() of group @gi's node, not the root, of a quarter of
- * BTRFS_NODEPTRS_PER_BLOCK or fewer: its left and right siblings are
- * copied; the left takes what it can of it (push_node_left(), empty), it
- * takes what it can of the right (a right emptied is freed); left with
- * one pointer it takes half of the left's back (balance_node_right()) or
- * gives its last (push_node_left()); emptied, it is freed
- */
-static int sim_balance_node(struct btrfs_tree_sim *ts, u32 gi)
+/* Node @ni out of the model */
+static void sim_upper_remove(struct btrfs_tree_sim *ts, u32 ni)
 {
-	u32 max = sim_max_ptrs(ts), li = 0, ri = 0, n;
-	struct btrfs_sim_group *g, *s;
-	bool has_left, has_right;
-	int ret;
+	struct btrfs_sim_node *n = &ts->nodes[ni];
 
-	ret = sim_sibling_groups(ts, gi, &has_left, &li, &has_right, &ri);
-	if (ret)
-		return ret;
-	ts->node_balances++;
-	sim_node_cowed(ts, &ts->groups[gi]);
-	g = &ts->groups[gi];
-	if (has_left) {
-		s = &ts->groups[li];
-		s->node_read = true;
-		sim_node_cowed(ts, s);
-		n = btrfs_node_push_left_nr(s->nr, g->nr, max, true);
-		if (n && (ret = sim_move_leaves(s, s->nr, g, 0, n)))
-			return ret;
-	}
-	if (has_right) {
-		s = &ts->groups[ri];
-		s->node_read = true;
-		sim_node_cowed(ts, s);
-		n = btrfs_node_push_left_nr(g->nr, s->nr, max, true);
-		if (n && (ret = sim_move_leaves(g, g->nr, s, 0, n)))
-			return ret;
-		if (!s->nr) {
-			ret = sim_merge_into_left(ts, gi, ri);
-			if (ret)
-				return ret;
-			has_right = false;
-			li -= li > ri;
-			gi -= gi > ri;
-		}
-	}
-	g = &ts->groups[gi];
-	if (g->nr == 1) {
-		if (!has_left) {
-			ts->inexact = true;	/* -EUCLEAN in the kernel */
-			return 0;
-		}
-		s = &ts->groups[li];
-		n = btrfs_node_push_right_nr(g->nr, s->nr, max);
-		if (n)
-			ret = sim_move_leaves(g, 0, s, s->nr - n, n);
-		else if ((n = btrfs_node_push_left_nr(s->nr, g->nr, max, true)))
-			ret = sim_move_leaves(s, s->nr, g, 0, n);
-		if (ret)
-			return ret;
-	}
-	if (has_right)
-		sim_set_boundary(ts, g, &ts->groups[ri]);
-	if (!has_left)
-		return 0;
-	if (!g->nr)
-		return sim_merge_into_left(ts, li, gi);
-	sim_set_boundary(ts, &ts->groups[li], g);
-	return 0;
+	free(n->keys);
+	memmove(n, n + 1, (ts->nr_nodes - ni - 1) * sizeof(*n));
+	ts->nr_nodes--;
 }
 
 /*
@@ -1724,20 +1450,13 @@ static int sim_collapse_upper(struct btrfs_tree_sim *ts, u32 ni, const struct bt
 		g->has_lo = g->has_hi = false;
 	}
 	ret = sim_note_freed_node(ts, start, level);
-	if (ret)
-		return ret;
-	n = &ts->nodes[ni];
-	free(n->keys);
-	memmove(n, n + 1, (ts->nr_nodes - ni - 1) * sizeof(*n));
-	ts->nr_nodes--;
-	ts->nodes_freed++;
-	ts->node_balances++;
-	ts->blocks--;
-	return 0;
+	if (!ret)
+		sim_upper_remove(ts, ni);
+	return ret;
 }
 
-/* Node @ni emptied (btrfs_del_ptr(), btrfs_free_tree_block()): it leaves its parent */
-static int sim_free_upper(struct btrfs_tree_sim *ts, u32 ni)
+/* Node @ni freed (btrfs_del_ptr(), btrfs_free_tree_block()): it leaves its parent */
+static int sim_upper_drop(struct btrfs_tree_sim *ts, u32 ni)
 {
 	struct btrfs_sim_node *n = &ts->nodes[ni], *p = sim_node_parent(ts, n);
 	struct btrfs_key at = sim_range_key(n->has_lo, &n->lo);
@@ -1746,123 +1465,443 @@ static int sim_free_upper(struct btrfs_tree_sim *ts, u32 ni)
 		return -ENOMEM;
 	if (p)
 		sim_node_remove_key(p, sim_node_slot(p, &at));
-	free(n->keys);
-	memmove(n, n + 1, (ts->nr_nodes - ni - 1) * sizeof(*n));
-	ts->nr_nodes--;
-	ts->nodes_freed++;
-	ts->blocks--;
+	sim_upper_remove(ts, ni);
 	return 0;
 }
 
-/* Node @li takes the range of its right neighbour @ni, emptied, and @ni goes */
-static int sim_merge_upper(struct btrfs_tree_sim *ts, u32 li, u32 ni)
+/* Node @li takes the range of its right neighbour @ni */
+static void sim_upper_take_range(struct btrfs_tree_sim *ts, u32 li, u32 ni)
 {
 	struct btrfs_sim_node *l = &ts->nodes[li], *n = &ts->nodes[ni];
 
 	l->has_hi = n->has_hi;
 	l->hi = n->hi;
-	return sim_free_upper(ts, ni);
 }
 
-/*
- * balance_level() of node @ni above level 1, not the root, of a quarter
- * of BTRFS_NODEPTRS_PER_BLOCK or fewer: sim_balance_node() one level up
- */
-static int sim_balance_upper(struct btrfs_tree_sim *ts, u32 ni)
-{
-	u32 max = sim_max_ptrs(ts), li = 0, ri = 0, n;
-	struct btrfs_sim_node *c, *s;
-	bool has_left, has_right;
-	int ret;
+/* ---- the node operations of ctree.c, written once for every level ---- */
 
-	ret = sim_node_siblings(ts, ni, &has_left, &li, &has_right, &ri);
-	if (ret)
+/*
+ * One level of the tree as the model holds it, behind the few accessors
+ * the kernel's node operations below need, nodes named by index: level 1
+ * as groups of leaves (ts->groups, a leaf a pointer), the levels above as
+ * loaded nodes of their pointers' keys (ts->nodes).  Which sibling, how
+ * many pointers, and when to split, merge or collapse is decided once,
+ * in sim_push_nodes(), sim_balance_level() and their callers.
+ */
+struct sim_level {
+	u32 (*nr)(const struct btrfs_tree_sim *ts, u32 i);	/* its pointers */
+	bool (*root)(const struct btrfs_tree_sim *ts, u32 i);
+	/* the sibling under the same parent (@dir -1 the left, 1 the right): 0, 1 if none */
+	int (*sibling)(struct btrfs_tree_sim *ts, u32 i, int dir, u32 *out);
+	void (*marks)(struct btrfs_tree_sim *ts, u32 i, struct sim_marks *m);
+	/* pointers [from, from + n) of @src to position @at of @dst */
+	int (*move)(struct btrfs_tree_sim *ts, u32 dst, u32 at, u32 src, u32 from, u32 n);
+	/* @left and @right, adjacent, now meet at @right's first key (and in their parent) */
+	void (*boundary)(struct btrfs_tree_sim *ts, u32 left, u32 right);
+	/* @left takes the range of its right neighbour @i */
+	void (*take_range)(struct btrfs_tree_sim *ts, u32 left, u32 i);
+	/* @i freed: it leaves its parent and the model */
+	int (*drop)(struct btrfs_tree_sim *ts, u32 i);
+	/* insert_new_root() above root @i, the counts left to the caller; 1: cannot grow */
+	int (*new_root)(struct btrfs_tree_sim *ts, u32 i);
+	/* a new node of no pointers after @i under the same parent, and its index */
+	int (*add_after)(struct btrfs_tree_sim *ts, u32 i, u32 *out);
+	/* @n, split off @i, after it: ranges, and its pointer in their parent */
+	int (*link)(struct btrfs_tree_sim *ts, u32 i, u32 n);
+	/* a root of one pointer freed, its child on @key's path the root (no counts) */
+	int (*collapse)(struct btrfs_tree_sim *ts, u32 i, const struct btrfs_key *key);
+	/* the node of @level on @key's path after a push moved it to @pushed */
+	bool (*holder)(struct btrfs_tree_sim *ts, int level, const struct btrfs_key *key,
+		       u32 pushed, u32 *out);
+};
+
+static u32 sim_group_nr(const struct btrfs_tree_sim *ts, u32 i)
+{
+	return ts->groups[i].nr;
+}
+
+static bool sim_group_root(const struct btrfs_tree_sim *ts, u32 i)
+{
+	return !ts->groups[i].parent_id;
+}
+
+/* at level 1 the push knows where the path's leaf went */
+static bool sim_group_holder(struct btrfs_tree_sim *ts, int level, const struct btrfs_key *key,
+			     u32 pushed, u32 *out)
+{
+	*out = pushed;
+	return true;
+}
+
+static const struct sim_level sim_level_one = {
+	.nr = sim_group_nr,
+	.root = sim_group_root,
+	.sibling = sim_sibling_group,
+	.marks = sim_group_marks,
+	.move = sim_group_move,
+	.boundary = sim_group_boundary,
+	.take_range = sim_group_take_range,
+	.drop = sim_group_drop,
+	.new_root = sim_group_new_root,
+	.add_after = sim_group_add_after,
+	.link = sim_group_link,
+	.collapse = sim_collapse_root,
+	.holder = sim_group_holder,
+};
+
+static u32 sim_upper_nr(const struct btrfs_tree_sim *ts, u32 i)
+{
+	return ts->nodes[i].nr;
+}
+
+static bool sim_upper_root(const struct btrfs_tree_sim *ts, u32 i)
+{
+	return ts->nodes[i].root;
+}
+
+/* above level 1 the path follows its key */
+static bool sim_upper_holder(struct btrfs_tree_sim *ts, int level, const struct btrfs_key *key,
+			     u32 pushed, u32 *out)
+{
+	const struct btrfs_sim_node *n = sim_node_at(ts, level, key);
+
+	if (n)
+		*out = n - ts->nodes;
+	return n;
+}
+
+static const struct sim_level sim_level_upper = {
+	.nr = sim_upper_nr,
+	.root = sim_upper_root,
+	.sibling = sim_node_sibling,
+	.marks = sim_upper_marks,
+	.move = sim_upper_move,
+	.boundary = sim_upper_boundary,
+	.take_range = sim_upper_take_range,
+	.drop = sim_upper_drop,
+	.new_root = sim_upper_new_root,
+	.add_after = sim_upper_add_after,
+	.link = sim_upper_link,
+	.collapse = sim_collapse_upper,
+	.holder = sim_upper_holder,
+};
+
+/* Node @i copied by a push or balance_level(): the commit's next look copies its path */
+static void sim_cowed(struct btrfs_tree_sim *ts, const struct sim_level *lv, u32 i)
+{
+	struct sim_marks m;
+
+	lv->marks(ts, i, &m);
+	if (!*m.cowed) {
+		ts->touch_marks++;
+		if (m.start)
+			sim_event(ts, SIM_EV_COW_NODE, m.start, m.image_key, m.level);
+	}
+	*m.cowed = true;
+}
+
+/* Both siblings of node @i, read ahead (reada_for_balance()) */
+static int sim_siblings(struct btrfs_tree_sim *ts, const struct sim_level *lv, u32 i,
+			bool *has_left, u32 *li, bool *has_right, u32 *ri)
+{
+	struct sim_marks m;
+	int ret = lv->sibling(ts, i, -1, li);
+
+	if (ret < 0)
 		return ret;
-	ts->node_balances++;
-	sim_upper_cowed(ts, &ts->nodes[ni]);
-	c = &ts->nodes[ni];
-	if (has_left) {
-		s = &ts->nodes[li];
-		sim_upper_cowed(ts, s);
-		n = btrfs_node_push_left_nr(s->nr, c->nr, max, true);
-		if (n && (ret = sim_move_keys(s, s->nr, c, 0, n)))
-			return ret;
+	*has_left = !ret;
+	ret = lv->sibling(ts, i, 1, ri);
+	if (ret < 0)
+		return ret;
+	*has_right = !ret;
+	if (*has_left) {
+		lv->marks(ts, *li, &m);
+		*m.read = true;
 	}
-	if (has_right) {
-		s = &ts->nodes[ri];
-		sim_upper_cowed(ts, s);
-		n = btrfs_node_push_left_nr(c->nr, s->nr, max, true);
-		if (n && (ret = sim_move_keys(c, c->nr, s, 0, n)))
-			return ret;
-		if (!s->nr) {
-			ret = sim_merge_upper(ts, ni, ri);
-			if (ret)
-				return ret;
-			has_right = false;
-			li -= li > ri;
-			ni -= ni > ri;
-		}
+	if (*has_right) {
+		lv->marks(ts, *ri, &m);
+		*m.read = true;
 	}
-	c = &ts->nodes[ni];
-	if (c->nr == 1) {
-		if (!has_left) {
-			ts->inexact = true;	/* -EUCLEAN in the kernel */
-			return 0;
-		}
-		s = &ts->nodes[li];
-		n = btrfs_node_push_right_nr(c->nr, s->nr, max);
-		if (n)
-			ret = sim_move_keys(c, 0, s, s->nr - n, n);
-		else if ((n = btrfs_node_push_left_nr(s->nr, c->nr, max, true)))
-			ret = sim_move_keys(s, s->nr, c, 0, n);
-		if (ret)
-			return ret;
-	}
-	if (has_right)
-		sim_node_boundary(ts, c, &ts->nodes[ri]);
-	if (!has_left)
-		return 0;
-	if (!c->nr)
-		return sim_merge_upper(ts, li, ni);
-	sim_node_boundary(ts, &ts->nodes[li], c);
 	return 0;
 }
 
 /*
- * setup_nodes_for_search() of a deletion's search at each level above 1,
- * root first: balance_level() of a root of one pointer
- * (sim_collapse_upper()) or of another node of a quarter or fewer
- * (sim_balance_upper()); the path follows @key
+ * split_node() of node @i: a root first gets a new root above it
+ * (insert_new_root(), one pointer); the pointers from (nr + 1) / 2 on go
+ * to a new node after it under the same parent
  */
+static int sim_split_level(struct btrfs_tree_sim *ts, const struct sim_level *lv, u32 i)
+{
+	u32 mid, n;
+	int ret;
+
+	if (lv->root(ts, i)) {
+		ret = lv->new_root(ts, i);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		ts->new_roots++;
+		ts->blocks++;
+		sim_event(ts, SIM_EV_NEW, 0, NULL, 0);
+	}
+	ret = lv->add_after(ts, i, &n);
+	if (ret)
+		return ret;
+	mid = (lv->nr(ts, i) + 1) / 2;
+	ret = lv->move(ts, n, 0, i, mid, lv->nr(ts, i) - mid);
+	if (!ret)
+		ret = lv->link(ts, i, n);
+	if (ret)
+		return ret;
+	ts->node_splits++;
+	ts->splits++;
+	ts->blocks++;
+	sim_event(ts, SIM_EV_NEW, 0, NULL, 0);
+	return 0;
+}
+
+/*
+ * push_nodes_for_insert() for node @i, its path at pointer @slot: the
+ * left sibling, unless nearly full (BTRFS_NODEPTRS_PER_BLOCK - 1), is
+ * copied and takes pointers (push_node_left()); if none moved, the right
+ * one the same way (balance_node_right()).  0 and the node now holding
+ * the path's pointer, 1 when nothing moved.
+ */
+static int sim_push_nodes(struct btrfs_tree_sim *ts, const struct sim_level *lv, u32 i, u32 slot,
+			  bool has_left, u32 li, bool has_right, u32 ri, u32 *ci)
+{
+	u32 max = sim_max_ptrs(ts), n;
+	int ret;
+
+	if (has_left && lv->nr(ts, li) < max - 1) {
+		sim_cowed(ts, lv, li);
+		n = btrfs_node_push_left_nr(lv->nr(ts, li), lv->nr(ts, i), max, false);
+		if (n) {
+			ret = lv->move(ts, li, lv->nr(ts, li), i, 0, n);
+			if (ret)
+				return ret;
+			lv->boundary(ts, li, i);
+			ts->node_pushes++;
+			*ci = slot < n ? li : i;
+			return 0;
+		}
+	}
+	if (has_right && lv->nr(ts, ri) < max - 1) {
+		sim_cowed(ts, lv, ri);
+		n = btrfs_node_push_right_nr(lv->nr(ts, ri), lv->nr(ts, i), max);
+		if (n) {
+			ret = lv->move(ts, ri, 0, i, lv->nr(ts, i) - n, n);
+			if (ret)
+				return ret;
+			lv->boundary(ts, i, ri);
+			ts->node_pushes++;
+			*ci = slot >= lv->nr(ts, i) ? ri : i;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * setup_nodes_for_search() of an insert's search (ins_len > 0, or
+ * search_for_split) at node @i of @level on @key's path, at its pointer
+ * @slot: a node of BTRFS_NODEPTRS_PER_BLOCK - 3 pointers or more reads
+ * its left and right siblings ahead (reada_for_balance()), then
+ * split_node(): the root gets a new root (insert_new_root()) and splits;
+ * another first tries push_nodes_for_insert() and splits only the node
+ * then holding the path if that still has BTRFS_NODEPTRS_PER_BLOCK - 3
+ * or more.
+ */
+static int sim_insert_level(struct btrfs_tree_sim *ts, const struct sim_level *lv, int level,
+			    u32 i, u32 slot, const struct btrfs_key *key)
+{
+	u32 max = sim_max_ptrs(ts), li = 0, ri = 0, ci = i;
+	bool has_left, has_right;
+	int ret;
+
+	if (lv->nr(ts, i) < max - 3)
+		return 0;
+	if (lv->root(ts, i))
+		return sim_split_level(ts, lv, i);
+	ret = sim_siblings(ts, lv, i, &has_left, &li, &has_right, &ri);
+	if (!ret)
+		ret = sim_push_nodes(ts, lv, i, slot, has_left, li, has_right, ri, &ci);
+	if (ret == 1)
+		return sim_split_level(ts, lv, i);
+	if (ret || !lv->holder(ts, level, key, ci, &ci) || lv->nr(ts, ci) < max - 3)
+		return ret;
+	return sim_split_level(ts, lv, ci);
+}
+
+/*
+ * Node @i, emptied, is freed (btrfs_del_ptr(), btrfs_free_tree_block())
+ * and its left neighbour @left takes its range
+ */
+static int sim_merge_level(struct btrfs_tree_sim *ts, const struct sim_level *lv, u32 left, u32 i)
+{
+	int ret;
+
+	lv->take_range(ts, left, i);
+	ret = lv->drop(ts, i);
+	if (ret)
+		return ret;
+	ts->nodes_freed++;
+	ts->blocks--;
+	return 0;
+}
+
+/*
+ * balance_level() of node @i, not the root, of a quarter of
+ * BTRFS_NODEPTRS_PER_BLOCK or fewer: its left and right siblings are
+ * copied; the left takes what it can of it (push_node_left(), empty), it
+ * takes what it can of the right (a right emptied is freed); left with
+ * one pointer it takes half of the left's back (balance_node_right()) or
+ * gives its last (push_node_left()); emptied, it is freed
+ */
+static int sim_balance_level(struct btrfs_tree_sim *ts, const struct sim_level *lv, u32 i)
+{
+	u32 max = sim_max_ptrs(ts), li = 0, ri = 0, n;
+	bool has_left, has_right;
+	int ret;
+
+	ret = sim_siblings(ts, lv, i, &has_left, &li, &has_right, &ri);
+	if (ret)
+		return ret;
+	ts->node_balances++;
+	sim_cowed(ts, lv, i);
+	if (has_left) {
+		sim_cowed(ts, lv, li);
+		n = btrfs_node_push_left_nr(lv->nr(ts, li), lv->nr(ts, i), max, true);
+		if (n && (ret = lv->move(ts, li, lv->nr(ts, li), i, 0, n)))
+			return ret;
+	}
+	if (has_right) {
+		sim_cowed(ts, lv, ri);
+		n = btrfs_node_push_left_nr(lv->nr(ts, i), lv->nr(ts, ri), max, true);
+		if (n && (ret = lv->move(ts, i, lv->nr(ts, i), ri, 0, n)))
+			return ret;
+		if (!lv->nr(ts, ri)) {
+			ret = sim_merge_level(ts, lv, i, ri);
+			if (ret)
+				return ret;
+			has_right = false;
+			li -= li > ri;
+			i -= i > ri;
+		}
+	}
+	if (lv->nr(ts, i) == 1) {
+		if (!has_left) {
+			ts->inexact = true;	/* -EUCLEAN in the kernel */
+			return 0;
+		}
+		n = btrfs_node_push_right_nr(lv->nr(ts, i), lv->nr(ts, li), max);
+		if (n)
+			ret = lv->move(ts, i, 0, li, lv->nr(ts, li) - n, n);
+		else if ((n = btrfs_node_push_left_nr(lv->nr(ts, li), lv->nr(ts, i), max, true)))
+			ret = lv->move(ts, li, lv->nr(ts, li), i, 0, n);
+		if (ret)
+			return ret;
+	}
+	if (has_right)
+		lv->boundary(ts, i, ri);
+	if (!has_left)
+		return 0;
+	if (!lv->nr(ts, i))
+		return sim_merge_level(ts, lv, li, i);
+	lv->boundary(ts, li, i);
+	return 0;
+}
+
+/*
+ * setup_nodes_for_search() of a deletion's search (ins_len < 0) at node
+ * @i on @key's path: a node of fewer than half of BTRFS_NODEPTRS_PER_BLOCK
+ * pointers calls balance_level(), which acts on a root of one pointer
+ * (collapsed: its child becomes the root) or another node of a quarter or
+ * fewer (sim_balance_level())
+ */
+static int sim_delete_level(struct btrfs_tree_sim *ts, const struct sim_level *lv, u32 i,
+			    const struct btrfs_key *key)
+{
+	u32 max = sim_max_ptrs(ts), nr = lv->nr(ts, i);
+	int ret;
+
+	if (nr >= max / 2)
+		return 0;
+	if (!lv->root(ts, i))
+		return nr <= max / 4 ? sim_balance_level(ts, lv, i) : 0;
+	if (nr != 1)
+		return 0;
+	ret = lv->collapse(ts, i, key);
+	if (ret)
+		return ret;
+	ts->nodes_freed++;
+	ts->node_balances++;
+	ts->blocks--;
+	return 0;
+}
+
+/* sim_insert_level() at each level above 1, root first, as the search meets them */
+static int sim_setup_upper(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+{
+	struct btrfs_sim_node *n;
+	int level, ret;
+
+	for (level = sim_top_level(ts, key); level >= 2; level--) {
+		n = sim_node_at(ts, level, key);
+		if (n && (ret = sim_insert_level(ts, &sim_level_upper, level, n - ts->nodes, 0, key)))
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * setup_nodes_for_search() of an insert's search, before the leaf is
+ * looked at: the levels above 1 first, root first (sim_setup_upper()),
+ * then level 1 (sim_insert_level()).  Later searches see the leaves under
+ * their new nodes.
+ */
+static int sim_setup_nodes(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
+{
+	u32 max = sim_max_ptrs(ts), leaf, slot;
+	struct btrfs_sim_group *g;
+	bool found;
+	int ret;
+
+	ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret || !g->has_parent)
+		return ret;
+	/* the levels above first (loading a sibling moves the groups) */
+	ret = sim_setup_upper(ts, key);
+	if (!ret)
+		ret = sim_lookup(ts, key, &g, &leaf, &slot, &found);
+	if (ret)
+		return ret;
+	/* a level-2 node not loaded (groups built without one) is not replayed */
+	if (!sim_group_parent(ts, g) && g->parent_id && g->parent_nr >= max - 3)
+		ts->inexact = true;
+	return sim_insert_level(ts, &sim_level_one, 1, g - ts->groups, leaf, key);
+}
+
+/* sim_delete_level() at each level above 1, root first; the path follows @key */
 static int sim_setup_upper_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 {
-	u32 max = sim_max_ptrs(ts);
 	struct btrfs_sim_node *n;
 	int level, ret = 0;
 
 	for (level = sim_top_level(ts, key); level >= 2 && !ret; level--) {
 		n = sim_node_at(ts, level, key);
-		if (!n || n->nr >= max / 2)
-			continue;
-		if (n->root)
-			ret = n->nr == 1 ? sim_collapse_upper(ts, n - ts->nodes, key) : 0;
-		else if (n->nr <= max / 4)
-			ret = sim_balance_upper(ts, n - ts->nodes);
+		if (n)
+			ret = sim_delete_level(ts, &sim_level_upper, n - ts->nodes, key);
 	}
 	return ret;
 }
 
 /*
- * setup_nodes_for_search() at level 1 of a deletion's search (ins_len <
- * 0), before the leaf is looked at: a node of fewer than half of
- * BTRFS_NODEPTRS_PER_BLOCK reads its siblings ahead (counted by the
- * search itself, reada_for_balance() in ctree.c) and calls
- * balance_level(), which acts on a root node of one pointer
- * (sim_collapse_root()) or another of a quarter or fewer
- * (sim_balance_node()).  Later searches see the leaves under their new
- * nodes.  The levels above are balanced first, root first
- * (sim_setup_upper_delete()), and the group of @key is looked up again
- * after.
+ * setup_nodes_for_search() of a deletion's search, before the leaf is
+ * looked at: the levels above 1 first, root first
+ * (sim_setup_upper_delete()), then level 1 (sim_delete_level(), the
+ * siblings read ahead counted by the search itself, reada_for_balance()
+ * in ctree.c), @key's group looked up again after.  Later searches see
+ * the leaves under their new nodes.
  */
 static int sim_setup_nodes_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 {
@@ -1877,17 +1916,13 @@ static int sim_setup_nodes_delete(struct btrfs_tree_sim *ts, const struct btrfs_
 	ret = sim_setup_upper_delete(ts, key);
 	if (!ret)
 		ret = sim_find_group(ts, key, &g);
-	if (ret || !g->has_parent || g->nr >= max / 2)
+	if (ret || !g->has_parent)
 		return ret;
-	if (!g->parent_id)
-		return g->nr == 1 ? sim_collapse_root(ts, g - ts->groups) : 0;
 	/* a level-2 node not loaded (groups built without one) is not replayed */
-	if (!sim_group_parent(ts, g) &&
+	if (g->parent_id && g->nr < max / 2 && !sim_group_parent(ts, g) &&
 	    (g->parent_root ? g->parent_nr == 1 : g->parent_nr <= max / 4))
 		ts->inexact = true;
-	if (g->nr > max / 4)
-		return 0;
-	return sim_balance_node(ts, g - ts->groups);
+	return sim_delete_level(ts, &sim_level_one, g - ts->groups, key);
 }
 
 /*

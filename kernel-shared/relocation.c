@@ -168,6 +168,13 @@ struct reloc {
 	u64 sys_alloc;			/* the chunk tree's blocks: system alloc flags */
 	u32 chunks_at_commit;		/* new chunks when the transaction last committed */
 	u64 may_use_meta;		/* the global reserve, held in metadata */
+	/*
+	 * btrfs_shrink_device() (a remove too) of shrink_devid: what its
+	 * device gives free_chunk_space, max(new size, bytes_used at the
+	 * start) - bytes_used (type_totals())
+	 */
+	u64 shrink_devid;
+	u64 shrink_floor;
 	struct reloc_alloc *allocs;
 	u32 nr_allocs;
 	u32 cap_allocs;
@@ -1420,6 +1427,11 @@ static void type_totals(const struct reloc *rc, u64 type, struct btrfs_reserve_s
 	for (i = 0; i < rc->st.nr_devs; i++) {
 		const struct btrfs_alloc_device *dev = &rc->st.devs[i];
 
+		if (dev->devid == rc->shrink_devid) {
+			if (rc->shrink_floor > dev->bytes_used)
+				st->free_chunk_space += rc->shrink_floor - dev->bytes_used;
+			continue;
+		}
 		if (dev->writeable && dev->total_bytes > dev->bytes_used)
 			st->free_chunk_space += dev->total_bytes - dev->bytes_used;
 	}
@@ -1685,8 +1697,8 @@ static void aborted(struct reloc *rc)
  * refs cannot COW the extent tree: __btrfs_free_extent() fails with
  * -ENOSPC and btrfs_run_delayed_refs() aborts the transaction, the
  * filesystem forced read-only (6.18.44: btrfs device remove of a full
- * 1/2/4 GiB RAID1's devid 2 and of a 4 x 1 GiB RAID10's devid 1 or 4,
- * each ended "Read-only file system", kernel test 076).  With room left
+ * 1/2/4 GiB RAID1's devid 2 ended "Read-only file system", kernel test
+ * 076; a RAID10's abort came earlier, commit_starved()).  With room left
  * besides the group the relocation fails cleanly with -ENOSPC.
  */
 static bool metadata_starved(struct reloc *rc, u32 b)
@@ -1698,6 +1710,33 @@ static bool metadata_starved(struct reloc *rc, u32 b)
 		return false;
 	type_totals(rc, type, &st);
 	return st.bytes_used + st.bytes_readonly + rc->may_use_meta >= st.total_bytes;
+}
+
+/*
+ * prepare_to_relocate()'s commit of metadata group @b, just turned
+ * read-only: the commit runs the delayed refs of the relocations before
+ * it (the removed chunks' items, dev extents, free space) and COWs the
+ * extent tree, before its own removals' dev extents turn into holes.
+ * With metadata full besides the read-only group those COWs need a new
+ * chunk from the holes of the last commit; when none can be made,
+ * __btrfs_free_extent() fails with -ENOSPC and the commit aborts (6.18.44:
+ * a 4 x 1 GiB RAID10 at 59 % data, btrfs device remove 1 relocated four
+ * data groups, then metadata 38797312: "Transaction aborted (error -28)"
+ * in prepare_to_relocate()'s btrfs_commit_transaction(), metadata
+ * readonly 127.7 MiB of 128 MiB, may_use 9.5 MiB; devids 3 and 4 had only
+ * the holes of that transaction, kernel test 076).  0, -EROFS or -ENOMEM.
+ */
+static int commit_starved(struct reloc *rc, u32 b, u64 flags)
+{
+	int ret;
+
+	if (!rc->nr_pending || !metadata_starved(rc, b))
+		return 0;
+	ret = force_chunk(rc, flags);
+	if (ret != -ENOSPC)
+		return ret;
+	rc->res->abort_reason = RELOC_ABORT_STARVED;
+	return -EROFS;
 }
 
 /*
@@ -1752,6 +1791,11 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 		goto fail;
 	res->started[res->nr_started++] = start;
 	/* prepare_to_relocate() commits: the chunks removed before are free now */
+	ret = commit_starved(rc, b, flags);
+	if (ret == -EROFS)
+		goto fail;
+	if (ret)
+		return ret;
 	ret = commit_removed(rc);
 	if (ret)
 		return ret;
@@ -2276,6 +2320,14 @@ int btrfs_reloc_shrink(const struct space_report *report, const struct forecast_
 	}
 	old_size = dev->total_bytes;
 	rc.st.total_rw_bytes -= min_t(u64, rc.st.total_rw_bytes, old_size - new_size);
+	/*
+	 * free_chunk_space loses old_size - max(new_size, bytes_used) of the
+	 * device now, and btrfs_remove_chunk() gives back each dev extent
+	 * freed on it, the removed device's too (its bytes_used > 0): the
+	 * over-commit of the walk's read-only steps counts them
+	 */
+	rc.shrink_devid = devid;
+	rc.shrink_floor = max_t(u64, new_size, dev->bytes_used);
 	dev->total_bytes = new_size;
 	ret = shrink_walk(&rc, devid, new_size);
 	if (ret)

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-# age.py MNT LIMIT: files of 4 KiB to 30 MiB preallocated (a fixed random
-# source) until ENOSPC, 8 of every 30 deleted with a commit (syncfs); then
-# the oldest deleted, a commit each, until data bytes_used (sysfs
-# allocation/data of UUID, argv[3]) is under LIMIT: the data block groups
+# age.py MNT LIMIT UUID: files of 4 KiB to 30 MiB preallocated (a fixed
+# random source) until ENOSPC, 8 of every 30 deleted with a commit (syncfs);
+# then the oldest deleted, a commit each, until data bytes_used (sysfs
+# allocation/data of UUID) is under LIMIT bytes, or under LIMIT percent of
+# the data total at ENOSPC when LIMIT ends with %: the data block groups
 # stay allocated, partly used.
 import ctypes
 import errno
@@ -11,16 +12,20 @@ import random
 import sys
 
 libc = ctypes.CDLL(None, use_errno=True)
-mnt, limit, uuid = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+mnt, limit, uuid = sys.argv[1], sys.argv[2], sys.argv[3]
 mfd = os.open(mnt, os.O_RDONLY)
 rnd = random.Random(11)
 files = []
 n = 0
 
 
-def used():
-    with open("/sys/fs/btrfs/%s/allocation/data/bytes_used" % uuid) as f:
+def data(name):
+    with open("/sys/fs/btrfs/%s/allocation/data/%s" % (uuid, name)) as f:
         return int(f.read())
+
+
+def used():
+    return data("bytes_used")
 
 
 try:
@@ -43,6 +48,10 @@ except OSError as e:
     if e.errno != errno.ENOSPC:
         raise
 libc.syncfs(mfd)
+if limit.endswith("%"):
+    limit = data("total_bytes") * int(limit[:-1]) // 100
+else:
+    limit = int(limit)
 for path in sorted(files, key=lambda p: int(os.path.basename(p)[1:])):
     if used() < limit:
         break
