@@ -3,9 +3,9 @@
 # adversarial orders: 150,000 extents allocated in random key order (runs merged),
 # one block shared by 3,000 file extents, a split extent (same bytenr and ref offset).
 set -euo pipefail
-dir=/tmp/csumref8-imgs
+dir=${DIR:-/tmp/csumref8-imgs}
 mkdir -p $dir/mnt
-FL=/tmp/csumref8-bench/falloc-loop
+FL=${FL:-/tmp/csumref8-bench/falloc-loop}
 clone_range() { # src soff dst doff len  (FICLONERANGE)
 python3 - "$@" <<'PY'
 import fcntl, os, struct, sys
