@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's own reclaim (formulas.md section 21.14), a table worked by
+ * hand from fs/btrfs/space-info.c and block-group.c of 6.11-6.18:
+ *
+ *   btrfs_calc_reclaim_threshold()  static: bg_reclaim_threshold as set;
+ *       dynamic (calc_dynamic_reclaim_threshold()): 0 when the space
+ *       info's unused bytes (total - used, may_use left out) are below one
+ *       data chunk, else calc_pct_ratio(want, target) = 100 * want / target
+ *       (0 for a target of 0), target = 10 data chunks
+ *       (calc_unalloc_target()), want = target - unallocated, or 0
+ *   should_reclaim_block_group()  thresh = length * pct / 100 (mult_perc);
+ *       a free marks a group when old used >= thresh > new used, so the
+ *       bytes to free are used - thresh + 1; never when thresh is 0
+ *   do_reclaim_sweep()  with periodic reclaim the groups below thresh are
+ *       taken by the second sweep (reclaim_mark set by the first), or the
+ *       first one's second pass when unallocated < one chunk
+ *       (is_reclaim_urgent()); never SYSTEM (btrfs_should_periodic_reclaim())
+ *   btrfs_reclaim_bgs_work()  sorts by used, equal ones in raid-index order
+ *
+ * Rows on each side of every bound: unallocated at, a byte under and a
+ * chunk under the target, unused at and a byte under one chunk, used at
+ * and a byte under the threshold.
+ */
+#include <stdlib.h>
+#include "tests/unit/unit-test.h"
+#include "kernel-shared/block-group.h"
+#include "kernel-shared/space-info.h"
+
+#define MiB	(1ULL << 20)
+#define GiB	(1ULL << 30)
+
+struct thresh_row {
+	const char *what;
+	struct btrfs_reclaim_knobs knobs;
+	u64 total_bytes;
+	u64 bytes_used;
+	u64 bytes_readonly;
+	u64 bytes_may_use;
+	u64 free_chunk_space;
+	u64 chunk_size;
+	u32 pct;		/* worked by hand */
+	u64 want;
+};
+
+#define STATIC(p)	{ .bg_reclaim_threshold = (p) }
+#define DYNAMIC		{ .dynamic_reclaim = true }
+
+static const struct thresh_row thresh_rows[] = {
+	{ "static 75", STATIC(75), 20 * GiB, 10 * GiB, 0, 0, 0, GiB, 75, 10 * GiB },
+	{ "static 0 (off)", STATIC(0), 20 * GiB, 10 * GiB, 0, 0, 0, GiB, 0, 10 * GiB },
+	/* static ignores unused: none here */
+	{ "static 90, no unused", STATIC(90), 10 * GiB, 10 * GiB, 0, 0, 0, GiB, 90, 10 * GiB },
+	{ "dynamic, target unallocated", DYNAMIC, 20 * GiB, 10 * GiB, 0, 0, 10 * GiB, GiB,
+	  0, 0 },
+	{ "dynamic, more than the target", DYNAMIC, 20 * GiB, 10 * GiB, 0, 0, 30 * GiB, GiB,
+	  0, 0 },
+	{ "dynamic, a byte under the target", DYNAMIC, 20 * GiB, 10 * GiB, 0, 0,
+	  10 * GiB - 1, GiB, 0, 1 },
+	{ "dynamic, a chunk under the target", DYNAMIC, 20 * GiB, 10 * GiB, 0, 0, 9 * GiB,
+	  GiB, 10, GiB },
+	{ "dynamic, a byte less than a chunk under", DYNAMIC, 20 * GiB, 10 * GiB, 0, 0,
+	  9 * GiB + 1, GiB, 9, GiB - 1 },
+	{ "dynamic, half a chunk unallocated", DYNAMIC, 20 * GiB, 10 * GiB, 0, 0, GiB / 2,
+	  GiB, 95, 10 * GiB - GiB / 2 },
+	{ "dynamic, nothing unallocated", DYNAMIC, 20 * GiB, 10 * GiB, 0, 0, 0, GiB, 100,
+	  10 * GiB },
+	/* unused (total - used) against one chunk */
+	{ "dynamic, unused one chunk", DYNAMIC, 11 * GiB, 10 * GiB, 0, 0, 0, GiB, 100,
+	  10 * GiB },
+	{ "dynamic, unused a byte under a chunk", DYNAMIC, 11 * GiB - 1, 10 * GiB, 0, 0, 0,
+	  GiB, 0, 10 * GiB },
+	{ "dynamic, readonly bytes are used", DYNAMIC, 12 * GiB, 10 * GiB, GiB + 1, 0, 0,
+	  GiB, 0, 10 * GiB },
+	{ "dynamic, may_use is not", DYNAMIC, 12 * GiB, 10 * GiB, 0, 2 * GiB, 0, GiB, 100,
+	  10 * GiB },
+	/* a small filesystem: the effective chunk is a tenth of 5 GiB */
+	{ "dynamic, 512M chunks, 3G unallocated", DYNAMIC, 2 * GiB, GiB, 0, 0, 3 * GiB,
+	  512 * MiB, 40, 2 * GiB },
+	{ "dynamic, no chunk: target 0", DYNAMIC, 2 * GiB, GiB, 0, 0, 0, 0, 0, 0 },
+};
+
+static void test_threshold(void)
+{
+	u32 i;
+
+	for (i = 0; i < sizeof(thresh_rows) / sizeof(thresh_rows[0]); i++) {
+		const struct thresh_row *r = &thresh_rows[i];
+		struct btrfs_space_info s = {
+			.present = true, .flags = BTRFS_BLOCK_GROUP_DATA,
+			.total_bytes = r->total_bytes, .bytes_used = r->bytes_used,
+			.bytes_readonly = r->bytes_readonly, .bytes_may_use = r->bytes_may_use,
+		};
+		u64 target, want, unused;
+		u32 pct = btrfs_calc_reclaim_threshold(&s, &r->knobs, r->free_chunk_space,
+						       r->chunk_size, &target, &want, &unused);
+
+		check_u64(r->what, pct, r->pct);
+		check_u64(r->what, target, 10 * r->chunk_size);
+		check_u64(r->what, want, r->want);
+	}
+}
+
+#define DATA	BTRFS_BLOCK_GROUP_DATA
+#define META	(BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DUP)
+#define SYS	(BTRFS_BLOCK_GROUP_SYSTEM | BTRFS_BLOCK_GROUP_DUP)
+#define R1	(BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID1)
+
+/* 1 GiB block groups at 75 %: thresh = 805306368 */
+#define THRESH	805306368ULL
+
+static struct btrfs_block_group groups[] = {
+	{ .start = 1 * GiB, .length = GiB, .used = THRESH, .flags = DATA },
+	{ .start = 2 * GiB, .length = GiB, .used = GiB, .flags = DATA },
+	{ .start = 3 * GiB, .length = GiB, .used = THRESH - 1, .flags = DATA },
+	{ .start = 4 * GiB, .length = GiB, .used = 0, .flags = DATA },
+	{ .start = 5 * GiB, .length = GiB, .used = 100, .flags = DATA, .ro = true },
+	{ .start = 6 * GiB, .length = 256 * MiB, .used = 1, .flags = META },
+	{ .start = 7 * GiB, .length = GiB, .used = 100 * MiB, .flags = DATA },
+	/* equal used: RAID1 (raid index 1) before SINGLE (4) */
+	{ .start = 8 * GiB, .length = GiB, .used = 200 * MiB, .flags = DATA },
+	{ .start = 9 * GiB, .length = GiB, .used = 200 * MiB, .flags = R1 },
+	{ .start = 10 * GiB, .length = 32 * MiB, .used = 16384, .flags = SYS },
+};
+
+struct plan_row {
+	const char *what;
+	enum btrfs_space_index index;
+	struct btrfs_reclaim_knobs knobs;
+	u64 free_chunk_space;
+	/* worked by hand */
+	u32 nr_on_free;
+	u64 first_free_to_mark;
+	u32 nr_below_unswept;
+	u32 nr_above_swept;
+	u32 nr_sweep;
+	u64 sweep_bytes;
+	enum btrfs_reclaim_when when;
+	u64 sweep_order[4];		/* starts, in the kernel's order */
+};
+
+static const struct plan_row plan_rows[] = {
+	/* at the threshold: one byte freed marks it; the full one 256 MiB + 1 */
+	{ "static 75, no sweeps", BTRFS_SPACE_DATA, STATIC(75), 5 * GiB,
+	  2, 1, 4, 0, 0, 0, 0, { 0 } },
+	{ "periodic, urgent", BTRFS_SPACE_DATA,
+	  { .bg_reclaim_threshold = 75, .periodic_reclaim = true }, GiB - 1,
+	  0, 0, 0, 2, 4, THRESH - 1 + 100 * MiB + 400 * MiB, BTRFS_RECLAIM_FIRST_SWEEP,
+	  { 7 * GiB, 9 * GiB, 8 * GiB, 3 * GiB } },
+	{ "periodic, one chunk unallocated", BTRFS_SPACE_DATA,
+	  { .bg_reclaim_threshold = 75, .periodic_reclaim = true }, GiB,
+	  0, 0, 0, 2, 4, THRESH - 1 + 100 * MiB + 400 * MiB, BTRFS_RECLAIM_SECOND_SWEEP,
+	  { 7 * GiB, 9 * GiB, 8 * GiB, 3 * GiB } },
+	{ "periodic, system never swept", BTRFS_SPACE_SYSTEM,
+	  { .bg_reclaim_threshold = 75, .periodic_reclaim = true }, 0,
+	  0, 0, 1, 0, 0, 0, 0, { 0 } },
+	{ "threshold 0", BTRFS_SPACE_DATA,
+	  { .bg_reclaim_threshold = 0, .periodic_reclaim = true }, 0,
+	  0, 0, 0, 0, 0, 0, 0, { 0 } },
+};
+
+static void test_plan(void)
+{
+	struct btrfs_fs_info *fs_info = calloc(1, sizeof(*fs_info));
+	u32 i, j;
+
+	if (!fs_info) {
+		check(0, "calloc");
+		return;
+	}
+	fs_info->block_groups = groups;
+	fs_info->nr_block_groups = sizeof(groups) / sizeof(groups[0]);
+	for (i = 0; i < sizeof(plan_rows) / sizeof(plan_rows[0]); i++) {
+		const struct plan_row *r = &plan_rows[i];
+		struct btrfs_space_info s = { .present = true, .total_bytes = 20 * GiB };
+		struct btrfs_reclaim_plan p;
+
+		if (btrfs_plan_reclaim(fs_info, r->index, &s, r->free_chunk_space, GiB,
+				       &r->knobs, &p)) {
+			check(0, "%s: btrfs_plan_reclaim", r->what);
+			continue;
+		}
+		check_u64(r->what, p.nr_on_free, r->nr_on_free);
+		if (r->nr_on_free) {
+			check_u64(r->what, p.on_free[0].free_to_mark, r->first_free_to_mark);
+			check_u64(r->what, p.on_free[1].free_to_mark, GiB - THRESH + 1);
+		}
+		check_u64(r->what, p.nr_below_unswept, r->nr_below_unswept);
+		check_u64(r->what, p.nr_above_swept, r->nr_above_swept);
+		check_u64(r->what, p.nr_sweep, r->nr_sweep);
+		check_u64(r->what, p.sweep_bytes, r->sweep_bytes);
+		for (j = 0; j < p.nr_sweep && j < 4; j++) {
+			check_u64(r->what, p.sweep[j].start, r->sweep_order[j]);
+			check(p.sweep[j].when == r->when, "%s: sweep %u when", r->what, j);
+			check(p.sweep[j].may_be_skipped == (j > 0), "%s: sweep %u may be skipped",
+			      r->what, j);
+		}
+		btrfs_free_reclaim_plan(&p);
+	}
+	free(fs_info);
+}
+
+int main(void)
+{
+	test_threshold();
+	test_plan();
+	return unit_failures ? 1 : 0;
+}
