@@ -13,7 +13,9 @@
 #define max_t(type, a, b) ((type)(a) > (type)(b) ? (type)(a) : (type)(b))
 
 #define SZ_64K	(64ULL << 10)
+#define SZ_128K	(128ULL << 10)
 #define SZ_1M	(1ULL << 20)
+#define SZ_8M	(8ULL << 20)
 #define SZ_32M	(32ULL << 20)
 #define SZ_128M	(128ULL << 20)
 

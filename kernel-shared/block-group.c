@@ -878,6 +878,16 @@ enum btrfs_space_index btrfs_bg_space_index(u64 flags)
 	return BTRFS_SPACE_DATA;
 }
 
+/* btrfs_calc_block_group_size_class() (6.3-6.18): by the allocation's size */
+enum btrfs_block_group_size_class btrfs_calc_block_group_size_class(u64 size)
+{
+	if (size <= SZ_128K)
+		return BTRFS_BG_SZ_SMALL;
+	if (size <= SZ_8M)
+		return BTRFS_BG_SZ_MEDIUM;
+	return BTRFS_BG_SZ_LARGE;
+}
+
 /* mult_perc() */
 static u64 reclaim_thresh_bytes(u64 length, u32 pct)
 {

@@ -48,6 +48,16 @@ int btrfs_caching_thread_searches(struct btrfs_fs_info *fs_info,
 				  const struct btrfs_block_group *bg,
 				  const struct btrfs_reada_forward *reada);
 
+/* The size classes of data block groups (6.3): an allocation keeps to its own */
+enum btrfs_block_group_size_class {
+	BTRFS_BG_SZ_NONE,
+	BTRFS_BG_SZ_SMALL,		/* extents up to 128 KiB */
+	BTRFS_BG_SZ_MEDIUM,		/* up to 8 MiB */
+	BTRFS_BG_SZ_LARGE,
+};
+
+enum btrfs_block_group_size_class btrfs_calc_block_group_size_class(u64 size);
+
 /*
  * The kernel's own reclaim (5.19 bg_reclaim_threshold, 6.11 dynamic and
  * periodic reclaim): the knobs of one space info, sysfs allocation/TYPE/

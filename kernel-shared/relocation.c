@@ -80,20 +80,11 @@
 
 #define RELOC_MAX_EXTENTS	128		/* relocation.c MAX_EXTENTS */
 #define RELOC_BITMAP_WINDOW	(128ULL << 20)	/* BITS_PER_BITMAP sectors of 4 KiB */
-#define RELOC_SZ_128K		(128ULL << 10)
-#define RELOC_SZ_8M		(8ULL << 20)
 #define RELOC_SZ_2M		(2ULL << 20)
 /* a bound on the work: relocations of one what-if */
 #define RELOC_MAX_STEPS		100000
 #define RELOCATION_RESERVED_NODES	256		/* relocation.h */
 #define RELOC_INODE_ITEMS	6		/* create_reloc_inode()'s transaction */
-
-enum reloc_size_class {
-	BG_SZ_NONE,
-	BG_SZ_SMALL,
-	BG_SZ_MEDIUM,
-	BG_SZ_LARGE,
-};
 
 enum reloc_loop {
 	LOOP_CACHING_NOWAIT,
@@ -328,15 +319,6 @@ static u64 range_total(const struct range_list *l)
 	for (i = 0; i < l->nr; i++)
 		sum += l->r[i].len;
 	return sum;
-}
-
-static enum reloc_size_class calc_size_class(u64 size)
-{
-	if (size <= RELOC_SZ_128K)
-		return BG_SZ_SMALL;
-	if (size <= RELOC_SZ_8M)
-		return BG_SZ_MEDIUM;
-	return BG_SZ_LARGE;
 }
 
 /* btrfs_block_group_should_use_size_class(): data block groups, not mixed */
@@ -620,7 +602,7 @@ static void load_size_class(struct reloc *rc, struct reloc_bg *bg)
 			min_size = bg->extents.r[j].len;
 	}
 	if (found)
-		bg->size_class = calc_size_class(min_size);
+		bg->size_class = btrfs_calc_block_group_size_class(min_size);
 }
 
 /*
@@ -1076,7 +1058,7 @@ static bool check_size_class(const struct reloc *rc, const struct reloc_bg *bg,
 		return true;
 	if (loop >= LOOP_WRONG_SIZE_CLASS)
 		return true;
-	if (loop >= LOOP_UNSET_SIZE_CLASS && bg->size_class == BG_SZ_NONE)
+	if (loop >= LOOP_UNSET_SIZE_CLASS && bg->size_class == BTRFS_BG_SZ_NONE)
 		return true;
 	return bg->size_class == size_class;
 }
@@ -1210,7 +1192,7 @@ static int take(struct reloc *rc, u32 b, u64 start, u64 len, int loop, u8 size_c
 	if (rc->moving_tree_blocks)
 		bg->took_copies = true;
 	/* btrfs_add_reserved_bytes() -> btrfs_use_block_group_size_class() */
-	if (uses_size_class(rc, bg) && bg->size_class == BG_SZ_NONE &&
+	if (uses_size_class(rc, bg) && bg->size_class == BTRFS_BG_SZ_NONE &&
 	    loop < LOOP_WRONG_SIZE_CLASS)
 		bg->size_class = size_class;
 	if (array_grow((void **)&rc->allocs, rc->nr_allocs, &rc->cap_allocs, sizeof(*rc->allocs)))
@@ -1300,7 +1282,7 @@ static struct reloc_bg *lookup_bg(struct reloc *rc, u64 bytenr, u32 *b)
  */
 static int find_free_extent(struct reloc *rc, u64 flags, u64 bytes, u64 hint, u64 *found)
 {
-	u8 size_class = calc_size_class(bytes);
+	u8 size_class = btrfs_calc_block_group_size_class(bytes);
 	u32 first = btrfs_bg_flags_to_raid_index(flags), index, from = 0, b;
 	struct reloc_bg *bg;
 	int loop = LOOP_CACHING_NOWAIT, ret;
@@ -1671,7 +1653,7 @@ static void undo_allocs(struct reloc *rc)
 		extent_delete(&bg->extents, a->start);
 		bg->used -= a->len;
 		if (rc->size_class_reset && !bg->used && uses_size_class(rc, bg))
-			bg->size_class = BG_SZ_NONE;
+			bg->size_class = BTRFS_BG_SZ_NONE;
 		bg_changed(rc, a->bg);
 	}
 }
