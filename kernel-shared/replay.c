@@ -315,16 +315,6 @@ static int parse_state(struct btrfs_replay *r, const struct trace_event *ev,
 	return 0;
 }
 
-static bool weighs_may_use(const struct btrfs_reserve_state *s,
-			   const struct btrfs_kernel_model *m)
-{
-	/* the branch of need_preemptive_reclaim() (space-info.c) */
-	u64 ordered = m->preempt_global_rsv_terms ? s->ordered_bytes >> 1 :
-			s->ordered_bytes;
-
-	return ordered < s->delalloc_bytes;
-}
-
 static bool flushes(const struct btrfs_reserve_state *s,
 		    const struct btrfs_kernel_model *m)
 {
@@ -367,11 +357,10 @@ static enum replay_explain explain(const struct replay_preempt *p,
 				   const struct btrfs_preempt_result *res)
 {
 	struct btrfs_reserve_state alt = *s;
-	u64 ordered = m->preempt_global_rsv_terms ? s->ordered_bytes >> 1 :
-			s->ordered_bytes;
+	u64 ordered = btrfs_preempt_ordered(s, m);
 
 	if (abs_diff(ordered, s->delalloc_bytes) <= 2 * p->pcpu_err) {
-		bool may_use = weighs_may_use(s, m);
+		bool may_use = btrfs_preempt_counts_may_use(s, m);
 
 		alt.delalloc_bytes = may_use ? 0 : 1;
 		alt.ordered_bytes = 0;
@@ -384,7 +373,7 @@ static enum replay_explain explain(const struct replay_preempt *p,
 		if (!flushes(&alt, m))
 			return EXPLAIN_CLAMP;
 	}
-	if (!weighs_may_use(s, m) && res->used >= res->thresh_by_clamp[s->clamp] &&
+	if (!btrfs_preempt_counts_may_use(s, m) && res->used >= res->thresh_by_clamp[s->clamp] &&
 	    res->used - res->thresh_by_clamp[s->clamp] < p->rsv_race)
 		return EXPLAIN_RSV_RACE;
 	return EXPLAIN_NONE;
@@ -574,7 +563,7 @@ static int preempt_state(struct btrfs_replay *r, const struct trace_event *ev,
 			d->used = res.used;
 			d->thresh = thresh;
 			d->clamp = s.clamp;
-			d->may_use_branch = weighs_may_use(&s, &r->recorded);
+			d->may_use_branch = btrfs_preempt_counts_may_use(&s, &r->recorded);
 			d->explain = e;
 			d->bound = e == EXPLAIN_PCPU ? 2 * p->pcpu_err :
 				   e == EXPLAIN_RSV_RACE ? p->rsv_race : 0;

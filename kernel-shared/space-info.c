@@ -265,14 +265,18 @@ static u64 preempt_thresh_base(const struct btrfs_reserve_state *st,
  */
 #define PREEMPT_ORDERED_SHIFT		1
 
-static bool preempt_counts_may_use(const struct btrfs_reserve_state *st,
-				   const struct btrfs_kernel_model *model)
+u64 btrfs_preempt_ordered(const struct btrfs_reserve_state *st,
+			  const struct btrfs_kernel_model *model)
 {
-	u64 ordered = st->ordered_bytes;
-
 	if (model->preempt_global_rsv_terms)
-		ordered >>= PREEMPT_ORDERED_SHIFT;
-	return ordered < st->delalloc_bytes;
+		return st->ordered_bytes >> PREEMPT_ORDERED_SHIFT;
+	return st->ordered_bytes;
+}
+
+bool btrfs_preempt_counts_may_use(const struct btrfs_reserve_state *st,
+				  const struct btrfs_kernel_model *model)
+{
+	return btrfs_preempt_ordered(st, model) < st->delalloc_bytes;
 }
 
 static u64 preempt_used(const struct btrfs_reserve_state *st,
@@ -280,7 +284,7 @@ static u64 preempt_used(const struct btrfs_reserve_state *st,
 {
 	u64 g = model->preempt_global_rsv_terms ? st->global_rsv_reserved : 0;
 
-	if (!preempt_counts_may_use(st, model))
+	if (!btrfs_preempt_counts_may_use(st, model))
 		return st->bytes_pinned + st->delayed_refs_rsv_reserved +
 		       st->delayed_block_rsv_reserved;
 	return st->bytes_pinned + (st->bytes_may_use > g ? st->bytes_may_use - g : 0);
@@ -300,7 +304,7 @@ static void preempt_min_may_use(const struct btrfs_reserve_state *st,
 		return;
 	if (model->preempt_majority_global)
 		need = g + res->floor + 1;	/* used - G > 128 MiB */
-	if (preempt_counts_may_use(st, model)) {
+	if (btrfs_preempt_counts_may_use(st, model)) {
 		need = max_t(u64, need, thresh + g);
 	} else if (preempt_used(st, model) < thresh) {
 		return;				/* may_use is not weighed at all */

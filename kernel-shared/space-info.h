@@ -107,6 +107,15 @@ bool btrfs_can_overcommit(const struct btrfs_reserve_state *st, u64 bytes,
 u64 btrfs_largest_reservation(const struct btrfs_reserve_state *st,
 			      enum btrfs_reserve_flush_enum flush,
 			      const struct btrfs_kernel_model *model);
+/*
+ * Step 6 of need_preemptive_reclaim(): the ordered bytes it weighs (halved
+ * since v5.14), and whether they leave it weighing bytes_may_use (else the
+ * delayed reserves)
+ */
+u64 btrfs_preempt_ordered(const struct btrfs_reserve_state *st,
+			  const struct btrfs_kernel_model *model);
+bool btrfs_preempt_counts_may_use(const struct btrfs_reserve_state *st,
+				  const struct btrfs_kernel_model *model);
 void btrfs_need_preemptive_reclaim(const struct btrfs_reserve_state *st,
 				   const struct btrfs_kernel_model *model,
 				   struct btrfs_preempt_result *res);
