@@ -323,7 +323,8 @@ static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol
 	if (level >= BTRFS_MAX_LEVEL - 1 || !path->nodes[level + 1])
 		return 0;
 	/* below half goes to balance_level(), which stops above a quarter */
-	if (node_emptied(cs, mid->start) || node_nritems(cs, mid) > max / 4)
+	if (node_emptied(cs, mid->start) ||
+	    btrfs_balance_level_returns(node_nritems(cs, mid), max))
 		return 0;
 	parent = path->nodes[level + 1];
 	pslot = path->slots[level + 1];
@@ -821,7 +822,8 @@ int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 		return 0;
 	if (!sim_leaf_items(l) && !l->pushed_in)
 		return sim_del_leaf(cs, sv, path, l);
-	if (sim_leaf_used(l, leaf) >= btrfs_leaf_data_size(cs->fs_info->nodesize) / 3)
+	if (!btrfs_del_items_pushes(sim_leaf_used(l, leaf),
+				    btrfs_leaf_data_size(cs->fs_info->nodesize)))
 		return 0;
 	if (sim_leaf_items(l)) {
 		ret = sim_push_left(cs, sv, path, leaf, l);

@@ -1718,7 +1718,7 @@ static int sim_insert_level(struct btrfs_tree_sim *ts, const struct sim_level *l
 	bool has_left, has_right;
 	int ret;
 
-	if (lv->nr(ts, i) < max - 3)
+	if (!btrfs_node_split_on_insert(lv->nr(ts, i), max))
 		return 0;
 	if (lv->root(ts, i))
 		return sim_split_level(ts, lv, i);
@@ -1727,7 +1727,7 @@ static int sim_insert_level(struct btrfs_tree_sim *ts, const struct sim_level *l
 		ret = sim_push_nodes(ts, lv, i, slot, has_left, li, has_right, ri, &ci);
 	if (ret == 1)
 		return sim_split_level(ts, lv, i);
-	if (ret || !lv->holder(ts, level, key, ci, &ci) || lv->nr(ts, ci) < max - 3)
+	if (ret || !lv->holder(ts, level, key, ci, &ci) || !btrfs_node_split_on_insert(lv->nr(ts, ci), max))
 		return ret;
 	return sim_split_level(ts, lv, ci);
 }
@@ -1824,10 +1824,10 @@ static int sim_delete_level(struct btrfs_tree_sim *ts, const struct sim_level *l
 	u32 max = sim_max_ptrs(ts), nr = lv->nr(ts, i);
 	int ret;
 
-	if (nr >= max / 2)
+	if (!btrfs_node_balance_on_delete(nr, max))
 		return 0;
 	if (!lv->root(ts, i))
-		return nr <= max / 4 ? sim_balance_level(ts, lv, i) : 0;
+		return btrfs_balance_level_returns(nr, max) ? 0 : sim_balance_level(ts, lv, i);
 	if (nr != 1)
 		return 0;
 	ret = lv->collapse(ts, i, key);
@@ -1876,7 +1876,8 @@ static int sim_setup_nodes(struct btrfs_tree_sim *ts, const struct btrfs_key *ke
 	if (ret)
 		return ret;
 	/* a level-2 node not loaded (groups built without one) is not replayed */
-	if (!sim_group_parent(ts, g) && g->parent_id && g->parent_nr >= max - 3)
+	if (!sim_group_parent(ts, g) && g->parent_id &&
+	    btrfs_node_split_on_insert(g->parent_nr, max))
 		ts->inexact = true;
 	return sim_insert_level(ts, &sim_level_one, 1, g - ts->groups, leaf, key);
 }
@@ -1919,8 +1920,9 @@ static int sim_setup_nodes_delete(struct btrfs_tree_sim *ts, const struct btrfs_
 	if (ret || !g->has_parent)
 		return ret;
 	/* a level-2 node not loaded (groups built without one) is not replayed */
-	if (g->parent_id && g->nr < max / 2 && !sim_group_parent(ts, g) &&
-	    (g->parent_root ? g->parent_nr == 1 : g->parent_nr <= max / 4))
+	if (g->parent_id && btrfs_node_balance_on_delete(g->nr, max) &&
+	    !sim_group_parent(ts, g) &&
+	    (g->parent_root ? g->parent_nr == 1 : !btrfs_balance_level_returns(g->parent_nr, max)))
 		ts->inexact = true;
 	return sim_delete_level(ts, &sim_level_one, g - ts->groups, key);
 }
@@ -2111,7 +2113,8 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	if (!balance && l->nr)
 		return 0;
 	/* the root leaf stays, however empty; a root node is not collapsed here */
-	if (!g->has_parent || (l->nr && sim_space(l, 0, l->nr) >= sim_lds(ts) / 3))
+	if (!g->has_parent ||
+	    (l->nr && !btrfs_del_items_pushes(sim_space(l, 0, l->nr), sim_lds(ts))))
 		return 0;
 	if (l->nr) {
 		/* the path stays at the deleted slot */

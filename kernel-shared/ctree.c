@@ -181,8 +181,8 @@ static void reada_for_balance(struct btrfs_fs_info *fs_info, const struct btrfs_
 
 	if (!parent || eb->level == 0 || eb->level >= BTRFS_MAX_LEVEL - 1)
 		return;
-	if (!(path->ins_len > 0 && eb->nritems >= max - 3) &&
-	    !(path->ins_len < 0 && eb->nritems < max / 2))
+	if (!(path->ins_len > 0 && btrfs_node_split_on_insert(eb->nritems, max)) &&
+	    !(path->ins_len < 0 && btrfs_node_balance_on_delete(eb->nritems, max)))
 		return;
 	slot = path->slots[eb->level + 1];
 	for (i = slot - 1; i <= slot + 1; i += 2) {

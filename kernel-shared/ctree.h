@@ -65,6 +65,37 @@ struct btrfs_error;
  * and the record its read errors go to: NULL for the filesystem's
  * (fs_info->err), or the caller's own where it weighs the error first.
  */
+/*
+ * The tree-edit rules of fs/btrfs/ctree.c (5.x-6.18) that the search's
+ * read-ahead (ctree.c) and both edit models (ctree-cow.c, ctree-leaf.c)
+ * follow, written once: setup_nodes_for_search() splits a node an
+ * insertion's search passes with BTRFS_NODEPTRS_PER_BLOCK - 3 pointers or
+ * more, and balances one a deletion's search passes with fewer than half;
+ * balance_level() returns at once for a node of more than a quarter (not
+ * the root); btrfs_del_items() pushes a leaf left with less than a third of
+ * its data to its siblings.  @max is BTRFS_NODEPTRS_PER_BLOCK, @data_size
+ * BTRFS_LEAF_DATA_SIZE.
+ */
+static inline bool btrfs_node_split_on_insert(u32 nritems, u32 max)
+{
+	return nritems >= max - 3;
+}
+
+static inline bool btrfs_node_balance_on_delete(u32 nritems, u32 max)
+{
+	return nritems < max / 2;
+}
+
+static inline bool btrfs_balance_level_returns(u32 nritems, u32 max)
+{
+	return nritems > max / 4;
+}
+
+static inline bool btrfs_del_items_pushes(u32 used, u32 data_size)
+{
+	return used < data_size / 3;
+}
+
 struct btrfs_path {
 	struct btrfs_tree_block *nodes[BTRFS_MAX_LEVEL];
 	int slots[BTRFS_MAX_LEVEL];
