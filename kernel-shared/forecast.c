@@ -209,7 +209,8 @@ void system_room_init(const struct space_report *report, struct system_room *roo
 	memset(room, 0, sizeof(*room));
 	room->nodesize = fs_info->nodesize;
 	room->profile = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_SYSTEM);
-	room->chunk_size = sys ? sys->info.chunk_size : 32ULL << 20;
+	room->chunk_size = sys ? sys->info.chunk_size :
+			   btrfs_calc_chunk_size(fs_info->total_rw_bytes, BTRFS_BLOCK_GROUP_SYSTEM);
 	if (sys && sys->info.total_bytes > space_held(&sys->info))
 		room->left = sys->info.total_bytes - space_held(&sys->info);
 }

@@ -912,7 +912,7 @@ static u64 chunk_size_of(const struct reloc *rc, u64 flags)
 		    (flags & BTRFS_BLOCK_GROUP_TYPE_MASK) && si->chunk_size)
 			return si->chunk_size;
 	}
-	return flags & BTRFS_BLOCK_GROUP_SYSTEM ? 32ULL << 20 : 256ULL << 20;
+	return btrfs_calc_chunk_size(rc->fs_info->total_rw_bytes, flags);
 }
 
 static int record_chunk(struct reloc *rc, struct btrfs_chunk_map *map)

@@ -40,13 +40,13 @@ const char *btrfs_space_info_name(enum btrfs_space_index index)
 #define SYSTEM_CHUNK_SIZE		SZ_32M
 
 /* calc_chunk_size(): the sysfs chunk_size, not the size chunks really get */
-static u64 calc_chunk_size(const struct btrfs_fs_info *fs_info, u64 flags)
+u64 btrfs_calc_chunk_size(u64 total_rw_bytes, u64 flags)
 {
 	if (flags & BTRFS_BLOCK_GROUP_DATA)
 		return BTRFS_MAX_DATA_CHUNK_SIZE;
 	if (flags & BTRFS_BLOCK_GROUP_SYSTEM)
 		return SYSTEM_CHUNK_SIZE;
-	if (fs_info->total_rw_bytes > METADATA_BIG_CHUNK_MIN_RW_BYTES)
+	if (total_rw_bytes > METADATA_BIG_CHUNK_MIN_RW_BYTES)
 		return METADATA_BIG_CHUNK_SIZE;
 	return METADATA_CHUNK_SIZE;
 }
@@ -58,7 +58,7 @@ static void create_space_info(struct btrfs_fs_info *fs_info,
 
 	sinfo->present = true;
 	sinfo->flags = flags;
-	sinfo->chunk_size = calc_chunk_size(fs_info, flags);
+	sinfo->chunk_size = btrfs_calc_chunk_size(fs_info->total_rw_bytes, flags);
 }
 
 void btrfs_init_space_info(struct btrfs_fs_info *fs_info)

@@ -15,6 +15,8 @@ void btrfs_add_bg_to_space_info(struct btrfs_fs_info *fs_info,
 u64 btrfs_space_info_used(const struct btrfs_space_info *sinfo,
 			  bool may_use_included);
 const char *btrfs_space_info_name(enum btrfs_space_index index);
+/* A space info's chunk_size at mount, non-zoned (6.0-6.18) */
+u64 btrfs_calc_chunk_size(u64 total_rw_bytes, u64 flags);
 struct btrfs_reclaim_knobs;
 u32 btrfs_calc_reclaim_threshold(const struct btrfs_space_info *sinfo,
 				 const struct btrfs_reclaim_knobs *knobs,

@@ -14,6 +14,9 @@
  *   effective_data_chunk     = zoned: the data chunk size; else
  *                              min(chunk size, total_rw * 10 / 100, 1 GiB)
  *                              (v6.9-6.18, calc_effective_data_chunk_size())
+ *   chunk_size at mount      data (and mixed) 10 GiB, system 32 MiB, metadata
+ *                              1 GiB above 50 GiB writeable, else 256 MiB
+ *                              (calc_chunk_size(), non-zoned, 6.0-6.18)
  *
  * The rows sit on each side of every bound: a sector less and more, a
  * leaf's worth of csums and one more, 10 % of the writeable bytes just
@@ -156,10 +159,41 @@ static void test_effective_data_chunk(void)
 	}
 }
 
+struct space_chunk_row {
+	const char *what;
+	u64 total_rw_bytes;
+	u64 flags;
+	u64 chunk_size;		/* worked by hand */
+};
+
+static const struct space_chunk_row space_chunk_rows[] = {
+	{ "data, 1 GiB", GiB, BTRFS_BLOCK_GROUP_DATA, 10 * GiB },
+	{ "mixed, 1 GiB: the data rule", GiB,
+	  BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA, 10 * GiB },
+	{ "system, 1 TiB", 1024 * GiB, BTRFS_BLOCK_GROUP_SYSTEM, 32 * MiB },
+	{ "metadata, 50 GiB", 50 * GiB, BTRFS_BLOCK_GROUP_METADATA, 256 * MiB },
+	{ "metadata, 50 GiB + 1", 50 * GiB + 1, BTRFS_BLOCK_GROUP_METADATA, GiB },
+	{ "metadata DUP, 1 GiB", GiB, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DUP,
+	  256 * MiB },
+};
+
+static void test_space_chunk_size(void)
+{
+	u32 i;
+
+	for (i = 0; i < sizeof(space_chunk_rows) / sizeof(space_chunk_rows[0]); i++) {
+		const struct space_chunk_row *r = &space_chunk_rows[i];
+
+		check_u64(r->what, btrfs_calc_chunk_size(r->total_rw_bytes, r->flags),
+			  r->chunk_size);
+	}
+}
+
 int main(void)
 {
 	test_metadata_sizes();
 	test_csum_sizes();
 	test_effective_data_chunk();
+	test_space_chunk_size();
 	return unit_failures ? 1 : 0;
 }
