@@ -141,17 +141,28 @@ static int fill_device_profiles(const struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
+/*
+ * The order the report names a space info's profiles in: the table's
+ * before v5.19, kept so that the text stays as it was (the kernel's list
+ * order since is the profile bits', which the allocator follows)
+ */
+static const enum btrfs_raid_types profile_name_order[BTRFS_NR_RAID_TYPES] = {
+	BTRFS_RAID_RAID10, BTRFS_RAID_RAID1, BTRFS_RAID_DUP, BTRFS_RAID_RAID0,
+	BTRFS_RAID_SINGLE, BTRFS_RAID_RAID5, BTRFS_RAID_RAID6, BTRFS_RAID_RAID1C3,
+	BTRFS_RAID_RAID1C4,
+};
+
 static void add_profile_names(struct space_report_space_info *out)
 {
 	u64 bits = out->info.profile_bits;
 	int i;
 
 	for (i = 0; i < BTRFS_NR_RAID_TYPES; i++) {
-		u64 flag = btrfs_raid_array[i].bg_flag;
+		const struct btrfs_raid_attr *a = &btrfs_raid_array[profile_name_order[i]];
 
-		if ((flag && (bits & flag)) ||
-		    (!flag && (bits & BTRFS_AVAIL_ALLOC_BIT_SINGLE)))
-			out->profiles[out->nr_profiles++] = btrfs_raid_array[i].name;
+		if ((a->bg_flag && (bits & a->bg_flag)) ||
+		    (!a->bg_flag && (bits & BTRFS_AVAIL_ALLOC_BIT_SINGLE)))
+			out->profiles[out->nr_profiles++] = a->name;
 	}
 }
 

@@ -138,18 +138,14 @@ const struct btrfs_raid_attr btrfs_raid_array[BTRFS_NR_RAID_TYPES] = {
 	},
 };
 
+/* Of two profile bits (no valid item has them) the higher one, as ilog2() */
 enum btrfs_raid_types btrfs_bg_flags_to_raid_index(u64 flags)
 {
-	int i;
+	u64 profile = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
 
-	flags &= BTRFS_BLOCK_GROUP_PROFILE_MASK;
-	/* single, the most common: no bit to look for in the table */
-	if (!flags)
+	if (!profile)
 		return BTRFS_RAID_SINGLE;
-	for (i = 0; i < BTRFS_NR_RAID_TYPES; i++)
-		if (btrfs_raid_array[i].bg_flag && (flags & btrfs_raid_array[i].bg_flag))
-			return i;
-	return BTRFS_RAID_SINGLE;
+	return BTRFS_BG_FLAG_TO_INDEX(profile);
 }
 
 int btrfs_bg_type_to_factor(u64 flags)

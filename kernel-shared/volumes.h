@@ -4,16 +4,26 @@
 
 #include "kernel-shared/fs.h"
 
+/*
+ * The index of a profile's row and of its block group list: since v5.19
+ * ("btrfs: use ilog2() to replace if () branches for
+ * btrfs_bg_flags_to_raid_index()") the order of the profile bits, SINGLE
+ * (no bit) first, as BTRFS_BG_FLAG_TO_INDEX() computes it.
+ * find_free_extent() and do_reclaim_sweep() walk the lists in this order.
+ */
+#define BTRFS_BG_FLAG_TO_INDEX(profile)	\
+	(63 - __builtin_clzll((profile) >> (__builtin_ctzll(BTRFS_BLOCK_GROUP_RAID0) - 1)))
+
 enum btrfs_raid_types {
-	BTRFS_RAID_RAID10,
-	BTRFS_RAID_RAID1,
-	BTRFS_RAID_DUP,
-	BTRFS_RAID_RAID0,
-	BTRFS_RAID_SINGLE,
-	BTRFS_RAID_RAID5,
-	BTRFS_RAID_RAID6,
-	BTRFS_RAID_RAID1C3,
-	BTRFS_RAID_RAID1C4,
+	BTRFS_RAID_SINGLE = 0,
+	BTRFS_RAID_RAID0 = BTRFS_BG_FLAG_TO_INDEX(BTRFS_BLOCK_GROUP_RAID0),
+	BTRFS_RAID_RAID1 = BTRFS_BG_FLAG_TO_INDEX(BTRFS_BLOCK_GROUP_RAID1),
+	BTRFS_RAID_DUP = BTRFS_BG_FLAG_TO_INDEX(BTRFS_BLOCK_GROUP_DUP),
+	BTRFS_RAID_RAID10 = BTRFS_BG_FLAG_TO_INDEX(BTRFS_BLOCK_GROUP_RAID10),
+	BTRFS_RAID_RAID5 = BTRFS_BG_FLAG_TO_INDEX(BTRFS_BLOCK_GROUP_RAID5),
+	BTRFS_RAID_RAID6 = BTRFS_BG_FLAG_TO_INDEX(BTRFS_BLOCK_GROUP_RAID6),
+	BTRFS_RAID_RAID1C3 = BTRFS_BG_FLAG_TO_INDEX(BTRFS_BLOCK_GROUP_RAID1C3),
+	BTRFS_RAID_RAID1C4 = BTRFS_BG_FLAG_TO_INDEX(BTRFS_BLOCK_GROUP_RAID1C4),
 	BTRFS_NR_RAID_TYPES
 };
 

@@ -117,7 +117,7 @@ static struct btrfs_block_group groups[] = {
 	{ .start = 5 * GiB, .length = GiB, .used = 100, .flags = DATA, .ro = true },
 	{ .start = 6 * GiB, .length = 256 * MiB, .used = 1, .flags = META },
 	{ .start = 7 * GiB, .length = GiB, .used = 100 * MiB, .flags = DATA },
-	/* equal used: RAID1 (raid index 1) before SINGLE (4) */
+	/* equal used: SINGLE (raid index 0) before RAID1 (2) */
 	{ .start = 8 * GiB, .length = GiB, .used = 200 * MiB, .flags = DATA },
 	{ .start = 9 * GiB, .length = GiB, .used = 200 * MiB, .flags = R1 },
 	{ .start = 10 * GiB, .length = 32 * MiB, .used = 16384, .flags = SYS },
@@ -146,11 +146,11 @@ static const struct plan_row plan_rows[] = {
 	{ "periodic, urgent", BTRFS_SPACE_DATA,
 	  { .bg_reclaim_threshold = 75, .periodic_reclaim = true }, GiB - 1,
 	  0, 0, 0, 2, 4, THRESH - 1 + 100 * MiB + 400 * MiB, BTRFS_RECLAIM_FIRST_SWEEP,
-	  { 7 * GiB, 9 * GiB, 8 * GiB, 3 * GiB } },
+	  { 7 * GiB, 8 * GiB, 9 * GiB, 3 * GiB } },
 	{ "periodic, one chunk unallocated", BTRFS_SPACE_DATA,
 	  { .bg_reclaim_threshold = 75, .periodic_reclaim = true }, GiB,
 	  0, 0, 0, 2, 4, THRESH - 1 + 100 * MiB + 400 * MiB, BTRFS_RECLAIM_SECOND_SWEEP,
-	  { 7 * GiB, 9 * GiB, 8 * GiB, 3 * GiB } },
+	  { 7 * GiB, 8 * GiB, 9 * GiB, 3 * GiB } },
 	{ "periodic, system never swept", BTRFS_SPACE_SYSTEM,
 	  { .bg_reclaim_threshold = 75, .periodic_reclaim = true }, 0,
 	  0, 0, 1, 0, 0, 0, 0, { 0 } },
