@@ -557,28 +557,10 @@ static void setup_fill(const struct space_report *report, const struct forecast_
  * device split into what @other's profile could still take (soft) and
  * what nothing can (hard).
  */
-/* Each device of @map's stripes has its stripe more (@add) or less bytes_used */
-static void charge_stripes(struct btrfs_alloc_state *st, const struct btrfs_chunk_map *map,
-			   bool add)
-{
-	u16 s;
-	u32 d;
-
-	for (s = 0; s < map->num_stripes; s++)
-		for (d = 0; d < st->nr_devs; d++)
-			if (st->devs[d].devid == map->stripes[s].devid)
-				st->devs[d].bytes_used = add ?
-					st->devs[d].bytes_used + map->stripe_size :
-					st->devs[d].bytes_used - min_t(u64, st->devs[d].bytes_used,
-								       map->stripe_size);
-}
-
 /*
- * The cleaner's deletions before their transaction commits:
- * btrfs_remove_chunk() has lowered each device's bytes_used and taken
- * the chunk maps out (find_next_chunk() sees them gone), but
- * find_free_dev_extent() searches the dev tree's commit root, where the
- * dev extents still are: their ranges stay allocated.
+ * The cleaner's deletions before their transaction commits
+ * (btrfs_alloc_remove_chunk_uncommitted()), the chunk maps taken out
+ * (find_next_chunk() sees them gone)
  */
 static void cleaner_pending(const struct btrfs_fs_info *fs_info, const struct btrfs_forecast *fc,
 			    struct btrfs_alloc_state *st)
@@ -587,25 +569,32 @@ static void cleaner_pending(const struct btrfs_fs_info *fs_info, const struct bt
 
 	for (i = 0; i < fs_info->nr_block_groups; i++)
 		if (is_unused(fc, fs_info->block_groups[i].start))
-			charge_stripes(st, fs_info->block_groups[i].map, false);
+			btrfs_alloc_remove_chunk_uncommitted(st, fs_info->block_groups[i].map);
 	next_chunk_after_cleaner(fs_info, fc, st);
 }
 
 /* The commit the fill's ENOSPC flushing makes (COMMIT_TRANS): the ranges free */
-static void cleaner_commit(const struct btrfs_fs_info *fs_info, const struct btrfs_forecast *fc,
-			   struct btrfs_alloc_state *st)
+static int cleaner_commit(const struct btrfs_fs_info *fs_info, const struct btrfs_forecast *fc,
+			  struct btrfs_alloc_state *st)
 {
-	u32 i;
+	const struct btrfs_chunk_map **maps;
+	u32 i, nr = 0;
+	int ret;
 
-	for (i = 0; i < fs_info->nr_block_groups; i++) {
+	maps = malloc((fc->nr_unused_bgs ? fc->nr_unused_bgs : 1) * sizeof(*maps));
+	if (!maps)
+		return -ENOMEM;
+	for (i = 0; i < fs_info->nr_block_groups && nr < fc->nr_unused_bgs; i++) {
 		const struct btrfs_chunk_map *map = fs_info->block_groups[i].map;
 
 		if (!is_unused(fc, fs_info->block_groups[i].start))
 			continue;
-		/* btrfs_alloc_remove_chunk() lowers bytes_used again: already done */
-		btrfs_alloc_remove_chunk(st, map);
-		charge_stripes(st, map, true);
+		btrfs_alloc_commit_removed_bytes(st, map);
+		maps[nr++] = map;
 	}
+	ret = btrfs_alloc_remove_ranges(st, maps, nr);
+	free(maps);
+	return ret;
 }
 
 static int run_fill(const struct space_report *report, const struct btrfs_forecast *fc,
@@ -635,7 +624,9 @@ static int run_fill(const struct space_report *report, const struct btrfs_foreca
 	if (pending && !tot.truncated) {
 		struct fill_total more;
 
-		cleaner_commit(report->fs_info, fc, &st);
+		ret = cleaner_commit(report->fs_info, fc, &st);
+		if (ret)
+			goto out;
 		ret = fill_runs(&st, &room, fill->type | fill->profile, fill->chunk_size, fill,
 				&more, true);
 		if (ret)

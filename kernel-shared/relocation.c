@@ -1559,60 +1559,34 @@ static int flusher_chunk(struct reloc *rc, u32 b, u64 flags)
 
 static struct btrfs_alloc_device *alloc_dev(struct reloc *rc, u64 devid);
 
-/*
- * btrfs_remove_chunk(): the device's bytes_used drops at once, but its dev
- * extents stay in the commit root that find_free_dev_extent() searches
- * until the transaction commits
- */
+/* btrfs_remove_chunk(), uncommitted until commit_removed() */
 static int remove_chunk(struct reloc *rc, const struct btrfs_chunk_map *map)
 {
 	const struct btrfs_chunk_map **n;
-	u16 s;
 
 	n = realloc(rc->pending, (rc->nr_pending + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	rc->pending = n;
 	rc->pending[rc->nr_pending++] = map;
-	for (s = 0; s < map->num_stripes; s++) {
-		struct btrfs_alloc_device *dev = alloc_dev(rc, map->stripes[s].devid);
-
-		if (dev)
-			dev->bytes_used -= min_t(u64, dev->bytes_used, map->stripe_size);
-	}
+	btrfs_alloc_remove_chunk_uncommitted(&rc->st, map);
 	return 0;
 }
 
-/* The device has a dev extent at @physical (its ranges are by start) */
-static bool has_range(const struct btrfs_alloc_device *dev, u64 physical)
-{
-	u32 i = array_lower_bound(dev->ranges, dev->nr_ranges, sizeof(*dev->ranges),
-				  offsetof(struct btrfs_alloc_range, start), physical);
-
-	return i < dev->nr_ranges && dev->ranges[i].start == physical;
-}
-
 /*
- * A commit: the removed chunks' dev extents become holes.  bytes_used
- * dropped at the removal already (btrfs_alloc_remove_chunk() would add it
- * back and lower it again: no change, but for a stripe without a range,
- * which it only adds back).  The ranges go at the next allocation.
+ * A commit: the removed chunks' dev extents become holes
+ * (btrfs_alloc_commit_removed_bytes()); the ranges go at the next
+ * allocation, many commits' in one pass (flush_removed())
  */
 static int commit_removed(struct reloc *rc)
 {
 	u32 i;
-	u16 s;
 
 	rc->chunks_at_commit = rc->res->nr_new_chunks;
 	for (i = 0; i < rc->nr_pending; i++) {
 		const struct btrfs_chunk_map *map = rc->pending[i];
 
-		for (s = 0; s < map->num_stripes; s++) {
-			struct btrfs_alloc_device *dev = alloc_dev(rc, map->stripes[s].devid);
-
-			if (dev && !has_range(dev, map->stripes[s].physical))
-				dev->bytes_used += map->stripe_size;
-		}
+		btrfs_alloc_commit_removed_bytes(&rc->st, map);
 		if (array_grow((void **)&rc->committed, rc->nr_committed, &rc->cap_committed,
 			       sizeof(*rc->committed)))
 			return -ENOMEM;

@@ -1145,6 +1145,53 @@ void btrfs_alloc_remove_chunk(struct btrfs_alloc_state *st,
 	}
 }
 
+/*
+ * btrfs_remove_chunk() before its transaction commits: each stripe's
+ * device has its bytes_used lowered at once, but the dev extents stay in
+ * the dev tree's commit root, which find_free_dev_extent() searches, so
+ * their ranges stay allocated
+ */
+void btrfs_alloc_remove_chunk_uncommitted(struct btrfs_alloc_state *st,
+					  const struct btrfs_chunk_map *map)
+{
+	u16 s;
+
+	for (s = 0; s < map->num_stripes; s++) {
+		struct btrfs_alloc_device *dev = alloc_find_dev(st, map->stripes[s].devid);
+
+		if (dev)
+			dev->bytes_used -= min_t(u64, dev->bytes_used, map->stripe_size);
+	}
+}
+
+/* The device has a dev extent at @physical (its ranges are by start) */
+static bool alloc_has_range(const struct btrfs_alloc_device *dev, u64 physical)
+{
+	u32 i = array_lower_bound(dev->ranges, dev->nr_ranges, sizeof(*dev->ranges),
+				  offsetof(struct btrfs_alloc_range, start), physical);
+
+	return i < dev->nr_ranges && dev->ranges[i].start == physical;
+}
+
+/*
+ * The commit of such a removal, its bytes: bytes_used stays lowered where
+ * the dev extent goes at the commit, and a stripe with no range to free
+ * has its bytes back.  The ranges go with btrfs_alloc_remove_ranges(),
+ * which may gather many commits' removals into one pass.
+ */
+void btrfs_alloc_commit_removed_bytes(struct btrfs_alloc_state *st,
+				      const struct btrfs_chunk_map *map)
+{
+	u16 s;
+
+	for (s = 0; s < map->num_stripes; s++) {
+		struct btrfs_alloc_device *dev = alloc_find_dev(st, map->stripes[s].devid);
+
+		if (dev && !alloc_has_range(dev, map->stripes[s].physical))
+			dev->bytes_used += map->stripe_size;
+	}
+}
+
 static int cmp_u64_asc(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;

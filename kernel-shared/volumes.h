@@ -222,6 +222,11 @@ void btrfs_alloc_remove_chunk(struct btrfs_alloc_state *st,
 			      const struct btrfs_chunk_map *map);
 int btrfs_alloc_remove_ranges(struct btrfs_alloc_state *st,
 			      const struct btrfs_chunk_map *const *maps, u32 nr);
+/* A removal before its commit, then the commit: the ranges with the above */
+void btrfs_alloc_remove_chunk_uncommitted(struct btrfs_alloc_state *st,
+					  const struct btrfs_chunk_map *map);
+void btrfs_alloc_commit_removed_bytes(struct btrfs_alloc_state *st,
+				      const struct btrfs_chunk_map *map);
 struct btrfs_chunk_map *btrfs_alloc_create_chunk(struct btrfs_alloc_state *st, u64 type,
 						 u64 chunk_size, int *err);
 
