@@ -4,11 +4,12 @@
 # RAID1C3 metadata on four unequal devices, RAID1C3 data and metadata on
 # four unequal devices, and a data conversion (single to RAID1 on three
 # unequal devices) cancelled half-way, so that single and RAID1 data block
-# groups live side by side.  The same comparison as 055 (tests/
-# common-relocation.sh): the kernel log's "relocating block group" order,
-# success or ENOSPC, unallocated per device (`btrfs device usage -b`) and
-# the block groups left, every figure printed; the forecast twice on a
-# copy, the kernel on two fresh copies.  RELOC_CASES="1 5" runs only those.
+# groups live side by side (then converted back to single).  The same
+# comparison as 055 (tests/common-relocation.sh): the kernel log's
+# "relocating block group" order, success or ENOSPC, unallocated per device
+# (`btrfs device usage -b`) and the block groups left, every figure printed;
+# the forecast twice on a copy, the kernel on two fresh copies.
+# RELOC_CASES="1 5" runs only those.
 
 source "$TEST_TOP/common" || exit
 source "$TEST_TOP/common-relocation.sh" || exit
@@ -52,4 +53,7 @@ run_case c3 "--balance|-mconvert=raid1" btrfs balance start -mconvert=raid1 MNT
 run_case conv "--balance|-dconvert=raid1,soft" btrfs balance start -dconvert=raid1,soft MNT
 run_case conv "--balance|-dusage=50" btrfs balance start -dusage=50 MNT
 run_case conv "--resize|1:500M" btrfs filesystem resize 1:500M MNT
+# back to single: a single data allocation fits a data block group of any
+# profile (block_group_bits()), the lists walked in raid index order
+run_case conv "--balance|-dconvert=single" btrfs balance start -dconvert=single MNT
 reloc_done
