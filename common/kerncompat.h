@@ -19,6 +19,12 @@
 #define SZ_32M	(32ULL << 20)
 #define SZ_128M	(128ULL << 20)
 
+/* The kernel's mult_perc() (fs/btrfs/misc.h): @percent of @num, rounded down */
+static inline u64 mult_perc(u64 num, u32 percent)
+{
+	return num * percent / 100;
+}
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define SZ_256M	(256ULL << 20)
 #define SZ_512M	(512ULL << 20)

@@ -888,12 +888,6 @@ enum btrfs_block_group_size_class btrfs_calc_block_group_size_class(u64 size)
 	return BTRFS_BG_SZ_LARGE;
 }
 
-/* mult_perc() */
-static u64 reclaim_thresh_bytes(u64 length, u32 pct)
-{
-	return length * pct / 100;
-}
-
 /*
  * reclaim_bgs_cmp() sorts the list by used, stable: equal ones stay in the
  * order the sweep marked them, raid index first, then the space info's
@@ -937,7 +931,7 @@ static void reclaim_add(struct btrfs_reclaim_candidate *v, u32 *nr,
 static void reclaim_classify(const struct btrfs_block_group *bg,
 			     struct btrfs_reclaim_plan *plan)
 {
-	u64 thresh = reclaim_thresh_bytes(bg->length, plan->thresh_pct);
+	u64 thresh = mult_perc(bg->length, plan->thresh_pct);
 
 	if (bg->ro || bg->used == 0 || thresh == 0)
 		return;

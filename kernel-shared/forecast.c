@@ -1290,8 +1290,8 @@ static void reclaim_list_add(const struct btrfs_fs_info *fs_info, const struct b
 		return;
 	on_list[index] = true;
 	ra->list[ra->nr_list] = bg->start;
-	/* mult_perc(); a space info without a plan has reclaim off */
-	ra->thresh[ra->nr_list++] = p->present ? bg->length * p->thresh_pct / 100 : 0;
+	/* should_reclaim_block_group(); a space info without a plan has reclaim off */
+	ra->thresh[ra->nr_list++] = p->present ? mult_perc(bg->length, p->thresh_pct) : 0;
 }
 
 struct reclaim_sort_entry {

@@ -1549,7 +1549,7 @@ static int flusher_chunk(struct reloc *rc, u32 b, u64 flags)
 		return 0;
 	inexact(rc, "metadata relocation: the flusher's chunk depends on bytes_may_use");
 	type_totals(rc, type, &st);
-	if (st.bytes_used + st.bytes_readonly + RELOC_SZ_2M < st.total_bytes * 80 / 100) {
+	if (st.bytes_used + st.bytes_readonly + RELOC_SZ_2M < mult_perc(st.total_bytes, 80)) {
 		possible_chunk(rc, flags);
 		return 0;
 	}
@@ -1846,7 +1846,7 @@ void btrfs_free_reloc_result(struct btrfs_reloc_result *res)
  * chunk type picks the arguments (DATA, also mixed; SYSTEM takes the
  * metadata ones, as btrfs-progs copies -m to -s), then
  * chunk_usage_filter() / chunk_usage_range_filter() with
- * mult_perc(length, N) = length * N / 100 rounded down, then
+ * mult_perc(length, N), then
  * chunk_soft_convert_filter(), then limit last.
  */
 static bool usage_selects(const struct reloc_bg *bg, const struct forecast_balance_args *a)
@@ -1860,18 +1860,18 @@ static bool usage_selects(const struct reloc_bg *bg, const struct forecast_balan
 		else if (a->usage > 100)
 			hi = bg->length;
 		else
-			hi = bg->length * a->usage / 100;
+			hi = mult_perc(bg->length, a->usage);
 		if (bg->used >= hi)
 			return false;
 	}
 	if (a->flags & FORECAST_BAL_USAGE_RANGE) {
-		lo = a->usage_min ? bg->length * a->usage_min / 100 : 0;
+		lo = a->usage_min ? mult_perc(bg->length, a->usage_min) : 0;
 		if (a->usage_max == 0)
 			hi = 1;
 		else if (a->usage_max > 100)
 			hi = bg->length;
 		else
-			hi = bg->length * a->usage_max / 100;
+			hi = mult_perc(bg->length, a->usage_max);
 		if (bg->used < lo || bg->used >= hi)
 			return false;
 	}

@@ -1596,8 +1596,8 @@ static u32 ilog2_u32(u32 v)
 /*
  * The bounds of the explanations, from the static state: the per-CPU
  * counters may hold delalloc_batch = sectorsize * 512 * (1 + ilog2(cpus))
- * unsummed per CPU; one create reservation per CPU (5 items of
- * nodesize * BTRFS_MAX_LEVEL * 2, as much again for its delayed refs).
+ * unsummed per CPU; one create reservation per CPU (5 items inserted,
+ * and their delayed refs without the free space tree's doubling).
  */
 static void set_bounds(struct btrfs_replay *r)
 {
@@ -1606,7 +1606,8 @@ static void set_bounds(struct btrfs_replay *r)
 	u64 nodesize = r->st.nodesize ? r->st.nodesize : 16384;
 
 	r->preempt.pcpu_err = sectorsize * 512 * (1 + ilog2_u32(cpus)) * cpus;
-	r->preempt.rsv_race = (u64)cpus * 5 * nodesize * BTRFS_MAX_LEVEL * 2 * 2;
+	r->preempt.rsv_race = (u64)cpus * (btrfs_calc_insert_metadata_size(nodesize, 5) +
+					   btrfs_calc_delayed_ref_bytes(nodesize, false, 5));
 }
 
 void btrfs_replay_finish(struct btrfs_replay *r)

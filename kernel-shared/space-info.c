@@ -135,7 +135,7 @@ u64 btrfs_calc_effective_data_chunk_size(const struct btrfs_reserve_state *st)
 	if (st->zoned)
 		return st->data_chunk_size;
 	size = min_t(u64, st->data_chunk_size,
-		     st->total_rw_bytes * DATA_CHUNK_MAX_PERCENT / 100);
+		     mult_perc(st->total_rw_bytes, DATA_CHUNK_MAX_PERCENT));
 	return min_t(u64, size, DATA_CHUNK_OVERCOMMIT_MAX);
 }
 
@@ -325,7 +325,7 @@ void btrfs_need_preemptive_reclaim(const struct btrfs_reserve_state *st,
 	u64 g = model->preempt_global_rsv_terms ? st->global_rsv_reserved : 0;
 	u32 clamp;
 
-	res->full_limit = st->total_bytes * model->preempt_full_percent / 100;
+	res->full_limit = mult_perc(st->total_bytes, model->preempt_full_percent);
 	res->full_used = st->bytes_used + st->bytes_reserved + g;
 	res->floor = model->preempt_majority_global ? BTRFS_PREEMPT_NON_GLOBAL_FLOOR : 0;
 	res->thresh_base = preempt_thresh_base(st, model);

@@ -1401,7 +1401,7 @@ static void init_alloc_chunk_ctl(const struct btrfs_alloc_state *st, u64 type,
 {
 	enum btrfs_raid_types index = btrfs_bg_flags_to_raid_index(type);
 	const struct btrfs_raid_attr *attr = &btrfs_raid_array[index];
-	u64 tenth = st->total_rw_bytes / 10;	/* mult_perc(total_rw_bytes, 10) */
+	u64 tenth = mult_perc(st->total_rw_bytes, 10);
 
 	memset(ctl, 0, sizeof(*ctl));
 	ctl->type = type;
