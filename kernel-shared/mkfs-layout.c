@@ -639,7 +639,7 @@ static u64 profile_features(u64 profile)
  * (16 MiB when single) and 64 MiB of data (8 MiB when single), each twice
  * for DUP; mkfs.btrfs refuses a device smaller than that.
  */
-static u64 min_dev_size(u64 data_profile, u64 meta_profile)
+u64 btrfs_mkfs_min_dev_size(u64 data_profile, u64 meta_profile)
 {
 	u64 meta = meta_profile & BTRFS_BLOCK_GROUP_PROFILE_MASK ? 40 * SZ_1M : 16 * SZ_1M;
 	u64 data = data_profile & BTRFS_BLOCK_GROUP_PROFILE_MASK ? 64 * SZ_1M : 8 * SZ_1M;
@@ -655,7 +655,7 @@ static int check_args(const struct btrfs_mkfs_args *args, struct btrfs_fs_info *
 		      u64 data_profile, u64 meta_profile)
 {
 	const u64 profiles[2] = { data_profile, meta_profile };
-	u64 min_size = min_dev_size(data_profile, meta_profile);
+	u64 min_size = btrfs_mkfs_min_dev_size(data_profile, meta_profile);
 	u64 total = 0;
 	u32 d;
 	int i;

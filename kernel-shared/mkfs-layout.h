@@ -37,5 +37,7 @@ int btrfs_plan_mkfs(const struct btrfs_mkfs_args *args, struct btrfs_fs_info *fs
 
 /* The profiles mkfs.btrfs picks when none is given (mkfs/main.c) */
 u64 btrfs_mkfs_default_profile(u64 type, u32 nr_devices);
+/* btrfs_min_dev_size() of btrfs-progs 6.2, not mixed, not zoned */
+u64 btrfs_mkfs_min_dev_size(u64 data_profile, u64 meta_profile);
 
 #endif
