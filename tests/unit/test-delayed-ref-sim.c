@@ -6,6 +6,7 @@
  * leaf (an extent up to 4064 sectors) = 131072.
  */
 #include <stdio.h>
+#include "tests/unit/kernel-model.h"
 #include "tests/unit/unit-test.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/delayed-ref.h"
@@ -21,10 +22,7 @@ static const struct btrfs_csum_params params = {
 
 static void sim_start(struct btrfs_delayed_refs_sim *sim, struct btrfs_kernel_model *m)
 {
-	u32 v = 0;
-
-	btrfs_parse_kernel_version("6.18", &v);
-	btrfs_kernel_model(v, m);
+	*m = unit_kernel_model("6.18");
 	btrfs_delayed_refs_sim_init(sim, &params, m);
 }
 

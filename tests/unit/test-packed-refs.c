@@ -14,7 +14,8 @@
 #include "common/packed-refs.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/kernel-version.h"
-#include "unit-test.h"
+#include "tests/unit/kernel-model.h"
+#include "tests/unit/unit-test.h"
 
 #define SECTOR		4096ULL
 
@@ -300,11 +301,8 @@ out:
 
 int main(void)
 {
-	struct btrfs_kernel_model m;
-	u32 v = 0, i;
-
-	btrfs_parse_kernel_version("6.18", &v);
-	btrfs_kernel_model(v, &m);
+	struct btrfs_kernel_model m = unit_kernel_model("6.18");
+	u32 i;
 	test_list("list: empty", 0, 4, false, false);
 	test_list("list: one", 1, 4, false, false);
 	test_list("list: one block", PACKED_REFS_BLOCK, 4, false, false);

@@ -24,6 +24,7 @@
  * 1024 - 128 - 64 = 832 MiB (896 MiB in 5.12) and clamp 1 halves it.
  */
 #include <string.h>
+#include "tests/unit/kernel-model.h"
 #include "tests/unit/unit-test.h"
 #include "kernel-shared/kernel-version.h"
 #include "kernel-shared/space-info.h"
@@ -31,16 +32,6 @@
 #define MiB	(1ULL << 20)
 #define GiB	(1ULL << 30)
 #define G	(64 * MiB)
-
-static struct btrfs_kernel_model model_of(const char *version)
-{
-	struct btrfs_kernel_model m;
-	u32 v = 0;
-
-	btrfs_parse_kernel_version(version, &v);
-	btrfs_kernel_model(v, &m);
-	return m;
-}
 
 static struct btrfs_reserve_state base_state(void)
 {
@@ -149,7 +140,7 @@ static void test_preempt(void)
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct preempt_row *r = &rows[i];
-		struct btrfs_kernel_model m = model_of(r->kernel);
+		struct btrfs_kernel_model m = unit_kernel_model(r->kernel);
 		struct btrfs_reserve_state st = base_state();
 		struct btrfs_preempt_result res;
 
@@ -202,7 +193,7 @@ static void test_avail(void)
 
 	for (i = 0; i < sizeof(avail_rows) / sizeof(avail_rows[0]); i++) {
 		const struct avail_row *r = &avail_rows[i];
-		struct btrfs_kernel_model m = model_of(r->kernel);
+		struct btrfs_kernel_model m = unit_kernel_model(r->kernel);
 		struct btrfs_reserve_state st = base_state();
 
 		st.free_chunk_space = r->free_chunk_space;

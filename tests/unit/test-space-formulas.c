@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/unit/kernel-model.h"
 #include "tests/unit/unit-test.h"
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/delayed-ref.h"
@@ -14,16 +15,6 @@
 #include "kernel-shared/space-info.h"
 #include "kernel-shared/volumes.h"
 
-
-static struct btrfs_kernel_model model_of(const char *version)
-{
-	struct btrfs_kernel_model m;
-	u32 v = 0;
-
-	btrfs_parse_kernel_version(version, &v);
-	btrfs_kernel_model(v, &m);
-	return m;
-}
 
 static void test_global_rsv(void)
 {
@@ -63,7 +54,7 @@ static void test_global_rsv(void)
 static void test_csum_delete(void)
 {
 	struct btrfs_csum_params p = { 16384, 4096, 4, true };
-	struct btrfs_kernel_model after = model_of("6.18"), before = model_of("6.6");
+	struct btrfs_kernel_model after = unit_kernel_model("6.18"), before = unit_kernel_model("6.6");
 	struct btrfs_csum_delete_calc a = { 0 }, b = { 0 };
 
 	check_u64("§2.2 csums_per_leaf 16K crc32c", btrfs_csums_per_leaf(&p), 4064);
@@ -100,7 +91,7 @@ static struct btrfs_reserve_state s6_state(void)
 static void test_overcommit(void)
 {
 	struct btrfs_reserve_state st = s6_state();
-	struct btrfs_kernel_model m = model_of("6.18");
+	struct btrfs_kernel_model m = unit_kernel_model("6.18");
 
 	check_u64("§5.6 effective data chunk", btrfs_calc_effective_data_chunk_size(&st), 214748364);
 	check_u64("§5.6 avail FLUSH_ALL",
@@ -126,7 +117,7 @@ static void test_overcommit(void)
 static void test_preempt(void)
 {
 	struct btrfs_reserve_state st = s6_state();
-	struct btrfs_kernel_model m = model_of("6.18"), old = model_of("5.12");
+	struct btrfs_kernel_model m = unit_kernel_model("6.18"), old = unit_kernel_model("5.12");
 	struct btrfs_preempt_result r;
 
 	btrfs_need_preemptive_reclaim(&st, &m, &r);
@@ -160,7 +151,7 @@ static int alloc_state_fragmented(struct btrfs_alloc_state *st)
 	st->nr_devs = 2;
 	st->rw_devices = 2;
 	st->max_devs = 16;
-	btrfs_alloc_model(model_of("6.18").version, &st->model);
+	btrfs_alloc_model(unit_kernel_model("6.18").version, &st->model);
 	for (d = 0; d < 2; d++) {
 		struct btrfs_alloc_device *dev = &st->devs[d];
 		u64 at = mib, seed = 12345 + d;
