@@ -143,7 +143,7 @@ bool btrfs_free_space_tree_accounted(const struct btrfs_fs_info *fs_info,
 u64 btrfs_calc_start_trans_size(const struct btrfs_fs_info *fs_info,
 				const struct btrfs_kernel_model *model, u32 num_items)
 {
-	bool fst = btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
+	bool fst = btrfs_free_space_tree_accounted(fs_info, model);
 	u64 insert = btrfs_calc_insert_metadata_size(fs_info->nodesize, num_items);
 
 	if (model->trans_delayed_ref_bytes)
