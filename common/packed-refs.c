@@ -140,6 +140,27 @@ int packed_refs_append(struct packed_refs *l, const struct packed_ref *r)
 	return 0;
 }
 
+/* Capacity doubled as refs came: up to half of it unused */
+void packed_refs_trim(struct packed_refs *l)
+{
+	void *p;
+
+	if (l->len && l->len < l->cap) {
+		p = realloc(l->data, l->len);
+		if (p) {
+			l->data = p;
+			l->cap = l->len;
+		}
+	}
+	if (l->nr_blocks && l->nr_blocks < l->cap_blocks) {
+		p = realloc(l->blocks, l->nr_blocks * sizeof(*l->blocks));
+		if (p) {
+			l->blocks = p;
+			l->cap_blocks = l->nr_blocks;
+		}
+	}
+}
+
 /*
  * The ref after @prev (ref @index - 1), from @p; *@step is @prev's step
  * on entry (not valid for a block's first ref), the new ref's on return

@@ -82,6 +82,8 @@ void packed_refs_free(struct packed_refs *l);
  * -EINVAL when @r breaks those (the list unchanged).
  */
 int packed_refs_append(struct packed_refs *l, const struct packed_ref *r);
+/* The list's memory down to what it holds (appending grows it again) */
+void packed_refs_trim(struct packed_refs *l);
 /* Ref @index (< l->nr) into *@r */
 void packed_refs_get(struct packed_refs *l, u64 index, struct packed_ref *r);
 /*
