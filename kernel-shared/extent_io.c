@@ -310,7 +310,8 @@ static int cache_hash(struct btrfs_block_cache *cache, struct btrfs_tree_block *
  * count of bytes and the bytes, in turn.  The header, the first item and
  * the free space between items and data are left as they are (zeros where
  * the free space is clean).  Leaves of random data cost up to the leaf
- * plus a few bytes a run.
+ * plus a few bytes a run.  The same records are also tried as second
+ * differences (below), and the shorter packing is kept.
  */
 #define PACK_ITEM	((u32)sizeof(struct btrfs_item))
 #define PACK_HEADER	((u32)sizeof(struct btrfs_header))
