@@ -219,8 +219,10 @@ static void print_deletion_section(struct fmt_ctx *fctx, const struct btrfs_dele
 	fmt_size(fctx, "evict", "Evict joins", d->reserved_evict);
 	fmt_u64(fctx, "refills", "Delayed-refs refills", d->refills);
 	fmt_size(fctx, "refill_bytes", "Refilled", d->refill_bytes);
-	if (d->preempt_checked)
+	if (d->preempt_checked) {
 		fmt_bool(fctx, "preempt_flush", "Preemptive flushing during it", d->preempt_flush);
+		fmt_bool(fctx, "reserve_flush", "More than over-commit grants", d->reserve_flush);
+	}
 	fmt_group_end(fctx);
 }
 
@@ -301,6 +303,9 @@ static void warn_file(const struct btrfs_csum_delete_report *r)
 			(unsigned long long)r->info.ino, r->info.nlink);
 	if (r->del.preempt_flush)
 		warning("with the deletion's %llu bytes reserved the kernel starts preemptive flushing, which runs delayed refs during the deletion: the figures are those of a deletion without flushing",
+			(unsigned long long)r->del.reserved);
+	else if (r->del.reserve_flush)
+		warning("the deletion's %llu bytes reserved are more than over-commit grants: its own reservations flush and run delayed refs during the deletion, the figures are those of a deletion without flushing",
 			(unsigned long long)r->del.reserved);
 }
 

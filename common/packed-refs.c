@@ -2,10 +2,12 @@
 /*
  * Packed refs sorted by bytenr (packed-refs.h).  The first ref of a block
  * is only in the block's note; each other ref is, as varints:
- * (bytenr - the previous bytenr) >> shift, num_bytes >> shift, a ref
- * offset token, and with seq zigzag(seq - the previous seq).  The token is
- * zigzag((offset difference) >> shift) << 1 when the difference is
- * aligned (and fits), else 1 followed by zigzag(difference) whole.
+ * ((bytenr - the previous bytenr) >> shift) << 1, num_bytes >> shift, a
+ * ref offset token, and with seq zigzag(seq - the previous seq).  The
+ * token is zigzag((offset difference) >> shift) << 1 when the difference
+ * is aligned (and fits), else 1 followed by zigzag(difference) whole.  A
+ * ref whose four differences are those of the ref before it (not a
+ * block's first) is the one varint 1 instead: the step repeated.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -86,9 +88,17 @@ static const u8 *get_offset(const u8 *p, u64 *delta, u32 shift)
 	return p;
 }
 
+static bool same_step(const struct packed_refs_step *a, const struct packed_refs_step *b)
+{
+	return a->valid && b->valid && a->bytenr == b->bytenr &&
+	       a->num_bytes == b->num_bytes && a->ref_offset == b->ref_offset &&
+	       a->seq == b->seq;
+}
+
 int packed_refs_append(struct packed_refs *l, const struct packed_ref *r)
 {
 	u64 mask = (1ULL << l->shift) - 1;
+	struct packed_refs_step step = { 0 };
 	u8 *p;
 
 	if ((r->bytenr | r->num_bytes) & mask || (l->nr && r->bytenr < l->last.bytenr) ||
@@ -103,39 +113,80 @@ int packed_refs_append(struct packed_refs *l, const struct packed_ref *r)
 	} else {
 		if (grow((void **)&l->data, &l->cap, l->len + PACKED_REF_MAX, 1, 4096))
 			return -ENOMEM;
+		step = (struct packed_refs_step){
+			.bytenr = (r->bytenr - l->last.bytenr) >> l->shift,
+			.num_bytes = r->num_bytes >> l->shift,
+			.ref_offset = r->ref_offset - l->last.ref_offset,
+			.seq = r->seq - l->last.seq,
+			.valid = true,
+		};
 		p = l->data + l->len;
-		p = put_varint(p, (r->bytenr - l->last.bytenr) >> l->shift);
-		p = put_varint(p, r->num_bytes >> l->shift);
-		p = put_offset(p, r->ref_offset - l->last.ref_offset, l->shift);
-		if (l->with_seq)
-			p = put_varint(p, zigzag(r->seq - l->last.seq));
+		if (same_step(&step, &l->last_step)) {
+			p = put_varint(p, 1);
+		} else {
+			p = put_varint(p, step.bytenr << 1);
+			p = put_varint(p, step.num_bytes);
+			p = put_offset(p, step.ref_offset, l->shift);
+			if (l->with_seq)
+				p = put_varint(p, zigzag(step.seq));
+		}
 		l->len = p - l->data;
 	}
 	l->last = *r;
+	l->last_step = step;
 	l->nr++;
 	if (l->cached == l->nr_blocks)
 		l->cached = 0;		/* its block grew */
 	return 0;
 }
 
-/* The ref after @prev (ref @index - 1), from @p */
+/* Capacity doubled as refs came: up to half of it unused */
+void packed_refs_trim(struct packed_refs *l)
+{
+	void *p;
+
+	if (l->len && l->len < l->cap) {
+		p = realloc(l->data, l->len);
+		if (p) {
+			l->data = p;
+			l->cap = l->len;
+		}
+	}
+	if (l->nr_blocks && l->nr_blocks < l->cap_blocks) {
+		p = realloc(l->blocks, l->nr_blocks * sizeof(*l->blocks));
+		if (p) {
+			l->blocks = p;
+			l->cap_blocks = l->nr_blocks;
+		}
+	}
+}
+
+/*
+ * The ref after @prev (ref @index - 1), from @p; *@step is @prev's step
+ * on entry (not valid for a block's first ref), the new ref's on return
+ */
 static const u8 *decode_next(const struct packed_refs *l, const u8 *p,
-			     const struct packed_ref *prev, u64 index, struct packed_ref *r)
+			     const struct packed_ref *prev, u64 index,
+			     struct packed_refs_step *step, struct packed_ref *r)
 {
 	u64 v;
 
 	p = get_varint(p, &v);
-	r->bytenr = prev->bytenr + (v << l->shift);
-	p = get_varint(p, &v);
-	r->num_bytes = v << l->shift;
-	p = get_offset(p, &v, l->shift);
-	r->ref_offset = prev->ref_offset + v;
-	if (l->with_seq) {
-		p = get_varint(p, &v);
-		r->seq = prev->seq + unzigzag(v);
-	} else {
-		r->seq = index;
+	if (v != 1) {
+		step->bytenr = v >> 1;
+		p = get_varint(p, &step->num_bytes);
+		p = get_offset(p, &step->ref_offset, l->shift);
+		step->seq = 1;
+		if (l->with_seq) {
+			p = get_varint(p, &v);
+			step->seq = unzigzag(v);
+		}
+		step->valid = true;
 	}
+	r->bytenr = prev->bytenr + (step->bytenr << l->shift);
+	r->num_bytes = step->num_bytes << l->shift;
+	r->ref_offset = prev->ref_offset + step->ref_offset;
+	r->seq = l->with_seq ? prev->seq + step->seq : index;
 	return p;
 }
 
@@ -158,6 +209,7 @@ static const u8 *block_data(const struct packed_refs *l, u64 blk)
 /* Block @block decoded into the cache */
 static void load_block(struct packed_refs *l, u64 block)
 {
+	struct packed_refs_step step = { 0 };
 	const u8 *p;
 	u64 i, n;
 
@@ -168,7 +220,7 @@ static void load_block(struct packed_refs *l, u64 block)
 	p = block_data(l, block);
 	for (i = 1; i < n; i++)
 		p = decode_next(l, p, &l->cache[i - 1], block * PACKED_REFS_BLOCK + i,
-				&l->cache[i]);
+				&step, &l->cache[i]);
 	l->cached = block + 1;
 }
 
@@ -237,6 +289,7 @@ bool packed_refs_first(const struct packed_refs *l, struct packed_refs_cursor *c
 		return false;
 	c->cur = l->blocks[0].first;
 	c->p = block_data(l, 0);
+	c->step.valid = false;
 	return true;
 }
 
@@ -250,8 +303,9 @@ bool packed_refs_next(struct packed_refs_cursor *c)
 	if (c->index % PACKED_REFS_BLOCK == 0) {
 		c->cur = l->blocks[c->index / PACKED_REFS_BLOCK].first;
 		c->p = block_data(l, c->index / PACKED_REFS_BLOCK);
+		c->step.valid = false;
 		return true;
 	}
-	c->p = decode_next(l, c->p, &prev, c->index, &c->cur);
+	c->p = decode_next(l, c->p, &prev, c->index, &c->step, &c->cur);
 	return true;
 }

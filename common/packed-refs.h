@@ -4,7 +4,9 @@
  * its bytenr's difference from the ref before, of its num_bytes and of its
  * ref offset's difference (bytenr, num_bytes and aligned offset
  * differences in sectors), 3 or 4 bytes a ref for extents a few sectors
- * apart instead of 32.  Every PACKED_REFS_BLOCK refs the list notes the
+ * apart instead of 32, and one byte for a ref whose differences are the
+ * ref before's (extents evenly spaced, a file written in order).  Every
+ * PACKED_REFS_BLOCK refs the list notes the
  * ref's whole values and where it starts, so that a lookup by bytenr is a
  * binary search of those notes and the decoding of one block (kept
  * decoded for the next lookup near it), and a ref can be read by its
@@ -17,7 +19,7 @@
 #include <stdbool.h>
 #include "common/types.h"
 
-#define PACKED_REFS_BLOCK	32
+#define PACKED_REFS_BLOCK	128
 
 /* One ref: a file's data ref as its deletion drops it */
 struct packed_ref {
@@ -37,6 +39,15 @@ static inline int packed_ref_cmp(const struct packed_ref *a, const struct packed
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* What a ref adds to the one before it: a repeated step is one byte */
+struct packed_refs_step {
+	u64 bytenr;			/* difference, >> shift */
+	u64 num_bytes;			/* >> shift */
+	u64 ref_offset;			/* difference */
+	u64 seq;			/* difference */
+	bool valid;			/* false at a block's first ref */
+};
+
 /* Where block i (refs i * PACKED_REFS_BLOCK on) starts */
 struct packed_refs_block {
 	struct packed_ref first;
@@ -55,6 +66,7 @@ struct packed_refs {
 	u32 shift;			/* bytenr and num_bytes in units of 1 << shift */
 	bool with_seq;			/* seq packed too; else a ref's seq is its index */
 	struct packed_ref last;		/* the ref appended last */
+	struct packed_refs_step last_step;	/* and its step */
 	u64 cached;			/* block decoded in cache[], + 1; 0: none */
 	struct packed_ref cache[PACKED_REFS_BLOCK];
 };
@@ -70,6 +82,8 @@ void packed_refs_free(struct packed_refs *l);
  * -EINVAL when @r breaks those (the list unchanged).
  */
 int packed_refs_append(struct packed_refs *l, const struct packed_ref *r);
+/* The list's memory down to what it holds (appending grows it again) */
+void packed_refs_trim(struct packed_refs *l);
 /* Ref @index (< l->nr) into *@r */
 void packed_refs_get(struct packed_refs *l, u64 index, struct packed_ref *r);
 /*
@@ -99,6 +113,7 @@ struct packed_refs_cursor {
 	const u8 *p;
 	u64 index;			/* of the ref in cur */
 	struct packed_ref cur;
+	struct packed_refs_step step;	/* cur's */
 };
 
 /* At the first ref: false when the list is empty */

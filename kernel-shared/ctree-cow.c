@@ -420,7 +420,8 @@ static int sim_leaf_get(struct btrfs_cow_sim *cs, const struct btrfs_tree_block 
 		return -ENOMEM;
 	l->start = eb->start;
 	l->nritems = eb->nritems;
-	l->gone = calloc(eb->nritems ? eb->nritems : 1, 1);
+	/* a bit a slot: a file's views are a byte a leaf of 208 items less */
+	l->gone = calloc(eb->nritems ? (eb->nritems + 7) / 8 : 1, 1);
 	for (i = 0; i < eb->nritems; i++)
 		l->image_space += item_space(eb, i);
 	if (!l->gone) {
@@ -455,9 +456,9 @@ static u32 sim_leaf_items(const struct btrfs_sim_leaf *l)
 static void sim_leaf_gone(struct btrfs_sim_leaf *l, const struct btrfs_tree_block *eb,
 			  u32 slot)
 {
-	if (l->gone[slot])
+	if (btrfs_sim_leaf_slot_gone(l, slot))
 		return;
-	l->gone[slot] = 1;
+	l->gone[slot / 8] |= 1U << (slot % 8);
 	l->nr_gone++;
 	l->gone_space += item_space(eb, slot);
 }
@@ -554,7 +555,7 @@ static int live_items_get(const struct btrfs_sim_leaf *l, const struct btrfs_tre
 	if (!li->slots)
 		return -ENOMEM;
 	for (slot = 0; slot < l->nritems; slot++) {
-		if (l->gone[slot])
+		if (btrfs_sim_leaf_slot_gone(l, slot))
 			continue;
 		li->slots[li->nr++] = slot;
 		li->before += (int)slot < path_slot;
@@ -654,7 +655,7 @@ static int sim_push_left(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv
 
 	if (!parent)
 		return 0;
-	for (slot = 0; slot < l->nritems && l->gone[slot]; slot++)
+	for (slot = 0; slot < l->nritems && btrfs_sim_leaf_slot_gone(l, slot); slot++)
 		;
 	if (slot == l->nritems)
 		return 0;

@@ -296,6 +296,8 @@ int btrfs_sim_set_lone_refs(struct btrfs_delayed_refs_sim *sim, struct packed_re
 
 	if (nr > BTRFS_SIM_MAX_LONE || !lone->nr)
 		return 0;
+	/* complete now: held to the commit, at its length */
+	packed_refs_trim(lone);
 	ret = packed_refs_init_states(lone, BTRFS_LONE_WAITING);
 	if (ret)
 		return ret;

@@ -22,14 +22,19 @@
 struct btrfs_sim_leaf {
 	u64 start;
 	u32 nritems;			/* the image's */
-	u8 *gone;			/* per slot: deleted or pushed out */
-	u32 nr_gone;			/* slots set in gone[] */
+	u8 *gone;			/* a bit a slot: deleted or pushed out */
+	u32 nr_gone;			/* bits set in gone[] */
 	u32 image_space;		/* the image's items and headers, bytes */
 	u32 gone_space;			/* of which gone */
 	u32 pushed_in;			/* bytes (items and headers) moved in */
 	struct btrfs_sim_leaf **moved_to; /* per slot: the leaf a push moved it to */
 	bool deleted;			/* emptied: btrfs_del_leaf() */
 };
+
+static inline bool btrfs_sim_leaf_slot_gone(const struct btrfs_sim_leaf *l, u32 slot)
+{
+	return l->gone[slot / 8] & (1U << (slot % 8));
+}
 
 /* The blocks one transaction has COWed and what their COW queued */
 struct btrfs_cow_sim {

@@ -310,7 +310,8 @@ static int cache_hash(struct btrfs_block_cache *cache, struct btrfs_tree_block *
  * count of bytes and the bytes, in turn.  The header, the first item and
  * the free space between items and data are left as they are (zeros where
  * the free space is clean).  Leaves of random data cost up to the leaf
- * plus a few bytes a run.
+ * plus a few bytes a run.  The same records are also tried as second
+ * differences (below), and the shorter packing is kept.
  */
 #define PACK_ITEM	((u32)sizeof(struct btrfs_item))
 #define PACK_HEADER	((u32)sizeof(struct btrfs_header))
@@ -399,6 +400,103 @@ static void pack_delta(const u8 *leaf, u32 nodesize, const struct pack_layout *l
 		d[p] = leaf[p] ^ leaf[p + l->stride];
 }
 
+static void pack_undo_delta(u8 *leaf, u32 nodesize, const struct pack_layout *l)
+{
+	u32 p;
+
+	/* the XORs undone in the order they can be: from decoded bytes */
+	for (p = PACK_HEADER + PACK_ITEM; p < l->items_end; p++)
+		leaf[p] ^= leaf[p - PACK_ITEM];
+	for (p = nodesize - l->stride; p-- > l->data_start;)
+		leaf[p] ^= leaf[p + l->stride];
+}
+
+/*
+ * The second packing: records of like items (the item headers from the
+ * first, the items' data from the end of the leaf down, one stride each)
+ * as second differences of their little-endian 64-bit words (the last
+ * bytes of a record one by one), v[k] - 2 v[k - 1] + v[k - 2], record 0
+ * as it is and record 1 less record 0.  A field that grows by the same
+ * step from item to item (an extent's bytenr 8 KiB further each time, a
+ * file extent's key offset, an item's data offset) then leaves zeros
+ * where the XOR left a few changed bytes an item, and a u64 cut by a word
+ * boundary stays linear in its lower part: only its carries show.
+ */
+struct pack_records {
+	u32 first;			/* record 0's offset */
+	int64_t step;			/* from record k to k + 1: +size or -size */
+	u32 size;
+	u32 nr;
+};
+
+static u64 get_le64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static void put_le64(u8 *p, u64 v)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static void records_of(const struct pack_layout *l, u32 nodesize, struct pack_records *hdr,
+		       struct pack_records *data)
+{
+	*hdr = (struct pack_records){ .first = PACK_HEADER, .step = PACK_ITEM,
+				      .size = PACK_ITEM,
+				      .nr = (l->items_end - PACK_HEADER) / PACK_ITEM };
+	*data = (struct pack_records){ .first = nodesize - l->stride, .step = -(int64_t)l->stride,
+				       .size = l->stride,
+				       .nr = (nodesize - l->data_start) / l->stride };
+}
+
+/* Record @k's second difference into @d, from the leaf's own records */
+static void records_encode(const u8 *leaf, u8 *d, const struct pack_records *r)
+{
+	u32 k, w;
+
+	for (k = 1; k < r->nr; k++) {
+		const u8 *cur = leaf + r->first + (int64_t)k * r->step;
+		const u8 *prev = cur - r->step, *prev2 = prev - r->step;
+		u8 *out = d + (cur - leaf);
+
+		for (w = 0; w + 8 <= r->size; w += 8) {
+			u64 v = get_le64(cur + w) - get_le64(prev + w);
+
+			if (k >= 2)
+				v -= get_le64(prev + w) - get_le64(prev2 + w);
+			put_le64(out + w, v);
+		}
+		for (; w < r->size; w++)
+			out[w] = (u8)(cur[w] - prev[w] - (k >= 2 ? prev[w] - prev2[w] : 0));
+	}
+}
+
+/* In record order: each record from the two before it, already decoded */
+static void records_decode(u8 *leaf, const struct pack_records *r)
+{
+	u32 k, w;
+
+	for (k = 1; k < r->nr; k++) {
+		u8 *cur = leaf + r->first + (int64_t)k * r->step;
+		const u8 *prev = cur - r->step, *prev2 = prev - r->step;
+
+		for (w = 0; w + 8 <= r->size; w += 8) {
+			u64 v = get_le64(cur + w) + get_le64(prev + w);
+
+			if (k >= 2)
+				v += get_le64(prev + w) - get_le64(prev2 + w);
+			put_le64(cur + w, v);
+		}
+		for (; w < r->size; w++)
+			cur[w] = (u8)(cur[w] + prev[w] + (k >= 2 ? prev[w] - prev2[w] : 0));
+	}
+}
+
 /* Zero bytes from @p on, 8 at a time where it can */
 static u32 zeros_from(const u8 *d, u32 p, u32 n)
 {
@@ -417,23 +515,16 @@ static u32 zeros_from(const u8 *d, u32 p, u32 n)
 
 u32 btrfs_leaf_pack_bound(u32 nodesize)
 {
-	/* three varints, then at worst a run of bytes with its two counts */
-	return 3 * 5 + nodesize + 2 * 5;
+	/* four varints, then at worst a run of bytes with its two counts */
+	return 4 * 5 + nodesize + 2 * 5;
 }
 
-/* @nodesize at most 64 KiB, as every btrfs node */
-u32 btrfs_leaf_pack(const u8 *leaf, u32 nodesize, u32 nritems, u8 *out)
+/* The zero runs and the bytes between them of @d into @o (NULL: only counted) */
+static u32 pack_runs(const u8 *d, u32 nodesize, u8 *o)
 {
-	u8 d[PACK_MAX_NODESIZE];
-	struct pack_layout l;
-	u8 *o = out;
-	u32 p = 0;
+	u8 v[5], *start = o;
+	u32 p = 0, len = 0;
 
-	pack_layout_of(leaf, nodesize, nritems, &l);
-	pack_delta(leaf, nodesize, &l, d);
-	o = put_varint(o, l.items_end);
-	o = put_varint(o, l.data_start);
-	o = put_varint(o, l.stride);
 	while (p < nodesize) {
 		u32 lit_start = zeros_from(d, p, nodesize), q = lit_start, run = 0;
 
@@ -441,26 +532,86 @@ u32 btrfs_leaf_pack(const u8 *leaf, u32 nodesize, u32 nritems, u8 *out)
 		for (; q < nodesize && run < PACK_MIN_ZEROS; q++)
 			run = d[q] ? 0 : run + 1;
 		q -= run;
-		o = put_varint(o, lit_start - p);
-		o = put_varint(o, q - lit_start);
-		memcpy(o, d + lit_start, q - lit_start);
-		o += q - lit_start;
+		if (o) {
+			o = put_varint(o, lit_start - p);
+			o = put_varint(o, q - lit_start);
+			memcpy(o, d + lit_start, q - lit_start);
+			o += q - lit_start;
+		} else {
+			len += put_varint(v, lit_start - p) - v;
+			len += put_varint(v, q - lit_start) - v + q - lit_start;
+		}
 		p = q;
 	}
+	return o ? (u32)(o - start) : len;
+}
+
+/* The two packings: the XORs, or the second differences of like records */
+enum { PACK_XOR, PACK_SECOND_DIFF, PACK_MODES };
+
+static void pack_mode_delta(const u8 *leaf, u32 nodesize, const struct pack_layout *l,
+			    u32 mode, u8 *d)
+{
+	struct pack_records hdr, data;
+
+	if (mode == PACK_XOR) {
+		pack_delta(leaf, nodesize, l, d);
+		return;
+	}
+	memcpy(d, leaf, nodesize);
+	records_of(l, nodesize, &hdr, &data);
+	records_encode(leaf, d, &hdr);
+	records_encode(leaf, d, &data);
+}
+
+/*
+ * @nodesize at most 64 KiB, as every btrfs node.  Both packings are
+ * counted and the shorter kept: the second differences win on runs of
+ * items whose fields step evenly (4 KiB extents 4 KiB apart: a few bytes
+ * where the XORs left ten an item), the XORs on irregular ones.
+ */
+u32 btrfs_leaf_pack(const u8 *leaf, u32 nodesize, u32 nritems, u8 *out)
+{
+	u8 d[PACK_MAX_NODESIZE];
+	struct pack_layout l;
+	u32 mode, best = PACK_XOR, best_len = UINT32_MAX;
+	u8 *o = out;
+
+	pack_layout_of(leaf, nodesize, nritems, &l);
+	for (mode = 0; mode < PACK_MODES; mode++) {
+		u32 len;
+
+		pack_mode_delta(leaf, nodesize, &l, mode, d);
+		len = pack_runs(d, nodesize, NULL);
+		if (len < best_len) {
+			best = mode;
+			best_len = len;
+		}
+	}
+	if (best != PACK_MODES - 1)
+		pack_mode_delta(leaf, nodesize, &l, best, d);
+	o = put_varint(o, l.items_end);
+	o = put_varint(o, l.data_start);
+	o = put_varint(o, l.stride);
+	o = put_varint(o, best);
+	o += pack_runs(d, nodesize, o);
 	return o - out;
 }
 
 int btrfs_leaf_unpack(const u8 *in, u32 len, u32 nodesize, u8 *leaf)
 {
 	const u8 *end = in + len;
+	struct pack_records hdr, data;
 	struct pack_layout l;
-	u32 p = 0, zeros, lit;
+	u32 p = 0, zeros, lit, mode;
 
 	in = get_varint(in, end, &l.items_end);
 	in = in ? get_varint(in, end, &l.data_start) : NULL;
 	in = in ? get_varint(in, end, &l.stride) : NULL;
+	in = in ? get_varint(in, end, &mode) : NULL;
 	if (!in || l.items_end < PACK_HEADER || l.items_end > l.data_start ||
-	    l.data_start > nodesize || !l.stride || l.stride > nodesize)
+	    l.data_start > nodesize || !l.stride || l.stride > nodesize ||
+	    mode >= PACK_MODES)
 		return -EUCLEAN;
 	while (p < nodesize) {
 		in = get_varint(in, end, &zeros);
@@ -476,11 +627,13 @@ int btrfs_leaf_unpack(const u8 *in, u32 len, u32 nodesize, u8 *leaf)
 	}
 	if (in != end)
 		return -EUCLEAN;
-	/* the XORs undone in the order they can be: from decoded bytes */
-	for (p = PACK_HEADER + PACK_ITEM; p < l.items_end; p++)
-		leaf[p] ^= leaf[p - PACK_ITEM];
-	for (p = nodesize - l.stride; p-- > l.data_start;)
-		leaf[p] ^= leaf[p + l.stride];
+	if (mode == PACK_XOR) {
+		pack_undo_delta(leaf, nodesize, &l);
+		return 0;
+	}
+	records_of(&l, nodesize, &hdr, &data);
+	records_decode(leaf, &hdr);
+	records_decode(leaf, &data);
 	return 0;
 }
 

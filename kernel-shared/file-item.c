@@ -1252,8 +1252,9 @@ static int deletion_truncate(struct deletion_state *ds, u64 ino)
 }
 
 /*
- * Whether the deletion's reservations, held together, make
- * need_preemptive_reclaim() true: the preemptive flusher then runs delayed
+ * Whether the deletion's reservations, held together, are more than
+ * over-commit grants (the rm's own reservations then flush), and whether
+ * they make need_preemptive_reclaim() true: the preemptive flusher then runs delayed
  * refs while the file is being deleted, heads run early and come back, and
  * the figures stop being exact (they are what a deletion without flushing
  * queues).  Needs the block groups: without space infos nothing is said.
@@ -1270,6 +1271,14 @@ static void deletion_check_preempt(struct btrfs_fs_info *fs_info,
 	if (!st.total_bytes)
 		return;
 	out->preempt_checked = true;
+	/*
+	 * The refills are BTRFS_RESERVE_NO_FLUSH and the evict joins
+	 * FLUSH_EVICT, both over-committed by half the room: past it a refill
+	 * fails, btrfs_truncate_inode_items() returns -EAGAIN and the next
+	 * join's ticket is flushed by the rm itself (FLUSH_DELAYED_REFS_NR)
+	 */
+	out->reserve_flush = !btrfs_can_overcommit(&st, out->reserved, BTRFS_RESERVE_NO_FLUSH,
+						   model);
 	st.bytes_may_use += out->reserved;
 	st.delayed_refs_rsv_reserved = ds->rsv_reserved > 0 ? ds->rsv_reserved : 0;
 	btrfs_need_preemptive_reclaim(&st, model, &res);

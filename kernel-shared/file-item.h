@@ -122,6 +122,7 @@ struct btrfs_deletion_model {
 	struct btrfs_commit_refs commit;	/* the commit's copies of the other trees */
 	bool preempt_checked;		/* the space infos were there to ask */
 	bool preempt_flush;		/* need_preemptive_reclaim() with it all held */
+	bool reserve_flush;		/* over-commit cannot grant it all: the rm flushes */
 };
 
 /*

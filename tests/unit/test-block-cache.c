@@ -173,6 +173,42 @@ static void fill_file_leaf(struct btrfs_tree_block *eb, u64 base, bool random_by
 	}
 }
 
+/*
+ * Extent items of 4 KiB data extents 8 KiB apart, each with its inline
+ * data ref (root 5, inode 257, offset stepping 8 KiB), as a file written
+ * in order leaves the extent tree; every @odd_every-th a 33-byte metadata
+ * item instead (0: none), which breaks the items' even step
+ */
+static void fill_data_extent_leaf(struct btrfs_tree_block *eb, u32 odd_every)
+{
+	u8 data[53];
+	u64 i, v;
+
+	for (i = 0; data_end >= sizeof(struct btrfs_item) * (eb->nritems + 1) + sizeof(data) + 2;
+	     i++) {
+		bool odd = odd_every && i % odd_every == odd_every - 1;
+
+		memset(data, 0, sizeof(data));
+		v = htole64(1);			/* refs */
+		memcpy(data, &v, 8);
+		v = htole64(9);			/* generation */
+		memcpy(data + 8, &v, 8);
+		v = htole64(odd ? BTRFS_EXTENT_FLAG_TREE_BLOCK : BTRFS_EXTENT_FLAG_DATA);
+		memcpy(data + 16, &v, 8);
+		data[24] = odd ? BTRFS_TREE_BLOCK_REF_KEY : BTRFS_EXTENT_DATA_REF_KEY;
+		v = htole64(5);			/* root */
+		memcpy(data + 25, &v, 8);
+		v = htole64(257);		/* inode */
+		memcpy(data + 33, &v, 8);
+		v = htole64(i * 8192);		/* offset */
+		memcpy(data + 41, &v, 8);
+		data[49] = 1;			/* count */
+		add_item(eb, GIB + i * 8192, odd ? BTRFS_METADATA_ITEM_KEY : BTRFS_EXTENT_ITEM_KEY,
+			 odd ? 0 : 4096, odd ? 33 : sizeof(data), 0);
+		memcpy(eb->data + sizeof(struct btrfs_header) + data_end, data, odd ? 33 : sizeof(data));
+	}
+}
+
 static bool pack_roundtrip(const u8 *leaf, u32 nodesize, u32 nritems, u32 *len)
 {
 	u8 *packed = malloc(btrfs_leaf_pack_bound(nodesize)), *back = malloc(nodesize);
@@ -209,7 +245,18 @@ static void test_pack(struct btrfs_fs_info *fs_info)
 	fill_file_leaf(eb, 1ULL << 30, false);
 	same = pack_roundtrip(eb->data, NODESIZE, eb->nritems, &len);
 	check(same, "a leaf of %u file extent items unpacks byte for byte", eb->nritems);
-	check(len < 16 * eb->nritems, "in %u bytes, under 16 an item", len);
+	check(len < eb->nritems, "in %u bytes, under 1 an item (their fields step evenly)", len);
+	btrfs_free_tree_block(fs_info, eb);
+	eb = new_leaf(fs_info, 3 << 20, BTRFS_EXTENT_TREE_OBJECTID, BTRFS_HEADER_FLAG_WRITTEN);
+	fill_data_extent_leaf(eb, 0);
+	same = pack_roundtrip(eb->data, NODESIZE, eb->nritems, &len);
+	check(same, "a leaf of %u data extent items unpacks byte for byte", eb->nritems);
+	check(len < eb->nritems, "in %u bytes, under 1 an item", len);
+	btrfs_free_tree_block(fs_info, eb);
+	eb = new_leaf(fs_info, 3 << 20, BTRFS_EXTENT_TREE_OBJECTID, BTRFS_HEADER_FLAG_WRITTEN);
+	fill_data_extent_leaf(eb, 7);
+	same = pack_roundtrip(eb->data, NODESIZE, eb->nritems, &len);
+	check(same, "with a metadata item every 7th (%u bytes)", len);
 	btrfs_free_tree_block(fs_info, eb);
 	eb = new_leaf(fs_info, 3 << 20, 5, BTRFS_HEADER_FLAG_WRITTEN);
 	fill_file_leaf(eb, 0, true);

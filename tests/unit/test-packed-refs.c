@@ -41,7 +41,13 @@ static int ref_cmp(const void *pa, const void *pb)
 
 /* ---- the packed list alone ----------------------------------------------- */
 
-static void test_list(const char *name, u64 n, u64 max_gap, bool with_seq, bool unaligned)
+/*
+ * @even_pct of the refs (after the first two) repeat the step of the ref
+ * before: the same bytenr gap, num_bytes, ref offset and seq differences
+ * (a file written in order), packed as one byte
+ */
+static void test_list_steps(const char *name, u64 n, u64 max_gap, bool with_seq,
+			    bool unaligned, u32 even_pct)
 {
 	struct packed_ref *refs = calloc(n ? n : 1, sizeof(*refs)), r;
 	struct packed_refs l;
@@ -51,6 +57,14 @@ static void test_list(const char *name, u64 n, u64 max_gap, bool with_seq, bool 
 
 	packed_refs_init(&l, 12, with_seq);
 	for (i = 0; i < n; i++) {
+		if (i >= 2 && rnd() % 100 < even_pct) {
+			refs[i].bytenr = bytenr += refs[i - 1].bytenr - refs[i - 2].bytenr;
+			refs[i].num_bytes = refs[i - 1].num_bytes;
+			refs[i].ref_offset = refs[i - 1].ref_offset +
+					     (refs[i - 1].ref_offset - refs[i - 2].ref_offset);
+			refs[i].seq = with_seq ? refs[i - 1].seq + (refs[i - 1].seq - refs[i - 2].seq) : i;
+			goto append;
+		}
 		/* gaps of 0 (duplicates) to max_gap sectors, and now and then huge */
 		if (rnd() % 97 == 0)
 			bytenr += (rnd() >> 20) & ~(SECTOR - 1);
@@ -61,6 +75,7 @@ static void test_list(const char *name, u64 n, u64 max_gap, bool with_seq, bool 
 		refs[i].ref_offset = unaligned && rnd() % 3 == 0 ? rnd() :
 				     SECTOR * (rnd() % 100000);
 		refs[i].seq = with_seq ? rnd() % 1000000 : i;
+append:
 		if (packed_refs_append(&l, &refs[i])) {
 			check(0, "%s: append %llu", name, (unsigned long long)i);
 			goto out;
@@ -101,9 +116,18 @@ static void test_list(const char *name, u64 n, u64 max_gap, bool with_seq, bool 
 	      name, (unsigned long long)n, (unsigned long long)l.len,
 	      (unsigned long long)bad_get, (unsigned long long)bad_iter,
 	      (unsigned long long)bad_find, (unsigned long long)bad_state);
+	if (even_pct == 100)
+		check(l.len + l.nr_blocks * sizeof(*l.blocks) < n + n / 2,
+		      "%s: %.2f bytes a ref with the index", name,
+		      n ? (double)(l.len + l.nr_blocks * sizeof(*l.blocks)) / n : 0.0);
 out:
 	packed_refs_free(&l);
 	free(refs);
+}
+
+static void test_list(const char *name, u64 n, u64 max_gap, bool with_seq, bool unaligned)
+{
+	test_list_steps(name, n, max_gap, with_seq, unaligned, 0);
 }
 
 static void test_list_refused(void)
@@ -311,6 +335,10 @@ int main(void)
 	test_list("list: duplicates and gaps", 20000, 3, true, true);
 	test_list("list: all one bytenr", 5000, 0, true, false);
 	test_list("list: sparse", 20000, 1 << 20, true, true);
+	test_list_steps("list: even steps", 10000, 1, false, false, 100);
+	test_list_steps("list: even steps with seq", 10000, 1, true, false, 100);
+	test_list_steps("list: mostly even steps", 20000, 3, true, true, 90);
+	test_list_steps("list: half even steps", 20000, 1 << 20, false, true, 50);
 	test_list_refused();
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		test_merge(&m, &cases[i]);
