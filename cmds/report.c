@@ -1324,7 +1324,11 @@ static const char *device_list(u32 count)
 /* The command of a remedy, as an administrator types it */
 static void remedy_command(const struct summary_remedy *r, char *out, size_t len)
 {
-	if (r->kind == SUMMARY_REMEDY_BALANCE)
+	if (r->kind == SUMMARY_REMEDY_BALANCE && r->usage_min)
+		snprintf(out, len, "btrfs balance start -%cusage=%u..%llu MNT",
+			 r->type == BTRFS_BLOCK_GROUP_METADATA ? 'm' : 'd', r->usage_min,
+			 (unsigned long long)r->usage);
+	else if (r->kind == SUMMARY_REMEDY_BALANCE)
 		snprintf(out, len, "btrfs balance start -%cusage=%llu MNT",
 			 r->type == BTRFS_BLOCK_GROUP_METADATA ? 'm' : 'd',
 			 (unsigned long long)r->usage);
@@ -1826,6 +1830,9 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 				effect_field_json(fctx, sum, r, f);
 		if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
 			owners_json(fctx, r->owners);
+		/* -musage=M..N, the system groups spared (formulas.md 19.6) */
+		if (r->kind == SUMMARY_REMEDY_BALANCE && r->usage_min)
+			fmt_u64(fctx, "usage_min", NULL, r->usage_min);
 		fmt_group_end(fctx);
 		fmt_group_end(fctx);
 	}

@@ -387,8 +387,57 @@ static int balance_writable_after(const struct space_report *report,
 	return 0;
 }
 
+/* The balance what-if @fc of remedy @r relocated every group it selected */
+static bool completes_of(const struct btrfs_forecast *fc, const struct summary_remedy *r)
+{
+	return r->can_start && !fc->balance.unplaced_bytes && r->nr_selected;
+}
+
+/* should_balance_chunk()'s usage=N bound: a group is selected below it */
+static u64 usage_bound(const struct btrfs_block_group *bg, u64 usage)
+{
+	return usage ? bg->length * usage / 100 : 1;
+}
+
+/*
+ * Section 19.6: btrfs-progs sends -musage=N as -susage=N too, so the
+ * system block groups, nearly empty, go with the metadata ones; a system
+ * group's relocation needs a new system chunk, and on a full device that
+ * fails with -ENOSPC after the metadata groups moved (6.18.44: the balance
+ * ends with status -28 though data gained a chunk).  The largest M of
+ * -musage=M..N that keeps every metadata group N selects (used >= length *
+ * M / 100, chunk_usage_range_filter()) and leaves out a system group N
+ * selects; 0 when none does.
+ */
+static u32 usage_floor_sparing_system(const struct btrfs_fs_info *fs_info, u64 usage)
+{
+	u64 floor = 100;
+	bool spared = false;
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		if ((bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) != BTRFS_BLOCK_GROUP_METADATA ||
+		    bg->ro || !bg->length || bg->used >= usage_bound(bg, usage))
+			continue;
+		if (bg->used * 100 / bg->length < floor)
+			floor = bg->used * 100 / bg->length;
+	}
+	if (!floor || floor == 100)
+		return 0;
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		if ((bg->flags & BTRFS_BLOCK_GROUP_SYSTEM) && !bg->ro && bg->length &&
+		    bg->used < usage_bound(bg, usage) && bg->used < bg->length * floor / 100)
+			spared = true;
+	}
+	return spared ? floor : 0;
+}
+
 static int try_balance(const struct space_report *report, const struct space_summary *sum,
-		       u64 usage, struct summary_remedy *r)
+		       u64 usage, u32 usage_min, struct summary_remedy *r)
 {
 	const struct summary_space *s = &sum->spaces[sum->findings[r->finding].space];
 	struct forecast_balance_args *args;
@@ -403,14 +452,21 @@ static int try_balance(const struct space_report *report, const struct space_sum
 	opts.kernel_version = report->reserve.kernel_version;
 	args = r->type == BTRFS_BLOCK_GROUP_METADATA ? &opts.bal_meta : &opts.bal_data;
 	args->set = true;
-	args->flags = FORECAST_BAL_USAGE;
-	args->usage = usage;
+	if (usage_min) {
+		args->flags = FORECAST_BAL_USAGE_RANGE;
+		args->usage_min = usage_min;
+		args->usage_max = usage;
+	} else {
+		args->flags = FORECAST_BAL_USAGE;
+		args->usage = usage;
+	}
 	ret = btrfs_build_forecast(report, &opts, &fc);
 	if (ret) {
 		btrfs_free_forecast(&fc);
 		return ret;
 	}
 	r->usage = usage;
+	r->usage_min = usage_min;
 	r->nr_selected = fc.balance.nr_selected;
 	r->moved_bytes = fc.balance.moved_bytes;
 	r->can_start = fc.balance.can_start;
@@ -426,7 +482,7 @@ static int try_balance(const struct space_report *report, const struct space_sum
 	r->room_gained = after > before ? after - before : 0;
 	r->writable_before = s->headroom;
 	r->writable_after = s->headroom;
-	completes = r->can_start && !fc.balance.unplaced_bytes && r->nr_selected;
+	completes = r->completes = completes_of(&fc, r);
 	if (completes)
 		ret = balance_writable_after(report, sum, s, &fc.balance.res, r);
 	r->enough = !ret && completes && r->room_gained >= r->room_needed &&
@@ -466,7 +522,7 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	sum->nr_remedies++;
 	tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
 	for (k = 1; k <= tries; k++) {
-		ret = try_balance(report, sum, cand[(u64)k * n / tries - 1], r);
+		ret = try_balance(report, sum, cand[(u64)k * n / tries - 1], 0, r);
 		if (ret || r->enough)
 			return ret;
 		/* the first that gives back the room but no more to write */
@@ -476,21 +532,51 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	}
 	/* shown as not helping: the smallest such N, not a balance of everything */
 	if (room_only && room_only != r->usage)
-		return try_balance(report, sum, room_only, r);
+		return try_balance(report, sum, room_only, 0, r);
 	return 0;
 }
 
 /*
+ * Section 19.6: a -musage what-if that falls short of a full data chunk's
+ * room but completes and lifts data out of its finding: a chunk of what
+ * it gives back is still made, shrunk to the room (as a device add helps)
+ */
+static bool lifts_finding(const struct summary_space *s, const struct summary_remedy *r)
+{
+	return r->completes && r->writable_after >= s->tight_bound &&
+	       r->writable_after >= s->headroom + SUMMARY_BALANCE_MIN_GAIN;
+}
+
+/*
+ * One -musage=N what-if into @r; when it does not complete, -musage=M..N
+ * with the floor that leaves the system groups out (the metadata groups
+ * N selects kept), if there is one
+ */
+static int try_meta_balance(const struct space_report *report, const struct space_summary *sum,
+			    u64 usage, struct summary_remedy *r)
+{
+	u32 floor;
+	int ret;
+
+	ret = try_balance(report, sum, usage, 0, r);
+	if (ret || r->completes)
+		return ret;
+	floor = usage_floor_sparing_system(report->fs_info, usage);
+	return floor ? try_balance(report, sum, usage, floor, r) : 0;
+}
+
+/*
  * Section 19.6, a data finding that no -dusage=N helps: room held in
- * metadata block groups.  The smallest -musage=N whose what-if gives back
- * one full data chunk's raw bytes, kept only when one does.
+ * metadata block groups.  The smallest -musage=N (or M..N) whose what-if
+ * gives back one full data chunk's raw bytes, else the smallest that
+ * lifts data out of its finding, kept only when one does.
  */
 static int remedy_meta_balance(const struct space_report *report, struct space_summary *sum,
 			       int finding)
 {
 	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
 	struct summary_remedy *r;
-	u64 cand[101];
+	u64 cand[101], lifting = 0;
 	u32 n, k, tries;
 	int ret = 0;
 
@@ -511,8 +597,15 @@ static int remedy_meta_balance(const struct space_report *report, struct space_s
 	if (!r->unallocated_after)
 		return -ENOMEM;
 	tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
-	for (k = 1; k <= tries && !ret && !r->enough; k++)
-		ret = try_balance(report, sum, cand[(u64)k * n / tries - 1], r);
+	for (k = 1; k <= tries && !ret && !r->enough; k++) {
+		ret = try_meta_balance(report, sum, cand[(u64)k * n / tries - 1], r);
+		if (!ret && !lifting && lifts_finding(s, r))
+			lifting = r->usage;
+	}
+	if (!ret && !r->enough && lifting) {
+		ret = try_meta_balance(report, sum, lifting, r);
+		r->enough = !ret && lifts_finding(s, r);
+	}
 	if (!ret && r->enough) {
 		sum->nr_remedies++;
 		return 0;

@@ -89,6 +89,7 @@ struct summary_remedy {
 	enum summary_remedy_kind kind;
 	int finding;			/* index into findings[] */
 	u64 usage;			/* balance: N of -dusage=N */
+	u32 usage_min;			/* balance: M of -musage=M..N, 0 for -musage=N */
 	u32 nr_selected;		/* balance: block groups relocated */
 	u64 moved_bytes;		/* balance: their used bytes; delete: the group's */
 	bool can_start;			/* balance: a chunk of the target can be made */
