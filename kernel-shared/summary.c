@@ -1146,7 +1146,7 @@ static int try_convert(const struct space_report *report, const struct space_sum
 	opts.kernel_version = report->reserve.kernel_version;
 	args = type == BTRFS_BLOCK_GROUP_DATA ? &opts.bal_data : &opts.bal_meta;
 	args->set = true;
-	args->flags = FORECAST_BAL_CONVERT;
+	args->flags = FORECAST_BAL_CONVERT | (r->soft ? FORECAST_BAL_SOFT : 0);
 	args->target = target;
 	opts.bal_force = r->force;
 	ret = btrfs_forecast_balance(report, &opts, &bal);
@@ -1154,7 +1154,8 @@ static int try_convert(const struct space_report *report, const struct space_sum
 		goto out;
 	r->kind = SUMMARY_REMEDY_CONVERT;
 	r->type = type;
-	r->from_profile = s->profile;
+	if (!r->soft)
+		r->from_profile = s->profile;
 	r->to_profile = target;
 	r->writable_before = s->headroom;
 	r->can_start = bal.can_start;
@@ -1216,7 +1217,8 @@ static const struct summary_space *space_named(const struct space_summary *sum, 
 static int remedy_convert(const struct space_report *report, struct space_summary *sum,
 			  int finding, const struct summary_space *s, u64 type, u64 target,
 			  u64 watch, bool force, bool (*helps)(const struct summary_remedy *r,
-							       const struct summary_space *s))
+							       const struct summary_space *s),
+			  const u64 *soft_from)
 {
 	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
 	u32 i;
@@ -1227,6 +1229,8 @@ static int remedy_convert(const struct space_report *report, struct space_summar
 	memset(r, 0, sizeof(*r));
 	r->finding = finding;
 	r->force = force;
+	r->soft = soft_from != NULL;
+	r->from_profile = soft_from ? *soft_from : 0;
 	r->dead_devid = watch;
 	for (i = 0; watch && i < sum->nr_devices; i++)
 		if (sum->dead[i].devid == watch)
@@ -1310,7 +1314,7 @@ static int remedy_convert_finding(const struct space_report *report, struct spac
 		before = sum->nr_remedies;
 		ret = remedy_convert(report, sum, finding, s, type, cand[i], 0,
 				     type == BTRFS_BLOCK_GROUP_METADATA && !keeps_redundancy(cand[i]),
-				     convert_lifts);
+				     convert_lifts, NULL);
 		if (ret || sum->nr_remedies > before)
 			return ret;
 	}
@@ -1347,7 +1351,66 @@ static int remedy_dup_metadata(const struct space_report *report, struct space_s
 			return 0;
 	return remedy_convert(report, sum, SUMMARY_FINDING_PROFILE, s,
 			      BTRFS_BLOCK_GROUP_METADATA, BTRFS_BLOCK_GROUP_RAID1, 0, false,
-			      convert_keeps_room);
+			      convert_keeps_room, NULL);
+}
+
+/* A conversion that finishes another: the type not left critical by it (or no worse) */
+static bool convert_not_critical(const struct summary_remedy *r, const struct summary_space *s)
+{
+	return r->writable_after >= min_u64(s->headroom, s->critical_bound);
+}
+
+/*
+ * The profile of @type's block groups that new chunks do not get
+ * (@profile, btrfs_get_alloc_profile()), and how many there are: a
+ * conversion cancelled, interrupted or run with a limit leaves both
+ */
+static u32 other_profile(const struct btrfs_fs_info *fs_info, u64 type, u64 profile, u64 *other)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+		u64 p = bg->flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+
+		/* read-only too: the mount sets single and RAID0 ones so beside mirrored ones */
+		if ((bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) != type || p == profile)
+			continue;
+		if (!n++)
+			*other = p;
+	}
+	return n;
+}
+
+/*
+ * Section 19.6, no finding: data or metadata in block groups of a profile
+ * beside the one new chunks get (a conversion not finished: those keep
+ * their copies, fewer or more than the rest).  btrfs balance start
+ * -dconvert=P,soft (-mconvert) with P the allocation profile relocates
+ * only them (chunk_soft_convert_filter()); printed when the what-if
+ * completes and does not leave the type critical: more copies take more
+ * room, which the text shows (writable after and now).
+ */
+static int remedy_mixed_profiles(const struct space_report *report, struct space_summary *sum)
+{
+	static const char *const names[] = { "data", "metadata" };
+	static const u64 types[] = { BTRFS_BLOCK_GROUP_DATA, BTRFS_BLOCK_GROUP_METADATA };
+	const struct summary_space *s;
+	u64 other = 0, target;
+	int i, ret = 0;
+
+	for (i = 0; i < 2 && !ret; i++) {
+		s = space_named(sum, names[i]);
+		if (!s)
+			continue;
+		target = s->profile & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+		if (!other_profile(report->fs_info, types[i], target, &other))
+			continue;
+		ret = remedy_convert(report, sum, SUMMARY_FINDING_MIXED, s, types[i], target, 0,
+				     types[i] == BTRFS_BLOCK_GROUP_METADATA &&
+				     !keeps_redundancy(target), convert_not_critical, &other);
+	}
+	return ret;
 }
 
 /* Dead bytes as the summary shows them: without the first MiB */
@@ -1606,7 +1669,7 @@ static int remedy_dead_space(const struct space_report *report, struct space_sum
 		    sum->remedies[k].type == BTRFS_BLOCK_GROUP_DATA)
 			return 0;	/* a data finding's conversion says it already */
 	return remedy_convert(report, sum, SUMMARY_FINDING_DEAD, data, BTRFS_BLOCK_GROUP_DATA, 0,
-			      r->dead_devid, false, convert_stops_waste);
+			      r->dead_devid, false, convert_stops_waste, NULL);
 }
 
 /*
@@ -1717,7 +1780,9 @@ int btrfs_summary_remedies(const struct space_report *report,
 	ret = remedy_slack(report, sum);
 	if (!ret)
 		ret = remedy_dead_space(report, sum);
-	return ret ? ret : remedy_dup_metadata(report, sum);
+	if (!ret)
+		ret = remedy_dup_metadata(report, sum);
+	return ret ? ret : remedy_mixed_profiles(report, sum);
 }
 
 /* Section 19.3: the tight and critical lines, worst first, stable */
