@@ -125,6 +125,13 @@ prepare()
 		python3 "$fills/fill.py" "$mnt" > /dev/null || fail "fill.py"
 		if [ "$1" = meta-range ]; then rm -f "$mnt"/f[0-7]; else rm -f "$mnt/f0"; fi
 		;;
+	convert-limit)
+		# a quarter of the space preallocated in single data, then one data
+		# block group converted to RAID1 (kernel test 078): a
+		# conversion not finished, single beside RAID1
+		prepare quarter
+		btrfs balance start -dconvert=raid1,limit=1 "$mnt" > /dev/null || fail "balance -dconvert=raid1,limit=1"
+		;;
 	small-files)
 		# small files with an extended attribute each until ENOSPC
 		# (kernel test 074): metadata takes every unallocated byte
