@@ -22,8 +22,10 @@
 # left mkfs's group, selected by 2..45, alone (the failed relocation's
 # copies were still in its used).  Compared: the groups the kernel logs
 # as relocating (forecast "started"), its enospc count (len(failed)), the
-# exit status (completes) and each device's unallocated bytes after.
-# About 90 s.
+# exit status (completes) and each device's unallocated bytes after; the
+# order only up to a failed metadata relocation (another run of the same
+# preparation: the kernel went on with two metadata groups the model
+# did not select, same outcome and bytes).  About 2 min.
 source "$TEST_TOP/common" || exit
 
 need_root
@@ -71,8 +73,17 @@ after = dict(l.split() for l in open(d + "/unallocated"))
 bad = []
 print("    %s: kernel relocating %s, %d enospc, %s; forecast started %s, failed %s, completes %s" % (
     d.rsplit("/", 1)[1], started, enospc, rc, b["started"], b["failed"], b["completes"]))
-if [str(s) for s in b["started"]] != started:
-    bad.append("started")
+# after a failed metadata relocation, which groups hold its copies (and
+# so which a usage range still selects) is not on the disk: the order is
+# held where no group failed before another started
+failed = {str(f) for f in b["failed"]}
+model = [str(s) for s in b["started"]]
+strict = not any(x in failed for x in model[:-1] + started[:-1])
+if model != started:
+    if strict:
+        bad.append("started")
+    else:
+        print("        started differs after a failed metadata relocation (not held)")
 if len(b["failed"]) != enospc:
     bad.append("enospc count")
 if b["completes"] != (rc == "ok"):
@@ -85,6 +96,11 @@ if bad:
     print("        FAIL: " + ", ".join(bad))
 sys.exit(1 if bad else 0)
 PY
+	# KEEP=DIR: a failed comparison's image and outputs, in DIR/meta-fail.PID
+	if [ -n "${KEEP:-}" ] && [[ "$failed" == *"meta-fail:$filter"* ]]; then
+		mkdir -p "$KEEP/meta-fail.$$" && cp -a --sparse=always "$img" "$dir" "$KEEP/meta-fail.$$/" &&
+			echo "    kept in $KEEP/meta-fail.$$"
+	fi
 }
 
 dir=$TEST_TMP/meta-fail
