@@ -1324,7 +1324,11 @@ static const char *device_list(u32 count)
 /* The command of a remedy, as an administrator types it */
 static void remedy_command(const struct summary_remedy *r, char *out, size_t len)
 {
-	if (r->kind == SUMMARY_REMEDY_BALANCE)
+	if (r->kind == SUMMARY_REMEDY_BALANCE && r->usage_min)
+		snprintf(out, len, "btrfs balance start -%cusage=%u..%llu MNT",
+			 r->type == BTRFS_BLOCK_GROUP_METADATA ? 'm' : 'd', r->usage_min,
+			 (unsigned long long)r->usage);
+	else if (r->kind == SUMMARY_REMEDY_BALANCE)
 		snprintf(out, len, "btrfs balance start -%cusage=%llu MNT",
 			 r->type == BTRFS_BLOCK_GROUP_METADATA ? 'm' : 'd',
 			 (unsigned long long)r->usage);
@@ -1336,9 +1340,9 @@ static void remedy_command(const struct summary_remedy *r, char *out, size_t len
 		snprintf(out, len, "delete the data in block group %llu",
 			 (unsigned long long)r->bg_start);
 	else if (r->kind == SUMMARY_REMEDY_CONVERT)
-		snprintf(out, len, "btrfs balance start %s-%cconvert=%s MNT", r->force ? "-f " : "",
+		snprintf(out, len, "btrfs balance start %s-%cconvert=%s%s MNT", r->force ? "-f " : "",
 			 r->type == BTRFS_BLOCK_GROUP_DATA ? 'd' : 'm',
-			 btrfs_bg_profile_name(r->to_profile));
+			 btrfs_bg_profile_name(r->to_profile), r->soft ? ",soft" : "");
 	else if (r->kind == SUMMARY_REMEDY_RESIZE)
 		snprintf(out, len, "btrfs filesystem resize %llu:max MNT",
 			 (unsigned long long)r->devid);
@@ -1378,6 +1382,8 @@ static const char *remedy_finding(const struct space_summary *sum,
 		return "dead space";
 	if (r->finding == SUMMARY_FINDING_SLACK)
 		return "unused device space";
+	if (r->finding == SUMMARY_FINDING_MIXED)
+		return "mixed profiles";
 	if (r->finding < 0)
 		return "metadata profile";
 	f = &sum->findings[r->finding];
@@ -1430,6 +1436,15 @@ static void convert_text(const struct fmt_ctx *fctx, const struct space_summary 
 			     size_str(fctx, r->writable_after, c, sizeof(c)),
 			     size_str(fctx, r->writable_before, d, sizeof(d)),
 			     size_str(fctx, dead_shown(r->dead_after), a, sizeof(a)));
+	else if (r->finding == SUMMARY_FINDING_MIXED)
+		n = snprintf(line, len, "Advice for %s: %u block group%s (%s used) %s %s (%u cop%s) beside %s (%u), which new chunks get (a conversion not finished): %s converts them, %s can write %s (now %s)",
+			     type, r->nr_selected, r->nr_selected == 1 ? "" : "s",
+			     size_str(fctx, r->moved_bytes, c, sizeof(c)),
+			     r->nr_selected == 1 ? "is" : "are", btrfs_bg_profile_name(r->from_profile),
+			     from, from == 1 ? "y" : "ies", btrfs_bg_profile_name(r->to_profile), to,
+			     cmd, type,
+			     size_str(fctx, r->writable_after, a, sizeof(a)),
+			     size_str(fctx, r->writable_before, b, sizeof(b)));
 	else if (r->finding < 0)
 		n = snprintf(line, len, "Advice for metadata: DUP on %u devices keeps both copies on one; %s puts them on two, metadata can write %s (now %s)",
 			     sum->nr_devices, cmd,
@@ -1826,6 +1841,12 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 				effect_field_json(fctx, sum, r, f);
 		if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
 			owners_json(fctx, r->owners);
+		/* ,soft: the groups of other profiles only (formulas.md 19.6) */
+		if (r->kind == SUMMARY_REMEDY_CONVERT && r->soft)
+			fmt_bool(fctx, "soft", NULL, true);
+		/* -musage=M..N, the system groups spared (formulas.md 19.6) */
+		if (r->kind == SUMMARY_REMEDY_BALANCE && r->usage_min)
+			fmt_u64(fctx, "usage_min", NULL, r->usage_min);
 		fmt_group_end(fctx);
 		fmt_group_end(fctx);
 	}

@@ -130,6 +130,7 @@ struct reloc_bg {
 	bool removed;
 	bool is_new;
 	bool took_copies;	/* tree blocks moved here by a relocation */
+	u64 failed_copies;	/* tree block copies of a failed relocation, still in used */
 	u8 size_class;
 	struct range_list free;
 	struct range_list extents;	/* what relocation moves */
@@ -1376,18 +1377,34 @@ static int move_data(struct reloc *rc, u32 s, u64 flags)
 	return 0;
 }
 
-/* Tree blocks: each moved as one allocation of its size */
+static int reserve_metadata(struct reloc *rc, u64 num_bytes);
+
+/*
+ * Tree blocks: each moved as one allocation of its size.  Before each, and
+ * once after the last, relocate_block_group()'s loop refills the
+ * relocation's block reserve to its size (nodesize *
+ * RELOCATION_RESERVED_NODES, FLUSH_ALL): the blocks moved so far are used
+ * beside it and the read-only group, so the move needs its tree blocks
+ * plus the reserve plus the global reserve free in the other groups, or
+ * over-commit, or a chunk.  Without the refill a 91.66 MiB group was
+ * predicted to move into 99.39 MiB free beside a 5.5 MiB global reserve;
+ * 6.18.44 ended -ENOSPC (kernel test 077).
+ */
 static int move_tree_blocks(struct reloc *rc, u32 s, u64 flags)
 {
+	u64 rsv = (u64)rc->fs_info->nodesize * RELOCATION_RESERVED_NODES;
 	u32 i;
-	int ret;
+	int ret = 0;
 
 	if (rc->bgs[s].extents.nr)
 		inexact(rc, "metadata relocation: the tree blocks' COW copies and the reloc trees are not replayed");
 	rc->moving_tree_blocks = true;
-	for (i = 0; i < rc->bgs[s].extents.nr; i++) {
+	for (i = 0; i <= rc->bgs[s].extents.nr; i++) {
 		u64 found;
 
+		ret = reserve_metadata(rc, rsv);
+		if (ret < 0 || i == rc->bgs[s].extents.nr)
+			break;
 		ret = find_free_extent(rc, flags, rc->bgs[s].extents.r[i].len, 0, &found);
 		if (ret < 0)
 			break;
@@ -1617,6 +1634,32 @@ static int flush_removed(struct reloc *rc)
  * the kernel's 289.1 MiB): the new chunk the failure emptied kept the
  * class of its 24 MiB extents.
  */
+/*
+ * A metadata relocation that failed with -ENOSPC: prepare_to_merge()
+ * marks its reloc trees orphan and merge_reloc_roots() drops them, but
+ * the frees of their tree block copies reach the block groups' used only
+ * when the delayed refs run, after __btrfs_balance() filtered the next
+ * chunk: a usage filter sees them (6.18.44, kernel test 077: a 91.66 MiB
+ * group failed into mkfs's group, 3 % used, which -musage=2..45 then left;
+ * its used was back to 3.7 MiB at the end)
+ */
+static void keep_failed_copies(struct reloc *rc)
+{
+	u32 i;
+
+	for (i = 0; i < rc->nr_allocs; i++)
+		rc->bgs[rc->allocs[i].bg].failed_copies += rc->allocs[i].len;
+}
+
+/* The next relocation's commits ran those delayed refs */
+static void forget_failed_copies(struct reloc *rc)
+{
+	u32 i;
+
+	for (i = 0; i < rc->nr_bgs; i++)
+		rc->bgs[i].failed_copies = 0;
+}
+
 static void undo_allocs(struct reloc *rc)
 {
 	while (rc->nr_allocs) {
@@ -1710,6 +1753,7 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 	/* force_chunk() grows rc->bgs: the block group is rc->bgs[b], read anew */
 	rc->nr_allocs = 0;
 	res->selected[res->nr_selected++] = start;
+	forget_failed_copies(rc);
 	/*
 	 * btrfs_inc_block_group_ro(do_chunk_alloc): a chunk of the new profile
 	 * first.  Not for a system group: btrfs_chunk_alloc() refuses SYSTEM
@@ -1783,6 +1827,8 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 fail:
 	if (ret != -ENOSPC && ret != -EROFS)
 		return ret;
+	if (!(rc->bgs[b].flags & BTRFS_BLOCK_GROUP_DATA))
+		keep_failed_copies(rc);
 	undo_allocs(rc);
 	rc->bgs[b].ro = was_ro;
 	bg_changed(rc, b);
@@ -1851,7 +1897,7 @@ void btrfs_free_reloc_result(struct btrfs_reloc_result *res)
  */
 static bool usage_selects(const struct reloc_bg *bg, const struct forecast_balance_args *a)
 {
-	u64 lo, hi;
+	u64 used = bg->used + bg->failed_copies, lo, hi;
 
 	if (a->flags & FORECAST_BAL_USAGE) {
 		/* usage_min aliases the low half of usage in the kernel's union */
@@ -1861,7 +1907,7 @@ static bool usage_selects(const struct reloc_bg *bg, const struct forecast_balan
 			hi = bg->length;
 		else
 			hi = mult_perc(bg->length, a->usage);
-		if (bg->used >= hi)
+		if (used >= hi)
 			return false;
 	}
 	if (a->flags & FORECAST_BAL_USAGE_RANGE) {
@@ -1872,7 +1918,7 @@ static bool usage_selects(const struct reloc_bg *bg, const struct forecast_balan
 			hi = bg->length;
 		else
 			hi = mult_perc(bg->length, a->usage_max);
-		if (bg->used < lo || bg->used >= hi)
+		if (used < lo || used >= hi)
 			return false;
 	}
 	return true;

@@ -387,8 +387,57 @@ static int balance_writable_after(const struct space_report *report,
 	return 0;
 }
 
+/* The balance what-if @fc of remedy @r relocated every group it selected */
+static bool completes_of(const struct btrfs_forecast *fc, const struct summary_remedy *r)
+{
+	return r->can_start && !fc->balance.unplaced_bytes && r->nr_selected;
+}
+
+/* should_balance_chunk()'s usage=N bound: a group is selected below it */
+static u64 usage_bound(const struct btrfs_block_group *bg, u64 usage)
+{
+	return usage ? bg->length * usage / 100 : 1;
+}
+
+/*
+ * Section 19.6: btrfs-progs sends -musage=N as -susage=N too, so the
+ * system block groups, nearly empty, go with the metadata ones; a system
+ * group's relocation needs a new system chunk, and on a full device that
+ * fails with -ENOSPC after the metadata groups moved (6.18.44: the balance
+ * ends with status -28 though data gained a chunk).  The largest M of
+ * -musage=M..N that keeps every metadata group N selects (used >= length *
+ * M / 100, chunk_usage_range_filter()) and leaves out a system group N
+ * selects; 0 when none does.
+ */
+static u32 usage_floor_sparing_system(const struct btrfs_fs_info *fs_info, u64 usage)
+{
+	u64 floor = 100;
+	bool spared = false;
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		if ((bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) != BTRFS_BLOCK_GROUP_METADATA ||
+		    bg->ro || !bg->length || bg->used >= usage_bound(bg, usage))
+			continue;
+		if (bg->used * 100 / bg->length < floor)
+			floor = bg->used * 100 / bg->length;
+	}
+	if (!floor || floor == 100)
+		return 0;
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		if ((bg->flags & BTRFS_BLOCK_GROUP_SYSTEM) && !bg->ro && bg->length &&
+		    bg->used < usage_bound(bg, usage) && bg->used < bg->length * floor / 100)
+			spared = true;
+	}
+	return spared ? floor : 0;
+}
+
 static int try_balance(const struct space_report *report, const struct space_summary *sum,
-		       u64 usage, struct summary_remedy *r)
+		       u64 usage, u32 usage_min, struct summary_remedy *r)
 {
 	const struct summary_space *s = &sum->spaces[sum->findings[r->finding].space];
 	struct forecast_balance_args *args;
@@ -403,14 +452,21 @@ static int try_balance(const struct space_report *report, const struct space_sum
 	opts.kernel_version = report->reserve.kernel_version;
 	args = r->type == BTRFS_BLOCK_GROUP_METADATA ? &opts.bal_meta : &opts.bal_data;
 	args->set = true;
-	args->flags = FORECAST_BAL_USAGE;
-	args->usage = usage;
+	if (usage_min) {
+		args->flags = FORECAST_BAL_USAGE_RANGE;
+		args->usage_min = usage_min;
+		args->usage_max = usage;
+	} else {
+		args->flags = FORECAST_BAL_USAGE;
+		args->usage = usage;
+	}
 	ret = btrfs_build_forecast(report, &opts, &fc);
 	if (ret) {
 		btrfs_free_forecast(&fc);
 		return ret;
 	}
 	r->usage = usage;
+	r->usage_min = usage_min;
 	r->nr_selected = fc.balance.nr_selected;
 	r->moved_bytes = fc.balance.moved_bytes;
 	r->can_start = fc.balance.can_start;
@@ -426,7 +482,7 @@ static int try_balance(const struct space_report *report, const struct space_sum
 	r->room_gained = after > before ? after - before : 0;
 	r->writable_before = s->headroom;
 	r->writable_after = s->headroom;
-	completes = r->can_start && !fc.balance.unplaced_bytes && r->nr_selected;
+	completes = r->completes = completes_of(&fc, r);
 	if (completes)
 		ret = balance_writable_after(report, sum, s, &fc.balance.res, r);
 	r->enough = !ret && completes && r->room_gained >= r->room_needed &&
@@ -466,7 +522,7 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	sum->nr_remedies++;
 	tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
 	for (k = 1; k <= tries; k++) {
-		ret = try_balance(report, sum, cand[(u64)k * n / tries - 1], r);
+		ret = try_balance(report, sum, cand[(u64)k * n / tries - 1], 0, r);
 		if (ret || r->enough)
 			return ret;
 		/* the first that gives back the room but no more to write */
@@ -476,21 +532,51 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	}
 	/* shown as not helping: the smallest such N, not a balance of everything */
 	if (room_only && room_only != r->usage)
-		return try_balance(report, sum, room_only, r);
+		return try_balance(report, sum, room_only, 0, r);
 	return 0;
 }
 
 /*
+ * Section 19.6: a -musage what-if that falls short of a full data chunk's
+ * room but completes and lifts data out of its finding: a chunk of what
+ * it gives back is still made, shrunk to the room (as a device add helps)
+ */
+static bool lifts_finding(const struct summary_space *s, const struct summary_remedy *r)
+{
+	return r->completes && r->writable_after >= s->tight_bound &&
+	       r->writable_after >= s->headroom + SUMMARY_BALANCE_MIN_GAIN;
+}
+
+/*
+ * One -musage=N what-if into @r; when it does not complete, -musage=M..N
+ * with the floor that leaves the system groups out (the metadata groups
+ * N selects kept), if there is one
+ */
+static int try_meta_balance(const struct space_report *report, const struct space_summary *sum,
+			    u64 usage, struct summary_remedy *r)
+{
+	u32 floor;
+	int ret;
+
+	ret = try_balance(report, sum, usage, 0, r);
+	if (ret || r->completes)
+		return ret;
+	floor = usage_floor_sparing_system(report->fs_info, usage);
+	return floor ? try_balance(report, sum, usage, floor, r) : 0;
+}
+
+/*
  * Section 19.6, a data finding that no -dusage=N helps: room held in
- * metadata block groups.  The smallest -musage=N whose what-if gives back
- * one full data chunk's raw bytes, kept only when one does.
+ * metadata block groups.  The smallest -musage=N (or M..N) whose what-if
+ * gives back one full data chunk's raw bytes, else the smallest that
+ * lifts data out of its finding, kept only when one does.
  */
 static int remedy_meta_balance(const struct space_report *report, struct space_summary *sum,
 			       int finding)
 {
 	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
 	struct summary_remedy *r;
-	u64 cand[101];
+	u64 cand[101], lifting = 0;
 	u32 n, k, tries;
 	int ret = 0;
 
@@ -511,8 +597,15 @@ static int remedy_meta_balance(const struct space_report *report, struct space_s
 	if (!r->unallocated_after)
 		return -ENOMEM;
 	tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
-	for (k = 1; k <= tries && !ret && !r->enough; k++)
-		ret = try_balance(report, sum, cand[(u64)k * n / tries - 1], r);
+	for (k = 1; k <= tries && !ret && !r->enough; k++) {
+		ret = try_meta_balance(report, sum, cand[(u64)k * n / tries - 1], r);
+		if (!ret && !lifting && lifts_finding(s, r))
+			lifting = r->usage;
+	}
+	if (!ret && !r->enough && lifting) {
+		ret = try_meta_balance(report, sum, lifting, r);
+		r->enough = !ret && lifts_finding(s, r);
+	}
 	if (!ret && r->enough) {
 		sum->nr_remedies++;
 		return 0;
@@ -1053,7 +1146,7 @@ static int try_convert(const struct space_report *report, const struct space_sum
 	opts.kernel_version = report->reserve.kernel_version;
 	args = type == BTRFS_BLOCK_GROUP_DATA ? &opts.bal_data : &opts.bal_meta;
 	args->set = true;
-	args->flags = FORECAST_BAL_CONVERT;
+	args->flags = FORECAST_BAL_CONVERT | (r->soft ? FORECAST_BAL_SOFT : 0);
 	args->target = target;
 	opts.bal_force = r->force;
 	ret = btrfs_forecast_balance(report, &opts, &bal);
@@ -1061,7 +1154,8 @@ static int try_convert(const struct space_report *report, const struct space_sum
 		goto out;
 	r->kind = SUMMARY_REMEDY_CONVERT;
 	r->type = type;
-	r->from_profile = s->profile;
+	if (!r->soft)
+		r->from_profile = s->profile;
 	r->to_profile = target;
 	r->writable_before = s->headroom;
 	r->can_start = bal.can_start;
@@ -1123,7 +1217,8 @@ static const struct summary_space *space_named(const struct space_summary *sum, 
 static int remedy_convert(const struct space_report *report, struct space_summary *sum,
 			  int finding, const struct summary_space *s, u64 type, u64 target,
 			  u64 watch, bool force, bool (*helps)(const struct summary_remedy *r,
-							       const struct summary_space *s))
+							       const struct summary_space *s),
+			  const u64 *soft_from)
 {
 	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
 	u32 i;
@@ -1134,6 +1229,8 @@ static int remedy_convert(const struct space_report *report, struct space_summar
 	memset(r, 0, sizeof(*r));
 	r->finding = finding;
 	r->force = force;
+	r->soft = soft_from != NULL;
+	r->from_profile = soft_from ? *soft_from : 0;
 	r->dead_devid = watch;
 	for (i = 0; watch && i < sum->nr_devices; i++)
 		if (sum->dead[i].devid == watch)
@@ -1217,7 +1314,7 @@ static int remedy_convert_finding(const struct space_report *report, struct spac
 		before = sum->nr_remedies;
 		ret = remedy_convert(report, sum, finding, s, type, cand[i], 0,
 				     type == BTRFS_BLOCK_GROUP_METADATA && !keeps_redundancy(cand[i]),
-				     convert_lifts);
+				     convert_lifts, NULL);
 		if (ret || sum->nr_remedies > before)
 			return ret;
 	}
@@ -1254,7 +1351,66 @@ static int remedy_dup_metadata(const struct space_report *report, struct space_s
 			return 0;
 	return remedy_convert(report, sum, SUMMARY_FINDING_PROFILE, s,
 			      BTRFS_BLOCK_GROUP_METADATA, BTRFS_BLOCK_GROUP_RAID1, 0, false,
-			      convert_keeps_room);
+			      convert_keeps_room, NULL);
+}
+
+/* A conversion that finishes another: the type not left critical by it (or no worse) */
+static bool convert_not_critical(const struct summary_remedy *r, const struct summary_space *s)
+{
+	return r->writable_after >= min_u64(s->headroom, s->critical_bound);
+}
+
+/*
+ * The profile of @type's block groups that new chunks do not get
+ * (@profile, btrfs_get_alloc_profile()), and how many there are: a
+ * conversion cancelled, interrupted or run with a limit leaves both
+ */
+static u32 other_profile(const struct btrfs_fs_info *fs_info, u64 type, u64 profile, u64 *other)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+		u64 p = bg->flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+
+		/* read-only too: the mount sets single and RAID0 ones so beside mirrored ones */
+		if ((bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) != type || p == profile)
+			continue;
+		if (!n++)
+			*other = p;
+	}
+	return n;
+}
+
+/*
+ * Section 19.6, no finding: data or metadata in block groups of a profile
+ * beside the one new chunks get (a conversion not finished: those keep
+ * their copies, fewer or more than the rest).  btrfs balance start
+ * -dconvert=P,soft (-mconvert) with P the allocation profile relocates
+ * only them (chunk_soft_convert_filter()); printed when the what-if
+ * completes and does not leave the type critical: more copies take more
+ * room, which the text shows (writable after and now).
+ */
+static int remedy_mixed_profiles(const struct space_report *report, struct space_summary *sum)
+{
+	static const char *const names[] = { "data", "metadata" };
+	static const u64 types[] = { BTRFS_BLOCK_GROUP_DATA, BTRFS_BLOCK_GROUP_METADATA };
+	const struct summary_space *s;
+	u64 other = 0, target;
+	int i, ret = 0;
+
+	for (i = 0; i < 2 && !ret; i++) {
+		s = space_named(sum, names[i]);
+		if (!s)
+			continue;
+		target = s->profile & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+		if (!other_profile(report->fs_info, types[i], target, &other))
+			continue;
+		ret = remedy_convert(report, sum, SUMMARY_FINDING_MIXED, s, types[i], target, 0,
+				     types[i] == BTRFS_BLOCK_GROUP_METADATA &&
+				     !keeps_redundancy(target), convert_not_critical, &other);
+	}
+	return ret;
 }
 
 /* Dead bytes as the summary shows them: without the first MiB */
@@ -1513,7 +1669,7 @@ static int remedy_dead_space(const struct space_report *report, struct space_sum
 		    sum->remedies[k].type == BTRFS_BLOCK_GROUP_DATA)
 			return 0;	/* a data finding's conversion says it already */
 	return remedy_convert(report, sum, SUMMARY_FINDING_DEAD, data, BTRFS_BLOCK_GROUP_DATA, 0,
-			      r->dead_devid, false, convert_stops_waste);
+			      r->dead_devid, false, convert_stops_waste, NULL);
 }
 
 /*
@@ -1624,7 +1780,9 @@ int btrfs_summary_remedies(const struct space_report *report,
 	ret = remedy_slack(report, sum);
 	if (!ret)
 		ret = remedy_dead_space(report, sum);
-	return ret ? ret : remedy_dup_metadata(report, sum);
+	if (!ret)
+		ret = remedy_dup_metadata(report, sum);
+	return ret ? ret : remedy_mixed_profiles(report, sum);
 }
 
 /* Section 19.3: the tight and critical lines, worst first, stable */

@@ -84,11 +84,13 @@ enum summary_remedy_kind {
 #define SUMMARY_FINDING_DEAD		(-1)
 #define SUMMARY_FINDING_PROFILE		(-2)
 #define SUMMARY_FINDING_SLACK		(-3)	/* a device larger than the filesystem uses */
+#define SUMMARY_FINDING_MIXED		(-4)	/* block groups of a profile new chunks do not get */
 
 struct summary_remedy {
 	enum summary_remedy_kind kind;
 	int finding;			/* index into findings[] */
 	u64 usage;			/* balance: N of -dusage=N */
+	u32 usage_min;			/* balance: M of -musage=M..N, 0 for -musage=N */
 	u32 nr_selected;		/* balance: block groups relocated */
 	u64 moved_bytes;		/* balance: their used bytes; delete: the group's */
 	bool can_start;			/* balance: a chunk of the target can be made */
@@ -120,6 +122,7 @@ struct summary_remedy {
 					   the type's headroom now */
 	u64 writable_after;		/* and after, the allocator replayed */
 	bool force;			/* convert: -f (metadata redundancy reduced) */
+	bool soft;			/* convert: ,soft: the groups of other profiles only */
 	u64 devid;			/* resize, replace: the device changed */
 	u64 old_size;			/* its size now (DEV_ITEM total_bytes) */
 	u64 new_size;			/* its size after (resize max, the new device's) */

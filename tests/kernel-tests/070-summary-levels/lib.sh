@@ -105,6 +105,33 @@ prepare()
 		python3 "$fills/fill.py" "$mnt" > /dev/null || fail "fill.py"
 		rm -f "$mnt/f0"
 		;;
+	meta-range | meta-fail)
+		# metadata grown by extended attributes of 12000 bytes, a leaf
+		# each (kernel test 077: mkfs's 102 MiB DUP group and a 208 MiB
+		# one), the first files deleted (their leaves are in mkfs's
+		# group), data filled until ENOSPC and some deleted.
+		# meta-range: 14000, 4000 deleted (mkfs's group a third used,
+		# the other 59 %), 128 MiB of data deleted; meta-fail: 12000,
+		# 6000 deleted (3 % and 44 %), 16 MiB
+		mkdir "$mnt/xattrs" || fail "mkdir"
+		if [ "$1" = meta-range ]; then
+			python3 "$fills/xattr-fill.py" "$mnt/xattrs" 14000 > /dev/null || fail "xattr-fill.py"
+			rm -f "$mnt"/xattrs/x[01]
+		else
+			python3 "$fills/xattr-fill.py" "$mnt/xattrs" 12000 > /dev/null || fail "xattr-fill.py"
+			rm -f "$mnt"/xattrs/x[012]
+		fi
+		sync
+		python3 "$fills/fill.py" "$mnt" > /dev/null || fail "fill.py"
+		if [ "$1" = meta-range ]; then rm -f "$mnt"/f[0-7]; else rm -f "$mnt/f0"; fi
+		;;
+	convert-limit)
+		# a quarter of the space preallocated in single data, then one data
+		# block group converted to RAID1 (kernel test 078): a
+		# conversion not finished, single beside RAID1
+		prepare quarter
+		btrfs balance start -dconvert=raid1,limit=1 "$mnt" > /dev/null || fail "balance -dconvert=raid1,limit=1"
+		;;
 	small-files)
 		# small files with an extended attribute each until ENOSPC
 		# (kernel test 074): metadata takes every unallocated byte

@@ -1,0 +1,28 @@
+#!/bin/bash
+# A conversion not finished (formulas.md 19.6): two 1.5 GiB devices,
+# single data, RAID1 metadata, a quarter of the space preallocated, then one data
+# block group converted by -dconvert=raid1,limit=1 (as a cancelled or
+# interrupted conversion leaves it): new data chunks are RAID1, the single
+# groups keep one copy and the mount sets them read-only.  Main said
+# nothing of it; now the first screen advises -dconvert=raid1,soft with
+# what data can write after it, checked on a copy (check-remedy.py:
+# unallocated per device, then the data fill against writable_after), and
+# the levels are held to the kernel's fills (check.py).  By hand on
+# 6.18.44, a conversion cancelled after 4 s on an aged pool (3 single
+# groups, 647.93 MiB): unallocated 336,592,896 bytes per device predicted
+# and left, 336,359,424 data bytes predicted and written.  About 60 s.
+source "$TEST_TOP/common" || exit
+
+need_root
+check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount findmnt python3 truncate fallocate fstrim jq
+need_btrfs_module
+losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
+
+source "$TOP/tests/kernel-tests/070-summary-levels/lib.sh" || exit
+
+REMEDY_KINDS='btrfs balance start -dconvert=*,soft MNT' run_case convert-limit convert-limit "-d single -m raid1" 1536M 1536M
+jq -e '[.summary.remedies[] | select(.finding == "mixed profiles" and
+	.command == "btrfs balance start -dconvert=raid1,soft MNT" and .effect.soft)] | length == 1' \
+	"$TEST_TMP/convert-limit/inspect.json" > /dev/null ||
+	failed="$failed convert-limit:no-soft-conversion"
+[ -z "$failed" ] || fail "the tool disagrees with the kernel in:$failed"
