@@ -512,6 +512,9 @@ static int match_scanned_item(struct btrfs_fs_info *fs_info, struct btrfs_error 
 			(unsigned long long)found->objectid,
 			(unsigned long long)found->offset,
 			(unsigned long long)map->start, (unsigned long long)map->length);
+	/* btrfs_find_chunk_map() leaves its answer's index as the hint */
+	if (fs_info->chunk_hint < high && fs_info->chunks[fs_info->chunk_hint] == map)
+		low = high = fs_info->chunk_hint;
 	while (low < high) {
 		u32 mid = low + (high - low) / 2;
 
