@@ -195,18 +195,13 @@ static void reada_for_balance(struct btrfs_fs_info *fs_info, const struct btrfs_
 	}
 }
 
-int btrfs_search_slot(struct btrfs_fs_info *fs_info,
-		      const struct btrfs_root_ref *root,
-		      const struct btrfs_key *key, struct btrfs_path *path,
-		      unsigned int purpose)
+/* From @eb (already in @path at its level) down to the leaf, for @key */
+static int search_down(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *root,
+		       const struct btrfs_key *key, struct btrfs_path *path,
+		       unsigned int purpose, struct btrfs_tree_block *eb)
 {
-	struct btrfs_tree_block *eb;
 	int ret, slot;
 
-	btrfs_release_path(path);
-	ret = btrfs_read_root_node(fs_info, path_err(fs_info, path), root, purpose, &eb);
-	if (ret < 0)
-		return ret;
 	while (1) {
 		int level = eb->level;
 
@@ -230,6 +225,50 @@ int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 			return ret;
 		}
 	}
+}
+
+int btrfs_search_slot(struct btrfs_fs_info *fs_info,
+		      const struct btrfs_root_ref *root,
+		      const struct btrfs_key *key, struct btrfs_path *path,
+		      unsigned int purpose)
+{
+	struct btrfs_tree_block *eb;
+	int ret;
+
+	btrfs_release_path(path);
+	ret = btrfs_read_root_node(fs_info, path_err(fs_info, path), root, purpose, &eb);
+	if (ret < 0)
+		return ret;
+	return search_down(fs_info, root, key, path, purpose, eb);
+}
+
+int btrfs_search_slot_again(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_root_ref *root,
+			    const struct btrfs_key *key, struct btrfs_path *path,
+			    unsigned int purpose)
+{
+	int level = root->level, slot, i;
+	struct btrfs_tree_block *eb;
+
+	if (level >= BTRFS_MAX_LEVEL || !path->nodes[level] ||
+	    path->nodes[level]->start != root->bytenr || path->ins_len || path->reada)
+		return btrfs_search_slot(fs_info, root, key, path, purpose);
+	eb = path->nodes[level];
+	/* the levels whose slot stays: the same child as the path holds */
+	while (level > 0 && path->nodes[level - 1]) {
+		if (bin_search_block(eb, key, &slot) && slot > 0)
+			slot--;
+		if (slot != path->slots[level])
+			break;
+		eb = path->nodes[--level];
+	}
+	/* below: let go as btrfs_release_path() would, then read on as a search */
+	for (i = 0; i < level; i++) {
+		btrfs_tree_block_put(path->nodes[i]);
+		path->nodes[i] = NULL;
+		path->slots[i] = 0;
+	}
+	return search_down(fs_info, root, key, path, purpose, eb);
 }
 
 /*
