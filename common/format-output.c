@@ -594,7 +594,21 @@ static void text_value(struct fmt_ctx *ctx, const char *label, const char *raw,
 	free(text);
 }
 
-/* A value printed the same way in text and JSON; a NULL key: text only */
+/*
+ * A value printed the same way in text and JSON, written as it is (a
+ * number, or a word the caller made); a NULL key: text only
+ */
+static void plain_value(struct fmt_ctx *ctx, const char *key, const char *label,
+			const char *text)
+{
+	if (!is_json(ctx)) {
+		text_value(ctx, label, text, true);
+	} else if (key) {
+		json_member(ctx, key);
+		fputs(text, ctx->out);
+	}
+}
+
 __attribute__ ((format (printf, 4, 5)))
 static void fmt_plain(struct fmt_ctx *ctx, const char *key, const char *label,
 		      const char *fmt, ...)
@@ -605,17 +619,30 @@ static void fmt_plain(struct fmt_ctx *ctx, const char *key, const char *label,
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (!is_json(ctx)) {
-		text_value(ctx, label, buf, true);
-	} else if (key) {
-		json_member(ctx, key);
-		fputs(buf, ctx->out);
-	}
+	plain_value(ctx, key, label, buf);
+}
+
+/*
+ * The digits of a u64, as "%" PRIu64 writes them, without vsnprintf():
+ * 700 instructions a number there, and a JSON report writes 330 of them
+ */
+static const char *u64_digits(u64 value, char buf[21])
+{
+	char *p = buf + 20;
+
+	*p = '\0';
+	do {
+		*--p = '0' + value % 10;
+		value /= 10;
+	} while (value);
+	return p;
 }
 
 void fmt_u64(struct fmt_ctx *ctx, const char *key, const char *label, u64 value)
 {
-	fmt_plain(ctx, key, label, "%" PRIu64, value);
+	char buf[21];
+
+	plain_value(ctx, key, label, u64_digits(value, buf));
 }
 
 void fmt_size(struct fmt_ctx *ctx, const char *key, const char *label, u64 value)

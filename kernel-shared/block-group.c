@@ -376,7 +376,7 @@ static int find_first_block_group(struct btrfs_fs_info *fs_info,
 				  const struct btrfs_key *key, struct btrfs_path *path,
 				  unsigned int purpose)
 {
-	int ret = btrfs_search_slot(fs_info, root, key, path, purpose);
+	int ret = btrfs_search_slot_again(fs_info, root, key, path, purpose);
 
 	if (ret < 0)
 		return ret;
@@ -456,7 +456,7 @@ int btrfs_replay_block_group_search(struct btrfs_fs_info *fs_info, struct btrfs_
 		if (ret)
 			break;
 		key.objectid = found.objectid + found.offset;
-		btrfs_release_path(&path);
+		/* the path stays: the next search reads only where it turns off */
 	}
 	btrfs_release_path(&path);
 	for (i = 0; ret >= 0 && i < fs_info->nr_chunks; i++)
@@ -512,6 +512,9 @@ static int match_scanned_item(struct btrfs_fs_info *fs_info, struct btrfs_error 
 			(unsigned long long)found->objectid,
 			(unsigned long long)found->offset,
 			(unsigned long long)map->start, (unsigned long long)map->length);
+	/* btrfs_find_chunk_map() leaves its answer's index as the hint */
+	if (fs_info->chunk_hint < high && fs_info->chunks[fs_info->chunk_hint] == map)
+		low = high = fs_info->chunk_hint;
 	while (low < high) {
 		u32 mid = low + (high - low) / 2;
 

@@ -28,21 +28,36 @@
  * Binary search over a block's keys.  Returns 0 and the slot of @key if it
  * is there, else 1 and the slot of the first key above it.
  */
-int bin_search_block(const struct btrfs_tree_block *eb,
-		     const struct btrfs_key *key, int *slot)
+/*
+ * A key on disk against @key, in btrfs_comp_keys()'s order, the objectid
+ * first: most steps of a search decide on it alone, and the type and
+ * offset are then not read
+ */
+static inline int comp_disk_key(const struct btrfs_disk_key *disk,
+				const struct btrfs_key *key)
 {
-	int low = 0, high = eb->nritems;
+	u64 objectid = btrfs_disk_key_objectid(disk), offset;
+
+	if (objectid != key->objectid)
+		return objectid < key->objectid ? -1 : 1;
+	if (disk->type != key->type)
+		return disk->type < key->type ? -1 : 1;
+	offset = btrfs_disk_key_offset(disk);
+	if (offset != key->offset)
+		return offset < key->offset ? -1 : 1;
+	return 0;
+}
+
+/* The binary search over @nr keys @stride bytes apart from @first */
+static inline int bin_search_keys(const u8 *first, size_t stride, int nr,
+				  const struct btrfs_key *key, int *slot)
+{
+	int low = 0, high = nr;
 
 	while (low < high) {
 		int mid = low + (high - low) / 2;
-		struct btrfs_key found;
-		int cmp;
+		int cmp = comp_disk_key((const struct btrfs_disk_key *)(first + mid * stride), key);
 
-		if (eb->level)
-			btrfs_node_key_to_cpu(eb, mid, &found);
-		else
-			btrfs_item_key_to_cpu(eb, mid, &found);
-		cmp = btrfs_comp_keys(&found, key);
 		if (cmp < 0) {
 			low = mid + 1;
 		} else if (cmp > 0) {
@@ -54,6 +69,20 @@ int bin_search_block(const struct btrfs_tree_block *eb,
 	}
 	*slot = low;
 	return 1;
+}
+
+int bin_search_block(const struct btrfs_tree_block *eb,
+		     const struct btrfs_key *key, int *slot)
+{
+	const u8 *first = eb->data + sizeof(struct btrfs_header);
+
+	/* a node's key pointers and a leaf's items both start with their key */
+	static_assert(offsetof(struct btrfs_key_ptr, key) == 0 &&
+		      offsetof(struct btrfs_item, key) == 0, "keys first");
+	if (eb->level)
+		return bin_search_keys(first, sizeof(struct btrfs_key_ptr), eb->nritems,
+				       key, slot);
+	return bin_search_keys(first, sizeof(struct btrfs_item), eb->nritems, key, slot);
 }
 
 void btrfs_release_path(struct btrfs_path *path)
@@ -195,18 +224,13 @@ static void reada_for_balance(struct btrfs_fs_info *fs_info, const struct btrfs_
 	}
 }
 
-int btrfs_search_slot(struct btrfs_fs_info *fs_info,
-		      const struct btrfs_root_ref *root,
-		      const struct btrfs_key *key, struct btrfs_path *path,
-		      unsigned int purpose)
+/* From @eb (already in @path at its level) down to the leaf, for @key */
+static int search_down(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *root,
+		       const struct btrfs_key *key, struct btrfs_path *path,
+		       unsigned int purpose, struct btrfs_tree_block *eb)
 {
-	struct btrfs_tree_block *eb;
 	int ret, slot;
 
-	btrfs_release_path(path);
-	ret = btrfs_read_root_node(fs_info, path_err(fs_info, path), root, purpose, &eb);
-	if (ret < 0)
-		return ret;
 	while (1) {
 		int level = eb->level;
 
@@ -230,6 +254,50 @@ int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 			return ret;
 		}
 	}
+}
+
+int btrfs_search_slot(struct btrfs_fs_info *fs_info,
+		      const struct btrfs_root_ref *root,
+		      const struct btrfs_key *key, struct btrfs_path *path,
+		      unsigned int purpose)
+{
+	struct btrfs_tree_block *eb;
+	int ret;
+
+	btrfs_release_path(path);
+	ret = btrfs_read_root_node(fs_info, path_err(fs_info, path), root, purpose, &eb);
+	if (ret < 0)
+		return ret;
+	return search_down(fs_info, root, key, path, purpose, eb);
+}
+
+int btrfs_search_slot_again(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_root_ref *root,
+			    const struct btrfs_key *key, struct btrfs_path *path,
+			    unsigned int purpose)
+{
+	int level = root->level, slot, i;
+	struct btrfs_tree_block *eb;
+
+	if (level >= BTRFS_MAX_LEVEL || !path->nodes[level] ||
+	    path->nodes[level]->start != root->bytenr || path->ins_len || path->reada)
+		return btrfs_search_slot(fs_info, root, key, path, purpose);
+	eb = path->nodes[level];
+	/* the levels whose slot stays: the same child as the path holds */
+	while (level > 0 && path->nodes[level - 1]) {
+		if (bin_search_block(eb, key, &slot) && slot > 0)
+			slot--;
+		if (slot != path->slots[level])
+			break;
+		eb = path->nodes[--level];
+	}
+	/* below: let go as btrfs_release_path() would, then read on as a search */
+	for (i = 0; i < level; i++) {
+		btrfs_tree_block_put(path->nodes[i]);
+		path->nodes[i] = NULL;
+		path->slots[i] = 0;
+	}
+	return search_down(fs_info, root, key, path, purpose, eb);
 }
 
 /*

@@ -141,6 +141,21 @@ int btrfs_search_slot(struct btrfs_fs_info *fs_info,
 		      const struct btrfs_root_ref *root,
 		      const struct btrfs_key *key, struct btrfs_path *path,
 		      unsigned int purpose);
+/*
+ * btrfs_search_slot() on a path an earlier search of @root left (not
+ * released): the nodes the new key reaches through the same slots are
+ * not read again (the same block against the same parent pointer, which
+ * passed and was seen by the read observer), the rest as
+ * btrfs_search_slot() reads them; the path ends as that search's would.
+ * The mount estimate's replay of 772 block-group searches (block-group.c)
+ * read the root and a level-1 node again at each.  A released path, a
+ * path of another root, or one with read-ahead or an insertion's or a
+ * deletion's search: btrfs_search_slot().
+ */
+int btrfs_search_slot_again(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_root_ref *root,
+			    const struct btrfs_key *key, struct btrfs_path *path,
+			    unsigned int purpose);
 int btrfs_next_item(struct btrfs_fs_info *fs_info,
 		    const struct btrfs_root_ref *root, struct btrfs_path *path,
 		    unsigned int purpose);

@@ -850,38 +850,54 @@ static int check_extent_item(struct btrfs_fs_info *fs_info, struct btrfs_error *
  * leaf: in the loop the compiler must load them again for every item, as
  * the loop's stores (note_other_slot()) might change them.
  */
+/* An EXTENT_ITEM with one inline EXTENT_DATA_REF: 24 + 1 + 28 bytes */
+#define BTRFS_PLAIN_DATA_EXTENT_SIZE	(sizeof(struct btrfs_extent_item) + 1 + \
+					 sizeof(struct btrfs_extent_data_ref))
+
 struct plain_extent_limits {
 	u64 mask;			/* sectorsize - 1 */
 	u64 max_generation;		/* the superblock's generation + 1 */
 	u32 nodesize;
 };
 
-static inline bool plain_data_extent_ok(const struct plain_extent_limits *lim,
-					const u8 *ptr, u32 item_size,
-					const struct btrfs_key key,
-					const struct btrfs_key prev)
+/*
+ * The fields of a plain data extent item at @ptr (its size checked by the
+ * caller), with the key's alignment: every check but the overlap with the
+ * item before it
+ */
+static inline bool plain_data_extent_fields_ok(const struct plain_extent_limits *lim,
+					       const u8 *ptr, u64 objectid, u64 offset)
 {
 	const struct btrfs_extent_item *ei = (const void *)ptr;
 	const struct btrfs_extent_inline_ref *iref = (const void *)(ei + 1);
 	const struct btrfs_extent_data_ref *dref = (const void *)(ptr + sizeof(*ei) + 1);
 	const u64 kinds = BTRFS_EXTENT_FLAG_DATA | BTRFS_EXTENT_FLAG_TREE_BLOCK |
 			  BTRFS_BLOCK_FLAG_FULL_BACKREF;
-	const u64 mask = lim->mask;
-	u64 objectid, prev_end;
+	u64 ino;
 	u32 count;
 
-	if (item_size != sizeof(*ei) + 1 + sizeof(*dref) ||
-	    btrfs_stack_extent_inline_ref_type(iref) != BTRFS_EXTENT_DATA_REF_KEY ||
+	if (btrfs_stack_extent_inline_ref_type(iref) != BTRFS_EXTENT_DATA_REF_KEY ||
 	    (btrfs_stack_extent_flags(ei) & kinds) != BTRFS_EXTENT_FLAG_DATA ||
 	    btrfs_stack_extent_generation(ei) > lim->max_generation ||
-	    ((key.objectid | key.offset | btrfs_stack_extent_data_ref_offset(dref)) & mask))
+	    ((objectid | offset | btrfs_stack_extent_data_ref_offset(dref)) & lim->mask))
 		return false;
-	objectid = btrfs_stack_extent_data_ref_objectid(dref);
+	ino = btrfs_stack_extent_data_ref_objectid(dref);
 	count = btrfs_stack_extent_data_ref_count(dref);
-	if (!is_valid_dref_root(btrfs_stack_extent_data_ref_root(dref)) ||
-	    objectid - BTRFS_FIRST_FREE_OBJECTID >
-			BTRFS_LAST_FREE_OBJECTID - BTRFS_FIRST_FREE_OBJECTID ||
-	    !count || count > btrfs_stack_extent_refs(ei))
+	return is_valid_dref_root(btrfs_stack_extent_data_ref_root(dref)) &&
+	       ino - BTRFS_FIRST_FREE_OBJECTID <=
+			BTRFS_LAST_FREE_OBJECTID - BTRFS_FIRST_FREE_OBJECTID &&
+	       (u64)count - 1 < btrfs_stack_extent_refs(ei);	/* 1 <= count <= refs */
+}
+
+static inline bool plain_data_extent_ok(const struct plain_extent_limits *lim,
+					const u8 *ptr, u32 item_size,
+					const struct btrfs_key key,
+					const struct btrfs_key prev)
+{
+	u64 prev_end;
+
+	if (item_size != BTRFS_PLAIN_DATA_EXTENT_SIZE ||
+	    !plain_data_extent_fields_ok(lim, ptr, key.objectid, key.offset))
 		return false;
 	/* check_extent_overlap() */
 	if (prev.type == BTRFS_EXTENT_ITEM_KEY)
@@ -891,6 +907,77 @@ static inline bool plain_data_extent_ok(const struct plain_extent_limits *lim,
 	else
 		return true;
 	return prev_end <= key.objectid;
+}
+
+/* An item's data offset and size, side by side on disk, read as one: size << 32 | offset */
+static inline u64 item_place(const struct btrfs_item *item)
+{
+	__le64 v;
+
+	static_assert(offsetof(struct btrfs_item, size) ==
+		      offsetof(struct btrfs_item, offset) + sizeof(item->offset),
+		      "item size follows item offset");
+	memcpy(&v, (const u8 *)item + offsetof(struct btrfs_item, offset), sizeof(v));
+	return le64toh(v);
+}
+
+/*
+ * A run of plain data extent items from @slot on, each after another one
+ * (@prev, an EXTENT_ITEM key, is slot - 1's): the slot where the run ends,
+ * with @prev and @expected_end moved to the slot before it.  Each slot
+ * taken passes every check check_leaf_slot() makes of it, in a loop that
+ * knows the previous key's type and the item's size: its key above the
+ * previous one and past its extent (pobj < obj and pobj + poff <= obj:
+ * the key order and check_extent_overlap()), its data right below the
+ * previous item's and above the item headers, its fields
+ * (plain_data_extent_fields_ok()).  The slot where any of that fails
+ * goes to check_leaf_slot(), which checks it in the kernel's order and
+ * words.  The extent items of a large extent tree were 67 instructions
+ * each in check_leaf_slot(); here 45 (callgrind, a warm inspect of 3 TiB).
+ */
+static __attribute__((noinline)) u32 plain_data_extent_run(const struct plain_extent_limits *lim,
+				 const struct btrfs_tree_block *eb, u32 slot,
+				 struct btrfs_key *prev, u32 *expected_end)
+{
+	const u32 item_size = BTRFS_PLAIN_DATA_EXTENT_SIZE;
+	const u32 header_size = sizeof(struct btrfs_item);
+	const u8 *data = eb->data + sizeof(struct btrfs_header);
+	u64 pobj = prev->objectid, poff = prev->offset;
+	u32 end = *expected_end, last = eb->nritems;
+
+	/*
+	 * The k-th slot of the run (from 1) has its data at end - k *
+	 * item_size, above its header's end (slot + k) * header_size while
+	 * k <= (end - slot * header_size) / (item_size + header_size): the
+	 * run stops there, and check_leaf_slot() reports the overlap.
+	 */
+	const struct btrfs_item *item, *stop;
+	u64 place;
+
+	if ((u64)slot * header_size > end)
+		return slot;
+	last = min_t(u32, last, slot + (end - slot * header_size) / (item_size + header_size));
+	stop = (const struct btrfs_item *)data + last;
+	/* the place item_place() reads when the item's data is where it must be */
+	place = (u64)item_size << 32 | end;
+	for (item = (const struct btrfs_item *)data + slot; item < stop; item++) {
+		const u64 obj = btrfs_disk_key_objectid(&item->key);
+		const u64 koff = btrfs_disk_key_offset(&item->key);
+
+		place -= item_size;
+		if (item->key.type != BTRFS_EXTENT_ITEM_KEY || item_place(item) != place ||
+		    obj <= pobj || pobj + poff > obj ||
+		    !plain_data_extent_fields_ok(lim, data + (u32)place, obj, koff))
+			break;
+		pobj = obj;
+		poff = koff;
+	}
+	end = (u32)place + (item < stop ? item_size : 0);
+	slot = item - (const struct btrfs_item *)data;
+	prev->objectid = pobj;
+	prev->offset = poff;
+	*expected_end = end;
+	return slot;
 }
 
 /*
@@ -1824,9 +1911,9 @@ check_leaf_slot(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 /*
  * The items of a leaf, in one pass, two at a time: each pair's keys take
  * turns as the key and the one before it, so that no key is copied from
- * one item's pass to the next.  Inlined twice, with @check_items a
- * constant in each: the loop of the blocks checked (all of them but those
- * caught half written) keeps no flag to test per item.
+ * one item's pass to the next.  Only a leaf caught half written comes
+ * here (@check_items false): keys and places, no contents; a written one
+ * goes to check_written_leaf_slots().
  */
 static inline __attribute__((always_inline)) int
 check_leaf_slots(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
@@ -1859,6 +1946,42 @@ check_leaf_slots(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 	return 0;
 }
 
+/*
+ * The items of a written leaf: runs of plain data extent items
+ * (plain_data_extent_run()) and each other slot on its own.  Between runs
+ * the key of the slot checked last is copied to be the one before the
+ * next: a few items a leaf.
+ */
+static int check_written_leaf_slots(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
+				    const struct btrfs_tree_block *eb)
+{
+	const struct plain_extent_limits lim = {
+		.mask = (u64)fs_info->sectorsize - 1,
+		.max_generation = fs_info->generation + 1,
+		.nodesize = fs_info->nodesize,
+	};
+	const u32 nritems = eb->nritems;
+	struct btrfs_key key, prev = { 0 };	/* all zero before slot 0 */
+	u32 expected_end = btrfs_leaf_data_size(eb->len);
+	u32 slot = 0;
+	int ret;
+
+	while (slot < nritems) {
+		if (prev.type == BTRFS_EXTENT_ITEM_KEY && slot > 0) {
+			slot = plain_data_extent_run(&lim, eb, slot, &prev, &expected_end);
+			if (slot == nritems)
+				break;
+		}
+		ret = check_leaf_slot(fs_info, err, eb, &lim, slot, &key, &prev,
+				      &expected_end, true);
+		if (ret)
+			return ret;
+		prev = key;
+		slot++;
+	}
+	return 0;
+}
+
 static int check_leaf(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 		      const struct btrfs_tree_block *eb)
 {
@@ -1874,7 +1997,7 @@ static int check_leaf(struct btrfs_fs_info *fs_info, struct btrfs_error *err,
 			"nritems", eb->nritems,
 			"invalid nritems %u, the item headers alone need more than %u bytes",
 			eb->nritems, data_size);
-	return check_items ? check_leaf_slots(fs_info, err, eb, true) :
+	return check_items ? check_written_leaf_slots(fs_info, err, eb) :
 			     check_leaf_slots(fs_info, err, eb, false);
 }
 

@@ -316,11 +316,27 @@ struct btrfs_chunk_map *btrfs_find_chunk_map(struct btrfs_fs_info *fs_info,
 	 * sorted, so the chunk holding @logical is the one the search finds.
 	 */
 	if (fs_info->chunk_hint < high) {
-		struct btrfs_chunk_map *map = fs_info->chunks[fs_info->chunk_hint];
+		u32 hint = fs_info->chunk_hint;
+		struct btrfs_chunk_map *map = fs_info->chunks[hint];
 
 		if (map->start <= logical && logical - map->start < map->length) {
-			low = fs_info->chunk_hint;
+			low = hint;
 			goto found;
+		}
+		/*
+		 * Or past it: walks in logical order (the chunk items, the
+		 * device extents, the block group items) ask for the chunk
+		 * after the last one, or for a chunk after them all
+		 */
+		if (map->start <= logical) {
+			const struct btrfs_chunk_map *next = hint + 1 < high ?
+				fs_info->chunks[hint + 1] : NULL;
+
+			if (!next || next->start > logical ||
+			    logical - next->start < next->length) {
+				low = hint + 1;
+				goto found;
+			}
 		}
 	}
 	while (low < high) {
@@ -355,6 +371,7 @@ static int insert_chunk_map(struct btrfs_fs_info *fs_info,
 		(fs_info->nr_chunks - pos) * sizeof(map));
 	fs_info->chunks[pos] = map;
 	fs_info->nr_chunks++;
+	fs_info->chunk_hint = pos;	/* the chunk tree's next item comes after it */
 	return 0;
 }
 

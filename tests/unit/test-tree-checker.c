@@ -278,6 +278,99 @@ static void test_tree_block_extents(struct btrfs_fs_info *fs_info)
 	       "corrupt leaf: block=1048576 slot=1 extent bytenr=1052672 len=4096 previous extent [1048576 168 8192] overlaps current extent [1052672 168 4096]");
 }
 
+/*
+ * Runs of plain data extent items (one inline EXTENT_DATA_REF) are checked
+ * by a loop of their own (plain_data_extent_run()); an item of the run
+ * that fails anything must still be reported at its slot in the kernel's
+ * words, as when each item went through the per-type check.  A leaf of
+ * @nr such items 8 KiB apart from 1 MiB, each 4 KiB long, root 5, inode
+ * 257, count 1, with the item at @bad changed by @fault.
+ */
+enum run_fault { RUN_NONE, RUN_SAME_KEY, RUN_OVERLAP, RUN_COUNT_0, RUN_ROOT_0,
+		 RUN_ITEM_END, RUN_FLAGS };
+
+static void plain_run_leaf(struct leaf *l, u32 nr, u32 bad, enum run_fault fault)
+{
+	u8 buf[53], *p;
+	u32 i;
+
+	leaf_init(l, 2);
+	for (i = 0; i < nr; i++) {
+		u64 bytenr = (1 << 20) + (u64)i * 8192, len = 4096;
+		u64 root = 5, flags = 1;
+		u32 count = 1;
+
+		if (i == bad && fault == RUN_SAME_KEY)
+			bytenr -= 8192;
+		if (i == bad && fault == RUN_OVERLAP)
+			bytenr -= 4096;	/* 4 KiB into the one before, made 8 KiB long */
+		if (i + 1 == bad && fault == RUN_OVERLAP)
+			len = 8192;
+		if (i == bad && fault == RUN_COUNT_0)
+			count = 0;
+		if (i == bad && fault == RUN_ROOT_0)
+			root = 0;
+		if (i == bad && fault == RUN_FLAGS)
+			flags = 1 | 2;			/* DATA and TREE_BLOCK */
+		p = extent_head(buf, 1, 10, flags);
+		data_ref(p, root, 257, 0, count);
+		leaf_add(l, bytenr, BTRFS_EXTENT_ITEM_KEY, len, buf, sizeof(buf));
+		if (i == bad && fault == RUN_ITEM_END) {
+			struct btrfs_item *item = (struct btrfs_item *)(l->eb->data +
+					sizeof(struct btrfs_header)) + i;
+
+			item->offset = htole32(le32toh(item->offset) - 1);
+		}
+	}
+}
+
+static void test_plain_extent_runs(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_item *item;
+	struct leaf l;
+	u32 nr = 0;
+
+	plain_run_leaf(&l, 10, 10, RUN_NONE);
+	expect(fs_info, &l, "a run of plain data extents", NULL);
+	plain_run_leaf(&l, 10, 5, RUN_SAME_KEY);
+	expect(fs_info, &l, "a run with a key twice",
+	       "corrupt leaf: root=2 block=1048576 slot=5, bad key order, prev (1081344 168 4096) current (1081344 168 4096)");
+	plain_run_leaf(&l, 10, 5, RUN_OVERLAP);
+	expect(fs_info, &l, "a run with an extent overlapping the one before",
+	       "corrupt leaf: block=1048576 slot=5 extent bytenr=1085440 len=4096 previous extent [1081344 168 8192] overlaps current extent [1085440 168 4096]");
+	plain_run_leaf(&l, 10, 5, RUN_COUNT_0);
+	expect(fs_info, &l, "a run with a data ref of count 0",
+	       "corrupt leaf: block=1048576 slot=5 extent bytenr=1089536 len=4096 invalid data ref count, should have non-zero value");
+	plain_run_leaf(&l, 10, 5, RUN_ROOT_0);
+	expect(fs_info, &l, "a run with a data ref of root 0",
+	       "corrupt leaf: block=1048576 slot=5 extent bytenr=1089536 len=4096 invalid data ref root value 0");
+	plain_run_leaf(&l, 10, 5, RUN_FLAGS);
+	expect(fs_info, &l, "a run with a data extent flagged tree block",
+	       "corrupt leaf: block=1048576 slot=5 extent bytenr=1089536 len=4096 invalid extent flag, have 0x3 expect 1 bit set in 0x3");
+	plain_run_leaf(&l, 10, 5, RUN_ITEM_END);
+	expect(fs_info, &l, "a run with an item one byte off",
+	       "corrupt leaf: root=2 block=1048576 slot=5, unexpected item end, have 3729 expect 3730");
+
+	/*
+	 * Item headers meeting the data in the middle of a run: as many
+	 * items as fit (25 + 53 bytes each), then one more whose data would
+	 * lie under the headers (its header written alone: its data bytes
+	 * are the headers')
+	 */
+	while ((nr + 1) * (sizeof(struct btrfs_item) + 53) <= btrfs_leaf_data_size(NODESIZE))
+		nr++;
+	plain_run_leaf(&l, nr, nr, RUN_NONE);
+	item = (struct btrfs_item *)(l.eb->data + sizeof(struct btrfs_header)) + nr;
+	item->key.objectid = htole64((1 << 20) + (u64)nr * 8192);
+	item->key.type = BTRFS_EXTENT_ITEM_KEY;
+	item->key.offset = htole64(4096);
+	item->offset = htole32(l.data_end - 53);
+	item->size = htole32(53);
+	l.eb->nritems++;
+	expect(fs_info, &l, "a run whose last item's data meets the headers",
+	       "corrupt leaf: root=2 block=1048576 slot=51, slot overlaps with its data, item data starts at 1239, header ends at 1300");
+}
+
 static void test_skinny_feature(void)
 {
 	struct btrfs_fs_info *fs_info = new_fs_info(0);
@@ -1200,6 +1293,7 @@ int main(void)
 	test_crc32c_raw();
 	test_extent_data_refs(fs_info);
 	test_tree_block_extents(fs_info);
+	test_plain_extent_runs(fs_info);
 	test_skinny_feature();
 	test_root_items(fs_info);
 	test_dev_items(fs_info);
