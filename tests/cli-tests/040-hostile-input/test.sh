@@ -1,0 +1,90 @@
+#!/bin/bash
+# Inputs from strangers that once broke btrfs-space, each kept small (the
+# long sweep is fuzz-tests/003-every-command):
+# - forecast --resize 1:1M on a single-device filesystem with DUP metadata:
+#   btrfs_shrink_device() tries every dev extent past the new size, highest
+#   first, and the failed ones once more, so a DUP chunk is tried four times;
+#   the list of groups tried outgrew its room (heap overflow under ASan);
+#   the order is the kernel's walk;
+# - replay: a trace whose events step back in time on one CPU (two captures
+#   spliced, or edited) is refused naming the line and the CPU; a step back
+#   between two CPUs (trace_pipe read while events are written) is not;
+# - replay: a capture marker of a kernel outside the models (4.4, 99.1) is
+#   refused on its line, and --recorded-kernel names one of them instead;
+#   --recorded-kernel outside the models is a usage error;
+# - device sets that lie: the same file twice, a byte copy of a member (same
+#   fsid and devid), a member of another filesystem, a member shorter than
+#   its dev item (the kernel's read_one_dev(): "device total_bytes should be
+#   at most ..."): one ERROR line naming the file.
+
+source "$TEST_TOP/common" || exit
+check_prereq btrfs-space
+check_prereq jq xz awk sed
+
+# one_error WHAT PATTERN CMD...: exit 1 with one "ERROR: " line matching PATTERN
+one_error()
+{
+	local what=$1 pattern=$2 rc
+	shift 2
+	_bs_log_cmd "$what" "$@"
+	"$@" > /dev/null 2> "$TEST_TMP/err"
+	rc=$?
+	[ "$rc" = 1 ] || fail "$what: exit $rc, expected 1: $(head -3 "$TEST_TMP/err" | tr '\n' '|')"
+	[ "$(grep -c '' "$TEST_TMP/err")" = 1 ] && grep -q '^ERROR: ' "$TEST_TMP/err" ||
+		fail "$what: not one ERROR line: $(head -3 "$TEST_TMP/err" | tr '\n' '|')"
+	grep -q -E -- "$pattern" "$TEST_TMP/err" ||
+		fail "$what: the error does not say /$pattern/: $(cat "$TEST_TMP/err")"
+	echo "ok: $what: $(cut -c1-150 "$TEST_TMP/err")"
+}
+
+# --- forecast --resize: a shrink tries a DUP chunk once per dev extent -----------
+
+one=$(fixture_images ns4k-1g "$TEST_TMP/ns4k") || exit
+out=$(run_check_stdout "$BTRFS_SPACE" --format json forecast --resize 1:1M "$one") || exit
+# data 13631488 (single), system 22020096 and metadata 30408704 (DUP): the
+# walk from the highest dev extent down, then the failed ones again
+expect "resize 1:1M tried" "$(jq -c '.. | objects | select(.operation? == "resize") | .selected' <<< "$out")" \
+	"[30408704,30408704,22020096,22020096,13631488,30408704,30408704,22020096,22020096]"
+expect "resize 1:1M failed" "$(jq -c '.. | objects | select(.operation? == "resize") | .failed | length' <<< "$out")" 8
+
+# --- replay: time order per CPU, kernels outside the models ----------------------
+
+pre=$TEST_TMP/preempt.trace
+xz -dc "$TEST_TOP/fixtures/replay-preempt-16g.trace.xz" > "$pre" || fail "cannot unpack the trace"
+# the last state of the filesystem moved to a time before the capture began
+awk '/btrfs_done_preemptive_reclaim: 6772d6a8/ { last = NR } { l[NR] = $0 }
+     END { for (i = 1; i <= NR; i++) { if (i == last) sub(/ [0-9]+\.[0-9]+: btrfs_done/, " 100.000001: btrfs_done", l[i]); print l[i] } }' \
+	"$pre" > "$TEST_TMP/back.trace"
+lineno=$(grep -n 'btrfs_done_preemptive_reclaim: 6772d6a8' "$pre" | tail -1 | cut -d: -f1)
+one_error "replay of a step back on one CPU" \
+	"line $lineno: btrfs_done_preemptive_reclaim: time 100\.000001 on CPU [0-9]+ is before line [0-9]+'s" \
+	"$BTRFS_SPACE" replay "$TEST_TMP/back.trace"
+# the same step back, the line on another CPU than any before it: accepted
+sed "${lineno}s/\[00[01]\]/[003]/" "$TEST_TMP/back.trace" > "$TEST_TMP/cpu3.trace"
+run_check "$BTRFS_SPACE" replay "$TEST_TMP/cpu3.trace" > /dev/null
+for k in 4.4 99.1; do
+	sed "1s/kernel=6\.18\.44/kernel=$k/" "$pre" > "$TEST_TMP/k.trace"
+	one_error "replay of a trace recorded by $k" \
+		"line 1: capture marker: kernel=$k is not one of the kernels modelled" \
+		"$BTRFS_SPACE" replay "$TEST_TMP/k.trace"
+	run_check "$BTRFS_SPACE" replay --recorded-kernel 6.18 "$TEST_TMP/k.trace" > /dev/null
+	run_mustfail_code 2 "--recorded-kernel $k" "$BTRFS_SPACE" replay --recorded-kernel "$k" "$pre"
+done
+
+# --- device sets that lie -----------------------------------------------------------
+
+mapfile -t r1 < <(fixture_images raid1-2dev "$TEST_TMP/raid1")
+mapfile -t r0 < <(fixture_images raid0-2dev "$TEST_TMP/raid0")
+[ ${#r1[@]} = 2 ] && [ ${#r0[@]} = 2 ] || fail "cannot unpack raid1-2dev and raid0-2dev"
+one_error "the same file twice" "devid 1 was already given" \
+	"$BTRFS_SPACE" inspect "${r1[0]}" "${r1[0]}" "${r1[1]}"
+cp --sparse=always "${r1[0]}" "$TEST_TMP/copy.img" || fail "cannot copy"
+one_error "a byte copy of a member" "copy.img: devid 1 was already given" \
+	"$BTRFS_SPACE" inspect "${r1[0]}" "$TEST_TMP/copy.img" "${r1[1]}"
+one_error "a member of another filesystem" "raid0-2dev.dev2.img belongs to another filesystem" \
+	"$BTRFS_SPACE" inspect "${r1[0]}" "${r0[1]}"
+cp --sparse=always "${r1[1]}" "$TEST_TMP/short.img" || fail "cannot copy"
+truncate -s 512M "$TEST_TMP/short.img"
+one_error "a member shorter than its dev item" "short.img: device total_bytes should be at most 536870912" \
+	"$BTRFS_SPACE" inspect "${r1[0]}" "$TEST_TMP/short.img"
+exit 0
