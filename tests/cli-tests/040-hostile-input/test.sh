@@ -15,7 +15,18 @@
 # - device sets that lie: the same file twice, a byte copy of a member (same
 #   fsid and devid), a member of another filesystem, a member shorter than
 #   its dev item (the kernel's read_one_dev(): "device total_bytes should be
-#   at most ..."): one ERROR line naming the file.
+#   at most ..."): one ERROR line naming the file;
+# - trees that lie (tests/fuzz/tree-mutants.py, every copy of one block
+#   changed, its checksum rewritten): in the log tree the mount estimate
+#   replays (fixture log-replay/scatter-third), a leaf claiming level 1 is
+#   "level verify failed ... wanted 0 found 1" as Linux 6.18.44 says when
+#   it mounts a copy (the parent's level is checked before the
+#   tree-checker since 6.2; before, the leaf read as a node was "unaligned
+#   pointer"), and a node of another generation is "parent transid verify
+#   failed"; in the subvolume tree csum-delete --file walks (fixture
+#   bg-spread-ns4k-50, three levels), a node pointing to itself or to the
+#   root (loops) ends at the level check, and an item running past the leaf
+#   is the tree-checker's "unexpected item end".
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
@@ -87,4 +98,49 @@ cp --sparse=always "${r1[1]}" "$TEST_TMP/short.img" || fail "cannot copy"
 truncate -s 512M "$TEST_TMP/short.img"
 one_error "a member shorter than its dev item" "short.img: device total_bytes should be at most 536870912" \
 	"$BTRFS_SPACE" inspect "${r1[0]}" "$TEST_TMP/short.img"
+
+# --- trees that lie ---------------------------------------------------------------
+
+mutate()	# SRC CHUNKS BYTENR MUTATION OUT: a sparse copy of SRC with one block changed
+{
+	rm -f "$5"
+	cp --sparse=always "$1" "$5" || fail "cannot copy $1"
+	python3 "$TEST_TOP/fuzz/tree-mutants.py" "$1" "$2" "$3" "$4" "$5" ||
+		fail "cannot make the $4 mutant of block $3"
+}
+check_prereq python3
+mkdir -p "$TEST_TMP/lr"
+tar -xSJf "$TEST_TOP/fixtures/log-replay/scatter-third.tar.xz" -C "$TEST_TMP/lr" ||
+	fail "cannot unpack the log-replay fixture"
+lr=$TEST_TMP/lr/log-replay-scatter.img
+"$BTRFS_SPACE" --format json chunks --list-chunks "$lr" > "$TEST_TMP/lr.chunks" ||
+	fail "cannot read the chunks of $lr"
+# the log tree of subvolume 5: node 54591488 (level 1), its first leaf 36847616
+mutate "$lr" "$TEST_TMP/lr.chunks" 36847616 child-level "$TEST_TMP/m.img"
+one_error "log tree leaf claiming level 1" \
+	"level verify failed on logical 36847616 mirror 1 wanted 0 found 1" \
+	"$BTRFS_SPACE" mount-estimate "$TEST_TMP/m.img"
+mutate "$lr" "$TEST_TMP/lr.chunks" 54591488 generation "$TEST_TMP/m.img"
+one_error "log tree node of another generation" \
+	"parent transid verify failed on logical 54591488 mirror 1 wanted 17 found 16" \
+	"$BTRFS_SPACE" mount-estimate "$TEST_TMP/m.img"
+
+fs=$(fixture_images bg-spread-ns4k-50 "$TEST_TMP/spread") || exit
+"$BTRFS_SPACE" --format json chunks --list-chunks "$fs" > "$TEST_TMP/fs.chunks" ||
+	fail "cannot read the chunks of $fs"
+# FS_TREE: root node 30941184 (level 2), its first child 30457856 (level 1),
+# whose first child is leaf 30416896
+mutate "$fs" "$TEST_TMP/fs.chunks" 30941184 self-pointer "$TEST_TMP/m.img"
+one_error "subvolume root pointing to itself" \
+	"level verify failed on logical 30941184 mirror 1 wanted 1 found 2" \
+	"$BTRFS_SPACE" csum-delete --file /spread "$TEST_TMP/m.img"
+mutate "$fs" "$TEST_TMP/fs.chunks" 30457856 ancestor-pointer=30941184 "$TEST_TMP/m.img"
+one_error "subvolume node pointing to its parent" \
+	"level verify failed on logical 30941184 mirror 1 wanted 0 found 2" \
+	"$BTRFS_SPACE" csum-delete --file /spread "$TEST_TMP/m.img"
+mutate "$fs" "$TEST_TMP/fs.chunks" 30416896 item-size-past-end "$TEST_TMP/m.img"
+one_error "subvolume leaf item past its end" \
+	"corrupt leaf: root=5 block=30416896 slot=0, unexpected item end" \
+	"$BTRFS_SPACE" csum-delete --file /spread "$TEST_TMP/m.img"
+rm -f "$TEST_TMP/m.img"
 exit 0
