@@ -26,7 +26,11 @@
 #   failed"; in the subvolume tree csum-delete --file walks (fixture
 #   bg-spread-ns4k-50, three levels), a node pointing to itself or to the
 #   root (loops) ends at the level check, and an item running past the leaf
-#   is the tree-checker's "unexpected item end".
+#   is the tree-checker's "unexpected item end";
+# - forecast --balance reads the extent tree, which inspect does not read on
+#   a filesystem with the block-group tree (fixture many-bgs-1t-bgt): an
+#   extent leaf of another generation was "out of memory" (every error of
+#   the what-ifs was, and what they had built leaked); it is the read error.
 
 source "$TEST_TOP/common" || exit
 check_prereq btrfs-space
@@ -142,5 +146,15 @@ mutate "$fs" "$TEST_TMP/fs.chunks" 30416896 item-size-past-end "$TEST_TMP/m.img"
 one_error "subvolume leaf item past its end" \
 	"corrupt leaf: root=5 block=30416896 slot=0, unexpected item end" \
 	"$BTRFS_SPACE" csum-delete --file /spread "$TEST_TMP/m.img"
+
+bgt=$(fixture_images many-bgs-1t-bgt "$TEST_TMP/bgt") || exit
+"$BTRFS_SPACE" --format json chunks --list-chunks "$bgt" > "$TEST_TMP/bgt.chunks" ||
+	fail "cannot read the chunks of $bgt"
+# the extent tree: node 36634624, its first leaf 36651008
+mutate "$bgt" "$TEST_TMP/bgt.chunks" 36651008 generation "$TEST_TMP/m.img"
+run_check "$BTRFS_SPACE" inspect "$TEST_TMP/m.img" > /dev/null
+one_error "forecast --balance over an extent leaf of another generation" \
+	"^ERROR: forecast: .*parent transid verify failed on logical 36651008 mirror 1 wanted 38 found 37" \
+	"$BTRFS_SPACE" forecast --balance -dusage=90 "$TEST_TMP/m.img"
 rm -f "$TEST_TMP/m.img"
 exit 0
