@@ -15,7 +15,11 @@
 # - device sets that lie: the same file twice, a byte copy of a member (same
 #   fsid and devid), a member of another filesystem, a member shorter than
 #   its dev item (the kernel's read_one_dev(): "device total_bytes should be
-#   at most ..."): one ERROR line naming the file;
+#   at most ..."): one ERROR line naming the file; a member whose
+#   superblock claims another member's devid with its own device uuid is
+#   that devid's device missing, as the kernel's read of the sys_array says
+#   ("devid 1 uuid U is missing", 6.18.44), not the other member read in
+#   its place ("bad tree block start");
 # - trees that lie (tests/fuzz/tree-mutants.py, every copy of one block
 #   changed, its checksum rewritten): in the log tree the mount estimate
 #   replays (fixture log-replay/scatter-third), a leaf claiming level 1 is
@@ -102,6 +106,14 @@ cp --sparse=always "${r1[1]}" "$TEST_TMP/short.img" || fail "cannot copy"
 truncate -s 512M "$TEST_TMP/short.img"
 one_error "a member shorter than its dev item" "short.img: device total_bytes should be at most 536870912" \
 	"$BTRFS_SPACE" inspect "${r1[0]}" "$TEST_TMP/short.img"
+cp --sparse=always "${r1[1]}" "$TEST_TMP/claims1.img" || fail "cannot copy"
+python3 "$TEST_TOP/common-mutate.py" "$TEST_TMP/claims1.img" dev-item-devid=1 ||
+	fail "cannot change the devid of claims1.img"
+uuid1=$(od -An -tx1 -j $((65536 + 0xc9 + 66)) -N 16 "${r1[0]}" | tr -d ' \n' |
+	sed 's/\(.\{8\}\)\(.\{4\}\)\(.\{4\}\)\(.\{4\}\)/\1-\2-\3-\4-/')
+one_error "a member claiming devid 1 with its own uuid" \
+	"devid 1 uuid $uuid1 is missing \(sys_array chunk [0-9]+ stripe 0 names it; .*claims1.img is devid 1 with another device uuid\)" \
+	"$BTRFS_SPACE" inspect "$TEST_TMP/claims1.img"
 
 # --- trees that lie ---------------------------------------------------------------
 
