@@ -5,7 +5,8 @@
 # sets that lie, built from the fixtures (the same file twice, a missing
 # member with and without --degraded, a member of another filesystem, a
 # byte copy of a member (same fsid and devid, another file), a member
-# shorter than its dev item says); each read by
+# shorter than its dev item says, a member claiming another's devid with
+# its own device uuid); each read by
 #   inspect (text, json), chunks, block-groups, map (text, --svg FILE),
 #   mount-estimate, global-rsv, overcommit, preempt, forecast (alone,
 #   --remove 1, --resize 1:half, --balance, --periodic-reclaim data),
@@ -23,8 +24,8 @@
 # (never 2: the arguments are valid); exit 1 prints exactly one "ERROR: "
 # line; exit 0 JSON is one object and an SVG is well-formed XML; no input
 # changed (size, mtime, ctime). Sets the kernel refuses (a member alone, the
-# same file twice, a member shorter than its dev item) must exit 1 under
-# inspect. SWEEP_ONLY=REGEX limits the sets, SWEEP_CMDS=REGEX the commands.
+# same file twice, a member shorter than its dev item, a devid claimed with
+# another uuid) must exit 1 under inspect. SWEEP_ONLY=REGEX limits the sets, SWEEP_CMDS=REGEX the commands.
 # Prints one line per set and "summary: sets=N runs=N failures=N".
 
 source "$TEST_TOP/common" || exit
@@ -274,6 +275,13 @@ if wanted lie:; then
 	cp --sparse=always "${r1[1]}" "$lie/short-dev2.img" || fail "cannot copy"
 	truncate -s $(( $(stat -c %s "${r1[1]}") / 2 )) "$lie/short-dev2.img"
 	sweep "lie:member-shorter-than-dev-item" reject "${r1[0]}" "$lie/short-dev2.img"
+	# a member claiming the other's devid with its own device uuid: the
+	# kernel's sys_array read finds devid 1 uuid U missing
+	cp --sparse=always "${r1[1]}" "$lie/claims-devid1.img" || fail "cannot copy"
+	python3 "$TEST_TOP/common-mutate.py" "$lie/claims-devid1.img" dev-item-devid=1 ||
+		fail "cannot change a devid"
+	sweep "lie:member-claims-devid-1" reject "$lie/claims-devid1.img"
+	sweep "lie:member-claims-devid-1-with-dev1" reject "${r1[0]}" "$lie/claims-devid1.img"
 	cp --sparse=always "${one[0]}" "$lie/short-single.img" || fail "cannot copy"
 	truncate -s $(( $(stat -c %s "${one[0]}") - 4096 )) "$lie/short-single.img"
 	sweep "lie:single-shorter-than-dev-item" reject "$lie/short-single.img"
