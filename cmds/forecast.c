@@ -973,6 +973,7 @@ static int forecast_report(struct btrfs_fs_info *fs_info, const struct cmd_optio
 {
 	struct forecast_ctx *c = ctx;
 	struct report_options ropts;
+	int ret;
 
 	if (check_reclaim_kernel(&c->args.fc) || check_reclaim_marked(fs_info, &c->args.fc))
 		return EXIT_USAGE;
@@ -980,9 +981,19 @@ static int forecast_report(struct btrfs_fs_info *fs_info, const struct cmd_optio
 	ropts.kernel_version = c->args.fc.kernel_version;
 	if (btrfs_build_space_report(fs_info, &ropts, &c->report))
 		return cmd_out_of_memory();
-	if (btrfs_build_forecast(&c->report, &c->args.fc, &c->fc)) {
+	ret = btrfs_build_forecast(&c->report, &c->args.fc, &c->fc);
+	if (ret) {
+		/* what the what-ifs built before the error, then why */
+		btrfs_free_forecast(&c->fc);
 		btrfs_free_space_report(&c->report);
-		return cmd_out_of_memory();
+		if (ret == -ENOMEM)
+			return cmd_out_of_memory();
+		if (fs_info->err.err)
+			error("forecast: %s", fs_info->err.msg);
+		else
+			error("forecast: cannot read the filesystem: %s (error %d)",
+			      strerror(-ret), ret);
+		return EXIT_FS_ERROR;
 	}
 	c->fc.list_chunks = c->args.list_chunks;
 	return 0;

@@ -88,7 +88,7 @@ static const struct option replay_longopts[] = {
 static const struct cmd_option_expect replay_option_expect[] = {
 	{ OPT_PART, "1, 2, 3 or 4" },
 	{ OPT_KERNEL, BTRFS_KERNEL_RANGE_STR ", at most 8 of them" },
-	{ OPT_RECORDED, "a version such as 6.18" },
+	{ OPT_RECORDED, "a kernel version from " BTRFS_MIN_KERNEL_STR " to " BTRFS_MAX_KERNEL_STR ".y (the releases modelled)" },
 	{ OPT_FSID, "a UUID such as 01234567-89ab-cdef-0123-456789abcdef" },
 	{ OPT_COPIES, "1 to 4" },
 	{ OPT_TOTAL_RW, "a size such as 16G" },
@@ -143,7 +143,7 @@ static int replay_ctx_option(int opt, const char *arg, void *ctx)
 			return -EINVAL;
 		return btrfs_parse_model_kernel(arg, &a->kernels[a->nr_kernels++]);
 	case OPT_RECORDED:
-		return btrfs_parse_kernel_version(arg, &a->st.recorded_version);
+		return btrfs_parse_model_kernel(arg, &a->st.recorded_version);
 	case OPT_FSID:
 		if (strlen(arg) != 36 || uuid_from_text(arg, uu))
 			return -EINVAL;

@@ -858,11 +858,18 @@ static int read_and_verify(struct btrfs_fs_info *fs_info, struct btrfs_error *er
 	if (ret)
 		return ret;
 	fill_block_header(eb);
+	/*
+	 * btrfs_validate_extent_buffer() (6.2 on): the parent's level,
+	 * generation and first key before the tree-checker, so a block in
+	 * the wrong place (a node pointing to itself or an ancestor) is named
+	 * by "level verify failed", not by what its items look like as a
+	 * block of the level expected. 6.1 ran the tree-checker first.
+	 */
 	ret = verify_header(fs_info, err, eb, mirror);
 	if (!ret)
-		ret = btrfs_check_tree_block(fs_info, err, eb);
-	if (!ret)
 		ret = verify_expected(err, eb, check, mirror);
+	if (!ret)
+		ret = btrfs_check_tree_block(fs_info, err, eb);
 	return ret;
 }
 

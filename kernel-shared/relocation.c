@@ -66,6 +66,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/block-rsv.h"
 #include "kernel-shared/ctree.h"
@@ -864,11 +865,13 @@ static int reloc_init(struct reloc *rc, const struct space_report *report,
 		res->devids[i] = rc->st.devs[i].devid;
 	res->unallocated_after = calloc(rc->st.nr_devs ? rc->st.nr_devs : 1, sizeof(u64));
 	res->uncertain_raw = calloc(rc->st.nr_devs ? rc->st.nr_devs : 1, sizeof(u64));
-	res->relocated = calloc(rc->nr_bgs ? rc->nr_bgs : 1, sizeof(u64));
-	res->failed = calloc(rc->nr_bgs ? 2 * rc->nr_bgs : 1, sizeof(u64));
-	/* a shrink tries a failed one twice */
-	res->selected = calloc(rc->nr_bgs ? 2 * rc->nr_bgs : 1, sizeof(u64));
-	res->started = calloc(rc->nr_bgs ? 2 * rc->nr_bgs : 1, sizeof(u64));
+	/* the lists grow (push_start()): these are first sizes */
+	res->cap_relocated = rc->nr_bgs ? rc->nr_bgs : 1;
+	res->cap_failed = res->cap_selected = res->cap_started = 2 * res->cap_relocated;
+	res->relocated = calloc(res->cap_relocated, sizeof(u64));
+	res->failed = calloc(res->cap_failed, sizeof(u64));
+	res->selected = calloc(res->cap_selected, sizeof(u64));
+	res->started = calloc(res->cap_started, sizeof(u64));
 	if (!res->unallocated_after || !res->uncertain_raw || !res->relocated || !res->failed || !res->selected ||
 	    !res->started)
 		return -ENOMEM;
@@ -1739,6 +1742,21 @@ static int commit_starved(struct reloc *rc, u32 b, u64 flags)
 }
 
 /*
+ * Append @start to one of the result's lists: a block group may be tried
+ * more than once (a DUP chunk's two dev extents past a shrink's new size,
+ * the retry of the failed ones, groups made on the way), so the lists grow.
+ */
+static int push_start(u64 **list, u32 *nr, u32 *cap, u64 start)
+{
+	int ret = array_grow((void **)list, *nr, cap, sizeof(**list));
+
+	if (ret)
+		return ret;
+	(*list)[(*nr)++] = start;
+	return 0;
+}
+
+/*
  * btrfs_relocate_chunk() of block group @b with the allocation flags
  * @flags: 0, or -ENOSPC with the block group kept, -EROFS (the
  * transaction aborted: metadata_starved()), or -ENOMEM.
@@ -1752,7 +1770,9 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 
 	/* force_chunk() grows rc->bgs: the block group is rc->bgs[b], read anew */
 	rc->nr_allocs = 0;
-	res->selected[res->nr_selected++] = start;
+	ret = push_start(&res->selected, &res->nr_selected, &res->cap_selected, start);
+	if (ret)
+		return ret;
 	forget_failed_copies(rc);
 	/*
 	 * btrfs_inc_block_group_ro(do_chunk_alloc): a chunk of the new profile
@@ -1789,7 +1809,9 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 							       RELOC_INODE_ITEMS));
 	if (ret)
 		goto fail;
-	res->started[res->nr_started++] = start;
+	ret = push_start(&res->started, &res->nr_started, &res->cap_started, start);
+	if (ret)
+		return ret;
 	/* prepare_to_relocate() commits: the chunks removed before are free now */
 	ret = commit_starved(rc, b, flags);
 	if (ret == -EROFS)
@@ -1821,9 +1843,8 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 	ret = remove_chunk(rc, rc->bgs[b].map);
 	if (ret)
 		return ret;
-	res->relocated[res->nr_relocated++] = start;
 	res->moved_bytes += used;
-	return 0;
+	return push_start(&res->relocated, &res->nr_relocated, &res->cap_relocated, start);
 fail:
 	if (ret != -ENOSPC && ret != -EROFS)
 		return ret;
@@ -1832,7 +1853,8 @@ fail:
 	undo_allocs(rc);
 	rc->bgs[b].ro = was_ro;
 	bg_changed(rc, b);
-	res->failed[res->nr_failed++] = start;
+	if (push_start(&res->failed, &res->nr_failed, &res->cap_failed, start))
+		return -ENOMEM;
 	if (ret == -EROFS)
 		aborted(rc);
 	return ret;

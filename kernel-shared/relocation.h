@@ -42,6 +42,9 @@ struct btrfs_reloc_result {
 	u32 nr_relocated;
 	u64 *failed;			/* -ENOSPC while relocating these */
 	u32 nr_failed;
+	/* the room of the four lists above: a shrink tries a block group once
+	 * per dev extent past the new size, twice when it fails */
+	u32 cap_selected, cap_started, cap_relocated, cap_failed;
 	u64 moved_bytes;		/* used of the block groups relocated */
 	struct btrfs_chunk_map **new_chunks;	/* in order, SYSTEM ones included */
 	u32 nr_new_chunks;

@@ -202,6 +202,7 @@ static int read_marker(struct btrfs_replay *r, const struct trace_event *ev)
 	const char *body = ev->body;
 	char buf[40];
 	bool found;
+	u32 version;
 	u64 v;
 	int ret;
 
@@ -209,9 +210,18 @@ static int read_marker(struct btrfs_replay *r, const struct trace_event *ev)
 		return 0;
 	body += 19;
 	r->have_marker = true;
-	if (!trace_field_str(body, "kernel", buf, sizeof(buf)) && !st->recorded_version &&
-	    btrfs_parse_kernel_version(buf, &st->recorded_version))
-		return replay_error(r, ev, "capture marker: bad kernel=", -EINVAL);
+	if (!trace_field_str(body, "kernel", buf, sizeof(buf)) && !st->recorded_version) {
+		if (btrfs_parse_kernel_version(buf, &version))
+			return replay_error(r, ev, "capture marker: bad kernel=", -EINVAL);
+		/* a kernel whose decisions are not modelled is not guessed */
+		if (version < BTRFS_MIN_KERNEL || version > BTRFS_MAX_KERNEL) {
+			snprintf(r->err, sizeof(r->err),
+				 "line %llu: capture marker: kernel=%s is not one of the kernels modelled (" BTRFS_MIN_KERNEL_STR " to " BTRFS_MAX_KERNEL_STR ".y): name the nearest with --recorded-kernel",
+				 (unsigned long long)ev->lineno, buf);
+			return -EINVAL;
+		}
+		st->recorded_version = version;
+	}
 	if (!r->fsid_given && !r->fsid[0] && !trace_field_str(body, "fsid", buf, sizeof(buf))) {
 		if (strlen(buf) != 36)
 			return replay_error(r, ev, "capture marker: bad fsid=", -EINVAL);
@@ -1520,6 +1530,37 @@ static int transaction_commit(struct btrfs_replay *r, const struct trace_event *
 
 /* --- dispatch ------------------------------------------------------------------ */
 
+/*
+ * A CPU's ring buffer holds its events in the order they were recorded, and
+ * tracefs prints each buffer in order: trace_pipe, read while events are
+ * written, may step back in time between two CPUs, never on one. A step
+ * back on one CPU is a trace spliced from two captures or edited, and its
+ * states would be replayed out of order.
+ */
+static int check_cpu_order(struct btrfs_replay *r, const struct trace_event *ev)
+{
+	u64 last;
+
+	if (ev->cpu >= REPLAY_MAX_CPUS)
+		return 0;
+	last = r->cpu_last_ts[ev->cpu];
+	if (r->cpu_last_line[ev->cpu] && ev->ts_ns < last) {
+		snprintf(r->err, sizeof(r->err),
+			 "line %llu: %s: time %llu.%06llu on CPU %u is before line %llu's %llu.%06llu on that CPU: a CPU records in time order (traces spliced or edited?)",
+			 (unsigned long long)ev->lineno, ev->name,
+			 (unsigned long long)(ev->ts_ns / 1000000000),
+			 (unsigned long long)(ev->ts_ns % 1000000000 / 1000),
+			 ev->cpu,
+			 (unsigned long long)r->cpu_last_line[ev->cpu],
+			 (unsigned long long)(last / 1000000000),
+			 (unsigned long long)(last % 1000000000 / 1000));
+		return -EINVAL;
+	}
+	r->cpu_last_ts[ev->cpu] = ev->ts_ns;
+	r->cpu_last_line[ev->cpu] = ev->lineno;
+	return 0;
+}
+
 int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev)
 {
 	char fsid[37];
@@ -1544,6 +1585,8 @@ int btrfs_replay_event(struct btrfs_replay *r, const struct trace_event *ev)
 		r->other_fs_events++;
 		return 0;
 	}
+	if (check_cpu_order(r, ev))
+		return -EINVAL;
 	r->events++;
 	r->seen_mask |= 1ULL << i;
 	/* part 1 follows delalloc_bytes through part 2's io trees */

@@ -321,6 +321,9 @@ struct btrfs_replay {
 	bool recorded_assumed;	/* no kernel= in the trace nor --recorded-kernel */
 	u64 events;		/* of this filesystem */
 	u64 other_fs_events;
+	/* per CPU, the last event of this filesystem read: time and line */
+	u64 cpu_last_ts[REPLAY_MAX_CPUS];
+	u64 cpu_last_line[REPLAY_MAX_CPUS];
 	u64 seen_mask;		/* REPLAY_EV_* seen */
 	u64 enabled_mask;	/* from the capture marker, 0 if none */
 	bool have_marker;

@@ -399,6 +399,43 @@ static struct btrfs_chunk_map *alloc_chunk_map(const struct btrfs_chunk *chunk,
  * read_one_chunk(): validate, then add the chunk unless an identical one is
  * already mapped (the system chunks come twice: sys_array and chunk tree).
  */
+/*
+ * read_one_chunk() of the sys_array finds a stripe's device by devid and
+ * dev_uuid, the uuid of a given device being its superblock's dev_item's:
+ * a device given with the stripe's devid but another uuid leaves the
+ * stripe on a missing device, which fails the mount without -o degraded
+ * (handle_missing_device()). Read by devid alone, the chunk tree would be
+ * read from the wrong device ("bad tree block start").
+ */
+static int check_sys_stripes(struct btrfs_fs_info *fs_info,
+			     const struct btrfs_chunk_map *map)
+{
+	struct btrfs_error_loc loc = BTRFS_ERROR_LOC_NONE;
+	char uuid[37];
+	u16 s;
+
+	if (fs_info->allow_degraded)
+		return 0;
+	for (s = 0; s < map->num_stripes; s++) {
+		const struct btrfs_io_stripe *stripe = &map->stripes[s];
+		struct btrfs_device *dev = btrfs_find_device(fs_info, stripe->devid);
+
+		if (!dev || !dev->present ||
+		    !memcmp(dev->uuid, stripe->dev_uuid, BTRFS_UUID_SIZE))
+			continue;
+		uuid_text(stripe->dev_uuid, uuid);
+		loc.logical = map->start;
+		loc.tree = BTRFS_CHUNK_TREE_OBJECTID;
+		return btrfs_fs_error_at(fs_info, -ENOENT,
+			btrfs_loc_field(&loc, "dev_uuid"),
+			"devid %llu uuid %s is missing (sys_array chunk %llu stripe %u names it; %s is devid %llu with another device uuid)",
+			(unsigned long long)stripe->devid, uuid,
+			(unsigned long long)map->start, s, dev->io.path,
+			(unsigned long long)stripe->devid);
+	}
+	return 0;
+}
+
 static int read_one_chunk(struct btrfs_fs_info *fs_info,
 			  const struct btrfs_chunk *chunk, u32 item_size,
 			  u64 logical, const struct btrfs_item_location *loc)
@@ -439,7 +476,9 @@ static int read_one_chunk(struct btrfs_fs_info *fs_info,
 		map->stripes[i].physical = btrfs_stack_stripe_offset(stripe);
 		memcpy(map->stripes[i].dev_uuid, stripe->dev_uuid, BTRFS_UUID_SIZE);
 	}
-	ret = insert_chunk_map(fs_info, map);
+	ret = map->from_sys_array ? check_sys_stripes(fs_info, map) : 0;
+	if (!ret)
+		ret = insert_chunk_map(fs_info, map);
 	if (ret)
 		free(map);
 	return ret;

@@ -13,6 +13,8 @@ chunk-tree leaf), so that the mutant fails only on the rule under test:
   total-bytes=N       superblock total_bytes
   num-devices=N       superblock num_devices
   sys-stripe-uuid     flip a byte of the first sys_chunk_array stripe's dev_uuid
+  dev-item-devid=N    the superblock's dev_item devid (a member claiming
+                      another member's devid, with its own device uuid)
   dev-item-fsid       flip a byte of the fsid of the chunk tree's first DEV_ITEM
   bg-length=N         the key offset (length) of the first BLOCK_GROUP_ITEM in
                       the extent tree's leaf (a length its chunk does not have)
@@ -72,6 +74,7 @@ SB_NODESIZE = 0x94
 SB_STRIPESIZE = 0x9c
 SB_SYS_ARRAY_SIZE = 0xa0
 SB_CSUM_TYPE = 0xc4
+SB_DEV_ITEM = 0xc9
 SB_SYS_ARRAY = 0x32b
 CHUNK_STRIPES = 48		# offset of the first stripe in a chunk item
 STRIPE_DEV_UUID = 16
@@ -277,6 +280,8 @@ def main():
             struct.pack_into("<Q", sb, SB_TOTAL_BYTES, int(value))
         elif name == "num-devices":
             struct.pack_into("<Q", sb, SB_NUM_DEVICES, int(value))
+        elif name == "dev-item-devid":
+            struct.pack_into("<Q", sb, SB_DEV_ITEM, int(value))
         elif name == "sys-stripe-uuid":
             _, chunk = sys_array_chunk(sb)
             sb[chunk + CHUNK_STRIPES + STRIPE_DEV_UUID] ^= 0xff

@@ -342,7 +342,7 @@ void fz_export_if_asked(struct fz_image *img)
 			(img->flags & FZ_DEGRADED) && img->ndev > 1 && d == img->ndev - 1u ?
 			" (left out of the run: degraded)" : "");
 	}
-	fprintf(stderr, "FUZZ_EXPORT: flags 0x%x: --super %u%s%s%s%s%s%s%s%s\n", img->flags,
+	fprintf(stderr, "FUZZ_EXPORT: flags 0x%x: --super %u%s%s%s%s%s%s%s%s%s\n", img->flags,
 		img->mirror, img->flags & FZ_SCAN ? " --bg-search scan" : "",
 		img->flags & FZ_DEGRADED ? " --degraded" : "",
 		img->flags & FZ_SERIAL ? " --io-threads 1" : "",
@@ -350,6 +350,7 @@ void fz_export_if_asked(struct fz_image *img)
 		img->flags & FZ_CSUM_FILE ? " (then csum-delete --file " : "",
 		img->flags & FZ_CSUM_FILE ? csum_file(img) : "",
 		img->flags & FZ_CSUM_FILE ? ")" : "",
+		img->flags & FZ_FORECAST ? " (then forecast --resize 1:HALF, --remove 1, --balance, --periodic-reclaim data)" : "",
 		img->flags & FZ_NOFIX ? " (checksums not fixed)" : "");
 }
 
@@ -419,8 +420,9 @@ static void print_all(struct btrfs_fs_info *fs_info, struct space_report *report
 }
 
 /* The command as the CLI runs it: options as arguments; --top 3 or --file */
-static void run_csum_delete(const struct fz_image *img, const char **paths, int nr_paths,
-			    const char *file)
+/* @cmd with its first @nr_words words, then the image's flags as options */
+static void run_command(const struct fz_image *img, const char **paths, int nr_paths,
+			const struct cmd_struct *cmd, char *const *words, int nr_words)
 {
 	struct cmd_options opts = {
 		.format = FMT_TEXT,
@@ -431,9 +433,8 @@ static void run_csum_delete(const struct fz_image *img, const char **paths, int 
 	char *argv[16 + BFZ_MAX_DEVS];
 	int argc = 0, i;
 
-	argv[argc++] = "csum-delete";
-	argv[argc++] = file ? "--file" : "--top";
-	argv[argc++] = file ? (char *)file : "3";
+	for (i = 0; i < nr_words; i++)
+		argv[argc++] = words[i];
 	argv[argc++] = "--io-threads";
 	argv[argc++] = img->flags & FZ_SERIAL ? "1" : "2";
 	argv[argc++] = "--super";
@@ -452,7 +453,37 @@ static void run_csum_delete(const struct fz_image *img, const char **paths, int 
 	for (i = 0; i < nr_paths; i++)
 		argv[argc++] = (char *)paths[i];
 	argv[argc] = NULL;
-	cmd_struct_csum_delete.fn(&cmd_struct_csum_delete, &opts, argc, argv);
+	cmd->fn(cmd, &opts, argc, argv);
+}
+
+static void run_csum_delete(const struct fz_image *img, const char **paths, int nr_paths,
+			    const char *file)
+{
+	char *words[] = { "csum-delete", file ? "--file" : "--top", file ? (char *)file : "3" };
+
+	run_command(img, paths, nr_paths, &cmd_struct_csum_delete, words, 3);
+}
+
+/*
+ * forecast's what-ifs, the relocation model under each: a shrink of devid
+ * 1 to half its size (every dev extent past it tried, the failed ones
+ * again), its removal, a balance by usage and the periodic reclaim
+ */
+static void run_forecast(const struct fz_image *img, const char **paths, int nr_paths)
+{
+	char resize[48];
+	char *shrink[] = { "forecast", "--resize", resize };
+	char *remove[] = { "forecast", "--remove", "1" };
+	char *balance[] = { "forecast", "--balance", "-dusage=90,limit=3 -musage=90" };
+	char *reclaim[] = { "forecast", "--periodic-reclaim", "data",
+			    "--reclaim-threshold", "data=50" };
+
+	snprintf(resize, sizeof(resize), "1:%llu",
+		 (unsigned long long)(img->dev_size[0] / 2));
+	run_command(img, paths, nr_paths, &cmd_struct_forecast, shrink, 3);
+	run_command(img, paths, nr_paths, &cmd_struct_forecast, remove, 3);
+	run_command(img, paths, nr_paths, &cmd_struct_forecast, balance, 3);
+	run_command(img, paths, nr_paths, &cmd_struct_forecast, reclaim, 5);
 }
 
 void fz_run(struct fz_image *img)
@@ -516,6 +547,8 @@ void fz_run(struct fz_image *img)
 		run_csum_delete(img, paths, args.nr_paths, NULL);
 	if (img->flags & FZ_CSUM_FILE)
 		run_csum_delete(img, paths, args.nr_paths, csum_file(img));
+	if (img->flags & FZ_FORECAST)
+		run_forecast(img, paths, args.nr_paths);
 }
 
 void fz_start(struct fz_image *img, const u8 *data)

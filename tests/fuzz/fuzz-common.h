@@ -38,7 +38,9 @@
 #define FZ_JSON		0x10	/* print in JSON instead of text */
 #define FZ_CSUM_DELETE	0x20	/* then "csum-delete --top 3" too */
 #define FZ_CSUM_FILE	0x40	/* then "csum-delete --file PATH" too */
-#define FZ_FLAGS_MASK	0x7f
+#define FZ_FORECAST	0x80	/* then forecast's what-ifs: --resize 1:half,
+				 * --remove 1, --balance, --periodic-reclaim */
+#define FZ_FLAGS_MASK	0xff
 
 struct bfz_head {
 	char magic[4];

@@ -26,6 +26,9 @@ static void dump_seeds(const char *dir, u32 t)
 	/* the same image for inspect, then csum-delete --top and --file */
 	((struct bfz_head *)bfz)->flags = FZ_CSUM_DELETE | FZ_CSUM_FILE;
 	fz_write_template_seed(dir, t, bfz, size, "csum-delete.bfz");
+	/* and the forecast what-ifs, the relocation model under them */
+	((struct bfz_head *)bfz)->flags = FZ_FORECAST;
+	fz_write_template_seed(dir, t, bfz, size, "forecast.bfz");
 	free(bfz);
 	fz_free(&img);
 }
