@@ -15,6 +15,12 @@
 # inspect / mount and inspect / limit, where the limit is true + the copy
 # and crc32c of exactly the blocks the tool read (as run.sh defines it:
 # bench/readset-limit.c, the read set from an strace of one warm run).
+# The limit's copy is the median of 5 passes in one process, its buffer and
+# the CPU's caches warm, where each tool run starts cold after the round's
+# mount: so each round also times readset-limit with one pass as a whole
+# process, under the same task-clock as the tool (exec, one copy and crc32c
+# of the read set, exit), and prints inspect / that process beside the
+# ratio to the limit.
 #
 # What the mount's figure leaves out: the kernel reads the tree blocks
 # through the loop device's worker and checks them (csum, tree-checker) in
@@ -63,7 +69,7 @@ grep -F "<$IMG>" "$WORK/strace" | awk '
 	/ preadv2\(/ && k == 3 && v[3] > 0 && v[3] % 4096 == 0 { print v[2], v[3] }' > "$WORK/readset"
 echo "# warm-pairs.sh $(date -u '+%Y-%m-%d %H:%M UTC'), $IMG, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# read set: $(wc -l < "$WORK/readset") reads of the image ($(awk '{ b += $2 } END { print b }' "$WORK/readset") bytes), the tool counts $(jq -r .io.blocks_read "$WORK/io.json") blocks"
-echo "# task-clock ms: mount inspect inspect-x1 ${BEFORE:+before }true copy+crc32c load"
+echo "# task-clock ms: mount inspect inspect-x1 ${BEFORE:+before }true copy+crc32c limit-process load"
 : > "$WORK/rows"
 for _ in $(seq "$ROUNDS"); do
 	k=0
@@ -81,18 +87,20 @@ for _ in $(seq "$ROUNDS"); do
 	[ -z "$BEFORE" ] || p=$(tc "$BEFORE" --format json inspect "$IMG")
 	t=$(tc /bin/true)
 	l=$("$WORK/readset-limit" "$IMG" "$WORK/readset" 5 | awk '{ printf "%.3f", $NF * 1000 }')
-	echo "$k $a $b ${p:+$p }$t $l $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$WORK/rows"
+	q=$(tc "$WORK/readset-limit" "$IMG" "$WORK/readset" 1)
+	echo "$k $a $b ${p:+$p }$t $l $q $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$WORK/rows"
 done
-n=$(awk 'NR == 1 { print NF }' "$WORK/rows")	# the true column is n - 2
+n=$(awk 'NR == 1 { print NF }' "$WORK/rows")	# the true column is n - 3
 printf 'median [quartiles]: mount %s, inspect %s, inspect x1 %s, ' "$(col 1)" "$(col 2)" "$(col 3)"
 [ -z "$BEFORE" ] || printf 'before %s, ' "$(col 4)"
-printf 'true %s, copy+crc32c %s; load %s-%s\n' "$(col $((n - 2)))" "$(col $((n - 1)))" \
+printf 'true %s, copy+crc32c %s, limit as a process %s; load %s-%s\n' "$(col $((n - 3)))" "$(col $((n - 2)))" "$(col $((n - 1)))" \
 	"$(awk -v k="$n" '{ print $k }' "$WORK/rows" | sort -g | head -1)" \
 	"$(awk -v k="$n" '{ print $k }' "$WORK/rows" | sort -g | tail -1)"
 printf 'per round, medians: limit %s ms; inspect / limit %s, inspect x1 / limit %s' \
-	"$(awk -v n="$n" '{ print $(n - 2) + $(n - 1) }' "$WORK/rows" | median)" \
-	"$(awk -v n="$n" '{ print $2 / ($(n - 2) + $(n - 1)) }' "$WORK/rows" | median)" \
-	"$(awk -v n="$n" '{ print $3 / ($(n - 2) + $(n - 1)) }' "$WORK/rows" | median)"
+	"$(awk -v n="$n" '{ print $(n - 3) + $(n - 2) }' "$WORK/rows" | median)" \
+	"$(awk -v n="$n" '{ print $2 / ($(n - 3) + $(n - 2)) }' "$WORK/rows" | median)" \
+	"$(awk -v n="$n" '{ print $3 / ($(n - 3) + $(n - 2)) }' "$WORK/rows" | median)"
+printf '; inspect / limit as a process %s' "$(awk -v n="$n" '{ print $2 / $(n - 1) }' "$WORK/rows" | median)"
 [ -n "$NO_MOUNT" ] || printf '; inspect / mount %s' "$(awk '{ print $2 / $1 }' "$WORK/rows" | median)"
 [ -z "$BEFORE" ] || printf '; inspect / before %s' "$(awk '{ print $2 / $4 }' "$WORK/rows" | median)"
 printf '\n'
