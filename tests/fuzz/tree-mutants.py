@@ -25,7 +25,9 @@ made by the caller). Mutations, each one rule the kernel checks:
                        future: transid mismatch on the child)
   owner                header owner set to 2 (the extent tree)
 """
+import importlib.util
 import json
+import os
 import struct
 import sys
 
@@ -34,24 +36,16 @@ ITEM = 25
 KEY_PTR = 33
 
 
-def crc32c_table():
-    table = []
-    for i in range(256):
-        crc = i
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
-        table.append(crc)
-    return table
+def load_common_mutate():
+    """tests/common-mutate.py, for its crc32c (a file name with a dash)"""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common-mutate.py")
+    spec = importlib.util.spec_from_file_location("common_mutate", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-TABLE = crc32c_table()
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc = TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
+crc32c = load_common_mutate().crc32c
 
 
 def copies(chunks, logical):
