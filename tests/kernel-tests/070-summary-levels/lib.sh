@@ -6,6 +6,12 @@
 # the others are listed as not run; LEVELS=no runs the remedies only.
 # CASES="glob ..." runs only the cases named.
 
+# what every case needs, checked here for each test that sources this
+need_root
+check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount findmnt python3 truncate fallocate fstrim jq
+need_btrfs_module
+losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
+
 shopt -s extglob
 fills=$TOP/tests/kernel-tests/050-forecast-fill
 here=$TOP/tests/kernel-tests/070-summary-levels

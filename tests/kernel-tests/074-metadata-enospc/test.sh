@@ -14,11 +14,6 @@
 
 source "$TEST_TOP/common" || exit
 
-need_root
-check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount findmnt python3 truncate fallocate fstrim jq
-need_btrfs_module
-losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
-
 source "$TOP/tests/kernel-tests/070-summary-levels/lib.sh" || exit
 
 LEVELS=no REMEDY_KINDS='btrfs device add*' run_case small-files small-files "-d single -m dup" 1G

@@ -12,11 +12,6 @@
 # left as predicted.  About 90 s.
 source "$TEST_TOP/common" || exit
 
-need_root
-check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount findmnt python3 truncate fallocate fstrim jq
-need_btrfs_module
-losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
-
 source "$TOP/tests/kernel-tests/070-summary-levels/lib.sh" || exit
 
 LEVELS=no run_case raid1-124 nearly-full "-d raid1 -m raid1" 1G 2G 4G

@@ -13,11 +13,6 @@
 # and left, 336,359,424 data bytes predicted and written.  About 60 s.
 source "$TEST_TOP/common" || exit
 
-need_root
-check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount findmnt python3 truncate fallocate fstrim jq
-need_btrfs_module
-losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
-
 source "$TOP/tests/kernel-tests/070-summary-levels/lib.sh" || exit
 
 REMEDY_KINDS='btrfs balance start -dconvert=*,soft MNT' run_case convert-limit convert-limit "-d single -m raid1" 1536M 1536M
