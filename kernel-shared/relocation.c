@@ -1425,6 +1425,12 @@ static void type_totals(const struct reloc *rc, u64 type, struct btrfs_reserve_s
 	st->total_bytes = sums->total;
 	st->bytes_used = sums->used;
 	st->bytes_readonly = sums->readonly;
+	/*
+	 * btrfs_shrink_device() takes the shrunk bytes off total_rw_bytes
+	 * at once: calc_effective_data_chunk_size() keeps 10 % of what is
+	 * left free, not of the mount's
+	 */
+	st->total_rw_bytes = rc->st.total_rw_bytes;
 	st->free_chunk_space = 0;
 	for (i = 0; i < rc->st.nr_devs; i++) {
 		const struct btrfs_alloc_device *dev = &rc->st.devs[i];
