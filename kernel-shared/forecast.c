@@ -1277,21 +1277,17 @@ static int forecast_reclaim(const struct space_report *report,
 	return 0;
 }
 
-/* One block group onto the list, with its space info's threshold in bytes */
-static void reclaim_list_add(const struct btrfs_fs_info *fs_info, const struct btrfs_forecast *fc,
-			     struct forecast_reclaim_after *ra, bool *on_list,
-			     const struct btrfs_block_group *bg)
+/* One block group onto the list */
+static void reclaim_list_add(const struct btrfs_fs_info *fs_info, struct forecast_reclaim_after *ra,
+			     bool *on_list, const struct btrfs_block_group *bg)
 {
-	const struct btrfs_reclaim_plan *p = &fc->reclaim[btrfs_bg_space_index(bg->flags)];
 	u32 index = bg - fs_info->block_groups;
 
 	/* list_add_tail() of a block group already on the list: list_empty() kept it once */
 	if (on_list[index])
 		return;
 	on_list[index] = true;
-	ra->list[ra->nr_list] = bg->start;
-	/* should_reclaim_block_group(); a space info without a plan has reclaim off */
-	ra->thresh[ra->nr_list++] = p->present ? mult_perc(bg->length, p->thresh_pct) : 0;
+	ra->list[ra->nr_list++] = bg->start;
 }
 
 struct reclaim_sort_entry {
@@ -1314,13 +1310,11 @@ static int reclaim_list_sort(const struct btrfs_fs_info *fs_info,
 {
 	struct reclaim_sort_entry *e = calloc(ra->nr_list ? ra->nr_list : 1, sizeof(*e));
 	u64 *list = calloc(ra->nr_list ? ra->nr_list : 1, sizeof(u64));
-	u64 *thresh = calloc(ra->nr_list ? ra->nr_list : 1, sizeof(u64));
 	u32 i;
 
-	if (!e || !list || !thresh) {
+	if (!e || !list) {
 		free(e);
 		free(list);
-		free(thresh);
 		return -ENOMEM;
 	}
 	for (i = 0; i < ra->nr_list; i++) {
@@ -1330,15 +1324,11 @@ static int reclaim_list_sort(const struct btrfs_fs_info *fs_info,
 		e[i].pos = i;
 	}
 	qsort(e, ra->nr_list, sizeof(*e), cmp_reclaim_entry);
-	for (i = 0; i < ra->nr_list; i++) {
+	for (i = 0; i < ra->nr_list; i++)
 		list[i] = ra->list[e[i].pos];
-		thresh[i] = ra->thresh[e[i].pos];
-	}
 	memcpy(ra->list, list, ra->nr_list * sizeof(u64));
-	memcpy(ra->thresh, thresh, ra->nr_list * sizeof(u64));
 	free(e);
 	free(list);
-	free(thresh);
 	return 0;
 }
 
@@ -1356,10 +1346,9 @@ static int reclaim_list(const struct btrfs_fs_info *fs_info,
 	bool *on_list;
 
 	ra->list = calloc(n ? n : 1, sizeof(u64));
-	ra->thresh = calloc(n ? n : 1, sizeof(u64));
 	ra->skipped = calloc(n ? n : 1, sizeof(u64));
 	on_list = calloc(n ? n : 1, sizeof(bool));
-	if (!ra->list || !ra->thresh || !ra->skipped || !on_list) {
+	if (!ra->list || !ra->skipped || !on_list) {
 		free(on_list);
 		return -ENOMEM;
 	}
@@ -1371,11 +1360,11 @@ static int reclaim_list(const struct btrfs_fs_info *fs_info,
 			free(on_list);
 			return -ENOENT;
 		}
-		reclaim_list_add(fs_info, fc, ra, on_list, bg);
+		reclaim_list_add(fs_info, ra, on_list, bg);
 	}
 	for (i = 0; i < BTRFS_NR_SPACE_INFOS; i++)
 		for (j = 0; fc->reclaim[i].present && j < fc->reclaim[i].nr_sweep; j++)
-			reclaim_list_add(fs_info, fc, ra, on_list,
+			reclaim_list_add(fs_info, ra, on_list,
 					 btrfs_lookup_block_group(fs_info,
 								  fc->reclaim[i].sweep[j].start));
 	free(on_list);
@@ -1400,7 +1389,7 @@ static int forecast_reclaim_after(const struct space_report *report,
 	ra->present = true;
 	/* the cleaner deletes the unused block groups before it queues the work */
 	ret = btrfs_reloc_reclaim(report, opts, fc->unused_bgs,
-				  fc->nr_unused_bgs, ra->list, ra->thresh, ra->nr_list, &ra->res);
+				  fc->nr_unused_bgs, ra->list, fc->reclaim, ra->nr_list, &ra->res);
 	if (ret)
 		return ret;
 	/* the ones the replay did not try, by a sorted copy of those it did */
@@ -1487,7 +1476,6 @@ void btrfs_free_forecast(struct btrfs_forecast *fc)
 	btrfs_free_forecast_balance(&fc->balance);
 	btrfs_free_reloc_result(&fc->shrink.res);
 	free(fc->reclaim_after.list);
-	free(fc->reclaim_after.thresh);
 	free(fc->reclaim_after.skipped);
 	btrfs_free_reloc_result(&fc->reclaim_after.res);
 	memset(fc, 0, sizeof(*fc));

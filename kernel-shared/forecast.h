@@ -89,7 +89,6 @@ struct forecast_balance {
 struct forecast_reclaim_after {
 	bool present;
 	u64 *list;			/* the reclaim list, in the order walked */
-	u64 *thresh;			/* each one's threshold in bytes */
 	u32 nr_list;
 	u64 *skipped;			/* checked again and left: at or above it, empty */
 	u32 nr_skipped;

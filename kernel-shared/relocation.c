@@ -2389,17 +2389,49 @@ out:
  * list, @starts in the list's order (reclaim_bgs_cmp(): by used): each
  * block group checked again when the walk reaches it, with used as the
  * relocations before it left it.  Skipped when read-only, empty (the
- * unused path takes it) or no longer below @thresh[i] bytes
- * (should_reclaim_block_group(bg, bg->length)); else relocated within its
- * profile by btrfs_relocate_chunk().  The pinned and reserved bytes it
+ * unused path takes it) or no longer below its space info's threshold
+ * (should_reclaim_block_group(bg, bg->length), reclaim_thresh_now()); else
+ * relocated within its profile by btrfs_relocate_chunk().  The pinned and reserved bytes it
  * also checks are 0 on a committed filesystem.  An -ENOSPC one is counted
  * and the walk goes on (periodic reclaim does not retry it).  @gone: the
  * empty block groups btrfs_delete_unused_bgs() removes first, in the same
  * cleaner run; their dev extents free at the first relocation's commit.
  */
+/*
+ * should_reclaim_block_group()'s threshold in bytes when the walk reaches
+ * @bg: btrfs_calc_reclaim_threshold() on the space info as the relocations
+ * before it left it.  The fixed bg_reclaim_threshold does not move; the
+ * dynamic one falls as each relocation gives a chunk back to unallocated
+ * (btrfs_remove_chunk() adds its stripes to free_chunk_space at once) and
+ * is 0 once the space info's unused bytes are below a chunk.  The reserved
+ * and pinned bytes are taken as 0, as the checks above take them.
+ */
+static u64 reclaim_thresh_now(const struct reloc *rc, const struct reloc_bg *bg,
+			      const struct btrfs_reclaim_plan *plans)
+{
+	const struct btrfs_reclaim_plan *p = &plans[btrfs_bg_space_index(bg->flags)];
+	struct btrfs_space_info sinfo = { 0 };
+	struct btrfs_reserve_state st;
+	u64 target, want, unused;
+	u32 pct;
+
+	if (!p->present)
+		return 0;
+	if (!p->knobs.dynamic_reclaim)
+		return mult_perc(bg->length, p->thresh_pct);
+	type_totals(rc, bg->flags, &st);
+	sinfo.total_bytes = st.total_bytes;
+	sinfo.bytes_used = st.bytes_used;
+	sinfo.bytes_readonly = st.bytes_readonly;
+	pct = btrfs_calc_reclaim_threshold(&sinfo, &p->knobs, st.free_chunk_space,
+					   p->chunk_size, &target, &want, &unused);
+	return mult_perc(bg->length, pct);
+}
+
 int btrfs_reloc_reclaim(const struct space_report *report, const struct forecast_options *opts,
-			const u64 *gone, u32 nr_gone, const u64 *starts, const u64 *thresh,
-			u32 nr, struct btrfs_reloc_result *res)
+			const u64 *gone, u32 nr_gone, const u64 *starts,
+			const struct btrfs_reclaim_plan *plans, u32 nr,
+			struct btrfs_reloc_result *res)
 {
 	struct reloc rc;
 	u32 i, b;
@@ -2423,7 +2455,7 @@ int btrfs_reloc_reclaim(const struct space_report *report, const struct forecast
 		struct reloc_bg *bg = lookup_bg(&rc, starts[i], &b);
 
 		if (!bg || bg->start != starts[i] || bg->ro || bg->used == 0 ||
-		    bg->used >= thresh[i])
+		    bg->used >= reclaim_thresh_now(&rc, bg, plans))
 			continue;
 		if (++rc.steps > RELOC_MAX_STEPS)
 			break;

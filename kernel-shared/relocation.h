@@ -83,11 +83,14 @@ int btrfs_reloc_shrink(const struct space_report *report, const struct forecast_
 /*
  * A cleaner run: btrfs_delete_unused_bgs() on @gone, then
  * btrfs_reclaim_bgs_work() on the kernel's reclaim list (@starts, in its
- * order; @thresh: each one's threshold in bytes), each checked again when
- * reached, then relocated within its profile or skipped
+ * order; @plans: each space info's reclaim plan, by space index), each
+ * checked again when reached against its space info's threshold then,
+ * then relocated within its profile or skipped
  */
+struct btrfs_reclaim_plan;
 int btrfs_reloc_reclaim(const struct space_report *report, const struct forecast_options *opts,
-			const u64 *gone, u32 nr_gone, const u64 *starts, const u64 *thresh,
-			u32 nr, struct btrfs_reloc_result *res);
+			const u64 *gone, u32 nr_gone, const u64 *starts,
+			const struct btrfs_reclaim_plan *plans, u32 nr,
+			struct btrfs_reloc_result *res);
 
 #endif

@@ -24,6 +24,7 @@
 #   takes it to 0 moves it to the unused list, the cleaner deletes it and
 #   nothing is relocated;
 # - sweep: periodic_reclaim, the first and the second sweep (below);
+# - sweep dynamic: the same with dynamic_reclaim (see sweep_round);
 # - control uncached / cached: the control's file deleted with the
 #   target's, before the relocation; its block group full at the mount (no
 #   size class: its hole is passed over) or partly used then (classed when
@@ -163,6 +164,7 @@ extents()
 	local i
 
 	for i in $(seq "$1" 32); do
+		[ -e "$mnt/f$i" ] || continue
 		printf 'f%s %s\n' "$i" "$(filefrag -v -b1 "$mnt/f$i" | awk '/^ *[0-9]+:/ {
 			gsub(/[.:]/, " "); print $4, $5 - $4 + 1 }' | tr '\n' ' ')"
 	done > "$TEST_TMP/extents.txt"
@@ -278,32 +280,47 @@ control()
 # the kernel relocate nothing (the first sweep after the mount only sets
 # reclaim_mark); after B the kernel's relocations, block groups and
 # unallocated must be the forecast's (later candidates are checked again:
-# the first one's bytes may lift them to the threshold).
+# the first one's bytes may lift them to the threshold).  dynamic:
+# dynamic_reclaim 1 too, and before it one file of the first full block
+# group, four of the second and two of the third deleted (256, 64 and
+# 192 MiB used); the threshold is then about 69 % at the sweep and falls
+# by 10 points with each block group relocated (its chunk back to
+# unallocated), which the kernel's check again uses: at least one
+# candidate must be left when checked again.
 sweep_round()
 {
-	local first a b since got when i
+	local first a b since got when i left what="sweep $1${2:+ $2}" dyn=
 
-	fresh_filled "sweep$1"
-	rm -f "$mnt/f1" "$mnt/f2" "$mnt/f3"
+	fresh_filled "sweep$1$2"
+	if [ "$2" = dynamic ]; then
+		rm -f "$mnt/f1" "$mnt/f6" "$mnt/f7" "$mnt/f8" "$mnt/f9" "$mnt/f11" "$mnt/f12"
+	else
+		rm -f "$mnt/f1" "$mnt/f2" "$mnt/f3"
+	fi
 	sync
 	echo 60 > "/sys/fs/btrfs/$uuid/allocation/data/bg_reclaim_threshold" &&
 	echo 1 > "/sys/fs/btrfs/$uuid/allocation/data/periodic_reclaim" ||
 		skip "cannot set periodic_reclaim (kernel before 6.11?)"
+	if [ "$2" = dynamic ]; then
+		echo 1 > "/sys/fs/btrfs/$uuid/allocation/data/dynamic_reclaim" ||
+			skip "cannot set dynamic_reclaim (kernel before 6.11?)"
+		dyn="--dynamic-reclaim data"
+	fi
 	run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$mnt" > "$TEST_TMP/live.json" || exit
 	run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
-	extents 4
-	python3 "$here/plan-sweep.py" "$TEST_TMP/live.json" "$TEST_TMP/bg.json" "$TEST_TMP/extents.txt" \
-		> "$TEST_TMP/sweep.txt" || { cat "$TEST_TMP/sweep.txt"; fail "sweep: prediction checks"; }
+	extents 1
+	python3 "$here/plan-sweep.py" ${2:+--$2} "$TEST_TMP/live.json" "$TEST_TMP/bg.json" "$TEST_TMP/extents.txt" \
+		> "$TEST_TMP/sweep.txt" || { cat "$TEST_TMP/sweep.txt"; fail "$what: prediction checks"; }
 	cat "$TEST_TMP/sweep.txt"
 	first=$(sed -n 's/^first //p' "$TEST_TMP/sweep.txt")
 	a=$(sed -n 's/^a //p' "$TEST_TMP/sweep.txt")
 	b=$(sed -n 's/^b //p' "$TEST_TMP/sweep.txt")
 	sed -n 's/^delete_a /delete /p' "$TEST_TMP/sweep.txt" > "$TEST_TMP/plan.txt"
-	delete_predict "$TEST_TMP/plan.txt" --periodic-reclaim data
+	delete_predict "$TEST_TMP/plan.txt" --periodic-reclaim data $dyn
 	when=$(jq -r '[.forecast.reclaim.data.sweep[].when] | unique | join(",")' "$TEST_TMP/after.json")
-	echo "sweep $1, after A: predicted when [$when], unused deleted first" \
+	echo "$what, after A: predicted when [$when], unused deleted first" \
 		"$(jq -c '[.forecast.unused_block_groups[].start]' "$TEST_TMP/after.json")"
-	[ "$when" = "second sweep" ] || fail "sweep $1: after A predicted [$when], not the second sweep"
+	[ "$when" = "second sweep" ] || fail "$what: after A predicted [$when], not the second sweep"
 	since=$(awk '{ print $1 }' /proc/uptime)
 	btrfs filesystem sync "$mnt" || fail "btrfs filesystem sync"
 	for i in $(seq 1 90); do
@@ -315,12 +332,16 @@ sweep_round()
 	done
 	sleep 3
 	got=$(relocated "$since" "$loop")
-	echo "sweep $1, first sweep: kernel relocated [${got% }], predicted []"
-	[ -z "$got" ] || fail "sweep $1: the first sweep relocated [${got% }]"
+	echo "$what, first sweep: kernel relocated [${got% }], predicted []"
+	[ -z "$got" ] || fail "$what: the first sweep relocated [${got% }]"
 	sed -n 's/^delete_b /delete /p' "$TEST_TMP/sweep.txt" > "$TEST_TMP/plan.txt"
-	delete_predict "$TEST_TMP/plan.txt" --periodic-reclaim data
-	wake_compare "sweep $1" "$first"
-	trace_report "sweep $1"
+	delete_predict "$TEST_TMP/plan.txt" --periodic-reclaim data $dyn
+	wake_compare "$what" "$first"
+	if [ "$2" = dynamic ]; then
+		left=$(jq -c '.forecast.reclaim.after.skipped' "$TEST_TMP/after.json")
+		[ "$left" != "[]" ] || fail "$what: no block group left when checked again: the threshold's fall not shown"
+	fi
+	trace_report "$what"
 	done_with
 }
 
@@ -382,6 +403,7 @@ for round in 1 2; do
 	free_round "$round"
 	free_round "$round" --empty
 	sweep_round "$round"
+	sweep_round "$round" dynamic
 	control_round "$round" uncached
 	control_round "$round" cached
 done
