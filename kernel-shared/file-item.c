@@ -936,6 +936,8 @@ struct deletion_state {
 	int64_t rsv_reserved;
 	u64 local_rsv;			/* trans->delayed_rsv left */
 	u64 global_reserved;
+	u64 bytes_deleted;		/* by this evict join's truncation */
+	u64 join_cows;			/* copies made before this join */
 	struct btrfs_deletion_model *out;
 };
 
@@ -1098,6 +1100,42 @@ static void deletion_refill(struct deletion_state *ds)
 	ds->out->refill_bytes += need;
 }
 
+/*
+ * evict_refill_and_join(): the evict reserve refilled to one item and one
+ * delayed ref, the ref moved to the handle.  The item's part is what the
+ * copies since the last join took from it (as nodes, up to the item).
+ */
+static void deletion_evict_join(struct deletion_state *ds)
+{
+	const struct btrfs_csum_params *p = ds->params;
+	u64 ref1 = btrfs_calc_delayed_ref_bytes(p->nodesize, p->free_space_tree_opt, 1);
+
+	ds->out->reserved_evict += ref1 + min_t(u64, (ds->cow.cows - ds->join_cows) * p->nodesize,
+						btrfs_calc_metadata_size(p->nodesize, 1));
+	ds->join_cows = ds->cow.cows;
+	ds->bytes_deleted = 0;
+}
+
+/*
+ * At a new search btrfs_truncate_inode_items() returns -EAGAIN once more
+ * than 32 MiB of extents (disk_num_bytes) were dropped and
+ * btrfs_should_end_transaction() holds (delayed_refs_rsv short, as a
+ * refill leaves it while the deletion outgrows one ref a drop):
+ * btrfs_evict_inode() ends the handle, its ref going back to
+ * delayed_refs_rsv, and joins again; the truncation goes on from the
+ * inode's last key.
+ */
+static void deletion_maybe_rejoin(struct deletion_state *ds)
+{
+	const struct btrfs_csum_params *p = ds->params;
+
+	if (ds->bytes_deleted <= SZ_32M || !deletion_space_short(ds))
+		return;
+	deletion_give_back(ds, btrfs_calc_delayed_ref_bytes(p->nodesize,
+							    p->free_space_tree_opt, 1));
+	deletion_evict_join(ds);
+}
+
 /* One leaf of the inode's items, as the truncation finds it */
 struct trunc_leaf {
 	u64 start;
@@ -1189,6 +1227,7 @@ static int deletion_truncate(struct deletion_state *ds, u64 ino)
 		const struct btrfs_tree_block *leaf;
 		int slot, lo = 0, hi;
 
+		deletion_maybe_rejoin(ds);
 		ret = deletion_cow_key(ds, ino, leaves[i].last.type,
 				       leaves[i].last.offset, &path, true);
 		if (ret < 0)
@@ -1225,6 +1264,7 @@ static int deletion_truncate(struct deletion_state *ds, u64 ino)
 					btrfs_stack_file_extent_disk_num_bytes(fi), 0,
 					ds->sv->root.objectid, ino,
 					key.offset - btrfs_stack_file_extent_offset(fi));
+			ds->bytes_deleted += btrfs_stack_file_extent_disk_num_bytes(fi);
 			/* a joined transaction has no local reserve to pay from */
 			deletion_take_local(ds, before);
 			/* short: delete the pending items, refill, search again */
@@ -1232,6 +1272,7 @@ static int deletion_truncate(struct deletion_state *ds, u64 ino)
 				ret = deletion_del_batch(ds, &path, lo, hi);
 				hi = -1;
 				deletion_refill(ds);
+				deletion_maybe_rejoin(ds);
 			}
 		}
 		if (!ret && hi >= 0)
@@ -1320,7 +1361,8 @@ static int iref_is_delayed(struct deletion_state *ds, u64 ino, bool *delayed)
 /*
  * btrfs_unlink() (btrfs_start_transaction(root, 6): the dir item, the dir
  * index, the inode ref, the inode, the parent, the orphan item), the
- * orphan item of a last link, then btrfs_evict_inode() (two joins, each
+ * orphan item of a last link, then btrfs_evict_inode() (a join, another
+ * per -EAGAIN of the truncation and one for btrfs_orphan_del(), each
  * refilling its reserve to one item plus one delayed ref), and at commit
  * the delayed dir index deletion and parent inode update.
  */
@@ -1412,18 +1454,17 @@ int btrfs_model_deletion(struct btrfs_fs_info *fs_info, const struct btrfs_subvo
 		goto out;
 	deletion_give_back(&ds, btrfs_calc_metadata_size(ns, 1));
 	out->reserved_evict = btrfs_calc_metadata_size(ns, 1) + ref1;
-	cows = ds.cow.cows;
+	ds.join_cows = ds.cow.cows;
 	ret = deletion_truncate(&ds, ino);
 	if (ret)
 		goto out;
 	deletion_give_back(&ds, ref1);
 	/*
-	 * The second join refills the ref the first gave away and the nodes
-	 * the truncation's copies took from the evict reserve, then
+	 * The last join refills the ref the previous one gave away and the
+	 * nodes the truncation's copies took from the evict reserve, then
 	 * btrfs_orphan_del() runs in it.
 	 */
-	out->reserved_evict += ref1 + min_t(u64, (ds.cow.cows - cows) * ns,
-					    btrfs_calc_metadata_size(ns, 1));
+	deletion_evict_join(&ds);
 	ret = deletion_cow_one(&ds, BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, ino, -1);
 	if (ret)
 		goto out;

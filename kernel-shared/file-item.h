@@ -112,7 +112,7 @@ struct btrfs_deletion_model {
 	u64 peak;			/* highest running size reached */
 	u64 reserved;			/* added to bytes_may_use for the deletion */
 	u64 reserved_unlink;		/* btrfs_start_transaction(root, 6) */
-	u64 reserved_evict;		/* evict_refill_and_join(), twice */
+	u64 reserved_evict;		/* evict_refill_and_join(): once, again per -EAGAIN, once more */
 	u64 refills;			/* btrfs_delayed_refs_rsv_refill() during truncation */
 	u64 refill_bytes;
 	u64 cows;			/* subvolume tree blocks copied */

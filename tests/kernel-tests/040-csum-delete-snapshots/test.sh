@@ -41,7 +41,7 @@ source "$TEST_TOP/common" || exit
 
 need_root
 check_prereq btrfs-space mkfs.btrfs btrfs losetup mount umount mountpoint \
-	jq awk truncate dd head cp
+	jq awk truncate dd head cp fallocate
 need_btrfs_module
 need_tracefs
 
@@ -622,6 +622,22 @@ if [ -n "$layout" ]; then
 else
 	echo "sparse node: NOT RUN: in three level-1 nodes a removal merged the node before it reached 32 pointers"
 fi
+
+# 11b. 40 preallocated extents of 1 MiB, 1 MiB apart, unshared (no
+# checksums): from the 33rd drop on the refills leave delayed_refs_rsv
+# short, so the next search's btrfs_should_end_transaction() ends the
+# truncation (more than 32 MiB dropped: -EAGAIN) and btrfs_evict_inode()
+# joins a third time
+cp --sparse=always "$img" "$TEST_TMP/c14.img"
+build_begin
+mount_img "$TEST_TMP/c14.img"
+for ((k = 0; k < 40; k++)); do
+	run_check fallocate -o $((k * 2))M -l 1M "$mnt/plain/big"
+done
+run_check btrfs filesystem sync "$mnt"
+umount_img
+build_end "$TEST_TMP/c14.img" "$img"
+check_case evict-rejoin-32m "$TEST_TMP/c14.img" plain big "$(subvol_id "$img" plain)"
 
 # 12. 400 extents on 1 GiB with 16 KiB nodes: 200 MiB of refills start the
 # preemptive flusher; the tool must say so, the differences are reported
