@@ -19,14 +19,19 @@ struct btrfs_tree_block {
 	int mirror;			/* copy that passed verification */
 	u32 refs;			/* paths holding it; 0 = evictable leaf */
 	bool keys_only;			/* a leaf's first item and kept items only */
-	u32 mem;			/* bytes of data[] (nodesize unless keys_only) */
+	u32 mem;			/* bytes at data (nodesize unless keys_only) */
 	struct btrfs_tree_block *hash_next;
 	struct btrfs_tree_block *lru_prev;
 	struct btrfs_tree_block *lru_next;
-	u8 data[];
+	/*
+	 * The block's bytes: page-aligned in the cache's regions (see
+	 * btrfs_alloc_tree_block()), right behind the header in a key-only
+	 * copy.  A header keeps its data for life.
+	 */
+	u8 *data;
 };
 
-/* A zeroed block header with nodesize bytes of data behind it; NULL: no memory */
+/* A zeroed block header with nodesize bytes of data; NULL: no memory */
 struct btrfs_tree_block *btrfs_alloc_tree_block(struct btrfs_fs_info *fs_info, u64 bytenr);
 /* Back to the free list (a block never inserted, or one the cache dropped) */
 void btrfs_free_tree_block(struct btrfs_fs_info *fs_info, struct btrfs_tree_block *eb);

@@ -160,7 +160,8 @@ struct btrfs_block_cache {
 	u8 **regions;
 	u32 nr_regions;
 	u32 cur_region;			/* the region being carved */
-	u32 region_used;		/* bytes carved from it */
+	u32 region_used;		/* header bytes carved from its start */
+	u32 region_data_used;		/* data bytes carved from its end */
 	struct btrfs_tree_block *free_blocks;	/* chained by hash_next */
 	/* btrfs_cache_keep_items(): 0, or whose leaves are kept key-only */
 	u64 keep_root;

@@ -369,6 +369,7 @@ struct btrfs_tree_block *pz_block(const u8 *data, u32 len, u64 start)
 	struct btrfs_tree_block *eb = xcalloc(1, sizeof(*eb) + len);
 	const struct btrfs_header *h = (const void *)data;
 
+	eb->data = (u8 *)(eb + 1);
 	memcpy(eb->data, data, len);
 	eb->start = start;
 	eb->len = len;

@@ -62,6 +62,7 @@ static void leaf_init(struct leaf *l, u64 owner)
 	l->eb = calloc(1, sizeof(*l->eb) + NODESIZE);
 	if (!l->eb)
 		exit(2);
+	l->eb->data = (u8 *)(l->eb + 1);
 	l->eb->start = LEAF_START;
 	l->eb->len = NODESIZE;
 	l->eb->owner = owner;
