@@ -65,7 +65,7 @@
  * bytes a block: the data of each block starts on a page.  The kernel's
  * copy out of the page cache (most of a warm read) is a page to a page
  * then; with the data right behind its header, 80 bytes into a slot, the
- * same 803 reads of a warm `inspect` of 3 TiB took 14 % longer
+ * time inside pread() of a warm `inspect` of 3 TiB was 5-12 % more
  * (Documentation/benchmark.md, 2026-12-07).
  */
 #define BTRFS_BLOCK_REGION	(2U << 20)
