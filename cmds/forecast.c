@@ -637,7 +637,7 @@ static void print_candidate(struct fmt_ctx *fctx, const void *item)
 	fmt_size(fctx, "used", "used (moved)", c->used);
 	fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(c->flags));
 	fmt_str(fctx, "when", "when", btrfs_reclaim_when_name(c->when));
-	if (c->when == BTRFS_RECLAIM_ON_FREE)
+	if (c->when == BTRFS_RECLAIM_ON_FREE || c->when == BTRFS_RECLAIM_ON_FREE_ARMED)
 		fmt_size(fctx, "free_to_mark", "free to mark", c->free_to_mark);
 	else
 		fmt_bool(fctx, "may_be_skipped", "may be skipped", c->may_be_skipped);
@@ -707,6 +707,11 @@ static void print_reclaim_plan(struct fmt_ctx *fctx, const struct btrfs_reclaim_
 		fmt_size(fctx, "unused", "Unused in the space info", p->unused);
 	}
 	fmt_u64(fctx, "threshold_pct", "Threshold in effect (%)", p->thresh_pct);
+	if (p->arm_bytes) {
+		fmt_size(fctx, "arm_bytes", "To free and commit before it is not 0",
+			 p->arm_bytes);
+		fmt_u64(fctx, "armed_pct", "Threshold then (%)", p->armed_pct);
+	}
 	fmt_size(fctx, "chunk_size", "Effective data chunk size", p->chunk_size);
 	fmt_bool(fctx, "urgent", "Urgent (unallocated < chunk size)", p->urgent);
 	fmt_bool(fctx, "sweeps", "Swept by the cleaner", p->sweeps);
