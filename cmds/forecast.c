@@ -637,7 +637,7 @@ static void print_candidate(struct fmt_ctx *fctx, const void *item)
 	fmt_size(fctx, "used", "used (moved)", c->used);
 	fmt_str(fctx, "profile", "profile", btrfs_bg_profile_name(c->flags));
 	fmt_str(fctx, "when", "when", btrfs_reclaim_when_name(c->when));
-	if (c->when == BTRFS_RECLAIM_ON_FREE)
+	if (c->when == BTRFS_RECLAIM_ON_FREE || c->when == BTRFS_RECLAIM_ON_FREE_ARMED)
 		fmt_size(fctx, "free_to_mark", "free to mark", c->free_to_mark);
 	else
 		fmt_bool(fctx, "may_be_skipped", "may be skipped", c->may_be_skipped);
@@ -693,9 +693,45 @@ static void print_reclaim_sysfs(struct fmt_ctx *fctx, const struct btrfs_live_sp
 	}
 }
 
+/*
+ * What the plan means for an administrator, in one sentence: what the
+ * kernel relocates by itself and what sets it off (formulas.md 21.14)
+ */
+static void reclaim_outlook(const struct fmt_ctx *fctx, const struct btrfs_reclaim_plan *p,
+			    char *out, size_t len)
+{
+	char size[64];
+
+	if (p->arm_bytes && p->armed_pct) {
+		snprintf(out, len, "nothing yet (threshold 0: less than a data chunk unused); after %s more freed and committed it is %u %%: a free then taking one of %u block groups below it makes the kernel relocate that one",
+			 pretty_size_mode(p->arm_bytes, fctx->units, size, sizeof(size)),
+			 p->armed_pct, p->nr_on_free);
+	} else if (!p->thresh_pct && !p->knobs.dynamic_reclaim) {
+		snprintf(out, len, "off: the kernel relocates nothing by itself");
+	} else if (!p->thresh_pct) {
+		snprintf(out, len, "nothing: the dynamic threshold is 0");
+	} else if (p->sweeps && !p->nr_sweep) {
+		snprintf(out, len, "nothing now: no block group below %u %%; the cleaner's sweeps relocate any once below",
+			 p->thresh_pct);
+	} else if (p->sweeps) {
+		snprintf(out, len, "the cleaner's %s relocates %u block groups below %u %% (%s), and any other once below",
+			 btrfs_reclaim_when_name(p->urgent ? BTRFS_RECLAIM_FIRST_SWEEP :
+						 BTRFS_RECLAIM_SECOND_SWEEP),
+			 p->nr_sweep, p->thresh_pct,
+			 pretty_size_mode(p->sweep_bytes, fctx->units, size, sizeof(size)));
+	} else {
+		snprintf(out, len, "nothing until a free takes one of %u block groups below %u %%: the kernel then relocates that one (the %u already below never)",
+			 p->nr_on_free, p->thresh_pct, p->nr_below_unswept);
+	}
+}
+
 static void print_reclaim_plan(struct fmt_ctx *fctx, const struct btrfs_reclaim_plan *p,
 			       const char *source, bool each)
 {
+	char outlook[512];
+
+	reclaim_outlook(fctx, p, outlook, sizeof(outlook));
+	fmt_str(fctx, "outlook", "In short", outlook);
 	fmt_str(fctx, "knobs_from", "Knobs from", source);
 	fmt_u64(fctx, "threshold_knob", "bg_reclaim_threshold (%)",
 		p->knobs.bg_reclaim_threshold);
@@ -707,8 +743,15 @@ static void print_reclaim_plan(struct fmt_ctx *fctx, const struct btrfs_reclaim_
 		fmt_size(fctx, "unused", "Unused in the space info", p->unused);
 	}
 	fmt_u64(fctx, "threshold_pct", "Threshold in effect (%)", p->thresh_pct);
+	if (p->arm_bytes) {
+		fmt_size(fctx, "arm_bytes", "To free and commit before it is not 0",
+			 p->arm_bytes);
+		fmt_u64(fctx, "armed_pct", "Threshold then (%)", p->armed_pct);
+	}
 	fmt_size(fctx, "chunk_size", "Effective data chunk size", p->chunk_size);
-	fmt_bool(fctx, "urgent", "Urgent (unallocated < chunk size)", p->urgent);
+	/* is_reclaim_urgent() only matters to a sweep: no alarm without one */
+	if (p->sweeps || fctx->mode != FMT_TEXT)
+		fmt_bool(fctx, "urgent", "Urgent (unallocated < chunk size)", p->urgent);
 	fmt_bool(fctx, "sweeps", "Swept by the cleaner", p->sweeps);
 	print_reclaim_candidates(fctx, "sweep", "Relocated by a sweep, in order",
 				 p->sweep, p->nr_sweep, each);

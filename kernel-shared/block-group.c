@@ -861,6 +861,7 @@ void btrfs_account_block_groups(struct btrfs_fs_info *fs_info)
  */
 static const char * const reclaim_when_names[] = {
 	[BTRFS_RECLAIM_ON_FREE] = "on the free that crosses the threshold",
+	[BTRFS_RECLAIM_ON_FREE_ARMED] = "on a free that crosses it once armed",
 	[BTRFS_RECLAIM_FIRST_SWEEP] = "first sweep (urgent)",
 	[BTRFS_RECLAIM_SECOND_SWEEP] = "second sweep",
 };
@@ -934,7 +935,8 @@ static void reclaim_add(struct btrfs_reclaim_candidate *v, u32 *nr,
 static void reclaim_classify(const struct btrfs_block_group *bg,
 			     struct btrfs_reclaim_plan *plan)
 {
-	u64 thresh = mult_perc(bg->length, plan->thresh_pct);
+	u32 pct = plan->arm_bytes ? plan->armed_pct : plan->thresh_pct;
+	u64 thresh = mult_perc(bg->length, pct);
 
 	if (bg->ro || bg->used == 0 || thresh == 0)
 		return;
@@ -947,7 +949,8 @@ static void reclaim_classify(const struct btrfs_block_group *bg,
 		if (plan->knobs.periodic_reclaim)
 			plan->nr_above_swept++;
 		else
-			reclaim_add(plan->on_free, &plan->nr_on_free, bg, BTRFS_RECLAIM_ON_FREE,
+			reclaim_add(plan->on_free, &plan->nr_on_free, bg, plan->arm_bytes ?
+				    BTRFS_RECLAIM_ON_FREE_ARMED : BTRFS_RECLAIM_ON_FREE,
 				    bg->used - thresh + 1);
 		return;
 	}
@@ -975,6 +978,18 @@ int btrfs_plan_reclaim(const struct btrfs_fs_info *fs_info, enum btrfs_space_ind
 	plan->thresh_pct = btrfs_calc_reclaim_threshold(sinfo, knobs, free_chunk_space,
 							chunk_size, &plan->dyn_target,
 							&plan->dyn_want, &plan->unused);
+	/*
+	 * Dynamic, marked on free: while unused is below a chunk the threshold
+	 * is 0 and no free marks anything.  A free moves its bytes from used
+	 * to pinned, which counts as used: they count toward unused only once
+	 * unpinned, when the free's transaction commits.  Once arm_bytes are
+	 * so freed (net of allocations), the frees of a later transaction see
+	 * the threshold of the unallocated space as now: armed_pct.
+	 */
+	if (knobs->dynamic_reclaim && !knobs->periodic_reclaim && plan->unused < chunk_size) {
+		plan->arm_bytes = chunk_size - plan->unused;
+		plan->armed_pct = btrfs_dynamic_reclaim_pct(plan->dyn_want, plan->dyn_target);
+	}
 	/* is_reclaim_urgent() */
 	plan->urgent = free_chunk_space < chunk_size;
 	/* btrfs_should_periodic_reclaim(): never SYSTEM */

@@ -71,6 +71,7 @@ struct btrfs_reclaim_knobs {
 /* When a block group's relocation comes */
 enum btrfs_reclaim_when {
 	BTRFS_RECLAIM_ON_FREE,		/* the free that takes used below the threshold */
+	BTRFS_RECLAIM_ON_FREE_ARMED,	/* the same, once arm_bytes freed armed it */
 	BTRFS_RECLAIM_FIRST_SWEEP,	/* urgent: the first sweep's second pass */
 	BTRFS_RECLAIM_SECOND_SWEEP,	/* the sweep after the one that marks it */
 };
@@ -81,7 +82,7 @@ struct btrfs_reclaim_candidate {
 	u64 used;			/* the bytes its relocation moves */
 	u64 flags;
 	enum btrfs_reclaim_when when;
-	u64 free_to_mark;		/* ON_FREE: bytes to free before it is marked */
+	u64 free_to_mark;		/* ON_FREE*: bytes to free before it is marked */
 	bool may_be_skipped;		/* earlier relocations' bytes may lift it */
 };
 
@@ -94,6 +95,8 @@ struct btrfs_reclaim_plan {
 	u64 dyn_want;			/* dynamic: target - unallocated */
 	u64 unused;			/* total - used (no may_use) */
 	u64 chunk_size;			/* calc_effective_data_chunk_size() */
+	u64 arm_bytes;			/* dynamic, on free: to free before it is not 0 */
+	u32 armed_pct;			/* dynamic: the threshold once armed */
 	bool urgent;			/* is_reclaim_urgent(): unallocated < chunk_size */
 	bool sweeps;			/* btrfs_should_periodic_reclaim() can be true */
 	struct btrfs_reclaim_candidate *sweep;	/* relocated by a sweep, kernel's order */

@@ -413,7 +413,16 @@ u32 btrfs_calc_reclaim_threshold(const struct btrfs_space_info *sinfo,
 	*unused = sinfo->total_bytes > used ? sinfo->total_bytes - used : 0;
 	if (!knobs->dynamic_reclaim)
 		return knobs->bg_reclaim_threshold;
-	if (*unused < chunk_size || !*target)
+	if (*unused < chunk_size)
 		return 0;
-	return *want * 100 / *target;
+	return btrfs_dynamic_reclaim_pct(*want, *target);
+}
+
+/*
+ * calc_pct_ratio(want, target): the dynamic threshold whenever the space
+ * info's unused bytes are at least a data chunk
+ */
+u32 btrfs_dynamic_reclaim_pct(u64 want, u64 target)
+{
+	return target ? want * 100 / target : 0;
 }

@@ -22,6 +22,7 @@ u32 btrfs_calc_reclaim_threshold(const struct btrfs_space_info *sinfo,
 				 const struct btrfs_reclaim_knobs *knobs,
 				 u64 free_chunk_space, u64 chunk_size, u64 *target,
 				 u64 *want, u64 *unused);
+u32 btrfs_dynamic_reclaim_pct(u64 want, u64 target);
 
 
 struct btrfs_kernel_model;

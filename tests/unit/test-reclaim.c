@@ -213,9 +213,69 @@ static void test_plan(void)
 	free(fs_info);
 }
 
+/*
+ * Dynamic, marked on free, with 512 MiB unused (less than the 1 GiB
+ * chunk): threshold 0 now, so no free marks anything until 512 MiB more
+ * are freed and committed (unpinned); then, with 2.5 GiB unallocated
+ * (want 7.5 of the 10 GiB target), 75 %: the block groups at or above it
+ * (1 GiB at THRESH, 2 GiB full) are marked by a free of their
+ * free_to_mark after that, the four below never.  With periodic reclaim,
+ * or a chunk unused, nothing waits to arm.
+ */
+static void test_armed(void)
+{
+	static const struct btrfs_reclaim_knobs dyn = { .dynamic_reclaim = true };
+	static const struct btrfs_reclaim_knobs dyn_periodic = {
+		.dynamic_reclaim = true, .periodic_reclaim = true,
+	};
+	struct btrfs_fs_info *fs_info = calloc(1, sizeof(*fs_info));
+	struct btrfs_space_info s = {
+		.present = true, .total_bytes = 20 * GiB, .bytes_used = 20 * GiB - 512 * MiB,
+	};
+	struct btrfs_reclaim_plan p;
+
+	if (!fs_info) {
+		check(0, "calloc");
+		return;
+	}
+	fs_info->block_groups = groups;
+	fs_info->nr_block_groups = sizeof(groups) / sizeof(groups[0]);
+	if (!btrfs_plan_reclaim(fs_info, BTRFS_SPACE_DATA, &s, 5 * GiB / 2, GiB, &dyn, &p)) {
+		check_u64("armed: threshold now", p.thresh_pct, 0);
+		check_u64("armed: arm_bytes", p.arm_bytes, 512 * MiB);
+		check_u64("armed: armed_pct", p.armed_pct, 75);
+		check_u64("armed: on_free", p.nr_on_free, 2);
+		check_u64("armed: below", p.nr_below_unswept, 4);
+		if (p.nr_on_free == 2) {
+			check_u64("armed: first free_to_mark", p.on_free[0].free_to_mark, 1);
+			check_u64("armed: second free_to_mark", p.on_free[1].free_to_mark,
+				  GiB - THRESH + 1);
+			check(p.on_free[0].when == BTRFS_RECLAIM_ON_FREE_ARMED, "armed: when");
+		}
+		btrfs_free_reclaim_plan(&p);
+	}
+	s.bytes_used = 19 * GiB;
+	if (!btrfs_plan_reclaim(fs_info, BTRFS_SPACE_DATA, &s, 5 * GiB / 2, GiB, &dyn, &p)) {
+		check_u64("a chunk unused: threshold now", p.thresh_pct, 75);
+		check_u64("a chunk unused: arm_bytes", p.arm_bytes, 0);
+		check(p.nr_on_free == 2 && p.on_free[0].when == BTRFS_RECLAIM_ON_FREE,
+		      "a chunk unused: marked on free, no arming");
+		btrfs_free_reclaim_plan(&p);
+	}
+	s.bytes_used = 20 * GiB - 512 * MiB;
+	if (!btrfs_plan_reclaim(fs_info, BTRFS_SPACE_DATA, &s, 5 * GiB / 2, GiB,
+				&dyn_periodic, &p)) {
+		check_u64("periodic: arm_bytes", p.arm_bytes, 0);
+		check_u64("periodic: on_free", p.nr_on_free, 0);
+		btrfs_free_reclaim_plan(&p);
+	}
+	free(fs_info);
+}
+
 int main(void)
 {
 	test_threshold();
 	test_plan();
+	test_armed();
 	return unit_failures ? 1 : 0;
 }

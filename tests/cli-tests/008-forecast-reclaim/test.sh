@@ -95,10 +95,19 @@ expect "full at mount" '[.forecast.reclaim.after.block_groups_after[] | select(.
 expect "full at mount, moved" '.forecast.reclaim.after.moved_bytes' \
 	"$(jq -c '.forecast.reclaim.after.moved_bytes' "$TEST_TMP/fc-marked.json")"
 
-# kernel defaults: off everywhere
+# kernel defaults: off everywhere, and said plainly; is_reclaim_urgent()
+# matters only to a sweep: the text says nothing of it without one (96 MiB
+# unallocated here is below the chunk: the JSON keeps urgent true)
 reclaim "$@"
 expect "defaults" '[.forecast.reclaim[] | .threshold_pct] | add' 0
 expect "defaults" '[.forecast.reclaim[] | (.sweep + .on_free) | length] | add' 0
+expect "defaults" '[.forecast.reclaim[] | .outlook] | unique' '["off: the kernel relocates nothing by itself"]'
+expect "defaults" '.forecast.reclaim.data.urgent' true
+run_check_stdout "$BTRFS_SPACE" forecast "$@" > "$TEST_TMP/fc.txt" || exit
+! grep -q "Urgent" "$TEST_TMP/fc.txt" || fail "defaults: the text says urgent with no sweep"
+run_check_stdout "$BTRFS_SPACE" forecast --periodic-reclaim data --reclaim-threshold data=90 "$@" \
+	> "$TEST_TMP/fc.txt" || exit
+grep -q "Urgent (unallocated < chunk size): yes" "$TEST_TMP/fc.txt" || fail "periodic: the text does not say urgent"
 
 # system is never swept (btrfs_should_periodic_reclaim())
 reclaim --reclaim-threshold system=100 --periodic-reclaim system "$@"
@@ -137,16 +146,22 @@ for t, k in knobs.items():
     used = sum(s[f] for f in ("bytes_used", "bytes_reserved", "bytes_pinned",
                               "bytes_readonly", "bytes_zone_unusable"))
     pct = k.get("pct", 0)
+    r = rc[t]
+    mark = pct
     if k.get("dynamic-reclaim"):
         target = 10 * chunk
-        pct = 0 if s["total_bytes"] - used < chunk else \
-            max(target - unalloc, 0) * 100 // target
+        unused = s["total_bytes"] - used
+        pct = mark = 0 if unused < chunk else max(target - unalloc, 0) * 100 // target
+        # marked on free while unused is below a chunk: armed once the rest is freed
+        if unused < chunk and not k.get("periodic-reclaim"):
+            mark = max(target - unalloc, 0) * 100 // target
+            assert r["arm_bytes"] == chunk - unused and r["armed_pct"] == mark, (t, r)
     sweeps = bool(k.get("periodic-reclaim")) and t != "system"
     sweep, on_free = [], []
     for bg in bgs:
         if bg["type_name"].lower() != t or bg["read_only"] or not bg["used"]:
             continue
-        thresh = bg["length"] * pct // 100
+        thresh = bg["length"] * mark // 100
         if not thresh:
             continue
         if bg["used"] >= thresh:
@@ -155,7 +170,6 @@ for t, k in knobs.items():
         elif sweeps:
             sweep.append([bg["used"], bg["start"]])
     sweep = [s for _, s in sorted(sweep)]
-    r = rc[t]
     got = ([b["start"] for b in r["sweep"]], [[b["start"], b["free_to_mark"]] for b in r["on_free"]])
     want = (sweep, on_free)
     assert r["threshold_pct"] == pct, (t, r["threshold_pct"], pct)

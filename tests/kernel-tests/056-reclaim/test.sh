@@ -29,6 +29,9 @@
 #   target's, before the relocation; its block group full at the mount (no
 #   size class: its hole is passed over) or partly used then (classed when
 #   the free caches it: its holes are filled); see control_round.
+# - armed: dynamic_reclaim, marked on free, with less than a data chunk
+#   unused: the threshold is 0 until arm_bytes are freed and committed;
+#   predicted from the image before the deletes; see armed_round.
 # In each, after the frees and a sync, the offline forecast of the image
 # (--reclaim-marked for the free-marked one, --full-at-mount for the data
 # block groups full at the mount that remain) gives the block groups
@@ -41,7 +44,7 @@
 source "$TEST_TOP/common" || exit
 
 need_root
-check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount fallocate filefrag dmesg python3 truncate jq findmnt
+check_prereq btrfs-space btrfs mkfs.btrfs losetup mount umount fallocate filefrag dmesg python3 truncate jq findmnt fsfreeze
 need_btrfs_module
 losetup -f > /dev/null 2>&1 || skip "no free loop device (modprobe loop, or free one: losetup -d)"
 dmesg > /dev/null 2>&1 || skip "dmesg is not readable here"
@@ -399,6 +402,86 @@ control_round()
 	done_with
 }
 
+# armed_round N: dynamic reclaim marked on free (dynamic_reclaim 1,
+# periodic_reclaim 0).  Right after the fill the space info has less than
+# a data chunk unused, so the dynamic threshold is 0; the forecast of the
+# image before any delete must say after how many freed bytes it arms and
+# at what percent, and which block groups a later free marks (plan-armed.py).
+# A: files of the partly used block group and of X, enough to arm it, in
+# one transaction (synced): the frees' bytes count toward unused only
+# once unpinned, so X's crossing free saw threshold 0 and is never
+# marked; sysfs bg_reclaim_threshold (the threshold in effect) must be 0
+# before and the armed percent after.  B: files of Y past its
+# free_to_mark, then fsfreeze: the freeze commits the frees (the mark) and
+# holds the reclaim worker at sb_start_write(), so the image read then
+# is the state before the relocation; the offline forecast of it
+# (--reclaim-marked Y) must equal the kernel after the thaw: Y relocated,
+# X not, the block groups and unallocated; the trace must show Y marked
+# and relocated and X never marked.
+armed_round()
+{
+	local x y pct k i full same= what="armed $1" since got
+
+	fresh_filled "armed$1"
+	echo 1 > "/sys/fs/btrfs/$uuid/allocation/data/dynamic_reclaim" ||
+		skip "cannot set dynamic_reclaim (kernel before 6.11?)"
+	# the mount's cleaner deleted the empty block groups: once that is
+	# committed the image has the kernel's figures (before, its unused is
+	# theirs more); the live forecast reads sysfs
+	for i in $(seq 1 10); do
+		sync
+		run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$img" --mount-options nodiscard,commit=300 \
+			--dynamic-reclaim data > "$TEST_TMP/before.json" || exit
+		run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$mnt" > "$TEST_TMP/live.json" || exit
+		k=$(jq -c '.forecast.reclaim.data | [.knobs_from, .unused, .arm_bytes, .armed_pct]' "$TEST_TMP/live.json")
+		[ "$(jq -c '.forecast.reclaim.data | ["sysfs", .unused, .arm_bytes, .armed_pct]' "$TEST_TMP/before.json")" = "$k" ] &&
+			same=yes && break
+		sleep 1
+	done
+	echo "$what: live forecast (sysfs knobs, space info) [knobs, unused, arm_bytes, armed_pct] $k"
+	[ -n "$same" ] || fail "$what: the image's forecast differs from the live one after 10 commits"
+	extents 1
+	python3 "$here/plan-armed.py" "$TEST_TMP/before.json" "$TEST_TMP/bg.json" "$TEST_TMP/extents.txt" \
+		> "$TEST_TMP/armed.txt" || { cat "$TEST_TMP/armed.txt"; fail "$what: prediction checks"; }
+	cat "$TEST_TMP/armed.txt"
+	x=$(sed -n 's/^unmarked //p' "$TEST_TMP/armed.txt")
+	y=$(sed -n 's/^target //p' "$TEST_TMP/armed.txt")
+	pct=$(sed -n 's/^armed_pct //p' "$TEST_TMP/armed.txt")
+	k=$(cat "/sys/fs/btrfs/$uuid/allocation/data/bg_reclaim_threshold")
+	echo "$what: sysfs threshold before the deletes $k, predicted 0"
+	[ "$k" = 0 ] || fail "$what: sysfs threshold $k before the deletes, predicted 0"
+	since=$(awk '{ print $1 }' /proc/uptime)
+	echo > "$inst/trace"
+	for i in $(sed -n 's/^delete_a //p' "$TEST_TMP/armed.txt"); do
+		rm -f "$mnt/$i" || fail "rm $i"
+	done
+	sync
+	k=$(cat "/sys/fs/btrfs/$uuid/allocation/data/bg_reclaim_threshold")
+	echo "$what: sysfs threshold after A $k, predicted $pct"
+	[ "$k" = "$pct" ] || fail "$what: sysfs threshold $k after A, predicted $pct"
+	# named before the freeze: nothing may exit while it is frozen
+	full=$(full_now)
+	for i in $(sed -n 's/^delete_b //p' "$TEST_TMP/armed.txt"); do
+		rm -f "$mnt/$i" || fail "rm $i"
+	done
+	fsfreeze -f "$mnt" || fail "fsfreeze -f $mnt"
+	"$BTRFS_SPACE" --format json forecast --list-chunks "$img" --mount-options nodiscard,commit=300 \
+		--dynamic-reclaim data --reclaim-marked "$y" ${full:+--full-at-mount "$full"} \
+		> "$TEST_TMP/after.json"
+	k=$?
+	got=$(relocated "$since" "$loop")
+	fsfreeze -u "$mnt" || fail "fsfreeze -u $mnt"
+	[ "$k" = 0 ] || fail "$what: the forecast of the frozen image failed"
+	[ -z "$got" ] || fail "$what: relocated before the image was read: [$got]"
+	wake_compare "$what" "$y"
+	trace_report "$what" "$y"
+	if grep -q "btrfs_add_reclaim_block_group: .* bytenr=$x " "$TEST_TMP/events.txt"; then
+		fail "$what: $x marked, though its crossing free came before the threshold armed"
+	fi
+	echo "$what: $x never marked, as predicted"
+	done_with
+}
+
 for round in 1 2; do
 	free_round "$round"
 	free_round "$round" --empty
@@ -406,5 +489,6 @@ for round in 1 2; do
 	sweep_round "$round" dynamic
 	control_round "$round" uncached
 	control_round "$round" cached
+	armed_round "$round"
 done
 echo "every round as predicted, twice"
