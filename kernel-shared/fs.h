@@ -137,6 +137,7 @@ struct btrfs_log_replay {
 	u64 node_splits;		/* split_node() */
 	u64 node_balances;		/* balance_level() that acted */
 	bool tree_model_inexact;	/* an operation the leaf model does not replay */
+	u32 held_nodes;			/* nodes the walk passed as leaves (btrfs_walk_log_tree()) */
 };
 
 struct btrfs_tree_block;

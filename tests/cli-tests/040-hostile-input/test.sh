@@ -27,7 +27,13 @@
 #   it mounts a copy (the parent's level is checked before the
 #   tree-checker since 6.2; before, the leaf read as a node was "unaligned
 #   pointer"), and a node of another generation is "parent transid verify
-#   failed"; in the subvolume tree csum-delete --file walks (fixture
+#   failed"; a node of it pointing to itself is mounted by 6.18.44 (the
+#   walk holds the node: no check; the replay reads it as a leaf, warns
+#   "bad eb member start" and replays nothing of it, the leaf the pointer
+#   stood for is never read; the node stays pinned): the tool reads it as
+#   the kernel does (kernel test 038: metadata bytes_used 884,736, bytes_pinned
+#   16,384, 62 reads, as sysfs and the block trace say), where it refused
+#   with "level verify failed"; in the subvolume tree csum-delete --file walks (fixture
 #   bg-spread-ns4k-50, three levels), a node pointing to itself or to the
 #   root (loops) ends at the level check, and an item running past the leaf
 #   is the tree-checker's "unexpected item end";
@@ -136,6 +142,17 @@ mutate "$lr" "$TEST_TMP/lr.chunks" 36847616 child-level "$TEST_TMP/m.img"
 one_error "log tree leaf claiming level 1" \
 	"level verify failed on logical 36847616 mirror 1 wanted 0 found 1" \
 	"$BTRFS_SPACE" mount-estimate "$TEST_TMP/m.img"
+mutate "$lr" "$TEST_TMP/lr.chunks" 54591488 self-pointer "$TEST_TMP/m.img"
+"$BTRFS_SPACE" --format json inspect "$TEST_TMP/m.img" > "$TEST_TMP/self.json" 2> "$TEST_TMP/err" ||
+	fail "log tree node pointing to itself: refused, 6.18.44 mounts it: $(cat "$TEST_TMP/err")"
+grep -q '^WARNING: bad eb member start: ptr 0x3410065 start 54591488 member offset 54591629 size 4$' \
+	"$TEST_TMP/err" || fail "log tree node pointing to itself: not the kernel's warning: $(cat "$TEST_TMP/err")"
+[ "$(jq -c '[.space_info.metadata.bytes_used, .space_info.metadata.bytes_pinned, .mount_estimate.total_reads]' \
+	"$TEST_TMP/self.json")" = "[884736,16384,62]" ] ||
+	fail "log tree node pointing to itself: not 6.18.44's metadata used, pinned and reads: $(jq -c \
+		'[.space_info.metadata.bytes_used, .space_info.metadata.bytes_pinned, .mount_estimate.total_reads]' \
+		"$TEST_TMP/self.json")"
+echo "ok: log tree node pointing to itself: mounted as 6.18.44 does"
 mutate "$lr" "$TEST_TMP/lr.chunks" 54591488 generation "$TEST_TMP/m.img"
 one_error "log tree node of another generation" \
 	"parent transid verify failed on logical 54591488 mirror 1 wanted 17 found 16" \
