@@ -19,7 +19,10 @@
 #   superblock claims another member's devid with its own device uuid is
 #   that devid's device missing, as the kernel's read of the sys_array says
 #   ("devid 1 uuid U is missing", 6.18.44), not the other member read in
-#   its place ("bad tree block start");
+#   its place ("bad tree block start"); with --degraded, alone it leaves
+#   every copy of the chunk root on missing devices ("failed to read chunk
+#   root"), beside devid 1 it is dropped and devid 1 read alone, as
+#   -o degraded mounts them (main refused: "devid 1 was already given");
 # - trees that lie (tests/fuzz/tree-mutants.py, every copy of one block
 #   changed, its checksum rewritten): in the log tree the mount estimate
 #   replays (fixture log-replay/scatter-third), a leaf claiming level 1 is
@@ -120,6 +123,19 @@ uuid1=$(od -An -tx1 -j $((65536 + 0xc9 + 66)) -N 16 "${r1[0]}" | tr -d ' \n' |
 one_error "a member claiming devid 1 with its own uuid" \
 	"devid 1 uuid $uuid1 is missing \(sys_array chunk [0-9]+ stripe 0 names it; .*claims1.img is devid 1 with another device uuid\)" \
 	"$BTRFS_SPACE" inspect "$TEST_TMP/claims1.img"
+# with devid 1 given too (either order) the claimant is dropped and -o
+# degraded mounts devid 1 alone (kernel test 039); main said "devid 1 was
+# already given"
+for order in "${r1[0]} $TEST_TMP/claims1.img" "$TEST_TMP/claims1.img ${r1[0]}"; do
+	"$BTRFS_SPACE" --degraded --format json inspect $order > "$TEST_TMP/pair.json" 2> "$TEST_TMP/err" ||
+		fail "devid 1 and a claimant, --degraded: refused: $(cat "$TEST_TMP/err")"
+	grep -q "^WARNING: .*claims1.img: devid 1 with device uuid .*not used" "$TEST_TMP/err" ||
+		fail "devid 1 and a claimant, --degraded: no warning for the claimant: $(cat "$TEST_TMP/err")"
+	[ "$(jq -r '.devices[] | select(.devid == 1) | .path' "$TEST_TMP/pair.json")" = "${r1[0]}" ] ||
+		fail "devid 1 and a claimant, --degraded: devid 1 is not ${r1[0]}: $(jq -c .devices "$TEST_TMP/pair.json")"
+done
+one_error "the claimant alone, --degraded" "^ERROR: failed to read chunk root: " \
+	"$BTRFS_SPACE" --degraded inspect "$TEST_TMP/claims1.img"
 
 # --- trees that lie ---------------------------------------------------------------
 
