@@ -1435,7 +1435,7 @@ static int remedy_mixed_profiles(const struct space_report *report, struct space
 	u64 other = 0, target, used, cand[100];
 	u32 groups, n, k, tries;
 	int i, before, ret = 0;
-	bool force;
+	bool force, whole_completes;
 
 	for (i = 0; i < 2 && !ret; i++) {
 		s = space_named(sum, names[i]);
@@ -1450,6 +1450,8 @@ static int remedy_mixed_profiles(const struct space_report *report, struct space
 		before = sum->nr_remedies;
 		ret = remedy_convert(report, sum, SUMMARY_FINDING_MIXED, s, types[i], target, 0,
 				     force, convert_not_critical, &other);
+		/* not kept: its slot still holds the what-if's outcome */
+		whole_completes = before < SUMMARY_MAX_REMEDIES && sum->remedies[before].completes;
 		tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
 		/* the largest first: it converts the most that still fits */
 		for (k = tries; !ret && sum->nr_remedies == before && k > 0; k--)
@@ -1459,6 +1461,7 @@ static int remedy_mixed_profiles(const struct space_report *report, struct space
 		if (sum->nr_remedies > before) {
 			sum->remedies[before].other_groups = groups;
 			sum->remedies[before].other_used = used;
+			sum->remedies[before].whole_completes = whole_completes;
 		}
 	}
 	return ret;

@@ -125,6 +125,8 @@ struct summary_remedy {
 	bool soft;			/* convert: ,soft: the groups of other profiles only */
 	u32 other_groups;		/* convert, soft: the groups of other profiles, */
 	u64 other_used;			/* and their used bytes (usage filters select some) */
+	bool whole_completes;		/* convert, usage=N: the conversion of all completes
+					   (then it left the type critical) */
 	u64 devid;			/* resize, replace: the device changed */
 	u64 old_size;			/* its size now (DEV_ITEM total_bytes) */
 	u64 new_size;			/* its size after (resize max, the new device's) */
