@@ -1339,6 +1339,11 @@ static void remedy_command(const struct summary_remedy *r, char *out, size_t len
 	else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
 		snprintf(out, len, "delete the data in block group %llu",
 			 (unsigned long long)r->bg_start);
+	else if (r->kind == SUMMARY_REMEDY_CONVERT && r->usage)
+		snprintf(out, len, "btrfs balance start %s-%cconvert=%s%s,usage=%llu MNT",
+			 r->force ? "-f " : "", r->type == BTRFS_BLOCK_GROUP_DATA ? 'd' : 'm',
+			 btrfs_bg_profile_name(r->to_profile), r->soft ? ",soft" : "",
+			 (unsigned long long)r->usage);
 	else if (r->kind == SUMMARY_REMEDY_CONVERT)
 		snprintf(out, len, "btrfs balance start %s-%cconvert=%s%s MNT", r->force ? "-f " : "",
 			 r->type == BTRFS_BLOCK_GROUP_DATA ? 'd' : 'm',
@@ -1436,6 +1441,17 @@ static void convert_text(const struct fmt_ctx *fctx, const struct space_summary 
 			     size_str(fctx, r->writable_after, c, sizeof(c)),
 			     size_str(fctx, r->writable_before, d, sizeof(d)),
 			     size_str(fctx, dead_shown(r->dead_after), a, sizeof(a)));
+	else if (r->finding == SUMMARY_FINDING_MIXED && r->usage)
+		n = snprintf(line, len, "Advice for %s: %u block group%s (%s used) %s %s (%u cop%s) beside %s (%u), which new chunks get (a conversion not finished); converting all %s: %s converts the %u used below %llu%% (%s), %s can write %s (now %s)",
+			     type, r->other_groups, r->other_groups == 1 ? "" : "s",
+			     size_str(fctx, r->other_used, c, sizeof(c)),
+			     r->other_groups == 1 ? "is" : "are", btrfs_bg_profile_name(r->from_profile),
+			     from, from == 1 ? "y" : "ies", btrfs_bg_profile_name(r->to_profile), to,
+			     r->whole_completes ? "leaves it critical" : "ends in ENOSPC",
+			     cmd, r->nr_selected, (unsigned long long)r->usage,
+			     size_str(fctx, r->moved_bytes, d, sizeof(d)), type,
+			     size_str(fctx, r->writable_after, a, sizeof(a)),
+			     size_str(fctx, r->writable_before, b, sizeof(b)));
 	else if (r->finding == SUMMARY_FINDING_MIXED)
 		n = snprintf(line, len, "Advice for %s: %u block group%s (%s used) %s %s (%u cop%s) beside %s (%u), which new chunks get (a conversion not finished): %s converts them, %s can write %s (now %s)",
 			     type, r->nr_selected, r->nr_selected == 1 ? "" : "s",
@@ -1844,6 +1860,11 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 		/* ,soft: the groups of other profiles only (formulas.md 19.6) */
 		if (r->kind == SUMMARY_REMEDY_CONVERT && r->soft)
 			fmt_bool(fctx, "soft", NULL, true);
+		/* ,usage=N: the whole conversion did not fit (formulas.md 19.6) */
+		if (r->kind == SUMMARY_REMEDY_CONVERT && r->usage) {
+			fmt_u64(fctx, "usage", NULL, r->usage);
+			fmt_bool(fctx, "whole_completes", NULL, r->whole_completes);
+		}
 		/* -musage=M..N, the system groups spared (formulas.md 19.6) */
 		if (r->kind == SUMMARY_REMEDY_BALANCE && r->usage_min)
 			fmt_u64(fctx, "usage_min", NULL, r->usage_min);

@@ -599,10 +599,28 @@ static int check_scanned_super(struct btrfs_fs_info *fs_info,
 	return 0;
 }
 
+/* A device given for a devid already taken, with another device uuid */
+static struct btrfs_device *add_unmatched(struct btrfs_fs_info *fs_info, u64 devid)
+{
+	struct btrfs_device *dev = realloc(fs_info->unmatched,
+					   (fs_info->nr_unmatched + 1) * sizeof(*dev));
+
+	if (!dev)
+		return NULL;
+	fs_info->unmatched = dev;
+	dev = &fs_info->unmatched[fs_info->nr_unmatched++];
+	memset(dev, 0, sizeof(*dev));
+	dev->devid = devid;
+	return dev;
+}
+
 /*
  * Open every path, read its superblock and match it to the others by
  * fsid; the newest generation wins as the filesystem's superblock, like
- * the kernel's latest_dev.
+ * the kernel's latest_dev.  A device with the devid of one given before
+ * and the same device uuid is a copy (refused); with another uuid both
+ * are kept as the kernel's scan keeps them, until the sys_array says
+ * which one the devid is (volumes.c).
  */
 static int open_devices(struct btrfs_fs_info *fs_info,
 			const struct btrfs_open_args *args)
@@ -640,14 +658,18 @@ static int open_devices(struct btrfs_fs_info *fs_info,
 				args->paths[i], args->paths[0]);
 		}
 		devid = btrfs_stack_device_id(&sb.dev_item);
-		if (btrfs_find_device(fs_info, devid)) {
+		dev = btrfs_find_device(fs_info, devid);
+		if (dev && memcmp(dev->uuid, sb.dev_item.uuid, BTRFS_UUID_SIZE))
+			dev = add_unmatched(fs_info, devid);
+		else if (dev) {
 			io_close(&io);
 			return btrfs_fs_error(fs_info, -EINVAL,
 				"%s: devid %llu was already given as %s", args->paths[i],
 				(unsigned long long)devid,
 				btrfs_find_device(fs_info, devid)->io.path);
+		} else {
+			dev = btrfs_add_device(fs_info, devid);
 		}
-		dev = btrfs_add_device(fs_info, devid);
 		if (!dev) {
 			io_close(&io);
 			return -ENOMEM;
@@ -1449,6 +1471,14 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 	u32 i;
 	int ret;
 
+	/* btrfs_free_extra_devids(): a device no stripe named is dropped */
+	for (i = 0; i < fs_info->nr_unmatched; i++) {
+		uuid_text(fs_info->unmatched[i].uuid, uuid);
+		btrfs_fs_warn(fs_info,
+			"%s: devid %llu with device uuid %s, which no chunk names: not used, as the kernel drops it",
+			fs_info->unmatched[i].io.path,
+			(unsigned long long)fs_info->unmatched[i].devid, uuid);
+	}
 	for (i = 0; i < fs_info->nr_devices; i++) {
 		struct btrfs_device *dev = &fs_info->devices[i];
 
@@ -1642,6 +1672,11 @@ void btrfs_close_fs(struct btrfs_fs_info *fs_info)
 	for (i = 0; i < fs_info->nr_devices; i++)
 		if (fs_info->devices[i].present)
 			io_close(&fs_info->devices[i].io);
+	for (i = 0; i < fs_info->nr_unmatched; i++)
+		io_close(&fs_info->unmatched[i].io);
+	free(fs_info->unmatched);
+	fs_info->unmatched = NULL;
+	fs_info->nr_unmatched = 0;
 	free(fs_info->devices);
 	free(fs_info->block_groups);
 	free(fs_info->live);		/* flat: kernel-shared/live.h */

@@ -137,6 +137,7 @@ struct btrfs_log_replay {
 	u64 node_splits;		/* split_node() */
 	u64 node_balances;		/* balance_level() that acted */
 	bool tree_model_inexact;	/* an operation the leaf model does not replay */
+	u32 held_nodes;			/* nodes the walk passed as leaves (btrfs_walk_log_tree()) */
 };
 
 struct btrfs_tree_block;
@@ -245,6 +246,14 @@ struct btrfs_fs_info {
 	struct btrfs_device *devices;
 	u32 nr_devices;
 	u32 devices_cap;
+	/*
+	 * Given devices whose devid another given device has, with another
+	 * device uuid: the kernel scans both (device_list_add() tells
+	 * devices apart by devid and uuid), uses the one the metadata's
+	 * stripes name and drops the other (btrfs_free_extra_devids())
+	 */
+	struct btrfs_device *unmatched;
+	u32 nr_unmatched;
 	bool allow_degraded;		/* -o degraded: missing devices are allowed */
 	bool degraded;
 	/* planned, not read: what mkfs.btrfs would make (mkfs-layout.c) */

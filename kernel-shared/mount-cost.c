@@ -640,12 +640,13 @@ static int replay_default_subvolume(struct btrfs_fs_info *fs_info)
 	return ret;
 }
 
+/* a node the walk holds and passes again is not read again (tree-log.c) */
 static int walk_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
 			 const struct btrfs_root_ref *log, void *ctx)
 {
 	(void)subvol;
 	(void)ctx;
-	return walk_all(fs_info, log);
+	return btrfs_walk_log_tree(fs_info, log, count_leaf, NULL, NULL);
 }
 
 /* A tree block the replay's searches read: the commit frees it (COW) */

@@ -1148,6 +1148,10 @@ static int try_convert(const struct space_report *report, const struct space_sum
 	args->set = true;
 	args->flags = FORECAST_BAL_CONVERT | (r->soft ? FORECAST_BAL_SOFT : 0);
 	args->target = target;
+	if (r->usage) {
+		args->flags |= FORECAST_BAL_USAGE;
+		args->usage = r->usage;
+	}
 	opts.bal_force = r->force;
 	ret = btrfs_forecast_balance(report, &opts, &bal);
 	if (ret)
@@ -1214,11 +1218,12 @@ static const struct summary_space *space_named(const struct space_summary *sum, 
  * One conversion what-if as a remedy of @finding; kept when the balance
  * completes and the model says it helps (@helps: the rule of the caller)
  */
-static int remedy_convert(const struct space_report *report, struct space_summary *sum,
-			  int finding, const struct summary_space *s, u64 type, u64 target,
-			  u64 watch, bool force, bool (*helps)(const struct summary_remedy *r,
-							       const struct summary_space *s),
-			  const u64 *soft_from)
+static int remedy_convert_usage(const struct space_report *report, struct space_summary *sum,
+				int finding, const struct summary_space *s, u64 type, u64 target,
+				u64 watch, bool force,
+				bool (*helps)(const struct summary_remedy *r,
+					      const struct summary_space *s),
+				const u64 *soft_from, u64 usage)
 {
 	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
 	u32 i;
@@ -1227,6 +1232,7 @@ static int remedy_convert(const struct space_report *report, struct space_summar
 	if (sum->nr_remedies >= SUMMARY_MAX_REMEDIES)
 		return 0;
 	memset(r, 0, sizeof(*r));
+	r->usage = usage;
 	r->finding = finding;
 	r->force = force;
 	r->soft = soft_from != NULL;
@@ -1251,6 +1257,16 @@ static int remedy_convert(const struct space_report *report, struct space_summar
 	free(r->may_differ);
 	r->may_differ = NULL;
 	return ret;
+}
+
+static int remedy_convert(const struct space_report *report, struct space_summary *sum,
+			  int finding, const struct summary_space *s, u64 type, u64 target,
+			  u64 watch, bool force, bool (*helps)(const struct summary_remedy *r,
+							       const struct summary_space *s),
+			  const u64 *soft_from)
+{
+	return remedy_convert_usage(report, sum, finding, s, type, target, watch, force, helps,
+				    soft_from, 0);
 }
 
 /* A finding's conversion: the type's headroom lifted to ok (19.2's tight bound) */
@@ -1365,8 +1381,10 @@ static bool convert_not_critical(const struct summary_remedy *r, const struct su
  * (@profile, btrfs_get_alloc_profile()), and how many there are: a
  * conversion cancelled, interrupted or run with a limit leaves both
  */
-static u32 other_profile(const struct btrfs_fs_info *fs_info, u64 type, u64 profile, u64 *other)
+static u32 other_profile(const struct btrfs_fs_info *fs_info, u64 type, u64 profile, u64 *other,
+			 u64 *used, u64 *cand, u32 *nr_cand)
 {
+	bool seen[102] = { false };
 	u32 i, n = 0;
 
 	for (i = 0; i < fs_info->nr_block_groups; i++) {
@@ -1378,8 +1396,21 @@ static u32 other_profile(const struct btrfs_fs_info *fs_info, u64 type, u64 prof
 			continue;
 		if (!n++)
 			*other = p;
+		*used += bg->used;
+		/* should_balance_chunk()'s usage=N: selected when used < length * N / 100 */
+		if (bg->length && bg->used * 100 / bg->length + 1 <= 100)
+			seen[bg->used * 100 / bg->length + 1] = true;
 	}
+	for (i = 1, *nr_cand = 0; i <= 100; i++)
+		if (seen[i])
+			cand[(*nr_cand)++] = i;
 	return n;
+}
+
+/* A conversion of some groups only: it moves data and leaves the type not critical */
+static bool converts_some(const struct summary_remedy *r, const struct summary_space *s)
+{
+	return r->moved_bytes && convert_not_critical(r, s);
 }
 
 /*
@@ -1389,26 +1420,49 @@ static u32 other_profile(const struct btrfs_fs_info *fs_info, u64 type, u64 prof
  * -dconvert=P,soft (-mconvert) with P the allocation profile relocates
  * only them (chunk_soft_convert_filter()); printed when the what-if
  * completes and does not leave the type critical: more copies take more
- * room, which the text shows (writable after and now).
+ * room, which the text shows (writable after and now).  When it does not
+ * (the what-if ends in ENOSPC, or leaves the type critical), the same with
+ * usage=N (should_balance_chunk() applies both filters): the largest N of
+ * the groups' own thresholds (at most 12 tried, evenly spread) whose
+ * what-if completes, moves some data (converting empty groups changes
+ * nothing) and passes the same rule; none when none does.
  */
 static int remedy_mixed_profiles(const struct space_report *report, struct space_summary *sum)
 {
 	static const char *const names[] = { "data", "metadata" };
 	static const u64 types[] = { BTRFS_BLOCK_GROUP_DATA, BTRFS_BLOCK_GROUP_METADATA };
 	const struct summary_space *s;
-	u64 other = 0, target;
-	int i, ret = 0;
+	u64 other = 0, target, used, cand[100];
+	u32 groups, n, k, tries;
+	int i, before, ret = 0;
+	bool force, whole_completes;
 
 	for (i = 0; i < 2 && !ret; i++) {
 		s = space_named(sum, names[i]);
 		if (!s)
 			continue;
 		target = s->profile & BTRFS_BLOCK_GROUP_PROFILE_MASK;
-		if (!other_profile(report->fs_info, types[i], target, &other))
+		used = 0;
+		groups = other_profile(report->fs_info, types[i], target, &other, &used, cand, &n);
+		if (!groups)
 			continue;
+		force = types[i] == BTRFS_BLOCK_GROUP_METADATA && !keeps_redundancy(target);
+		before = sum->nr_remedies;
 		ret = remedy_convert(report, sum, SUMMARY_FINDING_MIXED, s, types[i], target, 0,
-				     types[i] == BTRFS_BLOCK_GROUP_METADATA &&
-				     !keeps_redundancy(target), convert_not_critical, &other);
+				     force, convert_not_critical, &other);
+		/* not kept: its slot still holds the what-if's outcome */
+		whole_completes = before < SUMMARY_MAX_REMEDIES && sum->remedies[before].completes;
+		tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
+		/* the largest first: it converts the most that still fits */
+		for (k = tries; !ret && sum->nr_remedies == before && k > 0; k--)
+			ret = remedy_convert_usage(report, sum, SUMMARY_FINDING_MIXED, s, types[i],
+						   target, 0, force, converts_some, &other,
+						   cand[(u64)k * n / tries - 1]);
+		if (sum->nr_remedies > before) {
+			sum->remedies[before].other_groups = groups;
+			sum->remedies[before].other_used = used;
+			sum->remedies[before].whole_completes = whole_completes;
+		}
 	}
 	return ret;
 }

@@ -89,7 +89,7 @@ enum summary_remedy_kind {
 struct summary_remedy {
 	enum summary_remedy_kind kind;
 	int finding;			/* index into findings[] */
-	u64 usage;			/* balance: N of -dusage=N */
+	u64 usage;			/* balance: N of -dusage=N; soft convert: usage=N, 0 none */
 	u32 usage_min;			/* balance: M of -musage=M..N, 0 for -musage=N */
 	u32 nr_selected;		/* balance: block groups relocated */
 	u64 moved_bytes;		/* balance: their used bytes; delete: the group's */
@@ -123,6 +123,10 @@ struct summary_remedy {
 	u64 writable_after;		/* and after, the allocator replayed */
 	bool force;			/* convert: -f (metadata redundancy reduced) */
 	bool soft;			/* convert: ,soft: the groups of other profiles only */
+	u32 other_groups;		/* convert, soft: the groups of other profiles, */
+	u64 other_used;			/* and their used bytes (usage filters select some) */
+	bool whole_completes;		/* convert, usage=N: the conversion of all completes
+					   (then it left the type critical) */
 	u64 devid;			/* resize, replace: the device changed */
 	u64 old_size;			/* its size now (DEV_ITEM total_bytes) */
 	u64 new_size;			/* its size after (resize max, the new device's) */

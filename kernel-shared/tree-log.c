@@ -182,6 +182,9 @@ struct replay_ctx {
 	struct index_map seen;		/* blocks the walks met: taken */
 	struct btrfs_read_observer prev_observer;
 	struct btrfs_log_search_hook hook;	/* told of the kernel's searches */
+	u64 *held;			/* nodes the walk passed as leaves */
+	u32 nr_held;
+	u32 cap_held;
 };
 
 static u32 map_slot(const struct index_map *m, u64 a, u64 b)
@@ -474,6 +477,86 @@ int btrfs_for_each_log_tree(struct btrfs_fs_info *fs_info, btrfs_log_tree_fn fn,
 		ret = fn(fs_info, list.subvol[i - 1], &list.root[i - 1], ctx);
 	free(list.subvol);
 	free(list.root);
+	return ret;
+}
+
+/*
+ * walk_log_tree() and walk_down_log_tree() (6.18): each child is read
+ * with its parent's checks (level, generation, first key), except a child
+ * the walk already holds, the node itself or one above it: then
+ * btrfs_find_create_tree_block() returns the extent buffer in memory, up
+ * to date, and nothing checks it.  Under a level-1 node the held block
+ * goes to process_func() as level 0, i.e. as a leaf (@held_fn; since 6.18
+ * replay_one_buffer() tests the level it is passed, not the header's);
+ * the subtree the pointer stood for is never read.  Above level 1 the
+ * walk would descend into the held node again and start over: it never
+ * ends, and the tool refuses rather than loop (not mounted to confirm).
+ */
+struct log_walk {
+	btrfs_leaf_fn leaf_fn;
+	btrfs_leaf_fn held_fn;
+	void *ctx;
+	u64 root_id;
+	const struct btrfs_tree_block *path[BTRFS_MAX_LEVEL];	/* held, by level */
+};
+
+static const struct btrfs_tree_block *held_block(const struct log_walk *lw,
+						 const struct btrfs_tree_block *node, u64 bytenr)
+{
+	int level;
+
+	for (level = node->level; level < BTRFS_MAX_LEVEL && lw->path[level]; level++)
+		if (lw->path[level]->start == bytenr)
+			return lw->path[level];
+	return NULL;
+}
+
+static int walk_log_block(struct btrfs_fs_info *fs_info, struct log_walk *lw,
+			  const struct btrfs_tree_block *eb)
+{
+	u32 slot;
+	int ret = 0;
+
+	if (eb->level == 0)
+		return lw->leaf_fn(fs_info, eb, lw->ctx);
+	lw->path[eb->level] = eb;
+	for (slot = 0; slot < eb->nritems && !ret; slot++) {
+		u64 bytenr = btrfs_node_blockptr(eb, slot);
+		const struct btrfs_tree_block *held = held_block(lw, eb, bytenr);
+		struct btrfs_tree_block *child;
+
+		if (held && eb->level == 1) {
+			ret = lw->held_fn ? lw->held_fn(fs_info, held, lw->ctx) : 0;
+			continue;
+		}
+		if (held)
+			return btrfs_fs_error(fs_info, -EUCLEAN,
+				"log tree node %llu slot %u points to node %llu at or above it: walk_down_log_tree() would walk it again without end",
+				(unsigned long long)eb->start, slot, (unsigned long long)bytenr);
+		ret = btrfs_read_node_slot(fs_info, lw->root_id, eb, slot, BTRFS_IO_OTHER, &child);
+		if (ret < 0)
+			break;
+		ret = walk_log_block(fs_info, lw, child);
+		btrfs_tree_block_put(child);
+	}
+	lw->path[eb->level] = NULL;
+	return ret;
+}
+
+int btrfs_walk_log_tree(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *log,
+			btrfs_leaf_fn leaf_fn, btrfs_leaf_fn held_fn, void *ctx)
+{
+	struct log_walk lw = {
+		.leaf_fn = leaf_fn, .held_fn = held_fn, .ctx = ctx, .root_id = log->objectid,
+	};
+	struct btrfs_tree_block *eb;
+	int ret;
+
+	ret = btrfs_read_root_node(fs_info, &fs_info->err, log, BTRFS_IO_OTHER, &eb);
+	if (ret < 0)
+		return ret;
+	ret = walk_log_block(fs_info, &lw, eb);
+	btrfs_tree_block_put(eb);
 	return ret;
 }
 
@@ -2129,6 +2212,81 @@ static int replay_one_buffer(struct btrfs_fs_info *fs_info,
 	return ret;
 }
 
+/*
+ * A u32 at @member of item @slot's data, as the kernel's accessor reads
+ * it: 0 when it lies past the block (check_setget_bounds() warns "bad eb
+ * member start/end" and returns 0)
+ */
+static u32 item_u32_or_zero(struct btrfs_fs_info *fs_info, const struct btrfs_tree_block *eb,
+			    int slot, u32 member, bool warn)
+{
+	const struct btrfs_item *item = btrfs_item_nr(eb, slot);
+	unsigned long ptr = sizeof(struct btrfs_header) + (unsigned long)btrfs_raw_item_offset(item);
+	unsigned long at = ptr + member;
+
+	u32 v;
+
+	if (at + sizeof(v) <= eb->len) {
+		memcpy(&v, eb->data + at, sizeof(v));
+		return le32toh(v);
+	}
+	if (warn)
+		btrfs_fs_warn(fs_info, "bad eb member %s: ptr 0x%lx start %llu member offset %lu size %zu",
+			      at > eb->len ? "start" : "end", ptr, (unsigned long long)eb->start,
+			      at, sizeof(u32));
+	return 0;
+}
+
+static bool replay_takes(int stage, u8 type)
+{
+	if (stage == LOG_WALK_REPLAY_INODES)
+		return type == BTRFS_INODE_ITEM_KEY;
+	if (stage == LOG_WALK_REPLAY_DIR_INDEX)
+		return type == BTRFS_DIR_INDEX_KEY;
+	return type == BTRFS_EXTENT_DATA_KEY || type == BTRFS_INODE_REF_KEY ||
+	       type == BTRFS_INODE_EXTREF_KEY || type == BTRFS_XATTR_ITEM_KEY;
+}
+
+/*
+ * A node walk_log_tree() passes as a leaf (6.18, see btrfs_walk_log_tree()):
+ * replay_one_buffer() reads its bytes as item headers (they lie inside the
+ * block: a node's 33-byte pointers outspan the 25-byte headers read).  An
+ * inode item's nlink read as 0 (past the block, or zero bytes) skips that
+ * inode and the items after it, as for any inode logged with no links;
+ * an item the replay would take from a node's bytes is not modelled.
+ * The kernel warns in each stage; the accounting's first stage warns
+ * once here (not the searches' second run of the replay).
+ */
+static int replay_held_node(struct btrfs_fs_info *fs_info,
+			    const struct btrfs_tree_block *node, void *ctx)
+{
+	struct replay_ctx *rc = ctx;
+	u32 slot;
+
+	for (slot = 0; slot < node->nritems; slot++) {
+		struct btrfs_key key;
+
+		btrfs_item_key_to_cpu(node, slot, &key);
+		if (key.type == BTRFS_INODE_ITEM_KEY)
+			rc->ignore_cur_inode = !item_u32_or_zero(fs_info, node, slot,
+				offsetof(struct btrfs_inode_item, nlink),
+				rc->stage == LOG_WALK_REPLAY_INODES && !rc->hook.fn);
+		if (rc->ignore_cur_inode || !replay_takes(rc->stage, key.type))
+			continue;
+		return btrfs_fs_error(fs_info, -EUCLEAN,
+			"log tree node %llu read as a leaf by the replay: slot %u (%llu %u %llu) would be replayed from a node's bytes, not modelled",
+			(unsigned long long)node->start, slot, (unsigned long long)key.objectid,
+			key.type, (unsigned long long)key.offset);
+	}
+	if (rc->stage != LOG_WALK_REPLAY_INODES)
+		return 0;
+	rc->out->held_nodes++;
+	if (array_grow((void **)&rc->held, rc->nr_held, &rc->cap_held, sizeof(*rc->held)))
+		return -ENOMEM;
+	rc->held[rc->nr_held++] = node->start;
+	return 0;
+}
+
 static int replay_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
 			   const struct btrfs_root_ref *log, void *ctx)
 {
@@ -2154,7 +2312,7 @@ static int replay_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
 	rc->log = log;
 	ret = subvol_sim_get(rc);
 	if (!ret)
-		ret = btrfs_walk_tree(fs_info, log, BTRFS_IO_OTHER, replay_one_buffer, rc);
+		ret = btrfs_walk_log_tree(fs_info, log, replay_one_buffer, replay_held_node, rc);
 	if (!ret && rc->stage == LOG_WALK_REPLAY_ALL)
 		ret = replay_fixups(rc);
 	return ret;
@@ -2428,8 +2586,31 @@ static int apply_metadata(struct replay_ctx *rc)
 	return 0;
 }
 
+/*
+ * A node the walk passed as a leaf was pinned twice by the pin walk
+ * (btrfs_pin_extent_for_log_replay() of the node, then of its "child"):
+ * pin_down_extent() counts it twice, the commit's unpin_extent_range()
+ * frees the range once, so its bytes stay pinned (6.18.44: metadata
+ * bytes_pinned 16384 after the mount, 0 without the loop)
+ */
+static void apply_held_pins(struct replay_ctx *rc)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	struct btrfs_block_group *bg;
+	struct btrfs_space_info *sinfo;
+	u32 i;
+
+	for (i = 0; i < rc->nr_held; i++) {
+		bg = find_block_group(fs_info, rc->held[i], fs_info->nodesize);
+		sinfo = bg ? btrfs_find_space_info(fs_info, bg->flags) : NULL;
+		if (sinfo)
+			sinfo->bytes_pinned += fs_info->nodesize;
+	}
+}
+
 static void free_ctx(struct replay_ctx *rc)
 {
+	free(rc->held);
 	u32 i;
 
 	for (i = 0; i < rc->nr_inodes; i++)
@@ -2566,6 +2747,8 @@ int btrfs_replay_log_accounting(struct btrfs_fs_info *fs_info)
 		ret = apply_extents(&rc);
 	if (!ret && out->present)
 		ret = apply_metadata(&rc);
+	if (!ret && out->present)
+		apply_held_pins(&rc);
 	free_ctx(&rc);
 	return ret;
 }

@@ -2,6 +2,7 @@
 #ifndef BTRFS_SPACE_TREE_LOG_H
 #define BTRFS_SPACE_TREE_LOG_H
 
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
 
 /*
@@ -67,6 +68,16 @@ int btrfs_replay_log_searches(struct btrfs_fs_info *fs_info, struct btrfs_log_se
 
 /* The log root tree as btrfs_replay_log() reads it */
 struct btrfs_root_ref btrfs_log_root_tree_ref(const struct btrfs_fs_info *fs_info);
+
+/*
+ * walk_log_tree() of 6.18 over one log tree: @leaf_fn for each leaf; a
+ * level-1 node's pointer to a block the walk holds (the node or one above
+ * it) gives that block, unchecked, to @held_fn (NULL: skipped) and its
+ * subtree is not read; such a pointer above level 1 is an error (the
+ * kernel's walk would not end).
+ */
+int btrfs_walk_log_tree(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *log,
+			btrfs_leaf_fn leaf_fn, btrfs_leaf_fn held_fn, void *ctx);
 
 /*
  * Call @fn for each log tree of the log root tree (the ROOT_ITEMs with

@@ -399,13 +399,62 @@ static struct btrfs_chunk_map *alloc_chunk_map(const struct btrfs_chunk *chunk,
  * read_one_chunk(): validate, then add the chunk unless an identical one is
  * already mapped (the system chunks come twice: sys_array and chunk tree).
  */
+/* A given device of @devid and @uuid that another one's devid kept out */
+static struct btrfs_device *find_unmatched(struct btrfs_fs_info *fs_info, u64 devid,
+					   const u8 *uuid)
+{
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_unmatched; i++)
+		if (fs_info->unmatched[i].devid == devid &&
+		    !memcmp(fs_info->unmatched[i].uuid, uuid, BTRFS_UUID_SIZE))
+			return &fs_info->unmatched[i];
+	return NULL;
+}
+
+static void swap_devices(struct btrfs_device *a, struct btrfs_device *b)
+{
+	struct btrfs_device t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * -o degraded, a stripe naming @dev's devid with another uuid: the devid
+ * becomes a missing device of the stripe's uuid, the device given for it
+ * is set aside unused
+ */
+static int claimed_devid_missing(struct btrfs_fs_info *fs_info, struct btrfs_device *dev,
+				 const u8 *dev_uuid, const char *uuid)
+{
+	struct btrfs_device *aside = realloc(fs_info->unmatched,
+					     (fs_info->nr_unmatched + 1) * sizeof(*aside));
+
+	if (!aside)
+		return -ENOMEM;
+	fs_info->unmatched = aside;
+	fs_info->unmatched[fs_info->nr_unmatched++] = *dev;
+	memset(dev, 0, sizeof(*dev));
+	dev->devid = fs_info->unmatched[fs_info->nr_unmatched - 1].devid;
+	memcpy(dev->uuid, dev_uuid, BTRFS_UUID_SIZE);
+	fs_info->degraded = true;
+	btrfs_fs_warn(fs_info, "devid %llu uuid %s is missing", (unsigned long long)dev->devid,
+		      uuid);
+	return 0;
+}
+
 /*
  * read_one_chunk() of the sys_array finds a stripe's device by devid and
- * dev_uuid, the uuid of a given device being its superblock's dev_item's:
- * a device given with the stripe's devid but another uuid leaves the
- * stripe on a missing device, which fails the mount without -o degraded
- * (handle_missing_device()). Read by devid alone, the chunk tree would be
- * read from the wrong device ("bad tree block start").
+ * dev_uuid, the uuid of a given device being its superblock's dev_item's.
+ * Of two devices given with one devid, the one with the stripe's uuid is
+ * that devid.  With none, the stripe is on a missing device, which fails
+ * the mount without -o degraded (handle_missing_device()); with it,
+ * add_missing_dev() makes a placeholder of the stripe's devid and uuid
+ * (the kernel's warning: "devid %llu uuid %pU is missing") and the device
+ * given with that devid is not used, as btrfs_free_extra_devids() drops
+ * a scanned device no metadata names.  Read by devid alone, the chunk
+ * tree would be read from the wrong device ("bad tree block start").
  */
 static int check_sys_stripes(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_chunk_map *map)
@@ -414,16 +463,27 @@ static int check_sys_stripes(struct btrfs_fs_info *fs_info,
 	char uuid[37];
 	u16 s;
 
-	if (fs_info->allow_degraded)
-		return 0;
 	for (s = 0; s < map->num_stripes; s++) {
 		const struct btrfs_io_stripe *stripe = &map->stripes[s];
 		struct btrfs_device *dev = btrfs_find_device(fs_info, stripe->devid);
+		struct btrfs_device *given;
 
 		if (!dev || !dev->present ||
 		    !memcmp(dev->uuid, stripe->dev_uuid, BTRFS_UUID_SIZE))
 			continue;
+		given = find_unmatched(fs_info, stripe->devid, stripe->dev_uuid);
+		if (given) {
+			swap_devices(dev, given);
+			continue;
+		}
 		uuid_text(stripe->dev_uuid, uuid);
+		if (fs_info->allow_degraded) {
+			int ret = claimed_devid_missing(fs_info, dev, stripe->dev_uuid, uuid);
+
+			if (ret)
+				return ret;
+			continue;
+		}
 		loc.logical = map->start;
 		loc.tree = BTRFS_CHUNK_TREE_OBJECTID;
 		return btrfs_fs_error_at(fs_info, -ENOENT,
@@ -754,6 +814,20 @@ int btrfs_resolve_stripes(struct btrfs_fs_info *fs_info)
 }
 
 /*
+ * Every copy of a chunk tree block on missing devices (-o degraded): the
+ * kernel's open_ctree() says "failed to read chunk root" (6.18.44, a
+ * RAID1 pair whose only device given claims devid 1 with devid 2's uuid),
+ * the tool's words follow
+ */
+static void chunk_root_missing(struct btrfs_fs_info *fs_info)
+{
+	char msg[sizeof(fs_info->err.msg)];
+
+	snprintf(msg, sizeof(msg), "failed to read chunk root: %.480s", fs_info->err.msg);
+	memcpy(fs_info->err.msg, msg, sizeof(msg));
+}
+
+/*
  * btrfs_read_chunk_tree(): the whole chunk tree, DEV_ITEMs then
  * CHUNK_ITEMs in key order, as the kernel reads it at every mount.
  */
@@ -771,6 +845,8 @@ int btrfs_read_chunk_tree(struct btrfs_fs_info *fs_info)
 	btrfs_prefetch_tree(fs_info, &root, NULL, BTRFS_IO_CHUNK_TREE);
 	ret = btrfs_walk_tree(fs_info, &root, BTRFS_IO_CHUNK_TREE,
 			      chunk_tree_leaf, NULL);
+	if (ret == -ENODEV)
+		chunk_root_missing(fs_info);
 	if (ret)
 		return ret;
 	return btrfs_resolve_stripes(fs_info);

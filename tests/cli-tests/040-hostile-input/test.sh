@@ -19,7 +19,10 @@
 #   superblock claims another member's devid with its own device uuid is
 #   that devid's device missing, as the kernel's read of the sys_array says
 #   ("devid 1 uuid U is missing", 6.18.44), not the other member read in
-#   its place ("bad tree block start");
+#   its place ("bad tree block start"); with --degraded, alone it leaves
+#   every copy of the chunk root on missing devices ("failed to read chunk
+#   root"), beside devid 1 it is dropped and devid 1 read alone, as
+#   -o degraded mounts them (main refused: "devid 1 was already given");
 # - trees that lie (tests/fuzz/tree-mutants.py, every copy of one block
 #   changed, its checksum rewritten): in the log tree the mount estimate
 #   replays (fixture log-replay/scatter-third), a leaf claiming level 1 is
@@ -27,7 +30,13 @@
 #   it mounts a copy (the parent's level is checked before the
 #   tree-checker since 6.2; before, the leaf read as a node was "unaligned
 #   pointer"), and a node of another generation is "parent transid verify
-#   failed"; in the subvolume tree csum-delete --file walks (fixture
+#   failed"; a node of it pointing to itself is mounted by 6.18.44 (the
+#   walk holds the node: no check; the replay reads it as a leaf, warns
+#   "bad eb member start" and replays nothing of it, the leaf the pointer
+#   stood for is never read; the node stays pinned): the tool reads it as
+#   the kernel does (kernel test 038: metadata bytes_used 884,736, bytes_pinned
+#   16,384, 62 reads, as sysfs and the block trace say), where it refused
+#   with "level verify failed"; in the subvolume tree csum-delete --file walks (fixture
 #   bg-spread-ns4k-50, three levels), a node pointing to itself or to the
 #   root (loops) ends at the level check, and an item running past the leaf
 #   is the tree-checker's "unexpected item end";
@@ -114,6 +123,19 @@ uuid1=$(od -An -tx1 -j $((65536 + 0xc9 + 66)) -N 16 "${r1[0]}" | tr -d ' \n' |
 one_error "a member claiming devid 1 with its own uuid" \
 	"devid 1 uuid $uuid1 is missing \(sys_array chunk [0-9]+ stripe 0 names it; .*claims1.img is devid 1 with another device uuid\)" \
 	"$BTRFS_SPACE" inspect "$TEST_TMP/claims1.img"
+# with devid 1 given too (either order) the claimant is dropped and -o
+# degraded mounts devid 1 alone (kernel test 039); main said "devid 1 was
+# already given"
+for order in "${r1[0]} $TEST_TMP/claims1.img" "$TEST_TMP/claims1.img ${r1[0]}"; do
+	"$BTRFS_SPACE" --degraded --format json inspect $order > "$TEST_TMP/pair.json" 2> "$TEST_TMP/err" ||
+		fail "devid 1 and a claimant, --degraded: refused: $(cat "$TEST_TMP/err")"
+	grep -q "^WARNING: .*claims1.img: devid 1 with device uuid .*not used" "$TEST_TMP/err" ||
+		fail "devid 1 and a claimant, --degraded: no warning for the claimant: $(cat "$TEST_TMP/err")"
+	[ "$(jq -r '.devices[] | select(.devid == 1) | .path' "$TEST_TMP/pair.json")" = "${r1[0]}" ] ||
+		fail "devid 1 and a claimant, --degraded: devid 1 is not ${r1[0]}: $(jq -c .devices "$TEST_TMP/pair.json")"
+done
+one_error "the claimant alone, --degraded" "^ERROR: failed to read chunk root: " \
+	"$BTRFS_SPACE" --degraded inspect "$TEST_TMP/claims1.img"
 
 # --- trees that lie ---------------------------------------------------------------
 
@@ -136,6 +158,17 @@ mutate "$lr" "$TEST_TMP/lr.chunks" 36847616 child-level "$TEST_TMP/m.img"
 one_error "log tree leaf claiming level 1" \
 	"level verify failed on logical 36847616 mirror 1 wanted 0 found 1" \
 	"$BTRFS_SPACE" mount-estimate "$TEST_TMP/m.img"
+mutate "$lr" "$TEST_TMP/lr.chunks" 54591488 self-pointer "$TEST_TMP/m.img"
+"$BTRFS_SPACE" --format json inspect "$TEST_TMP/m.img" > "$TEST_TMP/self.json" 2> "$TEST_TMP/err" ||
+	fail "log tree node pointing to itself: refused, 6.18.44 mounts it: $(cat "$TEST_TMP/err")"
+grep -q '^WARNING: bad eb member start: ptr 0x3410065 start 54591488 member offset 54591629 size 4$' \
+	"$TEST_TMP/err" || fail "log tree node pointing to itself: not the kernel's warning: $(cat "$TEST_TMP/err")"
+[ "$(jq -c '[.space_info.metadata.bytes_used, .space_info.metadata.bytes_pinned, .mount_estimate.total_reads]' \
+	"$TEST_TMP/self.json")" = "[884736,16384,62]" ] ||
+	fail "log tree node pointing to itself: not 6.18.44's metadata used, pinned and reads: $(jq -c \
+		'[.space_info.metadata.bytes_used, .space_info.metadata.bytes_pinned, .mount_estimate.total_reads]' \
+		"$TEST_TMP/self.json")"
+echo "ok: log tree node pointing to itself: mounted as 6.18.44 does"
 mutate "$lr" "$TEST_TMP/lr.chunks" 54591488 generation "$TEST_TMP/m.img"
 one_error "log tree node of another generation" \
 	"parent transid verify failed on logical 54591488 mirror 1 wanted 17 found 16" \

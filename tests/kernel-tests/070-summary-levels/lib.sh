@@ -138,6 +138,16 @@ prepare()
 		prepare quarter
 		btrfs balance start -dconvert=raid1,limit=1 "$mnt" > /dev/null || fail "balance -dconvert=raid1,limit=1"
 		;;
+	convert-tight)
+		# 1,000 MiB of data written in 64 MiB files (single), then one
+		# data block group converted to RAID1 (kernel test 078): the
+		# rest, twice its size in RAID1, does not fit
+		for i in $(seq 0 15); do
+			head -c $(( i < 15 ? 64 : 40 ))M /dev/urandom > "$mnt/w$i" || fail "write w$i"
+		done
+		sync
+		btrfs balance start -dconvert=raid1,limit=1 "$mnt" > /dev/null || fail "balance -dconvert=raid1,limit=1"
+		;;
 	small-files)
 		# small files with an extended attribute each until ENOSPC
 		# (kernel test 074): metadata takes every unallocated byte
