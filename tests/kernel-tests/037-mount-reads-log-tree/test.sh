@@ -179,7 +179,8 @@ foreign_commits()
 
 # make_log_image IMG NODESIZE PRE POST: IMG with a log tree (PRE committed,
 # POST fsynced); prints the log_root of the copy, and leaves in IMG.foreign
-# the commits other tasks made during the fsync step (foreign_commits)
+# the commits other tasks made during the fsync step (foreign_commits), in
+# IMG.commits the number of all its commits then
 make_log_image()
 {
 	local img=$1 orig=$1.orig fsmnt=$TEST_TMP/fs dev
@@ -202,6 +203,9 @@ make_log_image()
 	cp --sparse=always "$orig" "$img" || fail "cannot copy $orig"
 	echo 0 > "$inst/events/btrfs/btrfs_transaction_commit/enable"
 	foreign_commits "$(findmnt -n -o UUID "$fsmnt")" > "$img.foreign"
+	# and every commit of it then, the step's own too (its deletions committed)
+	awk -v FSID="$(findmnt -n -o UUID "$fsmnt")" 'index($0, FSID ":") &&
+		/ btrfs_transaction_commit: / { n++ } END { print n + 0 }' "$inst/trace" > "$img.commits"
 	umount "$fsmnt" || fail "umount $fsmnt failed"
 	btrfs device scan --forget "$dev" > /dev/null 2>&1
 	losetup -d "$dev"
@@ -259,7 +263,7 @@ FOREIGN_BLOCKS=16
 check_once()
 {
 	local name=$1 img=$TEST_TMP/$1.img log try tool partial inexact moves meta kernel c foreign held
-	local reader others
+	local reader others step_commits
 	if [ -n "${CASES:-}" ]; then
 		for c in $CASES; do
 			# shellcheck disable=SC2053
@@ -279,7 +283,8 @@ check_once()
 		return
 	fi
 	foreign=$(cat "$img.foreign")
-	rm -f "$img.foreign"
+	step_commits=$(cat "$img.commits" 2> /dev/null)
+	rm -f "$img.foreign" "$img.commits"
 	# the balance cases' reads and metadata are held under foreign commits
 	# too (not level2-root's: a foreign commit there takes its root split)
 	held=
@@ -309,7 +314,13 @@ check_once()
 	fi
 	if [ "${6:-}" = balances ] && [ "${moves##*/}" = 0 ]; then
 		# a layout the other commits took the deletions of: not the model's
-		held= differs "$name" "the case is made to balance nodes on deletions, none counted"
+		if [ -z "$foreign" ] && [ "${step_commits:-0}" -gt 0 ]; then
+			# the step's own commits (its python3, a kernel worker) did
+			echo "  reported, not failed: the case is made to balance nodes on deletions, none counted ($step_commits commits during the fsync step: its deletions committed, not logged)"
+			[[ " $reported " == *" $name "* ]] || reported="$reported $name"
+		else
+			held= differs "$name" "the case is made to balance nodes on deletions, none counted"
+		fi
 	fi
 	# a balance frees nodes, a split adds: the replayed metadata used must be the kernel's
 	if [[ ${6:-} == balances || ${6:-} == meta ]] && [ "$meta" != "$(cat "$TEST_TMP/$name.trace.meta" 2> /dev/null)" ]; then
