@@ -26,7 +26,8 @@ static const char * const cmd_replay_usage[] = {
 	"Re-evaluate the decisions of a recorded btrfs trace per kernel version",
 	"",
 	"The trace is tracefs text (the 'trace' or 'trace_pipe' file of an instance,",
-	"or 'trace-cmd report'); contrib/btrfs-space-capture.sh records one.",
+	"'trace-cmd report', or 'perf script' of 'perf record -e btrfs:...');",
+	"contrib/btrfs-space-capture.sh records one.",
 	"Part 1, preemptive flushing, needs btrfs_done_preemptive_reclaim.",
 	"With update_bytes_may_use (and update_bytes_pinned) part 1 also evaluates every reservation.",
 	"Part 2, delalloc list locking, needs btrfs_set_extent_bit and btrfs_clear_extent_bit.",
@@ -258,6 +259,11 @@ static int read_trace(struct btrfs_replay *r, FILE *fp, const char *path, u64 si
 	}
 	r->lines = rd.lineno;
 	r->lost_events = rd.lost_events;
+	if (rd.head_cut) {
+		r->head_cut_lineno = 1;
+		warning("%s: line 1 is not a trace line (%llu bytes, the capture began inside it): replayed from line 2",
+			path, (unsigned long long)rd.head_cut_bytes);
+	}
 	if (rd.cut_lineno) {
 		r->cut_lineno = rd.cut_lineno;
 		warning("%s: line %llu has no end of line (%llu bytes, the capture was cut): replayed up to line %llu",
@@ -280,6 +286,7 @@ static void print_trace(struct fmt_ctx *f, const struct btrfs_replay *r, const c
 	fmt_u64(f, "other_fs_events", "Events of other filesystems", r->other_fs_events);
 	fmt_u64(f, "lost_events", "Events lost by the ring buffer", r->lost_events);
 	fmt_u64(f, "cut_line", "Last line cut, not read (0: none)", r->cut_lineno);
+	fmt_u64(f, "first_line_cut", "First line cut, not read (0: none)", r->head_cut_lineno);
 	fmt_bool(f, "capture_marker", "Capture marker", r->have_marker);
 	if (r->st.recorded_version) {
 		fmt_str(f, "recorded_kernel", "Recorded by kernel",
@@ -1157,7 +1164,11 @@ static int choose_parts(const struct btrfs_replay *r, u32 asked, u32 *parts)
 				 part_names[part], why);
 	}
 	if (!*parts) {
-		if (last[0])
+		/* --fsid (or the device) named a filesystem the trace has no event of */
+		if (!r->events && r->other_fs_events)
+			error("the trace has no event of filesystem %s, %llu of other filesystems (an overwritten ring buffer keeps only the last events): record it, or choose another with --fsid",
+			      r->fsid, (unsigned long long)r->other_fs_events);
+		else if (last[0])
 			error("no part can be replayed; %s", last);
 		else
 			error("the trace has none of the events a part needs: btrfs_done_preemptive_reclaim or update_bytes_may_use (part 1), btrfs_set_extent_bit or btrfs_clear_extent_bit (part 2), add_delayed_ref_head (part 3), update_bytes_may_use (part 4)");

@@ -5,11 +5,19 @@
  *   trace, trace_pipe:  "   TASK-PID   [CPU] FLAGS  SECONDS: EVENT: BODY"
  *   trace-cmd report:   "   TASK-PID   [CPU]  SECONDS: EVENT: BODY"
  *                       (with a flags column too when it was asked for)
+ *   perf script:        "   TASK PID [CPU] SECONDS:   btrfs:EVENT: BODY"
+ *                       (perf record -e 'btrfs:*'; flags and enums as
+ *                       numbers, as trace-cmd prints them; with
+ *                       --show-lost-events, "... PERF_RECORD_LOST lost N"
+ *                       is counted as lost)
  *
  * The task name may hold blanks, so the line is anchored on the first
  * "[CPU]" column.  Header and comment lines ("#", trace-cmd's "cpus=N" and
  * "version = N", "CPU N is empty") are skipped; "CPU:N [LOST M EVENTS]" is
- * counted.  Anything else is an error naming the line.
+ * counted, and so are the events the "trace" file's header says the ring
+ * buffer overwrote.  A first line that is no event (a capture begun inside
+ * it) and a last line without its end are set aside, said by the caller.
+ * Anything else is an error naming the line.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -59,6 +67,25 @@ static bool is_cpu_line(struct trace_reader *r, const char *s)
 	return strstr(s, " is empty") != NULL;
 }
 
+/*
+ * The "trace" file's header: "# entries-in-buffer/entries-written: 329/1860254"
+ * after the ring buffer overwrote its oldest events (the default overwrite
+ * mode); the difference is lost, like trace_pipe's "[LOST N EVENTS]"
+ */
+static void count_overwritten(struct trace_reader *r, const char *s)
+{
+	static const char tag[] = "# entries-in-buffer/entries-written: ";
+	const char *end;
+	u64 in_buffer, written;
+
+	if (strncmp(s, tag, sizeof(tag) - 1))
+		return;
+	if (trace_parse_u64_at(s + sizeof(tag) - 1, &end, &in_buffer) || *end != '/' ||
+	    trace_parse_u64_at(end + 1, &end, &written) || written < in_buffer)
+		return;
+	r->lost_events += written - in_buffer;
+}
+
 static bool is_header_line(const char *s)
 {
 	return !strncmp(s, "cpus=", 5) || !strncmp(s, "version = ", 10);
@@ -99,7 +126,8 @@ static u32 task_pid(const char *line, const char *after_cpu)
 		pid += (*p - '0') * mul;
 		mul *= 10;
 	}
-	return p > line && p[-1] == '-' ? pid : 0;
+	/* "TASK-PID" in tracefs and trace-cmd, "TASK PID" in perf script */
+	return p > line && (p[-1] == '-' || p[-1] == ' ') ? pid : 0;
 }
 
 static char *next_token(char *p, char **end)
@@ -160,6 +188,28 @@ static const char *marker_text(const char *name, const char *body)
 	return body;
 }
 
+/*
+ * perf script --show-lost-events: "TASK PID [CPU] SECONDS: PERF_RECORD_LOST
+ * lost N", the events perf's buffers dropped (without that option perf
+ * script only warns on its standard error)
+ */
+static bool perf_lost(struct trace_reader *r, const char *tok, const char *end)
+{
+	static const char tag[] = "PERF_RECORD_LOST";
+	const char *p;
+	u64 n;
+
+	if ((size_t)(end - tok) != sizeof(tag) - 1 || strncmp(tok, tag, sizeof(tag) - 1))
+		return false;
+	for (p = end; *p == ' '; p++)
+		;
+	if (strncmp(p, "lost ", 5) || trace_parse_u64_at(p + 5, &p, &n))
+		return false;
+	r->lost_events += n;
+	return true;
+}
+
+/* 1 and @ev for an event, 0 for a line that holds none, <0 for an error */
 static int parse_event_line(struct trace_reader *r, char *s, struct trace_event *ev)
 {
 	char *p, *tok, *end;
@@ -177,9 +227,14 @@ static int parse_event_line(struct trace_reader *r, char *s, struct trace_event 
 			return reader_error(r, "no timestamp after the [CPU] column");
 	}
 	tok = next_token(end, &end);
+	if (perf_lost(r, tok, end))
+		return 0;
 	if (end == tok || end[-1] != ':')
 		return reader_error(r, "no event name after the timestamp");
 	end[-1] = '\0';
+	/* perf script names the event with its system: "btrfs:EVENT:" */
+	if (!strncmp(tok, "btrfs:", 6))
+		tok += 6;
 	ev->name = tok;
 	ev->body = *end ? end + 1 : end;
 	while (*ev->body == ' ')
@@ -226,6 +281,7 @@ int trace_read_event(struct trace_reader *r, struct trace_event *ev)
 {
 	bool newline;
 	size_t len;
+	int ret;
 
 	while (read_line(r, &len, &newline)) {
 		r->lineno++;
@@ -244,10 +300,23 @@ int trace_read_event(struct trace_reader *r, struct trace_event *ev)
 		}
 		if (len && r->line[len - 1] == '\r')
 			r->line[--len] = '\0';
+		count_overwritten(r, r->line);
 		if (is_blank_line(r->line) || is_header_line(r->line) ||
 		    is_cpu_line(r, r->line))
 			continue;
-		return parse_event_line(r, r->line, ev);
+		ret = parse_event_line(r, r->line, ev);
+		if (ret < 0 && r->lineno == 1) {
+			/*
+			 * Only the first line can lack its start: a capture
+			 * begun inside a line (a copy from an offset, a pipe
+			 * opened late).  The replay starts after it.
+			 */
+			r->head_cut_bytes = len;
+			r->head_cut = true;
+			continue;
+		}
+		if (ret)
+			return ret;
 	}
 	if (ferror(r->fp)) {
 		snprintf(r->err, sizeof(r->err), "after line %llu: read error: %s",

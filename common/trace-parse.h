@@ -23,6 +23,8 @@ struct trace_reader {
 	u64 bytes;		/* read so far, for progress */
 	u64 cut_lineno;		/* a last line without its end: not read; 0 none */
 	u64 cut_bytes;		/* its length */
+	bool head_cut;		/* the first line is no event (begun inside it): not read */
+	u64 head_cut_bytes;	/* its length */
 	char line[TRACE_LINE_MAX + 1];
 	char err[160];		/* why the last call failed, with the line */
 };
@@ -39,7 +41,8 @@ struct trace_event {
 void trace_reader_init(struct trace_reader *r, FILE *fp);
 /*
  * 1 and @ev, 0 at the end (a last line cut before its end is not read:
- * r->cut_lineno), -EINVAL (r->err says which line and why)
+ * r->cut_lineno; nor is a first line that holds no event, r->head_cut),
+ * -EINVAL (r->err says which line and why)
  */
 int trace_read_event(struct trace_reader *r, struct trace_event *ev);
 

@@ -2068,6 +2068,45 @@ int btrfs_tree_sim_touch(struct btrfs_tree_sim *ts, const struct btrfs_key *key)
 	return sim_cow_lookup(ts, key, &g, &leaf, &slot, &found);
 }
 
+/*
+ * fixup_low_keys(): the first key of group @g's first leaf is now @key,
+ * above the key its range starts at, which is also the pointer's key in
+ * its level-2 node (and above, where it is a node's first).  Every loaded
+ * pointer and range bound at the old key moves to @key, so that a later
+ * search of a key between the two reaches the group on the left, as the
+ * kernel's does (a fixup item's deletion at the start of a node, then
+ * the orphan items inserted there).  Only when that group is loaded: a
+ * key between the two would otherwise route to no loaded group, and one
+ * loaded by the image's search would be @g's node again.
+ */
+static void sim_group_low_key(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
+			      const struct btrfs_key *key)
+{
+	struct btrfs_key old = g->lo;
+	struct btrfs_sim_group *left = NULL;
+	struct btrfs_sim_node *n;
+	u32 i, j;
+
+	if (!g->has_parent || !g->has_lo || btrfs_comp_keys(key, &old) <= 0)
+		return;
+	for (i = 0; i < ts->nr_groups && !left; i++)
+		if (ts->groups[i].has_hi && !btrfs_comp_keys(&ts->groups[i].hi, &old))
+			left = &ts->groups[i];
+	if (!left)
+		return;
+	left->hi = g->lo = *key;
+	for (i = 0; i < ts->nr_nodes; i++) {
+		n = &ts->nodes[i];
+		if (n->has_lo && !btrfs_comp_keys(&n->lo, &old))
+			n->lo = *key;
+		if (n->has_hi && !btrfs_comp_keys(&n->hi, &old))
+			n->hi = *key;
+		for (j = 0; j < n->nr; j++)
+			if (!btrfs_comp_keys(&n->keys[j], &old))
+				n->keys[j] = *key;
+	}
+}
+
 static int sim_free_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u32 leaf)
 {
 	struct btrfs_sim_items_leaf *l = g->leaves[leaf];
@@ -2081,6 +2120,9 @@ static int sim_free_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u
 	sim_event_free(ts, SIM_EV_FREE, l->start, 0);
 	memmove(&g->leaves[leaf], &g->leaves[leaf + 1], (g->nr - leaf - 1) * sizeof(*g->leaves));
 	g->nr--;
+	/* del_ptr() of the node's first pointer: the next leaf's key is the node's */
+	if (!leaf && g->nr && g->leaves[0]->nr)
+		sim_group_low_key(ts, g, &g->leaves[0]->items[0].key);
 	sim_items_leaf_free(l);
 	ts->leaves_freed++;
 	ts->blocks--;
@@ -2110,6 +2152,9 @@ int btrfs_tree_sim_delete(struct btrfs_tree_sim *ts, const struct btrfs_key *key
 	sim_mark_touched(ts, l);
 	memmove(&l->items[slot], &l->items[slot + 1], (l->nr - slot - 1) * sizeof(*l->items));
 	l->nr--;
+	/* btrfs_del_items() of slot 0: fixup_low_keys() before any push */
+	if (!leaf && !slot && l->nr)
+		sim_group_low_key(ts, g, &l->items[0].key);
 	if (!balance && l->nr)
 		return 0;
 	/* the root leaf stays, however empty; a root node is not collapsed here */

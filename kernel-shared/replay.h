@@ -328,6 +328,7 @@ struct btrfs_replay {
 	u64 enabled_mask;	/* from the capture marker, 0 if none */
 	bool have_marker;
 	u64 cut_lineno;		/* a last line without its end, not read; 0 none */
+	u64 head_cut_lineno;	/* 1: the first line held no event (cut), not read */
 	struct replay_preempt preempt;
 	struct replay_points points;
 	struct replay_timeline timeline;

@@ -7,7 +7,8 @@
 # image test 030-map-svg, which otherwise skips that part) or the benchmark
 # (libfuse3-dev and fuse3 build and mount bench/delayfs, the +8 ms rows of
 # bench/run.sh): they are installed after the others, and their failure is
-# only a warning. prometheus gives promtool (cli test 030-monitoring-formats).
+# only a warning. prometheus gives promtool (cli test 030-monitoring-formats),
+# linux-perf perf (kernel test 065-replay-perf).
 # INSTALL_OPTIONAL=no leaves them out (a quicker CI, ~120 MB less).
 # liburing-dev: configure then reads through io_uring (threads without it).
 
@@ -19,7 +20,7 @@ PACKAGES="
 	btrfs-progs xz-utils jq python3 util-linux e2fsprogs attr strace python3-docutils
 	liblzma-dev libzstd-dev zstd libxml2-utils clang libclang-rt-14-dev liburing-dev
 "
-OPTIONAL="chromium libfuse3-dev fuse3 trace-cmd prometheus"
+OPTIONAL="chromium libfuse3-dev fuse3 trace-cmd prometheus linux-perf"
 [ "${INSTALL_OPTIONAL:-yes}" != no ] || OPTIONAL=
 
 # missing_of PKG...: those not installed

@@ -3,7 +3,8 @@
  * trace-parse.c: the numbers and fields of an event body read strictly
  * (what sscanf("%llu") and strtoull() let through: a sign, blanks, 0x,
  * overflow, trailing bytes), and a last line cut before its end read as
- * the end of the trace, with its line number.
+ * the end of the trace, with its line number; perf script's layout and
+ * lost events, an overwritten buffer's header, a first line cut.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -86,8 +87,47 @@ static void test_cut_line(void)
 	check_u64("whole trace: cut_lineno", r.cut_lineno, 0);
 	check_u64("CPU:0 [LOST 17 EVENTS] counted",
 		  (read_all("CPU:0 [LOST 17 EVENTS]\n", &r, &events), r.lost_events), 17);
-	check(read_all("CPU:0 [LOST -1 EVENTS]\n", &r, &events) < 0,
+	/* after an event: a first line that is none is taken as cut (test_layouts) */
+	snprintf(text, sizeof(text), "%s%s", whole, "CPU:0 [LOST -1 EVENTS]\n");
+	check(read_all(text, &r, &events) < 0,
 	      "a LOST line whose count is no number is not a CPU line");
+}
+
+/* The layouts an administrator records: perf script, an overwritten buffer, a cut start */
+static void test_layouts(void)
+{
+	static const char perf[] =
+		"              dd 13435 [000] 13753.924972:   btrfs:btrfs_set_extent_bit: x: set_bits=0x1\n"
+		"         kworker/u8:6 31068 [001] 13753.930000: PERF_RECORD_LOST lost 6057\n";
+	static const char event[] =
+		"  rm-1 [001] ..... 1.000001: btrfs_trigger_flush: x: preempt: flush=1(A) flags=METADATA bytes=4\n";
+	FILE *fp = fmemopen((void *)perf, strlen(perf), "r");
+	struct trace_reader r;
+	struct trace_event ev;
+	char text[512];
+	int events;
+
+	trace_reader_init(&r, fp);
+	check_u64("perf script: an event", trace_read_event(&r, &ev), 1);
+	check(!strcmp(ev.name, "btrfs_set_extent_bit"), "perf script: the event's name without btrfs:");
+	check_u64("perf script: the PID after a blank", ev.pid, 13435);
+	check_u64("perf script: the CPU", ev.cpu, 0);
+	check_u64("perf script: PERF_RECORD_LOST is no event", trace_read_event(&r, &ev), 0);
+	check_u64("perf script: its count lost", r.lost_events, 6057);
+	fclose(fp);
+
+	snprintf(text, sizeof(text), "# tracer: nop\n#\n# entries-in-buffer/entries-written: 329/1860254   #P:2\n%s",
+		 event);
+	check_u64("an overwritten buffer's trace", read_all(text, &r, &events), 0);
+	check_u64("its lost events", r.lost_events, 1860254 - 329);
+	check_u64("its event", events, 1);
+
+	snprintf(text, sizeof(text), "ee_read_lock: x: block=32899072 generation=16\n%s", event);
+	check_u64("a first line begun inside it", read_all(text, &r, &events), 0);
+	check(r.head_cut && r.head_cut_bytes == 45, "set aside, with its length");
+	check_u64("the events after it", events, 1);
+	snprintf(text, sizeof(text), "%sno trace line\n", event);
+	check(read_all(text, &r, &events) < 0 && !r.head_cut, "a later line that is no event is an error");
 }
 
 int main(void)
@@ -95,5 +135,6 @@ int main(void)
 	test_u64();
 	test_fields();
 	test_cut_line();
+	test_layouts();
 	return unit_failures ? 1 : 0;
 }

@@ -17,6 +17,11 @@
 # second step writes and fsyncs (the log tree), and the backing file is
 # copied while still mounted: the copy has log_root != 0, as after a crash.
 #   small        three new 5 KB files, 16K nodes (one leaf per tree)
+#   foreign-reads the same, and a dd of FOREIGN_BLOCKS blocks of the device
+#                in the mount's traced window: another task's reads, as
+#                another test's scan of every block device makes them (47
+#                reads of a btrfs-space's device scan in one run of
+#                unlink-many), are not the mount's: counted apart, printed
 #   rewrite-4k   2,000 committed files in 4K-node trees: 21 rewritten,
 #                20 new, and 32 scattered 8 KiB writes into an 8 MiB file
 #   extents      a 64 MiB file with 512 scattered 4 KiB rewrites, one fsync
@@ -132,9 +137,12 @@ os.chdir(sys.argv[1])
 exec(sys.argv[2])
 EOF
 
-# traced_reads IMG TRACE: the reads of a cold mount -o ro of IMG (which
-# replays the log); the trace is left in TRACE, the metadata bytes_used
-# after the replay (sysfs) in TRACE.meta
+# traced_reads IMG TRACE [FOREIGN_BLOCKS]: the reads of a cold mount -o ro
+# of IMG (which replays the log), the mount's own (mount_reads); the trace
+# is left in TRACE, the metadata bytes_used after the replay (sysfs) in
+# TRACE.meta, the reads of other tasks in TRACE.foreign.  With
+# FOREIGN_BLOCKS, a dd of that many blocks of the device (O_DIRECT) in the
+# traced window first, as another test's device scan: not the mount's
 traced_reads()
 {
 	local dev mm fsid
@@ -144,6 +152,8 @@ traced_reads()
 	echo "dev == $(( (${mm%:*} << 20) | ${mm#*:} ))" > "$inst/events/block/block_bio_queue/filter"
 	echo > "$inst/trace"
 	echo 1 > "$inst/events/block/block_bio_queue/enable"
+	[ -z "${3:-}" ] || dd if="$dev" of=/dev/null bs=4096 count="$3" iflag=direct status=none ||
+		fail "dd of $dev failed"
 	mount -t btrfs -o ro "$dev" "$mnt" || fail "mount -o ro of $1 failed"
 	echo 0 > "$inst/events/block/block_bio_queue/enable"
 	fsid=$(findmnt -n -o UUID "$mnt")
@@ -152,9 +162,7 @@ traced_reads()
 	btrfs device scan --forget "$dev" > /dev/null 2>&1
 	losetup -d "$dev"
 	grep -v '^#' "$inst/trace" > "$2"
-	# "loop0-123 [001] ..... 1.2: block_bio_queue: 7,0 RM 128 + 32 [mount]"
-	awk '{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+,[0-9]+$/) {
-		if ($(i + 1) ~ /R/) n++; break } } END { print n + 0 }' "$2"
+	mount_reads "$2" "$2.foreign"
 }
 
 # foreign_commits FSID: the commits of FSID's filesystem in the instance's
@@ -171,7 +179,8 @@ foreign_commits()
 
 # make_log_image IMG NODESIZE PRE POST: IMG with a log tree (PRE committed,
 # POST fsynced); prints the log_root of the copy, and leaves in IMG.foreign
-# the commits other tasks made during the fsync step (foreign_commits)
+# the commits other tasks made during the fsync step (foreign_commits), in
+# IMG.commits the number of all its commits then
 make_log_image()
 {
 	local img=$1 orig=$1.orig fsmnt=$TEST_TMP/fs dev
@@ -194,6 +203,9 @@ make_log_image()
 	cp --sparse=always "$orig" "$img" || fail "cannot copy $orig"
 	echo 0 > "$inst/events/btrfs/btrfs_transaction_commit/enable"
 	foreign_commits "$(findmnt -n -o UUID "$fsmnt")" > "$img.foreign"
+	# and every commit of it then, the step's own too (its deletions committed)
+	awk -v FSID="$(findmnt -n -o UUID "$fsmnt")" 'index($0, FSID ":") &&
+		/ btrfs_transaction_commit: / { n++ } END { print n + 0 }' "$inst/trace" > "$img.commits"
 	umount "$fsmnt" || fail "umount $fsmnt failed"
 	btrfs device scan --forget "$dev" > /dev/null 2>&1
 	losetup -d "$dev"
@@ -202,8 +214,9 @@ make_log_image()
 }
 
 # keep_case NAME IMG TRACE: with KEEP=DIR, keep a differing case's image
-# (before the mount: the log not yet replayed), its mount's trace and the
-# tool's verbose estimate in DIR/NAME.$$.*, to compare block by block
+# (before the mount: the log not yet replayed), its mount's trace (and the
+# metadata bytes_used after it, .meta) and the tool's verbose estimate in
+# DIR/NAME.$$.*, to compare block by block
 keep_case()
 {
 	local to=$KEEP/$1.$$
@@ -211,6 +224,7 @@ keep_case()
 	mkdir -p "$KEEP" || return 0
 	cp --sparse=always "$2" "$to.img"
 	cp "$3" "$to.trace"
+	cp "$3.meta" "$to.meta" 2> /dev/null
 	"$BTRFS_SPACE" -v mount-estimate "$2" > "$to.estimate" 2>&1
 	echo "  kept in $to.*"
 }
@@ -224,6 +238,7 @@ reported=
 # ($held: the unlink cases), then reported, not failed
 differs()
 {
+	case_differs=1
 	if [ -n "$foreign" ] && [ -z "$held" ]; then
 		echo "  reported, not failed: $2 (built under foreign commits: $foreign)"
 		[[ " $reported " == *" $1 "* ]] || reported="$reported $1"
@@ -237,13 +252,18 @@ differs()
 # splits and pushes were replayed, the subvolume case's left 0 or 1 (a
 # leaf a push read, that the kernel's node push moved under another node)
 PARTIAL_SLACK=2
-# check NAME NODESIZE EXACT PRE POST [balances|meta]: EXACT "exact" fails on
-# any difference; with "balances" the replay must count a node balance, and
-# with either the metadata used after it must be the kernel's;
+# the blocks the foreign-reads case's dd reads in the mount's traced window
+FOREIGN_BLOCKS=16
+# check NAME NODESIZE EXACT PRE POST [balances|meta|foreign-reads]: EXACT
+# "exact" fails on any difference; with "balances" the replay must count a
+# node balance, and with either of the two the metadata used after it must
+# be the kernel's; with "foreign-reads" a dd reads FOREIGN_BLOCKS blocks of
+# the device in the traced window, which must be counted apart;
 # CASES="glob ..." runs only the cases named
 check_once()
 {
 	local name=$1 img=$TEST_TMP/$1.img log try tool partial inexact moves meta kernel c foreign held
+	local reader others step_commits
 	if [ -n "${CASES:-}" ]; then
 		for c in $CASES; do
 			# shellcheck disable=SC2053
@@ -263,7 +283,8 @@ check_once()
 		return
 	fi
 	foreign=$(cat "$img.foreign")
-	rm -f "$img.foreign"
+	step_commits=$(cat "$img.commits" 2> /dev/null)
+	rm -f "$img.foreign" "$img.commits"
 	# the balance cases' reads and metadata are held under foreign commits
 	# too (not level2-root's: a foreign commit there takes its root split)
 	held=
@@ -278,16 +299,31 @@ check_once()
 		jq -r '"\(.log_replay.tree_model_inexact) \(.log_replay.node_pushes)/\(.log_replay.node_splits)/\(.log_replay.node_balances) \(.space_info.metadata.bytes_used)"')
 	# the mount replays the log into the image: keep it as it was
 	[ -z "${KEEP:-}${KEEP_ALL:-}" ] || cp --sparse=always "$img" "$img.pre"
-	kernel=$(traced_reads "$img" "$TEST_TMP/$name.trace")
+	case_differs=
+	reader=
+	[ "${6:-}" != foreign-reads ] || reader=$FOREIGN_BLOCKS
+	kernel=$(traced_reads "$img" "$TEST_TMP/$name.trace" "$reader")
 	echo "$name: kernel $kernel reads, mount-estimate $tool (log tree at $log)"
 	echo "  node pushes/splits/balances of the replay: $moves"
 	[ -z "$foreign" ] || echo "  commits of other tasks during the fsync step: $foreign"
+	others=$(cat "$TEST_TMP/$name.trace.foreign" 2> /dev/null)
+	[ -z "$others" ] || echo "  reads of other tasks on the device during the mount, not the mount's: $others"
+	if [ -n "$reader" ] && [ "$others" != "$reader by dd" ]; then
+		echo "  FAIL: the $reader reads of a dd in the traced window are not set apart ('$others')"
+		failures=$((failures + 1))
+	fi
 	if [ "${6:-}" = balances ] && [ "${moves##*/}" = 0 ]; then
 		# a layout the other commits took the deletions of: not the model's
-		held= differs "$name" "the case is made to balance nodes on deletions, none counted"
+		if [ -z "$foreign" ] && [ "${step_commits:-0}" -gt 0 ]; then
+			# the step's own commits (its python3, a kernel worker) did
+			echo "  reported, not failed: the case is made to balance nodes on deletions, none counted ($step_commits commits during the fsync step: its deletions committed, not logged)"
+			[[ " $reported " == *" $name "* ]] || reported="$reported $name"
+		else
+			held= differs "$name" "the case is made to balance nodes on deletions, none counted"
+		fi
 	fi
 	# a balance frees nodes, a split adds: the replayed metadata used must be the kernel's
-	if [ -n "${6:-}" ] && [ "$meta" != "$(cat "$TEST_TMP/$name.trace.meta" 2> /dev/null)" ]; then
+	if [[ ${6:-} == balances || ${6:-} == meta ]] && [ "$meta" != "$(cat "$TEST_TMP/$name.trace.meta" 2> /dev/null)" ]; then
 		differs "$name" "metadata bytes_used $meta, the kernel's $(cat "$TEST_TMP/$name.trace.meta" 2> /dev/null)"
 	fi
 	# fail in traced_reads' subshell leaves no count: that is a failure here
@@ -320,7 +356,7 @@ check_once()
 	fi
 	if [ -n "${KEEP_ALL:-}" ]; then
 		KEEP=$KEEP_ALL keep_case "$name" "$img.pre" "$TEST_TMP/$name.trace"
-	elif [ "$tool" != "$kernel" ]; then
+	elif [ "$tool" != "$kernel" ] || [ -n "$case_differs" ]; then
 		keep_case "$name" "$img.pre" "$TEST_TMP/$name.trace"
 	fi
 	rm -f "$img" "$img.pre"
@@ -332,7 +368,12 @@ check_once()
 # log tree was: a layout to chase); one repeated fails.  Seen once: the CI
 # run of f751e1d at load 4-5 beside another CI run, unlink-many 1 read
 # short (kernel 1,173, log tree at 39895040, no foreign commit), never in
-# quiet runs nor in eight runs beside a sync loop and two CPU hogs
+# quiet runs nor in eight runs beside a sync loop and two CPU hogs.  A
+# loop of that case under load kept two kinds since: another task's reads
+# of the device in the trace (47 by another test's btrfs-space device
+# scan; counted apart since, mount_reads) and a layout the replay got
+# wrong (a node's bound after fixup_low_keys(); the fixture
+# log-replay/unlink-fixup of image test 050 since)
 check()
 {
 	local before=$failures
@@ -349,6 +390,9 @@ check()
 
 check small 16384 exact 'pass' '
 for i in range(3): pwrite("new%d" % i, 0, 5000)'
+
+check foreign-reads 16384 exact 'pass' '
+for i in range(3): pwrite("new%d" % i, 0, 5000)' foreign-reads
 
 check rewrite-4k 4096 exact 'files(".", 2000, 3000); pwrite("big", 0, 8 << 20, sync=False)' '
 for i in range(1, 2001, 97): pwrite("f%d" % i, 0, 3000)
