@@ -1625,6 +1625,11 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 			snprintf(line, sizeof(line),
 				 "No balance helps %s: %s cannot start, no chunk can be made for the data it moves (%s)",
 				 remedy_finding(sum, r), cmd, remedy_tag(r));
+		else if (!r->completes)
+			snprintf(line, sizeof(line),
+				 "No balance helps %s: %s ends with ENOSPC, %u block group%s not relocated, %s given back (%s)",
+				 remedy_finding(sum, r), cmd, r->nr_failed, r->nr_failed == 1 ? "" : "s",
+				 size_str(fctx, r->room_gained, a, sizeof(a)), remedy_tag(r));
 		else if (r->room_gained >= r->room_needed)
 			snprintf(line, sizeof(line),
 				 "No balance helps %s: %s gives back %s unallocated, but %s can still write only %s: that is its own free space, moved out of its block groups (%s)",
@@ -1704,7 +1709,7 @@ static const struct effect_field remedy_effects[] = {
 	EFFECT("block_groups", U32, nr_selected, BALANCE | CONVERT, ALWAYS),
 	EFFECT("moved_bytes", U64, moved_bytes, BALANCE | CONVERT, ALWAYS),
 	EFFECT("can_start", BOOL, can_start, BALANCE | CONVERT, ALWAYS),
-	EFFECT("completes", BOOL, completes, CONVERT, ALWAYS),
+	EFFECT("completes", BOOL, completes, BALANCE | CONVERT, ALWAYS),
 	EFFECT("writable_before", U64, writable_before, BALANCE | CONVERT, ALWAYS),
 	EFFECT("writable_after", U64, writable_after, BALANCE | CONVERT, ALWAYS),
 	EFFECT("new_chunks", U32, new_chunks, CONVERT | DELETE_DATA | DEVICE_ADD | DEVICE, ALWAYS),

@@ -469,6 +469,7 @@ static int try_balance(const struct space_report *report, const struct space_sum
 	r->usage_min = usage_min;
 	r->nr_selected = fc.balance.nr_selected;
 	r->moved_bytes = fc.balance.moved_bytes;
+	r->nr_failed = fc.balance.res.nr_failed;
 	r->can_start = fc.balance.can_start;
 	for (i = 0; i < sum->nr_devices; i++) {
 		f = forecast_dev(&fc, sum->devices[i].devid);

@@ -92,6 +92,7 @@ struct summary_remedy {
 	u64 usage;			/* balance: N of -dusage=N */
 	u32 usage_min;			/* balance: M of -musage=M..N, 0 for -musage=N */
 	u32 nr_selected;		/* balance: block groups relocated */
+	u32 nr_failed;			/* balance: block groups that ended -ENOSPC */
 	u64 moved_bytes;		/* balance: their used bytes; delete: the group's */
 	bool can_start;			/* balance: a chunk of the target can be made */
 	bool enough;			/* balance: gives back the room needed */
@@ -114,7 +115,7 @@ struct summary_remedy {
 					   resize, replace, dead space: the type filled */
 	u64 from_profile;		/* convert: its profile now and the target */
 	u64 to_profile;
-	bool completes;			/* convert: every block group relocated */
+	bool completes;			/* balance, convert: every block group relocated */
 	bool exact;			/* convert: every input of the kernel's choices known */
 	u64 *may_differ;		/* convert, not exact: per device, how far
 					   unallocated_after may be off (21.8) */

@@ -15,7 +15,8 @@
 # kernel's failing ticket traced: 2,359,296 bytes, FLUSH_ALL, with
 # bytes_may_use 9,961,472 (the 5.5 MiB global reserve and the 4 MiB).
 # Compared: the exit status (completes), the enospc count (failed) and
-# the unallocated bytes after.  About 2 min.
+# the unallocated bytes after; and the first screen's balance line says
+# it ends with ENOSPC.  About 2 min.
 source "$TEST_TOP/common" || exit
 
 source "$TOP/tests/kernel-tests/070-summary-levels/lib.sh" || exit
@@ -58,6 +59,17 @@ echo "    metadata headroom $h bytes (4 MiB + 2.25 MiB = 6553600)"
 # the case this test is for: each reservation alone fits, both do not
 [ "$h" -ge "$want" ] && [ "$h" -lt 6553600 ] ||
 	fail "the preparation left $h bytes of metadata headroom, not in [$want, 6553600)"
+
+# the first screen says the balance it tried fails, not what it would give
+# back (main: "-dusage=51 MNT gives back 8.00MiB of the 128.00MiB one chunk
+# needs"; the kernel gave back nothing)
+"$BTRFS_SPACE" inspect "$img" | sed '/^$/q' > "$dir/screen.txt"
+sed 's/^/    | /' "$dir/screen.txt"
+jq -e '[.summary.remedies[] | select(.command | startswith("btrfs balance start -dusage="))
+	| select(.effect.completes == false)] | length == 1' "$dir/inspect.json" > /dev/null ||
+	fail "no -dusage remedy shown as not completing"
+tr '\n' ' ' < "$dir/screen.txt" | tr -s ' ' | grep -q 'MNT ends with ENOSPC, [0-9]* block groups\? not relocated' ||
+	fail "the first screen does not say the balance ends with ENOSPC"
 
 filter=-dusage=90
 "$BTRFS_SPACE" --format json forecast --balance "$filter" "$img" > "$dir/forecast.json" ||
