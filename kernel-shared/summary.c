@@ -387,10 +387,15 @@ static int balance_writable_after(const struct space_report *report,
 	return 0;
 }
 
-/* The balance what-if @fc of remedy @r relocated every group it selected */
+/*
+ * The balance what-if @fc of remedy @r relocated every group it selected:
+ * no -ENOSPC on the way, which an empty group's failure gives without a
+ * byte left unplaced (create_reloc_inode()'s reservation, 21.8)
+ */
 static bool completes_of(const struct btrfs_forecast *fc, const struct summary_remedy *r)
 {
-	return r->can_start && !fc->balance.unplaced_bytes && r->nr_selected;
+	return r->can_start && fc->balance.completes && !fc->balance.unplaced_bytes &&
+	       r->nr_selected;
 }
 
 /* should_balance_chunk()'s usage=N bound: a group is selected below it */
