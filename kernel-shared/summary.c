@@ -572,6 +572,57 @@ static int try_meta_balance(const struct space_report *report, const struct spac
 }
 
 /*
+ * Section 19.6: the empty block groups a discard=async mount keeps (21.4:
+ * btrfs_discard_queue_work() before discard runs puts them on no list,
+ * and the cleaner never sees them).  A fresh mount with nodiscard hands
+ * them to btrfs_mark_bg_unused() and the cleaner deletes them (a remount
+ * does not: btrfs_discard_cleanup() purges only the discard lists); the
+ * forecast with that mount gives what the finding's type writes after.
+ * Offline only: a live mount has decided.  Kept when it lifts the type
+ * out of its finding.
+ */
+static int remedy_nodiscard(const struct space_report *report, struct space_summary *sum,
+			    int finding)
+{
+	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	const struct forecast_fill *fill;
+	struct forecast_options opts;
+	struct summary_remedy *r;
+	struct btrfs_forecast fc;
+	u32 i, k;
+	int ret;
+
+	if (report->live || sum->forecast.discard != BTRFS_DISCARD_ASYNC ||
+	    !sum->forecast.nr_empty_bgs || sum->nr_remedies >= SUMMARY_MAX_REMEDIES)
+		return 0;
+	forecast_options_init(&opts);
+	opts.kernel_version = report->reserve.kernel_version;
+	opts.mount.set = true;
+	opts.mount.mode = BTRFS_DISCARD_NONE;
+	ret = btrfs_build_forecast(report, &opts, &fc);
+	fill = ret ? NULL : fill_of(&fc, s->name);
+	r = &sum->remedies[sum->nr_remedies];
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_NODISCARD;
+	r->finding = finding;
+	r->type = space_type(s);
+	r->writable_before = s->headroom;
+	r->writable_after = fill ? fill->writable_bytes : 0;
+	r->nr_selected = ret ? 0 : fc.nr_unused_bgs;
+	for (i = 0; i < r->nr_selected; i++)
+		for (k = 0; k < fs_info->nr_block_groups; k++)
+			if (fs_info->block_groups[k].start == fc.unused_bgs[i])
+				r->moved_bytes += fs_info->block_groups[k].length;
+	r->enough = fill && r->nr_selected && r->writable_after >= s->tight_bound &&
+		    r->writable_after >= s->headroom + SUMMARY_BALANCE_MIN_GAIN;
+	btrfs_free_forecast(&fc);
+	if (!ret && r->enough)
+		sum->nr_remedies++;
+	return ret;
+}
+
+/*
  * Section 19.6, a data finding that no -dusage=N helps: room held in
  * metadata block groups.  The smallest -musage=N (or M..N) whose what-if
  * gives back one full data chunk's raw bytes, else the smallest that
@@ -1773,6 +1824,8 @@ int btrfs_summary_remedies(const struct space_report *report,
 		ret = remedy_balance(report, sum, i);
 		if (!ret)
 			ret = remedy_meta_balance(report, sum, i);
+		if (!ret)
+			ret = remedy_nodiscard(report, sum, i);
 		if (!ret)
 			ret = remedy_delete_data(report, sum, i);
 		if (!ret)

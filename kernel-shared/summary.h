@@ -78,6 +78,8 @@ enum summary_remedy_kind {
 	SUMMARY_REMEDY_CONVERT,		/* btrfs balance start -dconvert= / -mconvert= */
 	SUMMARY_REMEDY_RESIZE,		/* btrfs filesystem resize DEVID:max */
 	SUMMARY_REMEDY_REPLACE,		/* btrfs replace start DEVID, then resize DEVID:max */
+	SUMMARY_REMEDY_NODISCARD,	/* a fresh mount with nodiscard: the cleaner deletes
+					   the empty block groups discard=async keeps */
 };
 
 /* A remedy's finding when it answers no level: dead space, a profile */
@@ -91,9 +93,11 @@ struct summary_remedy {
 	int finding;			/* index into findings[] */
 	u64 usage;			/* balance: N of -dusage=N */
 	u32 usage_min;			/* balance: M of -musage=M..N, 0 for -musage=N */
-	u32 nr_selected;		/* balance: block groups relocated */
+	u32 nr_selected;		/* balance: block groups relocated; nodiscard:
+					   the empty ones the cleaner deletes */
 	u32 nr_failed;			/* balance: block groups that ended -ENOSPC */
-	u64 moved_bytes;		/* balance: their used bytes; delete: the group's */
+	u64 moved_bytes;		/* balance: their used bytes; delete: the group's;
+					   nodiscard: the empty groups' length */
 	bool can_start;			/* balance: a chunk of the target can be made */
 	bool enough;			/* balance: gives back the room needed */
 	u64 room_needed;		/* balance: raw bytes of one full chunk of the type */
