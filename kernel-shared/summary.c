@@ -578,8 +578,13 @@ static int try_meta_balance(const struct space_report *report, const struct spac
  * them to btrfs_mark_bg_unused() and the cleaner deletes them (a remount
  * does not: btrfs_discard_cleanup() purges only the discard lists); the
  * forecast with that mount gives what the finding's type writes after.
- * Offline only: a live mount has decided.  Kept when it lifts the type
- * out of its finding.
+ * Offline only: a live mount has decided.  Only where every group the
+ * cleaner would delete is a data group: an empty metadata group is cached
+ * at mount (read_one_block_group()) while the partly used ones are not,
+ * so the mount's first tree blocks (LOOP_CACHING_NOWAIT) may land in it
+ * before the cleaner runs, and it stays (6.18.44, two empty 112 MiB DUP
+ * metadata groups: one deleted, the other took 64 KiB of tree blocks; the
+ * forecast deleted both).  Kept when it lifts the type out of its finding.
  */
 static int remedy_nodiscard(const struct space_report *report, struct space_summary *sum,
 			    int finding)
@@ -590,6 +595,7 @@ static int remedy_nodiscard(const struct space_report *report, struct space_summ
 	struct forecast_options opts;
 	struct summary_remedy *r;
 	struct btrfs_forecast fc;
+	bool data_only = true;
 	u32 i, k;
 	int ret;
 
@@ -611,10 +617,16 @@ static int remedy_nodiscard(const struct space_report *report, struct space_summ
 	r->writable_after = fill ? fill->writable_bytes : 0;
 	r->nr_selected = ret ? 0 : fc.nr_unused_bgs;
 	for (i = 0; i < r->nr_selected; i++)
-		for (k = 0; k < fs_info->nr_block_groups; k++)
-			if (fs_info->block_groups[k].start == fc.unused_bgs[i])
-				r->moved_bytes += fs_info->block_groups[k].length;
-	r->enough = fill && r->nr_selected && r->writable_after >= s->tight_bound &&
+		for (k = 0; k < fs_info->nr_block_groups; k++) {
+			const struct btrfs_block_group *bg = &fs_info->block_groups[k];
+
+			if (bg->start != fc.unused_bgs[i])
+				continue;
+			r->moved_bytes += bg->length;
+			if (!(bg->flags & BTRFS_BLOCK_GROUP_DATA))
+				data_only = false;
+		}
+	r->enough = fill && data_only && r->nr_selected && r->writable_after >= s->tight_bound &&
 		    r->writable_after >= s->headroom + SUMMARY_BALANCE_MIN_GAIN;
 	btrfs_free_forecast(&fc);
 	if (!ret && r->enough)
