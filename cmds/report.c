@@ -1354,6 +1354,8 @@ static void remedy_command(const struct summary_remedy *r, char *out, size_t len
 	else if (r->kind == SUMMARY_REMEDY_REPLACE)
 		snprintf(out, len, "btrfs replace start %llu DEV MNT; btrfs filesystem resize %llu:max MNT",
 			 (unsigned long long)r->devid, (unsigned long long)r->devid);
+	else if (r->kind == SUMMARY_REMEDY_NODISCARD)
+		snprintf(out, len, "umount MNT; mount -o nodiscard DEV MNT");
 	else
 		snprintf(out, len, "btrfstune --convert-to-block-group-tree DEV");
 }
@@ -1373,6 +1375,8 @@ static const char *remedy_model(const struct summary_remedy *r)
 		return "allocator with the device grown (volumes.c, btrfs_grow_device(), formulas.md 19.6)";
 	case SUMMARY_REMEDY_REPLACE:
 		return "allocator with the device replaced and grown (volumes.c, btrfs_dev_replace_start(), btrfs_grow_device(), formulas.md 19.6)";
+	case SUMMARY_REMEDY_NODISCARD:
+		return "fills after a nodiscard mount, its cleaner's deletions (discard.c, btrfs_delete_unused_bgs(), formulas.md 21.4)";
 	default:
 		return "block-group-tree what-if (mount-cost.c, formulas.md 11)";
 	}
@@ -1407,6 +1411,8 @@ static const char *remedy_tag(const struct summary_remedy *r)
 	case SUMMARY_REMEDY_RESIZE:
 	case SUMMARY_REMEDY_REPLACE:
 		return "allocator what-if";
+	case SUMMARY_REMEDY_NODISCARD:
+		return "forecast with nodiscard";
 	default:
 		return "mount what-if";
 	}
@@ -1619,6 +1625,13 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 			convert_text(fctx, sum, r, cmd, line, sizeof(line));
 		else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
 			delete_data_text(fctx, sum, r, line, sizeof(line));
+		else if (r->kind == SUMMARY_REMEDY_NODISCARD)
+			snprintf(line, sizeof(line),
+				 "Remedy for %s: %s (a fresh mount; a remount does not do it): discard=async keeps the empty block groups it finds at mount, without it the cleaner deletes %u (%s): %s can write %s (now %s) (%s)",
+				 remedy_finding(sum, r), cmd, r->nr_selected,
+				 size_str(fctx, r->moved_bytes, a, sizeof(a)), remedy_finding(sum, r),
+				 size_str(fctx, r->writable_after, b, sizeof(b)),
+				 size_str(fctx, r->writable_before, c, sizeof(c)), remedy_tag(r));
 		else if (r->kind == SUMMARY_REMEDY_BG_TREE)
 			snprintf(line, sizeof(line),
 				 "Remedy for mount: %s (unmounted): %llu reads instead of %llu, %.1f s on HDD (%s)",
@@ -1641,6 +1654,11 @@ static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary
 			snprintf(line, sizeof(line),
 				 "No balance helps %s: %s cannot start, no chunk can be made for the data it moves (%s)",
 				 remedy_finding(sum, r), cmd, remedy_tag(r));
+		else if (!r->completes)
+			snprintf(line, sizeof(line),
+				 "No balance helps %s: %s ends with ENOSPC, %u block group%s not relocated, %s given back (%s)",
+				 remedy_finding(sum, r), cmd, r->nr_failed, r->nr_failed == 1 ? "" : "s",
+				 size_str(fctx, r->room_gained, a, sizeof(a)), remedy_tag(r));
 		else if (r->room_gained >= r->room_needed)
 			snprintf(line, sizeof(line),
 				 "No balance helps %s: %s gives back %s unallocated, but %s can still write only %s: that is its own free space, moved out of its block groups (%s)",
@@ -1701,6 +1719,7 @@ struct effect_field {
 #define CONVERT		(1U << SUMMARY_REMEDY_CONVERT)
 /* a resize or a replace: one device's size changes */
 #define DEVICE		(1U << SUMMARY_REMEDY_RESIZE | 1U << SUMMARY_REMEDY_REPLACE)
+#define NODISCARD	(1U << SUMMARY_REMEDY_NODISCARD)
 #define EFFECT(key, value, member, kinds, when) \
 	{ key, EFFECT_##value, offsetof(struct summary_remedy, member), kinds, EFFECT_##when }
 
@@ -1717,12 +1736,13 @@ static const struct effect_field remedy_effects[] = {
 	EFFECT("device", U64, devid, DEVICE, ALWAYS),
 	EFFECT("size_before", U64, old_size, DEVICE, ALWAYS),
 	EFFECT("size_after", U64, new_size, DEVICE, ALWAYS),
-	EFFECT("block_groups", U32, nr_selected, BALANCE | CONVERT, ALWAYS),
+	EFFECT("block_groups", U32, nr_selected, BALANCE | CONVERT | NODISCARD, ALWAYS),
+	EFFECT("empty_bytes", U64, moved_bytes, NODISCARD, ALWAYS),
 	EFFECT("moved_bytes", U64, moved_bytes, BALANCE | CONVERT, ALWAYS),
 	EFFECT("can_start", BOOL, can_start, BALANCE | CONVERT, ALWAYS),
-	EFFECT("completes", BOOL, completes, CONVERT, ALWAYS),
-	EFFECT("writable_before", U64, writable_before, BALANCE | CONVERT, ALWAYS),
-	EFFECT("writable_after", U64, writable_after, BALANCE | CONVERT, ALWAYS),
+	EFFECT("completes", BOOL, completes, BALANCE | CONVERT, ALWAYS),
+	EFFECT("writable_before", U64, writable_before, BALANCE | CONVERT | NODISCARD, ALWAYS),
+	EFFECT("writable_after", U64, writable_after, BALANCE | CONVERT | NODISCARD, ALWAYS),
 	EFFECT("new_chunks", U32, new_chunks, CONVERT | DELETE_DATA | DEVICE_ADD | DEVICE, ALWAYS),
 	EFFECT("new_chunk_bytes", U64, new_bytes, CONVERT | DELETE_DATA | DEVICE_ADD | DEVICE, ALWAYS),
 	EFFECT("writable_before", U64, writable_before, DEVICE, ALWAYS),
@@ -1749,6 +1769,7 @@ static const struct effect_field remedy_effects[] = {
 #undef DELETE_DATA
 #undef CONVERT
 #undef DEVICE
+#undef NODISCARD
 #undef EFFECT
 
 /* @may_differ: NULL, or per device how far the bytes may be off */

@@ -22,7 +22,8 @@
  *   over-commit, else a forced chunk), create_reloc_inode()'s
  *   transaction (6 items of metadata, FLUSH_ALL) before the group is
  *   logged, prepare_to_relocate()'s reserve, then each data extent
- *   preallocated whole in clusters of
+ *   preallocated whole (a 3-item transaction beside that reserve,
+ *   __btrfs_prealloc_file_range()) in clusters of
  *   up to 128 contiguous extents (prealloc_file_extent_cluster(), the
  *   cluster's bytes reserved first, btrfs_alloc_data_chunk_ondemand(): a
  *   data chunk forced while the space info cannot hold them), each tree
@@ -86,6 +87,7 @@
 #define RELOC_MAX_STEPS		100000
 #define RELOCATION_RESERVED_NODES	256		/* relocation.h */
 #define RELOC_INODE_ITEMS	6		/* create_reloc_inode()'s transaction */
+#define PREALLOC_ITEMS		3		/* __btrfs_prealloc_file_range()'s transaction */
 
 enum reloc_loop {
 	LOOP_CACHING_NOWAIT,
@@ -1350,6 +1352,29 @@ static int reserve_data(struct reloc *rc, u64 flags, u64 bytes)
  * prealloc_file_extent_cluster() per cluster of contiguous extents.  The
  * block group array grows as chunks are made: @s is an index, read anew.
  */
+static int reserve_metadata(struct reloc *rc, u64 num_bytes);
+
+/*
+ * Data: each extent of a cluster is preallocated by
+ * __btrfs_prealloc_file_range(), in a transaction of its own,
+ * btrfs_start_transaction(data_reloc_root, 3) (FLUSH_ALL), while
+ * prepare_to_relocate()'s reserve (nodesize * RELOCATION_RESERVED_NODES)
+ * is still held: the extent needs both free at once.  On a 1 GiB
+ * compress=zstd filesystem whose metadata was nearly full (5226496 bytes
+ * free beside the 5.5 MiB global reserve) 6.18.44 failed -dusage=27 so,
+ * traced: a FLUSH_ALL ticket of 2359296 bytes failed with -28 while
+ * bytes_may_use was 9961472 (the global reserve and the 4 MiB); the
+ * model without it moved the group.
+ */
+static int reserve_prealloc(struct reloc *rc)
+{
+	const struct btrfs_fs_info *fs_info = rc->fs_info;
+
+	return reserve_metadata(rc, (u64)fs_info->nodesize * RELOCATION_RESERVED_NODES +
+				btrfs_calc_start_trans_size(fs_info, &rc->report->reserve.model,
+							    PREALLOC_ITEMS));
+}
+
 static int move_data(struct reloc *rc, u32 s, u64 flags)
 {
 	u32 i = 0;
@@ -1371,6 +1396,9 @@ static int move_data(struct reloc *rc, u32 s, u64 flags)
 		for (; n; n--, i++) {
 			u64 len = rc->bgs[s].extents.r[i].len;
 
+			ret = reserve_prealloc(rc);
+			if (ret)
+				return ret;
 			ret = find_free_extent(rc, flags, len, hint, &found);
 			if (ret < 0)
 				return ret;
@@ -1379,8 +1407,6 @@ static int move_data(struct reloc *rc, u32 s, u64 flags)
 	}
 	return 0;
 }
-
-static int reserve_metadata(struct reloc *rc, u64 num_bytes);
 
 /*
  * Tree blocks: each moved as one allocation of its size.  Before each, and

@@ -387,10 +387,15 @@ static int balance_writable_after(const struct space_report *report,
 	return 0;
 }
 
-/* The balance what-if @fc of remedy @r relocated every group it selected */
+/*
+ * The balance what-if @fc of remedy @r relocated every group it selected:
+ * no -ENOSPC on the way, which an empty group's failure gives without a
+ * byte left unplaced (create_reloc_inode()'s reservation, 21.8)
+ */
 static bool completes_of(const struct btrfs_forecast *fc, const struct summary_remedy *r)
 {
-	return r->can_start && !fc->balance.unplaced_bytes && r->nr_selected;
+	return r->can_start && fc->balance.completes && !fc->balance.unplaced_bytes &&
+	       r->nr_selected;
 }
 
 /* should_balance_chunk()'s usage=N bound: a group is selected below it */
@@ -469,6 +474,7 @@ static int try_balance(const struct space_report *report, const struct space_sum
 	r->usage_min = usage_min;
 	r->nr_selected = fc.balance.nr_selected;
 	r->moved_bytes = fc.balance.moved_bytes;
+	r->nr_failed = fc.balance.res.nr_failed;
 	r->can_start = fc.balance.can_start;
 	for (i = 0; i < sum->nr_devices; i++) {
 		f = forecast_dev(&fc, sum->devices[i].devid);
@@ -563,6 +569,69 @@ static int try_meta_balance(const struct space_report *report, const struct spac
 		return ret;
 	floor = usage_floor_sparing_system(report->fs_info, usage);
 	return floor ? try_balance(report, sum, usage, floor, r) : 0;
+}
+
+/*
+ * Section 19.6: the empty block groups a discard=async mount keeps (21.4:
+ * btrfs_discard_queue_work() before discard runs puts them on no list,
+ * and the cleaner never sees them).  A fresh mount with nodiscard hands
+ * them to btrfs_mark_bg_unused() and the cleaner deletes them (a remount
+ * does not: btrfs_discard_cleanup() purges only the discard lists); the
+ * forecast with that mount gives what the finding's type writes after.
+ * Offline only: a live mount has decided.  Only where every group the
+ * cleaner would delete is a data group: an empty metadata group is cached
+ * at mount (read_one_block_group()) while the partly used ones are not,
+ * so the mount's first tree blocks (LOOP_CACHING_NOWAIT) may land in it
+ * before the cleaner runs, and it stays (6.18.44, two empty 112 MiB DUP
+ * metadata groups: one deleted, the other took 64 KiB of tree blocks; the
+ * forecast deleted both).  Kept when it lifts the type out of its finding.
+ */
+static int remedy_nodiscard(const struct space_report *report, struct space_summary *sum,
+			    int finding)
+{
+	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	const struct forecast_fill *fill;
+	struct forecast_options opts;
+	struct summary_remedy *r;
+	struct btrfs_forecast fc;
+	bool data_only = true;
+	u32 i, k;
+	int ret;
+
+	if (report->live || sum->forecast.discard != BTRFS_DISCARD_ASYNC ||
+	    !sum->forecast.nr_empty_bgs || sum->nr_remedies >= SUMMARY_MAX_REMEDIES)
+		return 0;
+	forecast_options_init(&opts);
+	opts.kernel_version = report->reserve.kernel_version;
+	opts.mount.set = true;
+	opts.mount.mode = BTRFS_DISCARD_NONE;
+	ret = btrfs_build_forecast(report, &opts, &fc);
+	fill = ret ? NULL : fill_of(&fc, s->name);
+	r = &sum->remedies[sum->nr_remedies];
+	memset(r, 0, sizeof(*r));
+	r->kind = SUMMARY_REMEDY_NODISCARD;
+	r->finding = finding;
+	r->type = space_type(s);
+	r->writable_before = s->headroom;
+	r->writable_after = fill ? fill->writable_bytes : 0;
+	r->nr_selected = ret ? 0 : fc.nr_unused_bgs;
+	for (i = 0; i < r->nr_selected; i++)
+		for (k = 0; k < fs_info->nr_block_groups; k++) {
+			const struct btrfs_block_group *bg = &fs_info->block_groups[k];
+
+			if (bg->start != fc.unused_bgs[i])
+				continue;
+			r->moved_bytes += bg->length;
+			if (!(bg->flags & BTRFS_BLOCK_GROUP_DATA))
+				data_only = false;
+		}
+	r->enough = fill && data_only && r->nr_selected && r->writable_after >= s->tight_bound &&
+		    r->writable_after >= s->headroom + SUMMARY_BALANCE_MIN_GAIN;
+	btrfs_free_forecast(&fc);
+	if (!ret && r->enough)
+		sum->nr_remedies++;
+	return ret;
 }
 
 /*
@@ -1821,6 +1890,8 @@ int btrfs_summary_remedies(const struct space_report *report,
 		ret = remedy_balance(report, sum, i);
 		if (!ret)
 			ret = remedy_meta_balance(report, sum, i);
+		if (!ret)
+			ret = remedy_nodiscard(report, sum, i);
 		if (!ret)
 			ret = remedy_delete_data(report, sum, i);
 		if (!ret)

@@ -78,6 +78,8 @@ enum summary_remedy_kind {
 	SUMMARY_REMEDY_CONVERT,		/* btrfs balance start -dconvert= / -mconvert= */
 	SUMMARY_REMEDY_RESIZE,		/* btrfs filesystem resize DEVID:max */
 	SUMMARY_REMEDY_REPLACE,		/* btrfs replace start DEVID, then resize DEVID:max */
+	SUMMARY_REMEDY_NODISCARD,	/* a fresh mount with nodiscard: the cleaner deletes
+					   the empty block groups discard=async keeps */
 };
 
 /* A remedy's finding when it answers no level: dead space, a profile */
@@ -91,8 +93,11 @@ struct summary_remedy {
 	int finding;			/* index into findings[] */
 	u64 usage;			/* balance: N of -dusage=N; soft convert: usage=N, 0 none */
 	u32 usage_min;			/* balance: M of -musage=M..N, 0 for -musage=N */
-	u32 nr_selected;		/* balance: block groups relocated */
-	u64 moved_bytes;		/* balance: their used bytes; delete: the group's */
+	u32 nr_selected;		/* balance: block groups relocated; nodiscard:
+					   the empty ones the cleaner deletes */
+	u32 nr_failed;			/* balance: block groups that ended -ENOSPC */
+	u64 moved_bytes;		/* balance: their used bytes; delete: the group's;
+					   nodiscard: the empty groups' length */
 	bool can_start;			/* balance: a chunk of the target can be made */
 	bool enough;			/* balance: gives back the room needed */
 	u64 room_needed;		/* balance: raw bytes of one full chunk of the type */
@@ -114,7 +119,7 @@ struct summary_remedy {
 					   resize, replace, dead space: the type filled */
 	u64 from_profile;		/* convert: its profile now and the target */
 	u64 to_profile;
-	bool completes;			/* convert: every block group relocated */
+	bool completes;			/* balance, convert: every block group relocated */
 	bool exact;			/* convert: every input of the kernel's choices known */
 	u64 *may_differ;		/* convert, not exact: per device, how far
 					   unallocated_after may be off (21.8) */
