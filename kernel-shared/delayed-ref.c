@@ -351,8 +351,7 @@ static int lone_to_tables(struct btrfs_delayed_refs_sim *sim, u64 index,
 	}
 	*ref_slot(sim->refs, sim->refs_cap, &key) = key;
 	sim->refs_used++;
-	btrfs_sim_set_lone_state(sim, index, BTRFS_LONE_QUEUED);
-	return 0;
+	return btrfs_sim_set_lone_state(sim, index, BTRFS_LONE_QUEUED);
 }
 
 /*
@@ -366,6 +365,7 @@ static int lone_ref(struct btrfs_delayed_refs_sim *sim, int action, u64 bytenr,
 	struct packed_ref e;
 	u64 index = btrfs_sim_find_lone(sim, bytenr, &e);
 	const struct btrfs_sim_head *h;
+	int err;
 
 	if (index == UINT64_MAX)
 		return 0;
@@ -377,11 +377,13 @@ static int lone_ref(struct btrfs_delayed_refs_sim *sim, int action, u64 bytenr,
 	    owner != sim->lone_owner || offset != e.ref_offset ||
 	    num_bytes != e.num_bytes)
 		return 0;
+	err = btrfs_sim_set_lone_state(sim, index, BTRFS_LONE_DROPPED);
+	if (err)
+		return err;
 	/* a new head, charged, and a new node: as add_delayed_ref() sizes them */
 	sim_resize(sim, sim_csum_charge(sim, num_bytes));
 	sim->ref_inserts++;
 	sim_resize(sim, ref_bytes);
-	btrfs_sim_set_lone_state(sim, index, BTRFS_LONE_DROPPED);
 	return 1;
 }
 

@@ -153,10 +153,10 @@ int btrfs_sim_set_lone_refs(struct btrfs_delayed_refs_sim *sim, struct packed_re
  */
 u64 btrfs_sim_find_lone(const struct btrfs_delayed_refs_sim *sim, u64 bytenr,
 			struct packed_ref *e);
-static inline void btrfs_sim_set_lone_state(const struct btrfs_delayed_refs_sim *sim,
-					    u64 index, enum btrfs_lone_state state)
+static inline int btrfs_sim_set_lone_state(const struct btrfs_delayed_refs_sim *sim,
+					   u64 index, enum btrfs_lone_state state)
 {
-	packed_refs_set_state(sim->lone, index, state);
+	return packed_refs_set_state(sim->lone, index, state);
 }
 int btrfs_sim_set_extent_flags(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
 			       u64 num_bytes, u64 flags);

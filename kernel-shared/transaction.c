@@ -233,8 +233,7 @@ static int note_lone(struct btrfs_commit_refs *c, const struct btrfs_delayed_ref
 	c->runs = 0;
 	ret = note_node(c, &r, e->num_bytes);
 	c->runs = runs;
-	btrfs_sim_set_lone_state(refs, index, BTRFS_LONE_QUEUED);
-	return ret;
+	return ret ? ret : btrfs_sim_set_lone_state(refs, index, BTRFS_LONE_QUEUED);
 }
 
 int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
