@@ -467,10 +467,13 @@ int btrfs_sim_set_extent_flags(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
 	bool created;
 	int err;
 
+	/* the extent flags are 1, 2 and 1 << 8 */
+	if (flags >> 32)
+		return -EINVAL;
 	err = sim_get_head(sim, bytenr, num_bytes, false, &h, &created);
 	if (err)
 		return err;
-	h->flags_to_set |= flags;
+	h->flags_to_set |= (u32)flags;
 	return 0;
 }
 

@@ -69,7 +69,7 @@ struct btrfs_sim_head {
 	u64 num_bytes;
 	int64_t ref_mod;		/* total_ref_mod, while queued */
 	int64_t ran_mod;		/* what runs have written to the extent tree */
-	u64 flags_to_set;		/* extent ops: BTRFS_BLOCK_FLAG_* */
+	u32 flags_to_set;		/* extent ops: BTRFS_BLOCK_FLAG_* (40 bytes a head) */
 	bool is_data;
 	bool queued;			/* false once run: the next ref makes a new head */
 };
