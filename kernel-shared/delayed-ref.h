@@ -91,7 +91,7 @@ struct btrfs_sim_ref {
 	u64 root_or_parent;
 	u64 owner;
 	u64 offset;
-	int64_t ref_mod;
+	int32_t ref_mod;		/* an int, as btrfs_delayed_ref_node's: 40 bytes a node */
 	u8 type;			/* BTRFS_*_REF_KEY */
 	bool used;
 };
