@@ -5,14 +5,17 @@
  * ((bytenr - the previous bytenr) >> shift) << 1, num_bytes >> shift, a
  * ref offset token, and with seq zigzag(seq - the previous seq).  The
  * token is zigzag((offset difference) >> shift) << 1 when the difference
- * is aligned (and fits), else 1 followed by zigzag(difference) whole.  A
- * ref whose four differences are those of the ref before it (not a
- * block's first) is the one varint 1 instead: the step repeated.
+ * is aligned (and fits), else 1 followed by zigzag(difference) whole.
+ * Refs whose four differences are those of the ref before them (not a
+ * block's first) are the one varint (count << 1) | 1 instead: the step
+ * repeated count times.  A run is the list's last encoding while it
+ * grows, and is rewritten in place as it does.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/kerncompat.h"
 #include "common/packed-refs.h"
 #include "common/varint.h"
 
@@ -26,21 +29,32 @@ void packed_refs_init(struct packed_refs *l, u32 shift, bool with_seq)
 	l->with_seq = with_seq;
 }
 
-void packed_refs_clear(struct packed_refs *l)
+static void free_states(struct packed_refs *l)
 {
-	l->len = 0;
-	l->nr = 0;
-	l->nr_blocks = 0;
-	l->cached = 0;
+	u64 i, n = (l->nr + PACKED_REFS_STATE_CHUNK - 1) / PACKED_REFS_STATE_CHUNK;
+
+	for (i = 0; l->states && i < n; i++)
+		free(l->states[i].bits);
 	free(l->states);
 	l->states = NULL;
 }
 
+void packed_refs_clear(struct packed_refs *l)
+{
+	free_states(l);
+	l->len = 0;
+	l->nr = 0;
+	l->nr_blocks = 0;
+	l->last_run = 0;
+	l->block_encodings = 0;
+	l->seek_valid = false;
+}
+
 void packed_refs_free(struct packed_refs *l)
 {
+	free_states(l);
 	free(l->data);
 	free(l->blocks);
-	free(l->states);
 	packed_refs_init(l, l->shift, l->with_seq);
 }
 
@@ -95,48 +109,70 @@ static bool same_step(const struct packed_refs_step *a, const struct packed_refs
 	       a->seq == b->seq;
 }
 
+/* @r starts a new block: noted whole */
+static int append_block(struct packed_refs *l, const struct packed_ref *r)
+{
+	if (grow((void **)&l->blocks, &l->cap_blocks, l->nr_blocks + 1,
+		 sizeof(*l->blocks), 64))
+		return -ENOMEM;
+	l->blocks[l->nr_blocks++] = (struct packed_refs_block){
+		.first = *r, .index = l->nr, .pos = l->len,
+	};
+	l->block_encodings = 1;
+	l->last_run = 0;
+	l->last_step = (struct packed_refs_step){ 0 };
+	return 0;
+}
+
 int packed_refs_append(struct packed_refs *l, const struct packed_ref *r)
 {
 	u64 mask = (1ULL << l->shift) - 1;
-	struct packed_refs_step step = { 0 };
+	struct packed_refs_step step;
+	bool repeat;
 	u8 *p;
 
 	if ((r->bytenr | r->num_bytes) & mask || (l->nr && r->bytenr < l->last.bytenr) ||
 	    (!l->with_seq && r->seq != l->nr))
 		return -EINVAL;
-	if (l->nr % PACKED_REFS_BLOCK == 0) {
-		if (grow((void **)&l->blocks, &l->cap_blocks, l->nr_blocks + 1,
-			 sizeof(*l->blocks), 64))
+	if (grow((void **)&l->data, &l->cap, l->len + PACKED_REF_MAX, 1, 4096))
+		return -ENOMEM;
+	l->seek_valid = false;
+	step = (struct packed_refs_step){
+		.bytenr = (r->bytenr - l->last.bytenr) >> l->shift,
+		.num_bytes = r->num_bytes >> l->shift,
+		.ref_offset = r->ref_offset - l->last.ref_offset,
+		.seq = r->seq - l->last.seq,
+		.valid = l->nr != 0,
+	};
+	repeat = same_step(&step, &l->last_step);
+	if (repeat && l->last_run) {
+		/* the run grows: its varint rewritten where it is, last */
+		l->last_run++;
+		p = put_varint(l->data + l->last_pos, (l->last_run << 1) | 1);
+		l->len = p - l->data;
+	} else if (!l->nr || l->block_encodings >= PACKED_REFS_BLOCK) {
+		if (append_block(l, r))
 			return -ENOMEM;
-		l->blocks[l->nr_blocks].first = *r;
-		l->blocks[l->nr_blocks++].pos = l->len;
 	} else {
-		if (grow((void **)&l->data, &l->cap, l->len + PACKED_REF_MAX, 1, 4096))
-			return -ENOMEM;
-		step = (struct packed_refs_step){
-			.bytenr = (r->bytenr - l->last.bytenr) >> l->shift,
-			.num_bytes = r->num_bytes >> l->shift,
-			.ref_offset = r->ref_offset - l->last.ref_offset,
-			.seq = r->seq - l->last.seq,
-			.valid = true,
-		};
+		l->last_pos = l->len;
 		p = l->data + l->len;
-		if (same_step(&step, &l->last_step)) {
-			p = put_varint(p, 1);
+		if (repeat) {
+			l->last_run = 1;
+			p = put_varint(p, 3);
 		} else {
+			l->last_run = 0;
 			p = put_varint(p, step.bytenr << 1);
 			p = put_varint(p, step.num_bytes);
 			p = put_offset(p, step.ref_offset, l->shift);
 			if (l->with_seq)
 				p = put_varint(p, zigzag(step.seq));
+			l->last_step = step;
 		}
 		l->len = p - l->data;
+		l->block_encodings++;
 	}
 	l->last = *r;
-	l->last_step = step;
 	l->nr++;
-	if (l->cached == l->nr_blocks)
-		l->cached = 0;		/* its block grew */
 	return 0;
 }
 
@@ -145,6 +181,7 @@ void packed_refs_trim(struct packed_refs *l)
 {
 	void *p;
 
+	l->seek_valid = false;		/* it points into the data */
 	if (l->len && l->len < l->cap) {
 		p = realloc(l->data, l->len);
 		if (p) {
@@ -162,42 +199,6 @@ void packed_refs_trim(struct packed_refs *l)
 }
 
 /*
- * The ref after @prev (ref @index - 1), from @p; *@step is @prev's step
- * on entry (not valid for a block's first ref), the new ref's on return
- */
-static const u8 *decode_next(const struct packed_refs *l, const u8 *p,
-			     const struct packed_ref *prev, u64 index,
-			     struct packed_refs_step *step, struct packed_ref *r)
-{
-	u64 v;
-
-	p = get_varint(p, &v);
-	if (v != 1) {
-		step->bytenr = v >> 1;
-		p = get_varint(p, &step->num_bytes);
-		p = get_offset(p, &step->ref_offset, l->shift);
-		step->seq = 1;
-		if (l->with_seq) {
-			p = get_varint(p, &v);
-			step->seq = unzigzag(v);
-		}
-		step->valid = true;
-	}
-	r->bytenr = prev->bytenr + (step->bytenr << l->shift);
-	r->num_bytes = step->num_bytes << l->shift;
-	r->ref_offset = prev->ref_offset + step->ref_offset;
-	r->seq = l->with_seq ? prev->seq + step->seq : index;
-	return p;
-}
-
-static u64 block_len(const struct packed_refs *l, u64 block)
-{
-	u64 left = l->nr - block * PACKED_REFS_BLOCK;
-
-	return left < PACKED_REFS_BLOCK ? left : PACKED_REFS_BLOCK;
-}
-
-/*
  * The encoded bytes of block @blk: a list whose blocks hold one ref each has
  * no encoded bytes at all, and NULL + 0 is undefined in C
  */
@@ -206,33 +207,110 @@ static const u8 *block_data(const struct packed_refs *l, u64 blk)
 	return l->data ? l->data + l->blocks[blk].pos : NULL;
 }
 
-/* Block @block decoded into the cache */
-static void load_block(struct packed_refs *l, u64 block)
+/* The cursor at the first ref of block @blk */
+static void cursor_at_block(const struct packed_refs *l, u64 blk, struct packed_refs_cursor *c)
 {
-	struct packed_refs_step step = { 0 };
-	const u8 *p;
-	u64 i, n;
+	c->l = l;
+	c->block = blk;
+	c->index = l->blocks[blk].index;
+	c->cur = l->blocks[blk].first;
+	c->p = block_data(l, blk);
+	c->run_left = 0;
+	c->step.valid = false;
+}
 
-	if (l->cached == block + 1)
+/* The last ref of cur's block is cur */
+static bool block_ends(const struct packed_refs_cursor *c)
+{
+	const struct packed_refs *l = c->l;
+
+	if (c->index + 1 >= l->nr)
+		return true;
+	return c->block + 1 < l->nr_blocks && l->blocks[c->block + 1].index == c->index + 1;
+}
+
+/* @k refs on along cur's run (@k <= run_left): computed, not decoded */
+static void run_skip(struct packed_refs_cursor *c, u64 k)
+{
+	const struct packed_refs *l = c->l;
+
+	c->cur.bytenr += (k * c->step.bytenr) << l->shift;
+	c->cur.ref_offset += k * c->step.ref_offset;
+	c->index += k;
+	c->cur.seq = l->with_seq ? c->cur.seq + k * c->step.seq : c->index;
+	c->run_left -= k;
+}
+
+/* The next ref of cur's block (not its last) */
+static void cursor_step(struct packed_refs_cursor *c)
+{
+	const struct packed_refs *l = c->l;
+	u64 v;
+
+	if (c->run_left) {
+		run_skip(c, 1);
 		return;
-	n = block_len(l, block);
-	l->cache[0] = l->blocks[block].first;
-	p = block_data(l, block);
-	for (i = 1; i < n; i++)
-		p = decode_next(l, p, &l->cache[i - 1], block * PACKED_REFS_BLOCK + i,
-				&step, &l->cache[i]);
-	l->cached = block + 1;
+	}
+	c->p = get_varint(c->p, &v);
+	if (v & 1) {
+		c->run_left = v >> 1;
+		run_skip(c, 1);
+		return;
+	}
+	c->step.bytenr = v >> 1;
+	c->p = get_varint(c->p, &c->step.num_bytes);
+	c->p = get_offset(c->p, &c->step.ref_offset, l->shift);
+	c->step.seq = 1;
+	if (l->with_seq) {
+		c->p = get_varint(c->p, &v);
+		c->step.seq = unzigzag(v);
+	}
+	c->step.valid = true;
+	c->cur.bytenr += c->step.bytenr << l->shift;
+	c->cur.num_bytes = c->step.num_bytes << l->shift;
+	c->cur.ref_offset += c->step.ref_offset;
+	c->index++;
+	c->cur.seq = l->with_seq ? c->cur.seq + c->step.seq : c->index;
+}
+
+/* The block holding ref @index: the last whose first index is at most it */
+static u64 block_of(const struct packed_refs *l, u64 index)
+{
+	u64 lo = 0, hi = l->nr_blocks;
+
+	while (hi - lo > 1) {
+		u64 mid = lo + (hi - lo) / 2;
+
+		if (l->blocks[mid].index <= index)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 void packed_refs_get(struct packed_refs *l, u64 index, struct packed_ref *r)
 {
-	load_block(l, index / PACKED_REFS_BLOCK);
-	*r = l->cache[index % PACKED_REFS_BLOCK];
+	struct packed_refs_cursor *c = &l->seek;
+	u64 blk = block_of(l, index);
+
+	/* on from where the last get left off when it is in the same block */
+	if (!l->seek_valid || c->block != blk || c->index > index)
+		cursor_at_block(l, blk, c);
+	l->seek_valid = true;
+	while (c->index < index) {
+		if (c->run_left)
+			run_skip(c, min_t(u64, c->run_left, index - c->index));
+		else
+			cursor_step(c);
+	}
+	*r = c->cur;
 }
 
 u64 packed_refs_find(struct packed_refs *l, u64 bytenr, struct packed_ref *r)
 {
-	u64 lo = 0, hi = l->nr_blocks, block, i, n;
+	struct packed_refs_cursor c;
+	u64 lo = 0, hi = l->nr_blocks, block;
 
 	/* the first block whose first bytenr is at least @bytenr */
 	while (lo < hi) {
@@ -250,62 +328,102 @@ u64 packed_refs_find(struct packed_refs *l, u64 bytenr, struct packed_ref *r)
 		block = lo - 1;
 	else
 		return UINT64_MAX;
-	load_block(l, block);
-	n = block_len(l, block);
-	for (i = 0; i < n && l->cache[i].bytenr < bytenr; i++)
-		;
-	if (i == n) {
-		/* past this block: the next one's first, if it is @bytenr */
-		if (lo < l->nr_blocks && l->blocks[lo].first.bytenr == bytenr) {
-			*r = l->blocks[lo].first;
-			return lo * PACKED_REFS_BLOCK;
+	cursor_at_block(l, block, &c);
+	while (c.cur.bytenr < bytenr) {
+		if (block_ends(&c)) {
+			/* past this block: the next one's first, if it is @bytenr */
+			if (lo < l->nr_blocks && l->blocks[lo].first.bytenr == bytenr) {
+				*r = l->blocks[lo].first;
+				return l->blocks[lo].index;
+			}
+			return UINT64_MAX;
 		}
-		return UINT64_MAX;
+		if (c.run_left && !c.step.bytenr) {
+			run_skip(&c, c.run_left);	/* bytenr stays: below @bytenr */
+		} else if (c.run_left) {
+			u64 step = c.step.bytenr << l->shift;
+			u64 k = (bytenr - c.cur.bytenr + step - 1) / step;
+
+			run_skip(&c, min_t(u64, k, c.run_left));
+		} else {
+			cursor_step(&c);
+		}
 	}
-	if (l->cache[i].bytenr != bytenr)
+	if (c.cur.bytenr != bytenr)
 		return UINT64_MAX;
-	*r = l->cache[i];
-	return block * PACKED_REFS_BLOCK + i;
+	*r = c.cur;
+	return c.index;
+}
+
+static u64 chunk_len(const struct packed_refs *l, u64 chunk)
+{
+	u64 left = l->nr - chunk * PACKED_REFS_STATE_CHUNK;
+
+	return left < PACKED_REFS_STATE_CHUNK ? left : PACKED_REFS_STATE_CHUNK;
 }
 
 int packed_refs_init_states(struct packed_refs *l, u32 state)
 {
-	u64 bytes = (l->nr + 3) / 4;
-	u8 pattern = (u8)((state & 3) * 0x55);
+	u64 i, n = (l->nr + PACKED_REFS_STATE_CHUNK - 1) / PACKED_REFS_STATE_CHUNK;
 
-	free(l->states);
-	l->states = malloc(bytes ? bytes : 1);
+	free_states(l);
+	l->states = calloc(n ? n : 1, sizeof(*l->states));
 	if (!l->states)
 		return -ENOMEM;
-	memset(l->states, pattern, bytes);
+	for (i = 0; i < n; i++)
+		l->states[i].uniform = (u8)(state & 3);
+	return 0;
+}
+
+int packed_refs_set_state(struct packed_refs *l, u64 index, u32 state)
+{
+	struct packed_refs_states *c = &l->states[index / PACKED_REFS_STATE_CHUNK];
+	u64 i = index % PACKED_REFS_STATE_CHUNK, len = chunk_len(l, index / PACKED_REFS_STATE_CHUNK);
+	u32 old = packed_refs_state(l, index), shift = 2 * (i % 4);
+	u8 *b;
+
+	state &= 3;
+	if (old == state)
+		return 0;
+	if (!c->bits) {
+		/* the chunk's refs stop sharing one state: 2 bits each */
+		c->bits = malloc(PACKED_REFS_STATE_CHUNK / 4);
+		if (!c->bits)
+			return -ENOMEM;
+		memset(c->bits, (u8)(c->uniform * 0x55), PACKED_REFS_STATE_CHUNK / 4);
+		memset(c->count, 0, sizeof(c->count));
+		c->count[c->uniform] = (u16)len;
+	}
+	b = &c->bits[i / 4];
+	*b = (u8)((*b & ~(3U << shift)) | (state << shift));
+	c->count[old]--;
+	c->count[state]++;
+	if (c->count[state] == len) {
+		/* all of them share it again */
+		free(c->bits);
+		c->bits = NULL;
+		c->uniform = (u8)state;
+	}
 	return 0;
 }
 
 bool packed_refs_first(const struct packed_refs *l, struct packed_refs_cursor *c)
 {
-	c->l = l;
-	c->index = 0;
 	if (!l->nr)
 		return false;
-	c->cur = l->blocks[0].first;
-	c->p = block_data(l, 0);
-	c->step.valid = false;
+	cursor_at_block(l, 0, c);
 	return true;
 }
 
 bool packed_refs_next(struct packed_refs_cursor *c)
 {
 	const struct packed_refs *l = c->l;
-	struct packed_ref prev = c->cur;
 
-	if (++c->index >= l->nr)
+	if (c->index + 1 >= l->nr)
 		return false;
-	if (c->index % PACKED_REFS_BLOCK == 0) {
-		c->cur = l->blocks[c->index / PACKED_REFS_BLOCK].first;
-		c->p = block_data(l, c->index / PACKED_REFS_BLOCK);
-		c->step.valid = false;
-		return true;
-	}
-	c->p = decode_next(l, c->p, &prev, c->index, &c->step, &c->cur);
+	if (block_ends(c))
+		cursor_at_block(l, c->block + 1, c);
+	else
+		cursor_step(c);
 	return true;
 }

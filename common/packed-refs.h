@@ -4,14 +4,16 @@
  * its bytenr's difference from the ref before, of its num_bytes and of its
  * ref offset's difference (bytenr, num_bytes and aligned offset
  * differences in sectors), 3 or 4 bytes a ref for extents a few sectors
- * apart instead of 32, and one byte for a ref whose differences are the
- * ref before's (extents evenly spaced, a file written in order).  Every
- * PACKED_REFS_BLOCK refs the list notes the
- * ref's whole values and where it starts, so that a lookup by bytenr is a
- * binary search of those notes and the decoding of one block (kept
- * decoded for the next lookup near it), and a ref can be read by its
- * index.  Optionally each ref has a state of 2 bits beside it, which can
- * change (the packing cannot).
+ * apart instead of 32, and a run of refs whose differences are the ref
+ * before's (extents evenly spaced, a file written in order) is one varint
+ * whatever its length.  Every PACKED_REFS_BLOCK of those encodings (a run
+ * is one) the list notes the ref's whole values, its index and where it
+ * starts, so that a lookup by bytenr or by index is a binary search of
+ * those notes and the decoding of one block, a run's refs computed, not
+ * decoded one by one: an evenly spaced list costs a few bytes, not a byte
+ * a ref.  Optionally each ref has a state of 2 bits, which can change (the
+ * packing cannot), kept per PACKED_REFS_STATE_CHUNK refs as one value
+ * while all of them share it.
  */
 #ifndef BTRFS_SPACE_COMMON_PACKED_REFS_H
 #define BTRFS_SPACE_COMMON_PACKED_REFS_H
@@ -48,10 +50,35 @@ struct packed_refs_step {
 	bool valid;			/* false at a block's first ref */
 };
 
-/* Where block i (refs i * PACKED_REFS_BLOCK on) starts */
+/* Where a block starts: its first ref, that ref's index, its encodings' offset */
 struct packed_refs_block {
 	struct packed_ref first;
+	u64 index;
 	u64 pos;
+};
+
+/*
+ * The states of PACKED_REFS_STATE_CHUNK refs: @uniform for all while
+ * @bits is NULL, else 2 bits a ref and how many refs have each state
+ */
+#define PACKED_REFS_STATE_CHUNK	4096
+struct packed_refs_states {
+	u8 *bits;
+	u16 count[4];
+	u8 uniform;
+};
+
+struct packed_refs;
+
+/* Reading the list in order */
+struct packed_refs_cursor {
+	const struct packed_refs *l;
+	const u8 *p;			/* the next encoding */
+	u64 index;			/* of the ref in cur */
+	u64 block;			/* the block cur is in */
+	u64 run_left;			/* refs of cur's run after it */
+	struct packed_ref cur;
+	struct packed_refs_step step;	/* cur's */
 };
 
 struct packed_refs {
@@ -61,14 +88,17 @@ struct packed_refs {
 	struct packed_refs_block *blocks;
 	u64 nr_blocks;
 	u64 cap_blocks;
-	u8 *states;			/* 2 bits a ref, or NULL */
+	struct packed_refs_states *states;	/* a chunk each, or NULL */
 	u64 nr;
 	u32 shift;			/* bytenr and num_bytes in units of 1 << shift */
 	bool with_seq;			/* seq packed too; else a ref's seq is its index */
 	struct packed_ref last;		/* the ref appended last */
 	struct packed_refs_step last_step;	/* and its step */
-	u64 cached;			/* block decoded in cache[], + 1; 0: none */
-	struct packed_ref cache[PACKED_REFS_BLOCK];
+	u64 last_pos;			/* where the last encoding starts */
+	u64 last_run;			/* the refs it repeats the step for (0: not a run) */
+	u32 block_encodings;		/* in the last block, its first ref counted */
+	bool seek_valid;
+	struct packed_refs_cursor seek;	/* where the last get left off */
 };
 
 /* Empty list; bytenr and num_bytes of every ref will be multiples of 1 << @shift */
@@ -96,25 +126,16 @@ u64 packed_refs_find(struct packed_refs *l, u64 bytenr, struct packed_ref *r);
 int packed_refs_init_states(struct packed_refs *l, u32 state);
 static inline u32 packed_refs_state(const struct packed_refs *l, u64 index)
 {
-	return (l->states[index / 4] >> (2 * (index % 4))) & 3;
+	const struct packed_refs_states *c = &l->states[index / PACKED_REFS_STATE_CHUNK];
+	u64 i = index % PACKED_REFS_STATE_CHUNK;
+
+	if (!c->bits)
+		return c->uniform;
+	return (c->bits[i / 4] >> (2 * (i % 4))) & 3;
 }
 
-static inline void packed_refs_set_state(struct packed_refs *l, u64 index, u32 state)
-{
-	u8 *b = &l->states[index / 4];
-	u32 shift = 2 * (index % 4);
-
-	*b = (u8)((*b & ~(3U << shift)) | ((state & 3) << shift));
-}
-
-/* Reading the list in order, without touching its decoded block */
-struct packed_refs_cursor {
-	const struct packed_refs *l;
-	const u8 *p;
-	u64 index;			/* of the ref in cur */
-	struct packed_ref cur;
-	struct packed_refs_step step;	/* cur's */
-};
+/* Ref @index's state to @state: 0, or -ENOMEM (the state unchanged) */
+int packed_refs_set_state(struct packed_refs *l, u64 index, u32 state);
 
 /* At the first ref: false when the list is empty */
 bool packed_refs_first(const struct packed_refs *l, struct packed_refs_cursor *c);

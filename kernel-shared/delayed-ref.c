@@ -351,8 +351,7 @@ static int lone_to_tables(struct btrfs_delayed_refs_sim *sim, u64 index,
 	}
 	*ref_slot(sim->refs, sim->refs_cap, &key) = key;
 	sim->refs_used++;
-	btrfs_sim_set_lone_state(sim, index, BTRFS_LONE_QUEUED);
-	return 0;
+	return btrfs_sim_set_lone_state(sim, index, BTRFS_LONE_QUEUED);
 }
 
 /*
@@ -366,6 +365,7 @@ static int lone_ref(struct btrfs_delayed_refs_sim *sim, int action, u64 bytenr,
 	struct packed_ref e;
 	u64 index = btrfs_sim_find_lone(sim, bytenr, &e);
 	const struct btrfs_sim_head *h;
+	int err;
 
 	if (index == UINT64_MAX)
 		return 0;
@@ -377,11 +377,13 @@ static int lone_ref(struct btrfs_delayed_refs_sim *sim, int action, u64 bytenr,
 	    owner != sim->lone_owner || offset != e.ref_offset ||
 	    num_bytes != e.num_bytes)
 		return 0;
+	err = btrfs_sim_set_lone_state(sim, index, BTRFS_LONE_DROPPED);
+	if (err)
+		return err;
 	/* a new head, charged, and a new node: as add_delayed_ref() sizes them */
 	sim_resize(sim, sim_csum_charge(sim, num_bytes));
 	sim->ref_inserts++;
 	sim_resize(sim, ref_bytes);
-	btrfs_sim_set_lone_state(sim, index, BTRFS_LONE_DROPPED);
 	return 1;
 }
 
@@ -465,10 +467,13 @@ int btrfs_sim_set_extent_flags(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
 	bool created;
 	int err;
 
+	/* the extent flags are 1, 2 and 1 << 8 */
+	if (flags >> 32)
+		return -EINVAL;
 	err = sim_get_head(sim, bytenr, num_bytes, false, &h, &created);
 	if (err)
 		return err;
-	h->flags_to_set |= flags;
+	h->flags_to_set |= (u32)flags;
 	return 0;
 }
 
@@ -542,10 +547,8 @@ void btrfs_delayed_refs_sim_totals(const struct btrfs_delayed_refs_sim *sim,
  */
 int btrfs_sim_run_all(struct btrfs_delayed_refs_sim *sim)
 {
-	u64 i;
-
-	struct btrfs_sim_head *old = sim->heads;
-	u64 old_cap = sim->heads_cap;
+	struct btrfs_sim_head *old = sim->heads, *kept;
+	u64 old_cap = sim->heads_cap, nr = 0, cap = 0, i;
 
 	sim_add_queued(sim, &sim->ran);
 	/* the lone refs dropped ran with the rest: a later ref makes a new head */
@@ -555,14 +558,20 @@ int btrfs_sim_run_all(struct btrfs_delayed_refs_sim *sim)
 	 * extent tree, extent-tree.c): a data head leaves with its run, and a
 	 * later ref of its extent makes a new head, as it would anyway.  The
 	 * ref nodes are gone.  What one transaction's data heads took is given
-	 * back here, before the commit model needs its own.
+	 * back here, before the commit model needs its own.  The tree heads
+	 * are set aside packed, the old table freed, and the new one made at
+	 * the size adding them one by one would have grown it to: a copy of
+	 * them beside one table, not three tables at once.
 	 */
-	sim->heads = NULL;
-	sim->heads_cap = sim->heads_used = 0;
 	free(sim->refs);
 	sim->refs = NULL;
 	sim->refs_cap = sim->refs_used = 0;
-	for (i = 0; i < old_cap; i++) {
+	for (i = 0; i < old_cap; i++)
+		nr += old[i].bytenr && !old[i].is_data;
+	kept = malloc((nr ? nr : 1) * sizeof(*kept));
+	if (!kept)
+		return -ENOMEM;
+	for (i = 0, nr = 0; i < old_cap; i++) {
 		struct btrfs_sim_head *h = &old[i];
 
 		if (!h->bytenr || h->is_data)
@@ -572,13 +581,24 @@ int btrfs_sim_run_all(struct btrfs_delayed_refs_sim *sim)
 			h->ref_mod = 0;
 			h->queued = false;
 		}
-		if (sim_table_full(sim->heads_used, sim->heads_cap) && grow_heads(sim)) {
-			free(old);
-			return -ENOMEM;
-		}
-		*head_slot(sim->heads, sim->heads_cap, h->bytenr) = *h;
-		sim->heads_used++;
+		kept[nr++] = *h;
 	}
 	free(old);
+	sim->heads = NULL;
+	sim->heads_cap = sim->heads_used = 0;
+	if (nr) {
+		for (cap = SIM_TABLE_MIN_SLOTS; sim_table_full(nr - 1, cap); cap *= 2)
+			;
+		sim->heads = calloc(cap, sizeof(*sim->heads));
+		if (!sim->heads) {
+			free(kept);
+			return -ENOMEM;
+		}
+		sim->heads_cap = cap;
+	}
+	for (i = 0; i < nr; i++)
+		*head_slot(sim->heads, cap, kept[i].bytenr) = kept[i];
+	sim->heads_used = nr;
+	free(kept);
 	return 0;
 }

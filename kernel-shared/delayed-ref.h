@@ -69,7 +69,7 @@ struct btrfs_sim_head {
 	u64 num_bytes;
 	int64_t ref_mod;		/* total_ref_mod, while queued */
 	int64_t ran_mod;		/* what runs have written to the extent tree */
-	u64 flags_to_set;		/* extent ops: BTRFS_BLOCK_FLAG_* */
+	u32 flags_to_set;		/* extent ops: BTRFS_BLOCK_FLAG_* (40 bytes a head) */
 	bool is_data;
 	bool queued;			/* false once run: the next ref makes a new head */
 };
@@ -91,7 +91,7 @@ struct btrfs_sim_ref {
 	u64 root_or_parent;
 	u64 owner;
 	u64 offset;
-	int64_t ref_mod;
+	int32_t ref_mod;		/* an int, as btrfs_delayed_ref_node's: 40 bytes a node */
 	u8 type;			/* BTRFS_*_REF_KEY */
 	bool used;
 };
@@ -153,10 +153,10 @@ int btrfs_sim_set_lone_refs(struct btrfs_delayed_refs_sim *sim, struct packed_re
  */
 u64 btrfs_sim_find_lone(const struct btrfs_delayed_refs_sim *sim, u64 bytenr,
 			struct packed_ref *e);
-static inline void btrfs_sim_set_lone_state(const struct btrfs_delayed_refs_sim *sim,
-					    u64 index, enum btrfs_lone_state state)
+static inline int btrfs_sim_set_lone_state(const struct btrfs_delayed_refs_sim *sim,
+					   u64 index, enum btrfs_lone_state state)
 {
-	packed_refs_set_state(sim->lone, index, state);
+	return packed_refs_set_state(sim->lone, index, state);
 }
 int btrfs_sim_set_extent_flags(struct btrfs_delayed_refs_sim *sim, u64 bytenr,
 			       u64 num_bytes, u64 flags);

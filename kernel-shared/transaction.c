@@ -138,6 +138,10 @@ struct commit_state {
 	u32 run;					/* the run the heads are in */
 	bool emit;					/* false: an earlier run, replayed */
 	u64 lone_pos;					/* the next lone ref to run */
+	/* the image leaf the last extent item was found in, and its first key */
+	u64 last_leaf;
+	struct btrfs_key last_leaf_key;
+	bool last_leaf_first;				/* its node's first leaf */
 };
 
 static int set_push(struct u64_set *s, u64 v)
@@ -229,8 +233,7 @@ static int note_lone(struct btrfs_commit_refs *c, const struct btrfs_delayed_ref
 	c->runs = 0;
 	ret = note_node(c, &r, e->num_bytes);
 	c->runs = runs;
-	btrfs_sim_set_lone_state(refs, index, BTRFS_LONE_QUEUED);
-	return ret;
+	return ret ? ret : btrfs_sim_set_lone_state(refs, index, BTRFS_LONE_QUEUED);
 }
 
 int btrfs_commit_note_refs(struct btrfs_commit_refs *c,
@@ -505,6 +508,64 @@ static void parse_inline(const u8 *p, u32 size, bool tree_info, struct extent_st
 	es->keyed = pos != size || seen != es->refs;
 }
 
+/*
+ * Whether image leaf @start is among the leaves the extent tree's
+ * simulation freed lately (the runs' heads empty them in bytenr order,
+ * so one left behind was freed by the last few heads)
+ */
+static bool freed_lately(const struct btrfs_tree_sim *ts, u64 start)
+{
+	u32 i, n = min_t(u32, ts->nr_freed_starts, 64);
+
+	for (i = 0; i < n; i++)
+		if (ts->freed_starts[ts->nr_freed_starts - 1 - i] == start)
+			return true;
+	return false;
+}
+
+/*
+ * Whether every key of an extent-tree leaf whose keys run from
+ * @first_objectid to below (@next_objectid, ...) is a data block group's
+ * extent, its block group item not among them: no search but the heads'
+ * comes there (the free places are looked for among metadata extents,
+ * the commit updates block group items)
+ */
+static bool leaf_in_data_bg(struct btrfs_fs_info *fs_info, u64 first_objectid,
+			    u64 next_objectid)
+{
+	const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, first_objectid);
+
+	return bg && (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) == BTRFS_BLOCK_GROUP_DATA &&
+	       first_objectid > bg->start && next_objectid < bg->start + bg->length;
+}
+
+/*
+ * The heads' searches moved on to the image leaf of @path: the leaf
+ * before it, when every key of it is behind the new one's, the
+ * simulation freed it and it holds only data extents, is searched no
+ * more (the heads run in bytenr order), so its cached copy goes: the
+ * extent leaves of a deleted file are not all kept packed until the end.
+ * A node's first leaf stays: the copy of its path (note_touched())
+ * searches the node's first key.
+ */
+static void leave_leaf(struct commit_state *st, const struct btrfs_path *path)
+{
+	const struct btrfs_tree_block *eb = path->nodes[0];
+	struct btrfs_key first;
+
+	if (eb->start == st->last_leaf || !eb->nritems)
+		return;
+	btrfs_item_key_to_cpu(eb, 0, &first);
+	if (st->last_leaf && !st->last_leaf_first &&
+	    btrfs_comp_keys(&first, &st->last_leaf_key) > 0 &&
+	    leaf_in_data_bg(st->fs_info, st->last_leaf_key.objectid, first.objectid) &&
+	    freed_lately(&st->ext, st->last_leaf))
+		btrfs_cache_forget_leaf(st->fs_info, st->last_leaf);
+	st->last_leaf = eb->start;
+	st->last_leaf_key = first;
+	st->last_leaf_first = !path->nodes[1] || path->slots[1] == 0;
+}
+
 static int load_extent(struct commit_state *st, const struct commit_head *h,
 		       struct extent_state *es)
 {
@@ -538,6 +599,8 @@ static int load_extent(struct commit_state *st, const struct commit_head *h,
 			ret = 0;
 		}
 	}
+	if (path.nodes[0])
+		leave_leaf(st, &path);
 	if (ret == 0) {
 		ptr = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
 		if (size >= sizeof(struct btrfs_extent_item)) {

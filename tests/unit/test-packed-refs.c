@@ -125,6 +125,59 @@ out:
 	free(refs);
 }
 
+/*
+ * A file written in order (1 M extents evenly spaced) packs into a few
+ * bytes whatever its length, and its states, set one by one from the
+ * last ref back as the truncation drops them, keep 2 bits a ref only in
+ * the chunk being changed
+ */
+static void test_list_runs(void)
+{
+	const u64 n = 1000000;
+	struct packed_refs l;
+	struct packed_ref r = { .bytenr = SECTOR * 100, .num_bytes = SECTOR };
+	u64 i, bad = 0, chunks_bits, max_bits = 0, bytes;
+
+	packed_refs_init(&l, 12, false);
+	for (i = 0; i < n; i++) {
+		r.seq = i;
+		packed_refs_append(&l, &r);
+		r.bytenr += 2 * SECTOR;
+		r.ref_offset += 2 * SECTOR;
+	}
+	bytes = l.len + l.nr_blocks * sizeof(*l.blocks);
+	check(bytes < 128, "runs: 1 M even refs in %llu bytes with the index",
+	      (unsigned long long)bytes);
+	for (i = 0; i < n; i += 9973) {
+		u64 got = packed_refs_find(&l, SECTOR * 100 + i * 2 * SECTOR, &r);
+
+		packed_refs_get(&l, i, &r);
+		bad += got != i || r.bytenr != SECTOR * 100 + i * 2 * SECTOR ||
+		       r.ref_offset != i * 2 * SECTOR || r.seq != i;
+		bad += packed_refs_find(&l, SECTOR * 101 + i * 2 * SECTOR, &r) != UINT64_MAX;
+	}
+	check(!bad, "runs: get and find inside a run: %llu wrong", (unsigned long long)bad);
+	packed_refs_init_states(&l, 1);
+	for (i = n; i-- > 0;) {
+		u64 c;
+
+		packed_refs_set_state(&l, i, 2);
+		for (c = 0, chunks_bits = 0; i % 50000 == 0 && c < (n + 4095) / 4096; c++)
+			chunks_bits += l.states[c].bits != NULL;
+		if (chunks_bits > max_bits)
+			max_bits = chunks_bits;
+	}
+	for (i = 0, bad = 0; i < n; i++)
+		bad += packed_refs_state(&l, i) != 2;
+	for (i = 0, chunks_bits = 0; i < (n + 4095) / 4096; i++)
+		chunks_bits += l.states[i].bits != NULL;
+	check(!bad && max_bits <= 1 && !chunks_bits,
+	      "runs: states set back to front: %llu wrong, at most %llu chunks of bits, %llu at the end",
+	      (unsigned long long)bad, (unsigned long long)max_bits,
+	      (unsigned long long)chunks_bits);
+	packed_refs_free(&l);
+}
+
 static void test_list(const char *name, u64 n, u64 max_gap, bool with_seq, bool unaligned)
 {
 	test_list_steps(name, n, max_gap, with_seq, unaligned, 0);
@@ -340,6 +393,7 @@ int main(void)
 	test_list_steps("list: mostly even steps", 20000, 3, true, true, 90);
 	test_list_steps("list: half even steps", 20000, 1 << 20, false, true, 50);
 	test_list_refused();
+	test_list_runs();
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		test_merge(&m, &cases[i]);
 	return unit_failures ? 1 : 0;
