@@ -201,6 +201,34 @@ static u64 free_of_type(const struct space_report *report, const struct btrfs_fo
 	return sum;
 }
 
+/*
+ * Live mode, data: the bytes the kernel has promised since the commit the
+ * block group items show.  Written data waits in bytes_may_use (delalloc),
+ * then bytes_reserved (extent allocated), then bytes_used; a block group
+ * item only learns of it at the commit.  btrfs_reserve_data_bytes() counts
+ * all of them against total_bytes, so they are no room for a new write.
+ * Pinned bytes come back at the commit that data flushing runs before it
+ * gives up (COMMIT_TRANS), so used + pinned, not used, is what the
+ * committed block groups hold.  Offline the space infos are the block
+ * groups', and this is 0.
+ */
+static u64 live_data_pending(const struct space_report *report, u64 type)
+{
+	const struct space_report_space_info *si = find_space(report, type);
+	const struct btrfs_fs_info *fs_info = report->fs_info;
+	u64 committed = 0, now;
+	u32 i;
+
+	if (!report->live || type != BTRFS_BLOCK_GROUP_DATA || !si)
+		return 0;
+	for (i = 0; i < fs_info->nr_block_groups; i++)
+		if ((fs_info->block_groups[i].flags & BTRFS_BLOCK_GROUP_TYPE_MASK) == type)
+			committed += fs_info->block_groups[i].used;
+	now = si->info.bytes_used + si->info.bytes_pinned + si->info.bytes_reserved +
+	      si->info.bytes_may_use;
+	return now > committed ? now - committed : 0;
+}
+
 void system_room_init(const struct space_report *report, struct system_room *room)
 {
 	const struct space_report_space_info *sys = find_space(report, BTRFS_BLOCK_GROUP_SYSTEM);
@@ -616,6 +644,7 @@ static int run_fill(const struct space_report *report, const struct btrfs_foreca
 		cleaner_pending(report->fs_info, fc, &st);
 	system_room_init(report, &room);
 	fill->free_existing = free_of_type(report, fc, fill->type, cleaner);
+	fill->live_pending = live_data_pending(report, fill->type);
 	ret = fill_runs(&st, &room, fill->type | fill->profile, fill->chunk_size, fill, &tot,
 			true);
 	if (ret)
@@ -675,6 +704,8 @@ static void free_fill_chunks(struct forecast_fill *fill)
 static u64 writable_of(const struct forecast_fill *fill, u64 global_rsv)
 {
 	u64 all = fill->free_existing + fill->new_chunk_bytes;
+
+	all -= min_t(u64, all, fill->live_pending);
 
 	if (fill->type & BTRFS_BLOCK_GROUP_METADATA)
 		return all > global_rsv ? all - global_rsv : 0;

@@ -21,6 +21,7 @@ struct forecast_fill {
 	u64 profile;			/* profile bits of the new chunks */
 	u64 chunk_size;			/* the space info's chunk_size */
 	u64 free_existing;		/* free in the existing writable block groups */
+	u64 live_pending;		/* live data: promised since the last commit */
 	u64 new_chunk_bytes;		/* usable bytes of the new chunks */
 	u64 global_rsv_held;		/* metadata: the global reserve's part */
 	u64 writable_bytes;		/* free_existing + new_chunk_bytes - held */
