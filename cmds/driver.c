@@ -44,8 +44,12 @@ static void print_refusal(const struct cmd_struct *cmd, const struct cmd_options
 /* Nagios: a filesystem that cannot be read is UNKNOWN (3), with why */
 static int nagios_unknown(const struct btrfs_fs_info *fs_info)
 {
-	printf("BTRFS-SPACE UNKNOWN - cannot read the filesystem%s%s\n",
-	       fs_info->err.err ? ": " : "", fs_info->err.err ? fs_info->err.msg : "");
+	char why[sizeof(fs_info->err.msg) + 2] = "";
+
+	if (fs_info->err.err)
+		snprintf(why, sizeof(why), ": %s", fs_info->err.msg);
+	fmt_plugin_text(why);
+	printf("BTRFS-SPACE UNKNOWN - cannot read the filesystem%s\n", why);
 	return NAGIOS_UNKNOWN;
 }
 

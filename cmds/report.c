@@ -2048,6 +2048,7 @@ void print_summary_nagios(struct fmt_ctx *fctx, const struct space_summary *s)
 		finding_text(fctx, s, &s->findings[0], text, sizeof(text));
 	else
 		snprintf(text, sizeof(text), "no type is tight, mount time ok");
+	fmt_plugin_text(text);
 	n = snprintf(line, sizeof(line), "BTRFS-SPACE %s - %s |", status[s->level], text);
 	for (i = 0; i < s->nr_spaces && n < sizeof(line); i++) {
 		const struct summary_space *sp = &s->spaces[i];

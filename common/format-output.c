@@ -275,6 +275,18 @@ void fmt_metric(struct fmt_ctx *ctx, const char *name, const char *labels, doubl
 		fprintf(ctx->raw, "%s %s\n", name, num);
 }
 
+/*
+ * Nagios reads a plugin's output up to the first '|' as text and the rest
+ * as perfdata, and only the first line as the status: a device path with
+ * '|' or a newline in it would cut the text or the line.
+ */
+void fmt_plugin_text(char *text)
+{
+	for (; *text; text++)
+		if (*text == '|' || (unsigned char)*text < 0x20 || *text == 0x7f)
+			*text = '?';
+}
+
 void fmt_nagios(struct fmt_ctx *ctx, const char *line)
 {
 	if (ctx->mode != FMT_NAGIOS || !ctx->raw)

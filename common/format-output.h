@@ -94,6 +94,8 @@ void fmt_metric_family(struct fmt_ctx *ctx, const char *name, const char *type,
 void fmt_metric(struct fmt_ctx *ctx, const char *name, const char *labels, double value);
 
 /* The Nagios plugin line: "STATUS - text | perfdata" */
+/* A Nagios plugin's text: '|' (the perfdata separator) and control characters become '?' */
+void fmt_plugin_text(char *text);
 void fmt_nagios(struct fmt_ctx *ctx, const char *line);
 
 #endif

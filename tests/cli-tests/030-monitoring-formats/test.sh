@@ -45,6 +45,18 @@ rc=$?
 	fail "unreadable filesystem: exit $rc, '$out' (want 3 and one UNKNOWN line)"
 echo "nagios: unreadable filesystem is UNKNOWN, exit 3"
 
+# a path with the perfdata separator or a newline in it: the reason stays
+# one line of text, with no '|' for Nagios to take as perfdata
+bad="$TEST_TMP/a|b
+c"
+cp "$TEST_TMP/junk.img" "$bad"
+out=$("$BTRFS_SPACE" inspect --format nagios "$bad" 2>/dev/null)
+rc=$?
+[ "$rc" = 3 ] && [[ "$out" == "BTRFS-SPACE UNKNOWN - "* ]] && [ "$(wc -l <<< "$out")" = 1 ] &&
+	[[ "$out" != *"|"* ]] ||
+	fail "path with '|' and a newline: exit $rc, '$out' (want 3, one line, no '|')"
+echo "nagios: '|' and newlines in a path do not leak into the plugin line"
+
 # only inspect has them
 # shellcheck disable=SC2086
 run_mustfail_code 2 "chunks takes no --format nagios" "$BTRFS_SPACE" chunks --format nagios ${devs[ns16k-1g]}
