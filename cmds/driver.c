@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+
 #include "cmds/driver.h"
 #include "cmds/report.h"
 #include "common/help.h"
@@ -50,6 +52,38 @@ static int nagios_unknown(const struct btrfs_fs_info *fs_info)
 		snprintf(why, sizeof(why), ": %s", fs_info->err.msg);
 	fmt_plugin_text(why);
 	printf("BTRFS-SPACE UNKNOWN - cannot read the filesystem%s\n", why);
+	return NAGIOS_UNKNOWN;
+}
+
+/*
+ * Whether the command line asks for --format nagios, read before (or
+ * without) the option parser, which stops at the first bad option.
+ */
+static bool nagios_asked(const struct cmd_options *global, int argc, char **argv)
+{
+	int i;
+
+	if (global->format == FMT_NAGIOS)
+		return true;
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--format=nagios"))
+			return true;
+		if (!strcmp(argv[i], "--format") && i + 1 < argc && !strcmp(argv[i + 1], "nagios"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A usage error of a Nagios check: exit 2 would read as CRITICAL, and the
+ * plugin guidelines make invalid arguments UNKNOWN (3), with a status line
+ * on stdout (why is on stderr already).
+ */
+static int plugin_usage_error(bool plugin, const struct cmd_struct *cmd, int ret)
+{
+	if (!plugin || ret != EXIT_USAGE)
+		return ret;
+	printf("BTRFS-SPACE UNKNOWN - invalid arguments: see 'btrfs-space %s --help'\n", cmd->token);
 	return NAGIOS_UNKNOWN;
 }
 
@@ -124,13 +158,14 @@ int cmd_run(const struct cmd_struct *cmd, const struct cmd_options *global,
 		.ctx = ctx,
 		.expect = spec->expect,
 	};
+	bool plugin = spec->metrics && nagios_asked(global, argc, argv);
 	struct btrfs_fs_info fs_info, *opened;
 	int first, lead, ret;
 
 	ret = cmd_parse_options(cmd, &opts, spec->longopts ? &extra : NULL, argc, argv,
 				&first);
 	if (ret)
-		return ret == CMD_HELP_SHOWN ? 0 : ret;
+		return ret == CMD_HELP_SHOWN ? 0 : plugin_usage_error(plugin, cmd, ret);
 	if ((opts.format == FMT_OPENMETRICS || opts.format == FMT_NAGIOS) && !spec->metrics) {
 		error("%s: --format openmetrics and nagios are for inspect only", cmd->token);
 		return EXIT_USAGE;
@@ -138,11 +173,11 @@ int cmd_run(const struct cmd_struct *cmd, const struct cmd_options *global,
 	if (spec->planned && spec->planned(ctx))
 		return run_planned(cmd, &opts, spec, ctx, argc - first);
 	if (first >= argc)
-		return missing_argument(cmd, spec);
+		return plugin_usage_error(plugin, cmd, missing_argument(cmd, spec));
 	if (spec->check) {
 		ret = spec->check(ctx, argc - first, argv + first);
 		if (ret)
-			return ret;
+			return plugin_usage_error(plugin, cmd, ret);
 	}
 	lead = spec->lead_arg ? 1 : 0;
 	ret = open_devices(&opts, spec, ctx, argc - first - lead, argv + first + lead,

@@ -57,6 +57,23 @@ rc=$?
 	fail "path with '|' and a newline: exit $rc, '$out' (want 3, one line, no '|')"
 echo "nagios: '|' and newlines in a path do not leak into the plugin line"
 
+# invalid arguments to the check are UNKNOWN (exit 3), not exit 2, which
+# Nagios reads as CRITICAL: a bad option, a bad value, no device
+nagios_usage()
+{
+	local out rc
+
+	out=$("$BTRFS_SPACE" inspect "$@" 2>/dev/null)
+	rc=$?
+	[ "$rc" = 3 ] && [[ "$out" == "BTRFS-SPACE UNKNOWN - "* ]] && [ "$(wc -l <<< "$out")" = 1 ] ||
+		fail "inspect $*: exit $rc, '$out' (want 3 and one UNKNOWN line)"
+}
+one=${devs[ns16k-1g]%% *}
+nagios_usage --format nagios --no-such-option "$one"
+nagios_usage --format=nagios --kernel 9.9 "$one"
+nagios_usage --format nagios
+echo "nagios: invalid arguments are UNKNOWN, exit 3"
+
 # only inspect has them
 # shellcheck disable=SC2086
 run_mustfail_code 2 "chunks takes no --format nagios" "$BTRFS_SPACE" chunks --format nagios ${devs[ns16k-1g]}
