@@ -1594,7 +1594,11 @@ static void shared_text(struct fmt_ctx *fctx, const struct btrfs_bg_owners *o, c
 			 ": it is freed only when gone from all of them, so deleting the files frees none of it while a snapshot holding it exists; delete that snapshot too");
 }
 
-/* "its files: @home/a (30.00MiB), @/b (2.00MiB) and 4 more; " or "" */
+/*
+ * "; its files, from the top level: @home/a (30.00MiB on disk), @/b (2.00MiB
+ * on disk) and 4 more" or "": the extents' bytes, a compressed file's smaller
+ * than its size
+ */
 static void owners_text(struct fmt_ctx *fctx, const struct btrfs_bg_owners *o, char *out,
 			size_t len)
 {
@@ -1612,9 +1616,10 @@ static void owners_text(struct fmt_ctx *fctx, const struct btrfs_bg_owners *o, c
 
 		size_str(fctx, f->bytes, sz, sizeof(sz));
 		if (f->path[0])
-			n += snprintf(out + n, len - n, "%s%s (%s)", i ? ", " : "", f->path, sz);
+			n += snprintf(out + n, len - n, "%s%s (%s on disk)", i ? ", " : "", f->path,
+				      sz);
 		else
-			n += snprintf(out + n, len - n, "%sinode %llu of subvolume %llu (%s)",
+			n += snprintf(out + n, len - n, "%sinode %llu of subvolume %llu (%s on disk)",
 				      i ? ", " : "", (unsigned long long)f->ino,
 				      (unsigned long long)f->root, sz);
 	}

@@ -9,7 +9,9 @@
 # the first screen offers to delete the data of the least used data block
 # group.  The text must name sv and snap as holding that data and say
 # that deleting the files frees none of it while the snapshot exists (the kernel's
-# logical-resolve finds the same extents in the snapshot's files).
+# logical-resolve finds the same extents in the snapshot's files), and
+# label the files' sizes as extent bytes on disk: the compressed file's
+# is its compressed size, not its file size.
 source "$TEST_TOP/common" || exit
 
 need_root
@@ -63,3 +65,11 @@ echo "logical-resolve -o $bytenr: $(tr '\n' ' ' < "$TEST_TMP/resolve")"
 grep -qx "$mnt/snap/text" "$TEST_TMP/resolve" ||
 	fail "the kernel does not find the block group's first extent in the snapshot"
 
+# sizes in brackets are extent bytes on disk: the compressed file's is far
+# under its 8 MiB
+text_bytes=$(jq '[.summary.remedies[].effect.files // empty | .largest[] | select(.path == "sv/text") | .bytes] | first' "$TEST_TMP/inspect.json")
+echo "sv/text: $text_bytes bytes of extents on disk for 8388608 bytes of file"
+[ "$text_bytes" != null ] && [ "$text_bytes" -lt 8388608 ] ||
+	fail "sv/text not among the largest files with its compressed size: $text_bytes"
+grep -qE "sv/text \([0-9.]+[KMG]iB on disk\)" <<< "$line" ||
+	fail "the size of sv/text is not labelled as on disk"
