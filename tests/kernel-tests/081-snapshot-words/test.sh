@@ -59,11 +59,16 @@ grep -qE "shared by (sv and snap|snap and sv): it is freed only when gone from a
 # snapshot's copy as well
 setup_mount "$dev" "$mnt" -o ro
 bytenr=$(jq '[.summary.remedies[].effect.block_group // empty] | first' "$TEST_TMP/inspect.json")
-btrfs inspect-internal logical-resolve -o "$bytenr" "$mnt" > "$TEST_TMP/resolve" ||
-	fail "logical-resolve -o $bytenr"
-echo "logical-resolve -o $bytenr: $(tr '\n' ' ' < "$TEST_TMP/resolve")"
-grep -qx "$mnt/snap/text" "$TEST_TMP/resolve" ||
-	fail "the kernel does not find the block group's first extent in the snapshot"
+# -P: inode and subvolume ids (paths need each subvolume mounted)
+btrfs inspect-internal logical-resolve -o -P "$bytenr" "$mnt" > "$TEST_TMP/resolve" ||
+	fail "logical-resolve -o -P $bytenr"
+echo "logical-resolve -o -P $bytenr: $(tr '\n' ' ' < "$TEST_TMP/resolve")"
+for sub in sv snap; do
+	id=$(btrfs inspect-internal rootid "$mnt/$sub") || fail "rootid $sub"
+	ino=$(stat -c %i "$mnt/$sub/text") || fail "stat $sub/text"
+	grep -qE "^inode $ino offset [0-9]+ root $id\$" "$TEST_TMP/resolve" ||
+		fail "the kernel does not find the block group's first extent in $sub/text"
+done
 
 # sizes in brackets are extent bytes on disk: the compressed file's is far
 # under its 8 MiB
