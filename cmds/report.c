@@ -1560,7 +1560,45 @@ static void device_size_text(const struct fmt_ctx *fctx, const struct space_summ
 			 remedy_tag(r));
 }
 
-/* "its files: @home/a (30.00MiB), @/b (2.00MiB) and 4 more; " or "" */
+/*
+ * "; 20.00MiB of it is shared by sv and snap: ...": an extent is freed only
+ * when no subvolume refers to it, and a read-only snapshot never lets go
+ */
+static void shared_text(struct fmt_ctx *fctx, const struct btrfs_bg_owners *o, char *out,
+			size_t len)
+{
+	size_t n = 0;
+	char sz[32];
+	u32 i;
+
+	n += snprintf(out + n, len - n, "; %s of it is shared by ",
+		      size_str(fctx, o->shared_bytes, sz, sizeof(sz)));
+	for (i = 0; i < o->nr_shared_subvols && n < len; i++) {
+		const char *sep = !i ? "" : i + 1 < o->nr_shared_subvols ||
+				  o->more_shared_subvols || o->shared_leaf ? ", " : " and ";
+
+		if (o->shared_subvols[i] == BTRFS_FS_TREE_OBJECTID)
+			n += snprintf(out + n, len - n, "%sthe top level", sep);
+		else if (o->shared_paths[i][0])
+			n += snprintf(out + n, len - n, "%s%s", sep, o->shared_paths[i]);
+		else
+			n += snprintf(out + n, len - n, "%ssubvolume %llu", sep,
+				      (unsigned long long)o->shared_subvols[i]);
+	}
+	if (n < len && o->more_shared_subvols)
+		n += snprintf(out + n, len - n, "%sothers", i ? " and " : "");
+	if (n < len && o->shared_leaf)
+		n += snprintf(out + n, len - n, "%ssnapshots", i ? " and " : "");
+	if (n < len)
+		snprintf(out + n, len - n,
+			 ": it is freed only when gone from all of them, so deleting the files frees none of it while a snapshot holding it exists; delete that snapshot too");
+}
+
+/*
+ * "; its files, from the top level: @home/a (30.00MiB on disk), @/b (2.00MiB
+ * on disk) and 4 more" or "": the extents' bytes, a compressed file's smaller
+ * than its size
+ */
 static void owners_text(struct fmt_ctx *fctx, const struct btrfs_bg_owners *o, char *out,
 			size_t len)
 {
@@ -1578,9 +1616,10 @@ static void owners_text(struct fmt_ctx *fctx, const struct btrfs_bg_owners *o, c
 
 		size_str(fctx, f->bytes, sz, sizeof(sz));
 		if (f->path[0])
-			n += snprintf(out + n, len - n, "%s%s (%s)", i ? ", " : "", f->path, sz);
+			n += snprintf(out + n, len - n, "%s%s (%s on disk)", i ? ", " : "", f->path,
+				      sz);
 		else
-			n += snprintf(out + n, len - n, "%sinode %llu of subvolume %llu (%s)",
+			n += snprintf(out + n, len - n, "%sinode %llu of subvolume %llu (%s on disk)",
 				      i ? ", " : "", (unsigned long long)f->ino,
 				      (unsigned long long)f->root, sz);
 	}
@@ -1588,8 +1627,7 @@ static void owners_text(struct fmt_ctx *fctx, const struct btrfs_bg_owners *o, c
 		n += snprintf(out + n, len - n, " and %llu more",
 			      (unsigned long long)(o->nr_files - o->nr_top));
 	if (n < len && o->shared_bytes)
-		snprintf(out + n, len - n, "; %s of it also in snapshots, to delete there too",
-			 size_str(fctx, o->shared_bytes, sz, sizeof(sz)));
+		shared_text(fctx, o, out + n, len - n);
 }
 
 static void delete_data_text(struct fmt_ctx *fctx, const struct space_summary *sum,

@@ -61,6 +61,9 @@ struct extent_walk {
 	u64 bytenr, len;
 	u64 first_root;			/* of its first direct ref */
 	bool direct, shared;		/* shared: a 2nd subvolume or a shared leaf */
+	bool shared_leaf;		/* a SHARED_DATA_REF: a snapshot's leaf */
+	u64 roots[BTRFS_BG_OWNERS_SHOWN + 1];	/* its direct refs' subvolumes */
+	u32 nr_roots;
 };
 
 /* A direct ref: the file's, and whether a second subvolume shares the extent */
@@ -69,8 +72,14 @@ static int direct_ref(struct extent_walk *ew, const struct btrfs_extent_data_ref
 {
 	u64 root = btrfs_stack_extent_data_ref_root(dr);
 
+	u32 i;
+
 	if (ew->direct && root != ew->first_root)
 		ew->shared = true;
+	for (i = 0; i < ew->nr_roots && ew->roots[i] != root; i++)
+		;
+	if (i == ew->nr_roots && i < BTRFS_BG_OWNERS_SHOWN + 1)
+		ew->roots[ew->nr_roots++] = root;
 	if (!ew->direct)
 		ew->first_root = root;
 	ew->direct = true;
@@ -78,10 +87,33 @@ static int direct_ref(struct extent_walk *ew, const struct btrfs_extent_data_ref
 			ew->len);
 }
 
+/* A subvolume that holds a shared extent, once each */
+static void note_shared_subvol(struct btrfs_bg_owners *owners, u64 root)
+{
+	u32 i;
+
+	for (i = 0; i < owners->nr_shared_subvols; i++)
+		if (owners->shared_subvols[i] == root)
+			return;
+	if (owners->nr_shared_subvols == BTRFS_BG_OWNERS_SHOWN)
+		owners->more_shared_subvols = true;
+	else
+		owners->shared_subvols[owners->nr_shared_subvols++] = root;
+}
+
 static void extent_done(struct extent_walk *ew, struct btrfs_bg_owners *owners)
 {
-	if (ew->len && ew->shared)
+	u32 i;
+
+	if (ew->len && ew->shared) {
 		owners->shared_bytes += ew->len;
+		for (i = 0; i < ew->nr_roots; i++)
+			note_shared_subvol(owners, ew->roots[i]);
+		if (ew->nr_roots > BTRFS_BG_OWNERS_SHOWN)
+			owners->more_shared_subvols = true;
+		if (ew->shared_leaf)
+			owners->shared_leaf = true;
+	}
 	memset(ew, 0, sizeof(*ew));
 }
 
@@ -105,7 +137,7 @@ static int inline_data_refs(const u8 *p, u32 size, struct extent_walk *ew,
 				return ret;
 			pos += 1 + sizeof(*dr);
 		} else if (type == BTRFS_SHARED_DATA_REF_KEY) {
-			ew->shared = true;
+			ew->shared = ew->shared_leaf = true;
 			pos += sizeof(struct btrfs_extent_inline_ref) +
 			       sizeof(struct btrfs_shared_data_ref);
 		} else {
@@ -139,7 +171,7 @@ static int one_item(const struct btrfs_tree_block *leaf, int slot, struct extent
 	if (key.objectid != ew->bytenr || !ew->len)
 		return 0;
 	if (key.type == BTRFS_SHARED_DATA_REF_KEY) {
-		ew->shared = true;
+		ew->shared = ew->shared_leaf = true;
 	} else if (key.type == BTRFS_EXTENT_DATA_REF_KEY &&
 		   size >= sizeof(struct btrfs_extent_data_ref)) {
 		const struct btrfs_extent_data_ref *dr = (const void *)p;
@@ -265,6 +297,15 @@ static void owner_path(struct btrfs_fs_info *fs_info, struct btrfs_data_owner *o
 	}
 }
 
+/* A subvolume's path from the top level: its root directory's; "" for the top level */
+static void subvol_path(struct btrfs_fs_info *fs_info, u64 root, char *path)
+{
+	struct btrfs_data_owner o = { .root = root, .ino = BTRFS_FIRST_FREE_OBJECTID };
+
+	owner_path(fs_info, &o);
+	memcpy(path, o.path, sizeof(o.path));
+}
+
 static int cmp_file_extent(const void *a, const void *b)
 {
 	const struct owner_ref *x = a, *y = b;
@@ -339,6 +380,8 @@ int btrfs_bg_data_owners(struct btrfs_fs_info *fs_info, u64 start, u64 length,
 		sum_per_file(&refs, owners);
 		for (i = 0; i < owners->nr_top; i++)
 			owner_path(fs_info, &owners->top[i]);
+		for (i = 0; i < owners->nr_shared_subvols; i++)
+			subvol_path(fs_info, owners->shared_subvols[i], owners->shared_paths[i]);
 	}
 	free(refs.r);
 	return 0;

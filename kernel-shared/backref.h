@@ -31,6 +31,12 @@ struct btrfs_bg_owners {
 	u64 nr_files;			/* distinct (subvolume, inode) pairs */
 	u64 shared_bytes;		/* extents a second subvolume or a shared leaf
 					   (a snapshot) refers to as well */
+	/* the subvolumes whose direct refs hold those extents, the first three */
+	u64 shared_subvols[BTRFS_BG_OWNERS_SHOWN];
+	char shared_paths[BTRFS_BG_OWNERS_SHOWN][BTRFS_OWNER_PATH_MAX];	/* "" top level */
+	u32 nr_shared_subvols;
+	bool more_shared_subvols;	/* more than BTRFS_BG_OWNERS_SHOWN */
+	bool shared_leaf;		/* some through a snapshot's shared leaf */
 };
 
 /*

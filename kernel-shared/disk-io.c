@@ -1494,6 +1494,10 @@ static int check_devices(struct btrfs_fs_info *fs_info,
 				(unsigned long long)btrfs_super_num_devices(&fs_info->super));
 		}
 		if (!dev->present) {
+			/* read_one_dev() -> add_missing_dev(), -o degraded: the kernel's warning */
+			uuid_text(dev->uuid, uuid);
+			btrfs_fs_warn(fs_info, "devid %llu uuid %s is missing",
+				      (unsigned long long)dev->devid, uuid);
 			fs_info->degraded = true;
 			continue;
 		}
