@@ -491,6 +491,10 @@ int btrfs_for_each_log_tree(struct btrfs_fs_info *fs_info, btrfs_log_tree_fn fn,
  * the subtree the pointer stood for is never read.  Above level 1 the
  * walk would descend into the held node again and start over: it never
  * ends, and the tool refuses rather than loop (not mounted to confirm).
+ * A block reached a second time from another node (a DAG: two nodes
+ * sharing a child) is refused too: walk_log_tree() would follow every such
+ * pointer, so each level built that way multiplies the walk, without bound
+ * in the image's size.
  */
 struct log_walk {
 	btrfs_leaf_fn leaf_fn;
@@ -498,6 +502,7 @@ struct log_walk {
 	void *ctx;
 	u64 root_id;
 	const struct btrfs_tree_block *path[BTRFS_MAX_LEVEL];	/* held, by level */
+	struct index_map reached;	/* every block read by this walk */
 };
 
 static const struct btrfs_tree_block *held_block(const struct log_walk *lw,
@@ -533,6 +538,12 @@ static int walk_log_block(struct btrfs_fs_info *fs_info, struct log_walk *lw,
 			return btrfs_fs_error(fs_info, -EUCLEAN,
 				"log tree node %llu slot %u points to node %llu at or above it: walk_down_log_tree() would walk it again without end",
 				(unsigned long long)eb->start, slot, (unsigned long long)bytenr);
+		if (map_find(&lw->reached, bytenr, 0) >= 0)
+			return btrfs_fs_error(fs_info, -EUCLEAN,
+				"log tree node %llu slot %u points to block %llu, already reached from another node: walk_log_tree() would walk it again for each parent",
+				(unsigned long long)eb->start, slot, (unsigned long long)bytenr);
+		if (map_insert(&lw->reached, bytenr, 0, 0))
+			return -ENOMEM;
 		ret = btrfs_read_node_slot(fs_info, lw->root_id, eb, slot, BTRFS_IO_OTHER, &child);
 		if (ret < 0)
 			break;
@@ -555,8 +566,11 @@ int btrfs_walk_log_tree(struct btrfs_fs_info *fs_info, const struct btrfs_root_r
 	ret = btrfs_read_root_node(fs_info, &fs_info->err, log, BTRFS_IO_OTHER, &eb);
 	if (ret < 0)
 		return ret;
-	ret = walk_log_block(fs_info, &lw, eb);
+	ret = map_insert(&lw.reached, eb->start, 0, 0);
+	if (!ret)
+		ret = walk_log_block(fs_info, &lw, eb);
 	btrfs_tree_block_put(eb);
+	map_free(&lw.reached);
 	return ret;
 }
 

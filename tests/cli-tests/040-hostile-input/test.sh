@@ -169,6 +169,17 @@ grep -q '^WARNING: bad eb member start: ptr 0x3410065 start 54591488 member offs
 		'[.space_info.metadata.bytes_used, .space_info.metadata.bytes_pinned, .mount_estimate.total_reads]' \
 		"$TEST_TMP/self.json")"
 echo "ok: log tree node pointing to itself: mounted as 6.18.44 does"
+# a log tree of two levels whose level-1 nodes share 8 leaves (33521664 and
+# 33538048: blocks of an older log, unused): walk_log_tree() follows every
+# pointer, so each level built so multiplies the walk; main replayed the
+# shared leaves twice and said nothing
+rm -f "$TEST_TMP/m.img"
+cp --sparse=always "$lr" "$TEST_TMP/m.img" || fail "cannot copy $lr"
+python3 "$TEST_TOP/fuzz/log-shared-subtree.py" "$lr" "$TEST_TMP/lr.chunks" 33521664 33538048 \
+	"$TEST_TMP/m.img" || fail "cannot make the log tree with shared leaves"
+one_error "log tree nodes sharing their leaves" \
+	"log tree node 33521664 slot 0 points to block 39583744, already reached from another node" \
+	"$BTRFS_SPACE" mount-estimate "$TEST_TMP/m.img"
 mutate "$lr" "$TEST_TMP/lr.chunks" 54591488 generation "$TEST_TMP/m.img"
 one_error "log tree node of another generation" \
 	"parent transid verify failed on logical 54591488 mirror 1 wanted 17 found 16" \
