@@ -2,17 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """A log tree whose level-1 nodes share their leaves (a DAG, not a tree).
 
-usage: log-shared-subtree.py IMAGE CHUNKS_JSON FREE1 FREE2 OUT
+usage: log-shared-subtree.py IMAGE CHUNKS_JSON NODES OUT FREE...
 
 IMAGE: a single-device crc32c image whose log root tree is one leaf and
-whose first log tree's root is a node of level 1 with at least 2 pointers
-(fixture log-replay/scatter-third).  FREE1 and FREE2: two nodesize blocks
+whose first log tree's root is a node of level 1 with at least NODES
+pointers (fixture log-replay/scatter-third).  FREE: NODES nodesize blocks
 of a metadata chunk that no tree uses.  Written to OUT (a sparse copy of
-IMAGE made by the caller): FREE1, a copy of that node without its first
-pointer; FREE2, a node of level 2 pointing to the node and to FREE1; the
-log tree's root item then names FREE2, level 2.  Each shared leaf is
-reached twice: every level built this way multiplies the walk, which
-walk_log_tree() would follow without end.
+IMAGE made by the caller): NODES - 1 copies of that node, the i-th without
+its first i pointers (each starts with the key of the leaf it points to
+first); a node of level 2 pointing to the node and to each copy; the log
+tree's root item then names it, level 2.  The leaf of slot i is reached
+i + 1 times: walk_log_tree() follows every pointer, and each level built
+this way multiplies the walk.
 """
 import importlib.util
 import json
@@ -38,10 +39,13 @@ crc32c = load_common_mutate().crc32c
 
 
 def main():
-    if len(sys.argv) != 6:
+    if len(sys.argv) < 6:
         sys.exit(__doc__)
-    image, chunks_json, free1, free2, out = sys.argv[1:]
-    free1, free2 = int(free1), int(free2)
+    image, chunks_json, nodes, out = sys.argv[1:5]
+    nodes = int(nodes)
+    free = [int(x) for x in sys.argv[5:]]
+    if nodes < 2 or len(free) != nodes:
+        sys.exit("log-shared-subtree.py: NODES >= 2 and NODES free blocks")
     with open(chunks_json) as f:
         chunks = json.load(f)["chunks"]
 
@@ -72,29 +76,32 @@ def main():
     node_bytenr, = struct.unpack_from("<Q", root_leaf, root_item + 176)
     node = read(node_bytenr)
     nritems, = struct.unpack_from("<I", node, 96)
-    if node[100] != 1 or nritems < 2:
-        sys.exit("log-shared-subtree.py: the log tree's root is not a node of level 1 with 2 pointers")
+    if node[100] != 1 or nritems < nodes:
+        sys.exit("log-shared-subtree.py: the log tree's root is not a node of level 1 with NODES pointers")
     gen, = struct.unpack_from("<Q", node, 80)
 
-    tail = bytearray(node)
-    struct.pack_into("<Q", tail, 48, free1)
-    struct.pack_into("<I", tail, 96, nritems - 1)
-    tail[HEADER:HEADER + (nritems - 1) * KEY_PTR] = node[HEADER + KEY_PTR:HEADER + nritems * KEY_PTR]
-    tail[HEADER + (nritems - 1) * KEY_PTR:] = bytes(nodesize - HEADER - (nritems - 1) * KEY_PTR)
-    writes[free1] = tail
-
     top = bytearray(node)
-    struct.pack_into("<Q", top, 48, free2)
-    struct.pack_into("<I", top, 96, 2)
+    struct.pack_into("<Q", top, 48, free[-1])
+    struct.pack_into("<I", top, 96, nodes)
     top[100] = 2
     top[HEADER:] = bytes(nodesize - HEADER)
-    top[HEADER:HEADER + 17] = node[HEADER:HEADER + 17]
-    struct.pack_into("<QQ", top, HEADER + 17, node_bytenr, gen)
-    top[HEADER + KEY_PTR:HEADER + KEY_PTR + 17] = node[HEADER + KEY_PTR:HEADER + KEY_PTR + 17]
-    struct.pack_into("<QQ", top, HEADER + KEY_PTR + 17, free1, gen)
-    writes[free2] = top
+    for i in range(nodes):
+        bytenr = node_bytenr
+        if i:
+            bytenr = free[i - 1]
+            tail = bytearray(node)
+            struct.pack_into("<Q", tail, 48, bytenr)
+            struct.pack_into("<I", tail, 96, nritems - i)
+            tail[HEADER:] = bytes(nodesize - HEADER)
+            tail[HEADER:HEADER + (nritems - i) * KEY_PTR] = \
+                node[HEADER + i * KEY_PTR:HEADER + nritems * KEY_PTR]
+            writes[bytenr] = tail
+        ptr = HEADER + i * KEY_PTR
+        top[ptr:ptr + 17] = node[ptr:ptr + 17]
+        struct.pack_into("<QQ", top, ptr + 17, bytenr, gen)
+    writes[free[-1]] = top
 
-    struct.pack_into("<Q", root_leaf, root_item + 176, free2)
+    struct.pack_into("<Q", root_leaf, root_item + 176, free[-1])
     root_leaf[root_item + 238] = 2
     writes[log_root] = root_leaf
 
