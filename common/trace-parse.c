@@ -39,6 +39,19 @@ static int reader_error(struct trace_reader *r, const char *why)
 	return -EINVAL;
 }
 
+/*
+ * Every lost-event count adds here: a sum past 2^64 - 1 (counts no ring
+ * buffer could have, two lines of 2^63) would wrap to a small number and
+ * the replay would say nothing was lost; trace_read_event() refuses it
+ */
+static void add_lost(struct trace_reader *r, u64 n)
+{
+	if (n > UINT64_MAX - r->lost_events)
+		r->lost_overflow = true;
+	else
+		r->lost_events += n;
+}
+
 static bool is_blank_line(const char *s)
 {
 	while (*s == ' ' || *s == '\t')
@@ -61,7 +74,7 @@ static bool is_cpu_line(struct trace_reader *r, const char *s)
 		/* a count that does not read as one is not this line */
 		if (trace_parse_u64_at(lost + 6, &end, &n) || strcmp(end, " EVENTS]"))
 			return false;
-		r->lost_events += n;
+		add_lost(r, n);
 		return true;
 	}
 	return strstr(s, " is empty") != NULL;
@@ -83,7 +96,7 @@ static void count_overwritten(struct trace_reader *r, const char *s)
 	if (trace_parse_u64_at(s + sizeof(tag) - 1, &end, &in_buffer) || *end != '/' ||
 	    trace_parse_u64_at(end + 1, &end, &written) || written < in_buffer)
 		return;
-	r->lost_events += written - in_buffer;
+	add_lost(r, written - in_buffer);
 }
 
 static bool is_header_line(const char *s)
@@ -205,7 +218,7 @@ static bool perf_lost(struct trace_reader *r, const char *tok, const char *end)
 		;
 	if (strncmp(p, "lost ", 5) || trace_parse_u64_at(p + 5, &p, &n))
 		return false;
-	r->lost_events += n;
+	add_lost(r, n);
 	return true;
 }
 
@@ -303,8 +316,11 @@ int trace_read_event(struct trace_reader *r, struct trace_event *ev)
 		count_overwritten(r, r->line);
 		if (is_blank_line(r->line) || is_header_line(r->line) ||
 		    is_cpu_line(r, r->line))
-			continue;
-		ret = parse_event_line(r, r->line, ev);
+			ret = 0;
+		else
+			ret = parse_event_line(r, r->line, ev);
+		if (r->lost_overflow)
+			return reader_error(r, "the lost-event counts add up past 2^64 - 1: no ring buffer or perf counts so many");
 		if (ret < 0 && r->lineno == 1) {
 			/*
 			 * Only the first line can lack its start: a capture

@@ -23,6 +23,7 @@ struct trace_reader {
 	u64 bytes;		/* read so far, for progress */
 	u64 cut_lineno;		/* a last line without its end: not read; 0 none */
 	u64 cut_bytes;		/* its length */
+	bool lost_overflow;	/* the lost-event counts passed 2^64 - 1 */
 	bool head_cut;		/* the first line is no event (begun inside it): not read */
 	u64 head_cut_bytes;	/* its length */
 	char line[TRACE_LINE_MAX + 1];

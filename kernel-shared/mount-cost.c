@@ -646,7 +646,7 @@ static int walk_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
 {
 	(void)subvol;
 	(void)ctx;
-	return btrfs_walk_log_tree(fs_info, log, count_leaf, NULL, NULL);
+	return btrfs_walk_log_tree(fs_info, log, count_leaf, NULL, NULL, NULL);
 }
 
 /* A tree block the replay's searches read: the commit frees it (COW) */

@@ -182,7 +182,7 @@ struct replay_ctx {
 	struct index_map seen;		/* blocks the walks met: taken */
 	struct btrfs_read_observer prev_observer;
 	struct btrfs_log_search_hook hook;	/* told of the kernel's searches */
-	u64 *held;			/* nodes the walk passed as leaves */
+	u64 *held;			/* blocks the pin walk pinned twice */
 	u32 nr_held;
 	u32 cap_held;
 };
@@ -491,13 +491,22 @@ int btrfs_for_each_log_tree(struct btrfs_fs_info *fs_info, btrfs_log_tree_fn fn,
  * the subtree the pointer stood for is never read.  Above level 1 the
  * walk would descend into the held node again and start over: it never
  * ends, and the tool refuses rather than loop (not mounted to confirm).
+ * A block reached again from another node (a DAG: two nodes sharing a
+ * child) is walked again, as walk_log_tree() follows every pointer (6.18.44
+ * mounts such a log, its shared leaves replayed twice and pinned twice:
+ * @again_fn).  Each level built
+ * that way multiplies the walk, without bound in the image's size: past as
+ * many blocks walked again as distinct ones, the walk is refused.
  */
 struct log_walk {
 	btrfs_leaf_fn leaf_fn;
 	btrfs_leaf_fn held_fn;
+	btrfs_leaf_fn again_fn;
 	void *ctx;
 	u64 root_id;
 	const struct btrfs_tree_block *path[BTRFS_MAX_LEVEL];	/* held, by level */
+	struct index_map reached;	/* every block read by this walk */
+	u64 again;			/* blocks reached again, from another node */
 };
 
 static const struct btrfs_tree_block *held_block(const struct log_walk *lw,
@@ -524,6 +533,7 @@ static int walk_log_block(struct btrfs_fs_info *fs_info, struct log_walk *lw,
 		u64 bytenr = btrfs_node_blockptr(eb, slot);
 		const struct btrfs_tree_block *held = held_block(lw, eb, bytenr);
 		struct btrfs_tree_block *child;
+		bool again = false;
 
 		if (held && eb->level == 1) {
 			ret = lw->held_fn ? lw->held_fn(fs_info, held, lw->ctx) : 0;
@@ -533,10 +543,24 @@ static int walk_log_block(struct btrfs_fs_info *fs_info, struct log_walk *lw,
 			return btrfs_fs_error(fs_info, -EUCLEAN,
 				"log tree node %llu slot %u points to node %llu at or above it: walk_down_log_tree() would walk it again without end",
 				(unsigned long long)eb->start, slot, (unsigned long long)bytenr);
+		if (map_find(&lw->reached, bytenr, 0) < 0) {
+			if (map_insert(&lw->reached, bytenr, 0, 0))
+				return -ENOMEM;
+		} else if (++lw->again > lw->reached.used) {
+			return btrfs_fs_error(fs_info, -EUCLEAN,
+				"log tree node %llu slot %u points to block %llu, reached before from another node: %llu blocks walked again for %u distinct ones, nodes sharing children multiply walk_log_tree()'s walk",
+				(unsigned long long)eb->start, slot, (unsigned long long)bytenr,
+				(unsigned long long)lw->again, lw->reached.used);
+		} else {
+			again = true;
+		}
 		ret = btrfs_read_node_slot(fs_info, lw->root_id, eb, slot, BTRFS_IO_OTHER, &child);
 		if (ret < 0)
 			break;
-		ret = walk_log_block(fs_info, lw, child);
+		if (again && lw->again_fn)
+			ret = lw->again_fn(fs_info, child, lw->ctx);
+		if (!ret)
+			ret = walk_log_block(fs_info, lw, child);
 		btrfs_tree_block_put(child);
 	}
 	lw->path[eb->level] = NULL;
@@ -544,10 +568,12 @@ static int walk_log_block(struct btrfs_fs_info *fs_info, struct log_walk *lw,
 }
 
 int btrfs_walk_log_tree(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *log,
-			btrfs_leaf_fn leaf_fn, btrfs_leaf_fn held_fn, void *ctx)
+			btrfs_leaf_fn leaf_fn, btrfs_leaf_fn held_fn, btrfs_leaf_fn again_fn,
+			void *ctx)
 {
 	struct log_walk lw = {
-		.leaf_fn = leaf_fn, .held_fn = held_fn, .ctx = ctx, .root_id = log->objectid,
+		.leaf_fn = leaf_fn, .held_fn = held_fn, .again_fn = again_fn, .ctx = ctx,
+		.root_id = log->objectid,
 	};
 	struct btrfs_tree_block *eb;
 	int ret;
@@ -555,8 +581,11 @@ int btrfs_walk_log_tree(struct btrfs_fs_info *fs_info, const struct btrfs_root_r
 	ret = btrfs_read_root_node(fs_info, &fs_info->err, log, BTRFS_IO_OTHER, &eb);
 	if (ret < 0)
 		return ret;
-	ret = walk_log_block(fs_info, &lw, eb);
+	ret = map_insert(&lw.reached, eb->start, 0, 0);
+	if (!ret)
+		ret = walk_log_block(fs_info, &lw, eb);
 	btrfs_tree_block_put(eb);
+	map_free(&lw.reached);
 	return ret;
 }
 
@@ -2257,6 +2286,15 @@ static bool replay_takes(int stage, u8 type)
  * The kernel warns in each stage; the accounting's first stage warns
  * once here (not the searches' second run of the replay).
  */
+/* A block the pin walk pinned a second time (apply_held_pins()) */
+static int pin_again(struct replay_ctx *rc, u64 bytenr)
+{
+	if (array_grow((void **)&rc->held, rc->nr_held, &rc->cap_held, sizeof(*rc->held)))
+		return -ENOMEM;
+	rc->held[rc->nr_held++] = bytenr;
+	return 0;
+}
+
 static int replay_held_node(struct btrfs_fs_info *fs_info,
 			    const struct btrfs_tree_block *node, void *ctx)
 {
@@ -2281,10 +2319,23 @@ static int replay_held_node(struct btrfs_fs_info *fs_info,
 	if (rc->stage != LOG_WALK_REPLAY_INODES)
 		return 0;
 	rc->out->held_nodes++;
-	if (array_grow((void **)&rc->held, rc->nr_held, &rc->cap_held, sizeof(*rc->held)))
-		return -ENOMEM;
-	rc->held[rc->nr_held++] = node->start;
-	return 0;
+	return pin_again(rc, node->start);
+}
+
+/*
+ * A block walk_log_tree() reached again from another node: the pin walk
+ * pinned it once more (its bytes stay pinned, apply_held_pins()), the
+ * replay replays it again
+ */
+static int replay_block_again(struct btrfs_fs_info *fs_info,
+			      const struct btrfs_tree_block *eb, void *ctx)
+{
+	struct replay_ctx *rc = ctx;
+
+	(void)fs_info;
+	if (rc->stage != LOG_WALK_REPLAY_INODES)
+		return 0;
+	return pin_again(rc, eb->start);
 }
 
 static int replay_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
@@ -2312,7 +2363,8 @@ static int replay_log_tree(struct btrfs_fs_info *fs_info, u64 subvol,
 	rc->log = log;
 	ret = subvol_sim_get(rc);
 	if (!ret)
-		ret = btrfs_walk_log_tree(fs_info, log, replay_one_buffer, replay_held_node, rc);
+		ret = btrfs_walk_log_tree(fs_info, log, replay_one_buffer, replay_held_node,
+					  replay_block_again, rc);
 	if (!ret && rc->stage == LOG_WALK_REPLAY_ALL)
 		ret = replay_fixups(rc);
 	return ret;
@@ -2588,7 +2640,9 @@ static int apply_metadata(struct replay_ctx *rc)
 
 /*
  * A node the walk passed as a leaf was pinned twice by the pin walk
- * (btrfs_pin_extent_for_log_replay() of the node, then of its "child"):
+ * (btrfs_pin_extent_for_log_replay() of the node, then of its "child"),
+ * and so was a block reached from two nodes (6.18.44, 8 shared leaves of
+ * tests/fuzz/log-shared-subtree.py: bytes_pinned 131072):
  * pin_down_extent() counts it twice, the commit's unpin_extent_range()
  * frees the range once, so its bytes stay pinned (6.18.44: metadata
  * bytes_pinned 16384 after the mount, 0 without the loop)

@@ -74,10 +74,14 @@ struct btrfs_root_ref btrfs_log_root_tree_ref(const struct btrfs_fs_info *fs_inf
  * level-1 node's pointer to a block the walk holds (the node or one above
  * it) gives that block, unchecked, to @held_fn (NULL: skipped) and its
  * subtree is not read; such a pointer above level 1 is an error (the
- * kernel's walk would not end).
+ * kernel's walk would not end).  A block reached again from another node
+ * is given to @again_fn (NULL: none) and walked again, up to as many such
+ * blocks as distinct ones (then an error: each level of shared children
+ * multiplies the walk).
  */
 int btrfs_walk_log_tree(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *log,
-			btrfs_leaf_fn leaf_fn, btrfs_leaf_fn held_fn, void *ctx);
+			btrfs_leaf_fn leaf_fn, btrfs_leaf_fn held_fn, btrfs_leaf_fn again_fn,
+			void *ctx);
 
 /*
  * Call @fn for each log tree of the log root tree (the ROOT_ITEMs with

@@ -128,6 +128,17 @@ static void test_layouts(void)
 	check_u64("the events after it", events, 1);
 	snprintf(text, sizeof(text), "%sno trace line\n", event);
 	check(read_all(text, &r, &events) < 0 && !r.head_cut, "a later line that is no event is an error");
+
+	/* lost counts that add up past 2^64 - 1 would wrap to "none lost" */
+	snprintf(text, sizeof(text), "%s%s",
+		 "  perf 7 [000] 1.000000: PERF_RECORD_LOST lost 18446744073709551615\n",
+		 "  perf 7 [000] 1.000001: PERF_RECORD_LOST lost 1\n");
+	check(read_all(text, &r, &events) == -EINVAL && !strncmp(r.err, "line 2: the lost-event counts", 29),
+	      "perf lost counts past 2^64 - 1: an error naming line 2");
+	snprintf(text, sizeof(text), "# entries-in-buffer/entries-written: 0/18446744073709551615   #P:2\n"
+		 "CPU:1 [LOST 2 EVENTS]\n");
+	check(read_all(text, &r, &events) == -EINVAL && !strncmp(r.err, "line 2: the lost-event counts", 29),
+	      "an overwritten buffer's count and a LOST line past 2^64 - 1: an error naming line 2");
 }
 
 int main(void)

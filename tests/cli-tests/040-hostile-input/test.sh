@@ -169,6 +169,32 @@ grep -q '^WARNING: bad eb member start: ptr 0x3410065 start 54591488 member offs
 		'[.space_info.metadata.bytes_used, .space_info.metadata.bytes_pinned, .mount_estimate.total_reads]' \
 		"$TEST_TMP/self.json")"
 echo "ok: log tree node pointing to itself: mounted as 6.18.44 does"
+# log trees of two levels whose level-1 nodes share leaves (blocks of an
+# older log, unused, hold the new nodes): walk_log_tree() follows every
+# pointer.  Two nodes sharing 8 leaves: 6.18.44 mounts it, metadata used
+# 901120 + 16384, the 8 leaves pinned twice stay pinned (131072); main left
+# them unpinned
+shared_leaves()	# NODES: the log tree of NODES level-1 nodes in m.img
+{
+	rm -f "$TEST_TMP/m.img"
+	cp --sparse=always "$lr" "$TEST_TMP/m.img" || fail "cannot copy $lr"
+	python3 "$TEST_TOP/fuzz/log-shared-subtree.py" "$lr" "$TEST_TMP/lr.chunks" "$1" \
+		"$TEST_TMP/m.img" $(seq 33521664 16384 $((33521664 + 16384 * ($1 - 1)))) ||
+		fail "cannot make the log tree of $1 nodes sharing leaves"
+}
+shared_leaves 2
+"$BTRFS_SPACE" --format json inspect "$TEST_TMP/m.img" > "$TEST_TMP/shared.json" 2> "$TEST_TMP/err" ||
+	fail "log tree nodes sharing leaves: refused, 6.18.44 mounts it: $(cat "$TEST_TMP/err")"
+[ "$(jq -c '[.space_info.metadata.bytes_used, .space_info.metadata.bytes_pinned]' "$TEST_TMP/shared.json")" = \
+	"[917504,131072]" ] || fail "log tree nodes sharing leaves: not 6.18.44's metadata used and pinned: $(jq -c \
+		'[.space_info.metadata.bytes_used, .space_info.metadata.bytes_pinned]' "$TEST_TMP/shared.json")"
+echo "ok: log tree nodes sharing leaves: mounted as 6.18.44 does"
+# nine nodes, the i-th sharing the last 9 - i leaves: 45 leaves walked for 9;
+# each level built so multiplies the walk (main walked it whatever its size)
+shared_leaves 9
+one_error "log tree nodes sharing leaves, more walked again than distinct" \
+	"log tree node 33538048 slot 5 points to block 54624256, reached before from another node: 14 blocks walked again for 13 distinct ones" \
+	"$BTRFS_SPACE" mount-estimate "$TEST_TMP/m.img"
 mutate "$lr" "$TEST_TMP/lr.chunks" 54591488 generation "$TEST_TMP/m.img"
 one_error "log tree node of another generation" \
 	"parent transid verify failed on logical 54591488 mirror 1 wanted 17 found 16" \
