@@ -1116,26 +1116,44 @@ static int alloc_add_stripe(struct btrfs_alloc_state *st, u64 devid, u64 start, 
 	return 0;
 }
 
-static bool forecast_unused(const struct space_summary *sum, u64 start)
+static int cmp_u64(const void *a, const void *b)
 {
-	u32 k;
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
-	for (k = 0; k < sum->forecast.nr_unused_bgs; k++)
-		if (sum->forecast.unused_bgs[k] == start)
-			return true;
-	return false;
+	return x < y ? -1 : x > y;
 }
 
-/* The relocation's block group after it that starts at @start, or NULL */
-static const struct btrfs_reloc_bg_after *bg_after(const struct btrfs_reloc_result *res,
-						   u64 start)
+static int cmp_bg_after(const void *a, const void *b)
 {
-	u32 i;
+	return cmp_u64(&(*(const struct btrfs_reloc_bg_after *const *)a)->start,
+		       &(*(const struct btrfs_reloc_bg_after *const *)b)->start);
+}
 
-	for (i = 0; i < res->nr_bgs; i++)
-		if (res->bgs[i].start == start)
-			return &res->bgs[i];
-	return NULL;
+/* @start among the @n sorted starts @v */
+static bool sorted_has(const u64 *v, u32 n, u64 start)
+{
+	return n && bsearch(&start, v, n, sizeof(*v), cmp_u64);
+}
+
+/*
+ * The relocation's block group after it that starts at @start, or NULL:
+ * @by_start is res->bgs sorted by start (the live groups do not overlap,
+ * so a start names one), a bisection per group instead of a scan
+ */
+static const struct btrfs_reloc_bg_after *bg_after(const struct btrfs_reloc_bg_after **by_start,
+						   u32 n, u64 start)
+{
+	u32 lo = 0, hi = n;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (by_start[mid]->start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && by_start[lo]->start == start ? by_start[lo] : NULL;
 }
 
 /*
@@ -1147,21 +1165,38 @@ static int alloc_state_after(const struct space_report *report, const struct spa
 			     const struct btrfs_reloc_result *res, struct btrfs_alloc_state *st)
 {
 	const struct btrfs_fs_info *fs_info = report->fs_info;
-	const struct btrfs_reloc_bg_after *a;
-	u32 i;
+	const struct btrfs_reloc_bg_after **by_start, *a;
+	u32 i, nr_unused = sum->forecast.nr_unused_bgs;
+	u64 *unused;
 	u16 k;
 	int ret;
 
+	/* sorted copies: each block group looked up in O(log n), not O(n) */
+	by_start = malloc((res->nr_bgs ? res->nr_bgs : 1) * sizeof(*by_start));
+	unused = malloc((nr_unused ? nr_unused : 1) * sizeof(*unused));
+	if (!by_start || !unused) {
+		free(by_start);
+		free(unused);
+		return -ENOMEM;
+	}
+	for (i = 0; i < res->nr_bgs; i++)
+		by_start[i] = &res->bgs[i];
+	qsort(by_start, res->nr_bgs, sizeof(*by_start), cmp_bg_after);
+	if (nr_unused)
+		memcpy(unused, sum->forecast.unused_bgs, nr_unused * sizeof(*unused));
+	qsort(unused, nr_unused, sizeof(*unused), cmp_u64);
 	ret = btrfs_alloc_state_init(fs_info, report->reserve.kernel_version, st);
 	for (i = 0; !ret && i < fs_info->nr_block_groups; i++) {
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
 
 		if (!bg->map)
 			continue;
-		a = bg_after(res, bg->start);
-		if (!a || (!a->used && forecast_unused(sum, bg->start)))
+		a = bg_after(by_start, res->nr_bgs, bg->start);
+		if (!a || (!a->used && sorted_has(unused, nr_unused, bg->start)))
 			btrfs_alloc_remove_chunk(st, bg->map);
 	}
+	free(by_start);
+	free(unused);
 	for (i = 0; !ret && i < res->nr_new_chunks; i++) {
 		const struct btrfs_chunk_map *map = res->new_chunks[i];
 
