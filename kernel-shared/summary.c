@@ -327,9 +327,6 @@ static u32 usage_candidates(const struct btrfs_fs_info *fs_info, u64 type, u64 *
 	return n;
 }
 
-/* At most this many what-ifs per finding: evenly spread, the largest last */
-#define SUMMARY_MAX_BALANCE_TRIES	12
-
 /* One -dusage=N (or -musage=N, r->type) what-if (forecast.c's balance) into @r */
 static int alloc_state_after(const struct space_report *report, const struct space_summary *sum,
 			     const struct btrfs_reloc_result *res, struct btrfs_alloc_state *st);
@@ -508,7 +505,7 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
 	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
 	u64 cand[101], room_only = 0;
-	u32 n, k, tries;
+	u32 n, k;
 	int ret;
 
 	n = usage_candidates(report->fs_info, BTRFS_BLOCK_GROUP_DATA, cand);
@@ -526,9 +523,14 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	if (!r->unallocated_after)
 		return -ENOMEM;
 	sum->nr_remedies++;
-	tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
-	for (k = 1; k <= tries; k++) {
-		ret = try_balance(report, sum, cand[(u64)k * n / tries - 1], 0, r);
+	/*
+	 * Every candidate, ascending: each selects one more usage class, so
+	 * at most 101 what-ifs whatever the size; a sample could skip the
+	 * smallest that is enough (1,000 groups of 60-99 %: -dusage=65 of
+	 * 12 tried where -dusage=63 moves 100 groups, not 150)
+	 */
+	for (k = 0; k < n; k++) {
+		ret = try_balance(report, sum, cand[k], 0, r);
 		if (ret || r->enough)
 			return ret;
 		/* the first that gives back the room but no more to write */
@@ -646,7 +648,7 @@ static int remedy_meta_balance(const struct space_report *report, struct space_s
 	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
 	struct summary_remedy *r;
 	u64 cand[101], lifting = 0;
-	u32 n, k, tries;
+	u32 n, k;
 	int ret = 0;
 
 	if (strcmp(s->name, "data") || !sum->nr_remedies ||
@@ -665,9 +667,9 @@ static int remedy_meta_balance(const struct space_report *report, struct space_s
 	r->unallocated_after = calloc(sum->nr_devices ? sum->nr_devices : 1, sizeof(u64));
 	if (!r->unallocated_after)
 		return -ENOMEM;
-	tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
-	for (k = 1; k <= tries && !ret && !r->enough; k++) {
-		ret = try_meta_balance(report, sum, cand[(u64)k * n / tries - 1], r);
+	/* every candidate, ascending (remedy_balance()) */
+	for (k = 0; k < n && !ret && !r->enough; k++) {
+		ret = try_meta_balance(report, sum, cand[k], r);
 		if (!ret && !lifting && lifts_finding(s, r))
 			lifting = r->usage;
 	}
@@ -1527,7 +1529,7 @@ static bool converts_some(const struct summary_remedy *r, const struct summary_s
  * room, which the text shows (writable after and now).  When it does not
  * (the what-if ends in ENOSPC, or leaves the type critical), the same with
  * usage=N (should_balance_chunk() applies both filters): the largest N of
- * the groups' own thresholds (at most 12 tried, evenly spread) whose
+ * the groups' own thresholds (each tried, at most 100) whose
  * what-if completes, moves some data (converting empty groups changes
  * nothing) and passes the same rule; none when none does.
  */
@@ -1537,7 +1539,7 @@ static int remedy_mixed_profiles(const struct space_report *report, struct space
 	static const u64 types[] = { BTRFS_BLOCK_GROUP_DATA, BTRFS_BLOCK_GROUP_METADATA };
 	const struct summary_space *s;
 	u64 other = 0, target, used, cand[100];
-	u32 groups, n, k, tries;
+	u32 groups, n, k;
 	int i, before, ret = 0;
 	bool force, whole_completes;
 
@@ -1556,12 +1558,11 @@ static int remedy_mixed_profiles(const struct space_report *report, struct space
 				     force, convert_not_critical, &other);
 		/* not kept: its slot still holds the what-if's outcome */
 		whole_completes = before < SUMMARY_MAX_REMEDIES && sum->remedies[before].completes;
-		tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
-		/* the largest first: it converts the most that still fits */
-		for (k = tries; !ret && sum->nr_remedies == before && k > 0; k--)
+		/* the largest first: it converts the most that still fits; every one */
+		for (k = n; !ret && sum->nr_remedies == before && k > 0; k--)
 			ret = remedy_convert_usage(report, sum, SUMMARY_FINDING_MIXED, s, types[i],
 						   target, 0, force, converts_some, &other,
-						   cand[(u64)k * n / tries - 1]);
+						   cand[k - 1]);
 		if (sum->nr_remedies > before) {
 			sum->remedies[before].other_groups = groups;
 			sum->remedies[before].other_used = used;
