@@ -21,7 +21,7 @@ its PREALLOC extents), the data reloc tree and an empty csum tree, all of
 one generation, with crc32c checksums.  Features: mixed backref, extended
 iref, skinny metadata, no holes, free-space tree (what mkfs.btrfs 6.x sets).
 
-  gen-bgs.py --bgs N [--empty E] [--fill PCT] [--devices K] [--dev-size SIZE]
+  gen-bgs.py --bgs N [--empty E] [--fill PCT] [--fill-min PCT] [--devices K] [--dev-size SIZE, 0: full]
              [--chunk-size SIZE] OUT
 
 writes sparse OUT-1.img ... OUT-K.img (a fresh random fsid each run).  The
@@ -278,7 +278,8 @@ def build(args):
 	for i in range(n):
 		c = lay.add(args.chunk_size, BG_DATA, [1 + i % args.devices])
 		c.extent = i not in empties
-		c.used = args.chunk_size * args.fill // 100 // SECTORSIZE * SECTORSIZE if c.extent else 0
+		fill = args.fill - (i * 7919 % (args.fill - args.fill_min + 1) if args.fill_min else 0)
+		c.used = args.chunk_size * fill // 100 // SECTORSIZE * SECTORSIZE if c.extent else 0
 		data.append(c)
 
 	# chunk tree
@@ -489,13 +490,21 @@ def main():
 	ap.add_argument("--empty", type=int, default=0, help="of them with used 0")
 	ap.add_argument("--fill", type=int, default=100,
 			help="percent of each other data block group its extent fills")
+	ap.add_argument("--fill-min", type=int, default=0,
+			help="fills spread over --fill-min..--fill percent (many usage classes)")
 	ap.add_argument("--devices", type=int, default=1)
 	ap.add_argument("--dev-size", type=size_arg, default=size_arg("12T"))
 	ap.add_argument("--chunk-size", type=size_arg, default=size_arg("256M"))
 	ap.add_argument("out")
 	args = ap.parse_args()
-	if args.empty > args.bgs or not 0 < args.fill <= 100 or args.devices < 1 or args.chunk_size % STRIPE_LEN:
+	if args.empty > args.bgs or not 0 < args.fill <= 100 or not 0 <= args.fill_min <= args.fill or args.devices < 1 or args.chunk_size % STRIPE_LEN:
 		sys.exit("gen-bgs: bad arguments")
+	if not args.dev_size:
+		# 0: a full filesystem, each device 448 MiB beyond the chunks of a first layout
+		args.dev_size = 1 << 46
+		lay = build(args)[1]
+		args.dev_size = max(sum(c.length for c in lay.chunks if d in [s for s, _ in c.stripes])
+				    for d in range(1, args.devices + 1)) + (449 << 20)
 	fs, lay, roots, dev_items, sys_chunk = build(args)
 	paths = write_images(args, fs, lay, roots, dev_items, sys_chunk)
 	print("%s: %d data block groups (%d empty), %d tree blocks, fsid %s" %

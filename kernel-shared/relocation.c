@@ -173,6 +173,18 @@ struct reloc {
 	struct reloc_alloc *allocs;
 	u32 nr_allocs;
 	u32 cap_allocs;
+	/* the block groups holding failed_copies: forgotten without a sweep of all */
+	u32 *failed_bgs;
+	u32 nr_failed_bgs;
+	u32 cap_failed_bgs;
+	/*
+	 * next_chunk_start()'s last answer: the block group that ended last
+	 * and how many there were then (groups are only appended or removed)
+	 */
+	u32 last_end_bg;
+	u32 last_end_nr;
+	/* a writable system group chunk_tree_room() found: tried first */
+	u32 sys_room_bg;
 	struct btrfs_reloc_result *res;
 	const struct forecast_options *opts;
 	u32 overlaps;			/* live: extents read that overlapped the one before */
@@ -198,7 +210,12 @@ struct reloc {
 	 */
 	bool indexed;
 	struct reloc_sums sums[BTRFS_BLOCK_GROUP_TYPE_MASK + 1];
-	u64 *largest;			/* the tree: leaves at seg_size + i */
+	/*
+	 * the trees, one per block group type (flags & TYPE_MASK), NULL for
+	 * a type no group has: a search of one type passes over the others
+	 * in O(log n) (a tree block's walk over data groups was O(n))
+	 */
+	u64 *largest[BTRFS_BLOCK_GROUP_TYPE_MASK + 1];	/* leaves at seg_size + i */
 	u32 seg_size;			/* a power of two >= nr_bgs */
 	bool sorted;			/* bgs[] by start: lookup_bg() may bisect */
 	u64 max_length;			/* the longest block group */
@@ -388,13 +405,29 @@ static void sums_add(struct reloc_sums *to, const struct reloc_sums *v, int sign
 	to->rw_free += sign * v->rw_free;
 }
 
+static u64 *type_tree(const struct reloc *rc, u64 flags)
+{
+	return rc->largest[flags & BTRFS_BLOCK_GROUP_TYPE_MASK];
+}
+
 static void seg_set(struct reloc *rc, u32 b, u64 value)
 {
+	u64 *t = type_tree(rc, rc->bgs[b].flags);
 	u32 i = rc->seg_size + b;
 
-	rc->largest[i] = value;
+	t[i] = value;
 	for (i >>= 1; i; i >>= 1)
-		rc->largest[i] = max_t(u64, rc->largest[2 * i], rc->largest[2 * i + 1]);
+		t[i] = max_t(u64, t[2 * i], t[2 * i + 1]);
+}
+
+static void index_free(struct reloc *rc)
+{
+	u32 t;
+
+	for (t = 0; t <= BTRFS_BLOCK_GROUP_TYPE_MASK; t++) {
+		free(rc->largest[t]);
+		rc->largest[t] = NULL;
+	}
 }
 
 /* Block group @b changed (free space, used, read-only, removed): its index entries anew */
@@ -422,15 +455,22 @@ static void bg_changed(struct reloc *rc, u32 b)
 static int index_build(struct reloc *rc)
 {
 	u32 size = 1, i;
-	u64 *t;
+	u64 type;
 
 	while (size < rc->nr_bgs)
 		size <<= 1;
-	t = calloc(2 * size, sizeof(u64));
-	if (!t)
-		return -ENOMEM;
-	free(rc->largest);
-	rc->largest = t;
+	index_free(rc);
+	for (i = 0; i < rc->nr_bgs; i++) {
+		type = rc->bgs[i].flags & BTRFS_BLOCK_GROUP_TYPE_MASK;
+		if (rc->largest[type])
+			continue;
+		rc->largest[type] = calloc(2 * size, sizeof(u64));
+		if (!rc->largest[type]) {
+			index_free(rc);
+			rc->indexed = false;
+			return -ENOMEM;
+		}
+	}
 	rc->seg_size = size;
 	rc->indexed = true;
 	memset(rc->sums, 0, sizeof(rc->sums));
@@ -455,7 +495,7 @@ static int index_append(struct reloc *rc)
 
 	if (!rc->indexed)
 		return 0;
-	if (b >= rc->seg_size)
+	if (b >= rc->seg_size || !type_tree(rc, rc->bgs[b].flags))
 		return index_build(rc);
 	if (b && rc->bgs[b].start < rc->bgs[b - 1].start)
 		rc->sorted = false;
@@ -469,14 +509,17 @@ static int index_append(struct reloc *rc)
  * free extent holds @bytes: no block group before it can take them
  * (btrfs_find_space_for_alloc() needs a free extent that long)
  */
-static u32 next_fit(const struct reloc *rc, u32 from, u64 bytes)
+static u32 next_fit(const struct reloc *rc, u64 type, u32 from, u64 bytes)
 {
+	const u64 *t = type_tree(rc, type);
 	u32 i;
 
+	if (!t)
+		return rc->nr_bgs;
 	if (from >= rc->nr_bgs || !bytes)
 		return from;
 	i = rc->seg_size + from;
-	while (rc->largest[i] < bytes) {
+	while (t[i] < bytes) {
 		/* a right child: the rest of its parent is done, climb */
 		while (i & 1)
 			i >>= 1;
@@ -486,7 +529,7 @@ static u32 next_fit(const struct reloc *rc, u32 from, u64 bytes)
 	}
 	while (i < rc->seg_size) {
 		i *= 2;
-		if (rc->largest[i] < bytes)
+		if (t[i] < bytes)
 			i++;
 	}
 	return min_t(u32, i - rc->seg_size, rc->nr_bgs);
@@ -890,8 +933,9 @@ static void reloc_release(struct reloc *rc)
 		free(rc->bgs[i].extents.r);
 	}
 	free(rc->bgs);
-	free(rc->largest);
+	index_free(rc);
 	free(rc->allocs);
+	free(rc->failed_bgs);
 	free(rc->pending);
 	free(rc->committed);
 	btrfs_alloc_state_free(&rc->st);
@@ -953,28 +997,54 @@ static int record_chunk(struct reloc *rc, struct btrfs_chunk_map *map)
  * find_next_chunk(): the end of the last chunk in the mapping tree, so a
  * new chunk takes the logical start of a removed one that was last
  */
+static u64 bg_end(const struct reloc_bg *bg)
+{
+	return bg->start + bg->length;
+}
+
+/*
+ * Only the groups appended since the last answer are scanned while the
+ * group that ended last then is still there (removal is the only other
+ * change): a sweep per new chunk made relocating n groups O(n^2)
+ */
 static void next_chunk_start(struct reloc *rc)
 {
+	u32 i = 0, last = rc->last_end_bg;
 	u64 end = 0;
-	u32 i;
 
-	for (i = 0; i < rc->nr_bgs; i++)
-		if (!rc->bgs[i].removed && rc->bgs[i].start + rc->bgs[i].length > end)
-			end = rc->bgs[i].start + rc->bgs[i].length;
+	if (rc->last_end_nr && !rc->bgs[last].removed) {
+		i = rc->last_end_nr;
+		end = bg_end(&rc->bgs[last]);
+	}
+	for (; i < rc->nr_bgs; i++)
+		if (!rc->bgs[i].removed && bg_end(&rc->bgs[i]) > end) {
+			end = bg_end(&rc->bgs[i]);
+			last = i;
+		}
+	rc->last_end_bg = last;
+	rc->last_end_nr = end ? rc->nr_bgs : 0;
 	rc->st.next_logical = end;
 }
 
 /* A writable system block group the chunk tree's blocks may use (block_group_bits()) */
-static bool chunk_tree_room(const struct reloc *rc)
+static bool chunk_tree_usable(const struct reloc *rc, const struct reloc_bg *bg)
+{
+	return !bg->removed && !bg->ro && (bg->flags & BTRFS_BLOCK_GROUP_SYSTEM) &&
+	       (bg->flags & rc->sys_alloc) == rc->sys_alloc;
+}
+
+/* The group found last time first: a sweep per new chunk is O(n^2) */
+static bool chunk_tree_room(struct reloc *rc)
 {
 	u32 i;
 
+	if (rc->sys_room_bg < rc->nr_bgs && chunk_tree_usable(rc, &rc->bgs[rc->sys_room_bg]))
+		return true;
 	for (i = 0; i < rc->nr_bgs; i++) {
-		const struct reloc_bg *bg = &rc->bgs[i];
-
-		if (!bg->removed && !bg->ro && (bg->flags & BTRFS_BLOCK_GROUP_SYSTEM) &&
-		    (bg->flags & rc->sys_alloc) == rc->sys_alloc)
+		if (chunk_tree_usable(rc, &rc->bgs[i])) {
+			rc->sys_room_bg = i;
 			return true;
+		}
 	}
 	return false;
 }
@@ -1228,7 +1298,8 @@ static int search_index(struct reloc *rc, u64 flags, u64 bytes, int loop, u8 siz
 	u32 b;
 
 	/* the ones next_fit() passes over fail space_for_alloc() or usable() */
-	for (b = next_fit(rc, from, bytes); b < rc->nr_bgs; b = next_fit(rc, b + 1, bytes)) {
+	for (b = next_fit(rc, flags, from, bytes); b < rc->nr_bgs;
+	     b = next_fit(rc, flags, b + 1, bytes)) {
 		struct reloc_bg *bg = &rc->bgs[b];
 		u64 at;
 
@@ -1678,21 +1749,25 @@ static int flush_removed(struct reloc *rc)
  * group failed into mkfs's group, 3 % used, which -musage=2..45 then left;
  * its used was back to 3.7 MiB at the end)
  */
-static void keep_failed_copies(struct reloc *rc)
+static int keep_failed_copies(struct reloc *rc)
 {
 	u32 i;
 
-	for (i = 0; i < rc->nr_allocs; i++)
+	for (i = 0; i < rc->nr_allocs; i++) {
+		if (array_grow((void **)&rc->failed_bgs, rc->nr_failed_bgs, &rc->cap_failed_bgs,
+			       sizeof(*rc->failed_bgs)))
+			return -ENOMEM;
+		rc->failed_bgs[rc->nr_failed_bgs++] = rc->allocs[i].bg;
 		rc->bgs[rc->allocs[i].bg].failed_copies += rc->allocs[i].len;
+	}
+	return 0;
 }
 
 /* The next relocation's commits ran those delayed refs */
 static void forget_failed_copies(struct reloc *rc)
 {
-	u32 i;
-
-	for (i = 0; i < rc->nr_bgs; i++)
-		rc->bgs[i].failed_copies = 0;
+	while (rc->nr_failed_bgs)
+		rc->bgs[rc->failed_bgs[--rc->nr_failed_bgs]].failed_copies = 0;
 }
 
 static void undo_allocs(struct reloc *rc)
@@ -1880,8 +1955,8 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 fail:
 	if (ret != -ENOSPC && ret != -EROFS)
 		return ret;
-	if (!(rc->bgs[b].flags & BTRFS_BLOCK_GROUP_DATA))
-		keep_failed_copies(rc);
+	if (!(rc->bgs[b].flags & BTRFS_BLOCK_GROUP_DATA) && keep_failed_copies(rc))
+		return -ENOMEM;
 	undo_allocs(rc);
 	rc->bgs[b].ro = was_ro;
 	bg_changed(rc, b);

@@ -327,9 +327,6 @@ static u32 usage_candidates(const struct btrfs_fs_info *fs_info, u64 type, u64 *
 	return n;
 }
 
-/* At most this many what-ifs per finding: evenly spread, the largest last */
-#define SUMMARY_MAX_BALANCE_TRIES	12
-
 /* One -dusage=N (or -musage=N, r->type) what-if (forecast.c's balance) into @r */
 static int alloc_state_after(const struct space_report *report, const struct space_summary *sum,
 			     const struct btrfs_reloc_result *res, struct btrfs_alloc_state *st);
@@ -508,7 +505,7 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
 	struct summary_remedy *r = &sum->remedies[sum->nr_remedies];
 	u64 cand[101], room_only = 0;
-	u32 n, k, tries;
+	u32 n, k;
 	int ret;
 
 	n = usage_candidates(report->fs_info, BTRFS_BLOCK_GROUP_DATA, cand);
@@ -526,9 +523,14 @@ static int remedy_balance(const struct space_report *report, struct space_summar
 	if (!r->unallocated_after)
 		return -ENOMEM;
 	sum->nr_remedies++;
-	tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
-	for (k = 1; k <= tries; k++) {
-		ret = try_balance(report, sum, cand[(u64)k * n / tries - 1], 0, r);
+	/*
+	 * Every candidate, ascending: each selects one more usage class, so
+	 * at most 101 what-ifs whatever the size; a sample could skip the
+	 * smallest that is enough (1,000 groups of 60-99 %: -dusage=65 of
+	 * 12 tried where -dusage=63 moves 100 groups, not 150)
+	 */
+	for (k = 0; k < n; k++) {
+		ret = try_balance(report, sum, cand[k], 0, r);
 		if (ret || r->enough)
 			return ret;
 		/* the first that gives back the room but no more to write */
@@ -596,7 +598,7 @@ static int remedy_nodiscard(const struct space_report *report, struct space_summ
 	struct summary_remedy *r;
 	struct btrfs_forecast fc;
 	bool data_only = true;
-	u32 i, k;
+	u32 i;
 	int ret;
 
 	if (report->live || sum->forecast.discard != BTRFS_DISCARD_ASYNC ||
@@ -616,16 +618,17 @@ static int remedy_nodiscard(const struct space_report *report, struct space_summ
 	r->writable_before = s->headroom;
 	r->writable_after = fill ? fill->writable_bytes : 0;
 	r->nr_selected = ret ? 0 : fc.nr_unused_bgs;
-	for (i = 0; i < r->nr_selected; i++)
-		for (k = 0; k < fs_info->nr_block_groups; k++) {
-			const struct btrfs_block_group *bg = &fs_info->block_groups[k];
+	/* by bisection: a scan per empty group was O(n^2) in a big deletion's empty groups */
+	for (i = 0; i < r->nr_selected; i++) {
+		const struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info,
+									      fc.unused_bgs[i]);
 
-			if (bg->start != fc.unused_bgs[i])
-				continue;
-			r->moved_bytes += bg->length;
-			if (!(bg->flags & BTRFS_BLOCK_GROUP_DATA))
-				data_only = false;
-		}
+		if (!bg || bg->start != fc.unused_bgs[i])
+			continue;
+		r->moved_bytes += bg->length;
+		if (!(bg->flags & BTRFS_BLOCK_GROUP_DATA))
+			data_only = false;
+	}
 	r->enough = fill && data_only && r->nr_selected && r->writable_after >= s->tight_bound &&
 		    r->writable_after >= s->headroom + SUMMARY_BALANCE_MIN_GAIN;
 	btrfs_free_forecast(&fc);
@@ -646,7 +649,7 @@ static int remedy_meta_balance(const struct space_report *report, struct space_s
 	const struct summary_space *s = &sum->spaces[sum->findings[finding].space];
 	struct summary_remedy *r;
 	u64 cand[101], lifting = 0;
-	u32 n, k, tries;
+	u32 n, k;
 	int ret = 0;
 
 	if (strcmp(s->name, "data") || !sum->nr_remedies ||
@@ -665,9 +668,9 @@ static int remedy_meta_balance(const struct space_report *report, struct space_s
 	r->unallocated_after = calloc(sum->nr_devices ? sum->nr_devices : 1, sizeof(u64));
 	if (!r->unallocated_after)
 		return -ENOMEM;
-	tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
-	for (k = 1; k <= tries && !ret && !r->enough; k++) {
-		ret = try_meta_balance(report, sum, cand[(u64)k * n / tries - 1], r);
+	/* every candidate, ascending (remedy_balance()) */
+	for (k = 0; k < n && !ret && !r->enough; k++) {
+		ret = try_meta_balance(report, sum, cand[k], r);
 		if (!ret && !lifting && lifts_finding(s, r))
 			lifting = r->usage;
 	}
@@ -1116,26 +1119,44 @@ static int alloc_add_stripe(struct btrfs_alloc_state *st, u64 devid, u64 start, 
 	return 0;
 }
 
-static bool forecast_unused(const struct space_summary *sum, u64 start)
+static int cmp_u64(const void *a, const void *b)
 {
-	u32 k;
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
-	for (k = 0; k < sum->forecast.nr_unused_bgs; k++)
-		if (sum->forecast.unused_bgs[k] == start)
-			return true;
-	return false;
+	return x < y ? -1 : x > y;
 }
 
-/* The relocation's block group after it that starts at @start, or NULL */
-static const struct btrfs_reloc_bg_after *bg_after(const struct btrfs_reloc_result *res,
-						   u64 start)
+static int cmp_bg_after(const void *a, const void *b)
 {
-	u32 i;
+	return cmp_u64(&(*(const struct btrfs_reloc_bg_after *const *)a)->start,
+		       &(*(const struct btrfs_reloc_bg_after *const *)b)->start);
+}
 
-	for (i = 0; i < res->nr_bgs; i++)
-		if (res->bgs[i].start == start)
-			return &res->bgs[i];
-	return NULL;
+/* @start among the @n sorted starts @v */
+static bool sorted_has(const u64 *v, u32 n, u64 start)
+{
+	return n && bsearch(&start, v, n, sizeof(*v), cmp_u64);
+}
+
+/*
+ * The relocation's block group after it that starts at @start, or NULL:
+ * @by_start is res->bgs sorted by start (the live groups do not overlap,
+ * so a start names one), a bisection per group instead of a scan
+ */
+static const struct btrfs_reloc_bg_after *bg_after(const struct btrfs_reloc_bg_after **by_start,
+						   u32 n, u64 start)
+{
+	u32 lo = 0, hi = n;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (by_start[mid]->start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && by_start[lo]->start == start ? by_start[lo] : NULL;
 }
 
 /*
@@ -1147,21 +1168,38 @@ static int alloc_state_after(const struct space_report *report, const struct spa
 			     const struct btrfs_reloc_result *res, struct btrfs_alloc_state *st)
 {
 	const struct btrfs_fs_info *fs_info = report->fs_info;
-	const struct btrfs_reloc_bg_after *a;
-	u32 i;
+	const struct btrfs_reloc_bg_after **by_start, *a;
+	u32 i, nr_unused = sum->forecast.nr_unused_bgs;
+	u64 *unused;
 	u16 k;
 	int ret;
 
+	/* sorted copies: each block group looked up in O(log n), not O(n) */
+	by_start = malloc((res->nr_bgs ? res->nr_bgs : 1) * sizeof(*by_start));
+	unused = malloc((nr_unused ? nr_unused : 1) * sizeof(*unused));
+	if (!by_start || !unused) {
+		free(by_start);
+		free(unused);
+		return -ENOMEM;
+	}
+	for (i = 0; i < res->nr_bgs; i++)
+		by_start[i] = &res->bgs[i];
+	qsort(by_start, res->nr_bgs, sizeof(*by_start), cmp_bg_after);
+	if (nr_unused)
+		memcpy(unused, sum->forecast.unused_bgs, nr_unused * sizeof(*unused));
+	qsort(unused, nr_unused, sizeof(*unused), cmp_u64);
 	ret = btrfs_alloc_state_init(fs_info, report->reserve.kernel_version, st);
 	for (i = 0; !ret && i < fs_info->nr_block_groups; i++) {
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
 
 		if (!bg->map)
 			continue;
-		a = bg_after(res, bg->start);
-		if (!a || (!a->used && forecast_unused(sum, bg->start)))
+		a = bg_after(by_start, res->nr_bgs, bg->start);
+		if (!a || (!a->used && sorted_has(unused, nr_unused, bg->start)))
 			btrfs_alloc_remove_chunk(st, bg->map);
 	}
+	free(by_start);
+	free(unused);
 	for (i = 0; !ret && i < res->nr_new_chunks; i++) {
 		const struct btrfs_chunk_map *map = res->new_chunks[i];
 
@@ -1492,7 +1530,7 @@ static bool converts_some(const struct summary_remedy *r, const struct summary_s
  * room, which the text shows (writable after and now).  When it does not
  * (the what-if ends in ENOSPC, or leaves the type critical), the same with
  * usage=N (should_balance_chunk() applies both filters): the largest N of
- * the groups' own thresholds (at most 12 tried, evenly spread) whose
+ * the groups' own thresholds (each tried, at most 100) whose
  * what-if completes, moves some data (converting empty groups changes
  * nothing) and passes the same rule; none when none does.
  */
@@ -1502,7 +1540,7 @@ static int remedy_mixed_profiles(const struct space_report *report, struct space
 	static const u64 types[] = { BTRFS_BLOCK_GROUP_DATA, BTRFS_BLOCK_GROUP_METADATA };
 	const struct summary_space *s;
 	u64 other = 0, target, used, cand[100];
-	u32 groups, n, k, tries;
+	u32 groups, n, k;
 	int i, before, ret = 0;
 	bool force, whole_completes;
 
@@ -1521,12 +1559,11 @@ static int remedy_mixed_profiles(const struct space_report *report, struct space
 				     force, convert_not_critical, &other);
 		/* not kept: its slot still holds the what-if's outcome */
 		whole_completes = before < SUMMARY_MAX_REMEDIES && sum->remedies[before].completes;
-		tries = n < SUMMARY_MAX_BALANCE_TRIES ? n : SUMMARY_MAX_BALANCE_TRIES;
-		/* the largest first: it converts the most that still fits */
-		for (k = tries; !ret && sum->nr_remedies == before && k > 0; k--)
+		/* the largest first: it converts the most that still fits; every one */
+		for (k = n; !ret && sum->nr_remedies == before && k > 0; k--)
 			ret = remedy_convert_usage(report, sum, SUMMARY_FINDING_MIXED, s, types[i],
 						   target, 0, force, converts_some, &other,
-						   cand[(u64)k * n / tries - 1]);
+						   cand[k - 1]);
 		if (sum->nr_remedies > before) {
 			sum->remedies[before].other_groups = groups;
 			sum->remedies[before].other_used = used;
