@@ -139,12 +139,18 @@ prepare()
 		btrfs balance start -dconvert=raid1,limit=1 "$mnt" > /dev/null || fail "balance -dconvert=raid1,limit=1"
 		;;
 	convert-tight)
-		# 1,000 MiB of data written in 64 MiB files (single), then one
-		# data block group converted to RAID1 (kernel test 078): the
-		# rest, twice its size in RAID1, does not fit
+		# 1,000 MiB of data written in 64 MiB files (single), one of
+		# them deleted again, then one data block group converted to
+		# RAID1 (kernel test 078): the rest, twice its size in RAID1,
+		# does not fit.  The deleted file leaves a single group partly
+		# used whatever the order the writes filled the groups in, so
+		# a usage=N conversion has a group to take (with every single
+		# group full, none does, and no usage=N is advised)
 		for i in $(seq 0 15); do
 			head -c $(( i < 15 ? 64 : 40 ))M /dev/urandom > "$mnt/w$i" || fail "write w$i"
 		done
+		sync
+		rm "$mnt/w7" || fail "rm w7"
 		sync
 		btrfs balance start -dconvert=raid1,limit=1 "$mnt" > /dev/null || fail "balance -dconvert=raid1,limit=1"
 		;;
