@@ -21,3 +21,10 @@ int array_grow(void **array, u32 nr, u32 *cap, size_t size)
 	*cap = new_cap;
 	return 0;
 }
+
+int array_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}

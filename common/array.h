@@ -14,6 +14,9 @@
  */
 int array_grow(void **array, u32 nr, u32 *cap, size_t size);
 
+/* qsort() and bsearch() order of u64s, ascending */
+int array_cmp_u64(const void *a, const void *b);
+
 /*
  * Binary search of @nr elements of @size bytes at @base, sorted by the u64
  * at byte @offset of each (offsetof() the field): the index of the first

@@ -128,18 +128,11 @@ static int find_unused_bgs(const struct space_report *report, struct btrfs_forec
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* unused_bgs is in block-group order, which is by start */
 static bool is_unused(const struct btrfs_forecast *fc, u64 start)
 {
 	return fc->nr_unused_bgs &&
-	       bsearch(&start, fc->unused_bgs, fc->nr_unused_bgs, sizeof(u64), cmp_u64);
+	       bsearch(&start, fc->unused_bgs, fc->nr_unused_bgs, sizeof(u64), array_cmp_u64);
 }
 
 /*
@@ -1428,9 +1421,9 @@ static int forecast_reclaim_after(const struct space_report *report,
 	if (!tried)
 		return -ENOMEM;
 	memcpy(tried, ra->res.selected, ra->res.nr_selected * sizeof(u64));
-	qsort(tried, ra->res.nr_selected, sizeof(u64), cmp_u64);
+	qsort(tried, ra->res.nr_selected, sizeof(u64), array_cmp_u64);
 	for (i = 0; i < ra->nr_list; i++)
-		if (!bsearch(&ra->list[i], tried, ra->res.nr_selected, sizeof(u64), cmp_u64))
+		if (!bsearch(&ra->list[i], tried, ra->res.nr_selected, sizeof(u64), array_cmp_u64))
 			ra->skipped[ra->nr_skipped++] = ra->list[i];
 	free(tried);
 	return 0;

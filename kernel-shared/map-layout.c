@@ -11,6 +11,7 @@
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/map-layout.h"
 #include "kernel-shared/volumes.h"
+#include "common/array.h"
 
 enum map_type map_type_of(u64 flags)
 {
@@ -187,13 +188,6 @@ enum map_type map_cell_type(const struct map_cell *cell)
 	return largest_type(cell->type_length);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The median cell length, or 0 */
 static u64 median_length(const struct map_cells *mc)
 {
@@ -207,7 +201,7 @@ static u64 median_length(const struct map_cells *mc)
 		return mc->cells[0].length;
 	for (i = 0; i < mc->nr; i++)
 		len[i] = mc->cells[i].length;
-	qsort(len, mc->nr, sizeof(*len), cmp_u64);
+	qsort(len, mc->nr, sizeof(*len), array_cmp_u64);
 	median = len[mc->nr / 2];
 	free(len);
 	return median;

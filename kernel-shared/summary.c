@@ -1119,23 +1119,16 @@ static int alloc_add_stripe(struct btrfs_alloc_state *st, u64 devid, u64 start, 
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_bg_after(const void *a, const void *b)
 {
-	return cmp_u64(&(*(const struct btrfs_reloc_bg_after *const *)a)->start,
+	return array_cmp_u64(&(*(const struct btrfs_reloc_bg_after *const *)a)->start,
 		       &(*(const struct btrfs_reloc_bg_after *const *)b)->start);
 }
 
 /* @start among the @n sorted starts @v */
 static bool sorted_has(const u64 *v, u32 n, u64 start)
 {
-	return n && bsearch(&start, v, n, sizeof(*v), cmp_u64);
+	return n && bsearch(&start, v, n, sizeof(*v), array_cmp_u64);
 }
 
 /*
@@ -1187,7 +1180,7 @@ static int alloc_state_after(const struct space_report *report, const struct spa
 	qsort(by_start, res->nr_bgs, sizeof(*by_start), cmp_bg_after);
 	if (nr_unused)
 		memcpy(unused, sum->forecast.unused_bgs, nr_unused * sizeof(*unused));
-	qsort(unused, nr_unused, sizeof(*unused), cmp_u64);
+	qsort(unused, nr_unused, sizeof(*unused), array_cmp_u64);
 	ret = btrfs_alloc_state_init(fs_info, report->reserve.kernel_version, st);
 	for (i = 0; !ret && i < fs_info->nr_block_groups; i++) {
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];

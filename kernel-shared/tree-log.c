@@ -2099,13 +2099,6 @@ static int replay_dir_index(struct replay_ctx *rc, const struct btrfs_tree_block
 	return ret < 0 ? ret : 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * fixup_inode_link_counts(): the fixup items go, highest inode first; an
  * inode left with no link gets an orphan item (btrfs_insert_orphan_item()),
@@ -2117,7 +2110,7 @@ static int replay_fixups(struct replay_ctx *rc)
 	int ret = 0;
 
 	if (ss->nr_fixups)
-		qsort(ss->fixups, ss->nr_fixups, sizeof(*ss->fixups), cmp_u64);
+		qsort(ss->fixups, ss->nr_fixups, sizeof(*ss->fixups), array_cmp_u64);
 	while (ss->nr_fixups && !ret) {
 		u64 ino = ss->fixups[--ss->nr_fixups];
 
@@ -2252,7 +2245,6 @@ static u32 item_u32_or_zero(struct btrfs_fs_info *fs_info, const struct btrfs_tr
 	const struct btrfs_item *item = btrfs_item_nr(eb, slot);
 	unsigned long ptr = sizeof(struct btrfs_header) + (unsigned long)btrfs_raw_item_offset(item);
 	unsigned long at = ptr + member;
-
 	u32 v;
 
 	if (at + sizeof(v) <= eb->len) {
@@ -2276,6 +2268,15 @@ static bool replay_takes(int stage, u8 type)
 	       type == BTRFS_INODE_EXTREF_KEY || type == BTRFS_XATTR_ITEM_KEY;
 }
 
+/* A block the pin walk pinned a second time (apply_held_pins()) */
+static int pin_again(struct replay_ctx *rc, u64 bytenr)
+{
+	if (array_grow((void **)&rc->held, rc->nr_held, &rc->cap_held, sizeof(*rc->held)))
+		return -ENOMEM;
+	rc->held[rc->nr_held++] = bytenr;
+	return 0;
+}
+
 /*
  * A node walk_log_tree() passes as a leaf (6.18, see btrfs_walk_log_tree()):
  * replay_one_buffer() reads its bytes as item headers (they lie inside the
@@ -2286,15 +2287,6 @@ static bool replay_takes(int stage, u8 type)
  * The kernel warns in each stage; the accounting's first stage warns
  * once here (not the searches' second run of the replay).
  */
-/* A block the pin walk pinned a second time (apply_held_pins()) */
-static int pin_again(struct replay_ctx *rc, u64 bytenr)
-{
-	if (array_grow((void **)&rc->held, rc->nr_held, &rc->cap_held, sizeof(*rc->held)))
-		return -ENOMEM;
-	rc->held[rc->nr_held++] = bytenr;
-	return 0;
-}
-
 static int replay_held_node(struct btrfs_fs_info *fs_info,
 			    const struct btrfs_tree_block *node, void *ctx)
 {
@@ -2664,9 +2656,9 @@ static void apply_held_pins(struct replay_ctx *rc)
 
 static void free_ctx(struct replay_ctx *rc)
 {
-	free(rc->held);
 	u32 i;
 
+	free(rc->held);
 	for (i = 0; i < rc->nr_inodes; i++)
 		free(rc->inodes[i].fe);
 	free(rc->inodes);

@@ -1324,13 +1324,6 @@ void btrfs_alloc_commit_removed_bytes(struct btrfs_alloc_state *st,
 	}
 }
 
-static int cmp_u64_asc(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The dev extents of @nr removed chunks become holes, as
  * btrfs_alloc_remove_chunk() makes them one chunk at a time but without its
@@ -1361,7 +1354,7 @@ int btrfs_alloc_remove_ranges(struct btrfs_alloc_state *st,
 					want[n++] = maps[i]->stripes[s].physical;
 		if (!n)
 			continue;
-		qsort(want, n, sizeof(u64), cmp_u64_asc);
+		qsort(want, n, sizeof(u64), array_cmp_u64);
 		/* ranges by start: each wanted start drops the first range of that start */
 		for (i = 0, j = 0, k = 0; i < dev->nr_ranges; i++) {
 			while (j < n && want[j] < dev->ranges[i].start)
@@ -2215,13 +2208,6 @@ struct btrfs_chunk_map *btrfs_chunk_run_chunk(const struct btrfs_chunk_run *run,
 	return map;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * A device's stripes of a run lie end to end from its first one, a step
  * per period: a superblock copy at S on it falls in period (S - base) /
@@ -2261,7 +2247,7 @@ u32 btrfs_chunk_run_super_chunks(const struct btrfs_chunk_run *run, u64 *idx, u3
 			}
 		}
 	}
-	qsort(idx, nr, sizeof(*idx), cmp_u64);
+	qsort(idx, nr, sizeof(*idx), array_cmp_u64);
 	for (k = 0; k < nr; k++)
 		if (!out || idx[out - 1] != idx[k])
 			idx[out++] = idx[k];
