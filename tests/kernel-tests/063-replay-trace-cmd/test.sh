@@ -77,13 +77,7 @@ awk -v first="$first" -v last="$last" -v F="$fsid:" "$ts_awk"'
 	fail "cannot cut the trace-cmd trace to the inner capture's time"
 echo "the trace-cmd trace cut to $first .. $last s (1 ms either side): $(cat "$TEST_TMP/cut") events of this filesystem outside"
 mv "$TEST_TMP/tcmd.window.trace" "$TEST_TMP/tcmd.trace"
-for f in text tcmd; do
-	grep -c ": \(update_bytes_may_use\|btrfs_set_extent_bit\|add_delayed_ref_head\|btrfs_space_reservation\): $fsid:" "$TEST_TMP/$f.trace"
-done > "$TEST_TMP/counts"
-echo "events (may_use, set_extent_bit, ref heads, space_reservation): text $(sed -n 1p "$TEST_TMP/counts"), trace-cmd $(sed -n 2p "$TEST_TMP/counts")"
-[ "$(sed -n 1p "$TEST_TMP/counts")" -gt 0 ] || fail "no event recorded"
-[ "$(sed -n 1p "$TEST_TMP/counts")" = "$(sed -n 2p "$TEST_TMP/counts")" ] ||
-	fail "the two captures hold different events"
+same_events text "$TEST_TMP/text.trace" trace-cmd "$TEST_TMP/tcmd.trace"
 
 umount "$mnt" || fail "cannot unmount $mnt"
 # with the image: the reservation points anchored on its state

@@ -79,13 +79,7 @@ awk -v first="$first" -v last="$last" -v F=": $fsid:" "$body_awk"'
 # and after the inner capture's last event
 awk -v last="$last" "$body_awk"'{ print } ev() == last { exit }' "$TEST_TMP/perf.window" > "$TEST_TMP/perf.cut"
 echo "perf trace cut to the capture's events: $(cat "$TEST_TMP/cut") events of this filesystem before, $(( $(grep -c ": $fsid:" "$TEST_TMP/perf.window") - $(grep -c ": $fsid:" "$TEST_TMP/perf.cut") )) after"
-for f in text.trace perf.cut; do
-	grep -c "\(update_bytes_may_use\|btrfs_set_extent_bit\|add_delayed_ref_head\|btrfs_space_reservation\): $fsid:" "$TEST_TMP/$f"
-done > "$TEST_TMP/counts"
-echo "events (may_use, set_extent_bit, ref heads, space_reservation): tracefs $(sed -n 1p "$TEST_TMP/counts"), perf $(sed -n 2p "$TEST_TMP/counts")"
-[ "$(sed -n 1p "$TEST_TMP/counts")" -gt 0 ] || fail "no event recorded"
-[ "$(sed -n 1p "$TEST_TMP/counts")" = "$(sed -n 2p "$TEST_TMP/counts")" ] ||
-	fail "the two recordings hold different events"
+same_events tracefs "$TEST_TMP/text.trace" perf "$TEST_TMP/perf.cut"
 
 umount "$mnt" || fail "cannot unmount $mnt"
 a=$(run_check_stdout "$BTRFS_SPACE" --format json replay "$TEST_TMP/text.trace" "$img") || exit
