@@ -14,7 +14,9 @@
 # Environment:
 #   TEST=glob       run only tests whose name or category/name matches
 #   INSTRUMENT=cmd  wrapper for btrfs-space and the unit programs (e.g. valgrind)
-#   TEST_TIMEOUT=s  seconds before a test is killed (default 900, 0 = none)
+#   TEST_TIMEOUT=s  seconds before a test is killed (default 900, 0 = none); a
+#                   test whose work is long by design says its own in a file
+#                   "timeout" beside its test.sh (it then detects hangs itself)
 #   BTRFS_SPACE     the binary to test (default: ./btrfs-space in the top folder)
 #   SHARED          the shared material (default: ../shared beside the top folder)
 #   QUICK=1         make check-quick: tests that also have a full form run
@@ -143,21 +145,37 @@ ms_s()
 	printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100))
 }
 
+# test_timeout DIR: the seconds the test in DIR may run: TEST_TIMEOUT, or
+# the test's own "timeout" file where it has one (0: no limit at all)
+test_timeout()
+{
+	local own
+
+	if [ "$TEST_TIMEOUT" != 0 ] && [ -f "$1/timeout" ] &&
+	   read -r own < "$1/timeout" && [[ $own =~ ^[1-9][0-9]*$ ]]; then
+		echo "$own"
+	else
+		echo "$TEST_TIMEOUT"
+	fi
+}
+
 # job_run JOB DIR CMD...: one test, in the background: its output in
 # JOB/output, then JOB/status: exit status, wall seconds, CPU milliseconds
 # and what it left behind, one per line
 job_run()
 {
 	local jdir=$1 dir=$2 tmp rc start=$SECONDS cpu0 cpu1 leftovers
+	local limit
 	shift 2
+	limit=$(test_timeout "$dir")
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/btrfs-space-test.XXXXXX") || exit 2
 	echo "$tmp" > "$jdir/tmp"
 	cpu_ms cpu0 "$jdir/times"
 	(
 		export TEST_TMP=$tmp
 		cd "$dir" || exit 1
-		if [ "$TEST_TIMEOUT" != 0 ] && command -v timeout >/dev/null 2>&1; then
-			exec timeout -k 10 "$TEST_TIMEOUT" "$@"
+		if [ "$limit" != 0 ] && command -v timeout >/dev/null 2>&1; then
+			exec timeout -k 10 "$limit" "$@"
 		fi
 		exec "$@"
 	) < /dev/null > "$jdir/output" 2>&1 &
@@ -209,7 +227,7 @@ job_end()
 	case $rc in
 	0)	result=PASS; reason= ;;
 	77)	result=SKIP; [ -n "$reason" ] || reason="skipped" ;;
-	124)	result=FAIL; reason="timed out after ${TEST_TIMEOUT}s" ;;
+	124)	result=FAIL; reason="timed out after ${took}s" ;;
 	*)	result=FAIL; [ -n "$reason" ] || reason="exit status $rc" ;;
 	esac
 	if [ -n "$leftovers" ]; then

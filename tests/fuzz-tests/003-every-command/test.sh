@@ -12,8 +12,10 @@
 #   --remove 1, --resize 1:half, --balance, --periodic-reclaim data),
 #   csum-delete (--extents, --top 3, --file: the first file --top names, or a
 #   path that is not there), replay of a fixture trace with the image
-# Per run: a timeout (SWEEP_TIMEOUT, 30 s), an address-space limit
-# (SWEEP_MEM_MB, 2048: ulimit -v; an ASan build reserves terabytes of shadow,
+# Per run: a timeout (SWEEP_TIMEOUT, 30 s: the hang detector; the file
+# "timeout" lets the whole sweep, 5-6 min of CPU, take 45 min of a busy
+# machine: under load 20 it passed the runner's 900 s), an address-space
+# limit (SWEEP_MEM_MB, 2048: ulimit -v; an ASan build reserves terabytes of shadow,
 # so there hard_rss_limit_mb and malloc_limit_mb), its own TMPDIR, which
 # must be empty afterwards, on a tmpfs of SWEEP_TMP_MB (1024) where one can
 # be mounted (root): a decompressed image is a sparse file as long as its
