@@ -156,6 +156,25 @@ static bool region_fits(const struct btrfs_block_cache *cache, u32 header, u32 d
 			BTRFS_BLOCK_REGION;
 }
 
+/*
+ * A new data slot of the first region is mapped in one call before the
+ * read fills it: otherwise each of its pages faults inside the kernel's
+ * copy out of the page cache, one exception a page.  33 preads of 16 KiB
+ * into fresh slots took 104 us faulting and 70 us with the slot populated
+ * first (min of 2,000; 64 us populating all 528 KiB at once, but a page
+ * populated and not used costs 0.4 us: one slot at a time wastes none).
+ * The later regions are not: behind MADV_HUGEPAGE one fault maps 2 MiB,
+ * and a call per slot would cost more than it saves.  Only a hint: a
+ * kernel before 5.14 fails it (EINVAL) and the pages fault as before.
+ */
+static void populate_slot(const struct btrfs_block_cache *cache, u8 *data, u32 len)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (cache->cur_region == 0)
+		madvise(data, len, MADV_POPULATE_WRITE);
+#endif
+}
+
 static struct btrfs_tree_block *carve_block(struct btrfs_block_cache *cache,
 					    u32 header, u32 data)
 {
@@ -170,6 +189,7 @@ static struct btrfs_tree_block *carve_block(struct btrfs_block_cache *cache,
 	cache->region_used += header;
 	cache->region_data_used += data;
 	eb->data = region + BTRFS_BLOCK_REGION - cache->region_data_used;
+	populate_slot(cache, eb->data, data);
 	return eb;
 }
 
