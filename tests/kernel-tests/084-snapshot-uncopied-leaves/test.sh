@@ -2,13 +2,19 @@
 # The "delete the data in block group N" remedy (formulas.md 19.6) where a
 # snapshot shares the subvolume's leaves uncopied, against the kernel's
 # freed bytes.  Per case, a 256 MiB single/single filesystem: subvolume sv
-# with 400 files of 12 KiB written in one go (data extents, about 20
-# leaves: the tree has a node above them), a read-only snapshot snap, then
-#   untouched: nothing written to sv since: every leaf is shared uncopied
-#              (one EXTENT_DATA_REF per extent, no SHARED_DATA_REF);
-#   mixed:     50 of the files rewritten since: their leaves are COWed (the
-#              other extents there gain SHARED_DATA_REFs), the rest not,
-#              and the rewritten data is sv's alone;
+# with files written in one go (data extents, not inline), a read-only
+# snapshot snap, then
+#   untouched: 400 files of 12 KiB (about 20 leaves under the root node),
+#              nothing written to sv since: every leaf is shared uncopied
+#              (one EXTENT_DATA_REF per extent, no SHARED_DATA_REF, the
+#              leaf's extent item has the snapshot's tree ref);
+#   mixed:     the same, 50 of the files rewritten since: their leaves are
+#              COWed (the other extents there gain SHARED_DATA_REFs), the
+#              rest not, and the rewritten data is sv's alone;
+#   deep:      4 KiB nodes, 1500 files of 4 KiB (about 200 leaves, two
+#              levels of nodes), nothing written since: a leaf has one ref,
+#              the level-1 node above it the snapshot's (the snapshot's
+#              root points to the same nodes), so the walk goes up;
 # then metadata filled with inline files (kernel test 070's inline-fill.py)
 # so that the summary offers to delete the data of the least used data
 # block group (summary.remedies[] of the JSON).  The tool's promise, what deleting its files frees, is
@@ -27,15 +33,15 @@ trap cleanup_all EXIT
 mnt=$TEST_TMP/mnt
 mkdir -p "$mnt"
 
-# write_files DIR FIRST LAST: files f<N> of 12 KiB of random bytes
+# write_files DIR FIRST LAST SIZE: files f<N> of SIZE random bytes
 write_files()
 {
 	python3 - "$@" <<'PY' || fail "write files in $1"
 import os, sys
-d, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d, first, last, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 for n in range(first, last + 1):
     with open(os.path.join(d, "f%d" % n), "wb") as f:
-        f.write(os.urandom(12288))
+        f.write(os.urandom(size))
 PY
 }
 
@@ -44,22 +50,24 @@ data_used()
 	cat "/sys/fs/btrfs/$1/allocation/data/bytes_used" || fail "read /sys/fs/btrfs/$1/allocation/data/bytes_used"
 }
 
-# run_case NAME REWRITTEN: the files f0..f(REWRITTEN-1) rewritten after the snapshot
+# run_case NAME FILES SIZE REWRITTEN [MKFS_OPTION...]: FILES files of SIZE
+# bytes, f0..f(REWRITTEN-1) rewritten after the snapshot
 run_case()
 {
-	local name=$1 rewritten=$2
+	local name=$1 files=$2 size=$3 rewritten=$4
+	shift 4
 	local img=$TEST_TMP/$name.img dev fsid delete shared promise before after
 
 	truncate -s 256M "$img" || fail "truncate"
 	dev=$(setup_loop "$img") || exit
-	run_check mkfs.btrfs -q -f -d single -m single "$dev" > /dev/null
+	run_check mkfs.btrfs -q -f -d single -m single "$@" "$dev" > /dev/null
 	setup_mount "$dev" "$mnt"
 	run_check btrfs subvolume create "$mnt/sv" > /dev/null
-	write_files "$mnt/sv" 0 399
+	write_files "$mnt/sv" 0 $((files - 1)) "$size"
 	sync
 	run_check btrfs subvolume snapshot -r "$mnt/sv" "$mnt/snap" > /dev/null
 	if [ "$rewritten" -gt 0 ]; then
-		write_files "$mnt/sv" 0 $((rewritten - 1))
+		write_files "$mnt/sv" 0 $((rewritten - 1)) "$size"
 		sync
 	fi
 	python3 "$TOP/tests/kernel-tests/070-summary-levels/inline-fill.py" "$mnt" > /dev/null ||
@@ -92,5 +100,6 @@ run_case()
 	umount "$mnt" || fail "umount"
 }
 
-run_case untouched 0
-run_case mixed 50
+run_case untouched 400 12288 0
+run_case mixed 400 12288 50
+run_case deep 1500 4096 0 -n 4096
