@@ -113,6 +113,7 @@ static void verbose_io(const struct btrfs_fs_info *fs_info)
 		[BTRFS_IO_BG_SEARCH] = "block-group search",
 		[BTRFS_IO_DEV_TREE] = "dev tree",
 		[BTRFS_IO_OTHER] = "other trees",
+		[BTRFS_IO_BACKREF] = "shared leaves",
 	};
 	const struct io_stats *st = &fs_info->io_stats;
 	char bytes[UNITS_BUF_LEN];

@@ -10,6 +10,10 @@
  *   snapshot COWed the leaf) or referred to by a second subvolume is
  *   counted as shared, not resolved further: deleting one file frees it
  *   only when the snapshots' copies go too;
+ * - btrfs_is_data_extent_shared() for an extent only one subvolume refers
+ *   to directly: shared when the leaf of a file extent item pointing to
+ *   it is reached from another root as well, a snapshot that shares the
+ *   leaf uncopied (no SHARED_DATA_REF: nothing was COWed since);
  * - btrfs_ref_to_path() as BTRFS_IOC_INO_PATHS gives it: inode.c's
  *   btrfs_inode_path() up to the subvolume's root directory, then the
  *   subvolume's ROOT_BACKREF up to the top level (what `btrfs subvolume
@@ -21,10 +25,12 @@
 #include <string.h>
 #include "kernel-shared/backref.h"
 #include "kernel-shared/ctree.h"
+#include "kernel-shared/ctree-cow.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/tree-block.h"
+#include "common/u64-index.h"
 
 /* Past this many names a chain is a loop in a corrupted tree */
 #define PATH_MAX_STEPS		1024
@@ -34,6 +40,8 @@ struct owner_ref {
 	u64 ino;
 	u64 bytenr;
 	u64 len;
+	u64 offset;			/* file offset less the extent offset */
+	u32 count;			/* file extent items of the ref */
 };
 
 struct owner_refs {
@@ -41,7 +49,8 @@ struct owner_refs {
 	size_t nr, alloc;
 };
 
-static int refs_add(struct owner_refs *refs, u64 root, u64 ino, u64 bytenr, u64 len)
+static int refs_add(struct owner_refs *refs, const struct btrfs_extent_data_ref *dr,
+		    u64 bytenr, u64 len)
 {
 	if (refs->nr == refs->alloc) {
 		size_t n = refs->alloc ? refs->alloc * 2 : 256;
@@ -52,13 +61,22 @@ static int refs_add(struct owner_refs *refs, u64 root, u64 ino, u64 bytenr, u64 
 		refs->r = r;
 		refs->alloc = n;
 	}
-	refs->r[refs->nr++] = (struct owner_ref){ root, ino, bytenr, len };
+	refs->r[refs->nr++] = (struct owner_ref){
+		.root = btrfs_stack_extent_data_ref_root(dr),
+		.ino = btrfs_stack_extent_data_ref_objectid(dr),
+		.bytenr = bytenr,
+		.len = len,
+		.offset = btrfs_stack_extent_data_ref_offset(dr),
+		.count = btrfs_stack_extent_data_ref_count(dr),
+	};
 	return 0;
 }
 
 /* One extent item's state while its keyed refs follow it */
 struct extent_walk {
 	u64 bytenr, len;
+	u64 generation;			/* the transaction that wrote it */
+	size_t first_ref;		/* its direct refs: refs->r[first_ref..] */
 	u64 first_root;			/* of its first direct ref */
 	bool direct, shared;		/* shared: a 2nd subvolume or a shared leaf */
 	bool shared_leaf;		/* a SHARED_DATA_REF: a snapshot's leaf */
@@ -83,8 +101,7 @@ static int direct_ref(struct extent_walk *ew, const struct btrfs_extent_data_ref
 	if (!ew->direct)
 		ew->first_root = root;
 	ew->direct = true;
-	return refs_add(refs, root, btrfs_stack_extent_data_ref_objectid(dr), ew->bytenr,
-			ew->len);
+	return refs_add(refs, dr, ew->bytenr, ew->len);
 }
 
 /* A subvolume that holds a shared extent, once each */
@@ -101,10 +118,165 @@ static void note_shared_subvol(struct btrfs_bg_owners *owners, u64 root)
 		owners->shared_subvols[owners->nr_shared_subvols++] = root;
 }
 
-static void extent_done(struct extent_walk *ew, struct btrfs_bg_owners *owners)
-{
-	u32 i;
+/*
+ * btrfs_is_data_extent_shared()'s walk up the tree for the extents only
+ * one subvolume refers to directly: the subvolume read last, and per tree
+ * block whether it is reached from another root (1) or not (0), its own
+ * extent item or a block above it deciding (lookup_backref_shared_cache():
+ * the answer of a block holds for every block below it, so the leaves of
+ * one node cost one walk).
+ */
+struct share_check {
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_subvol sv;
+	bool have_sv;
+	/* a block's answer is its own: one ref means one parent, whatever the root */
+	struct u64_index blocks;
+	struct btrfs_bg_owners *owners;
+};
 
+/*
+ * Whether the leaf of @path is reached from another root: a block is when
+ * its extent item has more than one ref (the snapshot's tree ref beside
+ * ours, or after a COW of its parent the old parent's full backref); with
+ * one ref its only holder is its parent in this path, so the walk goes up.
+ * The root node never is (a snapshot has its own copy), nor a block
+ * written after the subvolume's last snapshot (btrfs_block_can_be_shared(),
+ * no read).
+ */
+static int path_shared(struct share_check *sc, const struct btrfs_path *path, bool *shared)
+{
+	const struct btrfs_tree_block *eb;
+	int top, level, i;
+	u64 refs, flags, cached;
+	int ret;
+
+	*shared = false;
+	for (top = 0; top < BTRFS_MAX_LEVEL && path->nodes[top]; top++)
+		;
+	for (level = 0; level < top - 1; level++) {
+		eb = path->nodes[level];
+		if (u64_index_get(&sc->blocks, eb->start, &cached)) {
+			*shared = cached;
+			break;
+		}
+		if (!btrfs_block_can_be_shared(&sc->sv, eb, false))
+			continue;
+		ret = btrfs_read_block_extent_item(sc->fs_info, eb->start, eb->level, &refs,
+						   &flags, BTRFS_IO_BACKREF);
+		if (ret < 0)
+			return ret;
+		if (!ret && refs > 1) {
+			*shared = true;
+			level++;
+			break;
+		}
+	}
+	for (i = 0; i < level && i < top - 1; i++)
+		if (u64_index_put(&sc->blocks, path->nodes[i]->start, *shared))
+			return -ENOMEM;
+	return 0;
+}
+
+/* The file extent item at the path points to @r's extent at @r's offset */
+static bool item_of_ref(const struct btrfs_path *path, const struct owner_ref *r)
+{
+	const struct btrfs_file_extent_item *fi;
+	struct btrfs_key key;
+	u32 size;
+
+	btrfs_item_key_to_cpu(path->nodes[0], path->slots[0], &key);
+	fi = btrfs_item_ptr(path->nodes[0], path->slots[0], &size);
+	return size >= sizeof(*fi) &&
+	       btrfs_stack_file_extent_type(fi) != BTRFS_FILE_EXTENT_INLINE &&
+	       btrfs_stack_file_extent_disk_bytenr(fi) == r->bytenr &&
+	       key.offset - btrfs_stack_file_extent_offset(fi) == r->offset;
+}
+
+/*
+ * The leaves of @r's file extent items (add_all_parents(): from the ref's
+ * key on, the inode's EXTENT_DATA items that point to the extent at the
+ * ref's offset, until count of them), each checked up to the root.
+ */
+static int ref_leaves_shared(struct share_check *sc, const struct owner_ref *r,
+			     bool *shared)
+{
+	struct btrfs_error err = { 0 };
+	struct btrfs_path path = { .err = &err };
+	struct btrfs_key key = { r->ino, BTRFS_EXTENT_DATA_KEY, r->offset };
+	u32 found = 0;
+	int ret;
+
+	ret = btrfs_search_slot(sc->fs_info, &sc->sv.root, &key, &path, BTRFS_IO_BACKREF);
+	while (ret >= 0 && found < r->count && !*shared) {
+		if (path.slots[0] >= (int)path.nodes[0]->nritems) {
+			ret = btrfs_next_leaf(sc->fs_info, &sc->sv.root, &path, BTRFS_IO_BACKREF);
+			if (ret)
+				break;
+			continue;
+		}
+		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
+		if (key.objectid != r->ino || key.type != BTRFS_EXTENT_DATA_KEY)
+			break;
+		if (item_of_ref(&path, r)) {
+			found++;
+			ret = path_shared(sc, &path, shared);
+		}
+		path.slots[0]++;
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * An extent whose direct refs are all one subvolume's: shared when a
+ * leaf holding one of its file extent items is.  One written after the
+ * subvolume's last snapshot is in leaves COWed since: no snapshot holds
+ * them (the data_extent_gen test of find_parent_nodes()), nothing is read.
+ */
+static int shared_through_leaf(struct share_check *sc, const struct extent_walk *ew,
+			       const struct owner_refs *refs, bool *shared)
+{
+	struct btrfs_error err = { 0 };
+	size_t i;
+	int ret;
+
+	*shared = false;
+	if (!sc->have_sv || sc->sv.root.objectid != ew->first_root) {
+		sc->have_sv = false;
+		ret = btrfs_read_subvol(sc->fs_info, &err, ew->first_root, &sc->sv);
+		/* no such subvolume: nothing to walk, as resolve_indirect_refs() skips it */
+		if (ret == -ENOENT || ret == -EINVAL)
+			return 0;
+		if (ret)
+			return ret;
+		sc->have_sv = true;
+	}
+	if (ew->generation > sc->sv.last_snapshot)
+		return 0;
+	for (i = ew->first_ref; i < refs->nr && !*shared; i++) {
+		ret = ref_leaves_shared(sc, &refs->r[i], shared);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int extent_done(struct share_check *sc, struct extent_walk *ew,
+		       const struct owner_refs *refs)
+{
+	struct btrfs_bg_owners *owners = sc->owners;
+	bool through_leaf;
+	u32 i;
+	int ret;
+
+	if (ew->len && ew->direct && !ew->shared) {
+		ret = shared_through_leaf(sc, ew, refs, &through_leaf);
+		if (ret)
+			return ret;
+		if (through_leaf)
+			ew->shared = ew->shared_leaf = true;
+	}
 	if (ew->len && ew->shared) {
 		owners->shared_bytes += ew->len;
 		for (i = 0; i < ew->nr_roots; i++)
@@ -115,6 +287,8 @@ static void extent_done(struct extent_walk *ew, struct btrfs_bg_owners *owners)
 			owners->shared_leaf = true;
 	}
 	memset(ew, 0, sizeof(*ew));
+	ew->first_ref = refs->nr;
+	return 0;
 }
 
 /* The inline refs of a data EXTENT_ITEM (btrfs_extent_inline_ref_size()) */
@@ -151,21 +325,25 @@ static int inline_data_refs(const u8 *p, u32 size, struct extent_walk *ew,
 }
 
 static int one_item(const struct btrfs_tree_block *leaf, int slot, struct extent_walk *ew,
-		    struct owner_refs *refs, struct btrfs_bg_owners *owners)
+		    struct owner_refs *refs, struct share_check *sc)
 {
 	struct btrfs_key key;
 	const u8 *p;
 	u32 size;
+	int ret;
 
 	btrfs_item_key_to_cpu(leaf, slot, &key);
 	p = btrfs_item_ptr(leaf, slot, &size);
 	if (key.type == BTRFS_EXTENT_ITEM_KEY) {
-		extent_done(ew, owners);
+		ret = extent_done(sc, ew, refs);
+		if (ret)
+			return ret;
 		if (size < sizeof(struct btrfs_extent_item) ||
 		    !(btrfs_stack_extent_flags((const void *)p) & BTRFS_EXTENT_FLAG_DATA))
 			return 0;
 		ew->bytenr = key.objectid;
 		ew->len = key.offset;
+		ew->generation = btrfs_stack_extent_generation((const void *)p);
 		return inline_data_refs(p, size, ew, refs);
 	}
 	if (key.objectid != ew->bytenr || !ew->len)
@@ -185,6 +363,7 @@ static int one_item(const struct btrfs_tree_block *leaf, int slot, struct extent
 static int collect_refs(struct btrfs_fs_info *fs_info, u64 start, u64 end,
 			struct owner_refs *refs, struct btrfs_bg_owners *owners)
 {
+	struct share_check sc = { .fs_info = fs_info, .owners = owners };
 	struct btrfs_error err = { 0 };
 	struct btrfs_path path = { .err = &err };
 	struct btrfs_key key = { .objectid = start };
@@ -204,13 +383,15 @@ static int collect_refs(struct btrfs_fs_info *fs_info, u64 start, u64 end,
 			ret = 1;
 			break;
 		}
-		ret = one_item(path.nodes[0], path.slots[0], &ew, refs, owners);
+		ret = one_item(path.nodes[0], path.slots[0], &ew, refs, &sc);
 		if (ret)
 			break;
 		path.slots[0]++;
 	}
-	extent_done(&ew, owners);
+	if (ret >= 0)
+		ret = extent_done(&sc, &ew, refs);
 	btrfs_release_path(&path);
+	u64_index_free(&sc.blocks);
 	return ret < 0 ? ret : 0;
 }
 

@@ -30,7 +30,7 @@ struct btrfs_bg_owners {
 	u32 nr_top;
 	u64 nr_files;			/* distinct (subvolume, inode) pairs */
 	u64 shared_bytes;		/* extents a second subvolume or a shared leaf
-					   (a snapshot) refers to as well */
+					   (a snapshot, COWed since or not) refers to as well */
 	/* the subvolumes whose direct refs hold those extents, the first three */
 	u64 shared_subvols[BTRFS_BG_OWNERS_SHOWN];
 	char shared_paths[BTRFS_BG_OWNERS_SHOWN][BTRFS_OWNER_PATH_MAX];	/* "" top level */

@@ -75,8 +75,8 @@ static u64 block_header_flags(const struct btrfs_tree_block *eb)
  * it.  Only a subvolume's commit root can be the root node here: the
  * image is a committed state.
  */
-static bool block_can_be_shared(const struct btrfs_subvol *sv,
-				const struct btrfs_tree_block *buf, bool is_root_node)
+bool btrfs_block_can_be_shared(const struct btrfs_subvol *sv,
+			       const struct btrfs_tree_block *buf, bool is_root_node)
 {
 	if (is_root_node)
 		return false;
@@ -101,7 +101,7 @@ static int update_ref_for_cow(struct btrfs_cow_sim *cs, const struct btrfs_subvo
 	u64 refs = 1, flags = 0;
 	int ret;
 
-	if (block_can_be_shared(sv, buf, is_root_node)) {
+	if (btrfs_block_can_be_shared(sv, buf, is_root_node)) {
 		ret = btrfs_lookup_extent_info(cs, buf, &refs, &flags);
 		if (ret)
 			return ret;

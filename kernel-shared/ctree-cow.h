@@ -11,6 +11,9 @@
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/extent-tree.h"
 
+/* btrfs_block_can_be_shared(): false for a block no snapshot can hold */
+bool btrfs_block_can_be_shared(const struct btrfs_subvol *sv,
+			       const struct btrfs_tree_block *buf, bool is_root_node);
 int btrfs_cow_block(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 		    const struct btrfs_tree_block *buf, bool is_root_node);
 /* split_leaf()'s pushes (and split) for an insert of @data_size bytes at the path */

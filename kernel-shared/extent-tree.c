@@ -68,9 +68,13 @@ void btrfs_cow_sim_release(struct btrfs_cow_sim *cs)
 		(unsigned long long)(bytenr), (unsigned long long)(leaf)->start, \
 		(slot), ##__VA_ARGS__)
 
-/* The image's extent item of @bytenr: 0, 1 if there is none, <0 */
-static int read_block_extent_item(struct btrfs_fs_info *fs_info, u64 bytenr,
-				  int level, u64 *refs, u64 *flags)
+/*
+ * The image's extent item of tree block @bytenr (the extent tree's half of
+ * btrfs_lookup_extent_info(), no delayed refs): 0, 1 if there is none, <0.
+ * Reads are counted for @purpose.
+ */
+int btrfs_read_block_extent_item(struct btrfs_fs_info *fs_info, u64 bytenr, int level,
+				 u64 *refs, u64 *flags, unsigned int purpose)
 {
 	bool skinny = btrfs_fs_incompat(fs_info, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA);
 	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, fs_info->nodesize };
@@ -89,8 +93,7 @@ static int read_block_extent_item(struct btrfs_fs_info *fs_info, u64 bytenr,
 			key.type = BTRFS_EXTENT_ITEM_KEY;
 			key.offset = fs_info->nodesize;
 		}
-		ret = btrfs_search_slot(fs_info, &fs_info->extent_root, &key, &path,
-					BTRFS_IO_OTHER);
+		ret = btrfs_search_slot(fs_info, &fs_info->extent_root, &key, &path, purpose);
 		if (ret < 0)
 			break;
 		if (ret == 1 || path.slots[0] >= (int)path.nodes[0]->nritems) {
@@ -137,7 +140,8 @@ int btrfs_lookup_extent_info(struct btrfs_cow_sim *cs,
 
 	*refs = 0;
 	*flags = 0;
-	ret = read_block_extent_item(cs->fs_info, eb->start, eb->level, refs, flags);
+	ret = btrfs_read_block_extent_item(cs->fs_info, eb->start, eb->level, refs, flags,
+					   BTRFS_IO_OTHER);
 	if (ret < 0)
 		return ret;
 	total = (int64_t)*refs;

@@ -73,6 +73,8 @@ struct btrfs_cow_sim {
 void btrfs_cow_sim_init(struct btrfs_cow_sim *cs, struct btrfs_fs_info *fs_info,
 			struct btrfs_delayed_refs_sim *refs);
 void btrfs_cow_sim_release(struct btrfs_cow_sim *cs);
+int btrfs_read_block_extent_item(struct btrfs_fs_info *fs_info, u64 bytenr, int level,
+				 u64 *refs, u64 *flags, unsigned int purpose);
 int btrfs_lookup_extent_info(struct btrfs_cow_sim *cs,
 			     const struct btrfs_tree_block *eb, u64 *refs,
 			     u64 *flags);

@@ -22,6 +22,7 @@ enum btrfs_io_purpose {
 	BTRFS_IO_BG_SEARCH,
 	BTRFS_IO_DEV_TREE,
 	BTRFS_IO_OTHER,
+	BTRFS_IO_BACKREF,		/* the shared-leaf walk of backref.c */
 };
 
 struct btrfs_mount_estimate;
