@@ -15,6 +15,14 @@
  *   zoned_overcommit             never in 6.0-6.1, unless active zones in
  *                                6.2-6.5, always before 6.0 and from 6.6
  *
+ * and btrfs_alloc_model(), the chunk allocator's variants of section 21.5:
+ *
+ *   space_info_chunk_size, stripe_size_1g_cap   v6.0
+ *   system chunk at most 32 MiB from v6.0, 2 * 32 MiB before
+ *   data chunk at most 10 GiB, system stripe 32 MiB      always
+ *   size_classes                                          v6.3
+ *   size_class_reset                                      6.18 (the 6.18.y referee)
+ *
  * Each row was written from that text, not from the code.
  */
 #include <stdio.h>
@@ -65,6 +73,48 @@ static const struct flags_row rows[] = {
 	{ 6, 18, 0,     true,  true,  true,  true,  true,  true,  90, true,  ALWAYS },
 };
 
+struct alloc_row {
+	u32 a, b, c;
+	bool space_info_chunk_size;
+	bool stripe_1g_cap;
+	u64 system_max_chunk;
+	bool size_classes;
+	bool size_class_reset;
+};
+
+#define MiB	(1ULL << 20)
+
+static const struct alloc_row alloc_rows[] = {
+	{ 5, 12, 0,   false, false, 64 * MiB, false, false },
+	{ 5, 19, 255, false, false, 64 * MiB, false, false },
+	{ 6, 0, 0,    true,  true,  32 * MiB, false, false },
+	{ 6, 2, 255,  true,  true,  32 * MiB, false, false },
+	{ 6, 3, 0,    true,  true,  32 * MiB, true,  false },
+	{ 6, 17, 255, true,  true,  32 * MiB, true,  false },
+	{ 6, 18, 0,   true,  true,  32 * MiB, true,  true },
+};
+
+static void check_alloc_rows(void)
+{
+	char what[64];
+	u32 i;
+
+	for (i = 0; i < sizeof(alloc_rows) / sizeof(alloc_rows[0]); i++) {
+		const struct alloc_row *r = &alloc_rows[i];
+		struct btrfs_alloc_model m;
+
+		btrfs_alloc_model(KERNEL_VERSION(r->a, r->b, r->c), &m);
+		snprintf(what, sizeof(what), "%u.%u.%u allocator", r->a, r->b, r->c);
+		check_u64(what, m.space_info_chunk_size, r->space_info_chunk_size);
+		check_u64(what, m.stripe_size_1g_cap, r->stripe_1g_cap);
+		check_u64(what, m.system_max_chunk_size, r->system_max_chunk);
+		check_u64(what, m.data_max_chunk_size, 10ULL << 30);
+		check_u64(what, m.system_max_stripe_size, 32 * MiB);
+		check_u64(what, m.size_classes, r->size_classes);
+		check_u64(what, m.size_class_reset, r->size_class_reset);
+	}
+}
+
 static void check_flag(u32 i, const char *name, u64 got, u64 want)
 {
 	char what[64];
@@ -94,5 +144,6 @@ int main(void)
 		check_flag(i, "preempt majority G", m.preempt_majority_global, r->majority_global);
 		check_flag(i, "zoned over-commit", m.zoned_overcommit, r->zoned);
 	}
+	check_alloc_rows();
 	return unit_failures ? 1 : 0;
 }
