@@ -19,7 +19,16 @@
  * worked from the formula text by a python check (not by this code): both
  * floors, trees missing, each side of the floor and of the cap, and a sum
  * at the top of u64.
+ *
+ * A second table takes the reserve per kernel from the image's fields
+ * (btrfs_calc_global_rsv_for_kernel()), by section 2: before v5.17 the
+ * free space tree counts neither in the sum nor in the roots, and its
+ * delayed refs are not doubled; the unlink floor from v6.4 and in 6.1.112
+ * up to 6.2.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include "tests/unit/kernel-model.h"
 #include "tests/unit/unit-test.h"
 #include "kernel-shared/block-rsv.h"
 
@@ -96,6 +105,66 @@ static const struct rsv_row rows[] = {
 	  TOP - 32768, 16384, 16384, 0, 0, CAP },
 };
 
+struct kernel_row {
+	const char *kernel;
+	u32 nodesize;
+	bool bgt;
+	u64 size;		/* worked from the text */
+};
+
+/* every tree root one node, the free space tree on */
+static const struct kernel_row kernel_rows[] = {
+	{ "5.12", 16384, false, 3407872 },	/* insert(3 + 10) */
+	{ "5.15", 16384, false, 3407872 },
+	{ "5.16.255", 16384, false, 3407872 },
+	{ "5.17", 16384, false, 3670016 },	/* insert(4 + 10) */
+	{ "6.1", 16384, false, 3670016 },
+	{ "6.1.111", 16384, false, 3670016 },
+	{ "6.1.112", 16384, false, 5767168 },	/* insert(4 + 6) + 2 * insert(6) */
+	{ "6.2", 16384, false, 3670016 },
+	{ "6.3.255", 16384, false, 3670016 },
+	{ "6.4", 16384, false, 5767168 },
+	{ "6.18", 16384, false, 5767168 },
+	{ "5.15", 4096, false, 851968 },
+	{ "6.18", 4096, false, 1441792 },
+	{ "5.17", 65536, false, 14680064 },
+	{ "6.3", 16384, true, 3932160 },	/* insert(5 + 10) */
+	{ "6.18", 16384, true, 6029312 },	/* insert(5 + 6) + 2 * insert(6) */
+};
+
+static void test_per_kernel(void)
+{
+	struct btrfs_fs_info *fs_info = calloc(1, sizeof(*fs_info));
+	char what[64];
+	u32 i;
+
+	if (!fs_info) {
+		check(0, "calloc");
+		return;
+	}
+	for (i = 0; i < sizeof(kernel_rows) / sizeof(kernel_rows[0]); i++) {
+		const struct kernel_row *r = &kernel_rows[i];
+		struct btrfs_kernel_model m = unit_kernel_model(r->kernel);
+		struct btrfs_global_rsv_inputs in;
+		struct btrfs_global_rsv_calc c;
+
+		fs_info->nodesize = r->nodesize;
+		fs_info->compat_ro = BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE;
+		fs_info->extent_root = (struct btrfs_root_ref) { .bytes_used = r->nodesize,
+								 .found = true };
+		fs_info->csum_root = fs_info->extent_root;
+		fs_info->free_space_root = fs_info->extent_root;
+		fs_info->block_group_root.found = r->bgt;
+		fs_info->block_group_root.bytes_used = r->bgt ? r->nodesize : 0;
+		btrfs_calc_global_rsv_for_kernel(fs_info, &m, &in, &c);
+		snprintf(what, sizeof(what), "kernel %s, %u%s", r->kernel, r->nodesize,
+			 r->bgt ? ", BGT" : "");
+		check_u64(what, c.size, r->size);
+		check_u64(what, btrfs_global_rsv_after_mount(fs_info, &m), r->size);
+	}
+	free(fs_info);
+}
+
 int main(void)
 {
 	u32 i;
@@ -115,5 +184,6 @@ int main(void)
 		btrfs_calc_global_rsv(&in, r->floor, &c);
 		check_u64(r->what, c.size, r->size);
 	}
+	test_per_kernel();
 	return unit_failures ? 1 : 0;
 }
