@@ -26,6 +26,7 @@
  * Each row was written from that text, not from the code.
  */
 #include <stdio.h>
+#include "tests/unit/kernel-model.h"
 #include "tests/unit/unit-test.h"
 #include "kernel-shared/kernel-version.h"
 
@@ -34,7 +35,7 @@
 #define UNLESS	ZONED_OVERCOMMIT_UNLESS_ACTIVE_ZONES
 
 struct flags_row {
-	u32 a, b, c;
+	const char *kernel;
 	bool unlink_floor;
 	bool fst_accounting;
 	bool csum_metadata_size;
@@ -47,34 +48,34 @@ struct flags_row {
 };
 
 static const struct flags_row rows[] = {
-	/*              floor  fst    csum   trans  oc     terms  %   major  zoned */
-	{ 5, 12, 0,     false, false, false, false, false, false, 98, false, ALWAYS },
-	{ 5, 13, 255,   false, false, false, false, false, false, 98, false, ALWAYS },
-	{ 5, 14, 0,     false, false, false, false, false, true,  98, false, ALWAYS },
-	{ 5, 14, 255,   false, false, false, false, false, true,  98, false, ALWAYS },
-	{ 5, 15, 0,     false, false, false, false, false, true,  90, true,  ALWAYS },
-	{ 5, 16, 255,   false, false, false, false, false, true,  90, true,  ALWAYS },
-	{ 5, 17, 0,     false, true,  false, false, false, true,  90, true,  ALWAYS },
-	{ 5, 19, 255,   false, true,  false, false, false, true,  90, true,  ALWAYS },
-	{ 6, 0, 0,      false, true,  false, false, false, true,  90, true,  NEVER },
-	{ 6, 1, 0,      false, true,  false, false, false, true,  90, true,  NEVER },
-	{ 6, 1, 111,    false, true,  false, false, false, true,  90, true,  NEVER },
-	{ 6, 1, 112,    true,  true,  false, false, false, true,  90, true,  NEVER },
-	{ 6, 1, 255,    true,  true,  false, false, false, true,  90, true,  NEVER },
-	{ 6, 2, 0,      false, true,  false, false, false, true,  90, true,  UNLESS },
-	{ 6, 3, 255,    false, true,  false, false, false, true,  90, true,  UNLESS },
-	{ 6, 4, 0,      true,  true,  false, false, false, true,  90, true,  UNLESS },
-	{ 6, 5, 255,    true,  true,  false, false, false, true,  90, true,  UNLESS },
-	{ 6, 6, 0,      true,  true,  false, false, false, true,  90, true,  ALWAYS },
-	{ 6, 6, 255,    true,  true,  false, false, false, true,  90, true,  ALWAYS },
-	{ 6, 7, 0,      true,  true,  true,  true,  false, true,  90, true,  ALWAYS },
-	{ 6, 8, 255,    true,  true,  true,  true,  false, true,  90, true,  ALWAYS },
-	{ 6, 9, 0,      true,  true,  true,  true,  true,  true,  90, true,  ALWAYS },
-	{ 6, 18, 0,     true,  true,  true,  true,  true,  true,  90, true,  ALWAYS },
+	/*            floor  fst    csum   trans  oc     terms  %   major  zoned */
+	{ "5.12.0",   false, false, false, false, false, false, 98, false, ALWAYS },
+	{ "5.13.255", false, false, false, false, false, false, 98, false, ALWAYS },
+	{ "5.14.0",   false, false, false, false, false, true,  98, false, ALWAYS },
+	{ "5.14.255", false, false, false, false, false, true,  98, false, ALWAYS },
+	{ "5.15.0",   false, false, false, false, false, true,  90, true,  ALWAYS },
+	{ "5.16.255", false, false, false, false, false, true,  90, true,  ALWAYS },
+	{ "5.17.0",   false, true,  false, false, false, true,  90, true,  ALWAYS },
+	{ "5.19.255", false, true,  false, false, false, true,  90, true,  ALWAYS },
+	{ "6.0.0",    false, true,  false, false, false, true,  90, true,  NEVER },
+	{ "6.1.0",    false, true,  false, false, false, true,  90, true,  NEVER },
+	{ "6.1.111",  false, true,  false, false, false, true,  90, true,  NEVER },
+	{ "6.1.112",  true,  true,  false, false, false, true,  90, true,  NEVER },
+	{ "6.1.255",  true,  true,  false, false, false, true,  90, true,  NEVER },
+	{ "6.2.0",    false, true,  false, false, false, true,  90, true,  UNLESS },
+	{ "6.3.255",  false, true,  false, false, false, true,  90, true,  UNLESS },
+	{ "6.4.0",    true,  true,  false, false, false, true,  90, true,  UNLESS },
+	{ "6.5.255",  true,  true,  false, false, false, true,  90, true,  UNLESS },
+	{ "6.6.0",    true,  true,  false, false, false, true,  90, true,  ALWAYS },
+	{ "6.6.255",  true,  true,  false, false, false, true,  90, true,  ALWAYS },
+	{ "6.7.0",    true,  true,  true,  true,  false, true,  90, true,  ALWAYS },
+	{ "6.8.255",  true,  true,  true,  true,  false, true,  90, true,  ALWAYS },
+	{ "6.9.0",    true,  true,  true,  true,  true,  true,  90, true,  ALWAYS },
+	{ "6.18.0",   true,  true,  true,  true,  true,  true,  90, true,  ALWAYS },
 };
 
 struct alloc_row {
-	u32 a, b, c;
+	const char *kernel;
 	bool space_info_chunk_size;
 	bool stripe_1g_cap;
 	u64 system_max_chunk;
@@ -85,13 +86,13 @@ struct alloc_row {
 #define MiB	(1ULL << 20)
 
 static const struct alloc_row alloc_rows[] = {
-	{ 5, 12, 0,   false, false, 64 * MiB, false, false },
-	{ 5, 19, 255, false, false, 64 * MiB, false, false },
-	{ 6, 0, 0,    true,  true,  32 * MiB, false, false },
-	{ 6, 2, 255,  true,  true,  32 * MiB, false, false },
-	{ 6, 3, 0,    true,  true,  32 * MiB, true,  false },
-	{ 6, 17, 255, true,  true,  32 * MiB, true,  false },
-	{ 6, 18, 0,   true,  true,  32 * MiB, true,  true },
+	{ "5.12.0",   false, false, 64 * MiB, false, false },
+	{ "5.19.255", false, false, 64 * MiB, false, false },
+	{ "6.0.0",    true,  true,  32 * MiB, false, false },
+	{ "6.2.255",  true,  true,  32 * MiB, false, false },
+	{ "6.3.0",    true,  true,  32 * MiB, true,  false },
+	{ "6.17.255", true,  true,  32 * MiB, true,  false },
+	{ "6.18.0",   true,  true,  32 * MiB, true,  true },
 };
 
 static void check_alloc_rows(void)
@@ -103,8 +104,8 @@ static void check_alloc_rows(void)
 		const struct alloc_row *r = &alloc_rows[i];
 		struct btrfs_alloc_model m;
 
-		btrfs_alloc_model(KERNEL_VERSION(r->a, r->b, r->c), &m);
-		snprintf(what, sizeof(what), "%u.%u.%u allocator", r->a, r->b, r->c);
+		btrfs_alloc_model(unit_kernel_model(r->kernel).version, &m);
+		snprintf(what, sizeof(what), "%s allocator", r->kernel);
 		check_u64(what, m.space_info_chunk_size, r->space_info_chunk_size);
 		check_u64(what, m.stripe_size_1g_cap, r->stripe_1g_cap);
 		check_u64(what, m.system_max_chunk_size, r->system_max_chunk);
@@ -119,7 +120,7 @@ static void check_flag(u32 i, const char *name, u64 got, u64 want)
 {
 	char what[64];
 
-	snprintf(what, sizeof(what), "%u.%u.%u %s", rows[i].a, rows[i].b, rows[i].c, name);
+	snprintf(what, sizeof(what), "%s %s", rows[i].kernel, name);
 	check_u64(what, got, want);
 }
 
@@ -129,9 +130,8 @@ int main(void)
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct flags_row *r = &rows[i];
-		struct btrfs_kernel_model m;
+		struct btrfs_kernel_model m = unit_kernel_model(r->kernel);
 
-		btrfs_kernel_model(KERNEL_VERSION(r->a, r->b, r->c), &m);
 		check_flag(i, "unlink floor", m.global_rsv_unlink_floor, r->unlink_floor);
 		check_flag(i, "FST accounting", m.free_space_tree_accounting, r->fst_accounting);
 		check_flag(i, "csum deletion by leaf", m.csum_delete_metadata_size,
