@@ -1425,6 +1425,12 @@ static int reserve_data(struct reloc *rc, u64 flags, u64 bytes)
  */
 static int reserve_metadata(struct reloc *rc, u64 num_bytes);
 
+/* prepare_to_relocate()'s block reserve: nodesize * RELOCATION_RESERVED_NODES */
+u64 btrfs_reloc_block_rsv_size(u32 nodesize)
+{
+	return (u64)nodesize * RELOCATION_RESERVED_NODES;
+}
+
 /*
  * Data: each extent of a cluster is preallocated by
  * __btrfs_prealloc_file_range(), in a transaction of its own,
@@ -1437,13 +1443,17 @@ static int reserve_metadata(struct reloc *rc, u64 num_bytes);
  * bytes_may_use was 9961472 (the global reserve and the 4 MiB); the
  * model without it moved the group.
  */
+u64 btrfs_reloc_prealloc_size(const struct btrfs_fs_info *fs_info,
+			      const struct btrfs_kernel_model *model)
+{
+	return btrfs_reloc_block_rsv_size(fs_info->nodesize) +
+	       btrfs_calc_start_trans_size(fs_info, model, PREALLOC_ITEMS);
+}
+
 static int reserve_prealloc(struct reloc *rc)
 {
-	const struct btrfs_fs_info *fs_info = rc->fs_info;
-
-	return reserve_metadata(rc, (u64)fs_info->nodesize * RELOCATION_RESERVED_NODES +
-				btrfs_calc_start_trans_size(fs_info, &rc->report->reserve.model,
-							    PREALLOC_ITEMS));
+	return reserve_metadata(rc, btrfs_reloc_prealloc_size(rc->fs_info,
+							      &rc->report->reserve.model));
 }
 
 static int move_data(struct reloc *rc, u32 s, u64 flags)
@@ -1492,7 +1502,7 @@ static int move_data(struct reloc *rc, u32 s, u64 flags)
  */
 static int move_tree_blocks(struct reloc *rc, u32 s, u64 flags)
 {
-	u64 rsv = (u64)rc->fs_info->nodesize * RELOCATION_RESERVED_NODES;
+	u64 rsv = btrfs_reloc_block_rsv_size(rc->fs_info->nodesize);
 	u32 i;
 	int ret = 0;
 
@@ -1928,7 +1938,7 @@ static int relocate_one(struct reloc *rc, u32 b, u64 flags)
 	ret = commit_removed(rc);
 	if (ret)
 		return ret;
-	ret = reserve_metadata(rc, (u64)rc->fs_info->nodesize * RELOCATION_RESERVED_NODES);
+	ret = reserve_metadata(rc, btrfs_reloc_block_rsv_size(rc->fs_info->nodesize));
 	if (ret)
 		goto fail;
 	if (rc->bgs[b].flags & BTRFS_BLOCK_GROUP_DATA) {

@@ -11,6 +11,7 @@
 
 struct space_report;
 struct forecast_options;
+struct btrfs_kernel_model;
 
 /* One block group after the operation (removed ones left out) */
 struct btrfs_reloc_bg_after {
@@ -62,6 +63,16 @@ struct btrfs_reloc_result {
 };
 
 void btrfs_free_reloc_result(struct btrfs_reloc_result *res);
+
+/*
+ * The metadata relocation holds: the block reserve prepare_to_relocate()
+ * fills (nodesize * RELOCATION_RESERVED_NODES), and beside it, for each
+ * data extent preallocated, btrfs_start_transaction(data_reloc_root, 3)
+ * of __btrfs_prealloc_file_range().  Formulas.md 21.8.
+ */
+u64 btrfs_reloc_block_rsv_size(u32 nodesize);
+u64 btrfs_reloc_prealloc_size(const struct btrfs_fs_info *fs_info,
+			      const struct btrfs_kernel_model *model);
 
 /*
  * __btrfs_balance() with @opts' filters (bal_data, bal_meta, force):

@@ -420,9 +420,20 @@ u32 btrfs_calc_reclaim_threshold(const struct btrfs_space_info *sinfo,
 
 /*
  * calc_pct_ratio(want, target): the dynamic threshold whenever the space
- * info's unused bytes are at least a data chunk
+ * info's unused bytes are at least a data chunk.  When 100 * want does not
+ * fit in u64 the kernel keeps the wrapped product (check_mul_overflow())
+ * and drops 10 bits of it and of the target before dividing again; its
+ * callers keep want <= target, far below that.
  */
 u32 btrfs_dynamic_reclaim_pct(u64 want, u64 target)
 {
-	return target ? want * 100 / target : 0;
+	u64 product;
+
+	if (!target)
+		return 0;
+	while (__builtin_mul_overflow(want, 100, &product)) {
+		want = product >> 10;
+		target = max_t(u64, target >> 10, 1);
+	}
+	return product / target;
 }

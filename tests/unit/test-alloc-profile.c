@@ -11,8 +11,15 @@
  *       devs_min the writeable devices do not reach, the most redundant
  *       first: RAID1C4, RAID6, RAID1C3, RAID5, RAID10, RAID1, DUP, RAID0,
  *       else single.
+ *
+ * On a filesystem of mixed block groups the one MIXED space info holds
+ * them: a mixed group sets both avail_data_alloc_bits and
+ * avail_metadata_alloc_bits (set_avail_alloc_bits()), so data and
+ * metadata get the mixed groups' profile; a data conversion's target is
+ * DATA | target for either (get_restripe_target() tests DATA first).
  */
 #include <stdlib.h>
+#include <string.h>
 #include "tests/unit/unit-test.h"
 #include "kernel-shared/block-group.h"
 
@@ -53,6 +60,41 @@ static const struct profile_row rows[] = {
 	{ "system: a metadata conversion is not its", SYS, R1, 2, 0, SYS | R1 },
 };
 
+#define MIXED	(DATA | META)
+
+static const struct profile_row mixed_rows[] = {
+	{ "mixed single, asked as mixed", MIXED, SINGLE, 1, 0, MIXED },
+	{ "mixed single, asked as data", DATA, SINGLE, 1, 0, DATA },
+	{ "mixed DUP, asked as metadata", META, BTRFS_BLOCK_GROUP_DUP, 1, 0,
+	  META | BTRFS_BLOCK_GROUP_DUP },
+	{ "mixed DUP, asked as mixed", MIXED, BTRFS_BLOCK_GROUP_DUP, 1, 0,
+	  MIXED | BTRFS_BLOCK_GROUP_DUP },
+	{ "mixed RAID1, one device left: single", MIXED, R1, 1, 0, MIXED },
+	{ "mixed, converting to RAID1", MIXED, SINGLE, 2, R1, DATA | R1 },
+};
+
+/* A mixed filesystem: the MIXED and SYSTEM space infos, no DATA or METADATA */
+static void test_mixed(struct btrfs_fs_info *fs_info)
+{
+	u32 i;
+
+	for (i = 0; i < sizeof(mixed_rows) / sizeof(mixed_rows[0]); i++) {
+		const struct profile_row *r = &mixed_rows[i];
+
+		memset(fs_info, 0, sizeof(*fs_info));
+		fs_info->space_info[BTRFS_SPACE_MIXED] = (struct btrfs_space_info) {
+			.present = true, .flags = MIXED, .profile_bits = r->in_use,
+		};
+		fs_info->space_info[BTRFS_SPACE_SYSTEM] = (struct btrfs_space_info) {
+			.present = true, .flags = SYS, .profile_bits = SINGLE,
+		};
+		fs_info->rw_devices = r->rw_devices;
+		fs_info->balance_convert[BTRFS_SPACE_DATA] = r->convert;
+		fs_info->balance_convert[BTRFS_SPACE_METADATA] = r->convert;
+		check_u64(r->what, btrfs_get_alloc_profile(fs_info, r->type), r->profile);
+	}
+}
+
 int main(void)
 {
 	struct btrfs_fs_info *fs_info = calloc(1, sizeof(*fs_info));
@@ -84,6 +126,7 @@ int main(void)
 			fs_info->balance_convert[BTRFS_SPACE_METADATA] = BTRFS_BLOCK_GROUP_DUP;
 		check_u64(r->what, btrfs_get_alloc_profile(fs_info, r->type), r->profile);
 	}
+	test_mixed(fs_info);
 	free(fs_info);
 	return unit_failures ? 1 : 0;
 }

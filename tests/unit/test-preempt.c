@@ -210,9 +210,53 @@ static void test_avail(void)
 	}
 }
 
+/*
+ * Step 6 alone: ordered bytes as weighed (halved since 5.14), and whether
+ * they leave may_use weighed (ordered < delalloc) or the delayed reserves
+ */
+struct ordered_row {
+	const char *what;
+	const char *kernel;
+	u64 ordered;
+	u64 delalloc;
+	u64 weighed;		/* worked by hand */
+	bool may_use;
+};
+
+#define TOP	18446744073709551615ULL
+
+static const struct ordered_row ordered_rows[] = {
+	{ "step 6: nothing in flight", "6.18", 0, 0, 0, false },
+	{ "step 6: delalloc only", "6.18", 0, 1, 0, true },
+	{ "step 6: 3 ordered halved to 1, delalloc 1", "6.18", 3, 1, 1, false },
+	{ "step 6: 3 ordered halved to 1, delalloc 2", "6.18", 3, 2, 1, true },
+	{ "step 6: 5.14 halves", "5.14", 3, 2, 1, true },
+	{ "step 6: 5.12 does not", "5.12", 3, 2, 3, false },
+	{ "step 6: the top of u64, halved", "6.18", TOP, TOP, TOP >> 1, true },
+	{ "step 6: the top of u64, whole", "5.12", TOP, TOP, TOP, false },
+};
+
+static void test_ordered(void)
+{
+	u32 i;
+
+	for (i = 0; i < sizeof(ordered_rows) / sizeof(ordered_rows[0]); i++) {
+		const struct ordered_row *r = &ordered_rows[i];
+		struct btrfs_kernel_model m = unit_kernel_model(r->kernel);
+		struct btrfs_reserve_state st = base_state();
+
+		st.ordered_bytes = r->ordered;
+		st.delalloc_bytes = r->delalloc;
+		check_u64(r->what, btrfs_preempt_ordered(&st, &m), r->weighed);
+		check(btrfs_preempt_counts_may_use(&st, &m) == r->may_use, "%s: weighs %s",
+		      r->what, r->may_use ? "may_use" : "the delayed reserves");
+	}
+}
+
 int main(void)
 {
 	test_preempt();
 	test_avail();
+	test_ordered();
 	return unit_failures ? 1 : 0;
 }

@@ -272,8 +272,50 @@ static void test_armed(void)
 	free(fs_info);
 }
 
+/*
+ * calc_pct_ratio() alone, worked by a python check written from its text
+ * (6.11-6.18): 100 * want / target rounded down, 0 for a target of 0; when
+ * 100 * want overflows u64 the kernel keeps the wrapped product, drops 10
+ * bits of it and of the target (at least 1) and divides again.  Its
+ * callers keep want <= target <= 10 data chunks; the rows at the top of
+ * u64 pin the function itself.
+ */
+#define TOP	18446744073709551615ULL
+
+struct pct_row {
+	const char *what;
+	u64 want;
+	u64 target;
+	u32 pct;
+};
+
+static const struct pct_row pct_rows[] = {
+	{ "pct: target 0", 5, 0, 0 },
+	{ "pct: want 0", 0, 10 * GiB, 0 },
+	{ "pct: a third, rounded down", 1, 3, 33 },
+	{ "pct: two thirds, rounded down", 2, 3, 66 },
+	{ "pct: a byte under the target", 10 * GiB - 1, 10 * GiB, 99 },
+	{ "pct: at the target", 10 * GiB, 10 * GiB, 100 },
+	{ "pct: kernel test 056 at the sweep", 2231369726ULL, 3221225470ULL, 69 },
+	{ "pct: the largest product that fits", TOP / 100, TOP / 100, 100 },
+	{ "pct: the first product that wraps", TOP / 100 + 1, TOP / 100 + 1, 0 },
+	{ "pct: both at the top of u64", TOP, TOP, 100 },
+	{ "pct: half the top, the wrapped product", TOP / 2, TOP, 100 },
+};
+
+static void test_pct(void)
+{
+	u32 i;
+
+	for (i = 0; i < sizeof(pct_rows) / sizeof(pct_rows[0]); i++)
+		check_u64(pct_rows[i].what,
+			  btrfs_dynamic_reclaim_pct(pct_rows[i].want, pct_rows[i].target),
+			  pct_rows[i].pct);
+}
+
 int main(void)
 {
+	test_pct();
 	test_threshold();
 	test_plan();
 	test_armed();

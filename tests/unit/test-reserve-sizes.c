@@ -16,7 +16,8 @@
  *                              (v6.9-6.18, calc_effective_data_chunk_size())
  *   chunk_size at mount      data (and mixed) 10 GiB, system 32 MiB, metadata
  *                              1 GiB above 50 GiB writeable, else 256 MiB
- *                              (calc_chunk_size(), non-zoned, 6.0-6.18)
+ *                              (calc_chunk_size(), non-zoned, 6.0-6.18);
+ *                              with rows of truth images as 6.18's sysfs showed them
  *
  * The rows sit on each side of every bound: a sector less and more, a
  * leaf's worth of csums and one more, 10 % of the writeable bytes just
@@ -175,6 +176,20 @@ static const struct space_chunk_row space_chunk_rows[] = {
 	{ "metadata, 50 GiB + 1", 50 * GiB + 1, BTRFS_BLOCK_GROUP_METADATA, GiB },
 	{ "metadata DUP, 1 GiB", GiB, BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DUP,
 	  256 * MiB },
+	{ "metadata, nothing writeable", 0, BTRFS_BLOCK_GROUP_METADATA, 256 * MiB },
+	{ "metadata, the top of u64", 18446744073709551615ULL, BTRFS_BLOCK_GROUP_METADATA, GiB },
+	/*
+	 * truth images: allocation/TYPE/chunk_size as sysfs showed it after a
+	 * 6.18 mount, total_rw_bytes the devices' DEV_ITEM total_bytes summed
+	 */
+	{ "truth size-1t: metadata", 1024 * GiB, BTRFS_BLOCK_GROUP_METADATA, GiB },
+	{ "truth size-10g: metadata", 10 * GiB, BTRFS_BLOCK_GROUP_METADATA, 256 * MiB },
+	{ "truth raid10-4dev: metadata RAID10, 4 GiB", 4 * GiB,
+	  BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_RAID10, 256 * MiB },
+	{ "truth size-256m: data", 256 * MiB, BTRFS_BLOCK_GROUP_DATA, 10 * GiB },
+	{ "truth mixed-256m: mixed", 256 * MiB,
+	  BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA, 10 * GiB },
+	{ "truth mixed-256m: system", 256 * MiB, BTRFS_BLOCK_GROUP_SYSTEM, 32 * MiB },
 };
 
 static void test_space_chunk_size(void)
