@@ -848,6 +848,9 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 	fmt_u64(fctx, "commit_interval", "Cleaner woken every (s, commit=)", fc->commit_interval);
 	fmt_bool(fctx, "cleaner_committed", "Fills start after the deletions commit",
 		 !fc->cleaner_uncommitted);
+	if (fc->has_tree_block_bg)
+		fmt_u64(fctx, "tree_block_group", "Empty, kept: the cleaner's tree blocks go to",
+			fc->tree_block_bg);
 	fmt_group_end(fctx);
 	fmt_array_start(fctx, "unused_block_groups", "Deleted by the cleaner after mount");
 	for (i = 0; i < fc->nr_unused_bgs; i++) {
