@@ -54,11 +54,17 @@ make_case()
 	detach "$dev"
 }
 
-# events NAME [TASK]: the block group starts of event NAME for this
-# filesystem (only those of TASK: mount, the groups it found empty)
+# events NAME [first]: the block group starts of event NAME for this
+# filesystem; first: only those before the cleaner's first decision (the
+# mount's: the groups it found empty; its task name may show as <...>)
 events()
 {
-	grep "$fsid" "$dir/trace" | grep " $1: " | grep -E "^ *${2:-.*}-[0-9]+ " |
+	grep "$fsid" "$dir/trace" |
+		if [ "$2" = first ]; then
+			sed '/ btrfs_\(remove_block_group\|skip_unused_block_group\): /,$d'
+		else
+			cat
+		fi | grep " $1: " |
 		sed -n 's/.* bg bytenr=\([0-9]*\) .*/\1/p' | sort -n | tr '\n' ' '
 }
 
@@ -104,7 +110,7 @@ check_case()
 	cat "$inst/trace" > "$dir/trace"
 	removed=$(events btrfs_remove_block_group)
 	skipped=$(events btrfs_skip_unused_block_group)
-	found=$(events btrfs_add_unused_block_group mount)
+	found=$(events btrfs_add_unused_block_group first)
 	removed=$(among "$removed" "$found")
 	later=$(events btrfs_remove_block_group)
 	later=$(for w in $later; do grep -qw "$w" <<< "$found" || echo -n "$w "; done)
