@@ -702,7 +702,18 @@ static void reclaim_outlook(const struct fmt_ctx *fctx, const struct btrfs_recla
 {
 	char size[64];
 
-	if (p->arm_bytes && p->armed_pct) {
+	if (p->arm_bytes && p->armed_pct && p->sweeps) {
+		char which[160] = "any block group the frees take below it";
+
+		if (p->nr_sweep)
+			snprintf(which, sizeof(which), "%u block groups below it (%s), and any other once below",
+				 p->nr_sweep,
+				 pretty_size_mode(p->sweep_bytes, fctx->units, size, sizeof(size)));
+		snprintf(out, len, "nothing yet (threshold 0: less than a data chunk unused); a sweep waits for a data chunk freed and committed and then sees %u %%: the cleaner's %s then relocates %s (it stays 0 if those frees empty block groups the cleaner deletes)",
+			 p->armed_pct,
+			 btrfs_reclaim_when_name(p->urgent ? BTRFS_RECLAIM_FIRST_SWEEP :
+						 BTRFS_RECLAIM_SECOND_SWEEP), which);
+	} else if (p->arm_bytes && p->armed_pct) {
 		snprintf(out, len, "nothing yet (threshold 0: less than a data chunk unused); after %s more freed and committed it is %u %%: a free then taking one of %u block groups below it makes the kernel relocate that one",
 			 pretty_size_mode(p->arm_bytes, fctx->units, size, sizeof(size)),
 			 p->armed_pct, p->nr_on_free);
@@ -848,6 +859,9 @@ void print_forecast_section(struct fmt_ctx *fctx, const struct btrfs_forecast *f
 	fmt_u64(fctx, "commit_interval", "Cleaner woken every (s, commit=)", fc->commit_interval);
 	fmt_bool(fctx, "cleaner_committed", "Fills start after the deletions commit",
 		 !fc->cleaner_uncommitted);
+	if (fc->has_tree_block_bg)
+		fmt_u64(fctx, "tree_block_group", "Empty, kept: the cleaner's tree blocks go to",
+			fc->tree_block_bg);
 	fmt_group_end(fctx);
 	fmt_array_start(fctx, "unused_block_groups", "Deleted by the cleaner after mount");
 	for (i = 0; i < fc->nr_unused_bgs; i++) {

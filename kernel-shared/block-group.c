@@ -979,14 +979,19 @@ int btrfs_plan_reclaim(const struct btrfs_fs_info *fs_info, enum btrfs_space_ind
 							chunk_size, &plan->dyn_target,
 							&plan->dyn_want, &plan->unused);
 	/*
-	 * Dynamic, marked on free: while unused is below a chunk the threshold
-	 * is 0 and no free marks anything.  A free moves its bytes from used
-	 * to pinned, which counts as used: they count toward unused only once
-	 * unpinned, when the free's transaction commits.  Once arm_bytes are
-	 * so freed (net of allocations), the frees of a later transaction see
-	 * the threshold of the unallocated space as now: armed_pct.
+	 * Dynamic: while unused is below a chunk the threshold is 0 and no
+	 * free marks anything.  A free moves its bytes from used to pinned,
+	 * which counts as used: they count toward unused only once unpinned,
+	 * when the free's transaction commits.  Once arm_bytes are so freed
+	 * (net of allocations), the frees of a later transaction see the
+	 * threshold of the unallocated space as now: armed_pct.  A sweep
+	 * waits for periodic_reclaim_ready, a whole chunk freed net
+	 * (btrfs_space_info_update_reclaimable()), and runs in the cleaner
+	 * woken after the commit that unpinned it: it sees armed_pct too,
+	 * unless those frees emptied block groups the cleaner deleted first
+	 * (their length leaves total_bytes, and unused with it).
 	 */
-	if (knobs->dynamic_reclaim && !knobs->periodic_reclaim && plan->unused < chunk_size) {
+	if (knobs->dynamic_reclaim && plan->unused < chunk_size) {
 		plan->arm_bytes = chunk_size - plan->unused;
 		plan->armed_pct = btrfs_dynamic_reclaim_pct(plan->dyn_want, plan->dyn_target);
 	}

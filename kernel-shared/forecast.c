@@ -83,13 +83,48 @@ static u32 list_index(u64 flags)
  * length < btrfs_space_info_used(sinfo, true)).  Block groups are taken
  * in the order the mount marked them: by start.  Under discard=async
  * read_one_block_group() marks none (discard.c): they are counted as
- * empty and kept.  One pass, the list lengths counted first.
+ * empty and kept.  The metadata group the first deletion writes its tree
+ * blocks to is kept too (first_tree_block_bg()).  One pass, the list lengths
+ * counted first.
  */
+/*
+ * The block group that takes the tree blocks of the cleaner's first
+ * deletion (its transaction COWs the dev, extent, free space and root
+ * trees): btrfs_delete_unused_bgs() has made the group it deletes
+ * read-only (inc_block_group_ro()) before it starts the transaction, and
+ * find_free_extent() walks the metadata profile's list by start in its
+ * first loop (LOOP_CACHING_NOWAIT), where only cached groups have free
+ * space: read_one_block_group() cached the empty and the full ones, a
+ * partly used one only starts caching then.  So the first empty writable
+ * group of the list other than @deleted; the cluster then keeps later
+ * tree blocks there, and the cleaner skips it (reserved, then used).
+ * NULL when there is none (the blocks wait for a partly used group).
+ */
+static const struct btrfs_block_group *first_tree_block_bg(const struct btrfs_fs_info *fs_info,
+							   u64 deleted)
+{
+	u64 flags = btrfs_get_alloc_profile(fs_info, BTRFS_BLOCK_GROUP_METADATA);
+	u32 index = btrfs_bg_flags_to_raid_index(flags);
+	u32 i;
+
+	for (i = 0; i < fs_info->nr_block_groups; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		if (!(bg->flags & BTRFS_BLOCK_GROUP_METADATA) ||
+		    btrfs_bg_flags_to_raid_index(bg->flags) != index ||
+		    bg->used || bg->ro || bg->start == deleted)
+			continue;
+		return bg;
+	}
+	return NULL;
+}
+
 static int find_unused_bgs(const struct space_report *report, struct btrfs_forecast *fc)
 {
 	const struct btrfs_fs_info *fs_info = report->fs_info;
 	u64 total[BTRFS_NR_SPACE_INFOS] = { 0 };
 	u32 on_list[FORECAST_NR_LISTS] = { 0 };
+	const struct btrfs_block_group *kept;
 	u32 i;
 	int s;
 
@@ -111,6 +146,8 @@ static int find_unused_bgs(const struct space_report *report, struct btrfs_forec
 		/* live: the mount has already decided (it is past) */
 		if (report->live || !fc->cleaner_deletes || *list < 2)
 			continue;
+		if (fc->has_tree_block_bg && bg->start == fc->tree_block_bg)
+			continue;
 		for (s = 0; s < report->nr_space_infos; s++) {
 			const struct btrfs_space_info *si = &report->space_infos[s].info;
 
@@ -121,6 +158,10 @@ static int find_unused_bgs(const struct space_report *report, struct btrfs_forec
 				break;
 			total[s] -= bg->length;
 			(*list)--;
+			if (!fc->nr_unused_bgs && (kept = first_tree_block_bg(fs_info, bg->start))) {
+				fc->has_tree_block_bg = true;
+				fc->tree_block_bg = kept->start;
+			}
 			fc->unused_bgs[fc->nr_unused_bgs++] = bg->start;
 			break;
 		}

@@ -179,6 +179,8 @@ struct btrfs_forecast {
 	const struct btrfs_live *live;	/* live mode: the sysfs reclaim files read */
 	u64 *unused_bgs;		/* deleted by btrfs_delete_unused_bgs() after mount */
 	u32 nr_unused_bgs;
+	bool has_tree_block_bg;		/* an empty group kept: the first deletion's */
+	u64 tree_block_bg;		/* tree blocks went there (first_tree_block_bg()) */
 	/* data with metadata growing at the current ratio: an estimate */
 	bool mixed_estimate_present;
 	double metadata_ratio;		/* metadata used / data used */

@@ -2514,7 +2514,8 @@ out:
  * before it left it.  The fixed bg_reclaim_threshold does not move; the
  * dynamic one falls as each relocation gives a chunk back to unallocated
  * (btrfs_remove_chunk() adds its stripes to free_chunk_space at once) and
- * is 0 once the space info's unused bytes are below a chunk.  The reserved
+ * is 0 once the space info's unused bytes are below a chunk (a sweep
+ * planned to wait for arm_bytes freed sees them freed).  The reserved
  * and pinned bytes are taken as 0, as the checks above take them.
  */
 static u64 reclaim_thresh_now(const struct reloc *rc, const struct reloc_bg *bg,
@@ -2534,6 +2535,8 @@ static u64 reclaim_thresh_now(const struct reloc *rc, const struct reloc_bg *bg,
 	sinfo.total_bytes = st.total_bytes;
 	sinfo.bytes_used = st.bytes_used;
 	sinfo.bytes_readonly = st.bytes_readonly;
+	/* a sweep waiting to arm runs after arm_bytes freed: as the plan takes them */
+	sinfo.bytes_used -= p->arm_bytes < sinfo.bytes_used ? p->arm_bytes : sinfo.bytes_used;
 	pct = btrfs_calc_reclaim_threshold(&sinfo, &p->knobs, st.free_chunk_space,
 					   p->chunk_size, &target, &want, &unused);
 	return mult_perc(bg->length, pct);

@@ -581,12 +581,12 @@ static int try_meta_balance(const struct space_report *report, const struct spac
  * does not: btrfs_discard_cleanup() purges only the discard lists); the
  * forecast with that mount gives what the finding's type writes after.
  * Offline only: a live mount has decided.  Only where every group the
- * cleaner would delete is a data group: an empty metadata group is cached
- * at mount (read_one_block_group()) while the partly used ones are not,
- * so the mount's first tree blocks (LOOP_CACHING_NOWAIT) may land in it
- * before the cleaner runs, and it stays (6.18.44, two empty 112 MiB DUP
- * metadata groups: one deleted, the other took 64 KiB of tree blocks; the
- * forecast deleted both).  Kept when it lifts the type out of its finding.
+ * cleaner would delete is a data group: the forecast keeps the empty
+ * metadata group the cleaner's first tree blocks go to (forecast.c,
+ * first_tree_block_bg(); kernel test 086), but where empty metadata groups
+ * go, -musage=0 takes them all and is the better advice; it is tried only
+ * when this one is not enough.  Kept when it lifts the type out of its
+ * finding.
  */
 static int remedy_nodiscard(const struct space_report *report, struct space_summary *sum,
 			    int finding)

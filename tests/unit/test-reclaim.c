@@ -150,26 +150,46 @@ struct plan_row {
 	u64 sweep_bytes;
 	enum btrfs_reclaim_when when;
 	u64 sweep_order[4];		/* starts, in the kernel's order */
+	u64 bytes_used;			/* of the 20 GiB space info (0 unless said) */
 };
 
 static const struct plan_row plan_rows[] = {
 	/* at the threshold: one byte freed marks it; the full one 256 MiB + 1 */
 	{ "static 75, no sweeps", BTRFS_SPACE_DATA, STATIC(75), 5 * GiB,
-	  2, 1, 4, 0, 0, 0, 0, { 0 } },
+	  2, 1, 4, 0, 0, 0, 0, { 0 }, 0 },
 	{ "periodic, urgent", BTRFS_SPACE_DATA,
 	  { .bg_reclaim_threshold = 75, .periodic_reclaim = true }, GiB - 1,
 	  0, 0, 0, 2, 4, THRESH - 1 + 100 * MiB + 400 * MiB, BTRFS_RECLAIM_FIRST_SWEEP,
-	  { 7 * GiB, 8 * GiB, 9 * GiB, 3 * GiB } },
+	  { 7 * GiB, 8 * GiB, 9 * GiB, 3 * GiB }, 0 },
 	{ "periodic, one chunk unallocated", BTRFS_SPACE_DATA,
 	  { .bg_reclaim_threshold = 75, .periodic_reclaim = true }, GiB,
 	  0, 0, 0, 2, 4, THRESH - 1 + 100 * MiB + 400 * MiB, BTRFS_RECLAIM_SECOND_SWEEP,
-	  { 7 * GiB, 8 * GiB, 9 * GiB, 3 * GiB } },
+	  { 7 * GiB, 8 * GiB, 9 * GiB, 3 * GiB }, 0 },
 	{ "periodic, system never swept", BTRFS_SPACE_SYSTEM,
 	  { .bg_reclaim_threshold = 75, .periodic_reclaim = true }, 0,
-	  0, 0, 1, 0, 0, 0, 0, { 0 } },
+	  0, 0, 1, 0, 0, 0, 0, { 0 }, 0 },
 	{ "threshold 0", BTRFS_SPACE_DATA,
 	  { .bg_reclaim_threshold = 0, .periodic_reclaim = true }, 0,
-	  0, 0, 0, 0, 0, 0, 0, { 0 } },
+	  0, 0, 0, 0, 0, 0, 0, { 0 }, 0 },
+	/*
+	 * dynamic and periodic, 512 MiB unused (less than the 1 GiB chunk):
+	 * threshold 0 now, but the sweep waits for a chunk freed and sees
+	 * the armed threshold, 75 % with 2.5 GiB unallocated (main: none)
+	 */
+	{ "dynamic periodic, less than a chunk unused", BTRFS_SPACE_DATA,
+	  { .dynamic_reclaim = true, .periodic_reclaim = true }, 5 * GiB / 2,
+	  0, 0, 0, 2, 4, THRESH - 1 + 100 * MiB + 400 * MiB, BTRFS_RECLAIM_SECOND_SWEEP,
+	  { 7 * GiB, 8 * GiB, 9 * GiB, 3 * GiB }, 20 * GiB - 512 * MiB },
+	/* urgent: a byte under a chunk unallocated, 90 %: THRESH is below it */
+	{ "dynamic periodic, less than a chunk unused, urgent", BTRFS_SPACE_DATA,
+	  { .dynamic_reclaim = true, .periodic_reclaim = true }, GiB - 1,
+	  0, 0, 0, 1, 5, THRESH + THRESH - 1 + 100 * MiB + 400 * MiB, BTRFS_RECLAIM_FIRST_SWEEP,
+	  { 7 * GiB, 8 * GiB, 9 * GiB, 3 * GiB }, 20 * GiB - 512 * MiB },
+	/* a chunk unused: the threshold is in effect now, nothing to arm */
+	{ "dynamic periodic, a chunk unused", BTRFS_SPACE_DATA,
+	  { .dynamic_reclaim = true, .periodic_reclaim = true }, 5 * GiB / 2,
+	  0, 0, 0, 2, 4, THRESH - 1 + 100 * MiB + 400 * MiB, BTRFS_RECLAIM_SECOND_SWEEP,
+	  { 7 * GiB, 8 * GiB, 9 * GiB, 3 * GiB }, 19 * GiB },
 };
 
 static void test_plan(void)
@@ -185,7 +205,9 @@ static void test_plan(void)
 	fs_info->nr_block_groups = sizeof(groups) / sizeof(groups[0]);
 	for (i = 0; i < sizeof(plan_rows) / sizeof(plan_rows[0]); i++) {
 		const struct plan_row *r = &plan_rows[i];
-		struct btrfs_space_info s = { .present = true, .total_bytes = 20 * GiB };
+		struct btrfs_space_info s = {
+			.present = true, .total_bytes = 20 * GiB, .bytes_used = r->bytes_used,
+		};
 		struct btrfs_reclaim_plan p;
 
 		if (btrfs_plan_reclaim(fs_info, r->index, &s, r->free_chunk_space, GiB,
@@ -219,8 +241,9 @@ static void test_plan(void)
  * are freed and committed (unpinned); then, with 2.5 GiB unallocated
  * (want 7.5 of the 10 GiB target), 75 %: the block groups at or above it
  * (1 GiB at THRESH, 2 GiB full) are marked by a free of their
- * free_to_mark after that, the four below never.  With periodic reclaim,
- * or a chunk unused, nothing waits to arm.
+ * free_to_mark after that, the four below never.  With a chunk unused,
+ * nothing waits to arm; with periodic reclaim no free marks, and the sweep
+ * (after a chunk freed) sees 75 %.
  */
 static void test_armed(void)
 {
@@ -265,7 +288,9 @@ static void test_armed(void)
 	s.bytes_used = 20 * GiB - 512 * MiB;
 	if (!btrfs_plan_reclaim(fs_info, BTRFS_SPACE_DATA, &s, 5 * GiB / 2, GiB,
 				&dyn_periodic, &p)) {
-		check_u64("periodic: arm_bytes", p.arm_bytes, 0);
+		check_u64("periodic: threshold now", p.thresh_pct, 0);
+		check_u64("periodic: arm_bytes", p.arm_bytes, 512 * MiB);
+		check_u64("periodic: armed_pct, the sweep's", p.armed_pct, 75);
 		check_u64("periodic: on_free", p.nr_on_free, 0);
 		btrfs_free_reclaim_plan(&p);
 	}

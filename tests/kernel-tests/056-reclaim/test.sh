@@ -32,6 +32,10 @@
 # - armed: dynamic_reclaim, marked on free, with less than a data chunk
 #   unused: the threshold is 0 until arm_bytes are freed and committed;
 #   predicted from the image before the deletes; see armed_round.
+# - sweep armed: dynamic_reclaim and periodic_reclaim with less than a
+#   data chunk unused: the sweep sees the armed threshold; see
+#   sweep_armed_round.
+# ROUNDS="sweep-armed" runs only those (default: all).
 # In each, after the frees and a sync, the offline forecast of the image
 # (--reclaim-marked for the free-marked one, --full-at-mount for the data
 # block groups full at the mount that remain) gives the block groups
@@ -482,7 +486,76 @@ armed_round()
 	done_with
 }
 
+# sweep_armed_round N: dynamic_reclaim and periodic_reclaim, with less
+# than a data chunk unused after the fill: the threshold in effect is 0
+# (sysfs bg_reclaim_threshold), but a sweep waits for a data chunk freed
+# net (periodic_reclaim_ready) and runs after the commit that unpinned
+# it, so it sees armed_pct.  Main showed threshold 0 and no candidates.
+# The forecast of the image before any delete (plan-sweep-armed.py)
+# names armed_pct and when; A (a chunk or more, from three full block
+# groups, none emptied), synced: sysfs must read armed_pct.  Urgent (less
+# than a chunk unallocated, as on 3 GiB): the cleaner woken, the first
+# sweep relocates, compared with the offline forecast (wake_compare); not
+# urgent: the first sweep only sets reclaim_mark (nothing relocated) and
+# B, from three others, readies the second, compared likewise.
+sweep_armed_round()
+{
+	local what="sweep armed $1" i k same= pct when since got first
+
+	fresh_filled "sweeparmed$1"
+	echo 1 > "/sys/fs/btrfs/$uuid/allocation/data/dynamic_reclaim" &&
+	echo 1 > "/sys/fs/btrfs/$uuid/allocation/data/periodic_reclaim" ||
+		skip "cannot set dynamic_reclaim, periodic_reclaim (kernel before 6.11?)"
+	for i in $(seq 1 10); do
+		sync
+		run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$img" --mount-options nodiscard,commit=300 \
+			--dynamic-reclaim data --periodic-reclaim data > "$TEST_TMP/before.json" || exit
+		run_check_stdout "$BTRFS_SPACE" --format json forecast --list-chunks "$mnt" > "$TEST_TMP/live.json" || exit
+		k=$(jq -c '.forecast.reclaim.data | [.knobs_from, .unused, .arm_bytes, .armed_pct]' "$TEST_TMP/live.json")
+		[ "$(jq -c '.forecast.reclaim.data | ["sysfs", .unused, .arm_bytes, .armed_pct]' "$TEST_TMP/before.json")" = "$k" ] &&
+			same=yes && break
+		sleep 1
+	done
+	echo "$what: live forecast [knobs, unused, arm_bytes, armed_pct] $k"
+	[ -n "$same" ] || fail "$what: the image's forecast differs from the live one after 10 commits"
+	run_check_stdout "$BTRFS_SPACE" --format json block-groups --list-block-groups "$mnt" > "$TEST_TMP/bg.json" || exit
+	extents 1
+	python3 "$here/plan-sweep-armed.py" "$TEST_TMP/before.json" "$TEST_TMP/bg.json" "$TEST_TMP/extents.txt" \
+		> "$TEST_TMP/sweep.txt" || { cat "$TEST_TMP/sweep.txt"; fail "$what: prediction checks"; }
+	cat "$TEST_TMP/sweep.txt"
+	pct=$(sed -n 's/^armed_pct //p' "$TEST_TMP/sweep.txt")
+	when=$(sed -n 's/^when //p' "$TEST_TMP/sweep.txt")
+	k=$(cat "/sys/fs/btrfs/$uuid/allocation/data/bg_reclaim_threshold")
+	echo "$what: sysfs threshold before the deletes $k, predicted 0"
+	[ "$k" = 0 ] || fail "$what: sysfs threshold $k before the deletes, predicted 0"
+	sed -n 's/^delete_a /delete /p' "$TEST_TMP/sweep.txt" > "$TEST_TMP/plan.txt"
+	delete_predict "$TEST_TMP/plan.txt" --periodic-reclaim data --dynamic-reclaim data
+	k=$(cat "/sys/fs/btrfs/$uuid/allocation/data/bg_reclaim_threshold")
+	echo "$what: sysfs threshold after A (a chunk freed, committed) $k, predicted $pct"
+	[ "$k" = "$pct" ] || fail "$what: sysfs threshold $k after A, predicted $pct"
+	if [ "$when" = "second sweep" ]; then
+		since=$(awk '{ print $1 }' /proc/uptime)
+		btrfs filesystem sync "$mnt" || fail "btrfs filesystem sync"
+		sleep 5
+		sync
+		got=$(relocated "$since" "$loop")
+		echo "$what, first sweep: kernel relocated [${got% }], predicted []"
+		[ -z "$got" ] || fail "$what: the first sweep relocated [${got% }]"
+		sed -n 's/^delete_b /delete /p' "$TEST_TMP/sweep.txt" > "$TEST_TMP/plan.txt"
+		delete_predict "$TEST_TMP/plan.txt" --periodic-reclaim data --dynamic-reclaim data
+	fi
+	first=$(jq '.forecast.reclaim.data.sweep[0].start' "$TEST_TMP/after.json")
+	echo "$what: predicted $when of $(jq -c '[.forecast.reclaim.data.sweep[].start]' "$TEST_TMP/after.json")" \
+		"at $(jq '.forecast.reclaim.data.threshold_pct' "$TEST_TMP/after.json") %," \
+		"relocated $(jq -c '.forecast.reclaim.after.relocated' "$TEST_TMP/after.json")"
+	[ "$first" != null ] || fail "$what: no sweep candidate"
+	wake_compare "$what" "$first"
+	trace_report "$what"
+	done_with
+}
+
 for round in 1 2; do
+	case " ${ROUNDS:-all} " in *" all "*) ;; *) continue;; esac
 	free_round "$round"
 	free_round "$round" --empty
 	sweep_round "$round"
@@ -490,5 +563,9 @@ for round in 1 2; do
 	control_round "$round" uncached
 	control_round "$round" cached
 	armed_round "$round"
+done
+for round in 1 2; do
+	case " ${ROUNDS:-all} " in *" all "* | *" sweep-armed "*) ;; *) continue;; esac
+	sweep_armed_round "$round"
 done
 echo "every round as predicted, twice"
