@@ -1312,6 +1312,62 @@ static int print_deleted_text(struct fmt_ctx *fctx, const struct space_summary *
 	return screen_put(fctx, line);
 }
 
+/*
+ * Quota limits: a limited qgroup fails writes it counts with EDQUOT before
+ * the headroom above is used up, so the figures alone would mislead the
+ * administrator of a limited subvolume; the tightest limit is named
+ */
+static int print_quota_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+{
+	const struct btrfs_qgroup_tightest *t = &sum->quota.tightest;
+	char line[400], a[32], b[32], c[32];
+
+	if (!sum->quota_known || !sum->quota.limited)
+		return 0;
+	snprintf(line, sizeof(line),
+		 "Quotas: %llu qgroup%s limited; the tightest, %llu/%llu, has %s left of its %s %s limit (%s counted%s): writes it counts fail with EDQUOT (Disk quota exceeded) before the space above runs out",
+		 (unsigned long long)sum->quota.limited, sum->quota.limited == 1 ? "" : "s",
+		 (unsigned long long)(t->qgroupid >> BTRFS_QGROUP_LEVEL_SHIFT),
+		 (unsigned long long)(t->qgroupid & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1)),
+		 size_str(fctx, t->left, a, sizeof(a)), size_str(fctx, t->limit, b, sizeof(b)),
+		 t->exclusive ? "exclusive" : "referenced", size_str(fctx, t->counted, c, sizeof(c)),
+		 sum->quota.inconsistent ? ", inconsistent: a rescan is due" : "");
+	return screen_put(fctx, line);
+}
+
+static void print_quota_json(struct fmt_ctx *fctx, const struct space_summary *sum)
+{
+	const struct btrfs_qgroup_tightest *t = &sum->quota.tightest;
+
+	if (!sum->quota_known) {
+		fmt_str(fctx, "quota", NULL, NULL);
+		return;
+	}
+	fmt_group_start(fctx, "quota", NULL);
+	fmt_bool(fctx, "enabled", NULL, sum->quota.enabled);
+	fmt_bool(fctx, "inconsistent", NULL, sum->quota.inconsistent);
+	fmt_bool(fctx, "simple", NULL, sum->quota.simple);
+	fmt_u64(fctx, "qgroups", NULL, sum->quota.qgroups);
+	fmt_u64(fctx, "limited", NULL, sum->quota.limited);
+	if (t->found) {
+		char id[48];
+
+		snprintf(id, sizeof(id), "%llu/%llu",
+			 (unsigned long long)(t->qgroupid >> BTRFS_QGROUP_LEVEL_SHIFT),
+			 (unsigned long long)(t->qgroupid & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1)));
+		fmt_group_start(fctx, "tightest", NULL);
+		fmt_str(fctx, "qgroup", NULL, id);
+		fmt_str(fctx, "limit_kind", NULL, t->exclusive ? "exclusive" : "referenced");
+		fmt_u64(fctx, "limit", NULL, t->limit);
+		fmt_u64(fctx, "counted", NULL, t->counted);
+		fmt_u64(fctx, "left", NULL, t->left);
+		fmt_group_end(fctx);
+	} else {
+		fmt_str(fctx, "tightest", NULL, NULL);
+	}
+	fmt_group_end(fctx);
+}
+
 /* "DEV1 DEV2 ...": the devices of a device add (a profile's devs_min: at most 4) */
 static const char *device_list(u32 count)
 {
@@ -1970,6 +2026,7 @@ void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
 	used += print_dead_text(fctx, s);
 	used += print_mount_text(fctx, s);
 	used += print_deleted_text(fctx, s);
+	used += print_quota_text(fctx, s);
 	/* the last line is the pointer to the rules */
 	print_remedies_text(fctx, s, SUMMARY_SCREEN_LINES - 1 - used);
 	fmt_text_line(fctx, "(levels and rules: formulas.md section 19; the sections below)");
@@ -1990,6 +2047,7 @@ void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
 		fmt_u64(fctx, "deleted_subvolumes", NULL, s->deleted_subvolumes);
 	else
 		fmt_str(fctx, "deleted_subvolumes", NULL, NULL);
+	print_quota_json(fctx, s);
 	print_remedies_json(fctx, s);
 	fmt_group_end(fctx);
 }

@@ -1977,6 +1977,20 @@ static void count_deleted_subvolumes(const struct space_report *report,
 		!btrfs_count_orphan_roots(fs_info, &sum->deleted_subvolumes);
 }
 
+/*
+ * Section 19.9: the quota limits, which stop writes with EDQUOT before
+ * ENOSPC (qgroup.c); live, from the devices' last commit
+ */
+static void read_quotas(const struct space_report *report, struct space_summary *sum)
+{
+	/* the tree reads fill the block cache; nothing of the filesystem changes */
+	struct btrfs_fs_info *fs_info = (struct btrfs_fs_info *)report->fs_info;
+
+	if (report->live && !btrfs_live_on_disk_readable(fs_info))
+		return;
+	sum->quota_known = !btrfs_read_quota_state(fs_info, &sum->quota);
+}
+
 int btrfs_build_summary(const struct space_report *report,
 			const struct btrfs_mount_estimate *est,
 			struct space_summary *sum)
@@ -2001,6 +2015,7 @@ int btrfs_build_summary(const struct space_report *report,
 	fill_preempt(report, sum);
 	rate_mount(est, sum);
 	count_deleted_subvolumes(report, sum);
+	read_quotas(report, sum);
 	collect_findings(sum);
 	if (btrfs_summary_remedies(report, est, sum))
 		goto nomem;

@@ -14,6 +14,7 @@
 #include "kernel-shared/backref.h"
 #include "kernel-shared/forecast.h"
 #include "kernel-shared/mount-cost.h"
+#include "kernel-shared/qgroup.h"
 #include "kernel-shared/report.h"
 
 enum summary_level {
@@ -185,6 +186,13 @@ struct space_summary {
 	 */
 	bool deleted_subvolumes_known;
 	u64 deleted_subvolumes;
+
+	/*
+	 * Quotas (qgroup.c): a limited qgroup fails writes with EDQUOT
+	 * before the headroom above is used up (formulas.md 19.9)
+	 */
+	bool quota_known;
+	struct btrfs_quota_state quota;
 
 	struct btrfs_forecast forecast;	/* the allocator replayed (forecast.c) */
 };
