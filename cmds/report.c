@@ -1312,6 +1312,14 @@ static int print_deleted_text(struct fmt_ctx *fctx, const struct space_summary *
 	return screen_put(fctx, line);
 }
 
+/* A qgroup id as btrfs qgroup show writes it, "LEVEL/ID" */
+static const char *qgroup_text(u64 qgroupid, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu/%llu", (unsigned long long)(qgroupid >> BTRFS_QGROUP_LEVEL_SHIFT),
+		 (unsigned long long)(qgroupid & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1)));
+	return buf;
+}
+
 /*
  * Quota limits: a limited qgroup fails writes it counts with EDQUOT before
  * the headroom above is used up, so the figures alone would mislead the
@@ -1320,15 +1328,14 @@ static int print_deleted_text(struct fmt_ctx *fctx, const struct space_summary *
 static int print_quota_text(struct fmt_ctx *fctx, const struct space_summary *sum)
 {
 	const struct btrfs_qgroup_tightest *t = &sum->quota.tightest;
-	char line[400], a[32], b[32], c[32];
+	char line[400], a[32], b[32], c[32], id[48];
 
 	if (!sum->quota_known || !sum->quota.limited)
 		return 0;
 	snprintf(line, sizeof(line),
-		 "Quotas: %llu qgroup%s limited; the tightest, %llu/%llu, has %s left of its %s %s limit (%s counted%s): writes it counts fail with EDQUOT (Disk quota exceeded) before the space above runs out",
+		 "Quotas: %llu qgroup%s limited; the tightest, %s, has %s left of its %s %s limit (%s counted%s): writes it counts fail with EDQUOT (Disk quota exceeded) before the space above runs out",
 		 (unsigned long long)sum->quota.limited, sum->quota.limited == 1 ? "" : "s",
-		 (unsigned long long)(t->qgroupid >> BTRFS_QGROUP_LEVEL_SHIFT),
-		 (unsigned long long)(t->qgroupid & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1)),
+		 qgroup_text(t->qgroupid, id, sizeof(id)),
 		 size_str(fctx, t->left, a, sizeof(a)), size_str(fctx, t->limit, b, sizeof(b)),
 		 t->exclusive ? "exclusive" : "referenced", size_str(fctx, t->counted, c, sizeof(c)),
 		 sum->quota.inconsistent ? ", inconsistent: a rescan is due" : "");
@@ -1352,11 +1359,8 @@ static void print_quota_json(struct fmt_ctx *fctx, const struct space_summary *s
 	if (t->found) {
 		char id[48];
 
-		snprintf(id, sizeof(id), "%llu/%llu",
-			 (unsigned long long)(t->qgroupid >> BTRFS_QGROUP_LEVEL_SHIFT),
-			 (unsigned long long)(t->qgroupid & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1)));
 		fmt_group_start(fctx, "tightest", NULL);
-		fmt_str(fctx, "qgroup", NULL, id);
+		fmt_str(fctx, "qgroup", NULL, qgroup_text(t->qgroupid, id, sizeof(id)));
 		fmt_str(fctx, "limit_kind", NULL, t->exclusive ? "exclusive" : "referenced");
 		fmt_u64(fctx, "limit", NULL, t->limit);
 		fmt_u64(fctx, "counted", NULL, t->counted);
@@ -2052,6 +2056,22 @@ void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
 	fmt_group_end(fctx);
 }
 
+/* The tightest quota limit's bytes left, when a qgroup is limited (19.9) */
+static void print_quota_metric(struct fmt_ctx *fctx, const struct space_summary *s,
+			       const char *fsid)
+{
+	const struct btrfs_qgroup_tightest *t = &s->quota.tightest;
+	char labels[200], id[48];
+
+	if (!s->quota_known || !t->found)
+		return;
+	fmt_metric_family(fctx, "btrfs_space_quota_left_bytes", "gauge", "bytes",
+			  "Bytes the tightest limited qgroup can still count before EDQUOT");
+	snprintf(labels, sizeof(labels), "fsid=\"%s\",qgroup=\"%s\",limit=\"%s\"", fsid,
+		 qgroup_text(t->qgroupid, id, sizeof(id)), t->exclusive ? "exclusive" : "referenced");
+	fmt_metric(fctx, "btrfs_space_quota_left_bytes", labels, t->left);
+}
+
 /*
  * --format openmetrics: the summary as gauges for node_exporter's textfile
  * collector (Documentation/dev/json-format.md, "OpenMetrics").
@@ -2112,6 +2132,7 @@ void print_summary_metrics(struct fmt_ctx *fctx, const struct space_summary *s,
 			fmt_metric(fctx, "btrfs_space_device_dead_bytes", labels, vals[i]);
 		}
 	}
+	print_quota_metric(fctx, s, fsid);
 	if (!s->mount_available)
 		return;
 	fmt_metric_family(fctx, "btrfs_space_mount_reads", "gauge", NULL,
