@@ -1381,34 +1381,52 @@ static const char *device_list(u32 count)
 	return count < ARRAY_SIZE(lists) ? lists[count] : "DEV1 ... DEVN";
 }
 
+/*
+ * A balance filter as typed: "-dARGS" or "-mARGS"; on mixed block groups
+ * "-dARGS -mARGS", since btrfs_balance() refuses (EINVAL, "mixed groups
+ * data and metadata options must be the same") a balance of one alone
+ */
+static void balance_filter(const struct summary_remedy *r, char c, const char *args,
+			   char *out, size_t len)
+{
+	if (r->mixed_filters)
+		snprintf(out, len, "-d%s -m%s", args, args);
+	else
+		snprintf(out, len, "-%c%s", c, args);
+}
+
 /* The command of a remedy, as an administrator types it */
 static void remedy_command(const struct summary_remedy *r, char *out, size_t len)
 {
-	if (r->kind == SUMMARY_REMEDY_BALANCE && r->usage_min)
-		snprintf(out, len, "btrfs balance start -%cusage=%u..%llu MNT",
-			 r->type == BTRFS_BLOCK_GROUP_METADATA ? 'm' : 'd', r->usage_min,
-			 (unsigned long long)r->usage);
-	else if (r->kind == SUMMARY_REMEDY_BALANCE)
-		snprintf(out, len, "btrfs balance start -%cusage=%llu MNT",
-			 r->type == BTRFS_BLOCK_GROUP_METADATA ? 'm' : 'd',
-			 (unsigned long long)r->usage);
-	else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD && r->add_count > 1)
+	char args[64], filter[136];
+
+	if (r->kind == SUMMARY_REMEDY_BALANCE) {
+		if (r->usage_min)
+			snprintf(args, sizeof(args), "usage=%u..%llu", r->usage_min,
+				 (unsigned long long)r->usage);
+		else
+			snprintf(args, sizeof(args), "usage=%llu", (unsigned long long)r->usage);
+		balance_filter(r, r->type == BTRFS_BLOCK_GROUP_METADATA ? 'm' : 'd', args,
+			       filter, sizeof(filter));
+		snprintf(out, len, "btrfs balance start %s MNT", filter);
+	} else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD && r->add_count > 1)
 		snprintf(out, len, "btrfs device add %s MNT", device_list(r->add_count));
 	else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
 		snprintf(out, len, "btrfs device add DEV MNT");
 	else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
 		snprintf(out, len, "delete the data in block group %llu",
 			 (unsigned long long)r->bg_start);
-	else if (r->kind == SUMMARY_REMEDY_CONVERT && r->usage)
-		snprintf(out, len, "btrfs balance start %s-%cconvert=%s%s,usage=%llu MNT",
-			 r->force ? "-f " : "", r->type == BTRFS_BLOCK_GROUP_DATA ? 'd' : 'm',
-			 btrfs_bg_profile_name(r->to_profile), r->soft ? ",soft" : "",
-			 (unsigned long long)r->usage);
-	else if (r->kind == SUMMARY_REMEDY_CONVERT)
-		snprintf(out, len, "btrfs balance start %s-%cconvert=%s%s MNT", r->force ? "-f " : "",
-			 r->type == BTRFS_BLOCK_GROUP_DATA ? 'd' : 'm',
-			 btrfs_bg_profile_name(r->to_profile), r->soft ? ",soft" : "");
-	else if (r->kind == SUMMARY_REMEDY_RESIZE)
+	else if (r->kind == SUMMARY_REMEDY_CONVERT) {
+		int n = snprintf(args, sizeof(args), "convert=%s%s",
+				 btrfs_bg_profile_name(r->to_profile), r->soft ? ",soft" : "");
+
+		if (r->usage && n > 0 && (size_t)n < sizeof(args))
+			snprintf(args + n, sizeof(args) - n, ",usage=%llu",
+				 (unsigned long long)r->usage);
+		balance_filter(r, r->type == BTRFS_BLOCK_GROUP_DATA ? 'd' : 'm', args,
+			       filter, sizeof(filter));
+		snprintf(out, len, "btrfs balance start %s%s MNT", r->force ? "-f " : "", filter);
+	} else if (r->kind == SUMMARY_REMEDY_RESIZE)
 		snprintf(out, len, "btrfs filesystem resize %llu:max MNT",
 			 (unsigned long long)r->devid);
 	else if (r->kind == SUMMARY_REMEDY_REPLACE)
@@ -1708,7 +1726,7 @@ static void delete_data_text(struct fmt_ctx *fctx, const struct space_summary *s
 static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary *sum,
 				int budget)
 {
-	char line[1536], cmd[96], a[32], b[32], c[32], d[32];
+	char line[1536], cmd[192], a[32], b[32], c[32], d[32];
 	int i, left = 0;
 
 	for (i = 0; i < sum->nr_remedies; i++) {
@@ -1955,7 +1973,7 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 	const struct effect_field *effects_end = remedy_effects +
 		sizeof(remedy_effects) / sizeof(remedy_effects[0]);
 	const struct effect_field *f;
-	char cmd[96];
+	char cmd[192];
 	int i;
 
 	fmt_array_start(fctx, "remedies", NULL);

@@ -438,6 +438,23 @@ static u32 usage_floor_sparing_system(const struct btrfs_fs_info *fs_info, u64 u
 	return spared ? floor : 0;
 }
 
+/*
+ * btrfs_balance() refuses a balance of data or metadata alone on mixed
+ * block groups (EINVAL: "mixed groups data and metadata options must be
+ * the same"): the filter of @args is given for both, as the remedy is typed
+ */
+static void mixed_filters(const struct space_report *report, struct forecast_options *opts,
+			  const struct forecast_balance_args *args, struct summary_remedy *r)
+{
+	struct forecast_balance_args both = *args;
+
+	if (!btrfs_fs_incompat(report->fs_info, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS))
+		return;
+	opts->bal_data = both;
+	opts->bal_meta = both;
+	r->mixed_filters = true;
+}
+
 static int try_balance(const struct space_report *report, const struct space_summary *sum,
 		       u64 usage, u32 usage_min, struct summary_remedy *r)
 {
@@ -462,6 +479,7 @@ static int try_balance(const struct space_report *report, const struct space_sum
 		args->flags = FORECAST_BAL_USAGE;
 		args->usage = usage;
 	}
+	mixed_filters(report, &opts, args, r);
 	ret = btrfs_build_forecast(report, &opts, &fc);
 	if (ret) {
 		btrfs_free_forecast(&fc);
@@ -1252,6 +1270,7 @@ static int try_convert(const struct space_report *report, const struct space_sum
 		args->flags |= FORECAST_BAL_USAGE;
 		args->usage = r->usage;
 	}
+	mixed_filters(report, &opts, args, r);
 	opts.bal_force = r->force;
 	ret = btrfs_forecast_balance(report, &opts, &bal);
 	if (ret)

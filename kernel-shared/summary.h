@@ -94,6 +94,8 @@ struct summary_remedy {
 	int finding;			/* index into findings[] */
 	u64 usage;			/* balance: N of -dusage=N; soft convert: usage=N, 0 none */
 	u32 usage_min;			/* balance: M of -musage=M..N, 0 for -musage=N */
+	bool mixed_filters;		/* balance, convert: mixed block groups, typed
+					   with -d and -m alike (btrfs_balance()) */
 	u32 nr_selected;		/* balance: block groups relocated; nodiscard:
 					   the empty ones the cleaner deletes */
 	u32 nr_failed;			/* balance: block groups that ended -ENOSPC */
