@@ -38,6 +38,10 @@ jq -e '.summary.quota | .enabled and .limited == 1 and .tightest.qgroup == "0/25
 tr '\n' ' ' < "$dir/screen.txt" | tr -s ' ' |
 	grep -q 'Quotas: 1 qgroup limited; the tightest, 0/256, has .* left of its 64.00MiB referenced limit .*EDQUOT' ||
 	fail "the first screen does not name the quota limit"
+# monitoring: the same bytes as a gauge
+"$BTRFS_SPACE" --format openmetrics inspect "$img" |
+	grep -q "^btrfs_space_quota_left_bytes{.*qgroup=\"0/256\",limit=\"referenced\"} $(jq '.summary.quota.tightest.left' "$dir/inspect.json")\$" ||
+	fail "no btrfs_space_quota_left_bytes gauge for 0/256"
 # data can still grow far past the limit: the limit, not ENOSPC, stops writes
 left=$(jq '.summary.quota.tightest.left' "$dir/inspect.json")
 data=$(jq '.summary.space.data.headroom.bytes' "$dir/inspect.json")
