@@ -1312,6 +1312,66 @@ static int print_deleted_text(struct fmt_ctx *fctx, const struct space_summary *
 	return screen_put(fctx, line);
 }
 
+/* A qgroup id as btrfs qgroup show writes it, "LEVEL/ID" */
+static const char *qgroup_text(u64 qgroupid, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu/%llu", (unsigned long long)(qgroupid >> BTRFS_QGROUP_LEVEL_SHIFT),
+		 (unsigned long long)(qgroupid & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1)));
+	return buf;
+}
+
+/*
+ * Quota limits: a limited qgroup fails writes it counts with EDQUOT before
+ * the headroom above is used up, so the figures alone would mislead the
+ * administrator of a limited subvolume; the tightest limit is named
+ */
+static int print_quota_text(struct fmt_ctx *fctx, const struct space_summary *sum)
+{
+	const struct btrfs_qgroup_tightest *t = &sum->quota.tightest;
+	char line[400], a[32], b[32], c[32], id[48];
+
+	if (!sum->quota_known || !sum->quota.limited)
+		return 0;
+	snprintf(line, sizeof(line),
+		 "Quotas: %llu qgroup%s limited; the tightest, %s, has %s left of its %s %s limit (%s counted%s): writes it counts fail with EDQUOT (Disk quota exceeded) before the space above runs out",
+		 (unsigned long long)sum->quota.limited, sum->quota.limited == 1 ? "" : "s",
+		 qgroup_text(t->qgroupid, id, sizeof(id)),
+		 size_str(fctx, t->left, a, sizeof(a)), size_str(fctx, t->limit, b, sizeof(b)),
+		 t->exclusive ? "exclusive" : "referenced", size_str(fctx, t->counted, c, sizeof(c)),
+		 sum->quota.inconsistent ? ", inconsistent: a rescan is due" : "");
+	return screen_put(fctx, line);
+}
+
+static void print_quota_json(struct fmt_ctx *fctx, const struct space_summary *sum)
+{
+	const struct btrfs_qgroup_tightest *t = &sum->quota.tightest;
+
+	if (!sum->quota_known) {
+		fmt_str(fctx, "quota", NULL, NULL);
+		return;
+	}
+	fmt_group_start(fctx, "quota", NULL);
+	fmt_bool(fctx, "enabled", NULL, sum->quota.enabled);
+	fmt_bool(fctx, "inconsistent", NULL, sum->quota.inconsistent);
+	fmt_bool(fctx, "simple", NULL, sum->quota.simple);
+	fmt_u64(fctx, "qgroups", NULL, sum->quota.qgroups);
+	fmt_u64(fctx, "limited", NULL, sum->quota.limited);
+	if (t->found) {
+		char id[48];
+
+		fmt_group_start(fctx, "tightest", NULL);
+		fmt_str(fctx, "qgroup", NULL, qgroup_text(t->qgroupid, id, sizeof(id)));
+		fmt_str(fctx, "limit_kind", NULL, t->exclusive ? "exclusive" : "referenced");
+		fmt_u64(fctx, "limit", NULL, t->limit);
+		fmt_u64(fctx, "counted", NULL, t->counted);
+		fmt_u64(fctx, "left", NULL, t->left);
+		fmt_group_end(fctx);
+	} else {
+		fmt_str(fctx, "tightest", NULL, NULL);
+	}
+	fmt_group_end(fctx);
+}
+
 /* "DEV1 DEV2 ...": the devices of a device add (a profile's devs_min: at most 4) */
 static const char *device_list(u32 count)
 {
@@ -1321,34 +1381,52 @@ static const char *device_list(u32 count)
 	return count < ARRAY_SIZE(lists) ? lists[count] : "DEV1 ... DEVN";
 }
 
+/*
+ * A balance filter as typed: "-dARGS" or "-mARGS"; on mixed block groups
+ * "-dARGS -mARGS", since btrfs_balance() refuses (EINVAL, "mixed groups
+ * data and metadata options must be the same") a balance of one alone
+ */
+static void balance_filter(const struct summary_remedy *r, char c, const char *args,
+			   char *out, size_t len)
+{
+	if (r->mixed_filters)
+		snprintf(out, len, "-d%s -m%s", args, args);
+	else
+		snprintf(out, len, "-%c%s", c, args);
+}
+
 /* The command of a remedy, as an administrator types it */
 static void remedy_command(const struct summary_remedy *r, char *out, size_t len)
 {
-	if (r->kind == SUMMARY_REMEDY_BALANCE && r->usage_min)
-		snprintf(out, len, "btrfs balance start -%cusage=%u..%llu MNT",
-			 r->type == BTRFS_BLOCK_GROUP_METADATA ? 'm' : 'd', r->usage_min,
-			 (unsigned long long)r->usage);
-	else if (r->kind == SUMMARY_REMEDY_BALANCE)
-		snprintf(out, len, "btrfs balance start -%cusage=%llu MNT",
-			 r->type == BTRFS_BLOCK_GROUP_METADATA ? 'm' : 'd',
-			 (unsigned long long)r->usage);
-	else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD && r->add_count > 1)
+	char args[64], filter[136];
+
+	if (r->kind == SUMMARY_REMEDY_BALANCE) {
+		if (r->usage_min)
+			snprintf(args, sizeof(args), "usage=%u..%llu", r->usage_min,
+				 (unsigned long long)r->usage);
+		else
+			snprintf(args, sizeof(args), "usage=%llu", (unsigned long long)r->usage);
+		balance_filter(r, r->type == BTRFS_BLOCK_GROUP_METADATA ? 'm' : 'd', args,
+			       filter, sizeof(filter));
+		snprintf(out, len, "btrfs balance start %s MNT", filter);
+	} else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD && r->add_count > 1)
 		snprintf(out, len, "btrfs device add %s MNT", device_list(r->add_count));
 	else if (r->kind == SUMMARY_REMEDY_DEVICE_ADD)
 		snprintf(out, len, "btrfs device add DEV MNT");
 	else if (r->kind == SUMMARY_REMEDY_DELETE_DATA)
 		snprintf(out, len, "delete the data in block group %llu",
 			 (unsigned long long)r->bg_start);
-	else if (r->kind == SUMMARY_REMEDY_CONVERT && r->usage)
-		snprintf(out, len, "btrfs balance start %s-%cconvert=%s%s,usage=%llu MNT",
-			 r->force ? "-f " : "", r->type == BTRFS_BLOCK_GROUP_DATA ? 'd' : 'm',
-			 btrfs_bg_profile_name(r->to_profile), r->soft ? ",soft" : "",
-			 (unsigned long long)r->usage);
-	else if (r->kind == SUMMARY_REMEDY_CONVERT)
-		snprintf(out, len, "btrfs balance start %s-%cconvert=%s%s MNT", r->force ? "-f " : "",
-			 r->type == BTRFS_BLOCK_GROUP_DATA ? 'd' : 'm',
-			 btrfs_bg_profile_name(r->to_profile), r->soft ? ",soft" : "");
-	else if (r->kind == SUMMARY_REMEDY_RESIZE)
+	else if (r->kind == SUMMARY_REMEDY_CONVERT) {
+		int n = snprintf(args, sizeof(args), "convert=%s%s",
+				 btrfs_bg_profile_name(r->to_profile), r->soft ? ",soft" : "");
+
+		if (r->usage && n > 0 && (size_t)n < sizeof(args))
+			snprintf(args + n, sizeof(args) - n, ",usage=%llu",
+				 (unsigned long long)r->usage);
+		balance_filter(r, r->type == BTRFS_BLOCK_GROUP_DATA ? 'd' : 'm', args,
+			       filter, sizeof(filter));
+		snprintf(out, len, "btrfs balance start %s%s MNT", r->force ? "-f " : "", filter);
+	} else if (r->kind == SUMMARY_REMEDY_RESIZE)
 		snprintf(out, len, "btrfs filesystem resize %llu:max MNT",
 			 (unsigned long long)r->devid);
 	else if (r->kind == SUMMARY_REMEDY_REPLACE)
@@ -1648,7 +1726,7 @@ static void delete_data_text(struct fmt_ctx *fctx, const struct space_summary *s
 static void print_remedies_text(struct fmt_ctx *fctx, const struct space_summary *sum,
 				int budget)
 {
-	char line[1536], cmd[96], a[32], b[32], c[32], d[32];
+	char line[1536], cmd[192], a[32], b[32], c[32], d[32];
 	int i, left = 0;
 
 	for (i = 0; i < sum->nr_remedies; i++) {
@@ -1895,7 +1973,7 @@ static void print_remedies_json(struct fmt_ctx *fctx, const struct space_summary
 	const struct effect_field *effects_end = remedy_effects +
 		sizeof(remedy_effects) / sizeof(remedy_effects[0]);
 	const struct effect_field *f;
-	char cmd[96];
+	char cmd[192];
 	int i;
 
 	fmt_array_start(fctx, "remedies", NULL);
@@ -1970,6 +2048,7 @@ void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
 	used += print_dead_text(fctx, s);
 	used += print_mount_text(fctx, s);
 	used += print_deleted_text(fctx, s);
+	used += print_quota_text(fctx, s);
 	/* the last line is the pointer to the rules */
 	print_remedies_text(fctx, s, SUMMARY_SCREEN_LINES - 1 - used);
 	fmt_text_line(fctx, "(levels and rules: formulas.md section 19; the sections below)");
@@ -1990,8 +2069,25 @@ void print_summary_section(struct fmt_ctx *fctx, const struct space_summary *s)
 		fmt_u64(fctx, "deleted_subvolumes", NULL, s->deleted_subvolumes);
 	else
 		fmt_str(fctx, "deleted_subvolumes", NULL, NULL);
+	print_quota_json(fctx, s);
 	print_remedies_json(fctx, s);
 	fmt_group_end(fctx);
+}
+
+/* The tightest quota limit's bytes left, when a qgroup is limited (19.9) */
+static void print_quota_metric(struct fmt_ctx *fctx, const struct space_summary *s,
+			       const char *fsid)
+{
+	const struct btrfs_qgroup_tightest *t = &s->quota.tightest;
+	char labels[200], id[48];
+
+	if (!s->quota_known || !t->found)
+		return;
+	fmt_metric_family(fctx, "btrfs_space_quota_left_bytes", "gauge", "bytes",
+			  "Bytes the tightest limited qgroup can still count before EDQUOT");
+	snprintf(labels, sizeof(labels), "fsid=\"%s\",qgroup=\"%s\",limit=\"%s\"", fsid,
+		 qgroup_text(t->qgroupid, id, sizeof(id)), t->exclusive ? "exclusive" : "referenced");
+	fmt_metric(fctx, "btrfs_space_quota_left_bytes", labels, t->left);
 }
 
 /*
@@ -2054,6 +2150,7 @@ void print_summary_metrics(struct fmt_ctx *fctx, const struct space_summary *s,
 			fmt_metric(fctx, "btrfs_space_device_dead_bytes", labels, vals[i]);
 		}
 	}
+	print_quota_metric(fctx, s, fsid);
 	if (!s->mount_available)
 		return;
 	fmt_metric_family(fctx, "btrfs_space_mount_reads", "gauge", NULL,

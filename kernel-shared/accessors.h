@@ -28,6 +28,14 @@ static inline u##bits btrfs_##name(const type *s)			\
 	return le##bits##toh(s->member);				\
 }
 
+/* Quota tree items */
+BTRFS_SETGET_STACK_FUNCS(qgroup_status_flags, struct btrfs_qgroup_status_item, flags, 64)
+BTRFS_SETGET_STACK_FUNCS(qgroup_info_rfer, struct btrfs_qgroup_info_item, rfer, 64)
+BTRFS_SETGET_STACK_FUNCS(qgroup_info_excl, struct btrfs_qgroup_info_item, excl, 64)
+BTRFS_SETGET_STACK_FUNCS(qgroup_limit_flags, struct btrfs_qgroup_limit_item, flags, 64)
+BTRFS_SETGET_STACK_FUNCS(qgroup_limit_max_rfer, struct btrfs_qgroup_limit_item, max_rfer, 64)
+BTRFS_SETGET_STACK_FUNCS(qgroup_limit_max_excl, struct btrfs_qgroup_limit_item, max_excl, 64)
+
 /* Superblock */
 BTRFS_SETGET_STACK_FUNCS(super_bytenr, struct btrfs_super_block, bytenr, 64)
 BTRFS_SETGET_STACK_FUNCS(super_flags, struct btrfs_super_block, flags, 64)

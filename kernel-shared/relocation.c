@@ -2154,12 +2154,25 @@ static bool profile_has_redundancy(u64 bits)
 	return false;
 }
 
+static bool same_args(const struct forecast_balance_args *a, const struct forecast_balance_args *b)
+{
+	return a->set == b->set && a->flags == b->flags && a->usage == b->usage &&
+	       a->usage_min == b->usage_min && a->usage_max == b->usage_max &&
+	       a->limit == b->limit && a->target == b->target;
+}
+
 /* btrfs_balance()'s checks before any chunk moves */
 static const char *balance_refused(const struct reloc *rc, const struct forecast_options *opts)
 {
 	const struct forecast_balance_args *args[2] = { &opts->bal_data, &opts->bal_meta };
 	u64 types[2] = { BTRFS_BLOCK_GROUP_DATA, BTRFS_BLOCK_GROUP_METADATA };
 	int i;
+
+	/* mixed block groups: -d and -m both, with the same filters */
+	if (btrfs_fs_incompat(rc->fs_info, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS) &&
+	    (opts->bal_data.set || opts->bal_meta.set) &&
+	    !same_args(&opts->bal_data, &opts->bal_meta))
+		return "refused: mixed block groups need the same -d and -m filters (-EINVAL)";
 
 	for (i = 0; i < 2; i++) {
 		const struct forecast_balance_args *a = args[i];

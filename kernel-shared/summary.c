@@ -438,6 +438,23 @@ static u32 usage_floor_sparing_system(const struct btrfs_fs_info *fs_info, u64 u
 	return spared ? floor : 0;
 }
 
+/*
+ * btrfs_balance() refuses a balance of data or metadata alone on mixed
+ * block groups (EINVAL: "mixed groups data and metadata options must be
+ * the same"): the filter of @args is given for both, as the remedy is typed
+ */
+static void mixed_filters(const struct space_report *report, struct forecast_options *opts,
+			  const struct forecast_balance_args *args, struct summary_remedy *r)
+{
+	struct forecast_balance_args both = *args;
+
+	if (!btrfs_fs_incompat(report->fs_info, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS))
+		return;
+	opts->bal_data = both;
+	opts->bal_meta = both;
+	r->mixed_filters = true;
+}
+
 static int try_balance(const struct space_report *report, const struct space_summary *sum,
 		       u64 usage, u32 usage_min, struct summary_remedy *r)
 {
@@ -462,6 +479,7 @@ static int try_balance(const struct space_report *report, const struct space_sum
 		args->flags = FORECAST_BAL_USAGE;
 		args->usage = usage;
 	}
+	mixed_filters(report, &opts, args, r);
 	ret = btrfs_build_forecast(report, &opts, &fc);
 	if (ret) {
 		btrfs_free_forecast(&fc);
@@ -1252,6 +1270,7 @@ static int try_convert(const struct space_report *report, const struct space_sum
 		args->flags |= FORECAST_BAL_USAGE;
 		args->usage = r->usage;
 	}
+	mixed_filters(report, &opts, args, r);
 	opts.bal_force = r->force;
 	ret = btrfs_forecast_balance(report, &opts, &bal);
 	if (ret)
@@ -1977,6 +1996,20 @@ static void count_deleted_subvolumes(const struct space_report *report,
 		!btrfs_count_orphan_roots(fs_info, &sum->deleted_subvolumes);
 }
 
+/*
+ * Section 19.9: the quota limits, which stop writes with EDQUOT before
+ * ENOSPC (qgroup.c); live, from the devices' last commit
+ */
+static void read_quotas(const struct space_report *report, struct space_summary *sum)
+{
+	/* the tree reads fill the block cache; nothing of the filesystem changes */
+	struct btrfs_fs_info *fs_info = (struct btrfs_fs_info *)report->fs_info;
+
+	if (report->live && !btrfs_live_on_disk_readable(fs_info))
+		return;
+	sum->quota_known = !btrfs_read_quota_state(fs_info, &sum->quota);
+}
+
 int btrfs_build_summary(const struct space_report *report,
 			const struct btrfs_mount_estimate *est,
 			struct space_summary *sum)
@@ -2001,6 +2034,7 @@ int btrfs_build_summary(const struct space_report *report,
 	fill_preempt(report, sum);
 	rate_mount(est, sum);
 	count_deleted_subvolumes(report, sum);
+	read_quotas(report, sum);
 	collect_findings(sum);
 	if (btrfs_summary_remedies(report, est, sum))
 		goto nomem;

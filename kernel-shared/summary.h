@@ -14,6 +14,7 @@
 #include "kernel-shared/backref.h"
 #include "kernel-shared/forecast.h"
 #include "kernel-shared/mount-cost.h"
+#include "kernel-shared/qgroup.h"
 #include "kernel-shared/report.h"
 
 enum summary_level {
@@ -93,6 +94,8 @@ struct summary_remedy {
 	int finding;			/* index into findings[] */
 	u64 usage;			/* balance: N of -dusage=N; soft convert: usage=N, 0 none */
 	u32 usage_min;			/* balance: M of -musage=M..N, 0 for -musage=N */
+	bool mixed_filters;		/* balance, convert: mixed block groups, typed
+					   with -d and -m alike (btrfs_balance()) */
 	u32 nr_selected;		/* balance: block groups relocated; nodiscard:
 					   the empty ones the cleaner deletes */
 	u32 nr_failed;			/* balance: block groups that ended -ENOSPC */
@@ -185,6 +188,13 @@ struct space_summary {
 	 */
 	bool deleted_subvolumes_known;
 	u64 deleted_subvolumes;
+
+	/*
+	 * Quotas (qgroup.c): a limited qgroup fails writes with EDQUOT
+	 * before the headroom above is used up (formulas.md 19.9)
+	 */
+	bool quota_known;
+	struct btrfs_quota_state quota;
 
 	struct btrfs_forecast forecast;	/* the allocator replayed (forecast.c) */
 };

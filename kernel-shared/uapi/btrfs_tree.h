@@ -90,6 +90,10 @@ typedef u64 __le64;
 #define BTRFS_DEV_ITEM_KEY		216
 #define BTRFS_CHUNK_ITEM_KEY		228
 #define BTRFS_RAID_STRIPE_KEY		230
+#define BTRFS_QGROUP_STATUS_KEY		240
+#define BTRFS_QGROUP_INFO_KEY		242
+#define BTRFS_QGROUP_LIMIT_KEY		244
+#define BTRFS_QGROUP_RELATION_KEY	246
 #define BTRFS_TEMPORARY_ITEM_KEY	248
 #define BTRFS_PERSISTENT_ITEM_KEY	249
 #define BTRFS_DEV_REPLACE_KEY		250
@@ -403,6 +407,37 @@ struct btrfs_root_item_head {
 	struct btrfs_disk_key drop_progress;
 	u8 drop_level;
 	u8 level;
+} __attribute__ ((__packed__));
+
+/* The quota tree's items (key objectid 0, offset the qgroup id) */
+#define BTRFS_QGROUP_STATUS_FLAG_ON		(1ULL << 0)
+#define BTRFS_QGROUP_STATUS_FLAG_RESCAN		(1ULL << 1)
+#define BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT	(1ULL << 2)
+#define BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE	(1ULL << 3)
+#define BTRFS_QGROUP_LIMIT_MAX_RFER		(1ULL << 0)
+#define BTRFS_QGROUP_LIMIT_MAX_EXCL		(1ULL << 1)
+
+struct btrfs_qgroup_status_item {
+	__le64 version;
+	__le64 generation;
+	__le64 flags;
+	__le64 rescan;
+} __attribute__ ((__packed__));
+
+struct btrfs_qgroup_info_item {
+	__le64 generation;
+	__le64 rfer;
+	__le64 rfer_cmpr;
+	__le64 excl;
+	__le64 excl_cmpr;
+} __attribute__ ((__packed__));
+
+struct btrfs_qgroup_limit_item {
+	__le64 flags;
+	__le64 max_rfer;
+	__le64 max_excl;
+	__le64 rsv_rfer;
+	__le64 rsv_excl;
 } __attribute__ ((__packed__));
 
 /*
@@ -758,5 +793,8 @@ BTRFS_CHECK_OFFSET(btrfs_balance_item, data, 8);
 BTRFS_CHECK_OFFSET(btrfs_balance_item, meta, 144);
 BTRFS_CHECK_OFFSET(btrfs_balance_item, sys, 280);
 BTRFS_CHECK_OFFSET(btrfs_balance_item, unused, 416);
+BTRFS_CHECK_OFFSET(btrfs_qgroup_status_item, rescan, 24);
+BTRFS_CHECK_OFFSET(btrfs_qgroup_info_item, excl_cmpr, 32);
+BTRFS_CHECK_OFFSET(btrfs_qgroup_limit_item, rsv_excl, 32);
 
 #endif
