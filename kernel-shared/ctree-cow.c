@@ -305,9 +305,10 @@ static int node_emptied_free(struct btrfs_cow_sim *cs, const struct btrfs_subvol
  * pushes its pointers into the left one (push_node_left(left, mid)),
  * then the right one's into it (push_node_left(mid, right)), frees the
  * right one if that emptied it, leaves it no single pointer
- * (balance_node_right(mid, left)) and frees it if emptied.  The counts
- * are followed; the descent follows the image's pointers (a node emptied
- * is not balanced again: its pointers are in a neighbour).
+ * (balance_node_right(mid, left)) and frees it if emptied, the moves of
+ * btrfs_balance_level_moves() (ctree-leaf.c).  The counts are followed;
+ * the descent follows the image's pointers (a node emptied is not
+ * balanced again: its pointers are in a neighbour).
  */
 static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 			     const struct btrfs_path *path, int level)
@@ -316,9 +317,9 @@ static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol
 	const struct btrfs_tree_block *parent;
 	u32 max = btrfs_node_max_ptrs(cs->fs_info->nodesize);
 	int pslot, lslot, rslot, ret = 0;
+	struct btrfs_balance_moves mv;
 	u64 m, left = 0, right = 0;
 	bool has_left, has_right;
-	u32 n;
 
 	if (level >= BTRFS_MAX_LEVEL - 1 || !path->nodes[level + 1])
 		return 0;
@@ -340,23 +341,15 @@ static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol
 		ret = node_entry(cs, mid, &m);
 	if (ret)
 		return ret;
-	if (has_left)
-		move_ptrs(cs, m, left, btrfs_node_push_left_nr(cs->node_nr[left],
-							       cs->node_nr[m], max, true));
-	if (has_right) {
-		move_ptrs(cs, right, m, btrfs_node_push_left_nr(cs->node_nr[m],
-								 cs->node_nr[right], max, true));
-		if (!cs->node_nr[right])
-			ret = node_emptied_free(cs, sv, parent, right, m, mid->level);
-	}
-	if (!ret && cs->node_nr[m] == 1 && has_left) {
-		n = btrfs_node_push_right_nr(1, cs->node_nr[left], max);
-		if (n)
-			move_ptrs(cs, left, m, n);
-		else
-			move_ptrs(cs, m, left, 1);
-	}
-	if (!ret && !cs->node_nr[m] && has_left)
+	btrfs_balance_level_moves(has_left ? cs->node_nr[left] : 0, cs->node_nr[m],
+				  has_right ? cs->node_nr[right] : 0, has_left, has_right, max, &mv);
+	move_ptrs(cs, m, left, mv.mid_to_left);
+	move_ptrs(cs, right, m, mv.right_to_mid);
+	if (has_right && mv.right_emptied)
+		ret = node_emptied_free(cs, sv, parent, right, m, mid->level);
+	move_ptrs(cs, left, m, mv.left_to_mid);
+	move_ptrs(cs, m, left, mv.last_to_left);
+	if (!ret && mv.mid_emptied)
 		ret = node_emptied_free(cs, sv, parent, m, left, mid->level);
 	return ret;
 }

@@ -992,6 +992,39 @@ u32 btrfs_node_push_right_nr(u32 dst_nr, u32 src_nr, u32 max)
 	return min_t(u32, max - dst_nr, src_nr / 2 + 1);
 }
 
+/*
+ * balance_level() on counts: the left takes what it can of the node, the
+ * node what it can of the right; a node left with one pointer takes half
+ * of the left's back, or gives it its last
+ */
+void btrfs_balance_level_moves(u32 left, u32 mid, u32 right, bool has_left, bool has_right,
+			       u32 max, struct btrfs_balance_moves *mv)
+{
+	*mv = (struct btrfs_balance_moves){ 0 };
+	if (has_left) {
+		mv->mid_to_left = btrfs_node_push_left_nr(left, mid, max, true);
+		left += mv->mid_to_left;
+		mid -= mv->mid_to_left;
+	}
+	if (has_right) {
+		mv->right_to_mid = btrfs_node_push_left_nr(mid, right, max, true);
+		mid += mv->right_to_mid;
+		mv->right_emptied = right == mv->right_to_mid;
+	}
+	if (mid == 1 && !has_left) {
+		mv->one_without_left = true;
+		return;
+	}
+	if (mid == 1) {
+		mv->left_to_mid = btrfs_node_push_right_nr(mid, left, max);
+		if (!mv->left_to_mid)
+			mv->last_to_left = btrfs_node_push_left_nr(left, mid, max, true);
+		mid += mv->left_to_mid;
+		mid -= mv->last_to_left;
+	}
+	mv->mid_emptied = has_left && !mid;
+}
+
 /* ---- node levels: setup_nodes_for_search() of an insert's search ---- */
 
 static u32 sim_max_ptrs(const struct btrfs_tree_sim *ts)
@@ -1759,27 +1792,29 @@ static int sim_merge_level(struct btrfs_tree_sim *ts, const struct sim_level *lv
  */
 static int sim_balance_level(struct btrfs_tree_sim *ts, const struct sim_level *lv, u32 i)
 {
-	u32 max = sim_max_ptrs(ts), li = 0, ri = 0, n;
+	struct btrfs_balance_moves mv;
 	bool has_left, has_right;
+	u32 li = 0, ri = 0;
 	int ret;
 
 	ret = sim_siblings(ts, lv, i, &has_left, &li, &has_right, &ri);
 	if (ret)
 		return ret;
+	btrfs_balance_level_moves(has_left ? lv->nr(ts, li) : 0, lv->nr(ts, i),
+				  has_right ? lv->nr(ts, ri) : 0, has_left, has_right,
+				  sim_max_ptrs(ts), &mv);
 	ts->node_balances++;
 	sim_cowed(ts, lv, i);
 	if (has_left) {
 		sim_cowed(ts, lv, li);
-		n = btrfs_node_push_left_nr(lv->nr(ts, li), lv->nr(ts, i), max, true);
-		if (n && (ret = lv->move(ts, li, lv->nr(ts, li), i, 0, n)))
+		if (mv.mid_to_left && (ret = lv->move(ts, li, lv->nr(ts, li), i, 0, mv.mid_to_left)))
 			return ret;
 	}
 	if (has_right) {
 		sim_cowed(ts, lv, ri);
-		n = btrfs_node_push_left_nr(lv->nr(ts, i), lv->nr(ts, ri), max, true);
-		if (n && (ret = lv->move(ts, i, lv->nr(ts, i), ri, 0, n)))
+		if (mv.right_to_mid && (ret = lv->move(ts, i, lv->nr(ts, i), ri, 0, mv.right_to_mid)))
 			return ret;
-		if (!lv->nr(ts, ri)) {
+		if (mv.right_emptied) {
 			ret = sim_merge_level(ts, lv, i, ri);
 			if (ret)
 				return ret;
@@ -1788,24 +1823,21 @@ static int sim_balance_level(struct btrfs_tree_sim *ts, const struct sim_level *
 			i -= i > ri;
 		}
 	}
-	if (lv->nr(ts, i) == 1) {
-		if (!has_left) {
-			ts->inexact = true;	/* -EUCLEAN in the kernel */
-			return 0;
-		}
-		n = btrfs_node_push_right_nr(lv->nr(ts, i), lv->nr(ts, li), max);
-		if (n)
-			ret = lv->move(ts, i, 0, li, lv->nr(ts, li) - n, n);
-		else if ((n = btrfs_node_push_left_nr(lv->nr(ts, li), lv->nr(ts, i), max, true)))
-			ret = lv->move(ts, li, lv->nr(ts, li), i, 0, n);
-		if (ret)
-			return ret;
+	if (mv.one_without_left) {
+		ts->inexact = true;	/* -EUCLEAN in the kernel */
+		return 0;
 	}
+	if (mv.left_to_mid)
+		ret = lv->move(ts, i, 0, li, lv->nr(ts, li) - mv.left_to_mid, mv.left_to_mid);
+	else if (mv.last_to_left)
+		ret = lv->move(ts, li, lv->nr(ts, li), i, 0, mv.last_to_left);
+	if (ret)
+		return ret;
 	if (has_right)
 		lv->boundary(ts, i, ri);
 	if (!has_left)
 		return 0;
-	if (!lv->nr(ts, i))
+	if (mv.mid_emptied)
 		return sim_merge_level(ts, lv, li, i);
 	lv->boundary(ts, li, i);
 	return 0;

@@ -39,6 +39,25 @@ u32 btrfs_node_push_left_nr(u32 dst_nr, u32 src_nr, u32 max, bool empty);
 u32 btrfs_node_push_right_nr(u32 dst_nr, u32 src_nr, u32 max);
 
 /*
+ * The pointer moves of balance_level(), in the kernel's order, for a node
+ * of @mid pointers between siblings of @left and @right (@has_left,
+ * @has_right: there is one): the one order the replay's node model and
+ * ctree-cow.c's pointer counts both follow
+ */
+struct btrfs_balance_moves {
+	u32 mid_to_left;	/* push_node_left(left, mid, 1) */
+	u32 right_to_mid;	/* push_node_left(mid, right, 1) */
+	bool right_emptied;	/* then freed, its range the node's */
+	bool one_without_left;	/* one pointer left and no left sibling: -EUCLEAN */
+	u32 left_to_mid;	/* one pointer left: balance_node_right(mid, left) */
+	u32 last_to_left;	/* or, that moving none, push_node_left(left, mid, 1) */
+	bool mid_emptied;	/* then freed, its range the left's */
+};
+
+void btrfs_balance_level_moves(u32 left, u32 mid, u32 right, bool has_left, bool has_right,
+			       u32 max, struct btrfs_balance_moves *mv);
+
+/*
  * Item inserts and deletes in one tree as a transaction makes them
  * (ctree.c: btrfs_insert_empty_item() with split_leaf(), push_leaf_right()
  * and push_leaf_left(); btrfs_del_items() with its pushes and
