@@ -770,10 +770,11 @@ int btrfs_insert_room_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 	if (free_space >= data_size)
 		return 0;
 	if (path->nodes[1]) {
-		need = data_size - (path->slots[0] < (int)l->nritems ? free_space : 0);
+		need = btrfs_split_push_need(data_size, free_space,
+					     path->slots[0] < (int)l->nritems);
 		ret = sim_insert_push(cs, sv, path, l, 1, need);
 		if (ret == 1) {
-			need = data_size - (path->slots[0] > 0 ? free_space : 0);
+			need = btrfs_split_push_need(data_size, free_space, path->slots[0] > 0);
 			ret = sim_insert_push(cs, sv, path, l, -1, need);
 		}
 		if (ret < 0)

@@ -838,21 +838,17 @@ static int sim_new_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u3
 static int sim_push_for_double_split(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 				     u32 *leaf, u32 *slot, u32 data_size)
 {
-	u32 need = data_size, have = sim_free(ts, g->leaves[*leaf]);
+	u32 need = btrfs_split_push_need(data_size, sim_free(ts, g->leaves[*leaf]),
+					 *slot < g->leaves[*leaf]->nr);
 	int ret;
 
-	if (*slot < g->leaves[*leaf]->nr)
-		need = need > have ? need - have : 0;
 	ret = sim_push_right_items(ts, g, leaf, slot, 1, need, false, *slot);
 	if (ret < 0)
 		return ret;
 	if (*slot == 0 || *slot == g->leaves[*leaf]->nr ||
 	    sim_free(ts, g->leaves[*leaf]) >= data_size)
 		return 0;
-	need = data_size;
-	have = sim_free(ts, g->leaves[*leaf]);
-	if (*slot > 0)
-		need = need > have ? need - have : 0;
+	need = btrfs_split_push_need(data_size, sim_free(ts, g->leaves[*leaf]), *slot > 0);
 	ret = sim_push_left_items(ts, g, leaf, slot, 1, need, false, *slot);
 	return ret < 0 ? ret : 0;
 }
@@ -870,16 +866,13 @@ static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 	int ret;
 
 	if (g->has_parent) {
-		u32 need = data_size, have = sim_free(ts, g->leaves[*leaf]);
+		u32 need = btrfs_split_push_need(data_size, sim_free(ts, g->leaves[*leaf]),
+						 *slot < g->leaves[*leaf]->nr);
 
-		if (*slot < g->leaves[*leaf]->nr)
-			need = need > have ? need - have : 0;
 		ret = sim_push_right_items(ts, g, leaf, slot, need, need, false, 0);
 		if (ret == 1) {
-			need = data_size;
-			have = sim_free(ts, g->leaves[*leaf]);
-			if (*slot > 0)
-				need = need > have ? need - have : 0;
+			need = btrfs_split_push_need(data_size, sim_free(ts, g->leaves[*leaf]),
+						     *slot > 0);
 			ret = sim_push_left_items(ts, g, leaf, slot, need, need, false, (u32)-1);
 		}
 		if (ret < 0)

@@ -96,6 +96,18 @@ static inline bool btrfs_del_items_pushes(u32 used, u32 data_size)
 	return used < data_size / 3;
 }
 
+/*
+ * split_leaf(), push_for_double_split(): the room a push must make for an
+ * insert of @data_size; the leaf's @free counts when items stay beyond
+ * the slot (after it for a push right, before it for a push left)
+ */
+static inline u32 btrfs_split_push_need(u32 data_size, u32 free, bool items_beyond)
+{
+	if (!items_beyond)
+		return data_size;
+	return data_size > free ? data_size - free : 0;
+}
+
 struct btrfs_path {
 	struct btrfs_tree_block *nodes[BTRFS_MAX_LEVEL];
 	int slots[BTRFS_MAX_LEVEL];
