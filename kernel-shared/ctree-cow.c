@@ -630,80 +630,61 @@ static int sim_push_items(struct btrfs_sim_leaf *l, const struct btrfs_tree_bloc
 }
 
 /*
- * push_leaf_left() with empty = 1: the left sibling under the same parent
- * is copied if it has room for the leaf's first item, then takes items
- * from the front while they fit.
+ * One push of @l's items to its sibling in direction @dir (-1 left, 1
+ * right) as push_leaf_left() and push_leaf_right() make it, @p holding
+ * the rule's arguments: the sibling under the same parent is copied if
+ * it has @need bytes free, then takes the items the rule of ctree-leaf.c
+ * moves; a right push with empty = 1 that empties the leaf takes the
+ * bytes pushed in before too.  0 when items moved (or an insert past the
+ * leaf's last item moved the path right), 1 when nothing did, <0.
  */
-static int sim_push_left(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
-			 const struct btrfs_path *path, const struct btrfs_tree_block *leaf,
-			 struct btrfs_sim_leaf *l)
+static int sim_leaf_push(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			 const struct btrfs_path *path, struct btrfs_sim_leaf *l, int dir,
+			 struct btrfs_leaf_push *p, u32 need, int path_slot)
 {
 	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
-	const struct btrfs_tree_block *parent = path->nodes[1];
-	struct btrfs_leaf_push p = { .empty = true, .limit = (u32)-1 };
-	struct btrfs_tree_block *left;
-	struct btrfs_sim_leaf *ll;
-	u32 slot, first = 0;
+	struct btrfs_tree_block *sib;
+	struct btrfs_sim_leaf *sl;
 	int ret;
 
-	if (!parent)
-		return 0;
-	for (slot = 0; slot < l->nritems && btrfs_sim_leaf_slot_gone(l, slot); slot++)
-		;
-	if (slot == l->nritems)
-		return 0;
-	first = item_space(leaf, slot);
-	ret = sim_sibling(cs, sv, parent, path->slots[1], -1, &left, &ll);
-	if (ret || !left)
-		return ret;
-	p.free_space = data - sim_leaf_used(ll, left);
-	if (p.free_space < first)
-		goto out;
-	cs->neighbour_cows += cow_sim_find(cs, left->start) < 0;
-	ret = btrfs_cow_block(cs, sv, left, false);
-	if (!ret)
-		ret = min_t(int, sim_push_items(l, leaf, -1, &p, 0, ll), 0);
-out:
-	btrfs_tree_block_put(left);
+	if (!path->nodes[1])
+		return 1;
+	ret = sim_sibling(cs, sv, path->nodes[1], path->slots[1], dir, &sib, &sl);
+	if (ret || !sib)
+		return ret ? ret : 1;
+	p->free_space = data - sim_leaf_used(sl, sib);
+	ret = 1;
+	if (p->free_space >= need) {
+		cs->neighbour_cows += cow_sim_find(cs, sib->start) < 0;
+		ret = btrfs_cow_block(cs, sv, sib, false);
+		if (!ret)
+			ret = sim_push_items(l, path->nodes[0], dir, p, path_slot, sl);
+	}
+	if (!ret && dir > 0 && p->empty && !sim_leaf_items(l)) {
+		sl->pushed_in += l->pushed_in;
+		l->pushed_in = 0;
+	}
+	btrfs_tree_block_put(sib);
 	return ret;
 }
 
 /*
- * push_leaf_right() with empty = 1 and the whole leaf as data_size: the
- * right sibling is copied, and takes every item, only if all of them fit
- * (then the bytes pushed in before go too).
+ * btrfs_del_items()'s push_leaf_left() with empty = 1: the left sibling
+ * takes items from the front while they fit, if it has room for the
+ * first; 0 or <0
  */
-static int sim_push_right(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
-			  const struct btrfs_path *path, const struct btrfs_tree_block *leaf,
-			  struct btrfs_sim_leaf *l)
+static int sim_del_push_left(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			     const struct btrfs_path *path, struct btrfs_sim_leaf *l)
 {
-	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
-	const struct btrfs_tree_block *parent = path->nodes[1];
-	struct btrfs_leaf_push p = { .empty = true };
-	u32 used = sim_leaf_used(l, leaf);
-	struct btrfs_tree_block *right;
-	struct btrfs_sim_leaf *rl;
-	int ret;
+	struct btrfs_leaf_push p = { .empty = true, .limit = (u32)-1 };
+	u32 slot;
 
-	if (!parent)
+	for (slot = 0; slot < l->nritems && btrfs_sim_leaf_slot_gone(l, slot); slot++)
+		;
+	if (slot == l->nritems)
 		return 0;
-	ret = sim_sibling(cs, sv, parent, path->slots[1], 1, &right, &rl);
-	if (ret || !right)
-		return ret;
-	p.free_space = data - sim_leaf_used(rl, right);
-	if (p.free_space < used)
-		goto out;
-	cs->neighbour_cows += cow_sim_find(cs, right->start) < 0;
-	ret = btrfs_cow_block(cs, sv, right, false);
-	if (!ret)
-		ret = min_t(int, sim_push_items(l, leaf, 1, &p, path->slots[0], rl), 0);
-	if (!ret && !sim_leaf_items(l)) {
-		rl->pushed_in += l->pushed_in;
-		l->pushed_in = 0;
-	}
-out:
-	btrfs_tree_block_put(right);
-	return ret;
+	return min_t(int, sim_leaf_push(cs, sv, path, l, -1, &p,
+					item_space(path->nodes[0], slot), 0), 0);
 }
 
 /* ---- inserting an item: split_leaf()'s pushes ------------------------ */
@@ -720,29 +701,13 @@ static int sim_insert_push(struct btrfs_cow_sim *cs, const struct btrfs_subvol *
 			   int dir, u32 need)
 {
 	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
-	const struct btrfs_tree_block *leaf = path->nodes[0];
 	struct btrfs_leaf_push p = {
 		.min_data = need,
-		.leaf_free = data - min_t(u32, data, sim_leaf_used(l, leaf)),
+		.leaf_free = data - min_t(u32, data, sim_leaf_used(l, path->nodes[0])),
 		.limit = dir > 0 ? 0 : (u32)-1,
 	};
-	struct btrfs_tree_block *sib;
-	struct btrfs_sim_leaf *sl;
-	int ret;
 
-	ret = sim_sibling(cs, sv, path->nodes[1], path->slots[1], dir, &sib, &sl);
-	if (ret || !sib)
-		return ret ? ret : 1;
-	p.free_space = data - sim_leaf_used(sl, sib);
-	ret = 1;
-	if (p.free_space >= need) {
-		cs->neighbour_cows += cow_sim_find(cs, sib->start) < 0;
-		ret = btrfs_cow_block(cs, sv, sib, false);
-		if (!ret)
-			ret = sim_push_items(l, leaf, dir, &p, path->slots[0], sl);
-	}
-	btrfs_tree_block_put(sib);
-	return ret;
+	return sim_leaf_push(cs, sv, path, l, dir, &p, need, path->slots[0]);
 }
 
 /*
@@ -821,9 +786,13 @@ int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 				    btrfs_leaf_data_size(cs->fs_info->nodesize)))
 		return 0;
 	if (sim_leaf_items(l)) {
-		ret = sim_push_left(cs, sv, path, leaf, l);
+		/* push_leaf_right() with empty = 1 and the whole leaf as data_size */
+		struct btrfs_leaf_push right = { .empty = true };
+
+		ret = sim_del_push_left(cs, sv, path, l);
 		if (!ret && sim_leaf_items(l))
-			ret = sim_push_right(cs, sv, path, leaf, l);
+			ret = min_t(int, sim_leaf_push(cs, sv, path, l, 1, &right,
+						       sim_leaf_used(l, leaf), path->slots[0]), 0);
 	}
 	if (!ret && !sim_leaf_items(l) && !l->pushed_in)
 		ret = sim_del_leaf(cs, sv, path, l);
