@@ -10,7 +10,7 @@
  * siblings, btrfs_del_leaf(), the new leaf of a split.  Not replayed:
  * pointer pushes between nodes and node splits.
  * Behaviour reproduced: the mixed-backref rules, 2.6.31-6.18; which
- * items a push moves is counted by ctree-leaf.c's rule (5.x-6.18), on the
+ * items a push moves is counted by ctree.c's rule (5.x-6.18), on the
  * image leaf's items that are still there (items pushed in are followed
  * as bytes).
  *
@@ -23,7 +23,6 @@
 #include <string.h>
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/ctree-cow.h"
-#include "kernel-shared/ctree-leaf.h"
 #include "kernel-shared/tree-block.h"
 #include "common/array.h"
 
@@ -306,7 +305,7 @@ static int node_emptied_free(struct btrfs_cow_sim *cs, const struct btrfs_subvol
  * then the right one's into it (push_node_left(mid, right)), frees the
  * right one if that emptied it, leaves it no single pointer
  * (balance_node_right(mid, left)) and frees it if emptied, the moves of
- * btrfs_balance_level_moves() (ctree-leaf.c).  The counts are followed;
+ * btrfs_balance_level_moves() (ctree.c).  The counts are followed;
  * the descent follows the image's pointers (a node emptied is not
  * balanced again: its pointers are in a neighbour).
  */
@@ -518,8 +517,8 @@ static int sim_sibling(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 }
 
 /*
- * The items an image leaf still holds, in order, as the pushes of
- * ctree-leaf.c see a leaf: the image's slots not deleted or pushed out
+ * The items an image leaf still holds, in order, as the push counts of
+ * ctree.c see a leaf: the image's slots not deleted or pushed out
  * (items pushed in are kept as bytes only, and do not move again but
  * with the whole leaf)
  */
@@ -596,7 +595,7 @@ static void sim_moved_item_deleted(struct btrfs_sim_leaf *l, const struct btrfs_
 
 /*
  * One push of @l's items to the sibling @sl, by the rule of
- * push_leaf_right() (@dir > 0) or push_leaf_left() (ctree-leaf.c), @p
+ * push_leaf_right() (@dir > 0) or push_leaf_left() (ctree.c), @p
  * holding the free space and data sizes: 0 when items moved, or an
  * insert past the leaf's last item goes first into the right sibling
  * (the path moves there), 1 when nothing moved, <0
@@ -633,7 +632,7 @@ static int sim_push_items(struct btrfs_sim_leaf *l, const struct btrfs_tree_bloc
  * One push of @l's items to its sibling in direction @dir (-1 left, 1
  * right) as push_leaf_left() and push_leaf_right() make it, @p holding
  * the rule's arguments: the sibling under the same parent is copied if
- * it has @need bytes free, then takes the items the rule of ctree-leaf.c
+ * it has @need bytes free, then takes the items the rule of ctree.c
  * moves; a right push with empty = 1 that empties the leaf takes the
  * bytes pushed in before too.  0 when items moved (or an insert past the
  * leaf's last item moved the path right), 1 when nothing did, <0.
@@ -693,7 +692,7 @@ static int sim_del_push_left(struct btrfs_cow_sim *cs, const struct btrfs_subvol
  * One sibling's push for an insert (push_leaf_right() or push_leaf_left()
  * with empty = 0 and @need as both data sizes): copied when it has @need
  * bytes free, then it takes the items on its side of the insertion slot
- * that the rule of ctree-leaf.c moves.  1 when nothing moved (the next
+ * that the rule of ctree.c moves.  1 when nothing moved (the next
  * push is tried), 0 when it did, <0.
  */
 static int sim_insert_push(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,

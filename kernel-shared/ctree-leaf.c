@@ -26,9 +26,9 @@
  * Behaviour reproduced: 6.18 ctree.c, unchanged in substance since 5.x.
  *
  * Used by the log replay (tree-log.c) and the commit model
- * (transaction.c), which count the leaves marked touched.  The count of
- * a push (btrfs_leaf_push_right_nr(), btrfs_leaf_push_left_nr()) is the
- * one rule the COW model of ctree-cow.c pushes by too.
+ * (transaction.c), which count the leaves marked touched.  The counts
+ * of a push and of balance_level()'s moves are ctree.c's, the rules the
+ * COW model of ctree-cow.c follows too.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -633,75 +633,6 @@ static int sim_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 	return 0;
 }
 
-/*
- * The count of push_leaf_right(), the loop of __push_leaf_right(): how
- * many of the pushing leaf's last items go to its right sibling.  With
- * !empty, never item 0 nor any below max(@limit, 1), and none below the
- * slot; the slot's item only while the leaf would keep at least as much
- * free space as it moves (a leaf left emptier is not worth the push).
- */
-u32 btrfs_leaf_push_right_nr(const struct btrfs_leaf_push *p)
-{
-	u32 nr = p->empty ? 0 : max_t(u32, p->limit, 1);
-	u32 push_space = 0, push_items = 0, i;
-
-	if (!p->nr)
-		return 0;
-	if (p->slot >= p->nr)
-		push_space += p->min_data;
-	for (i = p->nr - 1; i + 1 > nr; i--) {
-		u32 this_size = p->item_space(p->leaf, i);
-
-		if (!p->empty && push_items > 0) {
-			if (p->slot > i)
-				break;
-			if (p->slot == i && p->leaf_free + push_space * 2 > p->free_space)
-				break;
-		}
-		if (p->slot == i)
-			push_space += p->min_data;
-		if (this_size + push_space > p->free_space)
-			break;
-		push_items++;
-		push_space += this_size;
-		if (i == 0)
-			break;
-	}
-	return push_items;
-}
-
-/*
- * The count of push_leaf_left(), the loop of __push_leaf_left(): how many
- * of the pushing leaf's first items go to its left sibling, at most
- * @limit; with !empty never the last item, none past the slot, and the
- * slot's item by the rule of btrfs_leaf_push_right_nr()
- */
-u32 btrfs_leaf_push_left_nr(const struct btrfs_leaf_push *p)
-{
-	u32 nr, push_space = 0, push_items = 0, i;
-
-	if (!p->nr)
-		return 0;
-	nr = min_t(u32, p->empty ? p->nr : p->nr - 1, p->limit);
-	for (i = 0; i < nr; i++) {
-		u32 this_size = p->item_space(p->leaf, i);
-
-		if (!p->empty && push_items > 0) {
-			if (p->slot < i)
-				break;
-			if (p->slot == i && p->leaf_free + push_space * 2 > p->free_space)
-				break;
-		}
-		if (p->slot == i)
-			push_space += p->min_data;
-		if (this_size + push_space > p->free_space)
-			break;
-		push_items++;
-		push_space += this_size;
-	}
-	return push_items;
-}
-
 static u32 sim_item_space(const void *leaf, u32 i)
 {
 	const struct btrfs_sim_items_leaf *l = leaf;
@@ -943,79 +874,6 @@ static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 			return 0;
 		}
 	}
-}
-
-
-/* ---- node levels: the pointer counts of push_node_left(), balance_node_right() ---- */
-
-/*
- * push_node_left(dst, src, @empty): pointers moved from the start of @src
- * to the end of @dst.  With !@empty (an insert's push) all but 8 of @src
- * at most, nothing from 8 or fewer; with @empty (balance_level()) all if
- * they fit, else as many as fit but leaving @src 8 (none when that would
- * move 8 or fewer).
- */
-u32 btrfs_node_push_left_nr(u32 dst_nr, u32 src_nr, u32 max, bool empty)
-{
-	u32 push;
-
-	if ((!empty && src_nr <= 8) || dst_nr >= max)
-		return 0;
-	push = max - dst_nr;
-	if (!empty)
-		return min_t(u32, src_nr - 8, push);
-	push = min_t(u32, src_nr, push);
-	if (push < src_nr && src_nr - push < 8) {
-		if (push <= 8)
-			return 0;
-		push -= 8;
-	}
-	return push;
-}
-
-/*
- * balance_node_right(dst, src): the last pointers of @src to the start of
- * @dst, up to half of @src plus one, never emptying it, nothing from
- * fewer than 4
- */
-u32 btrfs_node_push_right_nr(u32 dst_nr, u32 src_nr, u32 max)
-{
-	if (dst_nr >= max || src_nr < 4 || src_nr / 2 + 1 >= src_nr)
-		return 0;
-	return min_t(u32, max - dst_nr, src_nr / 2 + 1);
-}
-
-/*
- * balance_level() on counts: the left takes what it can of the node, the
- * node what it can of the right; a node left with one pointer takes half
- * of the left's back, or gives it its last
- */
-void btrfs_balance_level_moves(u32 left, u32 mid, u32 right, bool has_left, bool has_right,
-			       u32 max, struct btrfs_balance_moves *mv)
-{
-	*mv = (struct btrfs_balance_moves){ 0 };
-	if (has_left) {
-		mv->mid_to_left = btrfs_node_push_left_nr(left, mid, max, true);
-		left += mv->mid_to_left;
-		mid -= mv->mid_to_left;
-	}
-	if (has_right) {
-		mv->right_to_mid = btrfs_node_push_left_nr(mid, right, max, true);
-		mid += mv->right_to_mid;
-		mv->right_emptied = right == mv->right_to_mid;
-	}
-	if (mid == 1 && !has_left) {
-		mv->one_without_left = true;
-		return;
-	}
-	if (mid == 1) {
-		mv->left_to_mid = btrfs_node_push_right_nr(mid, left, max);
-		if (!mv->left_to_mid)
-			mv->last_to_left = btrfs_node_push_left_nr(left, mid, max, true);
-		mid += mv->left_to_mid;
-		mid -= mv->last_to_left;
-	}
-	mv->mid_emptied = has_left && !mid;
 }
 
 /* ---- node levels: setup_nodes_for_search() of an insert's search ---- */
