@@ -460,26 +460,26 @@ int btrfs_stream_tree(struct btrfs_fs_info *fs_info,
 /* ---- the split, push and balance rules both edit models follow ---- */
 
 /*
- * The count of push_leaf_right(), the loop of __push_leaf_right(): how
- * many of the pushing leaf's last items go to its right sibling.  With
- * !empty, never item 0 nor any below max(@limit, 1), and none below the
- * slot; the slot's item only while the leaf would keep at least as much
- * free space as it moves (a leaf left emptier is not worth the push).
+ * The loops of __push_leaf_right() (@dir > 0: the pushing leaf's last
+ * items, from its end) and __push_leaf_left() (its first), over @count
+ * items: each moves while its bytes (item and header) and those counted
+ * before fit in the sibling's free space.  With !empty none past the
+ * slot, and the slot's item (with what the insert adds) only while the
+ * leaf would keep at least as much free space as it moves (a leaf left
+ * emptier is not worth the push).
  */
-u32 btrfs_leaf_push_right_nr(const struct btrfs_leaf_push *p)
+static inline u32 leaf_push_nr(const struct btrfs_leaf_push *p, int dir, u32 count)
 {
-	u32 nr = p->empty ? 0 : max_t(u32, p->limit, 1);
-	u32 push_space = 0, push_items = 0, i;
+	u32 push_space = 0, push_items = 0, k;
 
-	if (!p->nr)
-		return 0;
-	if (p->slot >= p->nr)
+	if (dir > 0 && p->slot >= p->nr)
 		push_space += p->min_data;
-	for (i = p->nr - 1; i + 1 > nr; i--) {
+	for (k = 0; k < count; k++) {
+		u32 i = dir > 0 ? p->nr - 1 - k : k;
 		u32 this_size = p->item_space(p->leaf, i);
 
 		if (!p->empty && push_items > 0) {
-			if (p->slot > i)
+			if (dir > 0 ? p->slot > i : p->slot < i)
 				break;
 			if (p->slot == i && p->leaf_free + push_space * 2 > p->free_space)
 				break;
@@ -490,42 +490,30 @@ u32 btrfs_leaf_push_right_nr(const struct btrfs_leaf_push *p)
 			break;
 		push_items++;
 		push_space += this_size;
-		if (i == 0)
-			break;
 	}
 	return push_items;
 }
 
 /*
- * The count of push_leaf_left(), the loop of __push_leaf_left(): how many
- * of the pushing leaf's first items go to its left sibling, at most
- * @limit; with !empty never the last item, none past the slot, and the
- * slot's item by the rule of btrfs_leaf_push_right_nr()
+ * push_leaf_right(): how many of the pushing leaf's last items go to its
+ * right sibling; with !empty never item 0 nor any below max(@limit, 1)
+ */
+u32 btrfs_leaf_push_right_nr(const struct btrfs_leaf_push *p)
+{
+	u32 keep = p->empty ? 0 : max_t(u32, p->limit, 1);
+
+	return leaf_push_nr(p, 1, p->nr > keep ? p->nr - keep : 0);
+}
+
+/*
+ * push_leaf_left(): how many of the pushing leaf's first items go to its
+ * left sibling, at most @limit; with !empty never the last item
  */
 u32 btrfs_leaf_push_left_nr(const struct btrfs_leaf_push *p)
 {
-	u32 nr, push_space = 0, push_items = 0, i;
-
 	if (!p->nr)
 		return 0;
-	nr = min_t(u32, p->empty ? p->nr : p->nr - 1, p->limit);
-	for (i = 0; i < nr; i++) {
-		u32 this_size = p->item_space(p->leaf, i);
-
-		if (!p->empty && push_items > 0) {
-			if (p->slot < i)
-				break;
-			if (p->slot == i && p->leaf_free + push_space * 2 > p->free_space)
-				break;
-		}
-		if (p->slot == i)
-			push_space += p->min_data;
-		if (this_size + push_space > p->free_space)
-			break;
-		push_items++;
-		push_space += this_size;
-	}
-	return push_items;
+	return leaf_push_nr(p, -1, min_t(u32, p->empty ? p->nr : p->nr - 1, p->limit));
 }
 
 /*
