@@ -28,7 +28,7 @@
 
 /* ---- copy-on-write of a search path, as one transaction does it ----- */
 
-/* The index of @bytenr in cowed[], or -1 */
+/* The index of @bytenr in copy_of[], or -1 */
 static int64_t cow_sim_find(const struct btrfs_cow_sim *cs, u64 bytenr)
 {
 	u64 i;
@@ -40,14 +40,10 @@ static int cow_sim_remember(struct btrfs_cow_sim *cs, u64 bytenr, u64 copy)
 {
 	if (cs->nr_cowed == cs->cap_cowed) {
 		u64 cap = cs->cap_cowed ? cs->cap_cowed * 2 : 64;
-		u64 *n, *c;
+		u64 *c;
 
-		if (cap > SIZE_MAX / sizeof(*n))
+		if (cap > SIZE_MAX / sizeof(*c))
 			return -ENOMEM;
-		n = realloc(cs->cowed, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		cs->cowed = n;
 		c = realloc(cs->copy_of, cap * sizeof(*c));
 		if (!c)
 			return -ENOMEM;
@@ -56,7 +52,6 @@ static int cow_sim_remember(struct btrfs_cow_sim *cs, u64 bytenr, u64 copy)
 	}
 	if (u64_index_put(&cs->cowed_index, bytenr, cs->nr_cowed))
 		return -ENOMEM;
-	cs->cowed[cs->nr_cowed] = bytenr;
 	cs->copy_of[cs->nr_cowed++] = copy;
 	return 0;
 }
