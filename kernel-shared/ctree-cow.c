@@ -10,7 +10,7 @@
  * siblings, btrfs_del_leaf(), the new leaf of a split.  Not replayed:
  * pointer pushes between nodes and node splits.
  * Behaviour reproduced: the mixed-backref rules, 2.6.31-6.18; which
- * items a push moves is counted by ctree-leaf.c's rule (5.x-6.18), on the
+ * items a push moves is counted by ctree.c's rule (5.x-6.18), on the
  * image leaf's items that are still there (items pushed in are followed
  * as bytes).
  *
@@ -23,13 +23,12 @@
 #include <string.h>
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/ctree-cow.h"
-#include "kernel-shared/ctree-leaf.h"
 #include "kernel-shared/tree-block.h"
 #include "common/array.h"
 
 /* ---- copy-on-write of a search path, as one transaction does it ----- */
 
-/* The index of @bytenr in cowed[], or -1 */
+/* The index of @bytenr in copy_of[], or -1 */
 static int64_t cow_sim_find(const struct btrfs_cow_sim *cs, u64 bytenr)
 {
 	u64 i;
@@ -41,14 +40,10 @@ static int cow_sim_remember(struct btrfs_cow_sim *cs, u64 bytenr, u64 copy)
 {
 	if (cs->nr_cowed == cs->cap_cowed) {
 		u64 cap = cs->cap_cowed ? cs->cap_cowed * 2 : 64;
-		u64 *n, *c;
+		u64 *c;
 
-		if (cap > SIZE_MAX / sizeof(*n))
+		if (cap > SIZE_MAX / sizeof(*c))
 			return -ENOMEM;
-		n = realloc(cs->cowed, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		cs->cowed = n;
 		c = realloc(cs->copy_of, cap * sizeof(*c));
 		if (!c)
 			return -ENOMEM;
@@ -57,7 +52,6 @@ static int cow_sim_remember(struct btrfs_cow_sim *cs, u64 bytenr, u64 copy)
 	}
 	if (u64_index_put(&cs->cowed_index, bytenr, cs->nr_cowed))
 		return -ENOMEM;
-	cs->cowed[cs->nr_cowed] = bytenr;
 	cs->copy_of[cs->nr_cowed++] = copy;
 	return 0;
 }
@@ -305,9 +299,10 @@ static int node_emptied_free(struct btrfs_cow_sim *cs, const struct btrfs_subvol
  * pushes its pointers into the left one (push_node_left(left, mid)),
  * then the right one's into it (push_node_left(mid, right)), frees the
  * right one if that emptied it, leaves it no single pointer
- * (balance_node_right(mid, left)) and frees it if emptied.  The counts
- * are followed; the descent follows the image's pointers (a node emptied
- * is not balanced again: its pointers are in a neighbour).
+ * (balance_node_right(mid, left)) and frees it if emptied, the moves of
+ * btrfs_balance_level_moves() (ctree.c).  The counts are followed;
+ * the descent follows the image's pointers (a node emptied is not
+ * balanced again: its pointers are in a neighbour).
  */
 static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 			     const struct btrfs_path *path, int level)
@@ -316,9 +311,9 @@ static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol
 	const struct btrfs_tree_block *parent;
 	u32 max = btrfs_node_max_ptrs(cs->fs_info->nodesize);
 	int pslot, lslot, rslot, ret = 0;
+	struct btrfs_balance_moves mv;
 	u64 m, left = 0, right = 0;
 	bool has_left, has_right;
-	u32 n;
 
 	if (level >= BTRFS_MAX_LEVEL - 1 || !path->nodes[level + 1])
 		return 0;
@@ -340,23 +335,15 @@ static int balance_level_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol
 		ret = node_entry(cs, mid, &m);
 	if (ret)
 		return ret;
-	if (has_left)
-		move_ptrs(cs, m, left, btrfs_node_push_left_nr(cs->node_nr[left],
-							       cs->node_nr[m], max, true));
-	if (has_right) {
-		move_ptrs(cs, right, m, btrfs_node_push_left_nr(cs->node_nr[m],
-								 cs->node_nr[right], max, true));
-		if (!cs->node_nr[right])
-			ret = node_emptied_free(cs, sv, parent, right, m, mid->level);
-	}
-	if (!ret && cs->node_nr[m] == 1 && has_left) {
-		n = btrfs_node_push_right_nr(1, cs->node_nr[left], max);
-		if (n)
-			move_ptrs(cs, left, m, n);
-		else
-			move_ptrs(cs, m, left, 1);
-	}
-	if (!ret && !cs->node_nr[m] && has_left)
+	btrfs_balance_level_moves(has_left ? cs->node_nr[left] : 0, cs->node_nr[m],
+				  has_right ? cs->node_nr[right] : 0, has_left, has_right, max, &mv);
+	move_ptrs(cs, m, left, mv.mid_to_left);
+	move_ptrs(cs, right, m, mv.right_to_mid);
+	if (has_right && mv.right_emptied)
+		ret = node_emptied_free(cs, sv, parent, right, m, mid->level);
+	move_ptrs(cs, left, m, mv.left_to_mid);
+	move_ptrs(cs, m, left, mv.last_to_left);
+	if (!ret && mv.mid_emptied)
 		ret = node_emptied_free(cs, sv, parent, m, left, mid->level);
 	return ret;
 }
@@ -525,8 +512,8 @@ static int sim_sibling(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 }
 
 /*
- * The items an image leaf still holds, in order, as the pushes of
- * ctree-leaf.c see a leaf: the image's slots not deleted or pushed out
+ * The items an image leaf still holds, in order, as the push counts of
+ * ctree.c see a leaf: the image's slots not deleted or pushed out
  * (items pushed in are kept as bytes only, and do not move again but
  * with the whole leaf)
  */
@@ -603,7 +590,7 @@ static void sim_moved_item_deleted(struct btrfs_sim_leaf *l, const struct btrfs_
 
 /*
  * One push of @l's items to the sibling @sl, by the rule of
- * push_leaf_right() (@dir > 0) or push_leaf_left() (ctree-leaf.c), @p
+ * push_leaf_right() (@dir > 0) or push_leaf_left() (ctree.c), @p
  * holding the free space and data sizes: 0 when items moved, or an
  * insert past the leaf's last item goes first into the right sibling
  * (the path moves there), 1 when nothing moved, <0
@@ -637,80 +624,61 @@ static int sim_push_items(struct btrfs_sim_leaf *l, const struct btrfs_tree_bloc
 }
 
 /*
- * push_leaf_left() with empty = 1: the left sibling under the same parent
- * is copied if it has room for the leaf's first item, then takes items
- * from the front while they fit.
+ * One push of @l's items to its sibling in direction @dir (-1 left, 1
+ * right) as push_leaf_left() and push_leaf_right() make it, @p holding
+ * the rule's arguments: the sibling under the same parent is copied if
+ * it has @need bytes free, then takes the items the rule of ctree.c
+ * moves; a right push with empty = 1 that empties the leaf takes the
+ * bytes pushed in before too.  0 when items moved (or an insert past the
+ * leaf's last item moved the path right), 1 when nothing did, <0.
  */
-static int sim_push_left(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
-			 const struct btrfs_path *path, const struct btrfs_tree_block *leaf,
-			 struct btrfs_sim_leaf *l)
+static int sim_leaf_push(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			 const struct btrfs_path *path, struct btrfs_sim_leaf *l, int dir,
+			 struct btrfs_leaf_push *p, u32 need, int path_slot)
 {
 	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
-	const struct btrfs_tree_block *parent = path->nodes[1];
-	struct btrfs_leaf_push p = { .empty = true, .limit = (u32)-1 };
-	struct btrfs_tree_block *left;
-	struct btrfs_sim_leaf *ll;
-	u32 slot, first = 0;
+	struct btrfs_tree_block *sib;
+	struct btrfs_sim_leaf *sl;
 	int ret;
 
-	if (!parent)
-		return 0;
-	for (slot = 0; slot < l->nritems && btrfs_sim_leaf_slot_gone(l, slot); slot++)
-		;
-	if (slot == l->nritems)
-		return 0;
-	first = item_space(leaf, slot);
-	ret = sim_sibling(cs, sv, parent, path->slots[1], -1, &left, &ll);
-	if (ret || !left)
-		return ret;
-	p.free_space = data - sim_leaf_used(ll, left);
-	if (p.free_space < first)
-		goto out;
-	cs->neighbour_cows += cow_sim_find(cs, left->start) < 0;
-	ret = btrfs_cow_block(cs, sv, left, false);
-	if (!ret)
-		ret = min_t(int, sim_push_items(l, leaf, -1, &p, 0, ll), 0);
-out:
-	btrfs_tree_block_put(left);
+	if (!path->nodes[1])
+		return 1;
+	ret = sim_sibling(cs, sv, path->nodes[1], path->slots[1], dir, &sib, &sl);
+	if (ret || !sib)
+		return ret ? ret : 1;
+	p->free_space = data - sim_leaf_used(sl, sib);
+	ret = 1;
+	if (p->free_space >= need) {
+		cs->neighbour_cows += cow_sim_find(cs, sib->start) < 0;
+		ret = btrfs_cow_block(cs, sv, sib, false);
+		if (!ret)
+			ret = sim_push_items(l, path->nodes[0], dir, p, path_slot, sl);
+	}
+	if (!ret && dir > 0 && p->empty && !sim_leaf_items(l)) {
+		sl->pushed_in += l->pushed_in;
+		l->pushed_in = 0;
+	}
+	btrfs_tree_block_put(sib);
 	return ret;
 }
 
 /*
- * push_leaf_right() with empty = 1 and the whole leaf as data_size: the
- * right sibling is copied, and takes every item, only if all of them fit
- * (then the bytes pushed in before go too).
+ * btrfs_del_items()'s push_leaf_left() with empty = 1: the left sibling
+ * takes items from the front while they fit, if it has room for the
+ * first; 0 or <0
  */
-static int sim_push_right(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
-			  const struct btrfs_path *path, const struct btrfs_tree_block *leaf,
-			  struct btrfs_sim_leaf *l)
+static int sim_del_push_left(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
+			     const struct btrfs_path *path, struct btrfs_sim_leaf *l)
 {
-	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
-	const struct btrfs_tree_block *parent = path->nodes[1];
-	struct btrfs_leaf_push p = { .empty = true };
-	u32 used = sim_leaf_used(l, leaf);
-	struct btrfs_tree_block *right;
-	struct btrfs_sim_leaf *rl;
-	int ret;
+	struct btrfs_leaf_push p = { .empty = true, .limit = (u32)-1 };
+	u32 slot;
 
-	if (!parent)
+	for (slot = 0; slot < l->nritems && btrfs_sim_leaf_slot_gone(l, slot); slot++)
+		;
+	if (slot == l->nritems)
 		return 0;
-	ret = sim_sibling(cs, sv, parent, path->slots[1], 1, &right, &rl);
-	if (ret || !right)
-		return ret;
-	p.free_space = data - sim_leaf_used(rl, right);
-	if (p.free_space < used)
-		goto out;
-	cs->neighbour_cows += cow_sim_find(cs, right->start) < 0;
-	ret = btrfs_cow_block(cs, sv, right, false);
-	if (!ret)
-		ret = min_t(int, sim_push_items(l, leaf, 1, &p, path->slots[0], rl), 0);
-	if (!ret && !sim_leaf_items(l)) {
-		rl->pushed_in += l->pushed_in;
-		l->pushed_in = 0;
-	}
-out:
-	btrfs_tree_block_put(right);
-	return ret;
+	return min_t(int, sim_leaf_push(cs, sv, path, l, -1, &p,
+					item_space(path->nodes[0], slot), 0), 0);
 }
 
 /* ---- inserting an item: split_leaf()'s pushes ------------------------ */
@@ -719,7 +687,7 @@ out:
  * One sibling's push for an insert (push_leaf_right() or push_leaf_left()
  * with empty = 0 and @need as both data sizes): copied when it has @need
  * bytes free, then it takes the items on its side of the insertion slot
- * that the rule of ctree-leaf.c moves.  1 when nothing moved (the next
+ * that the rule of ctree.c moves.  1 when nothing moved (the next
  * push is tried), 0 when it did, <0.
  */
 static int sim_insert_push(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
@@ -727,29 +695,13 @@ static int sim_insert_push(struct btrfs_cow_sim *cs, const struct btrfs_subvol *
 			   int dir, u32 need)
 {
 	const u32 data = btrfs_leaf_data_size(cs->fs_info->nodesize);
-	const struct btrfs_tree_block *leaf = path->nodes[0];
 	struct btrfs_leaf_push p = {
 		.min_data = need,
-		.leaf_free = data - min_t(u32, data, sim_leaf_used(l, leaf)),
+		.leaf_free = data - min_t(u32, data, sim_leaf_used(l, path->nodes[0])),
 		.limit = dir > 0 ? 0 : (u32)-1,
 	};
-	struct btrfs_tree_block *sib;
-	struct btrfs_sim_leaf *sl;
-	int ret;
 
-	ret = sim_sibling(cs, sv, path->nodes[1], path->slots[1], dir, &sib, &sl);
-	if (ret || !sib)
-		return ret ? ret : 1;
-	p.free_space = data - sim_leaf_used(sl, sib);
-	ret = 1;
-	if (p.free_space >= need) {
-		cs->neighbour_cows += cow_sim_find(cs, sib->start) < 0;
-		ret = btrfs_cow_block(cs, sv, sib, false);
-		if (!ret)
-			ret = sim_push_items(l, leaf, dir, &p, path->slots[0], sl);
-	}
-	btrfs_tree_block_put(sib);
-	return ret;
+	return sim_leaf_push(cs, sv, path, l, dir, &p, need, path->slots[0]);
 }
 
 /*
@@ -777,10 +729,11 @@ int btrfs_insert_room_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *s
 	if (free_space >= data_size)
 		return 0;
 	if (path->nodes[1]) {
-		need = data_size - (path->slots[0] < (int)l->nritems ? free_space : 0);
+		need = btrfs_split_push_need(data_size, free_space,
+					     path->slots[0] < (int)l->nritems);
 		ret = sim_insert_push(cs, sv, path, l, 1, need);
 		if (ret == 1) {
-			need = data_size - (path->slots[0] > 0 ? free_space : 0);
+			need = btrfs_split_push_need(data_size, free_space, path->slots[0] > 0);
 			ret = sim_insert_push(cs, sv, path, l, -1, need);
 		}
 		if (ret < 0)
@@ -827,9 +780,13 @@ int btrfs_del_items_sim(struct btrfs_cow_sim *cs, const struct btrfs_subvol *sv,
 				    btrfs_leaf_data_size(cs->fs_info->nodesize)))
 		return 0;
 	if (sim_leaf_items(l)) {
-		ret = sim_push_left(cs, sv, path, leaf, l);
+		/* push_leaf_right() with empty = 1 and the whole leaf as data_size */
+		struct btrfs_leaf_push right = { .empty = true };
+
+		ret = sim_del_push_left(cs, sv, path, l);
 		if (!ret && sim_leaf_items(l))
-			ret = sim_push_right(cs, sv, path, leaf, l);
+			ret = min_t(int, sim_leaf_push(cs, sv, path, l, 1, &right,
+						       sim_leaf_used(l, leaf), path->slots[0]), 0);
 	}
 	if (!ret && !sim_leaf_items(l) && !l->pushed_in)
 		ret = sim_del_leaf(cs, sv, path, l);

@@ -26,9 +26,9 @@
  * Behaviour reproduced: 6.18 ctree.c, unchanged in substance since 5.x.
  *
  * Used by the log replay (tree-log.c) and the commit model
- * (transaction.c), which count the leaves marked touched.  The count of
- * a push (btrfs_leaf_push_right_nr(), btrfs_leaf_push_left_nr()) is the
- * one rule the COW model of ctree-cow.c pushes by too.
+ * (transaction.c), which count the leaves marked touched.  The counts
+ * of a push and of balance_level()'s moves are ctree.c's, the rules the
+ * COW model of ctree-cow.c follows too.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -633,75 +633,6 @@ static int sim_lookup(struct btrfs_tree_sim *ts, const struct btrfs_key *key,
 	return 0;
 }
 
-/*
- * The count of push_leaf_right(), the loop of __push_leaf_right(): how
- * many of the pushing leaf's last items go to its right sibling.  With
- * !empty, never item 0 nor any below max(@limit, 1), and none below the
- * slot; the slot's item only while the leaf would keep at least as much
- * free space as it moves (a leaf left emptier is not worth the push).
- */
-u32 btrfs_leaf_push_right_nr(const struct btrfs_leaf_push *p)
-{
-	u32 nr = p->empty ? 0 : max_t(u32, p->limit, 1);
-	u32 push_space = 0, push_items = 0, i;
-
-	if (!p->nr)
-		return 0;
-	if (p->slot >= p->nr)
-		push_space += p->min_data;
-	for (i = p->nr - 1; i + 1 > nr; i--) {
-		u32 this_size = p->item_space(p->leaf, i);
-
-		if (!p->empty && push_items > 0) {
-			if (p->slot > i)
-				break;
-			if (p->slot == i && p->leaf_free + push_space * 2 > p->free_space)
-				break;
-		}
-		if (p->slot == i)
-			push_space += p->min_data;
-		if (this_size + push_space > p->free_space)
-			break;
-		push_items++;
-		push_space += this_size;
-		if (i == 0)
-			break;
-	}
-	return push_items;
-}
-
-/*
- * The count of push_leaf_left(), the loop of __push_leaf_left(): how many
- * of the pushing leaf's first items go to its left sibling, at most
- * @limit; with !empty never the last item, none past the slot, and the
- * slot's item by the rule of btrfs_leaf_push_right_nr()
- */
-u32 btrfs_leaf_push_left_nr(const struct btrfs_leaf_push *p)
-{
-	u32 nr, push_space = 0, push_items = 0, i;
-
-	if (!p->nr)
-		return 0;
-	nr = min_t(u32, p->empty ? p->nr : p->nr - 1, p->limit);
-	for (i = 0; i < nr; i++) {
-		u32 this_size = p->item_space(p->leaf, i);
-
-		if (!p->empty && push_items > 0) {
-			if (p->slot < i)
-				break;
-			if (p->slot == i && p->leaf_free + push_space * 2 > p->free_space)
-				break;
-		}
-		if (p->slot == i)
-			push_space += p->min_data;
-		if (this_size + push_space > p->free_space)
-			break;
-		push_items++;
-		push_space += this_size;
-	}
-	return push_items;
-}
-
 static u32 sim_item_space(const void *leaf, u32 i)
 {
 	const struct btrfs_sim_items_leaf *l = leaf;
@@ -838,21 +769,17 @@ static int sim_new_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g, u3
 static int sim_push_for_double_split(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 				     u32 *leaf, u32 *slot, u32 data_size)
 {
-	u32 need = data_size, have = sim_free(ts, g->leaves[*leaf]);
+	u32 need = btrfs_split_push_need(data_size, sim_free(ts, g->leaves[*leaf]),
+					 *slot < g->leaves[*leaf]->nr);
 	int ret;
 
-	if (*slot < g->leaves[*leaf]->nr)
-		need = need > have ? need - have : 0;
 	ret = sim_push_right_items(ts, g, leaf, slot, 1, need, false, *slot);
 	if (ret < 0)
 		return ret;
 	if (*slot == 0 || *slot == g->leaves[*leaf]->nr ||
 	    sim_free(ts, g->leaves[*leaf]) >= data_size)
 		return 0;
-	need = data_size;
-	have = sim_free(ts, g->leaves[*leaf]);
-	if (*slot > 0)
-		need = need > have ? need - have : 0;
+	need = btrfs_split_push_need(data_size, sim_free(ts, g->leaves[*leaf]), *slot > 0);
 	ret = sim_push_left_items(ts, g, leaf, slot, 1, need, false, *slot);
 	return ret < 0 ? ret : 0;
 }
@@ -870,16 +797,13 @@ static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 	int ret;
 
 	if (g->has_parent) {
-		u32 need = data_size, have = sim_free(ts, g->leaves[*leaf]);
+		u32 need = btrfs_split_push_need(data_size, sim_free(ts, g->leaves[*leaf]),
+						 *slot < g->leaves[*leaf]->nr);
 
-		if (*slot < g->leaves[*leaf]->nr)
-			need = need > have ? need - have : 0;
 		ret = sim_push_right_items(ts, g, leaf, slot, need, need, false, 0);
 		if (ret == 1) {
-			need = data_size;
-			have = sim_free(ts, g->leaves[*leaf]);
-			if (*slot > 0)
-				need = need > have ? need - have : 0;
+			need = btrfs_split_push_need(data_size, sim_free(ts, g->leaves[*leaf]),
+						     *slot > 0);
 			ret = sim_push_left_items(ts, g, leaf, slot, need, need, false, (u32)-1);
 		}
 		if (ret < 0)
@@ -950,46 +874,6 @@ static int sim_split_leaf(struct btrfs_tree_sim *ts, struct btrfs_sim_group *g,
 			return 0;
 		}
 	}
-}
-
-
-/* ---- node levels: the pointer counts of push_node_left(), balance_node_right() ---- */
-
-/*
- * push_node_left(dst, src, @empty): pointers moved from the start of @src
- * to the end of @dst.  With !@empty (an insert's push) all but 8 of @src
- * at most, nothing from 8 or fewer; with @empty (balance_level()) all if
- * they fit, else as many as fit but leaving @src 8 (none when that would
- * move 8 or fewer).
- */
-u32 btrfs_node_push_left_nr(u32 dst_nr, u32 src_nr, u32 max, bool empty)
-{
-	u32 push;
-
-	if ((!empty && src_nr <= 8) || dst_nr >= max)
-		return 0;
-	push = max - dst_nr;
-	if (!empty)
-		return min_t(u32, src_nr - 8, push);
-	push = min_t(u32, src_nr, push);
-	if (push < src_nr && src_nr - push < 8) {
-		if (push <= 8)
-			return 0;
-		push -= 8;
-	}
-	return push;
-}
-
-/*
- * balance_node_right(dst, src): the last pointers of @src to the start of
- * @dst, up to half of @src plus one, never emptying it, nothing from
- * fewer than 4
- */
-u32 btrfs_node_push_right_nr(u32 dst_nr, u32 src_nr, u32 max)
-{
-	if (dst_nr >= max || src_nr < 4 || src_nr / 2 + 1 >= src_nr)
-		return 0;
-	return min_t(u32, max - dst_nr, src_nr / 2 + 1);
 }
 
 /* ---- node levels: setup_nodes_for_search() of an insert's search ---- */
@@ -1759,27 +1643,29 @@ static int sim_merge_level(struct btrfs_tree_sim *ts, const struct sim_level *lv
  */
 static int sim_balance_level(struct btrfs_tree_sim *ts, const struct sim_level *lv, u32 i)
 {
-	u32 max = sim_max_ptrs(ts), li = 0, ri = 0, n;
+	struct btrfs_balance_moves mv;
 	bool has_left, has_right;
+	u32 li = 0, ri = 0;
 	int ret;
 
 	ret = sim_siblings(ts, lv, i, &has_left, &li, &has_right, &ri);
 	if (ret)
 		return ret;
+	btrfs_balance_level_moves(has_left ? lv->nr(ts, li) : 0, lv->nr(ts, i),
+				  has_right ? lv->nr(ts, ri) : 0, has_left, has_right,
+				  sim_max_ptrs(ts), &mv);
 	ts->node_balances++;
 	sim_cowed(ts, lv, i);
 	if (has_left) {
 		sim_cowed(ts, lv, li);
-		n = btrfs_node_push_left_nr(lv->nr(ts, li), lv->nr(ts, i), max, true);
-		if (n && (ret = lv->move(ts, li, lv->nr(ts, li), i, 0, n)))
+		if (mv.mid_to_left && (ret = lv->move(ts, li, lv->nr(ts, li), i, 0, mv.mid_to_left)))
 			return ret;
 	}
 	if (has_right) {
 		sim_cowed(ts, lv, ri);
-		n = btrfs_node_push_left_nr(lv->nr(ts, i), lv->nr(ts, ri), max, true);
-		if (n && (ret = lv->move(ts, i, lv->nr(ts, i), ri, 0, n)))
+		if (mv.right_to_mid && (ret = lv->move(ts, i, lv->nr(ts, i), ri, 0, mv.right_to_mid)))
 			return ret;
-		if (!lv->nr(ts, ri)) {
+		if (mv.right_emptied) {
 			ret = sim_merge_level(ts, lv, i, ri);
 			if (ret)
 				return ret;
@@ -1788,24 +1674,21 @@ static int sim_balance_level(struct btrfs_tree_sim *ts, const struct sim_level *
 			i -= i > ri;
 		}
 	}
-	if (lv->nr(ts, i) == 1) {
-		if (!has_left) {
-			ts->inexact = true;	/* -EUCLEAN in the kernel */
-			return 0;
-		}
-		n = btrfs_node_push_right_nr(lv->nr(ts, i), lv->nr(ts, li), max);
-		if (n)
-			ret = lv->move(ts, i, 0, li, lv->nr(ts, li) - n, n);
-		else if ((n = btrfs_node_push_left_nr(lv->nr(ts, li), lv->nr(ts, i), max, true)))
-			ret = lv->move(ts, li, lv->nr(ts, li), i, 0, n);
-		if (ret)
-			return ret;
+	if (mv.one_without_left) {
+		ts->inexact = true;	/* -EUCLEAN in the kernel */
+		return 0;
 	}
+	if (mv.left_to_mid)
+		ret = lv->move(ts, i, 0, li, lv->nr(ts, li) - mv.left_to_mid, mv.left_to_mid);
+	else if (mv.last_to_left)
+		ret = lv->move(ts, li, lv->nr(ts, li), i, 0, mv.last_to_left);
+	if (ret)
+		return ret;
 	if (has_right)
 		lv->boundary(ts, i, ri);
 	if (!has_left)
 		return 0;
-	if (!lv->nr(ts, i))
+	if (mv.mid_emptied)
 		return sim_merge_level(ts, lv, li, i);
 	lv->boundary(ts, li, i);
 	return 0;

@@ -8,37 +8,6 @@
 #include "kernel-shared/fs.h"
 
 /*
- * One push of split_leaf() or btrfs_del_items() to a sibling, as
- * push_leaf_right() and push_leaf_left() count it: the one rule both the
- * leaf-edit model (struct btrfs_tree_sim) and the COW model (ctree-cow.c)
- * push by.  The pushing leaf's items are seen through @item_space.
- */
-struct btrfs_leaf_push {
-	u32 (*item_space)(const void *leaf, u32 i);	/* item @i's data and header */
-	const void *leaf;
-	u32 nr;				/* the pushing leaf's items */
-	u32 slot;			/* the path's slot in it (@nr: past the last) */
-	u32 min_data;			/* what the insert at the slot adds */
-	u32 free_space;			/* the sibling's free bytes */
-	u32 leaf_free;			/* the pushing leaf's free bytes */
-	bool empty;			/* a delete's push: as many as fit */
-	u32 limit;			/* right: min_slot; left: max_slot */
-};
-
-/* How many of the last (right) or first (left) items move */
-u32 btrfs_leaf_push_right_nr(const struct btrfs_leaf_push *p);
-u32 btrfs_leaf_push_left_nr(const struct btrfs_leaf_push *p);
-
-/*
- * How many pointers push_node_left(dst, src, @empty) and
- * balance_node_right(dst, src) move between nodes of @max pointers: the
- * one rule of the replay's node model here and of ctree-cow.c's
- * balance_level()
- */
-u32 btrfs_node_push_left_nr(u32 dst_nr, u32 src_nr, u32 max, bool empty);
-u32 btrfs_node_push_right_nr(u32 dst_nr, u32 src_nr, u32 max);
-
-/*
  * Item inserts and deletes in one tree as a transaction makes them
  * (ctree.c: btrfs_insert_empty_item() with split_leaf(), push_leaf_right()
  * and push_leaf_left(); btrfs_del_items() with its pushes and

@@ -6,14 +6,20 @@
  * search's ins_len, btrfs_next_leaf(), btrfs_next_item(),
  * btrfs_read_node_slot(), the binary search in a block
  * (btrfs_bin_search()), and a whole-tree walk used for the chunk tree and
- * csum-delete --top.
+ * csum-delete --top.  Then the counts of the kernel's tree edits that
+ * both edit models follow: the items push_leaf_right() and
+ * push_leaf_left() move (the loops of __push_leaf_right() and
+ * __push_leaf_left()), the pointers push_node_left() and
+ * balance_node_right() move, and balance_level()'s moves in order (the
+ * thresholds beside them are in ctree.h).
  * Behaviour reproduced: kernels 5.x-6.18 (search contract unchanged).
  *
  * The blocks it searches are read by disk-io.c and kept in the block
  * cache of extent_io.c.  What else the kernel's ctree.c does lives beside
  * it: the read-ahead of many searches in reada.c, the copy-on-write of a
- * search path in ctree-cow.c, the item edits of a leaf (splits, pushes,
- * deletes) in ctree-leaf.c.
+ * search path and its refs on the image's blocks in ctree-cow.c (for
+ * csum-delete), the item edits of a tree's leaves and nodes in
+ * ctree-leaf.c (for the log replay and the commit).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -451,3 +457,131 @@ int btrfs_stream_tree(struct btrfs_fs_info *fs_info,
 	return walk_tree(fs_info, root, purpose, leaf_fn, ctx, true);
 }
 
+/* ---- the split, push and balance rules both edit models follow ---- */
+
+/*
+ * The loops of __push_leaf_right() (@dir > 0: the pushing leaf's last
+ * items, from its end) and __push_leaf_left() (its first), over @count
+ * items: each moves while its bytes (item and header) and those counted
+ * before fit in the sibling's free space.  With !empty none past the
+ * slot, and the slot's item (with what the insert adds) only while the
+ * leaf would keep at least as much free space as it moves (a leaf left
+ * emptier is not worth the push).
+ */
+static inline u32 leaf_push_nr(const struct btrfs_leaf_push *p, int dir, u32 count)
+{
+	u32 push_space = 0, push_items = 0, k;
+
+	if (dir > 0 && p->slot >= p->nr)
+		push_space += p->min_data;
+	for (k = 0; k < count; k++) {
+		u32 i = dir > 0 ? p->nr - 1 - k : k;
+		u32 this_size = p->item_space(p->leaf, i);
+
+		if (!p->empty && push_items > 0) {
+			if (dir > 0 ? p->slot > i : p->slot < i)
+				break;
+			if (p->slot == i && p->leaf_free + push_space * 2 > p->free_space)
+				break;
+		}
+		if (p->slot == i)
+			push_space += p->min_data;
+		if (this_size + push_space > p->free_space)
+			break;
+		push_items++;
+		push_space += this_size;
+	}
+	return push_items;
+}
+
+/*
+ * push_leaf_right(): how many of the pushing leaf's last items go to its
+ * right sibling; with !empty never item 0 nor any below max(@limit, 1)
+ */
+u32 btrfs_leaf_push_right_nr(const struct btrfs_leaf_push *p)
+{
+	u32 keep = p->empty ? 0 : max_t(u32, p->limit, 1);
+
+	return leaf_push_nr(p, 1, p->nr > keep ? p->nr - keep : 0);
+}
+
+/*
+ * push_leaf_left(): how many of the pushing leaf's first items go to its
+ * left sibling, at most @limit; with !empty never the last item
+ */
+u32 btrfs_leaf_push_left_nr(const struct btrfs_leaf_push *p)
+{
+	if (!p->nr)
+		return 0;
+	return leaf_push_nr(p, -1, min_t(u32, p->empty ? p->nr : p->nr - 1, p->limit));
+}
+
+/*
+ * push_node_left(dst, src, @empty): pointers moved from the start of @src
+ * to the end of @dst.  With !@empty (an insert's push) all but 8 of @src
+ * at most, nothing from 8 or fewer; with @empty (balance_level()) all if
+ * they fit, else as many as fit but leaving @src 8 (none when that would
+ * move 8 or fewer).
+ */
+u32 btrfs_node_push_left_nr(u32 dst_nr, u32 src_nr, u32 max, bool empty)
+{
+	u32 push;
+
+	if ((!empty && src_nr <= 8) || dst_nr >= max)
+		return 0;
+	push = max - dst_nr;
+	if (!empty)
+		return min_t(u32, src_nr - 8, push);
+	push = min_t(u32, src_nr, push);
+	if (push < src_nr && src_nr - push < 8) {
+		if (push <= 8)
+			return 0;
+		push -= 8;
+	}
+	return push;
+}
+
+/*
+ * balance_node_right(dst, src): the last pointers of @src to the start of
+ * @dst, up to half of @src plus one, never emptying it, nothing from
+ * fewer than 4
+ */
+u32 btrfs_node_push_right_nr(u32 dst_nr, u32 src_nr, u32 max)
+{
+	if (dst_nr >= max || src_nr < 4 || src_nr / 2 + 1 >= src_nr)
+		return 0;
+	return min_t(u32, max - dst_nr, src_nr / 2 + 1);
+}
+
+/*
+ * balance_level() on counts: the left takes what it can of the node, the
+ * node what it can of the right; a node left with one pointer takes half
+ * of the left's back, or gives it its last
+ */
+void btrfs_balance_level_moves(u32 left, u32 mid, u32 right, bool has_left, bool has_right,
+			       u32 max, struct btrfs_balance_moves *mv)
+{
+	*mv = (struct btrfs_balance_moves){ 0 };
+	if (has_left) {
+		mv->mid_to_left = btrfs_node_push_left_nr(left, mid, max, true);
+		left += mv->mid_to_left;
+		mid -= mv->mid_to_left;
+	}
+	if (has_right) {
+		mv->right_to_mid = btrfs_node_push_left_nr(mid, right, max, true);
+		mid += mv->right_to_mid;
+		mv->right_emptied = right == mv->right_to_mid;
+	}
+	if (mid == 1 && !has_left) {
+		mv->one_without_left = true;
+		return;
+	}
+	if (mid == 1) {
+		mv->left_to_mid = btrfs_node_push_right_nr(mid, left, max);
+		if (!mv->left_to_mid)
+			mv->last_to_left = btrfs_node_push_left_nr(left, mid, max, true);
+		mid += mv->left_to_mid;
+		mid -= mv->last_to_left;
+	}
+	mv->mid_emptied = has_left && !mid;
+}

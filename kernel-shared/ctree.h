@@ -61,11 +61,6 @@ struct btrfs_tree_block;
 struct btrfs_error;
 
 /*
- * A search's blocks and slots from the root (nodes[level]) to the leaf,
- * and the record its read errors go to: NULL for the filesystem's
- * (fs_info->err), or the caller's own where it weighs the error first.
- */
-/*
  * The tree-edit rules of fs/btrfs/ctree.c (5.x-6.18) that the search's
  * read-ahead (ctree.c) and both edit models (ctree-cow.c, ctree-leaf.c)
  * follow, written once: setup_nodes_for_search() splits a node an
@@ -96,6 +91,73 @@ static inline bool btrfs_del_items_pushes(u32 used, u32 data_size)
 	return used < data_size / 3;
 }
 
+/*
+ * split_leaf(), push_for_double_split(): the room a push must make for an
+ * insert of @data_size; the leaf's @free counts when items stay beyond
+ * the slot (after it for a push right, before it for a push left)
+ */
+static inline u32 btrfs_split_push_need(u32 data_size, u32 free, bool items_beyond)
+{
+	if (!items_beyond)
+		return data_size;
+	return data_size > free ? data_size - free : 0;
+}
+
+/*
+ * One push of split_leaf() or btrfs_del_items() to a sibling, as
+ * push_leaf_right() and push_leaf_left() count it: the one rule both the
+ * leaf-edit model (ctree-leaf.c) and the COW model (ctree-cow.c) push by.
+ * The pushing leaf's items are seen through @item_space.
+ */
+struct btrfs_leaf_push {
+	u32 (*item_space)(const void *leaf, u32 i);	/* item @i's data and header */
+	const void *leaf;
+	u32 nr;				/* the pushing leaf's items */
+	u32 slot;			/* the path's slot in it (@nr: past the last) */
+	u32 min_data;			/* what the insert at the slot adds */
+	u32 free_space;			/* the sibling's free bytes */
+	u32 leaf_free;			/* the pushing leaf's free bytes */
+	bool empty;			/* a delete's push: as many as fit */
+	u32 limit;			/* right: min_slot; left: max_slot */
+};
+
+/* How many of the last (right) or first (left) items move */
+u32 btrfs_leaf_push_right_nr(const struct btrfs_leaf_push *p);
+u32 btrfs_leaf_push_left_nr(const struct btrfs_leaf_push *p);
+
+/*
+ * How many pointers push_node_left(dst, src, @empty) and
+ * balance_node_right(dst, src) move between nodes of @max pointers: the
+ * one rule of the leaf model's node levels and of ctree-cow.c's
+ * balance_level()
+ */
+u32 btrfs_node_push_left_nr(u32 dst_nr, u32 src_nr, u32 max, bool empty);
+u32 btrfs_node_push_right_nr(u32 dst_nr, u32 src_nr, u32 max);
+
+/*
+ * The pointer moves of balance_level(), in the kernel's order, for a node
+ * of @mid pointers between siblings of @left and @right (@has_left,
+ * @has_right: there is one): the one order the leaf model's node levels
+ * and ctree-cow.c's pointer counts both follow
+ */
+struct btrfs_balance_moves {
+	u32 mid_to_left;	/* push_node_left(left, mid, 1) */
+	u32 right_to_mid;	/* push_node_left(mid, right, 1) */
+	bool right_emptied;	/* then freed, its range the node's */
+	bool one_without_left;	/* one pointer left and no left sibling: -EUCLEAN */
+	u32 left_to_mid;	/* one pointer left: balance_node_right(mid, left) */
+	u32 last_to_left;	/* or, that moving none, push_node_left(left, mid, 1) */
+	bool mid_emptied;	/* then freed, its range the left's */
+};
+
+void btrfs_balance_level_moves(u32 left, u32 mid, u32 right, bool has_left, bool has_right,
+			       u32 max, struct btrfs_balance_moves *mv);
+
+/*
+ * A search's blocks and slots from the root (nodes[level]) to the leaf,
+ * and the record its read errors go to: NULL for the filesystem's
+ * (fs_info->err), or the caller's own where it weighs the error first.
+ */
 struct btrfs_path {
 	struct btrfs_tree_block *nodes[BTRFS_MAX_LEVEL];
 	int slots[BTRFS_MAX_LEVEL];

@@ -53,10 +53,8 @@ void btrfs_cow_sim_release(struct btrfs_cow_sim *cs)
 	cs->node_nr = NULL;
 	cs->emptied_into = NULL;
 	cs->nr_nodes = cs->cap_nodes = 0;
-	free(cs->cowed);
 	free(cs->copy_of);
 	cs->leaves = NULL;
-	cs->cowed = NULL;
 	cs->copy_of = NULL;
 	cs->nr_cowed = cs->cap_cowed = 0;
 	cs->nr_leaves = cs->cap_leaves = 0;

@@ -40,12 +40,11 @@ static inline bool btrfs_sim_leaf_slot_gone(const struct btrfs_sim_leaf *l, u32 
 struct btrfs_cow_sim {
 	struct btrfs_fs_info *fs_info;
 	struct btrfs_delayed_refs_sim *refs;
-	u64 *cowed;			/* original blocks already copied */
-	u64 nr_cowed;
+	u64 nr_cowed;			/* original blocks already copied */
 	u64 cap_cowed;
 	u64 next_bytenr;		/* stand-in addresses of the copies */
-	u64 *copy_of;			/* per cowed[]: the copy's stand-in address */
-	struct u64_index cowed_index;	/* original block -> its index in cowed[] */
+	u64 *copy_of;			/* per block copied: its copy's stand-in address */
+	struct u64_index cowed_index;	/* original block -> its index in copy_of[] */
 	struct btrfs_sim_leaf **leaves;
 	u64 nr_leaves;
 	u32 cap_leaves;

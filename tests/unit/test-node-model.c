@@ -755,9 +755,50 @@ static void run_upper_case(const struct upper_case *c)
 	btrfs_tree_sim_release(&ts);
 }
 
+/* btrfs_balance_level_moves(): the moves on counts, the order both models follow */
+struct moves_case {
+	const char *name;
+	u32 left, mid, right;
+	bool has_left, has_right;
+	struct btrfs_balance_moves want;
+};
+
+static const struct moves_case moves_cases[] = {
+	{ "moves: the left takes all, the node all of the right", 20, 20, 20, true, true,
+	  { .mid_to_left = 20, .right_to_mid = 20, .right_emptied = true } },
+	{ "moves: a left nearly full leaves the node 8 more", 110, 15, 0, true, false,
+	  { .mid_to_left = 3 } },
+	{ "moves: one pointer left takes half of a full left's", 121, 0, 1, true, true,
+	  { .right_to_mid = 1, .right_emptied = true, .left_to_mid = 61 } },
+	{ "moves: one pointer left goes to a left of three", 3, 0, 1, true, true,
+	  { .right_to_mid = 1, .right_emptied = true, .last_to_left = 1, .mid_emptied = true } },
+	{ "moves: one pointer and no left (-EUCLEAN)", 0, 1, 0, false, false,
+	  { .one_without_left = true } },
+};
+
+static void run_moves_case(const struct moves_case *c)
+{
+	struct btrfs_balance_moves mv;
+
+	btrfs_balance_level_moves(c->left, c->mid, c->right, c->has_left, c->has_right,
+				  btrfs_node_max_ptrs(NODESIZE), &mv);
+	check(mv.mid_to_left == c->want.mid_to_left && mv.right_to_mid == c->want.right_to_mid &&
+	      mv.right_emptied == c->want.right_emptied &&
+	      mv.one_without_left == c->want.one_without_left &&
+	      mv.left_to_mid == c->want.left_to_mid && mv.last_to_left == c->want.last_to_left &&
+	      mv.mid_emptied == c->want.mid_emptied,
+	      "%s: %u to the left, %u from the right%s%s, %u from the left, %u back%s", c->name,
+	      mv.mid_to_left, mv.right_to_mid, mv.right_emptied ? " (emptied)" : "",
+	      mv.one_without_left ? ", one without a left" : "", mv.left_to_mid,
+	      mv.last_to_left, mv.mid_emptied ? ", emptied" : "");
+}
+
 int main(void)
 {
 	size_t i;
+
+	for (i = 0; i < sizeof(moves_cases) / sizeof(moves_cases[0]); i++)
+		run_moves_case(&moves_cases[i]);
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
