@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/array.h"
@@ -198,6 +199,94 @@ bool range_tree_contains(const struct range_tree *t, u64 start)
 	while (i && t->nodes[i].start != start)
 		i = start < t->nodes[i].start ? t->nodes[i].left : t->nodes[i].right;
 	return i;
+}
+
+struct build_key {
+	u64 start;
+	u32 arrival;
+};
+
+static int cmp_build_key(const void *a, const void *b)
+{
+	const struct build_key *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->arrival < y->arrival ? -1 : x->arrival > y->arrival;
+}
+
+/* The summaries of subtree @i, from its leaves up */
+static void pull_all(struct range_tree *t, u32 i)
+{
+	if (!i)
+		return;
+	pull_all(t, t->nodes[i].left);
+	pull_all(t, t->nodes[i].right);
+	pull(t, i);
+}
+
+/*
+ * The treap of @keys (by start, then arrival) with the priorities the
+ * insertions in arrival order would have given: each node in key order
+ * goes on the right spine, below the last node of a higher priority, the
+ * spine's lower nodes its left subtree (a Cartesian tree, O(n))
+ */
+static void link_sorted(struct range_tree *t, const struct range_item *items,
+			const struct build_key *keys, u32 nr, u32 *spine)
+{
+	u32 i, top = 0;
+
+	for (i = 0; i < nr; i++) {
+		struct range_node *n = &t->nodes[i + 1];
+		u32 last = 0;
+
+		memset(n, 0, sizeof(*n));
+		n->start = keys[i].start;
+		n->length = items[keys[i].arrival].length;
+		n->priority = hash_mix64(t->seq + keys[i].arrival + 1) >> 32;
+		while (top && t->nodes[spine[top - 1]].priority < n->priority)
+			last = spine[--top];
+		n->left = last;
+		if (top)
+			t->nodes[spine[top - 1]].right = i + 1;
+		spine[top++] = i + 1;
+	}
+	t->root = spine[0];
+}
+
+int range_tree_build(struct range_tree *t, const struct range_item *items, u32 nr)
+{
+	struct build_key *keys;
+	u32 *spine, i;
+	bool sorted = true;
+
+	range_tree_free(t);
+	if (!nr)
+		return 0;
+	keys = malloc((size_t)nr * sizeof(*keys));
+	spine = malloc((size_t)nr * sizeof(*spine));
+	t->nodes = malloc(((size_t)nr + 1) * sizeof(*t->nodes));
+	if (!keys || !spine || !t->nodes || nr == UINT32_MAX) {
+		free(keys);
+		free(spine);
+		range_tree_free(t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		keys[i].start = items[i].start;
+		keys[i].arrival = i;
+		sorted &= !i || items[i - 1].start <= items[i].start;
+	}
+	if (!sorted)
+		qsort(keys, nr, sizeof(*keys), cmp_build_key);
+	link_sorted(t, items, keys, nr, spine);
+	pull_all(t, t->root);
+	t->cap = t->used = nr + 1;
+	t->nr = nr;
+	t->seq = nr;
+	free(keys);
+	free(spine);
+	return 0;
 }
 
 int range_tree_copy(struct range_tree *dst, const struct range_tree *src)

@@ -49,6 +49,18 @@ int range_tree_insert_first(struct range_tree *t, u64 start, u64 length);
 /* The first range (in order) starting at @start taken out: false if none */
 bool range_tree_remove(struct range_tree *t, u64 start);
 bool range_tree_contains(const struct range_tree *t, u64 start);
+
+struct range_item {
+	u64 start;
+	u64 length;
+};
+
+/*
+ * Empty @t made of @nr ranges: the tree range_tree_insert() of each in
+ * turn makes, in O(n) when they come by start (a sort first when not):
+ * 0, or -ENOMEM with @t empty
+ */
+int range_tree_build(struct range_tree *t, const struct range_item *items, u32 nr);
 /* @dst a copy of @src (@dst's own nodes): 0 or -ENOMEM with @dst empty */
 int range_tree_copy(struct range_tree *dst, const struct range_tree *src);
 void range_tree_free(struct range_tree *t);

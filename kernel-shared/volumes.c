@@ -1114,6 +1114,61 @@ static int cmp_alloc_devid(const void *a, const void *b)
 }
 
 /*
+ * Each device's ranges from the chunk stripes, in chunk order, one tree
+ * built per device (range_tree_build(): O(n) for the stripes of a device
+ * by start, which chunks made in turn are, instead of n insertions)
+ */
+static int build_device_ranges(const struct btrfs_fs_info *fs_info,
+			       struct btrfs_alloc_state *st)
+{
+	u32 *first = calloc(st->nr_devs + 1, sizeof(*first)), *at = NULL, d, i;
+	struct range_item *items = NULL;
+	int ret = -ENOMEM;
+	u16 s;
+
+	if (!first)
+		return -ENOMEM;
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = fs_info->chunks[i];
+
+		for (s = 0; s < map->num_stripes; s++) {
+			struct btrfs_alloc_device *dev = alloc_find_dev(st, map->stripes[s].devid);
+
+			if (dev)
+				first[dev - st->devs + 1]++;
+		}
+	}
+	for (d = 0; d < st->nr_devs; d++)
+		first[d + 1] += first[d];
+	at = malloc((st->nr_devs + 1) * sizeof(*at));
+	items = malloc((first[st->nr_devs] ? first[st->nr_devs] : 1) * sizeof(*items));
+	if (!at || !items)
+		goto out;
+	memcpy(at, first, (st->nr_devs + 1) * sizeof(*at));
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = fs_info->chunks[i];
+
+		for (s = 0; s < map->num_stripes; s++) {
+			struct btrfs_alloc_device *dev = alloc_find_dev(st, map->stripes[s].devid);
+
+			if (dev)
+				items[at[dev - st->devs]++] = (struct range_item) {
+					.start = map->stripes[s].physical,
+					.length = map->stripe_size,
+				};
+		}
+	}
+	ret = 0;
+	for (d = 0; d < st->nr_devs && !ret; d++)
+		ret = range_tree_build(&st->devs[d].ranges, items + first[d], first[d + 1] - first[d]);
+out:
+	free(first);
+	free(at);
+	free(items);
+	return ret;
+}
+
+/*
  * The allocator's view after a mount: alloc_list in devid order
  * (btrfs_open_devices() sorts the device list before opening), each
  * device's total_bytes and bytes_used from its DEV_ITEM, its allocated
@@ -1123,7 +1178,6 @@ static int alloc_state_build(const struct btrfs_fs_info *fs_info,
 			     struct btrfs_alloc_state *st)
 {
 	u32 i, n = 0;
-	u16 s;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -1154,19 +1208,11 @@ static int alloc_state_build(const struct btrfs_fs_info *fs_info,
 
 		if (map->start + map->length > st->next_logical)
 			st->next_logical = map->start + map->length;
-		for (s = 0; s < map->num_stripes; s++) {
-			struct btrfs_alloc_device *dev = alloc_find_dev(st, map->stripes[s].devid);
-
-			if (!dev)
-				continue;
-			ret = alloc_add_range(dev, map->stripes[s].physical, map->stripe_size);
-			if (ret) {
-				btrfs_alloc_state_free(st);
-				return ret;
-			}
-		}
 	}
-	return 0;
+	ret = build_device_ranges(fs_info, st);
+	if (ret)
+		btrfs_alloc_state_free(st);
+	return ret;
 }
 
 /* @dst a copy of @src with ranges of its own */

@@ -358,11 +358,74 @@ static void test_random(void)
 	      searches, differ);
 }
 
+/* Same answers from @a and @b for a spread of sizes */
+static bool same_trees(const struct range_tree *a, const struct range_tree *b, u64 total)
+{
+	u64 s1, l1, s2, l2, want;
+	bool same = a->nr == b->nr;
+
+	for (want = MiB; want <= 64 * GiB; want *= 2) {
+		bool f1 = range_tree_first_gap(a, RESERVED, total, want, &s1, &l1);
+		bool f2 = range_tree_first_gap(b, RESERVED, total, want, &s2, &l2);
+
+		same &= f1 == f2 && s1 == s2 && l1 == l2;
+	}
+	return same;
+}
+
+/*
+ * range_tree_build() is the insertions in turn: sorted and unsorted
+ * input, starts repeated, then the same removals from both
+ */
+static void test_build(void)
+{
+	u32 differ = 0, k, i, n;
+	u64 seed = 90;
+
+	for (k = 0; k < 40; k++) {
+		struct range_tree built = { 0 }, inserted = { 0 };
+		struct range_item *items;
+		u64 total = 4000 * GiB;
+
+		n = k ? 1 + rnd(&seed) % 3000 : 0;
+		items = calloc(n ? n : 1, sizeof(*items));
+		if (!items)
+			break;
+		for (i = 0; i < n; i++) {
+			/* k even: by start, as the chunks of a filled device */
+			items[i].start = k % 2 ? (rnd(&seed) % 4000) * GiB :
+				 (i ? items[i - 1].start + items[i - 1].length : RESERVED) +
+				 (rnd(&seed) % 4) * GiB;
+			items[i].length = (1 + rnd(&seed) % 4) * 256 * MiB;
+			if (k % 4 == 1 && i && rnd(&seed) % 5 == 0)
+				items[i].start = items[i - 1].start;
+			range_tree_insert(&inserted, items[i].start, items[i].length);
+		}
+		if (range_tree_build(&built, items, n)) {
+			check(0, "build of %u ranges", n);
+			break;
+		}
+		differ += !same_trees(&built, &inserted, total);
+		for (i = 0; i < n; i += 3) {
+			differ += range_tree_remove(&built, items[i].start) !=
+				  range_tree_remove(&inserted, items[i].start);
+			range_tree_insert(&built, items[i].start + GiB / 2, MiB);
+			range_tree_insert(&inserted, items[i].start + GiB / 2, MiB);
+		}
+		differ += !same_trees(&built, &inserted, total);
+		range_tree_free(&built);
+		range_tree_free(&inserted);
+		free(items);
+	}
+	check(differ == 0, "range_tree_build() = the insertions in turn, 40 sets: %u differ", differ);
+}
+
 int main(void)
 {
 	test_edges();
 	test_tiny_holes();
 	test_same_start();
 	test_random();
+	test_build();
 	return unit_failures ? 1 : 0;
 }
