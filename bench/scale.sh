@@ -21,7 +21,8 @@
 # --cmd and --point belong to the last one.  BTRFS_SPACE= names the binary
 # (default: the repository's ./btrfs-space).  --callgrind runs each point once
 # more under valgrind's callgrind and adds its instruction count (Ir) and that
-# count's exponent: the CPU work, which a loaded machine does not blur.
+# count's exponent: the CPU work, which a loaded machine does not blur (warm:
+# the run follows one that reads the same blocks into the page cache).
 #
 # --build DIR makes what the series of Documentation/benchmark.md use, in
 # about a minute on a quiet machine (root: loop device, mount):
@@ -168,7 +169,12 @@ instructions() {
 	local cmd=${1//\{x\}/$2} devs=${3//+/ }
 
 	[ -n "$CALLGRIND" ] || { echo -; return; }
+	# a run just before, so the blocks are in the page cache: a read that
+	# misses it plans the read-ahead (reada.c), which a warm run skips, and
+	# a drop_caches by anything else on the machine would count as work
 	# shellcheck disable=SC2086 # the command line and the devices split on spaces
+	"$BTRFS_SPACE" -v $cmd $devs > /dev/null 2>&1
+	# shellcheck disable=SC2086
 	valgrind --tool=callgrind --callgrind-out-file="$TMP/cg" "$BTRFS_SPACE" -v $cmd $devs \
 		> /dev/null 2>&1
 	sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$TMP/cg"
