@@ -11,7 +11,7 @@
 # log(cost2 / cost1) / log(X2 / X1): 1 is linear, 2 quadratic.  The last
 # line of each series is the exponent from the first point to the last.
 #
-#   bench/scale.sh [--repeat N] [--tsv FILE] --series NAME --cmd 'ARGS' \
+#   bench/scale.sh [--repeat N] [--tsv FILE] [--callgrind] --series NAME --cmd 'ARGS' \
 #                  --point X=DEV[+DEV...] [--point ...] [--series ...]
 #   bench/scale.sh --build DIR [--max-extents N] [--max-bgs N]
 #
@@ -19,7 +19,10 @@
 # in it is replaced by the point's X (csum-delete --file /f{x}).  Several
 # devices of one point are joined by +.  --series starts a new series;
 # --cmd and --point belong to the last one.  BTRFS_SPACE= names the binary
-# (default: the repository's ./btrfs-space).
+# (default: the repository's ./btrfs-space).  --callgrind runs each point once
+# more under valgrind's callgrind and adds its instruction count (Ir) and that
+# count's exponent: the CPU work, which a loaded machine does not blur (warm:
+# the run follows one that reads the same blocks into the page cache).
 #
 # --build DIR makes what the series of Documentation/benchmark.md use, in
 # about a minute on a quiet machine (root: loop device, mount):
@@ -39,6 +42,7 @@ BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 BTRFS_SPACE=${BTRFS_SPACE:-$BENCH_DIR/../btrfs-space}
 REPEAT=3
 TSV=
+CALLGRIND=
 BUILD=
 MAX_EXTENTS=1000000
 BGS_MAX=100000
@@ -106,6 +110,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--repeat) REPEAT=$2; shift 2 ;;
 	--tsv) TSV=$2; shift 2 ;;
+	--callgrind) CALLGRIND=1; shift ;;
 	--build) BUILD=$2; shift 2 ;;
 	--max-extents) MAX_EXTENTS=$2; shift 2 ;;
 	--max-bgs) BGS_MAX=$2; shift 2 ;;
@@ -159,6 +164,22 @@ print("%.4f %d" % (ru.ru_utime + ru.ru_stime, os.waitstatus_to_exitcode(status))
 		"$(wc -c < "$TMP/out") $rc $(sort -g "$TMP/cpu" | head -1) $(sort -g "$TMP/cpu" | tail -1)"
 }
 
+# instructions CMD X DEVS: callgrind's instruction count of one run, "-" without --callgrind
+instructions() {
+	local cmd=${1//\{x\}/$2} devs=${3//+/ }
+
+	[ -n "$CALLGRIND" ] || { echo -; return; }
+	# a run just before, so the blocks are in the page cache: a read that
+	# misses it plans the read-ahead (reada.c), which a warm run skips, and
+	# a drop_caches by anything else on the machine would count as work
+	# shellcheck disable=SC2086 # the command line and the devices split on spaces
+	"$BTRFS_SPACE" -v $cmd $devs > /dev/null 2>&1
+	# shellcheck disable=SC2086
+	valgrind --tool=callgrind --callgrind-out-file="$TMP/cg" "$BTRFS_SPACE" -v $cmd $devs \
+		> /dev/null 2>&1
+	sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$TMP/cg"
+}
+
 # exponent X1 X2 V1 V2: the slope in log-log, "-" when undefined
 exponent() {
 	awk -v x1="$1" -v x2="$2" -v a="$3" -v b="$4" 'BEGIN {
@@ -173,39 +194,41 @@ for s in "${!NAMES[@]}"; do
 	echo
 	echo "## ${NAMES[$s]}: btrfs-space ${CMDS[$s]}"
 	echo
-	echo "| X | CPU s | CPU min–max | RSS MB | blocks read | output bytes | exit | exp. CPU | exp. reads | exp. RSS | load |"
-	echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	echo "| X | CPU s | CPU min–max | RSS MB | blocks read | output bytes | exit | exp. CPU | exp. reads | exp. RSS |${CALLGRIND:+ instructions | exp. instr. |} load |"
+	echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |${CALLGRIND:+ ---: | ---: |} ---: |"
 	first=
 	prev=
 	for p in ${POINTS[$s]}; do
 		x=${p%%=*}
 		read -r cpu rss reads out rc cmin cmax < <(one_point "${CMDS[$s]}" "$x" "${p#*=}")
+		ir=$(instructions "${CMDS[$s]}" "$x" "${p#*=}")
 		[ "$reads" != - ] || reads=
 		# under 1 ms the process start-up is all there is
 		cpu_e=$(awk -v c="$cpu" 'BEGIN { print (c < 0.001 ? 0.001 : c) }')
-		e_cpu=-; e_reads=-; e_rss=-
+		e_cpu=-; e_reads=-; e_rss=-; e_ir=-
 		if [ -n "$prev" ]; then
-			read -r px pcpu preads prss <<< "$prev"
+			read -r px pcpu preads prss pir <<< "$prev"
+			e_ir=$(exponent "$px" "$x" "$pir" "$ir")
 			e_cpu=$(exponent "$px" "$x" "$pcpu" "$cpu_e")
 			e_reads=$(exponent "$px" "$x" "$preads" "${reads:-0}")
 			e_rss=$(exponent "$px" "$x" "$prss" "$rss")
 		fi
 		load=$(cut -d' ' -f1 /proc/loadavg)
-		printf '| %s | %.4f | %.4f–%.4f | %.1f | %s | %s | %s | %s | %s | %s | %s |\n' "$x" "$cpu" "$cmin" "$cmax" \
-			"$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "${reads:--}" "$out" "$rc" \
-			"$e_cpu" "$e_reads" "$e_rss" "$load"
+		printf '| %s | %.4f | %.4f–%.4f | %.1f | %s | %s | %s | %s | %s | %s |%s %s |\n' "$x" "$cpu" \
+			"$cmin" "$cmax" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "${reads:--}" \
+			"$out" "$rc" "$e_cpu" "$e_reads" "$e_rss" "${CALLGRIND:+ $ir | $e_ir |}" "$load"
 		[ -z "$TSV" ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${NAMES[$s]}" "$x" \
 			"$cpu" "$rss" "${reads:-}" "$out" "$rc" "$load" >> "$TSV"
-		prev="$x $cpu_e ${reads:-0} $rss"
+		prev="$x $cpu_e ${reads:-0} $rss $ir"
 		[ -n "$first" ] || first=$prev
 	done
 	if [ -n "$first" ] && [ "$first" != "$prev" ]; then
-		read -r fx fcpu freads frss <<< "$first"
-		read -r lx lcpu lreads lrss <<< "$prev"
+		read -r fx fcpu freads frss fir <<< "$first"
+		read -r lx lcpu lreads lrss lir <<< "$prev"
 		echo
 		echo "first to last point: CPU exponent $(exponent "$fx" "$lx" "$fcpu" "$lcpu")," \
 			"reads $(exponent "$fx" "$lx" "$freads" "$lreads")," \
-			"RSS $(exponent "$fx" "$lx" "$frss" "$lrss")"
+			"RSS $(exponent "$fx" "$lx" "$frss" "$lrss")${CALLGRIND:+, instructions $(exponent "$fx" "$lx" "$fir" "$lir")}"
 	fi
 done
 echo

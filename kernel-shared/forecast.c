@@ -1562,7 +1562,7 @@ u64 btrfs_forecast_full_chunk(const struct space_report *report, u64 type,
 	if (btrfs_alloc_state_init(report->fs_info, report->reserve.kernel_version, &st))
 		return 0;
 	for (i = 0; i < st.nr_devs; i++) {
-		st.devs[i].nr_ranges = 0;
+		range_tree_free(&st.devs[i].ranges);
 		st.devs[i].bytes_used = 0;
 	}
 	map = btrfs_alloc_create_chunk(&st, type, chunk_size, &err);

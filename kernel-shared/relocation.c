@@ -194,8 +194,8 @@ struct reloc {
 	u32 nr_pending;
 	/*
 	 * committed, their dev extents holes, but still in the devices'
-	 * ranges: taken out together (btrfs_alloc_remove_ranges()) before the
-	 * next chunk allocation reads them, not one memmove() a relocation
+	 * ranges: taken out (btrfs_alloc_remove_ranges()) before the next
+	 * chunk allocation reads them
 	 */
 	const struct btrfs_chunk_map **committed;
 	u32 nr_committed;

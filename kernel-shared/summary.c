@@ -1107,34 +1107,21 @@ static struct btrfs_alloc_device *alloc_dev(struct btrfs_alloc_state *st, u64 de
 	return NULL;
 }
 
-/* A stripe of a chunk the relocation made, into @st's ranges (sorted) */
+/*
+ * A stripe of a chunk the relocation made, into @st's ranges (before any
+ * of the same start, as this model has always put it)
+ */
 static int alloc_add_stripe(struct btrfs_alloc_state *st, u64 devid, u64 start, u64 length)
 {
 	struct btrfs_alloc_device *dev = alloc_dev(st, devid);
-	struct btrfs_alloc_range *r;
-	u32 i;
+	int ret;
 
 	if (!dev)
 		return 0;
-	if (dev->nr_ranges == dev->ranges_cap) {
-		u32 cap = dev->ranges_cap ? 2 * dev->ranges_cap : 16;
-
-		r = realloc(dev->ranges, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		dev->ranges = r;
-		dev->ranges_cap = cap;
-	}
-	for (i = 0; i < dev->nr_ranges && dev->ranges[i].start < start; i++)
-		;
-	memmove(&dev->ranges[i + 1], &dev->ranges[i],
-		(dev->nr_ranges - i) * sizeof(dev->ranges[0]));
-	dev->ranges[i] = (struct btrfs_alloc_range) { .start = start, .length = length };
-	dev->nr_ranges++;
-	/* find_free_dev_extent()'s kept walk starts over */
-	dev->scan.idx = 0;
-	dev->bytes_used += length;
-	return 0;
+	ret = range_tree_insert_first(&dev->ranges, start, length);
+	if (!ret)
+		dev->bytes_used += length;
+	return ret;
 }
 
 static int cmp_bg_after(const void *a, const void *b)

@@ -1089,22 +1089,10 @@ u32 btrfs_raid_devs_max(u64 flags)
 	return btrfs_raid_array[btrfs_bg_flags_to_raid_index(flags)].devs_max;
 }
 
+/* kept by start: the order the dev tree search walks them */
 static int alloc_add_range(struct btrfs_alloc_device *dev, u64 start, u64 length)
 {
-	u32 i;
-
-	if (array_grow((void **)&dev->ranges, dev->nr_ranges,
-		       &dev->ranges_cap, sizeof(*dev->ranges)))
-		return -ENOMEM;
-	/* kept sorted by start: the order the dev tree search walks them */
-	for (i = dev->nr_ranges; i > 0 && dev->ranges[i - 1].start > start; i--)
-		dev->ranges[i] = dev->ranges[i - 1];
-	if (i < dev->scan.idx)
-		dev->scan.idx = 0;
-	dev->ranges[i].start = start;
-	dev->ranges[i].length = length;
-	dev->nr_ranges++;
-	return 0;
+	return range_tree_insert(&dev->ranges, start, length);
 }
 
 /* The devices are sorted by devid once they are all in (btrfs_alloc_state_init()) */
@@ -1126,6 +1114,61 @@ static int cmp_alloc_devid(const void *a, const void *b)
 }
 
 /*
+ * Each device's ranges from the chunk stripes, in chunk order, one tree
+ * built per device (range_tree_build(): O(n) for the stripes of a device
+ * by start, which chunks made in turn are, instead of n insertions)
+ */
+static int build_device_ranges(const struct btrfs_fs_info *fs_info,
+			       struct btrfs_alloc_state *st)
+{
+	u32 *first = calloc(st->nr_devs + 1, sizeof(*first)), *at = NULL, d, i;
+	struct range_item *items = NULL;
+	int ret = -ENOMEM;
+	u16 s;
+
+	if (!first)
+		return -ENOMEM;
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = fs_info->chunks[i];
+
+		for (s = 0; s < map->num_stripes; s++) {
+			struct btrfs_alloc_device *dev = alloc_find_dev(st, map->stripes[s].devid);
+
+			if (dev)
+				first[dev - st->devs + 1]++;
+		}
+	}
+	for (d = 0; d < st->nr_devs; d++)
+		first[d + 1] += first[d];
+	at = malloc((st->nr_devs + 1) * sizeof(*at));
+	items = malloc((first[st->nr_devs] ? first[st->nr_devs] : 1) * sizeof(*items));
+	if (!at || !items)
+		goto out;
+	memcpy(at, first, (st->nr_devs + 1) * sizeof(*at));
+	for (i = 0; i < fs_info->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = fs_info->chunks[i];
+
+		for (s = 0; s < map->num_stripes; s++) {
+			struct btrfs_alloc_device *dev = alloc_find_dev(st, map->stripes[s].devid);
+
+			if (dev)
+				items[at[dev - st->devs]++] = (struct range_item) {
+					.start = map->stripes[s].physical,
+					.length = map->stripe_size,
+				};
+		}
+	}
+	ret = 0;
+	for (d = 0; d < st->nr_devs && !ret; d++)
+		ret = range_tree_build(&st->devs[d].ranges, items + first[d], first[d + 1] - first[d]);
+out:
+	free(first);
+	free(at);
+	free(items);
+	return ret;
+}
+
+/*
  * The allocator's view after a mount: alloc_list in devid order
  * (btrfs_open_devices() sorts the device list before opening), each
  * device's total_bytes and bytes_used from its DEV_ITEM, its allocated
@@ -1135,7 +1178,6 @@ static int alloc_state_build(const struct btrfs_fs_info *fs_info,
 			     struct btrfs_alloc_state *st)
 {
 	u32 i, n = 0;
-	u16 s;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -1166,22 +1208,14 @@ static int alloc_state_build(const struct btrfs_fs_info *fs_info,
 
 		if (map->start + map->length > st->next_logical)
 			st->next_logical = map->start + map->length;
-		for (s = 0; s < map->num_stripes; s++) {
-			struct btrfs_alloc_device *dev = alloc_find_dev(st, map->stripes[s].devid);
-
-			if (!dev)
-				continue;
-			ret = alloc_add_range(dev, map->stripes[s].physical, map->stripe_size);
-			if (ret) {
-				btrfs_alloc_state_free(st);
-				return ret;
-			}
-		}
 	}
-	return 0;
+	ret = build_device_ranges(fs_info, st);
+	if (ret)
+		btrfs_alloc_state_free(st);
+	return ret;
 }
 
-/* @dst a copy of @src with ranges of its own, sized to what they hold */
+/* @dst a copy of @src with ranges of its own */
 static int alloc_state_copy(const struct btrfs_alloc_state *src,
 			    struct btrfs_alloc_state *dst)
 {
@@ -1195,21 +1229,11 @@ static int alloc_state_copy(const struct btrfs_alloc_state *src,
 	}
 	memcpy(dst->devs, src->devs, src->nr_devs * sizeof(*dst->devs));
 	for (i = 0; i < src->nr_devs; i++) {
-		struct btrfs_alloc_device *dev = &dst->devs[i];
-
-		dev->ranges = NULL;
-		dev->ranges_cap = 0;
-		if (!dev->nr_ranges)
-			continue;
-		dev->ranges = malloc(dev->nr_ranges * sizeof(*dev->ranges));
-		if (!dev->ranges) {
+		if (range_tree_copy(&dst->devs[i].ranges, &src->devs[i].ranges)) {
 			dst->nr_devs = i;
 			btrfs_alloc_state_free(dst);
 			return -ENOMEM;
 		}
-		memcpy(dev->ranges, src->devs[i].ranges,
-		       dev->nr_ranges * sizeof(*dev->ranges));
-		dev->ranges_cap = dev->nr_ranges;
 	}
 	return 0;
 }
@@ -1243,7 +1267,7 @@ void btrfs_alloc_state_free(struct btrfs_alloc_state *st)
 	u32 i;
 
 	for (i = 0; i < st->nr_devs; i++)
-		free(st->devs[i].ranges);
+		range_tree_free(&st->devs[i].ranges);
 	free(st->devs);
 	memset(st, 0, sizeof(*st));
 }
@@ -1256,24 +1280,13 @@ void btrfs_alloc_remove_chunk(struct btrfs_alloc_state *st,
 			      const struct btrfs_chunk_map *map)
 {
 	u16 s;
-	u32 i;
 
 	for (s = 0; s < map->num_stripes; s++) {
 		struct btrfs_alloc_device *dev = alloc_find_dev(st, map->stripes[s].devid);
 
-		if (!dev)
-			continue;
-		for (i = 0; i < dev->nr_ranges; i++) {
-			if (dev->ranges[i].start != map->stripes[s].physical)
-				continue;
-			memmove(&dev->ranges[i], &dev->ranges[i + 1],
-				(dev->nr_ranges - i - 1) * sizeof(dev->ranges[0]));
-			dev->nr_ranges--;
-			if (i < dev->scan.idx)
-				dev->scan.idx = 0;
+		/* the first range of the stripe's start, whatever its length */
+		if (dev && range_tree_remove(&dev->ranges, map->stripes[s].physical))
 			dev->bytes_used -= min_t(u64, dev->bytes_used, map->stripe_size);
-			break;
-		}
 	}
 }
 
@@ -1296,15 +1309,6 @@ void btrfs_alloc_remove_chunk_uncommitted(struct btrfs_alloc_state *st,
 	}
 }
 
-/* The device has a dev extent at @physical (its ranges are by start) */
-static bool alloc_has_range(const struct btrfs_alloc_device *dev, u64 physical)
-{
-	u32 i = array_lower_bound(dev->ranges, dev->nr_ranges, sizeof(*dev->ranges),
-				  offsetof(struct btrfs_alloc_range, start), physical);
-
-	return i < dev->nr_ranges && dev->ranges[i].start == physical;
-}
-
 /*
  * The commit of such a removal, its bytes: bytes_used stays lowered where
  * the dev extent goes at the commit, and a stripe with no range to free
@@ -1319,7 +1323,7 @@ void btrfs_alloc_commit_removed_bytes(struct btrfs_alloc_state *st,
 	for (s = 0; s < map->num_stripes; s++) {
 		struct btrfs_alloc_device *dev = alloc_find_dev(st, map->stripes[s].devid);
 
-		if (dev && !alloc_has_range(dev, map->stripes[s].physical))
+		if (dev && !range_tree_contains(&dev->ranges, map->stripes[s].physical))
 			dev->bytes_used += map->stripe_size;
 	}
 }
@@ -1328,49 +1332,23 @@ void btrfs_alloc_commit_removed_bytes(struct btrfs_alloc_state *st,
  * The dev extents of @nr removed chunks become holes, as
  * btrfs_alloc_remove_chunk() makes them one chunk at a time but without its
  * bytes_used change (the caller lowered bytes_used when it removed them):
- * one pass over each device's ranges instead of a scan and a memmove() per
- * chunk, which made a relocation replay of n block groups quadratic.  A
- * range removed below scan.idx resets it, as one by one.
+ * each stripe drops the first range of its start, O(log n) a stripe.
  */
 int btrfs_alloc_remove_ranges(struct btrfs_alloc_state *st,
 			      const struct btrfs_chunk_map *const *maps, u32 nr)
 {
-	u32 d, i, j, k, n, cap = 0;
-	u64 *want;
+	u32 i;
 	u16 s;
 
-	for (i = 0; i < nr; i++)
-		cap += maps[i]->num_stripes;
-	want = calloc(cap ? cap : 1, sizeof(u64));
-	if (!want)
-		return -ENOMEM;
-	for (d = 0; d < st->nr_devs; d++) {
-		struct btrfs_alloc_device *dev = &st->devs[d];
-		bool reset = false;
+	for (i = 0; i < nr; i++) {
+		for (s = 0; s < maps[i]->num_stripes; s++) {
+			struct btrfs_alloc_device *dev;
 
-		for (n = 0, i = 0; i < nr; i++)
-			for (s = 0; s < maps[i]->num_stripes; s++)
-				if (maps[i]->stripes[s].devid == dev->devid)
-					want[n++] = maps[i]->stripes[s].physical;
-		if (!n)
-			continue;
-		qsort(want, n, sizeof(u64), array_cmp_u64);
-		/* ranges by start: each wanted start drops the first range of that start */
-		for (i = 0, j = 0, k = 0; i < dev->nr_ranges; i++) {
-			while (j < n && want[j] < dev->ranges[i].start)
-				j++;
-			if (j < n && want[j] == dev->ranges[i].start) {
-				j++;
-				reset |= i < dev->scan.idx;
-				continue;
-			}
-			dev->ranges[k++] = dev->ranges[i];
+			dev = alloc_find_dev(st, maps[i]->stripes[s].devid);
+			if (dev)
+				range_tree_remove(&dev->ranges, maps[i]->stripes[s].physical);
 		}
-		dev->nr_ranges = k;
-		if (reset)
-			dev->scan.idx = 0;
 	}
-	free(want);
 	return 0;
 }
 
@@ -1381,66 +1359,14 @@ int btrfs_alloc_remove_ranges(struct btrfs_alloc_state *st,
  * *len of the largest hole.  Holes are measured between extents and up to
  * total_bytes, as the dev tree search sees them; chunks made earlier in the
  * replay count as the pending extents contains_pending_extent() skips.
+ * The walk is range_tree_first_gap()'s, O(log n) per search.
  */
 static int find_free_dev_extent(struct btrfs_alloc_device *dev, u64 num_bytes,
 				u64 *start, u64 *len)
 {
-	u64 search_start = ALLOC_RANGE_RESERVED, search_end = dev->total_bytes;
-	u64 max_hole_start = search_start, max_hole_size = 0;
-	u32 i = 0;
-
-	/*
-	 * The walk up to scan.idx does not depend on num_bytes unless one of
-	 * its holes fits, and none is larger than scan.hole_size: a larger
-	 * request goes on where the last walk stopped, with the same state.
-	 */
-	if (dev->scan.idx && dev->scan.idx <= dev->nr_ranges &&
-	    dev->scan.hole_size < num_bytes) {
-		i = dev->scan.idx;
-		search_start = dev->scan.search_start;
-		max_hole_start = dev->scan.hole_start;
-		max_hole_size = dev->scan.hole_size;
-	}
-	for (; i < dev->nr_ranges && search_start < search_end; i++) {
-		const struct btrfs_alloc_range *r = &dev->ranges[i];
-
-		if (r->start > search_end)
-			break;
-		if (r->start > search_start) {
-			u64 hole = r->start - search_start;
-
-			if (hole >= num_bytes) {
-				/* the state before this range, for the next walk */
-				dev->scan.idx = i;
-				dev->scan.search_start = search_start;
-				dev->scan.hole_start = max_hole_start;
-				dev->scan.hole_size = max_hole_size;
-				if (hole > max_hole_size) {
-					max_hole_start = search_start;
-					max_hole_size = hole;
-				}
-				goto out;
-			}
-			if (hole > max_hole_size) {
-				max_hole_start = search_start;
-				max_hole_size = hole;
-			}
-		}
-		if (r->start + r->length > search_start)
-			search_start = r->start + r->length;
-	}
-	dev->scan.idx = i;
-	dev->scan.search_start = search_start;
-	dev->scan.hole_start = max_hole_start;
-	dev->scan.hole_size = max_hole_size;
-	if (search_end > search_start && search_end - search_start > max_hole_size) {
-		max_hole_start = search_start;
-		max_hole_size = search_end - search_start;
-	}
-out:
-	*start = max_hole_start;
-	*len = max_hole_size;
-	return max_hole_size >= num_bytes ? 0 : -ENOSPC;
+	range_tree_first_gap(&dev->ranges, ALLOC_RANGE_RESERVED, dev->total_bytes, num_bytes,
+			     start, len);
+	return *len >= num_bytes ? 0 : -ENOSPC;
 }
 
 /* btrfs_cmp_device_info(): most max_avail first, then most total_avail */

@@ -97,6 +97,7 @@ void btrfs_free_chunk_maps(struct btrfs_fs_info *fs_info);
  * The chunk allocator replayed (volumes.c, last section): btrfs_create_chunk()
  * run forward on a copy of the devices' allocated ranges.
  */
+#include "common/range-tree.h"
 #include "kernel-shared/kernel-version.h"
 
 struct btrfs_alloc_range {
@@ -110,22 +111,11 @@ struct btrfs_alloc_device {
 	u64 total_bytes;
 	u64 bytes_used;
 	bool writeable;
-	struct btrfs_alloc_range *ranges;	/* sorted by start */
-	u32 nr_ranges;
-	u32 ranges_cap;
 	/*
-	 * find_free_dev_extent()'s walk over ranges[0, scan.idx): where it
-	 * stands and the largest hole seen (idx 0: nothing kept), so that
-	 * the next chunk's search goes on from there instead of walking
-	 * every range again.  A range added or removed below idx resets it;
-	 * an idx past nr_ranges (ranges dropped by hand) is not used.
+	 * The dev extents, by start: find_free_dev_extent()'s walk over
+	 * them, first fit, in O(log n) (common/range-tree.h)
 	 */
-	struct {
-		u32 idx;
-		u64 search_start;
-		u64 hole_start;
-		u64 hole_size;
-	} scan;
+	struct range_tree ranges;
 };
 
 struct btrfs_alloc_state {

@@ -209,15 +209,12 @@ static int make_state(const struct alloc_case *c, struct btrfs_alloc_state *st)
 		dev->devid = d + 1;
 		dev->total_bytes = c->devs[d].size;
 		dev->writeable = !c->devs[d].readonly;
-		dev->ranges = calloc(MAX_RANGES, sizeof(*dev->ranges));
-		if (!dev->ranges)
-			return -1;
-		dev->ranges_cap = MAX_RANGES;
 		for (r = 0; r < MAX_RANGES && c->devs[d].ranges[r].length; r++) {
-			dev->ranges[r] = c->devs[d].ranges[r];
-			dev->bytes_used += dev->ranges[r].length;
+			if (range_tree_insert(&dev->ranges, c->devs[d].ranges[r].start,
+					      c->devs[d].ranges[r].length))
+				return -1;
+			dev->bytes_used += c->devs[d].ranges[r].length;
 		}
-		dev->nr_ranges = r;
 		if (dev->writeable) {
 			st->rw_devices++;
 			st->total_rw_bytes += dev->total_bytes;

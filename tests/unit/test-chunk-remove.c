@@ -74,29 +74,33 @@ static const struct remove_row rows[] = {
 	  { GiB + 256 * MiB, 256 * MiB }, { 3, 1 }, { GiB + 512 * MiB, 256 * MiB }, { 3, 1 } },
 };
 
+static int add_ranges(struct btrfs_alloc_device *dev, const struct btrfs_alloc_range *r, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		if (range_tree_insert(&dev->ranges, r[i].start, r[i].length))
+			return -1;
+	return 0;
+}
+
 static int build_state(struct btrfs_alloc_state *st)
 {
-	struct btrfs_alloc_range *r1 = malloc(sizeof(dev1_ranges));
-	struct btrfs_alloc_range *r2 = malloc(sizeof(dev2_ranges));
-
 	memset(st, 0, sizeof(*st));
 	st->devs = calloc(2, sizeof(*st->devs));
-	if (!st->devs || !r1 || !r2) {
-		free(r1);
-		free(r2);
+	if (!st->devs)
 		return -1;
-	}
-	memcpy(r1, dev1_ranges, sizeof(dev1_ranges));
-	memcpy(r2, dev2_ranges, sizeof(dev2_ranges));
 	st->nr_devs = 2;
 	st->rw_devices = 2;
 	st->devs[0] = (struct btrfs_alloc_device){ .devid = 1, .total_bytes = 10 * GiB,
-		.bytes_used = GiB + 512 * MiB, .writeable = true, .ranges = r1,
-		.nr_ranges = 3, .ranges_cap = 3 };
+		.bytes_used = GiB + 512 * MiB, .writeable = true };
 	st->devs[1] = (struct btrfs_alloc_device){ .devid = 2, .total_bytes = 10 * GiB,
-		.bytes_used = 256 * MiB, .writeable = true, .ranges = r2,
-		.nr_ranges = 1, .ranges_cap = 1 };
+		.bytes_used = 256 * MiB, .writeable = true };
 	st->total_rw_bytes = 20 * GiB;
+	if (add_ranges(&st->devs[0], dev1_ranges, 3) || add_ranges(&st->devs[1], dev2_ranges, 1)) {
+		btrfs_alloc_state_free(st);
+		return -1;
+	}
 	return 0;
 }
 
@@ -109,8 +113,8 @@ static void check_devs(const char *what, const char *when, const struct btrfs_al
 		check(st->devs[d].bytes_used == used[d], "%s, %s: device %u bytes_used %llu, want %llu",
 		      what, when, d + 1, (unsigned long long)st->devs[d].bytes_used,
 		      (unsigned long long)used[d]);
-		check(st->devs[d].nr_ranges == ranges[d], "%s, %s: device %u ranges %u, want %u",
-		      what, when, d + 1, st->devs[d].nr_ranges, ranges[d]);
+		check(st->devs[d].ranges.nr == ranges[d], "%s, %s: device %u ranges %u, want %u",
+		      what, when, d + 1, st->devs[d].ranges.nr, ranges[d]);
 	}
 }
 

@@ -103,17 +103,8 @@ static int add_range(struct btrfs_alloc_device *dev, u64 start, u64 length)
 {
 	if (start + length > dev->total_bytes)
 		return 0;
-	if (dev->nr_ranges == dev->ranges_cap) {
-		u32 cap = dev->ranges_cap ? 2 * dev->ranges_cap : 8;
-		struct btrfs_alloc_range *r = realloc(dev->ranges, cap * sizeof(*r));
-
-		if (!r)
-			return -1;
-		dev->ranges = r;
-		dev->ranges_cap = cap;
-	}
-	dev->ranges[dev->nr_ranges].start = start;
-	dev->ranges[dev->nr_ranges++].length = length;
+	if (range_tree_insert(&dev->ranges, start, length))
+		return -1;
 	dev->bytes_used += length;
 	return 0;
 }
@@ -167,8 +158,7 @@ static int make_state(const struct runs_case *c, struct btrfs_alloc_state *st)
 			return -1;
 		if (!d)
 			dev->bytes_used += c->extra_used;
-		if (dev->nr_ranges && dev->ranges[dev->nr_ranges - 1].start +
-		    dev->ranges[dev->nr_ranges - 1].length > st->next_logical)
+		if (dev->ranges.nr)
 			st->next_logical = 2 * GiB;
 	}
 	if (!st->next_logical)
