@@ -20,12 +20,73 @@
 #include "kernel-shared/messages.h"
 #include "kernel-shared/tree-block.h"
 
-/* The counts of the INFO items, by qgroup id, kept while the limits follow */
+/* One qgroup's counts, from its INFO item */
 struct qgroup_count {
 	u64 qgroupid;
 	u64 rfer;
 	u64 excl;
 };
+
+/*
+ * The keys are (0, TYPE, qgroupid): every INFO item (242) sorts before
+ * every LIMIT item (244), each run by qgroup id.  A second path walks the
+ * INFO items in step with the LIMIT items, so each limit meets its own
+ * qgroup's counts with nothing kept per qgroup (the last INFO item read
+ * belongs to the highest qgroup: with quotas on, 0/5 and one 0/N per
+ * subvolume, so a limit on any other subvolume would meet no counts).
+ */
+struct info_cursor {
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_root_ref *root;
+	struct btrfs_path path;
+	bool started;
+	bool done;		/* past the last INFO item, or a read failed */
+	struct qgroup_count cur;
+};
+
+static void info_cursor_step(struct info_cursor *c)
+{
+	const struct btrfs_tree_block *leaf;
+	struct btrfs_key key;
+	u32 size;
+	const void *p;
+
+	if (!c->started) {
+		struct btrfs_key first = { 0, BTRFS_QGROUP_INFO_KEY, 0 };
+
+		c->started = true;
+		if (btrfs_search_slot(c->fs_info, c->root, &first, &c->path, BTRFS_IO_OTHER) < 0)
+			goto done;
+	} else {
+		c->path.slots[0]++;
+	}
+	while (c->path.slots[0] >= (int)c->path.nodes[0]->nritems)
+		if (btrfs_next_leaf(c->fs_info, c->root, &c->path, BTRFS_IO_OTHER))
+			goto done;
+	leaf = c->path.nodes[0];
+	btrfs_item_key_to_cpu(leaf, c->path.slots[0], &key);
+	p = btrfs_item_ptr(leaf, c->path.slots[0], &size);
+	if (key.type != BTRFS_QGROUP_INFO_KEY)
+		goto done;
+	c->cur = (struct qgroup_count) { key.offset, 0, 0 };
+	if (size >= sizeof(struct btrfs_qgroup_info_item)) {
+		c->cur.rfer = btrfs_qgroup_info_rfer(p);
+		c->cur.excl = btrfs_qgroup_info_excl(p);
+	}
+	return;
+done:
+	c->done = true;
+}
+
+/* The counts of @qgroupid (0 without an INFO item); ids asked in order */
+static struct qgroup_count info_counts(struct info_cursor *c, u64 qgroupid)
+{
+	while (!c->done && (!c->started || c->cur.qgroupid < qgroupid))
+		info_cursor_step(c);
+	if (!c->done && c->cur.qgroupid == qgroupid)
+		return c->cur;
+	return (struct qgroup_count) { qgroupid, 0, 0 };
+}
 
 static void weigh_limit(struct btrfs_quota_state *q, u64 qgroupid, bool exclusive,
 			u64 limit, u64 counted)
@@ -41,7 +102,7 @@ static void weigh_limit(struct btrfs_quota_state *q, u64 qgroupid, bool exclusiv
 }
 
 static void read_item(struct btrfs_quota_state *q, const struct btrfs_tree_block *leaf,
-		      int slot, const struct btrfs_key *key, struct qgroup_count *last)
+		      int slot, const struct btrfs_key *key, struct info_cursor *info)
 {
 	u32 size;
 	const void *p = btrfs_item_ptr(leaf, slot, &size);
@@ -56,19 +117,16 @@ static void read_item(struct btrfs_quota_state *q, const struct btrfs_tree_block
 	} else if (key->type == BTRFS_QGROUP_INFO_KEY &&
 		   size >= sizeof(struct btrfs_qgroup_info_item)) {
 		q->qgroups++;
-		*last = (struct qgroup_count) { key->offset, btrfs_qgroup_info_rfer(p),
-						btrfs_qgroup_info_excl(p) };
 	} else if (key->type == BTRFS_QGROUP_LIMIT_KEY &&
 		   size >= sizeof(struct btrfs_qgroup_limit_item)) {
 		u64 flags = btrfs_qgroup_limit_flags(p);
 		bool rfer = flags & BTRFS_QGROUP_LIMIT_MAX_RFER;
 		bool excl = flags & BTRFS_QGROUP_LIMIT_MAX_EXCL;
-		/* INFO (242) sorts before LIMIT (244): the same qgroup's count */
-		struct qgroup_count c = last->qgroupid == key->offset ? *last :
-					(struct qgroup_count) { key->offset, 0, 0 };
+		struct qgroup_count c;
 
 		if (!rfer && !excl)
 			return;
+		c = info_counts(info, key->offset);
 		q->limited++;
 		if (rfer)
 			weigh_limit(q, key->offset, false, btrfs_qgroup_limit_max_rfer(p), c.rfer);
@@ -83,7 +141,7 @@ int btrfs_read_quota_state(struct btrfs_fs_info *fs_info, struct btrfs_quota_sta
 	struct btrfs_path path = { .err = &err };
 	struct btrfs_root_ref root = { 0 };
 	struct btrfs_key first = { 0 };
-	struct qgroup_count last = { .qgroupid = (u64)-1 };
+	struct info_cursor info = { .fs_info = fs_info, .root = &root, .path = { .err = &err } };
 	struct btrfs_key key;
 	int ret;
 
@@ -100,10 +158,12 @@ int btrfs_read_quota_state(struct btrfs_fs_info *fs_info, struct btrfs_quota_sta
 			continue;
 		}
 		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
-		read_item(q, path.nodes[0], path.slots[0], &key, &last);
+		read_item(q, path.nodes[0], path.slots[0], &key, &info);
 		path.slots[0]++;
 	}
 	btrfs_release_path(&path);
+	if (info.started)
+		btrfs_release_path(&info.path);
 	if (!q->enabled) {
 		/* disabled quotas limit nothing */
 		q->limited = 0;

@@ -8,7 +8,8 @@
 # kernel preallocates in the subvolume before EDQUOT (qfill.py, twice on
 # fresh copies) are at most what it says is left and less than 1 MiB
 # short of it (6.18.44: 24,203,264 of 24,281,088: the subvolume's new tree
-# blocks count in its referenced bytes too).  About 20 s.
+# blocks count in its referenced bytes too).  A second subvolume, created
+# after it, is not limited.  About 20 s.
 source "$TEST_TOP/common" || exit
 
 source "$TOP/tests/kernel-tests/070-summary-levels/lib.sh" || exit
@@ -23,6 +24,10 @@ mount_devs "$dev"
 btrfs quota enable "$mnt" || fail "btrfs quota enable"
 btrfs subvolume create "$mnt/vol" > /dev/null || fail "btrfs subvolume create"
 btrfs qgroup limit 64M "$mnt/vol" || fail "btrfs qgroup limit"
+# a subvolume after it: 0/256's INFO item is then not the quota tree's last
+# (the INFO items all sort before the LIMIT items; a count taken from the
+# last INFO item read gave 0/256 its whole 64 MiB left)
+btrfs subvolume create "$mnt/later" > /dev/null || fail "btrfs subvolume create later"
 head -c 40M /dev/urandom > "$mnt/vol/a" || fail "write"
 sync
 btrfs qgroup show -re --raw "$mnt" | sed 's/^/    | /'
