@@ -2240,6 +2240,29 @@ static int cow_root_node(const struct btrfs_root_ref *root, struct range_list *b
 }
 
 /*
+ * A tree block allocated or freed at @bytenr in a commit: its extent item
+ * and its block group's item change (the group's used), and the free-space
+ * tree's ranges of that group: the paths to them are copied too.
+ */
+static int cow_changed_items(struct reloc *rc, u64 bytenr, struct range_list *blocks)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	const struct btrfs_root_ref *bg_root = fs_info->block_group_root.found ?
+		&fs_info->block_group_root : &fs_info->extent_root;
+	struct reloc_bg *bg = find_orig_bg(rc, bytenr);
+	int ret;
+
+	ret = cow_path(rc, &fs_info->extent_root, bytenr, BTRFS_METADATA_ITEM_KEY, 0, blocks);
+	if (ret || !bg)
+		return ret;
+	ret = cow_path(rc, bg_root, bg->start, BTRFS_BLOCK_GROUP_ITEM_KEY, bg->length, blocks);
+	if (ret)
+		return ret;
+	return cow_path(rc, &fs_info->free_space_root, bg->start, BTRFS_FREE_SPACE_INFO_KEY,
+			bg->length, blocks);
+}
+
+/*
  * btrfs_balance() -> insert_balance_item(), committed before any chunk is
  * walked: the balance item goes into the root tree; the commit writes the
  * root items of the trees it changed and, being the first commit since the
@@ -2278,11 +2301,16 @@ static int balance_item_commit(struct reloc *rc)
 		ret = cow_root_node(&fs_info->extent_root, &blocks, fs_info->nodesize);
 	if (!ret)
 		ret = cow_root_node(&fs_info->free_space_root, &blocks, fs_info->nodesize);
+	/* each copy changes items, whose leaves are copied too, until none is new */
 	for (i = 0; i < blocks.nr && !ret; i++) {
 		u64 found;
 
 		ret = find_free_extent(rc, metadata_type(rc) | rc->target[1],
 				       fs_info->nodesize, 0, &found);
+		if (ret >= 0)
+			ret = cow_changed_items(rc, blocks.r[i].start, &blocks);
+		if (ret >= 0)
+			ret = cow_changed_items(rc, found, &blocks);
 		ret = ret < 0 ? ret : 0;
 	}
 	for (i = 0; i < blocks.nr && !ret; i++) {
