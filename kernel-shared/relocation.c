@@ -2204,6 +2204,16 @@ static u64 alloc_flags(const struct reloc *rc, u64 bg_flags, const struct foreca
 	return type | (rc->target[type_index(bg_flags)] & BTRFS_BLOCK_GROUP_PROFILE_MASK);
 }
 
+/* The block at @start copied once in a commit: added to @blocks if not there */
+static int add_copy(struct range_list *blocks, u64 start, u32 nodesize)
+{
+	u32 i;
+
+	for (i = 0; i < blocks->nr && blocks->r[i].start != start; i++)
+		;
+	return i < blocks->nr ? 0 : range_append(blocks, start, nodesize);
+}
+
 /* Copy (COW) the blocks of @root's path to @key not yet in @blocks */
 static int cow_path(struct reloc *rc, const struct btrfs_root_ref *root, u64 objectid,
 		    u8 type, u64 offset, struct range_list *blocks)
@@ -2215,16 +2225,41 @@ static int cow_path(struct reloc *rc, const struct btrfs_root_ref *root, u64 obj
 	if (!root->found || !root->bytenr)
 		return 0;
 	ret = btrfs_search_slot(rc->fs_info, root, &key, &path, BTRFS_IO_OTHER);
-	for (level = 0; ret >= 0 && level < BTRFS_MAX_LEVEL && path.nodes[level]; level++) {
-		u64 start = path.nodes[level]->start;
-		u32 i;
-
-		for (i = 0; i < blocks->nr && blocks->r[i].start != start; i++)
-			;
-		ret = i < blocks->nr ? 0 : range_append(blocks, start, rc->fs_info->nodesize);
-	}
+	for (level = 0; ret >= 0 && level < BTRFS_MAX_LEVEL && path.nodes[level]; level++)
+		ret = add_copy(blocks, path.nodes[level]->start, rc->fs_info->nodesize);
 	btrfs_release_path(&path);
 	return ret < 0 ? ret : 0;
+}
+
+/* Copy (COW) @root's root node, if not yet in @blocks */
+static int cow_root_node(const struct btrfs_root_ref *root, struct range_list *blocks, u32 nodesize)
+{
+	if (!root->found || !root->bytenr)
+		return 0;
+	return add_copy(blocks, root->bytenr, nodesize);
+}
+
+/*
+ * A tree block allocated or freed at @bytenr in a commit: its extent item
+ * and its block group's item change (the group's used), and the free-space
+ * tree's ranges of that group: the paths to them are copied too.
+ */
+static int cow_changed_items(struct reloc *rc, u64 bytenr, struct range_list *blocks)
+{
+	struct btrfs_fs_info *fs_info = rc->fs_info;
+	const struct btrfs_root_ref *bg_root = fs_info->block_group_root.found ?
+		&fs_info->block_group_root : &fs_info->extent_root;
+	struct reloc_bg *bg = find_orig_bg(rc, bytenr);
+	int ret;
+
+	ret = cow_path(rc, &fs_info->extent_root, bytenr, BTRFS_METADATA_ITEM_KEY, 0, blocks);
+	if (ret || !bg)
+		return ret;
+	ret = cow_path(rc, bg_root, bg->start, BTRFS_BLOCK_GROUP_ITEM_KEY, bg->length, blocks);
+	if (ret)
+		return ret;
+	return cow_path(rc, &fs_info->free_space_root, bg->start, BTRFS_FREE_SPACE_INFO_KEY,
+			bg->length, blocks);
 }
 
 /*
@@ -2234,7 +2269,10 @@ static int cow_path(struct reloc *rc, const struct btrfs_root_ref *root, u64 obj
  * mount, each device's dev stats item (btrfs_device_init_dev_stats() set
  * them all at mount, marking them dirty: btrfs_run_dev_stats());
  * the extent tree gets the items of the new blocks, the free-space tree
- * their ranges (their root nodes at least).  Each of those paths is copied
+ * their ranges: their root nodes are copied, not a path to a leaf (which
+ * leaves is not known, and the leftmost one, of the first group, usually
+ * the system group, is left alone: an aged --mixed filesystem, 6.18.44,
+ * traced).  Each of those blocks is copied
  * and the old blocks are freed by that commit, so a metadata group that
  * held only such blocks (a one-leaf dev tree, say) is empty when the walk
  * reaches it: kernel test 071 meta-empty, -musage=0.  The copies go where
@@ -2260,14 +2298,19 @@ static int balance_item_commit(struct reloc *rc)
 		ret = cow_path(rc, &fs_info->dev_root, BTRFS_DEV_STATS_OBJECTID,
 			       BTRFS_PERSISTENT_ITEM_KEY, rc->st.devs[i].devid, &blocks);
 	if (!ret)
-		ret = cow_path(rc, &fs_info->extent_root, 0, 0, 0, &blocks);
+		ret = cow_root_node(&fs_info->extent_root, &blocks, fs_info->nodesize);
 	if (!ret)
-		ret = cow_path(rc, &fs_info->free_space_root, 0, 0, 0, &blocks);
+		ret = cow_root_node(&fs_info->free_space_root, &blocks, fs_info->nodesize);
+	/* each copy changes items, whose leaves are copied too, until none is new */
 	for (i = 0; i < blocks.nr && !ret; i++) {
 		u64 found;
 
 		ret = find_free_extent(rc, metadata_type(rc) | rc->target[1],
 				       fs_info->nodesize, 0, &found);
+		if (ret >= 0)
+			ret = cow_changed_items(rc, blocks.r[i].start, &blocks);
+		if (ret >= 0)
+			ret = cow_changed_items(rc, found, &blocks);
 		ret = ret < 0 ? ret : 0;
 	}
 	for (i = 0; i < blocks.nr && !ret; i++) {
