@@ -13,19 +13,46 @@
  * 5.x-6.18 (the items unchanged; simple quotas, 6.7, count the same way).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include "kernel-shared/qgroup.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/messages.h"
 #include "kernel-shared/tree-block.h"
+#include "common/u64-index.h"
 
-/* The counts of the INFO items, by qgroup id, kept while the limits follow */
-struct qgroup_count {
-	u64 qgroupid;
-	u64 rfer;
-	u64 excl;
+/*
+ * The INFO items' counts by qgroup id: every INFO key (0, 242, id) sorts
+ * before every LIMIT key (0, 244, id), so a limit's count is looked up,
+ * not taken from the item before it.  One entry per INFO item read: linear
+ * in the quota tree, as the kernel's rb-tree of qgroups is.
+ */
+struct qgroup_counts {
+	struct u64_index ids;		/* qgroup id -> index in c[] */
+	struct qgroup_count {
+		u64 rfer;
+		u64 excl;
+	} *c;
+	u64 nr, alloc;
 };
+
+static int counts_add(struct qgroup_counts *counts, u64 qgroupid, u64 rfer, u64 excl)
+{
+	if (counts->nr == counts->alloc) {
+		u64 n = counts->alloc ? counts->alloc * 2 : 64;
+		struct qgroup_count *c = realloc(counts->c, n * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		counts->c = c;
+		counts->alloc = n;
+	}
+	if (u64_index_put(&counts->ids, qgroupid, counts->nr))
+		return -ENOMEM;
+	counts->c[counts->nr++] = (struct qgroup_count){ rfer, excl };
+	return 0;
+}
 
 static void weigh_limit(struct btrfs_quota_state *q, u64 qgroupid, bool exclusive,
 			u64 limit, u64 counted)
@@ -40,11 +67,12 @@ static void weigh_limit(struct btrfs_quota_state *q, u64 qgroupid, bool exclusiv
 	};
 }
 
-static void read_item(struct btrfs_quota_state *q, const struct btrfs_tree_block *leaf,
-		      int slot, const struct btrfs_key *key, struct qgroup_count *last)
+static int read_item(struct btrfs_quota_state *q, const struct btrfs_tree_block *leaf,
+		     int slot, const struct btrfs_key *key, struct qgroup_counts *counts)
 {
 	u32 size;
 	const void *p = btrfs_item_ptr(leaf, slot, &size);
+	u64 index;
 
 	if (key->type == BTRFS_QGROUP_STATUS_KEY &&
 	    size >= sizeof(struct btrfs_qgroup_status_item)) {
@@ -56,25 +84,26 @@ static void read_item(struct btrfs_quota_state *q, const struct btrfs_tree_block
 	} else if (key->type == BTRFS_QGROUP_INFO_KEY &&
 		   size >= sizeof(struct btrfs_qgroup_info_item)) {
 		q->qgroups++;
-		*last = (struct qgroup_count) { key->offset, btrfs_qgroup_info_rfer(p),
-						btrfs_qgroup_info_excl(p) };
+		return counts_add(counts, key->offset, btrfs_qgroup_info_rfer(p),
+				  btrfs_qgroup_info_excl(p));
 	} else if (key->type == BTRFS_QGROUP_LIMIT_KEY &&
 		   size >= sizeof(struct btrfs_qgroup_limit_item)) {
 		u64 flags = btrfs_qgroup_limit_flags(p);
 		bool rfer = flags & BTRFS_QGROUP_LIMIT_MAX_RFER;
 		bool excl = flags & BTRFS_QGROUP_LIMIT_MAX_EXCL;
-		/* INFO (242) sorts before LIMIT (244): the same qgroup's count */
-		struct qgroup_count c = last->qgroupid == key->offset ? *last :
-					(struct qgroup_count) { key->offset, 0, 0 };
+		struct qgroup_count c = { 0, 0 };
 
+		if (u64_index_get(&counts->ids, key->offset, &index))
+			c = counts->c[index];
 		if (!rfer && !excl)
-			return;
+			return 0;
 		q->limited++;
 		if (rfer)
 			weigh_limit(q, key->offset, false, btrfs_qgroup_limit_max_rfer(p), c.rfer);
 		if (excl)
 			weigh_limit(q, key->offset, true, btrfs_qgroup_limit_max_excl(p), c.excl);
 	}
+	return 0;
 }
 
 int btrfs_read_quota_state(struct btrfs_fs_info *fs_info, struct btrfs_quota_state *q)
@@ -83,7 +112,7 @@ int btrfs_read_quota_state(struct btrfs_fs_info *fs_info, struct btrfs_quota_sta
 	struct btrfs_path path = { .err = &err };
 	struct btrfs_root_ref root = { 0 };
 	struct btrfs_key first = { 0 };
-	struct qgroup_count last = { .qgroupid = (u64)-1 };
+	struct qgroup_counts counts = { 0 };
 	struct btrfs_key key;
 	int ret;
 
@@ -100,10 +129,14 @@ int btrfs_read_quota_state(struct btrfs_fs_info *fs_info, struct btrfs_quota_sta
 			continue;
 		}
 		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
-		read_item(q, path.nodes[0], path.slots[0], &key, &last);
+		ret = read_item(q, path.nodes[0], path.slots[0], &key, &counts);
+		if (ret)
+			break;
 		path.slots[0]++;
 	}
 	btrfs_release_path(&path);
+	u64_index_free(&counts.ids);
+	free(counts.c);
 	if (!q->enabled) {
 		/* disabled quotas limit nothing */
 		q->limited = 0;
