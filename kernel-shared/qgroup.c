@@ -13,7 +13,9 @@
  * 5.x-6.18 (the items unchanged; simple quotas, 6.7, count the same way).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "kernel-shared/qgroup.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/disk-io.h"
@@ -67,42 +69,132 @@ static void weigh_limit(struct btrfs_quota_state *q, u64 qgroupid, bool exclusiv
 	};
 }
 
-static int read_item(struct btrfs_quota_state *q, const struct btrfs_tree_block *leaf,
-		     int slot, const struct btrfs_key *key, struct qgroup_counts *counts)
+/* What the kernel logs at mount, the first one kept for the quota line */
+static void quota_note(struct btrfs_quota_state *q, const struct btrfs_tree_block *leaf,
+		       int slot, const char *what)
+{
+	if (q->note[0])
+		return;
+	snprintf(q->note, sizeof(q->note), "quota tree leaf %llu slot %d: %s",
+		 (unsigned long long)leaf->start, slot, what);
+}
+
+/* The fields read of an item, by where they end */
+struct item_field {
+	const char *name;
+	u32 end;
+};
+
+static const struct item_field status_fields[] = {
+	{ "version", 8 }, { "generation", 16 }, { "flags", 24 }, { NULL, 0 } };
+static const struct item_field info_fields[] = {
+	{ "rfer", 16 }, { "excl", 32 }, { NULL, 0 } };
+static const struct item_field limit_fields[] = {
+	{ "flags", 8 }, { "max_rfer", 16 }, { "max_excl", 24 }, { NULL, 0 } };
+
+/*
+ * An item that ends before a field read: the kernel's btrfs_item_ptr()
+ * reads past it (no tree-checker rule for quota items), into the next
+ * item or outside the leaf; what it would count cannot be told, so the
+ * quota state is not given (-EUCLEAN, the item named in q->note).  Fields
+ * neither read (rescan, the compressed counts, rsv_*) may be missing.
+ */
+static int check_size(struct btrfs_quota_state *q, const struct btrfs_tree_block *leaf,
+		      int slot, const char *item, u32 size, const struct item_field *f)
+{
+	char what[160];
+
+	for (; f->name; f++) {
+		if (f->end <= size)
+			continue;
+		snprintf(what, sizeof(what),
+			 "%s item of %u bytes ends before its %s field (bytes %u-%u), which the kernel reads past the item",
+			 item, size, f->name, f->end - 8, f->end - 1);
+		q->note[0] = 0;
+		quota_note(q, leaf, slot, what);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+/* btrfs_read_qgroup_config()'s status item: 1 when quotas stay disabled */
+static int read_status(struct btrfs_quota_state *q, const struct btrfs_fs_info *fs_info,
+		       const struct btrfs_tree_block *leaf, int slot, const void *p)
+{
+	u64 version = btrfs_qgroup_status_version(p);
+	u64 flags = btrfs_qgroup_status_flags(p);
+	char what[160];
+
+	if (version != BTRFS_QGROUP_STATUS_VERSION) {
+		snprintf(what, sizeof(what),
+			 "status version %llu, not %u: the kernel disables quotas at mount (\"old qgroup version, quota disabled\")",
+			 (unsigned long long)version, BTRFS_QGROUP_STATUS_VERSION);
+		quota_note(q, leaf, slot, what);
+		q->disabled = true;
+		return 1;
+	}
+	q->enabled = flags & BTRFS_QGROUP_STATUS_FLAG_ON;
+	q->inconsistent = flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT;
+	q->simple = flags & BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE;
+	/* simple quotas keep no generation to compare (6.7) */
+	if (!q->simple && btrfs_qgroup_status_generation(p) != fs_info->generation) {
+		q->inconsistent = true;
+		snprintf(what, sizeof(what),
+			 "status generation %llu, not the superblock's %llu: the kernel marks quotas inconsistent at mount",
+			 (unsigned long long)btrfs_qgroup_status_generation(p),
+			 (unsigned long long)fs_info->generation);
+		quota_note(q, leaf, slot, what);
+	}
+	return 0;
+}
+
+/* 1: quotas disabled by the status item (q->disabled); -EUCLEAN: an item too short */
+static int read_item(struct btrfs_quota_state *q, const struct btrfs_fs_info *fs_info,
+		     const struct btrfs_tree_block *leaf, int slot, const struct btrfs_key *key,
+		     struct qgroup_counts *counts)
 {
 	u32 size;
 	const void *p = btrfs_item_ptr(leaf, slot, &size);
-	u64 index;
+	u64 index, flags;
+	bool rfer, excl;
 
-	if (key->type == BTRFS_QGROUP_STATUS_KEY &&
-	    size >= sizeof(struct btrfs_qgroup_status_item)) {
-		u64 flags = btrfs_qgroup_status_flags(p);
-
-		q->enabled = flags & BTRFS_QGROUP_STATUS_FLAG_ON;
-		q->inconsistent = flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT;
-		q->simple = flags & BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE;
-	} else if (key->type == BTRFS_QGROUP_INFO_KEY &&
-		   size >= sizeof(struct btrfs_qgroup_info_item)) {
+	if (key->type == BTRFS_QGROUP_STATUS_KEY) {
+		if (check_size(q, leaf, slot, "status", size, status_fields))
+			return -EUCLEAN;
+		return read_status(q, fs_info, leaf, slot, p);
+	}
+	if (key->type == BTRFS_QGROUP_INFO_KEY) {
+		if (check_size(q, leaf, slot, "info", size, info_fields))
+			return -EUCLEAN;
 		q->qgroups++;
 		return counts_add(counts, key->offset, btrfs_qgroup_info_rfer(p),
 				  btrfs_qgroup_info_excl(p));
-	} else if (key->type == BTRFS_QGROUP_LIMIT_KEY &&
-		   size >= sizeof(struct btrfs_qgroup_limit_item)) {
-		u64 flags = btrfs_qgroup_limit_flags(p);
-		bool rfer = flags & BTRFS_QGROUP_LIMIT_MAX_RFER;
-		bool excl = flags & BTRFS_QGROUP_LIMIT_MAX_EXCL;
-		struct qgroup_count c = { 0, 0 };
-
-		if (u64_index_get(&counts->ids, key->offset, &index))
-			c = counts->c[index];
-		if (!rfer && !excl)
-			return 0;
-		q->limited++;
-		if (rfer)
-			weigh_limit(q, key->offset, false, btrfs_qgroup_limit_max_rfer(p), c.rfer);
-		if (excl)
-			weigh_limit(q, key->offset, true, btrfs_qgroup_limit_max_excl(p), c.excl);
 	}
+	if (key->type != BTRFS_QGROUP_LIMIT_KEY)
+		return 0;
+	if (check_size(q, leaf, slot, "limit", size, limit_fields))
+		return -EUCLEAN;
+	flags = btrfs_qgroup_limit_flags(p);
+	rfer = flags & BTRFS_QGROUP_LIMIT_MAX_RFER;
+	excl = flags & BTRFS_QGROUP_LIMIT_MAX_EXCL;
+	if (!u64_index_get(&counts->ids, key->offset, &index)) {
+		/* the kernel creates the qgroup with nothing counted */
+		q->inconsistent = true;
+		quota_note(q, leaf, slot,
+			   "a limit item without an info item: the kernel marks quotas inconsistent at mount (\"inconsistent qgroup config\")");
+		if (counts_add(counts, key->offset, 0, 0))
+			return -ENOMEM;
+		index = counts->nr - 1;
+	}
+	if (!rfer && !excl)
+		return 0;
+	q->limited++;
+	if (rfer)
+		weigh_limit(q, key->offset, false, btrfs_qgroup_limit_max_rfer(p),
+			    counts->c[index].rfer);
+	if (excl)
+		weigh_limit(q, key->offset, true, btrfs_qgroup_limit_max_excl(p),
+			    counts->c[index].excl);
 	return 0;
 }
 
@@ -129,7 +221,7 @@ int btrfs_read_quota_state(struct btrfs_fs_info *fs_info, struct btrfs_quota_sta
 			continue;
 		}
 		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
-		ret = read_item(q, path.nodes[0], path.slots[0], &key, &counts);
+		ret = read_item(q, fs_info, path.nodes[0], path.slots[0], &key, &counts);
 		if (ret)
 			break;
 		path.slots[0]++;
@@ -137,6 +229,14 @@ int btrfs_read_quota_state(struct btrfs_fs_info *fs_info, struct btrfs_quota_sta
 	btrfs_release_path(&path);
 	u64_index_free(&counts.ids);
 	free(counts.c);
+	if (q->disabled) {
+		/* the status item's version: the kernel reads on no further */
+		char note[sizeof(q->note)];
+
+		memcpy(note, q->note, sizeof(note));
+		*q = (struct btrfs_quota_state) { .disabled = true };
+		memcpy(q->note, note, sizeof(note));
+	}
 	if (!q->enabled) {
 		/* disabled quotas limit nothing */
 		q->limited = 0;
