@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/qgroup.h"
 #include "kernel-shared/accessors.h"
@@ -22,38 +21,33 @@
 #include "kernel-shared/fs.h"
 #include "kernel-shared/messages.h"
 #include "kernel-shared/tree-block.h"
-#include "common/u64-index.h"
 
 /*
- * The INFO items' counts by qgroup id: every INFO key (0, 242, id) sorts
- * before every LIMIT key (0, 244, id), so a limit's count is looked up,
- * not taken from the item before it.  One entry per INFO item read: linear
- * in the quota tree, as the kernel's rb-tree of qgroups is.
+ * The count of qgroup @id, its INFO item searched: every INFO key
+ * (0, 242, id) sorts before every LIMIT key (0, 244, id), so the item
+ * before a limit is another qgroup's.  One search per limit, on leaves the
+ * pass has just read: nothing kept per qgroup.  1: no INFO item.  The
+ * item's size was checked when the pass read it.
  */
-struct qgroup_counts {
-	struct u64_index ids;		/* qgroup id -> index in c[] */
-	struct qgroup_count {
-		u64 rfer;
-		u64 excl;
-	} *c;
-	u64 nr, alloc;
-};
-
-static int counts_add(struct qgroup_counts *counts, u64 qgroupid, u64 rfer, u64 excl)
+static int find_count(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *root,
+		      u64 qgroupid, u64 *rfer, u64 *excl)
 {
-	if (counts->nr == counts->alloc) {
-		u64 n = counts->alloc ? counts->alloc * 2 : 64;
-		struct qgroup_count *c = realloc(counts->c, n * sizeof(*c));
+	struct btrfs_error err = { 0 };
+	struct btrfs_path path = { .err = &err };
+	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, qgroupid };
+	const void *p;
+	u32 size;
+	int ret;
 
-		if (!c)
-			return -ENOMEM;
-		counts->c = c;
-		counts->alloc = n;
+	*rfer = *excl = 0;
+	ret = btrfs_search_slot(fs_info, root, &key, &path, BTRFS_IO_OTHER);
+	if (!ret) {
+		p = btrfs_item_ptr(path.nodes[0], path.slots[0], &size);
+		*rfer = btrfs_qgroup_info_rfer(p);
+		*excl = btrfs_qgroup_info_excl(p);
 	}
-	if (u64_index_put(&counts->ids, qgroupid, counts->nr))
-		return -ENOMEM;
-	counts->c[counts->nr++] = (struct qgroup_count){ rfer, excl };
-	return 0;
+	btrfs_release_path(&path);
+	return ret;
 }
 
 static void weigh_limit(struct btrfs_quota_state *q, u64 qgroupid, bool exclusive,
@@ -149,14 +143,15 @@ static int read_status(struct btrfs_quota_state *q, const struct btrfs_fs_info *
 }
 
 /* 1: quotas disabled by the status item (q->disabled); -EUCLEAN: an item too short */
-static int read_item(struct btrfs_quota_state *q, const struct btrfs_fs_info *fs_info,
-		     const struct btrfs_tree_block *leaf, int slot, const struct btrfs_key *key,
-		     struct qgroup_counts *counts)
+static int read_item(struct btrfs_quota_state *q, struct btrfs_fs_info *fs_info,
+		     const struct btrfs_root_ref *root, const struct btrfs_tree_block *leaf,
+		     int slot, const struct btrfs_key *key)
 {
 	u32 size;
 	const void *p = btrfs_item_ptr(leaf, slot, &size);
-	u64 index, flags;
+	u64 flags, rfer_count, excl_count;
 	bool rfer, excl;
+	int ret;
 
 	if (key->type == BTRFS_QGROUP_STATUS_KEY) {
 		if (check_size(q, leaf, slot, "status", size, status_fields))
@@ -167,8 +162,7 @@ static int read_item(struct btrfs_quota_state *q, const struct btrfs_fs_info *fs
 		if (check_size(q, leaf, slot, "info", size, info_fields))
 			return -EUCLEAN;
 		q->qgroups++;
-		return counts_add(counts, key->offset, btrfs_qgroup_info_rfer(p),
-				  btrfs_qgroup_info_excl(p));
+		return 0;
 	}
 	if (key->type != BTRFS_QGROUP_LIMIT_KEY)
 		return 0;
@@ -177,24 +171,22 @@ static int read_item(struct btrfs_quota_state *q, const struct btrfs_fs_info *fs
 	flags = btrfs_qgroup_limit_flags(p);
 	rfer = flags & BTRFS_QGROUP_LIMIT_MAX_RFER;
 	excl = flags & BTRFS_QGROUP_LIMIT_MAX_EXCL;
-	if (!u64_index_get(&counts->ids, key->offset, &index)) {
+	ret = find_count(fs_info, root, key->offset, &rfer_count, &excl_count);
+	if (ret < 0)
+		return ret;
+	if (ret) {
 		/* the kernel creates the qgroup with nothing counted */
 		q->inconsistent = true;
 		quota_note(q, leaf, slot,
 			   "a limit item without an info item: the kernel marks quotas inconsistent at mount (\"inconsistent qgroup config\")");
-		if (counts_add(counts, key->offset, 0, 0))
-			return -ENOMEM;
-		index = counts->nr - 1;
 	}
 	if (!rfer && !excl)
 		return 0;
 	q->limited++;
 	if (rfer)
-		weigh_limit(q, key->offset, false, btrfs_qgroup_limit_max_rfer(p),
-			    counts->c[index].rfer);
+		weigh_limit(q, key->offset, false, btrfs_qgroup_limit_max_rfer(p), rfer_count);
 	if (excl)
-		weigh_limit(q, key->offset, true, btrfs_qgroup_limit_max_excl(p),
-			    counts->c[index].excl);
+		weigh_limit(q, key->offset, true, btrfs_qgroup_limit_max_excl(p), excl_count);
 	return 0;
 }
 
@@ -204,7 +196,6 @@ int btrfs_read_quota_state(struct btrfs_fs_info *fs_info, struct btrfs_quota_sta
 	struct btrfs_path path = { .err = &err };
 	struct btrfs_root_ref root = { 0 };
 	struct btrfs_key first = { 0 };
-	struct qgroup_counts counts = { 0 };
 	struct btrfs_key key;
 	int ret;
 
@@ -221,14 +212,12 @@ int btrfs_read_quota_state(struct btrfs_fs_info *fs_info, struct btrfs_quota_sta
 			continue;
 		}
 		btrfs_item_key_to_cpu(path.nodes[0], path.slots[0], &key);
-		ret = read_item(q, fs_info, path.nodes[0], path.slots[0], &key, &counts);
+		ret = read_item(q, fs_info, &root, path.nodes[0], path.slots[0], &key);
 		if (ret)
 			break;
 		path.slots[0]++;
 	}
 	btrfs_release_path(&path);
-	u64_index_free(&counts.ids);
-	free(counts.c);
 	if (q->disabled) {
 		/* the status item's version: the kernel reads on no further */
 		char note[sizeof(q->note)];
