@@ -1329,9 +1329,17 @@ static int print_quota_text(struct fmt_ctx *fctx, const struct space_summary *su
 {
 	const struct btrfs_qgroup_tightest *t = &sum->quota.tightest;
 	char line[400], a[32], b[32], c[32], id[48];
+	int used = 0;
 
+	/* what the kernel would log about the quota tree at mount, or why it is not read */
+	if (sum->quota.note[0]) {
+		snprintf(line, sizeof(line), "Quotas %s: %s",
+			 !sum->quota_known ? "not read" :
+			 sum->quota.disabled ? "off at mount" : "noted", sum->quota.note);
+		used = screen_put(fctx, line);
+	}
 	if (!sum->quota_known || !sum->quota.limited)
-		return 0;
+		return used;
 	snprintf(line, sizeof(line),
 		 "Quotas: %llu qgroup%s limited; the tightest, %s, has %s left of its %s %s limit (%s counted%s): writes it counts fail with EDQUOT (Disk quota exceeded) before the space above runs out",
 		 (unsigned long long)sum->quota.limited, sum->quota.limited == 1 ? "" : "s",
@@ -1339,7 +1347,7 @@ static int print_quota_text(struct fmt_ctx *fctx, const struct space_summary *su
 		 size_str(fctx, t->left, a, sizeof(a)), size_str(fctx, t->limit, b, sizeof(b)),
 		 t->exclusive ? "exclusive" : "referenced", size_str(fctx, t->counted, c, sizeof(c)),
 		 sum->quota.inconsistent ? ", inconsistent: a rescan is due" : "");
-	return screen_put(fctx, line);
+	return used + screen_put(fctx, line);
 }
 
 static void print_quota_json(struct fmt_ctx *fctx, const struct space_summary *sum)
@@ -1356,6 +1364,7 @@ static void print_quota_json(struct fmt_ctx *fctx, const struct space_summary *s
 	fmt_bool(fctx, "simple", NULL, sum->quota.simple);
 	fmt_u64(fctx, "qgroups", NULL, sum->quota.qgroups);
 	fmt_u64(fctx, "limited", NULL, sum->quota.limited);
+	fmt_str(fctx, "note", NULL, sum->quota.note[0] ? sum->quota.note : NULL);
 	if (t->found) {
 		char id[48];
 

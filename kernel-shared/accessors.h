@@ -29,6 +29,8 @@ static inline u##bits btrfs_##name(const type *s)			\
 }
 
 /* Quota tree items */
+BTRFS_SETGET_STACK_FUNCS(qgroup_status_version, struct btrfs_qgroup_status_item, version, 64)
+BTRFS_SETGET_STACK_FUNCS(qgroup_status_generation, struct btrfs_qgroup_status_item, generation, 64)
 BTRFS_SETGET_STACK_FUNCS(qgroup_status_flags, struct btrfs_qgroup_status_item, flags, 64)
 BTRFS_SETGET_STACK_FUNCS(qgroup_info_rfer, struct btrfs_qgroup_info_item, rfer, 64)
 BTRFS_SETGET_STACK_FUNCS(qgroup_info_excl, struct btrfs_qgroup_info_item, excl, 64)

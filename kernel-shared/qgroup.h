@@ -23,12 +23,19 @@ struct btrfs_quota_state {
 	u64 qgroups;		/* INFO items */
 	u64 limited;		/* qgroups with a referenced or exclusive limit */
 	struct btrfs_qgroup_tightest tightest;	/* found when limited > 0 */
+	bool disabled;		/* a status version the kernel refuses: quotas off */
+	/*
+	 * The first item the kernel logs an error for at mount (leaf, slot,
+	 * field, what the kernel does), or the item too short to read; "" if none
+	 */
+	char note[320];
 };
 
 /*
  * btrfs_read_qgroup_config(): the quota tree's status, info and limit
  * items, and the limit qgroup_check_limits() meets first.  No quota tree:
- * enabled false, 0.  A read error of the tree is returned.
+ * enabled false, 0.  A read error of the tree is returned; an item shorter
+ * than its fields is -EUCLEAN, named in q->note (the kernel reads past it).
  */
 int btrfs_read_quota_state(struct btrfs_fs_info *fs_info, struct btrfs_quota_state *q);
 

@@ -410,6 +410,7 @@ struct btrfs_root_item_head {
 } __attribute__ ((__packed__));
 
 /* The quota tree's items (key objectid 0, offset the qgroup id) */
+#define BTRFS_QGROUP_STATUS_VERSION		1
 #define BTRFS_QGROUP_STATUS_FLAG_ON		(1ULL << 0)
 #define BTRFS_QGROUP_STATUS_FLAG_RESCAN		(1ULL << 1)
 #define BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT	(1ULL << 2)

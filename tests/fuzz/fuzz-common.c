@@ -385,7 +385,8 @@ static void check_error(const struct btrfs_fs_info *fs_info, int ret)
 }
 
 static void print_all(struct btrfs_fs_info *fs_info, struct space_report *report,
-		      const struct btrfs_mount_estimate *est, bool json)
+		      const struct btrfs_mount_estimate *est, const struct space_summary *sum,
+		      bool json)
 {
 	struct mount_estimate_args margs;
 	struct fmt_ctx fctx;
@@ -397,6 +398,9 @@ static void print_all(struct btrfs_fs_info *fs_info, struct space_report *report
 		abort();
 	mount_estimate_args_init(&margs);
 	fmt_start(&fctx, out, json ? FMT_JSON : FMT_TEXT, UNITS_BINARY, "inspect");
+	/* the first screen: levels, remedies (the data owners, backref.c), quotas (qgroup.c) */
+	if (sum)
+		print_summary_section(&fctx, sum);
 	print_filesystem_section(&fctx, report);
 	print_devices_section(&fctx, report);
 	print_space_info_section(&fctx, report);
@@ -533,8 +537,15 @@ void fz_run(struct fz_image *img)
 			ret = btrfs_estimate_mount(&fs_info, &est);
 			check_error(&fs_info, ret);
 			if (!ret) {
+				struct space_summary sum;
+				/* as inspect_report(): only out of memory fails it */
+				bool have_sum = !btrfs_build_summary(&report, &est, &sum);
+
 				btrfs_report_fill_io(&fs_info, &report);
-				print_all(&fs_info, &report, &est, img->flags & FZ_JSON);
+				print_all(&fs_info, &report, &est, have_sum ? &sum : NULL,
+					  img->flags & FZ_JSON);
+				if (have_sum)
+					btrfs_free_summary(&sum);
 			}
 			btrfs_free_space_report(&report);
 		}

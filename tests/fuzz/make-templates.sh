@@ -11,6 +11,10 @@
 # Usage: tests/fuzz/make-templates.sh [BTRFS_SPACE [FUZZ_BUILD]]
 #   (defaults: ./btrfs-space and tests/fuzz/build with bfz-pack and
 #   mirror-ranges built: make fuzz-templates does it all)
+#   FROM=N: only the templates from index N on, the others left as they are
+#   (an appended template, without touching the bytes the seeds and
+#   regression inputs of the others were made on: the reads of inspect
+#   change with the code, and a rebuilt template with them)
 # Needs strace, tar, xz.  The order of TEMPLATES is the template index that
 # seeds and regression inputs hold in their first byte: append, never
 # reorder.
@@ -22,8 +26,10 @@ BTRFS_SPACE=${1:-$TOP/btrfs-space}
 FUZZ_BUILD=${2:-$TOP/tests/fuzz/build}
 OUT=$TOP/tests/fuzz/templates
 
+# (a fixture under a folder of tests/fixtures is named with it; the
+# template takes the last part: log-replay/scatter-third -> NN-scatter-third)
 TEMPLATES="ns4k-1g mixed-256m bg-spread-ns4k-50 bgt-1g raid1-2dev raid10-4dev raid5-3dev
-	pop-quota raid0-2dev many-bgs-1t-bgt csum-xxhash-1g"
+	pop-quota raid0-2dev many-bgs-1t-bgt csum-xxhash-1g log-replay/scatter-third"
 # templates that also carry the second copy of each block they read
 MIRRORED="ns4k-1g raid1-2dev raid10-4dev"
 # templates that also carry what "csum-delete --top 3" reads (the others'
@@ -42,10 +48,12 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/bfz-templates.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$OUT"
-rm -f "$OUT"/*.bfz
+FROM=${FROM:-0}
+[ "$FROM" -gt 0 ] || rm -f "$OUT"/*.bfz
 
 i=0
 for name in $TEMPLATES; do
+	[ "$i" -ge "$FROM" ] || { i=$((i + 1)); continue; }
 	dir=$work/$name
 	mkdir -p "$dir"
 	tar -xSJf "$TOP/tests/fixtures/$name.tar.xz" -C "$dir"
@@ -77,7 +85,7 @@ for name in $TEMPLATES; do
 		[ "$(stat -c %s "$img")" -lt $((64 * 1024 * 1024 + 4096)) ] ||
 			echo "$img $((64 * 1024 * 1024)) 4096" >> "$dir/ranges"
 	done
-	out=$OUT/$(printf %02d "$i")-$name.bfz
+	out=$OUT/$(printf %02d "$i")-${name##*/}.bfz
 	"$FUZZ_BUILD/bfz-pack" "$out" "${imgs[@]}" < "$dir/ranges"
 	echo "$out: $(wc -l < "$dir/ranges") reads, $(stat -c %s "$out") bytes"
 	i=$((i + 1))
