@@ -110,7 +110,7 @@ static const struct btrfs_block_group *first_tree_block_bg(const struct btrfs_fs
 
 /* Where the cleaner's copies go: one after the other in the tree block group */
 struct cleaner_place {
-	u64 next;			/* 0: no group known (a partly used one) */
+	u64 next;
 	u32 nodesize;
 };
 
@@ -119,8 +119,7 @@ static int place_in_tree_block_bg(void *ctx, u64 *found)
 	struct cleaner_place *p = ctx;
 
 	*found = p->next;
-	if (p->next)
-		p->next += p->nodesize;
+	p->next += p->nodesize;
 	return 0;
 }
 
@@ -143,9 +142,7 @@ static int cleaner_copies(struct btrfs_fs_info *fs_info, const struct btrfs_fore
 		BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID,
 		BTRFS_FREE_SPACE_TREE_OBJECTID, BTRFS_BLOCK_GROUP_TREE_OBJECTID,
 	};
-	struct cleaner_place place = {
-		fc->has_tree_block_bg ? fc->tree_block_bg : 0, fs_info->nodesize
-	};
+	struct cleaner_place place = { fc->tree_block_bg, fs_info->nodesize };
 	u32 i, s;
 	int ret = 0;
 
@@ -220,7 +217,10 @@ static bool cleaner_deletes_bg(const struct space_report *report, struct btrfs_f
 
 /*
  * The cleaner's next pass: the tree block groups its first transaction
- * emptied (emptied_by_copies()), but the one its copies went to
+ * emptied (emptied_by_copies()), but the one its copies went to.  None
+ * when the fills start before that commit (--cleaner-uncommitted), or
+ * when no empty group took the copies: they went to a partly used group,
+ * which one is not known, and it may be one of those.
  */
 static int find_emptied_bgs(const struct space_report *report, struct btrfs_forecast *fc,
 			    u64 *total, u32 *on_list)
@@ -230,6 +230,8 @@ static int find_emptied_bgs(const struct space_report *report, struct btrfs_fore
 	u32 i, first = fc->nr_unused_bgs;
 	int ret;
 
+	if (fc->cleaner_uncommitted || !fc->has_tree_block_bg)
+		return 0;
 	ret = cleaner_copies(fs_info, fc, &set);
 	for (i = 0; i < fs_info->nr_block_groups && !ret; i++) {
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
