@@ -147,7 +147,9 @@ static int cleaner_copies(struct btrfs_fs_info *fs_info, const struct btrfs_fore
 	int ret = 0;
 
 	for (i = 0; i < fc->nr_unused_bgs && !ret; i++) {
-		const struct btrfs_chunk_map *map = btrfs_find_chunk_map(fs_info, fc->unused_bgs[i], 1);
+		const struct btrfs_chunk_map *map;
+
+		map = btrfs_find_chunk_map(fs_info, fc->unused_bgs[i], 1);
 
 		for (s = 0; map && s < map->num_stripes && !ret; s++)
 			ret = btrfs_cow_path(fs_info, &fs_info->dev_root, map->stripes[s].devid,
@@ -161,10 +163,13 @@ static int cleaner_copies(struct btrfs_fs_info *fs_info, const struct btrfs_fore
 	}
 	for (i = 0; i < sizeof(changed) / sizeof(changed[0]) && !ret; i++)
 		ret = btrfs_cow_path(fs_info, &tree_root, changed[i], BTRFS_ROOT_ITEM_KEY, 0, set);
-	for (i = 0; i < fs_info->nr_devices && !ret; i++)
-		if (fs_info->devices[i].in_chunk_tree)
+	for (i = 0; i < fs_info->nr_devices && !ret; i++) {
+		const struct btrfs_device *dev = &fs_info->devices[i];
+
+		if (dev->in_chunk_tree)
 			ret = btrfs_cow_path(fs_info, &fs_info->dev_root, BTRFS_DEV_STATS_OBJECTID,
-					     BTRFS_PERSISTENT_ITEM_KEY, fs_info->devices[i].devid, set);
+					     BTRFS_PERSISTENT_ITEM_KEY, dev->devid, set);
+	}
 	return ret ? ret : btrfs_cow_settle(fs_info, set, place_in_tree_block_bg, &place);
 }
 
