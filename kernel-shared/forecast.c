@@ -18,6 +18,8 @@
 #include "kernel-shared/forecast.h"
 #include "kernel-shared/kernel-version.h"
 #include "kernel-shared/live.h"
+#include "kernel-shared/relocation.h"
+#include "kernel-shared/disk-io.h"
 #include "kernel-shared/volumes.h"
 #include "common/array.h"
 
@@ -75,19 +77,6 @@ static u32 list_index(u64 flags)
 #define FORECAST_NR_LISTS	((BTRFS_BLOCK_GROUP_TYPE_MASK + 1) * BTRFS_NR_RAID_TYPES)
 
 /*
- * btrfs_delete_unused_bgs(): a block group with nothing used, not
- * read-only, is deleted unless it is the only one left on its space
- * info's list of its profile (list_is_singular(), which keeps the
- * profile known; a deletion shortens the list) or the space info without
- * it could not hold what is used and reserved there (total_bytes -
- * length < btrfs_space_info_used(sinfo, true)).  Block groups are taken
- * in the order the mount marked them: by start.  Under discard=async
- * read_one_block_group() marks none (discard.c): they are counted as
- * empty and kept.  The metadata group the first deletion writes its tree
- * blocks to is kept too (first_tree_block_bg()).  One pass, the list lengths
- * counted first.
- */
-/*
  * The block group that takes the tree blocks of the cleaner's first
  * deletion (its transaction COWs the dev, extent, free space and root
  * trees): btrfs_delete_unused_bgs() has made the group it deletes
@@ -119,6 +108,165 @@ static const struct btrfs_block_group *first_tree_block_bg(const struct btrfs_fs
 	return NULL;
 }
 
+/* Where the cleaner's copies go: one after the other in the tree block group */
+struct cleaner_place {
+	u64 next;
+	u32 nodesize;
+};
+
+static int place_in_tree_block_bg(void *ctx, u64 *found)
+{
+	struct cleaner_place *p = ctx;
+
+	*found = p->next;
+	p->next += p->nodesize;
+	return 0;
+}
+
+/*
+ * The blocks the cleaner's first deletions copy, all in one transaction:
+ * btrfs_remove_chunk() deletes each chunk's dev extents
+ * (btrfs_free_dev_extent(): the dev tree's paths) and
+ * btrfs_remove_block_group() its block group item and its free-space tree
+ * info (remove_block_group_item(),
+ * btrfs_remove_block_group_free_space()); the commit writes the root items
+ * of those trees and, the first since the mount, each device's dev stats
+ * item (btrfs_run_dev_stats()).  The chunk tree's copies are left out: they
+ * stay in the system groups, whose last one is never deleted.
+ */
+static int cleaner_copies(struct btrfs_fs_info *fs_info, const struct btrfs_forecast *fc,
+			  struct btrfs_cow_set *set)
+{
+	struct btrfs_root_ref tree_root = btrfs_tree_root_ref(fs_info);
+	static const u64 changed[] = {
+		BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID,
+		BTRFS_FREE_SPACE_TREE_OBJECTID, BTRFS_BLOCK_GROUP_TREE_OBJECTID,
+	};
+	struct cleaner_place place = { fc->tree_block_bg, fs_info->nodesize };
+	u32 i, s;
+	int ret = 0;
+
+	for (i = 0; i < fc->nr_unused_bgs && !ret; i++) {
+		const struct btrfs_chunk_map *map;
+
+		map = btrfs_find_chunk_map(fs_info, fc->unused_bgs[i], 1);
+
+		for (s = 0; map && s < map->num_stripes && !ret; s++)
+			ret = btrfs_cow_path(fs_info, &fs_info->dev_root, map->stripes[s].devid,
+					     BTRFS_DEV_EXTENT_KEY, map->stripes[s].physical, set);
+		if (!ret && map)
+			ret = btrfs_cow_path(fs_info, btrfs_block_group_root(fs_info), map->start,
+					     BTRFS_BLOCK_GROUP_ITEM_KEY, map->length, set);
+		if (!ret && map)
+			ret = btrfs_cow_path(fs_info, &fs_info->free_space_root, map->start,
+					     BTRFS_FREE_SPACE_INFO_KEY, map->length, set);
+	}
+	for (i = 0; i < sizeof(changed) / sizeof(changed[0]) && !ret; i++)
+		ret = btrfs_cow_path(fs_info, &tree_root, changed[i], BTRFS_ROOT_ITEM_KEY, 0, set);
+	for (i = 0; i < fs_info->nr_devices && !ret; i++) {
+		const struct btrfs_device *dev = &fs_info->devices[i];
+
+		if (dev->in_chunk_tree)
+			ret = btrfs_cow_path(fs_info, &fs_info->dev_root, BTRFS_DEV_STATS_OBJECTID,
+					     BTRFS_PERSISTENT_ITEM_KEY, dev->devid, set);
+	}
+	return ret ? ret : btrfs_cow_settle(fs_info, set, place_in_tree_block_bg, &place);
+}
+
+/*
+ * Whether the cleaner's first transaction empties @bg: every byte it used
+ * was a tree block that transaction copied (its copies went elsewhere).
+ * btrfs_update_block_group() then marks it unused at the commit
+ * (btrfs_mark_bg_unused()), and the next pass of the cleaner deletes it.
+ */
+static bool emptied_by_copies(const struct btrfs_block_group *bg, const struct btrfs_cow_set *set,
+			      u32 nodesize)
+{
+	u64 copied = 0;
+	u32 i;
+
+	for (i = 0; i < set->nr; i++)
+		if (set->start[i] >= bg->start && set->start[i] - bg->start < bg->length)
+			copied += nodesize;
+	return copied >= bg->used;
+}
+
+/*
+ * btrfs_delete_unused_bgs()'s checks of @bg, an empty group on unused_bgs:
+ * deleted (listed, its space info and list shortened) unless the last of
+ * its list or needed by what its space info holds
+ */
+static bool cleaner_deletes_bg(const struct space_report *report, struct btrfs_forecast *fc,
+			       const struct btrfs_block_group *bg, u64 *total, u32 *on_list)
+{
+	u32 *list = &on_list[list_index(bg->flags)];
+	int s;
+
+	if (*list < 2)
+		return false;
+	for (s = 0; s < report->nr_space_infos; s++) {
+		const struct btrfs_space_info *si = &report->space_infos[s].info;
+
+		if ((si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) !=
+		    (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK))
+			continue;
+		if (total[s] < bg->length || total[s] - bg->length < space_held(si))
+			return false;
+		total[s] -= bg->length;
+		(*list)--;
+		fc->unused_bgs[fc->nr_unused_bgs++] = bg->start;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The cleaner's next pass: the tree block groups its first transaction
+ * emptied (emptied_by_copies()), but the one its copies went to.  None
+ * when the fills start before that commit (--cleaner-uncommitted), or
+ * when no empty group took the copies: they went to a partly used group,
+ * which one is not known, and it may be one of those.
+ */
+static int find_emptied_bgs(const struct space_report *report, struct btrfs_forecast *fc,
+			    u64 *total, u32 *on_list)
+{
+	struct btrfs_fs_info *fs_info = (struct btrfs_fs_info *)report->fs_info;
+	struct btrfs_cow_set set = { 0 };
+	u32 i, first = fc->nr_unused_bgs;
+	int ret;
+
+	if (fc->cleaner_uncommitted || !fc->has_tree_block_bg)
+		return 0;
+	ret = cleaner_copies(fs_info, fc, &set);
+	for (i = 0; i < fs_info->nr_block_groups && !ret; i++) {
+		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
+
+		if (bg->ro || !bg->used || (bg->flags & BTRFS_BLOCK_GROUP_DATA) ||
+		    (fc->has_tree_block_bg && bg->start == fc->tree_block_bg) ||
+		    !emptied_by_copies(bg, &set, fs_info->nodesize))
+			continue;
+		cleaner_deletes_bg(report, fc, bg, total, on_list);
+	}
+	free(set.start);
+	if (fc->nr_unused_bgs > first)
+		qsort(fc->unused_bgs, fc->nr_unused_bgs, sizeof(u64), array_cmp_u64);
+	return ret;
+}
+
+/*
+ * btrfs_delete_unused_bgs(): a block group with nothing used, not
+ * read-only, is deleted unless it is the only one left on its space
+ * info's list of its profile (list_is_singular(), which keeps the
+ * profile known; a deletion shortens the list) or the space info without
+ * it could not hold what is used and reserved there (total_bytes -
+ * length < btrfs_space_info_used(sinfo, true)).  Block groups are taken
+ * in the order the mount marked them: by start.  Under discard=async
+ * read_one_block_group() marks none (discard.c): they are counted as
+ * empty and kept.  The metadata group the first deletion writes its tree
+ * blocks to is kept too (first_tree_block_bg()), and the groups those
+ * deletions' copies empty go at the next pass (find_emptied_bgs()).  The
+ * list lengths are counted first.
+ */
 static int find_unused_bgs(const struct space_report *report, struct btrfs_forecast *fc)
 {
 	const struct btrfs_fs_info *fs_info = report->fs_info;
@@ -138,35 +286,25 @@ static int find_unused_bgs(const struct space_report *report, struct btrfs_forec
 		on_list[list_index(fs_info->block_groups[i].flags)]++;
 	for (i = 0; i < fs_info->nr_block_groups; i++) {
 		const struct btrfs_block_group *bg = &fs_info->block_groups[i];
-		u32 *list = &on_list[list_index(bg->flags)];
 
 		if (bg->used || bg->ro)
 			continue;
 		fc->nr_empty_bgs++;
 		/* live: the mount has already decided (it is past) */
-		if (report->live || !fc->cleaner_deletes || *list < 2)
+		if (report->live || !fc->cleaner_deletes)
 			continue;
 		if (fc->has_tree_block_bg && bg->start == fc->tree_block_bg)
 			continue;
-		for (s = 0; s < report->nr_space_infos; s++) {
-			const struct btrfs_space_info *si = &report->space_infos[s].info;
-
-			if ((si->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) !=
-			    (bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK))
-				continue;
-			if (total[s] < bg->length || total[s] - bg->length < space_held(si))
-				break;
-			total[s] -= bg->length;
-			(*list)--;
-			if (!fc->nr_unused_bgs && (kept = first_tree_block_bg(fs_info, bg->start))) {
-				fc->has_tree_block_bg = true;
-				fc->tree_block_bg = kept->start;
-			}
-			fc->unused_bgs[fc->nr_unused_bgs++] = bg->start;
-			break;
+		if (!cleaner_deletes_bg(report, fc, bg, total, on_list))
+			continue;
+		if (fc->nr_unused_bgs == 1 && (kept = first_tree_block_bg(fs_info, bg->start))) {
+			fc->has_tree_block_bg = true;
+			fc->tree_block_bg = kept->start;
 		}
 	}
-	return 0;
+	if (!fc->nr_unused_bgs)
+		return 0;
+	return find_emptied_bgs(report, fc, total, on_list);
 }
 
 /* unused_bgs is in block-group order, which is by start */

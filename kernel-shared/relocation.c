@@ -2204,19 +2204,30 @@ static u64 alloc_flags(const struct reloc *rc, u64 bg_flags, const struct foreca
 	return type | (rc->target[type_index(bg_flags)] & BTRFS_BLOCK_GROUP_PROFILE_MASK);
 }
 
-/* The block at @start copied once in a commit: added to @blocks if not there */
-static int add_copy(struct range_list *blocks, u64 start, u32 nodesize)
+/* The block at @start copied once in a commit: added to @set if not there */
+static int add_copy(struct btrfs_cow_set *set, u64 start)
 {
 	u32 i;
 
-	for (i = 0; i < blocks->nr && blocks->r[i].start != start; i++)
+	for (i = 0; i < set->nr && set->start[i] != start; i++)
 		;
-	return i < blocks->nr ? 0 : range_append(blocks, start, nodesize);
+	if (i < set->nr)
+		return 0;
+	if (set->nr == set->cap) {
+		u32 cap = set->cap ? set->cap * 2 : 16;
+		u64 *start_new = realloc(set->start, cap * sizeof(*set->start));
+
+		if (!start_new)
+			return -ENOMEM;
+		set->start = start_new;
+		set->cap = cap;
+	}
+	set->start[set->nr++] = start;
+	return 0;
 }
 
-/* Copy (COW) the blocks of @root's path to @key not yet in @blocks */
-static int cow_path(struct reloc *rc, const struct btrfs_root_ref *root, u64 objectid,
-		    u8 type, u64 offset, struct range_list *blocks)
+int btrfs_cow_path(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *root,
+		   u64 objectid, u8 type, u64 offset, struct btrfs_cow_set *set)
 {
 	struct btrfs_key key = { objectid, type, offset };
 	struct btrfs_path path = { 0 };
@@ -2224,19 +2235,18 @@ static int cow_path(struct reloc *rc, const struct btrfs_root_ref *root, u64 obj
 
 	if (!root->found || !root->bytenr)
 		return 0;
-	ret = btrfs_search_slot(rc->fs_info, root, &key, &path, BTRFS_IO_OTHER);
+	ret = btrfs_search_slot(fs_info, root, &key, &path, BTRFS_IO_OTHER);
 	for (level = 0; ret >= 0 && level < BTRFS_MAX_LEVEL && path.nodes[level]; level++)
-		ret = add_copy(blocks, path.nodes[level]->start, rc->fs_info->nodesize);
+		ret = add_copy(set, path.nodes[level]->start);
 	btrfs_release_path(&path);
 	return ret < 0 ? ret : 0;
 }
 
-/* Copy (COW) @root's root node, if not yet in @blocks */
-static int cow_root_node(const struct btrfs_root_ref *root, struct range_list *blocks, u32 nodesize)
+int btrfs_cow_root_node(const struct btrfs_root_ref *root, struct btrfs_cow_set *set)
 {
 	if (!root->found || !root->bytenr)
 		return 0;
-	return add_copy(blocks, root->bytenr, nodesize);
+	return add_copy(set, root->bytenr);
 }
 
 /*
@@ -2244,22 +2254,55 @@ static int cow_root_node(const struct btrfs_root_ref *root, struct range_list *b
  * and its block group's item change (the group's used), and the free-space
  * tree's ranges of that group: the paths to them are copied too.
  */
-static int cow_changed_items(struct reloc *rc, u64 bytenr, struct range_list *blocks)
+static int cow_changed_items(struct btrfs_fs_info *fs_info, u64 bytenr,
+			     struct btrfs_cow_set *set)
 {
-	struct btrfs_fs_info *fs_info = rc->fs_info;
-	const struct btrfs_root_ref *bg_root = fs_info->block_group_root.found ?
-		&fs_info->block_group_root : &fs_info->extent_root;
-	struct reloc_bg *bg = find_orig_bg(rc, bytenr);
+	u32 i = array_find_range(fs_info->block_groups, fs_info->nr_block_groups,
+				 sizeof(*fs_info->block_groups),
+				 offsetof(struct btrfs_block_group, start),
+				 offsetof(struct btrfs_block_group, length), bytenr);
+	const struct btrfs_block_group *bg;
 	int ret;
 
-	ret = cow_path(rc, &fs_info->extent_root, bytenr, BTRFS_METADATA_ITEM_KEY, 0, blocks);
-	if (ret || !bg)
+	ret = btrfs_cow_path(fs_info, &fs_info->extent_root, bytenr, BTRFS_METADATA_ITEM_KEY, 0,
+			     set);
+	if (ret || i >= fs_info->nr_block_groups)
 		return ret;
-	ret = cow_path(rc, bg_root, bg->start, BTRFS_BLOCK_GROUP_ITEM_KEY, bg->length, blocks);
+	bg = &fs_info->block_groups[i];
+	ret = btrfs_cow_path(fs_info, btrfs_block_group_root(fs_info), bg->start,
+			     BTRFS_BLOCK_GROUP_ITEM_KEY, bg->length, set);
 	if (ret)
 		return ret;
-	return cow_path(rc, &fs_info->free_space_root, bg->start, BTRFS_FREE_SPACE_INFO_KEY,
-			bg->length, blocks);
+	return btrfs_cow_path(fs_info, &fs_info->free_space_root, bg->start,
+			      BTRFS_FREE_SPACE_INFO_KEY, bg->length, set);
+}
+
+int btrfs_cow_settle(struct btrfs_fs_info *fs_info, struct btrfs_cow_set *set,
+		     int (*place)(void *ctx, u64 *found), void *ctx)
+{
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; i < set->nr && !ret; i++) {
+		u64 found = 0;
+
+		ret = place(ctx, &found);
+		if (ret >= 0)
+			ret = cow_changed_items(fs_info, set->start[i], set);
+		if (ret >= 0 && found)
+			ret = cow_changed_items(fs_info, found, set);
+		ret = ret < 0 ? ret : 0;
+	}
+	return ret;
+}
+
+/* Where find_free_extent() puts a tree block's copy */
+static int place_copy(void *ctx, u64 *found)
+{
+	struct reloc *rc = ctx;
+
+	return find_free_extent(rc, metadata_type(rc) | rc->target[1],
+				rc->fs_info->nodesize, 0, found);
 }
 
 /*
@@ -2286,45 +2329,36 @@ static int balance_item_commit(struct reloc *rc)
 		BTRFS_EXTENT_TREE_OBJECTID, BTRFS_DEV_TREE_OBJECTID,
 		BTRFS_FREE_SPACE_TREE_OBJECTID, BTRFS_BLOCK_GROUP_TREE_OBJECTID,
 	};
-	struct range_list blocks = { 0 };
-	u32 i;
+	struct btrfs_cow_set set = { 0 };
+	u32 i, nodesize = fs_info->nodesize;
 	int ret;
 
-	ret = cow_path(rc, &tree_root, BTRFS_BALANCE_OBJECTID, BTRFS_TEMPORARY_ITEM_KEY, 0,
-		       &blocks);
+	ret = btrfs_cow_path(fs_info, &tree_root, BTRFS_BALANCE_OBJECTID,
+			     BTRFS_TEMPORARY_ITEM_KEY, 0, &set);
 	for (i = 0; i < sizeof(changed) / sizeof(changed[0]) && !ret; i++)
-		ret = cow_path(rc, &tree_root, changed[i], BTRFS_ROOT_ITEM_KEY, 0, &blocks);
+		ret = btrfs_cow_path(fs_info, &tree_root, changed[i], BTRFS_ROOT_ITEM_KEY, 0, &set);
 	for (i = 0; i < rc->st.nr_devs && !ret; i++)
-		ret = cow_path(rc, &fs_info->dev_root, BTRFS_DEV_STATS_OBJECTID,
-			       BTRFS_PERSISTENT_ITEM_KEY, rc->st.devs[i].devid, &blocks);
+		ret = btrfs_cow_path(fs_info, &fs_info->dev_root, BTRFS_DEV_STATS_OBJECTID,
+				     BTRFS_PERSISTENT_ITEM_KEY, rc->st.devs[i].devid, &set);
 	if (!ret)
-		ret = cow_root_node(&fs_info->extent_root, &blocks, fs_info->nodesize);
+		ret = btrfs_cow_root_node(&fs_info->extent_root, &set);
 	if (!ret)
-		ret = cow_root_node(&fs_info->free_space_root, &blocks, fs_info->nodesize);
+		ret = btrfs_cow_root_node(&fs_info->free_space_root, &set);
 	/* each copy changes items, whose leaves are copied too, until none is new */
-	for (i = 0; i < blocks.nr && !ret; i++) {
-		u64 found;
+	if (!ret)
+		ret = btrfs_cow_settle(fs_info, &set, place_copy, rc);
+	for (i = 0; i < set.nr && !ret; i++) {
+		struct reloc_bg *bg = find_orig_bg(rc, set.start[i]);
 
-		ret = find_free_extent(rc, metadata_type(rc) | rc->target[1],
-				       fs_info->nodesize, 0, &found);
-		if (ret >= 0)
-			ret = cow_changed_items(rc, blocks.r[i].start, &blocks);
-		if (ret >= 0)
-			ret = cow_changed_items(rc, found, &blocks);
-		ret = ret < 0 ? ret : 0;
-	}
-	for (i = 0; i < blocks.nr && !ret; i++) {
-		struct reloc_bg *bg = find_orig_bg(rc, blocks.r[i].start);
-
-		if (!bg || bg->used < blocks.r[i].len)
+		if (!bg || bg->used < nodesize)
 			continue;
-		ret = range_add(&bg->free, blocks.r[i].start, blocks.r[i].len);
-		extent_delete(&bg->extents, blocks.r[i].start);
-		bg->used -= blocks.r[i].len;
+		ret = range_add(&bg->free, set.start[i], nodesize);
+		extent_delete(&bg->extents, set.start[i]);
+		bg->used -= nodesize;
 		bg_changed(rc, bg - rc->bgs);
 	}
 	rc->nr_allocs = 0;
-	free(blocks.r);
+	free(set.start);
 	return ret;
 }
 

@@ -104,4 +104,30 @@ int btrfs_reloc_reclaim(const struct space_report *report, const struct forecast
 			const struct btrfs_reclaim_plan *plans, u32 nr,
 			struct btrfs_reloc_result *res);
 
+/*
+ * The tree blocks one transaction copies (COWs), each once: a search that
+ * changes an item copies its path (btrfs_search_slot() with cow), and a
+ * copy frees the old block at the commit.  Used for the commit of the
+ * balance item (formulas.md 21.8) and the cleaner's first deletions (21.4).
+ */
+struct btrfs_cow_set {
+	u64 *start;			/* the old blocks, in the order copied */
+	u32 nr;
+	u32 cap;
+};
+
+/* The blocks of @root's path to (@objectid, @type, @offset) not yet in @set */
+int btrfs_cow_path(struct btrfs_fs_info *fs_info, const struct btrfs_root_ref *root,
+		   u64 objectid, u8 type, u64 offset, struct btrfs_cow_set *set);
+/* @root's root node, if not yet in @set (a change whose leaf is not known) */
+int btrfs_cow_root_node(const struct btrfs_root_ref *root, struct btrfs_cow_set *set);
+/*
+ * Each copy in @set (those it adds too) is placed by @place (*found: its
+ * new start, 0 when not known) and frees its old block: the extent items,
+ * block group items and free-space ranges of both change, and the paths
+ * to them are copied, until no block is new.
+ */
+int btrfs_cow_settle(struct btrfs_fs_info *fs_info, struct btrfs_cow_set *set,
+		     int (*place)(void *ctx, u64 *found), void *ctx);
+
 #endif

@@ -598,12 +598,14 @@ static int try_meta_balance(const struct space_report *report, const struct spac
  * them to btrfs_mark_bg_unused() and the cleaner deletes them (a remount
  * does not: btrfs_discard_cleanup() purges only the discard lists); the
  * forecast with that mount gives what the finding's type writes after.
- * Offline only: a live mount has decided.  Only where every group the
- * cleaner would delete is a data group: the forecast keeps the empty
- * metadata group the cleaner's first tree blocks go to (forecast.c,
- * first_tree_block_bg(); kernel test 086), but where empty metadata groups
- * go, -musage=0 takes them all and is the better advice; it is tried only
- * when this one is not enough.  Kept when it lifts the type out of its
+ * Offline only: a live mount has decided.  Only where every group empty
+ * at the mount that the cleaner would delete is a data group: the
+ * forecast keeps the empty metadata group the cleaner's first tree blocks
+ * go to (forecast.c, first_tree_block_bg(); kernel test 086), but where
+ * empty metadata groups go, -musage=0 takes them all and is the better
+ * advice; it is tried only when this one is not enough.  A metadata group
+ * that the deletions' copies empty (find_emptied_bgs()) counts in the
+ * bytes deleted, not against this.  Kept when it lifts the type out of its
  * finding.
  */
 static int remedy_nodiscard(const struct space_report *report, struct space_summary *sum,
@@ -644,7 +646,11 @@ static int remedy_nodiscard(const struct space_report *report, struct space_summ
 		if (!bg || bg->start != fc.unused_bgs[i])
 			continue;
 		r->moved_bytes += bg->length;
-		if (!(bg->flags & BTRFS_BLOCK_GROUP_DATA))
+		/*
+		 * an empty metadata group: -musage=0 is the advice; one the
+		 * deletions' copies empty (used at the mount) is not
+		 */
+		if (!(bg->flags & BTRFS_BLOCK_GROUP_DATA) && !bg->used)
 			data_only = false;
 	}
 	r->enough = fill && data_only && r->nr_selected && r->writable_after >= s->tight_bound &&

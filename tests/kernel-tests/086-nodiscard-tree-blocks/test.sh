@@ -14,9 +14,15 @@
 #              the first deletion is a metadata group, the next one stays
 #   data-meta  data preallocated, then the xattrs, all deleted; the first
 #              deletion is a data group, the first empty metadata group
-#              stays
+#              stays; the dev tree's one leaf, alone in a 106 MiB metadata
+#              group, is copied by that deletion: the group is empty at its
+#              commit and the next cleaner pass deletes it (main, 80dc5d8:
+#              not forecast, data 490,733,568 where 6.18.44 wrote
+#              713,687,040)
 # Checked on a copy mounted -o nodiscard,commit=5: the groups removed
-# (tracepoint btrfs_remove_block_group, fsid filtered) are the forecast's,
+# (tracepoint btrfs_remove_block_group, fsid filtered: those the mount
+# found empty and those the first deletions' commit emptied; the test
+# waits for as many removals as forecast) are the forecast's,
 # the kept one is skipped (btrfs_skip_unused_block_group), and the data
 # fill after them writes what the forecast says (less at most 1 MiB).
 # About 1 min.
@@ -68,16 +74,6 @@ events()
 		sed -n 's/.* bg bytenr=\([0-9]*\) .*/\1/p' | sort -n | tr '\n' ' '
 }
 
-# the words of $1 that are in $2, in order
-among()
-{
-	local w out=
-	for w in $1; do
-		grep -qw "$w" <<< "$2" && out="$out$w "
-	done
-	echo "${out% }"
-}
-
 check_case()
 {
 	local name=$1 pred kept want dev t removed skipped filled found later
@@ -111,23 +107,19 @@ check_case()
 	removed=$(events btrfs_remove_block_group)
 	skipped=$(events btrfs_skip_unused_block_group)
 	found=$(events btrfs_add_unused_block_group first)
-	removed=$(among "$removed" "$found")
-	later=$(events btrfs_remove_block_group)
-	later=$(for w in $later; do grep -qw "$w" <<< "$found" || echo -n "$w "; done)
+	later=$(for w in $removed; do grep -qw "$w" <<< "$found" || echo -n "$w "; done)
 	mkdir "$mnt/measure" || fail "mkdir"
 	filled=$(python3 "$fills/fill.py" "$mnt/measure") || fail "fill.py"
 	umount "$mnt" || fail "umount"
 	detach "$dev"
-	echo "    $name: of the empty [${found% }], removed [$removed] (forecast [$pred])" \
+	echo "    $name: of the empty [${found% }], removed [${removed% }] (forecast [$pred])" \
 		"after ${t} s; skipped [${skipped% }] (forecast kept $kept);" \
 		"data filled $filled (forecast $want)"
-	[ "$removed" = "$pred" ] || failed="$failed $name:removed"
+	[ "${removed% }" = "$pred" ] || failed="$failed $name:removed"
 	[ "$kept" = none ] || grep -qw "$kept" <<< "$skipped" || failed="$failed $name:kept"
-	if [ -n "$later" ]; then
-		# emptied by the deletions' own commit: not modelled (21.4)
-		echo "    $name: also removed [${later% }], emptied after the mount by" \
-			"the deletions' commit (not modelled); fill not compared"
-	elif ! [ "$filled" -le "$want" ] || ! [ "$filled" -ge $((want - 1048576)) ]; then
+	[ -z "$later" ] || echo "    $name: [${later% }] emptied by the deletions' commit, removed" \
+		"at the cleaner's next pass"
+	if ! [ "$filled" -le "$want" ] || ! [ "$filled" -ge $((want - 1048576)) ]; then
 		failed="$failed $name:data-fill"
 	fi
 }
