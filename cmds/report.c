@@ -1694,6 +1694,8 @@ static void owners_text(struct fmt_ctx *fctx, const struct btrfs_bg_owners *o, c
 	u32 i;
 
 	out[0] = '\0';
+	if (o && !o->read && o->error[0])
+		snprintf(out, len, "; its files not read: %s", o->error);
 	if (!o || !o->read || !o->nr_files)
 		return;
 	n += snprintf(out + n, len - n, "; its file%s, from the top level: ",
@@ -1949,13 +1951,15 @@ static void effect_field_json(struct fmt_ctx *fctx, const struct space_summary *
 	}
 }
 
-/* The delete remedy's files: null when the extent tree was not read */
+/* The delete remedy's files: null when the extent tree was not read, and why */
 static void owners_json(struct fmt_ctx *fctx, const struct btrfs_bg_owners *o)
 {
 	u32 i;
 
 	if (!o || !o->read) {
 		fmt_str(fctx, "files", NULL, NULL);
+		if (o && o->error[0])
+			fmt_str(fctx, "files_error", NULL, o->error);
 		return;
 	}
 	fmt_group_start(fctx, "files", NULL);

@@ -21,6 +21,7 @@
  * Behaviour reproduced: kernels 5.x-6.18 (item formats unchanged).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/backref.h"
@@ -128,6 +129,7 @@ static void note_shared_subvol(struct btrfs_bg_owners *owners, u64 root)
  */
 struct share_check {
 	struct btrfs_fs_info *fs_info;
+	struct btrfs_error *err;	/* the first read error: the walk's reads name it */
 	struct btrfs_subvol sv;
 	bool have_sv;
 	/* a block's answer is its own: one ref means one parent, whatever the root */
@@ -164,8 +166,12 @@ static int path_shared(struct share_check *sc, const struct btrfs_path *path, bo
 			continue;
 		ret = btrfs_read_block_extent_item(sc->fs_info, eb->start, eb->level, &refs,
 						   &flags, BTRFS_IO_BACKREF);
-		if (ret < 0)
+		/* its searches record into the filesystem's record, not a caller's */
+		if (ret < 0) {
+			if (!sc->err->msg[0])
+				*sc->err = sc->fs_info->err;
 			return ret;
+		}
 		if (!ret && refs > 1) {
 			*shared = true;
 			level++;
@@ -201,8 +207,7 @@ static bool item_of_ref(const struct btrfs_path *path, const struct owner_ref *r
 static int ref_leaves_shared(struct share_check *sc, const struct owner_ref *r,
 			     bool *shared)
 {
-	struct btrfs_error err = { 0 };
-	struct btrfs_path path = { .err = &err };
+	struct btrfs_path path = { .err = sc->err };
 	struct btrfs_key key = { r->ino, BTRFS_EXTENT_DATA_KEY, r->offset };
 	u32 found = 0;
 	int ret;
@@ -248,8 +253,10 @@ static int shared_through_leaf(struct share_check *sc, const struct extent_walk 
 		/* no such subvolume: nothing to walk, as resolve_indirect_refs() skips it */
 		if (ret == -ENOENT || ret == -EINVAL)
 			return 0;
-		if (ret)
+		if (ret) {
+			*sc->err = err;
 			return ret;
+		}
 		sc->have_sv = true;
 	}
 	if (ew->generation > sc->sv.last_snapshot)
@@ -359,13 +366,13 @@ static int one_item(const struct btrfs_tree_block *leaf, int slot, struct extent
 	return 0;
 }
 
-/* Every item of the extent tree with an objectid in [start, end) */
+/* Every item of the extent tree with an objectid in [start, end); errors into @err */
 static int collect_refs(struct btrfs_fs_info *fs_info, u64 start, u64 end,
-			struct owner_refs *refs, struct btrfs_bg_owners *owners)
+			struct owner_refs *refs, struct btrfs_bg_owners *owners,
+			struct btrfs_error *err)
 {
-	struct share_check sc = { .fs_info = fs_info, .owners = owners };
-	struct btrfs_error err = { 0 };
-	struct btrfs_path path = { .err = &err };
+	struct share_check sc = { .fs_info = fs_info, .err = err, .owners = owners };
+	struct btrfs_path path = { .err = err };
 	struct btrfs_key key = { .objectid = start };
 	struct extent_walk ew = { 0 };
 	int ret;
@@ -545,16 +552,23 @@ int btrfs_bg_data_owners(struct btrfs_fs_info *fs_info, u64 start, u64 length,
 			 struct btrfs_bg_owners *owners)
 {
 	struct owner_refs refs = { 0 };
+	struct btrfs_error err = { 0 };
 	u32 i;
 	int ret;
 
 	memset(owners, 0, sizeof(*owners));
 	if (!fs_info->extent_root.found)
 		return 0;
-	ret = collect_refs(fs_info, start, start + length, &refs, owners);
+	ret = collect_refs(fs_info, start, start + length, &refs, owners, &err);
 	if (ret == -ENOMEM) {
 		free(refs.r);
 		return ret;
+	}
+	if (ret) {
+		/* not read, and why: a corrupt block is named with its field */
+		memset(owners, 0, sizeof(*owners));
+		snprintf(owners->error, sizeof(owners->error), "%s",
+			 err.msg[0] ? err.msg : strerror(-ret));
 	}
 	if (!ret) {
 		owners->read = true;

@@ -26,6 +26,7 @@ struct btrfs_data_owner {
 
 struct btrfs_bg_owners {
 	bool read;			/* the extent tree's items of the group were read */
+	char error[512];		/* when not read: the read's error (block, field) */
 	struct btrfs_data_owner top[BTRFS_BG_OWNERS_SHOWN];	/* most bytes first */
 	u32 nr_top;
 	u64 nr_files;			/* distinct (subvolume, inode) pairs */

@@ -29,7 +29,8 @@ OUT=$TOP/tests/fuzz/templates
 # (a fixture under a folder of tests/fixtures is named with it; the
 # template takes the last part: log-replay/scatter-third -> NN-scatter-third)
 TEMPLATES="ns4k-1g mixed-256m bg-spread-ns4k-50 bgt-1g raid1-2dev raid10-4dev raid5-3dev
-	pop-quota raid0-2dev many-bgs-1t-bgt csum-xxhash-1g log-replay/scatter-third"
+	pop-quota raid0-2dev many-bgs-1t-bgt csum-xxhash-1g log-replay/scatter-third
+	fuzz/snap-shared"
 # templates that also carry the second copy of each block they read
 MIRRORED="ns4k-1g raid1-2dev raid10-4dev"
 # templates that also carry what "csum-delete --top 3" reads (the others'

@@ -24,6 +24,10 @@ made by the caller). Mutations, each one rule the kernel checks:
   ptr-generation       node: pointer 0's generation + 1000 (a child from the
                        future: transid mismatch on the child)
   owner                header owner set to 2 (the extent tree)
+  item-field=S,O,W,V   leaf: the W bytes (1, 2, 4 or 8) at offset O of item
+                       S's data set to V (little endian; V decimal or 0x..):
+                       a count, an id, an offset no tree-checker rule reads
+                       (backref-mutants.sh: the sharedness walk's inputs)
 """
 import importlib.util
 import json
@@ -88,6 +92,13 @@ def mutate(block, what, nodesize):
         struct.pack_into("<Q", block, 80, gen - 1)
     elif name == "owner":
         struct.pack_into("<Q", block, 88, 2)
+    elif name == "item-field":
+        slot, field, width, value = (int(v, 0) for v in arg.split(","))
+        need(level == 0 and slot < nritems and width in (1, 2, 4, 8), what)
+        off, size = struct.unpack_from("<II", block, HEADER + slot * ITEM + 17)
+        need(field + width <= size, what)
+        fmt = {1: "<B", 2: "<H", 4: "<I", 8: "<Q"}[width]
+        struct.pack_into(fmt, block, HEADER + off + field, value)
     else:
         sys.exit("tree-mutants.py: unknown mutation " + what)
 
