@@ -30,7 +30,6 @@ Linux 6.18 says what the kernel does with each):
   limit-flags-all    its limit flags 2^64 - 1
 """
 import importlib.util
-import json
 import os
 import struct
 import sys
@@ -136,25 +135,14 @@ def main():
     if len(sys.argv) != 6:
         sys.exit(__doc__)
     image, chunks_json, bytenr, what, out = sys.argv[1:]
-    bytenr = int(bytenr)
-    with open(chunks_json) as f:
-        chunks = json.load(f)["chunks"]
-    with open(image, "rb") as f:
-        f.seek(65536 + 148)
-        nodesize, = struct.unpack("<I", f.read(4))
-        places = tree_mutants.copies(chunks, bytenr)
-        f.seek(places[0])
-        block = bytearray(f.read(nodesize))
+    block, places = tree_mutants.read_block(image, chunks_json, int(bytenr),
+                                            "quota-mutants.py")
     if block[100] != 0 or struct.unpack_from("<Q", block, 88)[0] != 8:
-        sys.exit("quota-mutants.py: %d is not a leaf of the quota tree" % bytenr)
+        sys.exit("quota-mutants.py: %s is not a leaf of the quota tree" % bytenr)
     items = items_of(block)
     mutate(items, what)
-    build(block, items, nodesize)
-    struct.pack_into("<I", block, 0, tree_mutants.crc32c(bytes(block[32:])))
-    with open(out, "r+b") as f:
-        for p in places:
-            f.seek(p)
-            f.write(block)
+    build(block, items, len(block))
+    tree_mutants.write_block(out, block, places)
 
 
 if __name__ == "__main__":

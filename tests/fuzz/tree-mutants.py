@@ -108,11 +108,9 @@ def need(cond, what):
         sys.exit("tree-mutants.py: %s does not apply to this block" % what)
 
 
-def main():
-    if len(sys.argv) != 6:
-        sys.exit(__doc__)
-    image, chunks_json, bytenr, what, out = sys.argv[1:]
-    bytenr = int(bytenr)
+def read_block(image, chunks_json, bytenr, me="tree-mutants.py"):
+    """The tree block at logical BYTENR of a crc32c IMAGE and the image
+    offsets of its copies (CHUNKS_JSON: chunks --list-chunks)"""
     with open(chunks_json) as f:
         chunks = json.load(f)["chunks"]
     with open(image, "rb") as f:
@@ -121,16 +119,28 @@ def main():
         f.seek(65536 + 196)
         csum_type, = struct.unpack("<H", f.read(2))
         if csum_type != 0:
-            sys.exit("tree-mutants.py: crc32c images only")
+            sys.exit("%s: crc32c images only" % me)
         places = copies(chunks, bytenr)
         f.seek(places[0])
-        block = bytearray(f.read(nodesize))
-    mutate(block, what, nodesize)
+        return bytearray(f.read(nodesize)), places
+
+
+def write_block(out, block, places):
+    """BLOCK with its checksum written again, at each of PLACES in OUT"""
     struct.pack_into("<I", block, 0, crc32c(bytes(block[32:])))
     with open(out, "r+b") as f:
         for p in places:
             f.seek(p)
             f.write(block)
+
+
+def main():
+    if len(sys.argv) != 6:
+        sys.exit(__doc__)
+    image, chunks_json, bytenr, what, out = sys.argv[1:]
+    block, places = read_block(image, chunks_json, int(bytenr))
+    mutate(block, what, len(block))
+    write_block(out, block, places)
 
 
 if __name__ == "__main__":
