@@ -35,6 +35,20 @@ mount_devs()
 	setup_mount "$1" "$mnt" -o "${opts%,}"
 }
 
+# new_fs DIR SIZE MKFS_OPTION...: a fresh filesystem in DIR/dev0.img ($img),
+# on a loop device ($dev), mounted on $mnt
+new_fs()
+{
+	dir=$1
+	img=$dir/dev0.img
+	mkdir -p "$dir"
+	truncate -s "$2" "$img" || fail "truncate"
+	shift 2
+	mkfs.btrfs -q -f "$@" "$img" > /dev/null 2>&1 || fail "mkfs.btrfs $*"
+	dev=$(setup_loop "$img") || exit
+	mount_devs "$dev"
+}
+
 # copy_until PCT: /usr/share's directories copied into $mnt until df says
 # PCT % used (or a copy fails: ENOSPC)
 copy_until()

@@ -21,13 +21,7 @@ source "$TEST_TOP/common" || exit
 
 source "$TOP/tests/kernel-tests/070-summary-levels/lib.sh" || exit
 
-dir=$TEST_TMP/prealloc
-mkdir -p "$dir"
-img=$dir/dev0.img
-truncate -s 512M "$img" || fail "truncate"
-mkfs.btrfs -q -f -d single -m dup "$img" > /dev/null 2>&1 || fail "mkfs.btrfs"
-dev=$(setup_loop "$img") || exit
-mount_devs "$dev"
+new_fs "$TEST_TMP/prealloc" 512M -d single -m dup
 for i in $(seq 0 47); do fallocate -l 1M "$mnt/f$i" || fail "fallocate"; done
 for i in $(seq 0 2 47); do rm -f "$mnt/f$i"; done
 sync

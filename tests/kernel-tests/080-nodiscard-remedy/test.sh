@@ -19,13 +19,7 @@ source "$TEST_TOP/common" || exit
 
 source "$TOP/tests/kernel-tests/070-summary-levels/lib.sh" || exit
 
-dir=$TEST_TMP/nodiscard
-mkdir -p "$dir"
-img=$dir/dev0.img
-truncate -s 1G "$img" || fail "truncate"
-mkfs.btrfs -q -f -d single -m dup "$img" > /dev/null 2>&1 || fail "mkfs.btrfs"
-dev=$(setup_loop "$img") || exit
-mount_devs "$dev"
+new_fs "$TEST_TMP/nodiscard" 1G -d single -m dup
 python3 "$fills/fill.py" "$mnt" > /dev/null || fail "fill.py"
 rm -f "$mnt"/f*
 umount "$mnt" || fail "umount"

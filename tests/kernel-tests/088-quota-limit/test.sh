@@ -14,13 +14,7 @@ source "$TEST_TOP/common" || exit
 
 source "$TOP/tests/kernel-tests/070-summary-levels/lib.sh" || exit
 
-dir=$TEST_TMP/quota
-mkdir -p "$dir"
-img=$dir/dev0.img
-truncate -s 1G "$img" || fail "truncate"
-mkfs.btrfs -q -f -d single -m dup "$img" > /dev/null 2>&1 || fail "mkfs.btrfs"
-dev=$(setup_loop "$img") || exit
-mount_devs "$dev"
+new_fs "$TEST_TMP/quota" 1G -d single -m dup
 btrfs quota enable "$mnt" || fail "btrfs quota enable"
 btrfs subvolume create "$mnt/vol" > /dev/null || fail "btrfs subvolume create"
 btrfs qgroup limit 64M "$mnt/vol" || fail "btrfs qgroup limit"

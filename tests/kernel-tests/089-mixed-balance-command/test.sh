@@ -18,13 +18,7 @@ source "$TEST_TOP/common" || exit
 
 source "$TOP/tests/kernel-tests/070-summary-levels/lib.sh" || exit
 
-dir=$TEST_TMP/mixed
-mkdir -p "$dir"
-img=$dir/dev0.img
-truncate -s 256M "$img" || fail "truncate"
-mkfs.btrfs -q -f --mixed "$img" > /dev/null 2>&1 || fail "mkfs.btrfs --mixed"
-dev=$(setup_loop "$img") || exit
-mount_devs "$dev"
+new_fs "$TEST_TMP/mixed" 256M --mixed
 for i in $(seq 0 400); do
 	{ head -c 1M /dev/urandom > "$mnt/f$i"; } 2> /dev/null || { rm -f "$mnt/f$i"; break; }
 done
